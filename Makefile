@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: MIT
+# timelinefs: make | make test | make demo | make bench | make install
+# Quiet unless V=1; make test SANITIZE=1 builds with ASan+UBSan into build/san.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DESTDIR ?=
+PKG_CONFIG ?= pkg-config
+CC ?= cc
+WERROR ?= -Werror
+
+ifeq ($(SANITIZE),1)
+B ?= build/san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B ?= build
+SANFLAGS =
+endif
+
+PKGS = fuse3 sqlite3 json-c
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra $(WERROR) -Wmissing-declarations -Wstrict-prototypes \
+       -Wwrite-strings -Wshadow -Wformat=2
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_FILE_OFFSET_BITS=64 \
+	     -D_GNU_SOURCE -DFUSE_USE_VERSION=312 -Iengine -Ischema -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+pc_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+
+ifeq ($(V),1)
+Q =
+q = @:
+else
+Q = @
+q = @printf '  %-6s %s\n'
+endif
+
+ENGINE_SRC = $(sort $(wildcard engine/*.c))
+SCHEMA_SRC = $(sort $(wildcard schema/*.c))
+SCHEMA_SQL = $(sort $(wildcard schema/*.sql))
+FS_SRC = $(filter-out fs/gen_main.c,$(sort $(wildcard fs/*.c)))
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+
+ENGINE_OBJ = $(ENGINE_SRC:%.c=$(B)/%.o)
+SCHEMA_OBJ = $(SCHEMA_SRC:%.c=$(B)/%.o) $(B)/schema/schema_sql.o
+FS_OBJ = $(FS_SRC:%.c=$(B)/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+PROGS = $(B)/timelinefs $(B)/timelinefs-gen
+
+.PHONY: all test unit integration demo bench install uninstall clean format \
+	check-format deps valgrind
+all: $(PROGS)
+
+$(B)/%.o: %.c
+	$(q) CC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(call pc_cflags,$(PKGS)) -c -o $@ $<
+
+# The schema is compiled into the binary as one string: one C string
+# literal per line of the .sql files, in name order.
+$(B)/schema/schema_sql.c: $(SCHEMA_SQL) Makefile
+	$(q) GEN $@
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* generated from $(SCHEMA_SQL) */'; \
+	  echo 'extern const char store_schema_sql[];'; \
+	  echo 'const char store_schema_sql[] ='; \
+	  cat $(SCHEMA_SQL) | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
+	    -e 's/^/"/' -e 's/$$/\\n"/'; echo ';'; } > $@
+
+$(B)/schema/schema_sql.o: $(B)/schema/schema_sql.c
+	$(q) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/libengine.a: $(ENGINE_OBJ)
+	$(q) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libstore.a: $(SCHEMA_OBJ)
+	$(q) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
+	$(q) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS)) -lpthread $(LDLIBS)
+
+$(B)/timelinefs-gen: $(B)/fs/gen_main.o $(B)/libengine.a
+	$(q) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,json-c) -lpthread $(LDLIBS)
+
+$(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
+	$(q) CC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(call pc_cflags,cmocka sqlite3 json-c) -o $@ $< \
+		$(B)/libstore.a $(B)/libengine.a $(ALL_LDFLAGS) \
+		$(call pc_libs,cmocka sqlite3 json-c) -lpthread -lm $(LDLIBS)
+
+# ---------------------------------------------------------------- tests
+# deps: install missing Debian packages when root, else say what to run.
+DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev \
+	    sqlite3 libcmocka-dev libjson-c-dev python3
+deps:
+	@sh tests/deps.sh $(DEPS_PKGS)
+
+export UBSAN_OPTIONS = halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS = detect_leaks=1:abort_on_error=0
+export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+
+unit: $(UNIT_BIN)
+	@sh tests/run-unit.sh $(UNIT_BIN)
+
+integration: $(PROGS)
+	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/run-integration.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/run-all.sh $(UNIT_BIN)
+
+valgrind: $(UNIT_BIN)
+	@VALGRIND=1 sh tests/run-unit.sh $(UNIT_BIN)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/demo.sh
+
+# ---------------------------------------------------------------- install
+install: $(PROGS)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)/
+	for f in mount-scripts/timelinefs-*; do \
+		[ -f "$$f" ] || continue; \
+		install -m 0755 "$$f" $(DESTDIR)$(BINDIR)/; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/timelinefs $(DESTDIR)$(BINDIR)/timelinefs-gen
+	for f in mount-scripts/timelinefs-*; do \
+		rm -f $(DESTDIR)$(BINDIR)/$$(basename "$$f"); done
+
+clean:
+	rm -rf build
+
+format:
+	clang-format -i engine/*.[ch] schema/*.[ch] fs/*.[ch] tests/unit/*.[ch]
+
+check-format:
+	@clang-format --dry-run --Werror engine/*.[ch] schema/*.[ch] fs/*.[ch]
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs engine: timeline model, byte layout, parsers, media resolution,
+ * the per-stream player and the generator's logic.  Pure C: no FUSE, no
+ * SQLite, no globals; time and backing I/O come through struct eng_io.
+ *
+ * Conventions: functions return 0 (or a count) on success and a negative
+ * errno on failure; results come back through out-parameters.  Problems in
+ * user input are added to a struct eng_diag as "FILE:LINE: reason" so that a
+ * caller can print every problem found, not just the first.
+ */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#define ENG_TRACK_NAME_MAX 16	/* including the NUL: "V", "A1" .. "A99" */
+#define ENG_NS_PER_SEC 1000000000ULL
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                          */
+
+/* A growable list of messages, each "FILE:LINE: reason" (or "FILE: reason"
+ * when line is 0).  Owned by the caller; free with eng_diag_free(). */
+struct eng_diag {
+	char **msgs;
+	size_t n;
+	size_t cap;
+};
+
+/* Append one message; on allocation failure the message is dropped and
+ * diag->n is left unchanged (the caller still sees the earlier ones). */
+void eng_diag_add(struct eng_diag *diag, const char *file, unsigned line,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void eng_diag_vadd(struct eng_diag *diag, const char *file, unsigned line,
+		   const char *fmt, va_list ap);
+void eng_diag_free(struct eng_diag *diag);
+
+/* ------------------------------------------------------------------ */
+/* Value parsing shared by the parsers, options and the generator       */
+
+struct eng_fps {
+	uint32_t num;
+	uint32_t den;
+};
+
+/* "30000/1001", "25", "29.97", "23.976", "59.94" (the NTSC decimals map to
+ * N*1000/1001).  Returns 0 or -EINVAL. */
+int eng_parse_fps(const char *s, struct eng_fps *out);
+
+/* Byte counts and rates: "18000000", "18M" (powers of 1000: K M G T),
+ * "18Mi" (powers of 1024: Ki Mi Gi Ti), optional trailing "B".
+ * Returns 0, -EINVAL, or -ERANGE on overflow. */
+int eng_parse_size(const char *s, uint64_t *out);
+
+/* A non-negative decimal integer that fits in int64_t; 0 or -EINVAL. */
+int eng_parse_int(const char *s, int64_t *out);
+
+/* ------------------------------------------------------------------ */
+/* Timeline model                                                       */
+
+/* One edit on one track: timeline frames [rec_in, rec_in + frames) play
+ * source frames [src_in, src_in + frames) of clip `clip`. */
+struct eng_segment {
+	uint32_t clip;		/* index into eng_timeline.clips */
+	int64_t src_in;
+	int64_t rec_in;
+	int64_t frames;
+	unsigned line;		/* defining line of the timeline file */
+};
+
+/* The file that holds one clip's essence for one track. */
+struct eng_media {
+	char *file;		/* name inside MEDIA_DIR; NULL: not used */
+	uint64_t header;	/* offset of the essence: WAV data chunk, 0 raw */
+	uint64_t size;		/* essence bytes available after header */
+};
+
+struct eng_track {
+	char name[ENG_TRACK_NAME_MAX];
+	uint64_t rate;		/* bytes of essence per second */
+	uint32_t align;		/* bytes per sample unit (>= 1) */
+	struct eng_segment *segs; /* after finalize: sorted, disjoint */
+	size_t nsegs;
+	size_t cap;
+};
+
+struct eng_clip {
+	char *name;
+	unsigned line;		/* first line that uses the clip */
+	struct eng_media *media; /* [ntracks] after eng_media_resolve */
+};
+
+struct eng_timeline {
+	char *name;		/* file name without extension */
+	char *path;		/* the timeline file, as given */
+	struct eng_fps fps;
+	struct eng_track *tracks;
+	size_t ntracks;
+	struct eng_clip *clips;
+	size_t nclips;
+	/* Filled by eng_tl_finalize(): */
+	int64_t frames;		/* length of the longest track */
+	uint64_t bytes;		/* size of the virtual file */
+	uint64_t frame_bytes_min; /* smallest and largest frame of the file */
+	uint64_t frame_bytes_max;
+};
+
+/* Create an empty timeline; name and path are copied.  NULL on ENOMEM. */
+struct eng_timeline *eng_tl_new(const char *name, const char *path);
+void eng_tl_free(struct eng_timeline *tl);
+
+/* Add a track; returns its index, -EEXIST (same name), -EINVAL (bad name:
+ * must be 1..15 of [A-Za-z0-9_], rate 0 or align 0) or -ENOMEM. */
+int eng_tl_add_track(struct eng_timeline *tl, const char *name,
+		     uint64_t rate, uint32_t align);
+/* Index of the named track or -ENOENT. */
+int eng_tl_find_track(const struct eng_timeline *tl, const char *name);
+/* Index of the named clip, adding it (with `line`) if new; -ENOMEM, or
+ * -EINVAL when the name could leave the media folder or break a file name
+ * (empty, ".", "..", contains '/', NUL or a control character). */
+int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line);
+/* Append a segment in definition order (overlaps are resolved by
+ * eng_tl_finalize: the later one wins).  -EINVAL for frames <= 0 or a
+ * negative src_in/rec_in, -ENOMEM. */
+int eng_tl_add_segment(struct eng_timeline *tl, size_t track, uint32_t clip,
+		       int64_t src_in, int64_t rec_in, int64_t frames,
+		       unsigned line);
+/* End (exclusive) of the last frame defined so far on a track: where an
+ * appended event starts. */
+int64_t eng_tl_track_end(const struct eng_timeline *tl, size_t track);
+/* Resolve overlaps (later definition wins; an overlapped segment is trimmed
+ * or split, its src_in moved accordingly), sort, and compute frames, bytes
+ * and frame sizes.  Adds a message and returns -EINVAL for a timeline with
+ * no track or no frame; -ENOMEM. */
+int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag);
+
+/* ------------------------------------------------------------------ */
+/* Byte layout (DESIGN.md): closed forms, no per-frame tables           */
+
+/* Bytes of a track of `rate`/`align` before frame k at `fps`:
+ * floor(k * rate * den / (num * align)) * align. */
+uint64_t eng_upto_rate(uint64_t rate, uint32_t align, struct eng_fps fps,
+		       int64_t k);
+/* Bytes of track t before frame k. */
+uint64_t eng_upto(const struct eng_timeline *tl, size_t t, int64_t k);
+/* Offset in the virtual file of frame k (k may equal tl->frames). */
+uint64_t eng_frame_offset(const struct eng_timeline *tl, int64_t k);
+/* Size of frame k (all tracks). */
+uint64_t eng_frame_size(const struct eng_timeline *tl, int64_t k);
+/* The frame holding byte `off` (off < tl->bytes): binary search,
+ * O(log frames). */
+int64_t eng_frame_at(const struct eng_timeline *tl, uint64_t off);
+/* The segment of track t covering frame k, or NULL for a gap:
+ * binary search, O(log segments).  Needs a finalized timeline. */
+const struct eng_segment *eng_segment_at(const struct eng_track *trk,
+					 int64_t k);
+
+/* Frame k's slice of track t. */
+struct eng_slice {
+	int64_t frame;
+	size_t track;
+	uint64_t pos;		/* offset in the virtual file */
+	uint64_t len;		/* upto(t, k+1) - upto(t, k); may be 0 */
+	const struct eng_segment *seg; /* NULL: a gap, zeros, no read */
+	uint64_t file_off;	/* header + upto(t, src_in + k - rec_in) */
+};
+void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
+		   struct eng_slice *out);
+
+/* ------------------------------------------------------------------ */
+/* Timeline parsers: text in, finalized timeline out                   */
+
+/* Native .tl (DESIGN.md).  `path` names the file in messages, `name` is
+ * the timeline's name.  Every problem found is added to diag; returns 0,
+ * -EINVAL (diag has the reasons) or -ENOMEM. */
+int eng_tl_parse(const char *path, const char *name, const char *text,
+		 size_t len, struct eng_timeline **out, struct eng_diag *diag);
+
+/* Read a whole file into a NUL-terminated buffer (for the parsers).
+ * Returns 0 or -errno; *len excludes the NUL. */
+int eng_read_file(const char *path, char **text, size_t *len);
+
+/* What formats that carry no rates need to build a timeline (EDL, OTIO).
+ * The .tl format declares its own and ignores these. */
+struct eng_load_options {
+	struct eng_fps fps;	/* EDL frame rate: default 30000/1001 */
+	uint64_t video_rate;	/* bytes/s of V tracks: default 18000000 */
+	uint64_t audio_rate;	/* bytes/s of A tracks: default 144000 */
+	uint32_t audio_align;	/* default 3 (24-bit mono) */
+	enum {
+		ENG_EDL_ORIGIN_MIN,	/* earliest source TC used = frame 0 */
+		ENG_EDL_ORIGIN_ZERO,	/* 00:00:00:00 = frame 0 */
+		ENG_EDL_ORIGIN_TC,	/* edl_origin_tc = frame 0 */
+	} edl_origin;
+	int64_t edl_origin_tc;	/* in frames at fps, for ENG_EDL_ORIGIN_TC */
+	int strict;		/* skipped constructs become errors */
+};
+
+/* Fill o with the defaults above. */
+void eng_load_options_default(struct eng_load_options *o);
+
+/* CMX 3600 EDL (engine/edl_parse.c); same contract as eng_tl_parse. */
+int eng_edl_parse(const char *path, const char *name, const char *text,
+		  size_t len, const struct eng_load_options *opt,
+		  struct eng_timeline **out, struct eng_diag *diag);
+
+/* OpenTimelineIO JSON (engine/otio_parse.c); same contract. */
+int eng_otio_parse(const char *path, const char *name, const char *text,
+		   size_t len, const struct eng_load_options *opt,
+		   struct eng_timeline **out, struct eng_diag *diag);
+
+/* Load a timeline file by its extension (.tl, .edl, .otio); the timeline's
+ * name is the file name without directory and extension.  -ENOTSUP for an
+ * unknown extension (with a message), else as the parsers. */
+int eng_timeline_load(const char *path, const struct eng_load_options *opt,
+		      struct eng_timeline **out, struct eng_diag *diag);
+
+/* ------------------------------------------------------------------ */
+/* Media                                                                */
+
+/* Find the data chunk of a RIFF/WAVE header held in buf[0..len): sets the
+ * offset of the first essence byte and the chunk's size.  -EINVAL when it is
+ * not RIFF/WAVE or has no data chunk within len bytes. */
+int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
+		 uint64_t *size);
+
+/* Resolve every (clip, track) that a segment uses to the single file
+ * MEDIA_DIR/NAME.TRACK.* in the directory open as dirfd (media_dir names it
+ * in messages), find its essence offset, and check that it is long enough
+ * for every segment.  Only regular files directly in the directory match;
+ * names never leave it.  Each missing, ambiguous, unreadable or short file is
+ * a message naming timeline, line, clip and path; returns 0, -EINVAL or
+ * -ENOMEM. */
+int eng_media_resolve(struct eng_timeline *tl, int dirfd,
+		      const char *media_dir, struct eng_diag *diag);
+
+/* ------------------------------------------------------------------ */
+/* Injected clock and backing I/O                                       */
+
+struct eng_io {
+	/* CLOCK_MONOTONIC in ns */
+	uint64_t (*now)(void *ctx);
+	/* Sleep until now() >= ns (absolute). */
+	void (*sleep_until)(void *ctx, uint64_t ns);
+	/* Open a media file by name inside the media folder, read-only.
+	 * With direct set, try O_DIRECT; *is_direct tells what was got.
+	 * Returns an fd or -errno. */
+	int (*open)(void *ctx, const char *file, int direct, int *is_direct);
+	/* pread; returns bytes read or -errno. */
+	ssize_t (*pread)(void *ctx, int fd, void *buf, size_t len,
+			 uint64_t off);
+	/* Drop [off, off+len) of fd from the page cache. */
+	void (*dontneed)(void *ctx, int fd, uint64_t off, uint64_t len);
+	void (*close)(void *ctx, int fd);
+	void *ctx;
+};
+
+/* The real clock and I/O on the media folder open as dirfd (engine/io_real.c).
+ * Holds no state but the dirfd; `warned_direct` is set (once) when an
+ * O_DIRECT open was refused and a buffered fd was returned. */
+struct eng_io_real {
+	int dirfd;
+	int warned_direct;
+};
+void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd);
+
+/* ------------------------------------------------------------------ */
+/* Playback                                                             */
+
+enum eng_pace_mode {
+	ENG_PACE_REALTIME,	/* speed 1 */
+	ENG_PACE_FACTOR,	/* speed N */
+	ENG_PACE_OFF,		/* no waiting; deadlines still at speed 1 */
+};
+
+struct eng_pace {
+	enum eng_pace_mode mode;
+	double speed;		/* 1 for realtime and off */
+};
+
+/* "realtime", "off" or a positive factor ("2", "0.5").  0 or -EINVAL. */
+int eng_pace_parse(const char *s, struct eng_pace *out);
+
+enum eng_backing {
+	ENG_BACKING_DIRECT,	/* O_DIRECT through an aligned bounce buffer */
+	ENG_BACKING_BUFFERED,
+	ENG_BACKING_DONTNEED,	/* buffered, then POSIX_FADV_DONTNEED */
+};
+
+/* "direct", "buffered", "dontneed".  0 or -EINVAL. */
+int eng_backing_parse(const char *s, enum eng_backing *out);
+
+/* One backing read, as the player issued it.  Times are now() values. */
+struct eng_access {
+	int64_t frame;
+	uint32_t track;
+	uint32_t clip;
+	uint64_t file_offset;
+	uint64_t length;
+	uint64_t sched_ns;	/* when the player meant to issue it */
+	uint64_t due_ns;	/* the frame's presentation time */
+	uint64_t issued_ns;
+	uint64_t done_ns;
+	int err;		/* 0 or a positive errno */
+};
+
+typedef void (*eng_record_fn)(void *ctx, const struct eng_access *a);
+
+struct eng_player_config {
+	unsigned buffer;	/* frames of lead: due = issue + buffer/fps */
+	struct eng_pace pace;
+	enum eng_backing backing;
+	size_t max_request;	/* largest read the caller will ask for */
+	const struct eng_io *io;
+	eng_record_fn record;	/* called once per backing read; may be NULL */
+	void *record_ctx;
+};
+
+struct eng_player;
+
+/* Create a player (one stream) over a finalized, media-resolved timeline.
+ * All buffers are allocated here, none on the read path.  The clock starts
+ * at the first read.  Returns 0, -EINVAL (buffer 0, max_request 0), -ENOMEM. */
+int eng_player_new(const struct eng_timeline *tl,
+		   const struct eng_player_config *cfg,
+		   struct eng_player **out);
+/* Close the player's media fds and free it. */
+void eng_player_free(struct eng_player *p);
+
+/* Serve [off, off+len) of the virtual file.  Loads the frames it covers
+ * (sleeping through io->sleep_until until each frame's issue time, one pread
+ * per non-gap slice) and points iov[0..*iovcnt) into the player's ring.
+ * Returns the number of bytes (0 at or past the end) with the player LOCKED:
+ * the iovecs stay valid until eng_player_unlock().  Returns -EIO (a backing
+ * read failed or came up short), -E2BIG (len > max_request or more than
+ * iovmax vectors needed) or -EINVAL, with the player unlocked. */
+ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
+			struct iovec *iov, int iovmax, int *iovcnt);
+void eng_player_unlock(struct eng_player *p);
+
+/* eng_player_read() then copy into buf and unlock: for tests and callers
+ * that want one contiguous buffer. */
+ssize_t eng_player_copy(struct eng_player *p, void *buf, size_t len,
+			uint64_t off);
+
+struct eng_player_stats {
+	uint64_t bytes;		/* bytes served to the reader */
+	int64_t frames;		/* frames loaded (played) */
+	int64_t late_frames;	/* frames whose last read was done after due */
+	int64_t failed_frames;	/* frames with a failed read */
+	uint64_t accesses;	/* backing reads issued */
+	int64_t seeks;		/* re-anchorings after the first */
+	int64_t head;		/* next frame to load */
+	uint64_t worst_ns;	/* largest done - issued */
+};
+void eng_player_stats(struct eng_player *p, struct eng_player_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* Generator (logic of timelinefs-gen)                                  */
+
+/* A fast seeded PRNG (splitmix64 seeding xoshiro256**). */
+struct eng_rng {
+	uint64_t s[4];
+};
+void eng_rng_seed(struct eng_rng *r, uint64_t seed);
+uint64_t eng_rng_next(struct eng_rng *r);
+/* Uniform integer in [lo, hi] (inclusive). */
+uint64_t eng_rng_range(struct eng_rng *r, uint64_t lo, uint64_t hi);
+/* Fill buf with pseudo-random bytes (never long runs of zeros). */
+void eng_rng_fill(struct eng_rng *r, void *buf, size_t len);
+
+/* Write a 44-byte canonical PCM WAVE header for `data_bytes` of essence:
+ * one channel of `bits`-bit samples at `sample_rate` Hz. */
+void eng_wav_header(unsigned char out[44], uint32_t sample_rate,
+		    uint16_t bits, uint64_t data_bytes);
+
+#endif /* ENGINE_H */

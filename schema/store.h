@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs store: the only code that talks to SQLite.  One database per
+ * experiment, one `run` row per mount, accesses written by one recorder
+ * thread in batched transactions from a bounded queue.  No row is dropped:
+ * a full queue blocks the producer and the wait is counted in the run row.
+ *
+ * Times handed to the store are CLOCK_MONOTONIC ns (the engine's now());
+ * the store writes them as ns since the run's epoch (store_run_begin).
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct store;
+struct store_stream;
+
+struct store_run_info {
+	const char *label;	/* may be NULL */
+	const char *kernel;	/* uname release */
+	int config_hz;		/* CONFIG_HZ, or -1 when unknown (NULL) */
+	const char *host;
+	const char *options;	/* the mount options as given */
+	const char *media_dir;
+};
+
+struct store_timeline_info {
+	const char *name;
+	const char *path;
+	uint32_t fps_num;
+	uint32_t fps_den;
+	int64_t frames;
+	uint64_t bytes;
+};
+
+/* One access row; track and clip point at strings that outlive the store's
+ * use of them (the mounted timeline model). */
+struct store_access {
+	int64_t frame;
+	const char *track;
+	const char *clip;
+	uint64_t file_offset;
+	uint64_t length;
+	uint64_t sched_ns;
+	uint64_t due_ns;
+	uint64_t issued_ns;
+	uint64_t done_ns;
+	int err;		/* 0 or positive errno */
+};
+
+/* Open (creating if needed) the database at path, mode 0600 when created,
+ * WAL mode, schema applied.  ":memory:" works.  queue_cap is the recorder
+ * queue's capacity in rows (0: default 65536).  On failure returns -errno
+ * style code (-EIO, -ENOMEM, -EACCES...) and, if errmsg is not NULL, a
+ * malloc'ed message to free. */
+int store_open(const char *path, unsigned queue_cap, struct store **out,
+	       char **errmsg);
+
+/* Insert the run row; epoch_ns is the monotonic time that rows count from.
+ * Call before store_start().  Returns 0 or -EIO. */
+int store_run_begin(struct store *st, const struct store_run_info *info,
+		    uint64_t epoch_ns);
+/* The run's row id (after store_run_begin). */
+int64_t store_run_id(const struct store *st);
+
+/* Insert a timeline row for the current run; synchronous, before
+ * store_start().  Returns 0 or -EIO; *id is its row id. */
+int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
+		       int64_t *id);
+
+/* Start the recorder thread.  0 or -errno. */
+int store_start(struct store *st);
+
+/* Queue a new stream row (timeline row id, reader pid and command name,
+ * open time).  The handle is valid until store_stream_close().  0, -ENOMEM. */
+int store_stream_open(struct store *st, int64_t timeline_id, pid_t pid,
+		      const char *comm, uint64_t opened_ns,
+		      struct store_stream **out);
+/* Queue one access of the stream.  Blocks while the queue is full. */
+void store_access_add(struct store_stream *ss, const struct store_access *a);
+/* Queue the stream's close with its totals; the handle is gone after. */
+void store_stream_close(struct store_stream *ss, uint64_t closed_ns,
+			uint64_t bytes, int64_t frames, int64_t late_frames,
+			int64_t failed_frames);
+
+/* Drain the queue, stop the recorder, write the run's end time and counts.
+ * Safe to call once after store_start() or without it. 0 or -EIO. */
+int store_run_end(struct store *st, uint64_t end_ns);
+
+struct store_stats {
+	uint64_t rows_queued;	/* access rows handed to the store */
+	uint64_t rows_written;	/* access rows committed */
+	uint64_t queue_full_waits; /* producers that found the queue full */
+	uint64_t commits;
+	int last_error;		/* 0 or the first SQLite failure, -EIO */
+};
+void store_get_stats(struct store *st, struct store_stats *out);
+
+/* Close the database (calls store_run_end if the run is still open). */
+void store_close(struct store *st);
+
+#endif /* STORE_H */
