@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The per-stream player (DESIGN.md "Playback"): an anchored frame clock, a
+ * ring of frame slots filled with one pread per (frame, track), and one
+ * access record per backing read.  Time and I/O come through struct eng_io.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define DIRECT_ALIGN 4096ULL
+
+struct media_fd {
+	int fd;			/* -1: not open yet */
+	int direct;		/* the fd really is O_DIRECT */
+};
+
+struct eng_player {
+	pthread_mutex_t lock;
+	/* Set at creation, read-only afterwards. */
+	const struct eng_timeline *tl;
+	struct eng_player_config cfg;
+	long double speed;	/* 1 for realtime and off */
+	size_t nslots;
+	size_t slot_bytes;	/* tl->frame_bytes_max */
+	int64_t seek_gap;	/* frames past head still read as "play on" */
+	/* Everything below is protected by lock. */
+	unsigned char *ring;	/* [nslots * slot_bytes], frame f in f % nslots */
+	unsigned char *failed;	/* [nslots]: the slot's frame had a failed read */
+	struct iovec *copy_iov;	/* [nslots] for eng_player_copy() */
+	struct media_fd *fds;	/* [nclips * ntracks], opened lazily */
+	void *bounce;		/* aligned, for O_DIRECT reads */
+	size_t bounce_bytes;
+	int64_t lo, head;	/* the ring holds frames [lo, head) */
+	int anchored;
+	uint64_t anchor_ns;
+	int64_t anchor_frame;
+	struct eng_player_stats st;
+};
+
+/* Duration of k frames at the player's speed, in ns.  At speed 1 the
+ * integer form is exact, so that schedules can be checked to the ns. */
+static uint64_t period_ns(const struct eng_player *p, int64_t k)
+{
+	const struct eng_fps *fps = &p->tl->fps;
+	long double v;
+
+	if (k <= 0)
+		return 0;
+	if (p->speed == 1.0L)
+		return (uint64_t)((unsigned __int128)k * fps->den *
+				  ENG_NS_PER_SEC / fps->num);
+	v = (long double)k * fps->den * 1e9L / fps->num / p->speed;
+	/* keep the clock sane even for absurdly slow factors */
+	return v >= 9e18L ? (uint64_t)9e18 : (uint64_t)v;
+}
+
+static uint64_t issue_ns(const struct eng_player *p, int64_t k)
+{
+	return p->anchor_ns + period_ns(p, k - p->anchor_frame);
+}
+
+static void record(const struct eng_player *p, const struct eng_access *a)
+{
+	if (p->cfg.record)
+		p->cfg.record(p->cfg.record_ctx, a);
+}
+
+/* The fd of (clip, track), opened on first use.  -errno if it cannot be
+ * opened; the next frame tries again. */
+static int media_fd(struct eng_player *p, uint32_t clip, size_t t,
+		    int *direct)
+{
+	const struct eng_timeline *tl = p->tl;
+	const struct eng_io *io = p->cfg.io;
+	struct media_fd *m = &p->fds[(size_t)clip * tl->ntracks + t];
+	const char *file;
+	int is_direct = 0, fd;
+
+	if (m->fd < 0) {
+		if (!tl->clips[clip].media || !tl->clips[clip].media[t].file)
+			return -ENOENT;
+		file = tl->clips[clip].media[t].file;
+		fd = io->open(io->ctx, file,
+			      p->cfg.backing == ENG_BACKING_DIRECT,
+			      &is_direct);
+		if (fd < 0)
+			return fd;
+		m->fd = fd;
+		m->direct = p->cfg.backing == ENG_BACKING_DIRECT && is_direct;
+	}
+	*direct = m->direct;
+	return m->fd;
+}
+
+/* One backing read of slice s into dst; fills the times and err of a. */
+static void read_slice(struct eng_player *p, const struct eng_slice *s,
+		       unsigned char *dst, struct eng_access *a)
+{
+	const struct eng_io *io = p->cfg.io;
+	uint64_t off = s->file_off, len = s->len;
+	int direct = 0, fd;
+	ssize_t r;
+
+	fd = media_fd(p, s->seg->clip, s->track, &direct);
+	if (fd < 0) {
+		a->issued_ns = a->done_ns = io->now(io->ctx);
+		a->err = -fd;
+		goto fail;
+	}
+	if (direct) {
+		/* O_DIRECT wants offset, length and buffer aligned: read the
+		 * aligned superset and copy the slice out of it. */
+		uint64_t start = off & ~(DIRECT_ALIGN - 1);
+		uint64_t end = (off + len + DIRECT_ALIGN - 1) &
+			       ~(DIRECT_ALIGN - 1);
+		uint64_t need = off + len - start;
+
+		a->issued_ns = io->now(io->ctx);
+		r = io->pread(io->ctx, fd, p->bounce, (size_t)(end - start),
+			      start);
+		a->done_ns = io->now(io->ctx);
+		if (r < 0)
+			a->err = (int)-r;
+		else if ((uint64_t)r < need)
+			a->err = EIO;
+		else
+			memcpy(dst, (unsigned char *)p->bounce + (off - start),
+			       (size_t)len);
+	} else {
+		a->issued_ns = io->now(io->ctx);
+		r = io->pread(io->ctx, fd, dst, (size_t)len, off);
+		a->done_ns = io->now(io->ctx);
+		if (r < 0)
+			a->err = (int)-r;
+		else if ((uint64_t)r < len)
+			a->err = EIO;
+		/* a direct open that fell back to buffered still must not
+		 * let the page cache hide the storage */
+		if (p->cfg.backing != ENG_BACKING_BUFFERED && io->dontneed)
+			io->dontneed(io->ctx, fd, off, len);
+	}
+	if (!a->err)
+		return;
+fail:
+	/* never leave stale bytes of another frame behind */
+	memset(dst, 0, (size_t)len);
+}
+
+/* Load frame p->head into its slot, evicting the oldest frame if the ring
+ * is full.  Sleeps until the frame's issue time unless pace is off. */
+static void load_frame(struct eng_player *p)
+{
+	const struct eng_timeline *tl = p->tl;
+	const struct eng_io *io = p->cfg.io;
+	int64_t k = p->head;
+	size_t slot = (size_t)(k % (int64_t)p->nslots);
+	unsigned char *dst = p->ring + slot * p->slot_bytes;
+	uint64_t base = eng_frame_offset(tl, k);
+	uint64_t sched = issue_ns(p, k);
+	uint64_t due = sched + period_ns(p, p->cfg.buffer);
+	uint64_t last_done = 0;
+	int reads = 0, failed = 0;
+	size_t t;
+
+	if (p->head - p->lo == (int64_t)p->nslots)
+		p->lo++;
+	/* A late clock is not waited for and not moved: the player drops
+	 * frames, it does not slip. */
+	if (p->cfg.pace.mode != ENG_PACE_OFF && io->now(io->ctx) < sched)
+		io->sleep_until(io->ctx, sched);
+	for (t = 0; t < tl->ntracks; t++) {
+		struct eng_slice s;
+		struct eng_access a;
+
+		eng_slice_get(tl, k, t, &s);
+		if (s.len == 0)
+			continue;
+		if (!s.seg) {
+			memset(dst + (s.pos - base), 0, (size_t)s.len);
+			continue;
+		}
+		memset(&a, 0, sizeof(a));
+		a.frame = k;
+		a.track = (uint32_t)t;
+		a.clip = s.seg->clip;
+		a.file_offset = s.file_off;
+		a.length = s.len;
+		a.sched_ns = sched;
+		a.due_ns = due;
+		read_slice(p, &s, dst + (s.pos - base), &a);
+		record(p, &a);
+		p->st.accesses++;
+		if (a.done_ns - a.issued_ns > p->st.worst_ns)
+			p->st.worst_ns = a.done_ns - a.issued_ns;
+		if (a.err)
+			failed = 1;
+		last_done = a.done_ns;
+		reads++;
+	}
+	p->failed[slot] = (unsigned char)failed;
+	p->st.frames++;
+	if (failed)
+		p->st.failed_frames++;
+	if (reads && last_done > due)
+		p->st.late_frames++;
+	p->head++;
+}
+
+int eng_player_new(const struct eng_timeline *tl,
+		   const struct eng_player_config *cfg,
+		   struct eng_player **out)
+{
+	struct eng_player *p;
+	unsigned __int128 ring_bytes;
+	uint64_t fbmin, nslots, gap;
+	size_t nfds, i;
+	int rc = -ENOMEM;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!tl || !cfg || !cfg->io || cfg->buffer == 0 ||
+	    cfg->max_request == 0 || tl->frames <= 0 || tl->ntracks == 0 ||
+	    tl->fps.num == 0 || tl->fps.den == 0 || tl->frame_bytes_max == 0)
+		return -EINVAL;
+	if (!cfg->io->now || !cfg->io->sleep_until || !cfg->io->open ||
+	    !cfg->io->pread || !cfg->io->close)
+		return -EINVAL;
+	if (cfg->pace.mode == ENG_PACE_FACTOR &&
+	    !(isfinite(cfg->pace.speed) && cfg->pace.speed > 0))
+		return -EINVAL;
+	/* a request far larger than any frame ring could hold is a bug in
+	 * the caller, not something to allocate for */
+	if (cfg->max_request > (1ULL << 40))
+		return -EINVAL;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->tl = tl;
+	p->cfg = *cfg;
+	p->speed = cfg->pace.mode == ENG_PACE_FACTOR ? cfg->pace.speed : 1.0L;
+	p->slot_bytes = tl->frame_bytes_max;
+	/* a request plus one concurrent readahead window always fit */
+	fbmin = tl->frame_bytes_min ? tl->frame_bytes_min : 1;
+	nslots = (2 * (uint64_t)cfg->max_request + fbmin - 1) / fbmin + 2;
+	if (nslots < cfg->buffer)
+		nslots = cfg->buffer;
+	gap = (4 * (uint64_t)cfg->max_request + fbmin - 1) / fbmin;
+	p->seek_gap = (int64_t)(gap > cfg->buffer ? gap : cfg->buffer);
+	ring_bytes = (unsigned __int128)nslots * p->slot_bytes;
+	if (ring_bytes > SIZE_MAX / 2 || nslots > INT32_MAX)
+		goto err_free;
+	p->nslots = (size_t)nslots;
+	nfds = tl->nclips * tl->ntracks;
+
+	p->ring = malloc((size_t)ring_bytes);
+	p->failed = calloc(p->nslots, 1);
+	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
+	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
+	if (!p->ring || !p->failed || !p->copy_iov || !p->fds)
+		goto err_free;
+	for (i = 0; i < nfds; i++)
+		p->fds[i].fd = -1;
+	if (cfg->backing == ENG_BACKING_DIRECT) {
+		p->bounce_bytes = (size_t)((p->slot_bytes + 2 * DIRECT_ALIGN +
+					    DIRECT_ALIGN - 1) &
+					   ~(DIRECT_ALIGN - 1));
+		if (posix_memalign(&p->bounce, DIRECT_ALIGN, p->bounce_bytes)) {
+			p->bounce = NULL;
+			goto err_free;
+		}
+	}
+	rc = pthread_mutex_init(&p->lock, NULL);
+	if (rc) {
+		rc = -rc;
+		goto err_free;
+	}
+	*out = p;
+	return 0;
+err_free:
+	free(p->bounce);
+	free(p->fds);
+	free(p->copy_iov);
+	free(p->failed);
+	free(p->ring);
+	free(p);
+	return rc;
+}
+
+void eng_player_free(struct eng_player *p)
+{
+	size_t i, nfds;
+
+	if (!p)
+		return;
+	nfds = p->tl->nclips * p->tl->ntracks;
+	for (i = 0; i < nfds; i++)
+		if (p->fds[i].fd >= 0)
+			p->cfg.io->close(p->cfg.io->ctx, p->fds[i].fd);
+	pthread_mutex_destroy(&p->lock);
+	free(p->bounce);
+	free(p->fds);
+	free(p->copy_iov);
+	free(p->failed);
+	free(p->ring);
+	free(p);
+}
+
+ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
+			struct iovec *iov, int iovmax, int *iovcnt)
+{
+	const struct eng_timeline *tl;
+	const struct eng_io *io;
+	uint64_t fo, fe, s, e;
+	int64_t a, b, f;
+	ssize_t rc;
+	int n = 0;
+
+	if (!p || !iovcnt || (len && (!iov || iovmax <= 0)))
+		return -EINVAL;
+	tl = p->tl;
+	io = p->cfg.io;
+	pthread_mutex_lock(&p->lock);
+	*iovcnt = 0;
+	if (len > p->cfg.max_request) {
+		rc = -E2BIG;
+		goto out_unlock;
+	}
+	if (len == 0 || off >= tl->bytes)
+		return 0;
+	if (len > tl->bytes - off)
+		len = (size_t)(tl->bytes - off);
+	a = eng_frame_at(tl, off);
+	b = eng_frame_at(tl, off + len - 1);
+
+	/* Far from the play head (or behind what the ring holds): the
+	 * workstation jumped; play from there on a fresh clock. */
+	if (!p->anchored || a < p->lo || a > p->head + p->seek_gap) {
+		if (p->anchored)
+			p->st.seeks++;
+		p->anchored = 1;
+		p->lo = p->head = a;
+		p->anchor_ns = io->now(io->ctx);
+		p->anchor_frame = a;
+	}
+	/* frames between the head and a are played too, as a player would */
+	while (p->head <= b)
+		load_frame(p);
+	/* A reader behind schedule: load what is already due, without
+	 * sleeping and without evicting anything this request needs. */
+	if (p->cfg.pace.mode != ENG_PACE_OFF)
+		while (p->head < tl->frames &&
+		       p->head <= b + (int64_t)p->cfg.buffer &&
+		       p->head - a < (int64_t)p->nslots &&
+		       issue_ns(p, p->head) <= io->now(io->ctx))
+			load_frame(p);
+
+	for (f = a; f <= b; f++)
+		if (p->failed[f % (int64_t)p->nslots]) {
+			rc = -EIO;
+			goto out_unlock;
+		}
+	fo = eng_frame_offset(tl, a);
+	for (f = a; f <= b; f++, fo = fe) {
+		size_t slot = (size_t)(f % (int64_t)p->nslots);
+
+		fe = eng_frame_offset(tl, f + 1);
+		s = off > fo ? off : fo;
+		e = off + len < fe ? off + len : fe;
+		if (e <= s)
+			continue;
+		if (n == iovmax) {
+			rc = -E2BIG;
+			goto out_unlock;
+		}
+		iov[n].iov_base = p->ring + slot * p->slot_bytes + (s - fo);
+		iov[n].iov_len = (size_t)(e - s);
+		n++;
+	}
+	*iovcnt = n;
+	p->st.bytes += len;
+	return (ssize_t)len;
+out_unlock:
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+void eng_player_unlock(struct eng_player *p)
+{
+	pthread_mutex_unlock(&p->lock);
+}
+
+ssize_t eng_player_copy(struct eng_player *p, void *buf, size_t len,
+			uint64_t off)
+{
+	unsigned char *d = buf;
+	ssize_t rc;
+	int cnt, i;
+
+	if (!p || (len && !buf))
+		return -EINVAL;
+	/* copy_iov is only touched while the lock is held */
+	rc = eng_player_read(p, off, len, p->copy_iov, (int)p->nslots, &cnt);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < cnt; i++) {
+		memcpy(d, p->copy_iov[i].iov_base, p->copy_iov[i].iov_len);
+		d += p->copy_iov[i].iov_len;
+	}
+	eng_player_unlock(p);
+	return rc;
+}
+
+void eng_player_stats(struct eng_player *p, struct eng_player_stats *st)
+{
+	pthread_mutex_lock(&p->lock);
+	*st = p->st;
+	st->head = p->head;
+	pthread_mutex_unlock(&p->lock);
+}

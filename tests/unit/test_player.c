@@ -1,0 +1,1287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the player (engine/player.c) with a fake clock and fake
+ * backing I/O, plus a short check of the real I/O (engine/io_real.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+
+#define MS 1000000ULL
+#define T0 5000000000ULL	/* the fake clock's start: not 0 on purpose */
+#define MAX_FILES 16
+#define MAX_LOG 100000
+
+/* ------------------------------------------------------------ fakes */
+
+/* Deterministic content of byte `off` of file `name`: any offset error
+ * shows up as different bytes. */
+static unsigned char byte_at(const char *name, uint64_t off)
+{
+	uint64_t h = 1469598103934665603ULL, x;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	x = (off + h) * 0x9E3779B97F4A7C15ULL;
+	x ^= x >> 31;
+	x *= 0xBF58476D1CE4E5B9ULL;
+	return (unsigned char)(x >> 56);
+}
+
+struct acc_log {
+	struct eng_access *a;
+	size_t n;
+	size_t dropped;
+};
+
+struct io_call {
+	int fd;
+	uint64_t off;
+	uint64_t len;
+	uintptr_t buf;
+};
+
+struct fake_file {
+	char name[64];
+	uint64_t size;
+	int direct;
+	int open;		/* open fds of this file */
+};
+
+struct fake {
+	uint64_t now;
+	uint64_t latency;	/* every pread advances the clock by this */
+	long slow_read;		/* this pread (0-based) takes slow_ns; -1 none */
+	uint64_t slow_ns;
+	long fail_read;		/* this pread fails with -fail_err */
+	int fail_err;
+	long short_read;	/* this pread returns half the bytes */
+	const char *fail_open;	/* open of this name fails with -ENOENT */
+	int can_direct;
+	struct fake_file files[MAX_FILES];
+	int nfiles;
+	long sleeps, bad_sleeps, opens, closes, preads, dontneeds;
+	long unaligned_direct;	/* direct preads that O_DIRECT would refuse */
+	struct io_call reads[MAX_LOG];
+	struct io_call dn[MAX_LOG];
+	struct acc_log log;
+	struct eng_io io;
+};
+
+static struct fake_file *file_of(struct fake *f, int fd)
+{
+	int i = fd - 100;
+
+	if (i < 0 || i >= f->nfiles || !f->files[i].open)
+		return NULL;
+	return &f->files[i];
+}
+
+static uint64_t fake_now(void *ctx)
+{
+	return ((struct fake *)ctx)->now;
+}
+
+static void fake_sleep_until(void *ctx, uint64_t ns)
+{
+	struct fake *f = ctx;
+
+	f->sleeps++;
+	if (ns <= f->now)
+		f->bad_sleeps++;	/* the player must not sleep for nothing */
+	else
+		f->now = ns;
+}
+
+static struct fake_file *fake_file_get(struct fake *f, const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->nfiles; i++)
+		if (strcmp(f->files[i].name, name) == 0)
+			return &f->files[i];
+	if (f->nfiles == MAX_FILES)
+		return NULL;
+	i = f->nfiles++;
+	snprintf(f->files[i].name, sizeof(f->files[i].name), "%s", name);
+	f->files[i].size = 1ULL << 40;
+	return &f->files[i];
+}
+
+static int fake_open(void *ctx, const char *file, int direct, int *is_direct)
+{
+	struct fake *f = ctx;
+	struct fake_file *ff;
+
+	f->opens++;
+	if (f->fail_open && strcmp(file, f->fail_open) == 0)
+		return -ENOENT;
+	ff = fake_file_get(f, file);
+	if (!ff)
+		return -EMFILE;
+	ff->open++;
+	ff->direct = direct && f->can_direct;
+	*is_direct = ff->direct;
+	return 100 + (int)(ff - f->files);
+}
+
+static ssize_t fake_pread(void *ctx, int fd, void *buf, size_t len,
+			  uint64_t off)
+{
+	struct fake *f = ctx;
+	struct fake_file *ff = file_of(f, fd);
+	long idx = f->preads++;
+	unsigned char *d = buf;
+	uint64_t n, i;
+
+	if (idx < MAX_LOG)
+		f->reads[idx] = (struct io_call){ fd, off, len, (uintptr_t)buf };
+	if (!ff)
+		return -EBADF;
+	if (ff->direct && (off % 4096 || len % 4096 || (uintptr_t)buf % 4096))
+		f->unaligned_direct++;
+	f->now += idx == f->slow_read ? f->slow_ns : f->latency;
+	if (idx == f->fail_read)
+		return -f->fail_err;
+	n = off >= ff->size ? 0 : ff->size - off < len ? ff->size - off : len;
+	if (idx == f->short_read)
+		n /= 2;
+	for (i = 0; i < n; i++)
+		d[i] = byte_at(ff->name, off + i);
+	return (ssize_t)n;
+}
+
+static void fake_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
+{
+	struct fake *f = ctx;
+
+	if (f->dontneeds < MAX_LOG)
+		f->dn[f->dontneeds] = (struct io_call){ fd, off, len, 0 };
+	f->dontneeds++;
+}
+
+static void fake_close(void *ctx, int fd)
+{
+	struct fake *f = ctx;
+	struct fake_file *ff = file_of(f, fd);
+
+	f->closes++;
+	if (ff)
+		ff->open--;
+}
+
+static void log_record(void *ctx, const struct eng_access *a)
+{
+	struct acc_log *l = ctx;
+
+	if (l->n == MAX_LOG) {
+		l->dropped++;
+		return;
+	}
+	l->a[l->n++] = *a;
+}
+
+static struct fake *fake_new(void)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->now = T0;
+	f->slow_read = f->fail_read = f->short_read = -1;
+	f->log.a = calloc(MAX_LOG, sizeof(*f->log.a));
+	assert_non_null(f->log.a);
+	f->io = (struct eng_io){
+		.now = fake_now, .sleep_until = fake_sleep_until,
+		.open = fake_open, .pread = fake_pread,
+		.dontneed = fake_dontneed, .close = fake_close, .ctx = f,
+	};
+	return f;
+}
+
+static void fake_free(struct fake *f)
+{
+	free(f->log.a);
+	free(f);
+}
+
+/* ------------------------------------------------------------ timelines */
+
+struct track_spec {
+	const char *name;
+	uint64_t rate;
+	uint32_t align;
+	uint64_t header;	/* of every clip's file for this track */
+};
+
+struct seg_spec {
+	const char *tracks;	/* one track name */
+	const char *clip;
+	int64_t src, rec, frames;
+};
+
+struct tl_spec {
+	uint32_t num, den;
+	struct track_spec tracks[4];
+	struct seg_spec segs[12];
+};
+
+static struct eng_timeline *make_tl(const struct tl_spec *sp)
+{
+	struct eng_timeline *tl = eng_tl_new("t", "t.tl");
+	struct eng_diag diag = { 0 };
+	size_t i, t;
+
+	assert_non_null(tl);
+	tl->fps.num = sp->num;
+	tl->fps.den = sp->den;
+	for (i = 0; i < 4 && sp->tracks[i].name; i++)
+		assert_int_equal(eng_tl_add_track(tl, sp->tracks[i].name,
+						  sp->tracks[i].rate,
+						  sp->tracks[i].align), (int)i);
+	for (i = 0; i < 12 && sp->segs[i].clip; i++) {
+		int tr = eng_tl_find_track(tl, sp->segs[i].tracks);
+		int c = eng_tl_clip(tl, sp->segs[i].clip, (unsigned)i + 1);
+
+		assert_true(tr >= 0 && c >= 0);
+		assert_int_equal(eng_tl_add_segment(tl, (size_t)tr, (uint32_t)c,
+						    sp->segs[i].src,
+						    sp->segs[i].rec,
+						    sp->segs[i].frames,
+						    (unsigned)i + 1), 0);
+	}
+	assert_int_equal(eng_tl_finalize(tl, &diag), 0);
+	eng_diag_free(&diag);
+	/* what eng_media_resolve would find: NAME.TRACK files */
+	for (i = 0; i < tl->nclips; i++) {
+		tl->clips[i].media = calloc(tl->ntracks, sizeof(struct eng_media));
+		assert_non_null(tl->clips[i].media);
+		for (t = 0; t < tl->ntracks; t++) {
+			struct eng_media *m = &tl->clips[i].media[t];
+
+			assert_true(asprintf(&m->file, "%s.%s", tl->clips[i].name,
+					     tl->tracks[t].name) > 0);
+			m->header = sp->tracks[t].header;
+			m->size = 1ULL << 40;
+		}
+	}
+	return tl;
+}
+
+/* The whole virtual file as the layout defines it (gaps are zeros). */
+static unsigned char *expected_file(const struct eng_timeline *tl,
+				    size_t *nslices)
+{
+	unsigned char *buf = calloc(1, tl->bytes);
+	int64_t k;
+	size_t t, n = 0;
+	uint64_t i;
+
+	assert_non_null(buf);
+	for (k = 0; k < tl->frames; k++)
+		for (t = 0; t < tl->ntracks; t++) {
+			struct eng_slice s;
+
+			eng_slice_get(tl, k, t, &s);
+			if (!s.seg || !s.len)
+				continue;
+			n++;
+			for (i = 0; i < s.len; i++)
+				buf[s.pos + i] = byte_at(
+					tl->clips[s.seg->clip].media[t].file,
+					s.file_off + i);
+		}
+	if (nslices)
+		*nslices = n;
+	return buf;
+}
+
+/* One video track of `bpf` bytes per frame at 25 fps, one clip. */
+static struct eng_timeline *simple_tl(uint64_t bpf, int64_t frames)
+{
+	struct tl_spec sp = {
+		25, 1, { { "V", bpf * 25, 1, 0 } },
+		{ { "V", "c0", 0, 0, frames } },
+	};
+
+	return make_tl(&sp);
+}
+
+static struct eng_player_config make_cfg(struct fake *f, unsigned buffer,
+					 enum eng_pace_mode mode, double speed,
+					 enum eng_backing backing,
+					 size_t max_request)
+{
+	return (struct eng_player_config){
+		.buffer = buffer,
+		.pace = { mode, speed },
+		.backing = backing,
+		.max_request = max_request,
+		.io = &f->io,
+		.record = log_record,
+		.record_ctx = &f->log,
+	};
+}
+
+static struct eng_player *new_player(const struct eng_timeline *tl,
+				     const struct eng_player_config *cfg)
+{
+	struct eng_player *p = NULL;
+
+	assert_int_equal(eng_player_new(tl, cfg, &p), 0);
+	assert_non_null(p);
+	return p;
+}
+
+/* Read frame k whole through eng_player_copy and check its bytes. */
+static void read_frame(struct eng_player *p, const struct eng_timeline *tl,
+		       const unsigned char *want, int64_t k)
+{
+	uint64_t off = eng_frame_offset(tl, k), len = eng_frame_size(tl, k);
+	unsigned char *buf = malloc(len);
+
+	assert_non_null(buf);
+	assert_int_equal(eng_player_copy(p, buf, len, off), (ssize_t)len);
+	assert_memory_equal(buf, want + off, len);
+	free(buf);
+}
+
+/* ------------------------------------------------------------ tests */
+
+/* Issue and due times are exact: period(k) = floor(k * den * 1e9 / num). */
+static void test_clock_exact(void **state)
+{
+	static const struct {
+		uint32_t num, den;
+		uint64_t period[6];	/* period(k) for k = 0..5 */
+		uint64_t lead;		/* period(buffer = 8) */
+	} cases[] = {
+		{ 30000, 1001,
+		  { 0, 33366666, 66733333, 100100000, 133466666, 166833333 },
+		  266933333 },
+		{ 25, 1, { 0, 40 * MS, 80 * MS, 120 * MS, 160 * MS, 200 * MS },
+		  320 * MS },
+	};
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct tl_spec sp = {
+			cases[c].num, cases[c].den,
+			{ { "V", 1000000, 1, 0 }, { "A1", 144000, 3, 44 } },
+			{ { "V", "c0", 3, 0, 10 }, { "A1", "c0", 3, 0, 10 } },
+		};
+		struct eng_timeline *tl = make_tl(&sp);
+		unsigned char *want = expected_file(tl, NULL);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(
+			f, 8, ENG_PACE_REALTIME, 0, ENG_BACKING_BUFFERED,
+			1 << 20);
+		struct eng_player *p = new_player(tl, &cfg);
+		struct eng_player_stats st;
+		int64_t k;
+
+		f->latency = 1 * MS;
+		for (k = 0; k < 6; k++)
+			read_frame(p, tl, want, k);
+		assert_int_equal(f->log.n, 12);
+		for (k = 0; k < 6; k++) {
+			const struct eng_access *v = &f->log.a[2 * k];
+			const struct eng_access *a = &f->log.a[2 * k + 1];
+			uint64_t sched = T0 + cases[c].period[k];
+
+			assert_int_equal(v->frame, k);
+			assert_int_equal(v->track, 0);
+			assert_int_equal(a->frame, k);
+			assert_int_equal(a->track, 1);
+			assert_int_equal(v->sched_ns, sched);
+			assert_int_equal(a->sched_ns, sched);
+			assert_int_equal(v->due_ns, sched + cases[c].lead);
+			assert_int_equal(a->due_ns, sched + cases[c].lead);
+			/* slept until the issue time, then back to back */
+			assert_int_equal(v->issued_ns, sched);
+			assert_int_equal(v->done_ns, sched + 1 * MS);
+			assert_int_equal(a->issued_ns, sched + 1 * MS);
+			assert_int_equal(a->done_ns, sched + 2 * MS);
+			assert_int_equal(v->err, 0);
+		}
+		/* frame 0 starts the clock; frames 1..5 wait for it */
+		assert_int_equal(f->sleeps, 5);
+		assert_int_equal(f->bad_sleeps, 0);
+		eng_player_stats(p, &st);
+		assert_int_equal(st.late_frames, 0);
+		assert_int_equal(st.seeks, 0);
+		assert_int_equal(st.frames, 6);
+		assert_int_equal(st.worst_ns, 1 * MS);
+		eng_player_free(p);
+		fake_free(f);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
+/* Three tracks, gaps, an L-cut and an overwrite: the storage sees one
+ * pread per non-gap slice whatever the reader's block size. */
+static const struct tl_spec edit_spec = {
+	30000, 1001,
+	{ { "V", 299999, 1, 0 }, { "A1", 144000, 3, 44 },
+	  { "A2", 144000, 3, 44 } },
+	{
+		{ "V", "cA", 10, 0, 40 },
+		{ "V", "cB", 0, 50, 60 },	/* gap 40..50 */
+		{ "A1", "cA", 10, 0, 45 },	/* L-cut: audio runs on */
+		{ "A1", "cB", 5, 45, 65 },
+		{ "A2", "cA", 10, 0, 40 },
+		{ "A2", "cC", 100, 60, 30 },	/* gaps 40..60, 90..110 */
+		{ "V", "cC", 0, 20, 5 },	/* overwrites cA */
+	},
+};
+
+static void test_one_pread_per_slice(void **state)
+{
+	static const struct {
+		size_t bs;
+		enum eng_pace_mode pace;
+	} cases[] = {
+		{ 512, ENG_PACE_OFF },	 { 4096, ENG_PACE_OFF },
+		{ 1 << 20, ENG_PACE_OFF }, { 777, ENG_PACE_OFF },
+		{ 65537, ENG_PACE_OFF }, { 4096, ENG_PACE_REALTIME },
+		{ 65537, ENG_PACE_REALTIME },
+	};
+	struct eng_timeline *tl = make_tl(&edit_spec);
+	size_t nslices, c;
+	unsigned char *want = expected_file(tl, &nslices);
+	unsigned char *got = malloc(tl->bytes);
+
+	(void)state;
+	assert_non_null(got);
+	assert_int_equal(tl->frames, 110);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(
+			f, 8, cases[c].pace, 1, ENG_BACKING_BUFFERED,
+			cases[c].bs);
+		struct eng_player *p = new_player(tl, &cfg);
+		struct eng_player_stats st;
+		uint64_t off = 0;
+		ssize_t r;
+		size_t i;
+		int64_t k;
+		size_t t;
+
+		memset(got, 0xa5, tl->bytes);
+		while ((r = eng_player_copy(p, got + off, cases[c].bs, off)) > 0)
+			off += (uint64_t)r;
+		assert_int_equal(r, 0);
+		assert_int_equal(off, tl->bytes);
+		assert_memory_equal(got, want, tl->bytes);
+		assert_int_equal(f->log.n, nslices);
+		assert_int_equal(f->preads, nslices);
+		/* in play order, each the slice the layout defines */
+		i = 0;
+		for (k = 0; k < tl->frames; k++)
+			for (t = 0; t < tl->ntracks; t++) {
+				struct eng_slice s;
+				const struct eng_access *a;
+
+				eng_slice_get(tl, k, t, &s);
+				if (!s.seg || !s.len)
+					continue;
+				a = &f->log.a[i++];
+				assert_int_equal(a->frame, k);
+				assert_int_equal(a->track, t);
+				assert_int_equal(a->clip, s.seg->clip);
+				assert_int_equal(a->file_offset, s.file_off);
+				assert_int_equal(a->length, s.len);
+				assert_int_equal(a->err, 0);
+			}
+		eng_player_stats(p, &st);
+		assert_int_equal(st.accesses, nslices);
+		assert_int_equal(st.bytes, tl->bytes);
+		assert_int_equal(st.frames, tl->frames);
+		assert_int_equal(st.head, tl->frames);
+		assert_int_equal(st.seeks, 0);
+		if (cases[c].pace == ENG_PACE_OFF)
+			assert_int_equal(f->sleeps, 0);
+		assert_int_equal(f->bad_sleeps, 0);
+		eng_player_free(p);
+		/* every media fd closed, each file opened once */
+		assert_int_equal(f->closes, f->opens);
+		assert_int_equal(f->opens, 7);
+		fake_free(f);
+	}
+	free(got);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* A frame is late when its last read completes after its due time. */
+static void test_late_frames(void **state)
+{
+	static const struct {
+		uint64_t latency;
+		int64_t late;
+	} cases[] = {
+		{ 0, 0 },
+		{ 39 * MS, 0 },		/* keeps up with 40 ms frames */
+		{ 100 * MS, 18 },	/* done 100(k+1) > due 40k+160 for k>1 */
+		{ 161 * MS, 20 },	/* over the 160 ms lead at once */
+	};
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	unsigned char *want = expected_file(tl, NULL);
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(
+			f, 4, ENG_PACE_REALTIME, 1, ENG_BACKING_BUFFERED, 1000);
+		struct eng_player *p = new_player(tl, &cfg);
+		struct eng_player_stats st;
+		int64_t k, late = 0;
+		size_t i;
+
+		f->latency = cases[c].latency;
+		for (k = 0; k < tl->frames; k++)
+			read_frame(p, tl, want, k);
+		assert_int_equal(f->log.n, 20);
+		for (i = 0; i < f->log.n; i++) {
+			const struct eng_access *a = &f->log.a[i];
+
+			late += a->done_ns > a->due_ns;
+			/* never issued before its time */
+			assert_true(a->issued_ns >= a->sched_ns);
+		}
+		eng_player_stats(p, &st);
+		assert_int_equal(st.late_frames, cases[c].late);
+		assert_int_equal(late, cases[c].late);
+		assert_int_equal(st.worst_ns, cases[c].latency);
+		assert_int_equal(st.frames, 20);
+		eng_player_free(p);
+		fake_free(f);
+	}
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* One slow read makes the following frames late but moves no schedule. */
+static void test_clock_anchored(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 30);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, 1000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+	int64_t k;
+
+	(void)state;
+	f->slow_read = 2;	/* frame 2: done at 80 + 500 ms */
+	f->slow_ns = 500 * MS;
+	for (k = 0; k < tl->frames; k++)
+		read_frame(p, tl, want, k);
+	assert_int_equal(f->log.n, 30);
+	for (k = 0; k < tl->frames; k++) {
+		const struct eng_access *a = &f->log.a[k];
+
+		assert_int_equal(a->frame, k);
+		assert_int_equal(a->sched_ns, T0 + (uint64_t)k * 40 * MS);
+		assert_int_equal(a->due_ns, T0 + (uint64_t)(k + 4) * 40 * MS);
+		if (k > 2 && k <= 14)	/* behind: issued as soon as possible */
+			assert_int_equal(a->issued_ns, T0 + 580 * MS);
+		else			/* on time */
+			assert_int_equal(a->issued_ns, a->sched_ns);
+	}
+	eng_player_stats(p, &st);
+	/* 2 (due 240) .. 10 (due 560) miss 580 ms; 11 (due 600) makes it */
+	assert_int_equal(st.late_frames, 9);
+	assert_int_equal(st.worst_ns, 500 * MS);
+	assert_int_equal(st.seeks, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* A read far from the play head re-anchors the clock there; what is still
+ * in the ring costs no read. */
+static void test_seek(void **state)
+{
+	/* 1000 B frames, max_request 4000: 10 slots, seek gap 16 frames */
+	struct eng_timeline *tl = simple_tl(1000, 200);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, 4000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+	uint64_t t1, t2;
+	int64_t k;
+
+	(void)state;
+	read_frame(p, tl, want, 0);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 0);	/* the first anchoring is no seek */
+	assert_int_equal(f->log.a[0].sched_ns, T0);
+
+	f->now += 10000 * MS;		/* the reader paused */
+	t1 = f->now;
+	read_frame(p, tl, want, 100);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 1);
+	assert_int_equal(f->log.n, 2);
+	assert_int_equal(f->log.a[1].frame, 100);
+	assert_int_equal(f->log.a[1].sched_ns, t1);
+	assert_int_equal(f->log.a[1].due_ns, t1 + 160 * MS);
+
+	read_frame(p, tl, want, 101);
+	assert_int_equal(f->log.n, 3);
+	assert_int_equal(f->log.a[2].sched_ns, t1 + 40 * MS);
+	assert_int_equal(f->log.a[2].issued_ns, t1 + 40 * MS);
+
+	read_frame(p, tl, want, 100);	/* in the ring */
+	assert_int_equal(f->log.n, 3);
+
+	/* a short jump ahead plays the frames in between */
+	read_frame(p, tl, want, 105);
+	assert_int_equal(f->log.n, 7);
+	for (k = 102; k <= 105; k++)
+		assert_int_equal(f->log.a[3 + k - 102].sched_ns,
+				 t1 + (uint64_t)(k - 100) * 40 * MS);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 1);
+	assert_int_equal(st.head, 106);
+
+	/* backwards past the ring */
+	t2 = f->now;
+	read_frame(p, tl, want, 50);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 2);
+	assert_int_equal(f->log.a[7].frame, 50);
+	assert_int_equal(f->log.a[7].sched_ns, t2);
+
+	/* play 51..62 (10 slots hold 53..62), then 51 has been evicted */
+	for (k = 51; k <= 62; k++)
+		read_frame(p, tl, want, k);
+	assert_int_equal(f->log.n, 20);
+	read_frame(p, tl, want, 60);	/* still there */
+	assert_int_equal(f->log.n, 20);
+	read_frame(p, tl, want, 51);
+	assert_int_equal(f->log.n, 21);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 3);
+	assert_int_equal(f->bad_sleeps, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* pace=off never sleeps and still records the speed-1 schedule. */
+static void test_pace_off(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	unsigned char *want = expected_file(tl, NULL);
+	unsigned char *got = malloc(tl->bytes);
+	struct fake *f = fake_new();
+	/* the speed field is ignored for off */
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 7,
+						ENG_BACKING_BUFFERED, 4000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+	uint64_t off;
+	int64_t k;
+
+	(void)state;
+	assert_non_null(got);
+	f->latency = 1 * MS;
+	for (off = 0; off < tl->bytes; off += 4000)
+		assert_int_equal(eng_player_copy(p, got + off, 4000, off), 4000);
+	assert_memory_equal(got, want, tl->bytes);
+	assert_int_equal(f->sleeps, 0);
+	assert_int_equal(f->log.n, 20);
+	for (k = 0; k < 20; k++) {
+		const struct eng_access *a = &f->log.a[k];
+
+		assert_int_equal(a->sched_ns, T0 + (uint64_t)k * 40 * MS);
+		assert_int_equal(a->due_ns, a->sched_ns + 160 * MS);
+		assert_int_equal(a->issued_ns, T0 + (uint64_t)k * MS);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.late_frames, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(got);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* pace=N divides every period by N, the lead included. */
+static void test_pace_factor(void **state)
+{
+	static const struct {
+		uint32_t num, den;
+		double speed;
+		uint64_t period[6];
+		uint64_t lead;	/* buffer 4 */
+	} cases[] = {
+		{ 25, 1, 2, { 0, 20 * MS, 40 * MS, 60 * MS, 80 * MS, 100 * MS },
+		  80 * MS },
+		{ 25, 1, 0.5,
+		  { 0, 80 * MS, 160 * MS, 240 * MS, 320 * MS, 400 * MS },
+		  320 * MS },
+		{ 25, 1, 1, { 0, 40 * MS, 80 * MS, 120 * MS, 160 * MS, 200 * MS },
+		  160 * MS },
+		{ 30000, 1001, 2,
+		  { 0, 16683333, 33366666, 50050000, 66733333, 83416666 },
+		  66733333 },
+	};
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct tl_spec sp = {
+			cases[c].num, cases[c].den, { { "V", 30000, 1, 0 } },
+			{ { "V", "c0", 0, 0, 10 } },
+		};
+		struct eng_timeline *tl = make_tl(&sp);
+		unsigned char *want = expected_file(tl, NULL);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(
+			f, 4, ENG_PACE_FACTOR, cases[c].speed,
+			ENG_BACKING_BUFFERED, 4000);
+		struct eng_player *p = new_player(tl, &cfg);
+		int64_t k;
+
+		for (k = 0; k < 6; k++)
+			read_frame(p, tl, want, k);
+		assert_int_equal(f->log.n, 6);
+		for (k = 0; k < 6; k++) {
+			const struct eng_access *a = &f->log.a[k];
+
+			assert_int_equal(a->sched_ns, T0 + cases[c].period[k]);
+			assert_int_equal(a->issued_ns, a->sched_ns);
+			assert_int_equal(a->due_ns,
+					 a->sched_ns + cases[c].lead);
+		}
+		assert_int_equal(f->sleeps, 5);
+		eng_player_free(p);
+		fake_free(f);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
+/* A failed or short read is an EIO for the frames it belongs to, recorded
+ * in its access; the player goes on with the next frame. */
+static void test_read_errors(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED, 3000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+	unsigned char buf[3000];
+
+	(void)state;
+	f->fail_read = 3;
+	f->fail_err = ENXIO;
+	f->short_read = 5;
+	read_frame(p, tl, want, 0);
+	read_frame(p, tl, want, 1);
+	read_frame(p, tl, want, 2);
+	assert_int_equal(eng_player_copy(p, buf, 1000, 3000), -EIO);
+	assert_int_equal(f->log.n, 4);
+	assert_int_equal(f->log.a[3].frame, 3);
+	assert_int_equal(f->log.a[3].err, ENXIO);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.failed_frames, 1);
+
+	read_frame(p, tl, want, 4);	/* the next frame works (unlocked too) */
+	/* the failed frame stays failed, without another read */
+	assert_int_equal(eng_player_copy(p, buf, 1000, 3000), -EIO);
+	assert_int_equal(eng_player_copy(p, buf, 3000, 2000), -EIO);
+	assert_int_equal(eng_player_copy(p, buf, 500, 3500), -EIO);
+	assert_int_equal(f->log.n, 5);
+
+	assert_int_equal(eng_player_copy(p, buf, 1000, 5000), -EIO);
+	assert_int_equal(f->log.a[5].frame, 5);
+	assert_int_equal(f->log.a[5].err, EIO);	/* short */
+	read_frame(p, tl, want, 6);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.failed_frames, 2);
+	assert_int_equal(st.frames, 7);
+	/* only served bytes count */
+	assert_int_equal(st.bytes, 5000);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* A clip file that cannot be opened fails its frames and is retried. */
+static void test_open_error(void **state)
+{
+	struct tl_spec sp = {
+		25, 1, { { "V", 25000, 1, 0 } },
+		{ { "V", "cA", 0, 0, 2 }, { "V", "cB", 0, 2, 2 },
+		  { "V", "cA", 2, 4, 2 } },
+	};
+	struct eng_timeline *tl = make_tl(&sp);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED, 1000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+	unsigned char buf[1000];
+
+	(void)state;
+	f->fail_open = "cB.V";
+	read_frame(p, tl, want, 0);
+	read_frame(p, tl, want, 1);
+	assert_int_equal(eng_player_copy(p, buf, 1000, 2000), -EIO);
+	assert_int_equal(eng_player_copy(p, buf, 1000, 3000), -EIO);
+	assert_int_equal(f->log.n, 4);
+	assert_int_equal(f->log.a[2].err, ENOENT);
+	assert_int_equal(f->log.a[3].err, ENOENT);
+	assert_int_equal(f->log.a[3].clip, 1);
+	read_frame(p, tl, want, 4);
+	assert_int_equal(f->opens, 3);	/* cA once, cB twice */
+	eng_player_stats(p, &st);
+	assert_int_equal(st.failed_frames, 2);
+	eng_player_free(p);
+	assert_int_equal(f->closes, 1);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* backing=direct on an O_DIRECT fd: aligned preads into an aligned bounce
+ * buffer, logical offsets in the record, the right bytes out. */
+static void test_direct(void **state)
+{
+	static const struct {
+		int can_direct;
+		enum eng_backing backing;
+	} cases[] = {
+		{ 1, ENG_BACKING_DIRECT },
+		{ 0, ENG_BACKING_DIRECT },	/* refused: buffered */
+		{ 1, ENG_BACKING_BUFFERED },
+		{ 1, ENG_BACKING_DONTNEED },
+	};
+	struct tl_spec sp = {
+		25, 1, { { "V", 250000, 1, 0 }, { "A1", 144000, 3, 44 } },
+		{ { "V", "c0", 7, 0, 30 }, { "A1", "c0", 7, 0, 30 } },
+	};
+	struct eng_timeline *tl = make_tl(&sp);
+	size_t nslices, c;
+	unsigned char *want = expected_file(tl, &nslices);
+	unsigned char *got = malloc(tl->bytes);
+
+	(void)state;
+	assert_non_null(got);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(
+			f, 8, ENG_PACE_OFF, 1, cases[c].backing, 4096);
+		struct eng_player *p = new_player(tl, &cfg);
+		uint64_t off = 0;
+		long unaligned_logical = 0;
+		ssize_t r;
+		size_t i;
+
+		f->can_direct = cases[c].can_direct;
+		/* the files end exactly where the edit does, so the last
+		 * aligned read runs into EOF */
+		fake_file_get(f, "c0.V")->size = eng_upto(tl, 0, 37);
+		fake_file_get(f, "c0.A1")->size = 44 + eng_upto(tl, 1, 37);
+		memset(got, 0x5a, tl->bytes);
+		while ((r = eng_player_copy(p, got + off, 4096, off)) > 0)
+			off += (uint64_t)r;
+		assert_int_equal(r, 0);
+		assert_memory_equal(got, want, tl->bytes);
+		assert_int_equal(f->log.n, nslices);
+		assert_int_equal(f->preads, nslices);
+		assert_int_equal(f->unaligned_direct, 0);
+		for (i = 0; i < f->log.n; i++) {
+			const struct eng_access *a = &f->log.a[i];
+			const struct io_call *rd = &f->reads[i];
+			struct eng_slice s;
+
+			eng_slice_get(tl, a->frame, a->track, &s);
+			assert_int_equal(a->file_offset, s.file_off);
+			assert_int_equal(a->length, s.len);
+			assert_int_equal(a->err, 0);
+			unaligned_logical += s.file_off % 4096 != 0;
+			if (cases[c].can_direct &&
+			    cases[c].backing == ENG_BACKING_DIRECT) {
+				assert_int_equal(rd->off % 4096, 0);
+				assert_int_equal(rd->len % 4096, 0);
+				assert_int_equal(rd->buf % 4096, 0);
+				assert_true(rd->off <= s.file_off);
+				assert_true(rd->off + rd->len >=
+					    s.file_off + s.len);
+				assert_true(rd->len < s.len + 8192);
+			} else {
+				assert_int_equal(rd->off, s.file_off);
+				assert_int_equal(rd->len, s.len);
+			}
+		}
+		assert_true(unaligned_logical > 0);	/* the case is real */
+		/* dontneed after every buffered read unless plain buffered */
+		if (cases[c].backing == ENG_BACKING_BUFFERED ||
+		    (cases[c].can_direct &&
+		     cases[c].backing == ENG_BACKING_DIRECT)) {
+			assert_int_equal(f->dontneeds, 0);
+		} else {
+			assert_int_equal(f->dontneeds, f->preads);
+			for (i = 0; i < (size_t)f->dontneeds; i++) {
+				assert_int_equal(f->dn[i].fd, f->reads[i].fd);
+				assert_int_equal(f->dn[i].off,
+						 f->log.a[i].file_offset);
+				assert_int_equal(f->dn[i].len,
+						 f->log.a[i].length);
+			}
+		}
+		eng_player_free(p);
+		assert_int_equal(f->closes, 2);
+		fake_free(f);
+	}
+	free(got);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* The iovecs point into the ring, one per frame covered; bounds. */
+static void test_read_api(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 40);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED, 4000);
+	struct eng_player *p = new_player(tl, &cfg), *q = NULL;
+	struct eng_player_stats st;
+	struct iovec iov[8];
+	unsigned char buf[4001];
+	int cnt = -1, i;
+
+	(void)state;
+	/* invalid configurations */
+	cfg.buffer = 0;
+	assert_int_equal(eng_player_new(tl, &cfg, &q), -EINVAL);
+	cfg.buffer = 4;
+	cfg.max_request = 0;
+	assert_int_equal(eng_player_new(tl, &cfg, &q), -EINVAL);
+	cfg.max_request = 4000;
+	cfg.pace = (struct eng_pace){ ENG_PACE_FACTOR, 0 };
+	assert_int_equal(eng_player_new(tl, &cfg, &q), -EINVAL);
+	cfg.pace.speed = NAN;
+	assert_int_equal(eng_player_new(tl, &cfg, &q), -EINVAL);
+	assert_null(q);
+
+	assert_int_equal(eng_player_read(p, 500, 2500, iov, 8, &cnt), 2500);
+	assert_int_equal(cnt, 3);
+	assert_int_equal(iov[0].iov_len, 500);
+	assert_int_equal(iov[1].iov_len, 1000);
+	assert_int_equal(iov[2].iov_len, 1000);
+	assert_memory_equal(iov[0].iov_base, want + 500, 500);
+	assert_memory_equal(iov[1].iov_base, want + 1000, 1000);
+	assert_memory_equal(iov[2].iov_base, want + 2000, 1000);
+	eng_player_unlock(p);
+
+	/* each of these returns unlocked: the next read would hang if not */
+	assert_int_equal(eng_player_read(p, 0, 4001, iov, 8, &cnt), -E2BIG);
+	assert_int_equal(eng_player_read(p, 500, 2500, iov, 2, &cnt), -E2BIG);
+	assert_int_equal(eng_player_read(p, 0, 10, NULL, 8, &cnt), -EINVAL);
+	assert_int_equal(eng_player_copy(p, buf, 4001, 0), -E2BIG);
+
+	/* at or past the end: 0, locked */
+	assert_int_equal(eng_player_read(p, tl->bytes, 100, iov, 8, &cnt), 0);
+	assert_int_equal(cnt, 0);
+	eng_player_unlock(p);
+	assert_int_equal(eng_player_read(p, 0, 0, iov, 8, &cnt), 0);
+	assert_int_equal(cnt, 0);
+	eng_player_unlock(p);
+	/* a read across the end is clamped */
+	assert_int_equal(eng_player_copy(p, buf, 1000, tl->bytes - 100), 100);
+	assert_memory_equal(buf, want + tl->bytes - 100, 100);
+
+	eng_player_stats(p, &st);
+	assert_int_equal(st.bytes, 2600);
+	assert_int_equal(st.seeks, 1);	/* the jump to the last frame */
+	/* the ring answered the rereads: frames 0..2 and 39 only */
+	assert_int_equal(f->log.n, 4);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(f->log.a[i].frame, i);
+	assert_int_equal(f->log.a[3].frame, 39);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* Two streams of one timeline keep their own clocks and counts. */
+static void test_two_players(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct acc_log log2 = { calloc(MAX_LOG, sizeof(struct eng_access)),
+				0, 0 };
+	struct eng_player_config c1 = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+					       ENG_BACKING_BUFFERED, 1000);
+	struct eng_player_config c2 = c1;
+	struct eng_player *p1, *p2;
+	struct eng_player_stats s1, s2;
+	int64_t k;
+
+	(void)state;
+	assert_non_null(log2.a);
+	c2.record_ctx = &log2;
+	p1 = new_player(tl, &c1);
+	p2 = new_player(tl, &c2);
+	read_frame(p1, tl, want, 0);
+	f->now += 1000 * MS;
+	read_frame(p2, tl, want, 0);
+	/* behind: loads 1..4 at once (4 slots, none of them evicting 1) */
+	read_frame(p1, tl, want, 1);
+	read_frame(p2, tl, want, 1);	/* on time: sleeps to 1040 ms */
+
+	assert_int_equal(f->log.n, 5);
+	for (k = 0; k < 5; k++) {
+		assert_int_equal(f->log.a[k].frame, k);
+		assert_int_equal(f->log.a[k].sched_ns,
+				 T0 + (uint64_t)k * 40 * MS);
+	}
+	assert_int_equal(log2.n, 2);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(log2.a[k].sched_ns,
+				 T0 + 1000 * MS + (uint64_t)k * 40 * MS);
+		assert_int_equal(log2.a[k].issued_ns, log2.a[k].sched_ns);
+	}
+	eng_player_stats(p1, &s1);
+	eng_player_stats(p2, &s2);
+	assert_int_equal(s1.frames, 5);
+	assert_int_equal(s1.late_frames, 4);
+	assert_int_equal(s1.accesses, 5);
+	assert_int_equal(s1.bytes, 2000);
+	assert_int_equal(s2.frames, 2);
+	assert_int_equal(s2.late_frames, 0);
+	assert_int_equal(s2.accesses, 2);
+	assert_int_equal(s2.bytes, 2000);
+	assert_int_equal(s1.seeks + s2.seeks, 0);
+	assert_int_equal(f->opens, 2);	/* each stream has its own fd */
+	eng_player_free(p1);
+	eng_player_free(p2);
+	assert_int_equal(f->files[0].open, 0);
+	free(log2.a);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* Readers on several threads share one player (FUSE readahead). */
+struct reader_arg {
+	struct eng_player *p;
+	const struct eng_timeline *tl;
+	const unsigned char *want;
+	size_t bs;
+	long mismatches;
+};
+
+static void *reader(void *arg)
+{
+	struct reader_arg *r = arg;
+	unsigned char *buf = malloc(r->bs);
+	uint64_t off;
+	ssize_t n;
+
+	if (!buf) {
+		r->mismatches = -1;
+		return NULL;
+	}
+	for (off = 0; off < r->tl->bytes; off += (uint64_t)n) {
+		n = eng_player_copy(r->p, buf, r->bs, off);
+		if (n <= 0 || memcmp(buf, r->want + off, (size_t)n) != 0) {
+			r->mismatches++;
+			break;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct eng_timeline *tl = make_tl(&edit_spec);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 8, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED, 65536);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct reader_arg args[4];
+	pthread_t th[4];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		args[i] = (struct reader_arg){ p, tl, want,
+					       (size_t)(4096 + 8191 * i), 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, reader, &args[i]),
+				 0);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(args[i].mismatches, 0);
+	}
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* ------------------------------------------------------------ real I/O */
+
+static void write_file(int dirfd, const char *name, uint64_t size)
+{
+	unsigned char *buf = malloc(size);
+	uint64_t i;
+	int fd;
+
+	assert_non_null(buf);
+	for (i = 0; i < size; i++)
+		buf[i] = byte_at(name, i);
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, size), (ssize_t)size);
+	close(fd);
+	free(buf);
+}
+
+static void test_io_real(void **state)
+{
+	char dir[] = "/tmp/test_player.XXXXXX";
+	struct tl_spec sp = {
+		25, 1, { { "V", 250000, 1, 0 }, { "A1", 144000, 3, 44 } },
+		{ { "V", "c0", 7, 0, 30 }, { "A1", "c0", 7, 0, 30 } },
+	};
+	struct eng_timeline *tl = make_tl(&sp);
+	unsigned char *want = expected_file(tl, NULL);
+	unsigned char *got = malloc(tl->bytes);
+	struct eng_io io;
+	struct eng_io_real real;
+	struct eng_player_config cfg;
+	struct eng_player *p;
+	struct acc_log log = { calloc(MAX_LOG, sizeof(struct eng_access)),
+			       0, 0 };
+	unsigned char buf[64];
+	uint64_t t, off;
+	int dirfd, fd, is_direct = -1;
+	ssize_t r;
+	size_t i;
+
+	(void)state;
+	assert_non_null(got);
+	assert_non_null(log.a);
+	assert_non_null(mkdtemp(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dirfd >= 0);
+	write_file(dirfd, "c0.V", 10000 * 40);
+	write_file(dirfd, "c0.A1", 44 + 5760 * 40);
+	assert_int_equal(symlinkat("c0.V", dirfd, "link.V"), 0);
+	eng_io_real_init(&io, &real, dirfd);
+	assert_ptr_equal(io.ctx, &real);
+
+	t = io.now(io.ctx);
+	io.sleep_until(io.ctx, t + 2 * MS);
+	assert_true(io.now(io.ctx) >= t + 2 * MS);
+
+	assert_int_equal(io.open(io.ctx, "missing", 0, &is_direct), -ENOENT);
+	assert_int_equal(io.open(io.ctx, "link.V", 0, &is_direct), -ELOOP);
+	fd = io.open(io.ctx, "c0.V", 0, &is_direct);
+	assert_true(fd >= 0);
+	assert_int_equal(is_direct, 0);
+	assert_int_equal(io.pread(io.ctx, fd, buf, 64, 1000), 64);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(buf[i], byte_at("c0.V", 1000 + i));
+	/* short at EOF, 0 past it */
+	assert_int_equal(io.pread(io.ctx, fd, buf, 64, 10000 * 40 - 10), 10);
+	assert_int_equal(io.pread(io.ctx, fd, buf, 64, 10000 * 40), 0);
+	io.dontneed(io.ctx, fd, 0, 4096);
+	io.close(io.ctx, fd);
+	assert_int_equal(io.pread(io.ctx, -1, buf, 64, 0), -EBADF);
+
+	/* a whole play with backing=direct, whether or not the file
+	 * system takes O_DIRECT (tmpfs may not: then warned_direct) */
+	fd = io.open(io.ctx, "c0.A1", 1, &is_direct);
+	assert_true(fd >= 0);
+	assert_true(is_direct == 1 || real.warned_direct == 1);
+	io.close(io.ctx, fd);
+	cfg = (struct eng_player_config){
+		.buffer = 8, .pace = { ENG_PACE_OFF, 1 },
+		.backing = ENG_BACKING_DIRECT, .max_request = 65536,
+		.io = &io, .record = log_record, .record_ctx = &log,
+	};
+	p = new_player(tl, &cfg);
+	for (off = 0; (r = eng_player_copy(p, got + off, 65536, off)) > 0;)
+		off += (uint64_t)r;
+	assert_int_equal(r, 0);
+	assert_memory_equal(got, want, tl->bytes);
+	assert_int_equal(log.n, 60);
+	for (i = 0; i < log.n; i++) {
+		assert_int_equal(log.a[i].err, 0);
+		assert_true(log.a[i].done_ns >= log.a[i].issued_ns);
+	}
+	eng_player_free(p);
+
+	unlinkat(dirfd, "link.V", 0);
+	unlinkat(dirfd, "c0.V", 0);
+	unlinkat(dirfd, "c0.A1", 0);
+	close(dirfd);
+	rmdir(dir);
+	free(log.a);
+	free(got);
+	free(want);
+	eng_tl_free(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clock_exact),
+		cmocka_unit_test(test_one_pread_per_slice),
+		cmocka_unit_test(test_late_frames),
+		cmocka_unit_test(test_clock_anchored),
+		cmocka_unit_test(test_seek),
+		cmocka_unit_test(test_pace_off),
+		cmocka_unit_test(test_pace_factor),
+		cmocka_unit_test(test_read_errors),
+		cmocka_unit_test(test_open_error),
+		cmocka_unit_test(test_direct),
+		cmocka_unit_test(test_read_api),
+		cmocka_unit_test(test_two_players),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_io_real),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
