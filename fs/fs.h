@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs FUSE daemon: options, mount state and the low-level operations
+ * that translate FUSE calls into engine players and store rows.
+ */
+#ifndef FS_H
+#define FS_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <fuse_lowlevel.h>
+
+#include "engine.h"
+#include "store.h"
+
+/* Largest read the kernel sends us: passed as -o max_read and used to size
+ * each player's ring, so a request always fits in it. */
+#define FS_MAX_READ (1024 * 1024)
+/* Iovecs per reply: a 1 MiB request of audio-only frames spans ~220. */
+#define FS_IOV_MAX 1024
+
+struct fs_config {
+	char *media_dir;	/* absolute, resolved before daemonizing */
+	char *mountpoint;
+	char *db;		/* absolute */
+	char *label;
+	char *timelines;	/* absolute; default MEDIA_DIR/timelines */
+	char *pace;
+	char *backing;
+	char *fps;
+	char *edl_origin;
+	char *video_rate;
+	char *audio_rate;
+	unsigned buffer;
+	unsigned readahead_kb;
+	int direct_io;
+	int strict;
+	int show_help;
+	int show_version;
+	char *options;		/* the -o string as given, for the run row */
+	/* parsed values */
+	struct eng_pace pace_v;
+	enum eng_backing backing_v;
+	struct eng_load_options load;
+};
+
+/* One mounted timeline file. */
+struct fs_file {
+	struct eng_timeline *tl;
+	int64_t timeline_id;	/* store row */
+	int cached_open;	/* a stream holds it in cached mode; fs->lock */
+};
+
+/* One open file: a player, its store stream and how it was opened. */
+struct fs_stream {
+	struct fs *fs;
+	struct fs_file *file;
+	fuse_ino_t ino;
+	struct eng_player *player;
+	struct store_stream *ss;
+	int cached;		/* owns the page cache of its inode */
+	uint64_t inval_done;	/* bytes of the file invalidated so far */
+	struct fs_stream *next, *prev; /* fs->streams, under fs->lock */
+};
+
+struct fs {
+	struct fs_config cfg;
+	struct fuse_session *se;
+	struct eng_io io;
+	struct eng_io_real io_real;
+	int media_fd;
+	struct store *store;
+	struct fs_file *files;
+	size_t nfiles;
+	uint64_t mount_time;	/* wall clock seconds, for st_mtime */
+	pthread_mutex_t lock;	/* streams list, fs_file.cached_open */
+	struct fs_stream streams; /* list head */
+	int warned_direct;
+};
+
+/* fs/options.c */
+/* Parse argv into cfg; leaves the arguments meant for libfuse in args.
+ * Returns 0, or -1 after printing the reason. */
+int fs_config_parse(struct fuse_args *args, struct fs_config *cfg);
+void fs_config_free(struct fs_config *cfg);
+void fs_usage(const char *prog);
+
+/* fs/ops.c */
+extern const struct fuse_lowlevel_ops fs_ops;
+/* Close every stream still open (unmount with readers active). */
+void fs_close_all_streams(struct fs *fs);
+
+/* fs/sys.c: facts about the host for the run row */
+char *fs_kernel_release(void);
+char *fs_host_name(void);
+int fs_config_hz(const char *release);
+/* Command name of a process ("?" when gone); writes at most len bytes. */
+void fs_comm_of(pid_t pid, char *buf, size_t len);
+/* Raise the mount's readahead window; 0 or -errno. */
+int fs_set_readahead(const char *mountpoint, unsigned kb);
+
+#endif /* FS_H */

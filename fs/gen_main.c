@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs-gen: write seeded random clip files (raw video essence, WAVE
+ * audio) and .tl timelines editing them.  The plan is engine/gen.c's; this
+ * file parses options and does the file I/O.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define PROG "timelinefs-gen"
+#define BLOCK (1u << 20)	/* fill and write unit: a multiple of 8 */
+#define EXIT_USAGE 2
+#define EXIT_IO 1
+
+enum {
+	OPT_CLIPS = 256, OPT_CLIP_SECONDS, OPT_TIMELINES, OPT_EVENTS,
+	OPT_MIN_SECONDS, OPT_MAX_SECONDS, OPT_FPS, OPT_VIDEO_RATE,
+	OPT_AUDIO_TRACKS, OPT_AUDIO_RATE, OPT_SEED, OPT_FORCE,
+};
+
+static const struct option long_opts[] = {
+	{ "clips", required_argument, NULL, OPT_CLIPS },
+	{ "clip-seconds", required_argument, NULL, OPT_CLIP_SECONDS },
+	{ "timelines", required_argument, NULL, OPT_TIMELINES },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "min-seconds", required_argument, NULL, OPT_MIN_SECONDS },
+	{ "max-seconds", required_argument, NULL, OPT_MAX_SECONDS },
+	{ "fps", required_argument, NULL, OPT_FPS },
+	{ "video-rate", required_argument, NULL, OPT_VIDEO_RATE },
+	{ "audio-tracks", required_argument, NULL, OPT_AUDIO_TRACKS },
+	{ "audio-rate", required_argument, NULL, OPT_AUDIO_RATE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	struct eng_gen_config d;
+	char cs[32], mn[32], mx[32];
+
+	eng_gen_config_default(&d);
+	eng_gen_seconds_str(d.clip_us, cs, sizeof(cs));
+	eng_gen_seconds_str(d.min_us, mn, sizeof(mn));
+	eng_gen_seconds_str(d.max_us, mx, sizeof(mx));
+	fprintf(f,
+"usage: " PROG " [options] DIR\n"
+"Write seeded random clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
+"timelines DIR/timelines/timelineNN.tl that edit them, for timelinefs.\n"
+"The same options and seed give the same bytes.\n"
+"\n"
+"  --clips N            clips to write (default %" PRIu32 ")\n"
+"  --clip-seconds S     length of every clip, decimals allowed (default %s)\n"
+"  --timelines N        timelines to write (default %" PRIu32 ")\n"
+"  --events N           events per timeline (default %" PRIu32 ")\n"
+"  --min-seconds S      shortest event (default %s)\n"
+"  --max-seconds S      longest event, at most --clip-seconds (default %s)\n"
+"  --fps R              frame rate: 30000/1001, 29.97, 25 (default %" PRIu32
+"/%" PRIu32 ")\n"
+"  --video-rate BYTES   video bytes per second: 18000000, 18M, 18Mi\n"
+"                       (default %" PRIu64 ")\n"
+"  --audio-tracks N     audio tracks A1..AN per clip, 0 for none (default %"
+PRIu32 ")\n"
+"  --audio-rate BYTES   bytes per second of each audio track, 24-bit mono,\n"
+"                       a multiple of 3 (default %" PRIu64 " = 48 kHz)\n"
+"  --seed N             random seed (default %" PRIu64 ")\n"
+"  --force              write even when DIR's file system looks too small\n"
+"  -h, --help           print this help and exit\n"
+"  -V, --version        print the version and exit\n"
+"\n"
+"Exit status: 0 done, 1 I/O error or not enough space, 2 usage error.\n",
+		d.clips, cs, d.timelines, d.events, mn, mx, d.fps.num, d.fps.den,
+		d.video_rate, d.audio_tracks, d.audio_rate, d.seed);
+}
+
+static int bad_value(const char *opt, const char *val, const char *what)
+{
+	fprintf(stderr, PROG ": invalid %s '%s': %s\n", opt, val, what);
+	return -EINVAL;
+}
+
+static int parse_count(const char *opt, const char *val, uint32_t *out)
+{
+	int64_t v;
+
+	if (eng_parse_int(val, &v) < 0 || v > UINT32_MAX)
+		return bad_value(opt, val, "expected a whole number");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_secs(const char *opt, const char *val, int64_t *out)
+{
+	if (eng_gen_parse_seconds(val, out) < 0)
+		return bad_value(opt, val,
+				 "expected seconds like 8 or 3.5 (up to 6 decimals)");
+	return 0;
+}
+
+static int parse_rate(const char *opt, const char *val, uint64_t *out)
+{
+	if (eng_parse_size(val, out) < 0)
+		return bad_value(opt, val,
+				 "expected bytes per second like 18000000, 18M or 18Mi");
+	return 0;
+}
+
+/* Human sizes in powers of 1000, as disks are sold: "3.51 GB". */
+static void fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "kB", "MB", "GB", "TB", "PB" };
+	double v = (double)b;
+	int u = -1;
+
+	if (b < 1000) {
+		snprintf(buf, len, "%" PRIu64 " B", b);
+		return;
+	}
+	while (v >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.2f %s", v, unit[u]);
+}
+
+/* Play time of `frames`: "2.47s" under a minute, else rounded to the
+ * second: "1m24s", "1h02m03s". */
+static void fmt_duration(int64_t frames, struct eng_fps fps, char *buf,
+			 size_t len)
+{
+	uint64_t s = (uint64_t)(((unsigned __int128)frames * fps.den * 2 +
+				 fps.num) / (2 * (uint64_t)fps.num));
+
+	if (s < 60)
+		snprintf(buf, len, "%.2fs", (double)frames * fps.den / fps.num);
+	else if (s >= 3600)
+		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m%02" PRIu64 "s",
+			 s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+}
+
+/* "29.97", "25", "23.976": at most 3 decimals, trailing zeros dropped. */
+static void fmt_fps(struct eng_fps fps, char *buf, size_t len)
+{
+	size_t n;
+
+	snprintf(buf, len, "%.3f", (double)fps.num / fps.den);
+	n = strlen(buf);
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * One output file, written under a temporary name beside the final one and
+ * renamed when complete, so an interrupted run never leaves a short clip
+ * where timelinefs would take it for a whole one.  The temporary name
+ * starts with '.' so it never matches NAME.TRACK.*.
+ */
+struct out_file {
+	char path[4096];
+	char tmp[4096];
+	int fd;
+};
+
+static int out_open(struct out_file *o, const char *dir, const char *name)
+{
+	int n1, n2;
+
+	n1 = snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
+	n2 = snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.tmp", dir, name);
+	if (n1 < 0 || n2 < 0 || (size_t)n2 >= sizeof(o->tmp)) {
+		fprintf(stderr, PROG ": path too long: %s/%s\n", dir, name);
+		return -ENAMETOOLONG;
+	}
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		fprintf(stderr, PROG ": cannot create %s: %s\n", o->tmp,
+			strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int out_write(struct out_file *o, const void *buf, size_t len)
+{
+	int rc = write_all(o->fd, buf, len);
+
+	if (rc < 0)
+		fprintf(stderr, PROG ": cannot write %s: %s\n", o->tmp,
+			strerror(-rc));
+	return rc;
+}
+
+/* Close and rename into place on success (rc == 0); else remove. */
+static int out_close(struct out_file *o, int rc)
+{
+	if (close(o->fd) < 0 && rc == 0) {
+		rc = -errno;
+		fprintf(stderr, PROG ": cannot write %s: %s\n", o->tmp,
+			strerror(errno));
+	}
+	if (rc == 0 && rename(o->tmp, o->path) < 0) {
+		rc = -errno;
+		fprintf(stderr, PROG ": cannot rename %s to %s: %s\n", o->tmp,
+			o->path, strerror(errno));
+	}
+	if (rc < 0)
+		unlink(o->tmp);
+	return rc;
+}
+
+/* Write `len` bytes of the stream r after an optional header. */
+static int write_stream(const char *dir, const char *name, struct eng_rng *r,
+			const unsigned char *hdr, size_t hdrlen, uint64_t len,
+			int pad, unsigned char *buf)
+{
+	struct out_file o;
+	uint64_t left = len;
+	size_t n;
+	int rc;
+
+	rc = out_open(&o, dir, name);
+	if (rc < 0)
+		return rc;
+	if (hdrlen)
+		rc = out_write(&o, hdr, hdrlen);
+	while (rc == 0 && left) {
+		n = left < BLOCK ? (size_t)left : BLOCK;
+		eng_rng_fill(r, buf, n);
+		rc = out_write(&o, buf, n);
+		left -= n;
+	}
+	if (rc == 0 && pad)
+		rc = out_write(&o, "", 1);	/* RIFF pad after odd data */
+	return out_close(&o, rc);
+}
+
+static int write_clips(const char *dir, const struct eng_gen_config *c,
+		       const struct eng_gen_sizes *z)
+{
+	unsigned char hdr[ENG_GEN_WAV_HEADER], *buf;
+	char clip[32], name[64];
+	struct eng_rng r;
+	uint32_t i, t;
+	int rc = 0;
+
+	buf = malloc(BLOCK);
+	if (!buf) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -ENOMEM;
+	}
+	eng_wav_header(hdr, z->sample_rate, 8 * ENG_GEN_AUDIO_ALIGN,
+		       z->audio_bytes);
+	for (i = 0; i < c->clips && rc == 0; i++) {
+		eng_gen_clip_name(i, clip, sizeof(clip));
+		snprintf(name, sizeof(name), "%s.V.raw", clip);
+		eng_rng_seed(&r, eng_rng_derive(c->seed, i, 0));
+		rc = write_stream(dir, name, &r, NULL, 0, z->video_bytes, 0,
+				  buf);
+		for (t = 1; t <= c->audio_tracks && rc == 0; t++) {
+			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav", clip,
+				 t);
+			eng_rng_seed(&r, eng_rng_derive(c->seed, i, t));
+			rc = write_stream(dir, name, &r, hdr, sizeof(hdr),
+					  z->audio_bytes,
+					  (int)(z->audio_bytes & 1), buf);
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+static int write_text(const char *dir, const char *name, const char *text,
+		      size_t len)
+{
+	struct out_file o;
+	int rc;
+
+	rc = out_open(&o, dir, name);
+	if (rc < 0)
+		return rc;
+	rc = out_write(&o, text, len);
+	return out_close(&o, rc);
+}
+
+static int make_dir(const char *path)
+{
+	struct stat sb;
+
+	if (mkdir(path, 0777) == 0)
+		return 0;
+	if (errno == EEXIST && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return 0;
+	if (errno == EEXIST)
+		errno = ENOTDIR;
+	fprintf(stderr, PROG ": cannot create directory %s: %s\n", path,
+		strerror(errno));
+	return -errno;
+}
+
+/* Space held by a file we are about to replace: freed as we go. */
+static uint64_t held(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	return (uint64_t)sb.st_blocks * 512;
+}
+
+/* Refuse to start a run that cannot fit, rather than fill the disk and
+ * stop half way.  Returns 0 or -ENOSPC (reported). */
+static int check_space(const char *dir, const struct eng_gen_config *c,
+		       const struct eng_gen_sizes *z, uint64_t text_bytes)
+{
+	char clip[32], name[64], need_s[32], free_s[32];
+	uint64_t need = z->media_bytes + text_bytes, have, reclaim = 0;
+	char parent[4096], *slash;
+	struct statvfs vfs;
+	uint32_t i, t;
+
+	/* Before DIR is created: ask the folder it will be created in. */
+	snprintf(parent, sizeof(parent), "%s", dir);
+	while (statvfs(parent, &vfs) < 0) {
+		if (errno != ENOENT || strcmp(parent, ".") == 0) {
+			fprintf(stderr, PROG ": cannot check free space of %s: "
+				"%s\n", parent, strerror(errno));
+			return -errno;
+		}
+		slash = strrchr(parent, '/');
+		if (!slash)
+			strcpy(parent, ".");
+		else if (slash == parent)
+			parent[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	for (i = 0; i < c->clips; i++) {
+		eng_gen_clip_name(i, clip, sizeof(clip));
+		snprintf(name, sizeof(name), "%s.V.raw", clip);
+		reclaim += held(dir, name);
+		for (t = 1; t <= c->audio_tracks; t++) {
+			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav", clip,
+				 t);
+			reclaim += held(dir, name);
+		}
+	}
+	have = (uint64_t)vfs.f_bavail * vfs.f_frsize + reclaim;
+	if ((unsigned __int128)need * 105 <= (unsigned __int128)have * 100)
+		return 0;
+	fmt_bytes(need, need_s, sizeof(need_s));
+	fmt_bytes(have, free_s, sizeof(free_s));
+	fprintf(stderr, PROG ": %s needs %s plus a 5 %% margin but has %s "
+		"free; use --force to write anyway\n", dir, need_s, free_s);
+	return -ENOSPC;
+}
+
+struct tl_out {
+	char *text;
+	size_t len;
+	int64_t frames;
+};
+
+int main(int argc, char **argv)
+{
+	struct eng_gen_config c;
+	struct eng_gen_sizes z;
+	struct eng_diag diag = { 0 };
+	struct eng_gen_event *ev = NULL;
+	struct tl_out *tls = NULL;
+	char tldir[4096], name[64], b1[32], b2[32], b3[32];
+	const char *dir;
+	uint64_t text_bytes = 0, play_bytes = 0;
+	int64_t play_frames = 0, lo = INT64_MAX, hi = 0;
+	struct timespec t0, t1;
+	double secs;
+	int force = 0, opt, ret = EXIT_USAGE, rc;
+	uint32_t i;
+	size_t k;
+
+	eng_gen_config_default(&c);
+	opterr = 0;	/* our messages name the program, not argv[0] */
+	while ((opt = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1) {
+		rc = 0;
+		switch (opt) {
+		case OPT_CLIPS:
+			rc = parse_count("--clips", optarg, &c.clips);
+			break;
+		case OPT_CLIP_SECONDS:
+			rc = parse_secs("--clip-seconds", optarg, &c.clip_us);
+			break;
+		case OPT_TIMELINES:
+			rc = parse_count("--timelines", optarg, &c.timelines);
+			break;
+		case OPT_EVENTS:
+			rc = parse_count("--events", optarg, &c.events);
+			break;
+		case OPT_MIN_SECONDS:
+			rc = parse_secs("--min-seconds", optarg, &c.min_us);
+			break;
+		case OPT_MAX_SECONDS:
+			rc = parse_secs("--max-seconds", optarg, &c.max_us);
+			break;
+		case OPT_FPS:
+			if (eng_parse_fps(optarg, &c.fps) < 0)
+				rc = bad_value("--fps", optarg,
+					       "expected 30000/1001, 29.97 or 25");
+			break;
+		case OPT_VIDEO_RATE:
+			rc = parse_rate("--video-rate", optarg, &c.video_rate);
+			break;
+		case OPT_AUDIO_TRACKS:
+			rc = parse_count("--audio-tracks", optarg,
+					 &c.audio_tracks);
+			break;
+		case OPT_AUDIO_RATE:
+			rc = parse_rate("--audio-rate", optarg, &c.audio_rate);
+			break;
+		case OPT_SEED: {
+			int64_t v;
+
+			if (eng_parse_int(optarg, &v) < 0)
+				rc = bad_value("--seed", optarg,
+					       "expected a whole number");
+			else
+				c.seed = (uint64_t)v;
+			break;
+		}
+		case OPT_FORCE:
+			force = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf(PROG " " ENG_GEN_VERSION "\n");
+			return 0;
+		case ':':
+			fprintf(stderr, PROG ": option '%s' needs a value\n"
+				"Try '" PROG " --help'.\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			if (optopt)
+				fprintf(stderr, PROG ": unknown option '-%c'\n",
+					optopt);
+			else
+				fprintf(stderr, PROG ": unknown option '%s'\n",
+					argv[optind - 1]);
+			fprintf(stderr, "Try '" PROG " --help'.\n");
+			return EXIT_USAGE;
+		}
+		if (rc < 0)
+			return EXIT_USAGE;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n",
+			optind == argc ? "missing DIR" : "more than one DIR");
+		return EXIT_USAGE;
+	}
+	dir = argv[optind];
+	if (eng_gen_check(&c, &z, &diag) < 0) {
+		for (k = 0; k < diag.n; k++)
+			fprintf(stderr, "%s\n", diag.msgs[k]);
+		goto out;
+	}
+
+	/* Plan everything before touching the disk: the space check
+	 * needs the timelines' size, and a failure here writes nothing. */
+	ret = EXIT_IO;
+	ev = calloc(c.events, sizeof(*ev));
+	tls = calloc(c.timelines, sizeof(*tls));
+	if (!ev || !tls) {
+		fprintf(stderr, PROG ": out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < c.timelines; i++) {
+		rc = eng_gen_plan(&c, i, ev, &tls[i].frames);
+		if (rc == 0)
+			rc = eng_gen_tl_text(&c, i, ev, &tls[i].text,
+					     &tls[i].len);
+		if (rc < 0) {
+			fprintf(stderr, PROG ": cannot plan timeline %" PRIu32
+				": %s\n", i + 1, strerror(-rc));
+			goto out;
+		}
+		text_bytes += tls[i].len;
+	}
+
+	if (snprintf(tldir, sizeof(tldir), "%s/timelines", dir) >=
+	    (int)sizeof(tldir)) {
+		fprintf(stderr, PROG ": path too long: %s\n", dir);
+		goto out;
+	}
+	if (!force && check_space(dir, &c, &z, text_bytes) < 0)
+		goto out;
+	if (make_dir(dir) < 0 || make_dir(tldir) < 0)
+		goto out;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (write_clips(dir, &c, &z) < 0)
+		goto out;
+	for (i = 0; i < c.timelines; i++) {
+		eng_gen_timeline_name(i, b1, sizeof(b1));
+		snprintf(name, sizeof(name), "%s.tl", b1);
+		if (write_text(tldir, name, tls[i].text, tls[i].len) < 0)
+			goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	fmt_bytes(z.media_bytes, b1, sizeof(b1));
+	fmt_fps(c.fps, b3, sizeof(b3));
+	printf("wrote %" PRIu32 " clips (%" PRIu64 " files, %s) and %" PRIu32
+	       " timelines to %s in %.1f s", c.clips, z.media_files, b1,
+	       c.timelines, dir, secs);
+	if (secs > 0)
+		printf(" (%.0f MB/s)", (double)z.media_bytes / secs / 1e6);
+	printf("\n");
+	for (i = 0; i < c.timelines; i++) {
+		uint64_t bytes = eng_gen_timeline_bytes(&c, tls[i].frames);
+
+		eng_gen_timeline_name(i, name, sizeof(name));
+		fmt_duration(tls[i].frames, c.fps, b1, sizeof(b1));
+		fmt_bytes(bytes, b2, sizeof(b2));
+		printf("  timelines/%s.tl plays %s (%" PRId64 " frames at %s"
+		       " fps, %s)\n", name, b1, tls[i].frames, b3, b2);
+		play_frames += tls[i].frames;
+		play_bytes += bytes;
+		if (tls[i].frames < lo)
+			lo = tls[i].frames;
+		if (tls[i].frames > hi)
+			hi = tls[i].frames;
+	}
+	fmt_duration(play_frames, c.fps, b1, sizeof(b1));
+	fmt_bytes(play_bytes, b2, sizeof(b2));
+	printf("timelines play %s in total (%s), ", b1, b2);
+	fmt_duration(lo, c.fps, b1, sizeof(b1));
+	fmt_duration(hi, c.fps, b2, sizeof(b2));
+	printf("from %s to %s each\n", b1, b2);
+	ret = 0;
+out:
+	if (tls)
+		for (i = 0; i < c.timelines; i++)
+			free(tls[i].text);
+	free(tls);
+	free(ev);
+	eng_diag_free(&diag);
+	return ret;
+}

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs: mount the timelines of a media folder as files.  Everything
+ * that can fail for a user's reason (options, timelines, media, database,
+ * mount point) is checked before daemonizing, so the exit code tells.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+#define TIMELINEFS_VERSION "0.1"
+
+static int has_timeline_ext(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && dot != name && (strcmp(dot, ".tl") == 0 ||
+				      strcmp(dot, ".edl") == 0 ||
+				      strcmp(dot, ".otio") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Per-file load options: an EDL's frame rate may come from NAME.edl.fps. */
+static int options_for(const char *path, const struct eng_load_options *def,
+		       struct eng_load_options *o, struct eng_diag *diag)
+{
+	char *side, *text = NULL;
+	size_t len;
+	int rc = 0;
+
+	*o = *def;
+	if (asprintf(&side, "%s.fps", path) < 0)
+		return -ENOMEM;
+	if (eng_read_file(side, &text, &len) == 0) {
+		text[strcspn(text, " \t\r\n")] = '\0';
+		if (eng_parse_fps(text, &o->fps) < 0) {
+			eng_diag_add(diag, side, 1, "bad frame rate '%s'",
+				     text);
+			rc = -EINVAL;
+		}
+	}
+	free(text);
+	free(side);
+	return rc;
+}
+
+/* Load, validate and resolve every timeline; print every problem. */
+static int load_timelines(struct fs *fs)
+{
+	struct eng_diag diag = { 0 };
+	char **names = NULL;
+	size_t n = 0, cap = 0, i, j;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	d = opendir(fs->cfg.timelines);
+	if (!d) {
+		fprintf(stderr, "timelinefs: cannot open timelines folder "
+			"%s: %s\n", fs->cfg.timelines, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !has_timeline_ext(de->d_name))
+			continue;
+		if (n == cap) {
+			char **nn;
+
+			cap = cap ? cap * 2 : 32;
+			nn = realloc(names, cap * sizeof(*nn));
+			if (!nn)
+				goto nomem;
+			names = nn;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			goto nomem;
+		n++;
+	}
+	closedir(d);
+	d = NULL;
+	if (n == 0) {
+		fprintf(stderr, "timelinefs: no timeline (*.tl, *.edl, *.otio) "
+			"in %s\n", fs->cfg.timelines);
+		rc = -1;
+		goto out;
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	fs->files = calloc(n, sizeof(*fs->files));
+	if (!fs->files)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		struct eng_load_options o;
+		struct eng_timeline *tl = NULL;
+		char *path;
+
+		if (asprintf(&path, "%s/%s", fs->cfg.timelines, names[i]) < 0)
+			goto nomem;
+		if (options_for(path, &fs->cfg.load, &o, &diag) == 0 &&
+		    eng_timeline_load(path, &o, &tl, &diag) == 0 &&
+		    eng_media_resolve(tl, fs->media_fd, fs->cfg.media_dir,
+				      &diag) == 0) {
+			for (j = 0; j < fs->nfiles; j++)
+				if (strcmp(fs->files[j].tl->name,
+					   tl->name) == 0)
+					break;
+			if (j < fs->nfiles) {
+				eng_diag_add(&diag, path, 0,
+					     "same name as %s: both would be "
+					     "/%s", fs->files[j].tl->path,
+					     tl->name);
+				eng_tl_free(tl);
+			} else {
+				fs->files[fs->nfiles++].tl = tl;
+			}
+		} else {
+			eng_tl_free(tl);
+		}
+		free(path);
+	}
+	if (diag.n) {
+		for (i = 0; i < diag.n; i++)
+			fprintf(stderr, "%s\n", diag.msgs[i]);
+		fprintf(stderr, "timelinefs: %zu problem%s in the timelines of "
+			"%s; not mounting\n", diag.n, diag.n == 1 ? "" : "s",
+			fs->cfg.timelines);
+		rc = -1;
+	}
+out:
+	if (d)
+		closedir(d);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	eng_diag_free(&diag);
+	return rc;
+nomem:
+	fprintf(stderr, "timelinefs: out of memory\n");
+	rc = -1;
+	goto out;
+}
+
+/* backing=direct on a file system that refuses O_DIRECT (tmpfs, some
+ * FUSE and network file systems) falls back to buffered reads: say so once,
+ * at mount, rather than on the read path. */
+static void probe_direct(struct fs *fs)
+{
+	size_t i, c, t;
+
+	if (fs->cfg.backing_v != ENG_BACKING_DIRECT)
+		return;
+	for (i = 0; i < fs->nfiles; i++) {
+		const struct eng_timeline *tl = fs->files[i].tl;
+
+		for (c = 0; c < tl->nclips; c++)
+			for (t = 0; t < tl->ntracks; t++) {
+				const char *f = tl->clips[c].media ?
+						tl->clips[c].media[t].file :
+						NULL;
+				int fd;
+
+				if (!f)
+					continue;
+				fd = openat(fs->media_fd, f, O_RDONLY |
+					    O_DIRECT | O_CLOEXEC);
+				if (fd >= 0) {
+					close(fd);
+					return;
+				}
+				if (errno == EINVAL) {
+					fprintf(stderr, "timelinefs: warning: "
+						"%s refuses O_DIRECT; using "
+						"backing=buffered\n",
+						fs->cfg.media_dir);
+					fs->cfg.backing_v =
+						ENG_BACKING_BUFFERED;
+				}
+				return;
+			}
+	}
+}
+
+static void free_files(struct fs *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nfiles; i++)
+		eng_tl_free(fs->files[i].tl);
+	free(fs->files);
+}
+
+/* Open the store, begin the run and describe the timelines. */
+static int store_begin(struct fs *fs, const char *cmdline)
+{
+	struct store_run_info info;
+	char *err = NULL, *kernel, *host;
+	size_t i;
+	int rc;
+
+	rc = store_open(fs->cfg.db, 0, &fs->store, &err);
+	if (rc < 0) {
+		fprintf(stderr, "timelinefs: %s\n", err ? err : strerror(-rc));
+		free(err);
+		return -1;
+	}
+	kernel = fs_kernel_release();
+	host = fs_host_name();
+	memset(&info, 0, sizeof(info));
+	info.label = fs->cfg.label;
+	info.kernel = kernel;
+	info.config_hz = kernel ? fs_config_hz(kernel) : -1;
+	info.host = host;
+	info.options = cmdline;
+	info.media_dir = fs->cfg.media_dir;
+	rc = store_run_begin(fs->store, &info, fs->io.now(fs->io.ctx));
+	free(kernel);
+	free(host);
+	for (i = 0; rc == 0 && i < fs->nfiles; i++) {
+		const struct eng_timeline *tl = fs->files[i].tl;
+		struct store_timeline_info ti = {
+			.name = tl->name, .path = tl->path,
+			.fps_num = tl->fps.num, .fps_den = tl->fps.den,
+			.frames = tl->frames, .bytes = tl->bytes,
+		};
+
+		rc = store_timeline_add(fs->store, &ti,
+					&fs->files[i].timeline_id);
+	}
+	if (rc == 0)
+		rc = store_start(fs->store);
+	if (rc < 0) {
+		fprintf(stderr, "timelinefs: cannot record in %s: %s\n",
+			fs->cfg.db, strerror(-rc));
+		store_close(fs->store);
+		fs->store = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Check before daemonizing that the database can be opened and written:
+ * SQLite connections must not cross the fork of fuse_daemonize() (their
+ * POSIX locks would stay with the parent), so this one is closed again. */
+static int store_probe(struct fs *fs)
+{
+	struct store *st;
+	char *err = NULL;
+	int rc = store_open(fs->cfg.db, 0, &st, &err);
+
+	if (rc < 0) {
+		fprintf(stderr, "timelinefs: %s\n", err ? err : strerror(-rc));
+		free(err);
+		return -1;
+	}
+	store_close(st);
+	return 0;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 1; i < argc; i++) {
+		if (i > 1)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts opts;
+	struct fuse_loop_config *lc = NULL;
+	struct fs fs;
+	char *cmdline = join_args(argc, argv);
+	int ret = 1;
+
+	memset(&fs, 0, sizeof(fs));
+	memset(&opts, 0, sizeof(opts));
+	fs.media_fd = -1;
+	pthread_mutex_init(&fs.lock, NULL);
+	fs.streams.next = fs.streams.prev = &fs.streams;
+
+	if (fs_config_parse(&args, &fs.cfg) < 0)
+		goto err_args;
+	if (fs.cfg.show_help) {
+		fs_usage(argv[0]);
+		ret = 0;
+		goto err_args;
+	}
+	if (fs.cfg.show_version) {
+		printf("timelinefs %s (FUSE library %s)\n", TIMELINEFS_VERSION,
+		       fuse_pkgversion());
+		ret = 0;
+		goto err_args;
+	}
+	/* libfuse's own options (-f, -d, -s, clone_fd ...) */
+	if (fuse_opt_add_arg(&args, fs.cfg.mountpoint) < 0 ||
+	    fuse_opt_add_arg(&args, "-omax_read=1048576") < 0 ||
+	    fuse_parse_cmdline(&args, &opts) != 0)
+		goto err_args;
+
+	fs.media_fd = open(fs.cfg.media_dir, O_RDONLY | O_DIRECTORY |
+			   O_CLOEXEC);
+	if (fs.media_fd < 0) {
+		fprintf(stderr, "timelinefs: cannot open media folder %s: %s\n",
+			fs.cfg.media_dir, strerror(errno));
+		goto err_args;
+	}
+	eng_io_real_init(&fs.io, &fs.io_real, fs.media_fd);
+	if (load_timelines(&fs) < 0 || store_probe(&fs) < 0)
+		goto err_files;
+	probe_direct(&fs);
+	fs.mount_time = (uint64_t)time(NULL);
+
+	fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);
+	if (!fs.se)
+		goto err_files;
+	if (fuse_set_signal_handlers(fs.se) != 0)
+		goto err_session;
+	if (fuse_session_mount(fs.se, fs.cfg.mountpoint) != 0)
+		goto err_signals;
+	if (fuse_daemonize(opts.foreground) != 0)
+		goto err_unmount;
+	if (store_begin(&fs, cmdline) < 0)
+		goto err_unmount;
+	if (!fs.cfg.direct_io && fs.cfg.readahead_kb) {
+		int rc = fs_set_readahead(fs.cfg.mountpoint,
+					  fs.cfg.readahead_kb);
+
+		if (rc < 0)
+			fuse_log(FUSE_LOG_WARNING, "timelinefs: cannot set "
+				 "readahead to %u KiB: %s (cached mode will "
+				 "send smaller requests)\n",
+				 fs.cfg.readahead_kb, strerror(-rc));
+	}
+
+	if (opts.singlethread) {
+		ret = fuse_session_loop(fs.se);
+	} else {
+		lc = fuse_loop_cfg_create();
+		if (!lc)
+			goto err_store;
+		fuse_loop_cfg_set_clone_fd(lc, opts.clone_fd);
+		/* Paced readers sleep in their worker until a frame is due:
+		 * every blocked reader holds one thread, so allow plenty. */
+		fuse_loop_cfg_set_idle_threads(lc, 64);
+		fuse_loop_cfg_set_max_threads(lc, 512);
+		ret = fuse_session_loop_mt(fs.se, lc);
+	}
+	ret = ret < 0 ? 1 : 0;
+	if (fs.io_real.warned_direct)
+		fuse_log(FUSE_LOG_WARNING, "timelinefs: O_DIRECT was refused "
+			 "by the media file system; buffered reads were "
+			 "used\n");
+err_store:
+	fs_close_all_streams(&fs);
+	if (fs.store) {
+		store_run_end(fs.store, fs.io.now(fs.io.ctx));
+		store_close(fs.store);
+	}
+err_unmount:
+	fuse_session_unmount(fs.se);
+err_signals:
+	fuse_remove_signal_handlers(fs.se);
+err_session:
+	fuse_session_destroy(fs.se);
+err_files:
+	free_files(&fs);
+	if (fs.media_fd >= 0)
+		close(fs.media_fd);
+err_args:
+	if (lc)
+		fuse_loop_cfg_destroy(lc);
+	free(opts.mountpoint);
+	fuse_opt_free_args(&args);
+	fs_config_free(&fs.cfg);
+	free(cmdline);
+	pthread_mutex_destroy(&fs.lock);
+	return ret;
+}

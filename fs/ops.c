@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Low-level FUSE operations: inode 1 is the root, inode 2+i the i-th
+ * timeline.  Each open is one stream: an engine player plus a store stream.
+ * Nothing here decides layout or pacing; it unpacks, calls, and replies.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+#define FS_ROOT_INO 1
+#define FS_FIRST_INO 2
+/* Attributes never change while mounted. */
+#define FS_ATTR_TIMEOUT 3600.0
+/* Cached mode: drop the pages a reader has passed in steps this big, and
+ * keep this much behind the newest request (a reader may still copy it). */
+#define FS_INVAL_STEP (8u << 20)
+#define FS_INVAL_KEEP (2u << 20)
+
+static struct fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static struct fs_file *file_of(struct fs *fs, fuse_ino_t ino)
+{
+	if (ino < FS_FIRST_INO || ino - FS_FIRST_INO >= fs->nfiles)
+		return NULL;
+	return &fs->files[ino - FS_FIRST_INO];
+}
+
+static void fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
+{
+	struct fs_file *f = file_of(fs, ino);
+
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	st->st_mtime = st->st_ctime = st->st_atime = (time_t)fs->mount_time;
+	st->st_blksize = 1 << 20;
+	if (!f) {
+		st->st_mode = S_IFDIR | 0555;
+		st->st_nlink = 2;
+		return;
+	}
+	st->st_mode = S_IFREG | 0444;
+	st->st_nlink = 1;
+	st->st_size = (off_t)f->tl->bytes;
+	st->st_blocks = (blkcnt_t)((f->tl->bytes + 511) / 512);
+}
+
+static void fs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	/* The kernel takes the min of this and the bdi's window; sysfs
+	 * raises the latter after mount (fs_set_readahead). */
+	conn->max_readahead = UINT32_MAX;
+	conn->max_read = FS_MAX_READ; /* must match -o max_read */
+	conn->want |= FUSE_CAP_ASYNC_READ;
+	conn->want &= ~FUSE_CAP_SPLICE_READ;
+}
+
+static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	size_t i;
+
+	if (parent != FS_ROOT_INO)
+		return (void)fuse_reply_err(req, ENOENT);
+	for (i = 0; i < fs->nfiles; i++)
+		if (strcmp(fs->files[i].tl->name, name) == 0)
+			break;
+	if (i == fs->nfiles)
+		return (void)fuse_reply_err(req, ENOENT);
+	memset(&e, 0, sizeof(e));
+	e.ino = FS_FIRST_INO + i;
+	e.attr_timeout = e.entry_timeout = FS_ATTR_TIMEOUT;
+	fill_attr(fs, e.ino, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct stat st;
+
+	(void)fi;
+	if (ino != FS_ROOT_INO && !file_of(fs, ino))
+		return (void)fuse_reply_err(req, ENOENT);
+	fill_attr(fs, ino, &st);
+	fuse_reply_attr(req, &st, FS_ATTR_TIMEOUT);
+}
+
+static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
+		       off_t off, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	char *buf;
+	size_t used = 0, i;
+
+	(void)fi;
+	if (ino != FS_ROOT_INO)
+		return (void)fuse_reply_err(req, ENOTDIR);
+	buf = malloc(size);
+	if (!buf)
+		return (void)fuse_reply_err(req, ENOMEM);
+	/* entry i: 0 ".", 1 "..", 2.. the timelines; off is the next one */
+	for (i = (size_t)off; i < fs->nfiles + 2; i++) {
+		struct stat st = { 0 };
+		const char *name = i == 0 ? "." : i == 1 ? ".." :
+				   fs->files[i - 2].tl->name;
+		size_t n;
+
+		st.st_ino = i < 2 ? FS_ROOT_INO : FS_FIRST_INO + i - 2;
+		st.st_mode = i < 2 ? S_IFDIR : S_IFREG;
+		n = fuse_add_direntry(req, buf + used, size - used, name, &st,
+				      (off_t)(i + 1));
+		if (n > size - used)
+			break;
+		used += n;
+	}
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void record_access(void *ctx, const struct eng_access *a)
+{
+	struct fs_stream *s = ctx;
+	const struct eng_timeline *tl = s->file->tl;
+	struct store_access r = {
+		.frame = a->frame,
+		.track = tl->tracks[a->track].name,
+		.clip = tl->clips[a->clip].name,
+		.file_offset = a->file_offset,
+		.length = a->length,
+		.sched_ns = a->sched_ns,
+		.due_ns = a->due_ns,
+		.issued_ns = a->issued_ns,
+		.done_ns = a->done_ns,
+		.err = a->err,
+	};
+
+	store_access_add(s->ss, &r);
+}
+
+static void stream_close(struct fs_stream *s)
+{
+	struct fs *fs = s->fs;
+	struct eng_player_stats st;
+
+	eng_player_stats(s->player, &st);
+	store_stream_close(s->ss, fs->io.now(fs->io.ctx), st.bytes, st.frames,
+			   st.late_frames, st.failed_frames);
+	eng_player_free(s->player);
+	free(s);
+}
+
+static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fs_file *f = file_of(fs, ino);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct eng_player_config pc;
+	struct fs_stream *s;
+	char comm[64];
+	int rc;
+
+	if (!f)
+		return (void)fuse_reply_err(req, ino == FS_ROOT_INO ? EISDIR :
+					    ENOENT);
+	if ((fi->flags & O_ACCMODE) != O_RDONLY ||
+	    (fi->flags & (O_TRUNC | O_APPEND)))
+		return (void)fuse_reply_err(req, EROFS);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return (void)fuse_reply_err(req, ENOMEM);
+	s->fs = fs;
+	s->file = f;
+	s->ino = ino;
+	memset(&pc, 0, sizeof(pc));
+	pc.buffer = fs->cfg.buffer;
+	pc.pace = fs->cfg.pace_v;
+	pc.backing = fs->cfg.backing_v;
+	pc.max_request = FS_MAX_READ;
+	pc.io = &fs->io;
+	pc.record = record_access;
+	pc.record_ctx = s;
+	rc = eng_player_new(f->tl, &pc, &s->player);
+	if (rc < 0) {
+		free(s);
+		return (void)fuse_reply_err(req, -rc);
+	}
+	fs_comm_of(ctx->pid, comm, sizeof(comm));
+	rc = store_stream_open(fs->store, f->timeline_id, ctx->pid, comm,
+			       fs->io.now(fs->io.ctx), &s->ss);
+	if (rc < 0) {
+		eng_player_free(s->player);
+		free(s);
+		return (void)fuse_reply_err(req, -rc);
+	}
+	/* The first reader of a file gets cached mode: its 512-byte reads hit
+	 * the page cache that kernel readahead fills from the ring.  Any other
+	 * concurrent open, and every open under -o direct_io, bypasses the
+	 * cache so that each stream sees only its own reads; keep_cache there
+	 * stops that open from dropping the first stream's pages. */
+	pthread_mutex_lock(&fs->lock);
+	if (!fs->cfg.direct_io && !f->cached_open) {
+		f->cached_open = 1;
+		s->cached = 1;
+		fi->direct_io = 0;
+		fi->keep_cache = 0;
+	} else {
+		fi->direct_io = 1;
+		fi->keep_cache = 1;
+	}
+	s->next = fs->streams.next;
+	s->prev = &fs->streams;
+	fs->streams.next->prev = s;
+	fs->streams.next = s;
+	pthread_mutex_unlock(&fs->lock);
+	fi->fh = (uint64_t)(uintptr_t)s;
+	if (fuse_reply_open(req, fi) != 0) {
+		/* the opener is gone: no release will come */
+		pthread_mutex_lock(&fs->lock);
+		s->prev->next = s->next;
+		s->next->prev = s->prev;
+		if (s->cached)
+			f->cached_open = 0;
+		pthread_mutex_unlock(&fs->lock);
+		stream_close(s);
+	}
+}
+
+/* Cached mode: let go of the page cache the reader has passed, so a long
+ * run does not fill the server's memory with copies of the timeline. */
+static void invalidate_passed(struct fs_stream *s, uint64_t off)
+{
+	uint64_t upto;
+
+	if (!s->cached || off < FS_INVAL_KEEP)
+		return;
+	upto = (off - FS_INVAL_KEEP) & ~(uint64_t)4095;
+	if (upto < s->inval_done + FS_INVAL_STEP)
+		return;
+	fuse_lowlevel_notify_inval_inode(s->fs->se, s->ino,
+					 (off_t)s->inval_done,
+					 (off_t)(upto - s->inval_done));
+	s->inval_done = upto;
+}
+
+static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct fs_stream *s = (struct fs_stream *)(uintptr_t)fi->fh;
+	struct iovec iov[FS_IOV_MAX];
+	ssize_t n;
+	int cnt = 0;
+
+	(void)ino;
+	if (off < 0)
+		return (void)fuse_reply_err(req, EINVAL);
+	n = eng_player_read(s->player, (uint64_t)off, size, iov, FS_IOV_MAX,
+			    &cnt);
+	if (n < 0)
+		return (void)fuse_reply_err(req, (int)-n);
+	if (cnt == 1)
+		fuse_reply_buf(req, iov[0].iov_base, iov[0].iov_len);
+	else
+		fuse_reply_iov(req, iov, cnt);
+	/* still under the player's lock: one stream's requests in order */
+	invalidate_passed(s, (uint64_t)off);
+	eng_player_unlock(s->player);
+}
+
+static void fs_release(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct fs_stream *s = (struct fs_stream *)(uintptr_t)fi->fh;
+	struct fs *fs = fs_of(req);
+
+	(void)ino;
+	pthread_mutex_lock(&fs->lock);
+	s->prev->next = s->next;
+	s->next->prev = s->prev;
+	if (s->cached)
+		s->file->cached_open = 0;
+	pthread_mutex_unlock(&fs->lock);
+	stream_close(s);
+	fuse_reply_err(req, 0);
+}
+
+void fs_close_all_streams(struct fs *fs)
+{
+	pthread_mutex_lock(&fs->lock);
+	while (fs->streams.next != &fs->streams) {
+		struct fs_stream *s = fs->streams.next;
+
+		s->prev->next = s->next;
+		s->next->prev = s->prev;
+		if (s->cached)
+			s->file->cached_open = 0;
+		stream_close(s);
+	}
+	pthread_mutex_unlock(&fs->lock);
+}
+
+static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fs *fs = fs_of(req);
+	struct statvfs sv;
+	uint64_t total = 0;
+	size_t i;
+
+	(void)ino;
+	for (i = 0; i < fs->nfiles; i++)
+		total += fs->files[i].tl->bytes;
+	memset(&sv, 0, sizeof(sv));
+	sv.f_bsize = sv.f_frsize = 4096;
+	sv.f_blocks = (total + 4095) / 4096;
+	sv.f_files = fs->nfiles + 1;
+	sv.f_namemax = 255;
+	sv.f_flag = ST_RDONLY;
+	fuse_reply_statfs(req, &sv);
+}
+
+/* Every write-side operation: the file system is read-only. */
+static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	(void)ino, (void)attr, (void)to_set, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode, dev_t rdev)
+{
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode)
+{
+	(void)parent, (void)name, (void)mode;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		       const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      fuse_ino_t newparent, const char *newname,
+		      unsigned int flags)
+{
+	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		    const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		     size_t size, off_t off, struct fuse_file_info *fi)
+{
+	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, struct fuse_file_info *fi)
+{
+	(void)parent, (void)name, (void)mode, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			const char *value, size_t size, int flags)
+{
+	(void)ino, (void)name, (void)value, (void)size, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	(void)ino, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
+			 off_t offset, off_t length, struct fuse_file_info *fi)
+{
+	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+const struct fuse_lowlevel_ops fs_ops = {
+	.init = fs_init,
+	.lookup = fs_lookup,
+	.getattr = fs_getattr,
+	.readdir = fs_readdir,
+	.open = fs_open,
+	.read = fs_read,
+	.release = fs_release,
+	.statfs = fs_statfs,
+	.setattr = fs_setattr,
+	.mknod = fs_mknod,
+	.mkdir = fs_mkdir,
+	.unlink = fs_unlink,
+	.rmdir = fs_unlink,
+	.symlink = fs_symlink,
+	.rename = fs_rename,
+	.link = fs_link,
+	.write = fs_write,
+	.create = fs_create,
+	.setxattr = fs_setxattr,
+	.removexattr = fs_removexattr,
+	.fallocate = fs_fallocate,
+};

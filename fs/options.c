@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command line: one fuse_opt table into struct fs_config, the two positional
+ * arguments, and validation of every value before anything is mounted.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+enum {
+	KEY_HELP,
+	KEY_VERSION,
+};
+
+#define FS_OPT(t, p, v) { t, offsetof(struct fs_config, p), v }
+
+static const struct fuse_opt fs_opts[] = {
+	FS_OPT("db=%s", db, 0),
+	FS_OPT("label=%s", label, 0),
+	FS_OPT("timelines=%s", timelines, 0),
+	FS_OPT("pace=%s", pace, 0),
+	FS_OPT("buffer=%u", buffer, 0),
+	FS_OPT("backing=%s", backing, 0),
+	FS_OPT("direct_io", direct_io, 1),
+	FS_OPT("readahead=%u", readahead_kb, 0),
+	FS_OPT("fps=%s", fps, 0),
+	FS_OPT("edl_origin=%s", edl_origin, 0),
+	FS_OPT("video_rate=%s", video_rate, 0),
+	FS_OPT("audio_rate=%s", audio_rate, 0),
+	FS_OPT("strict", strict, 1),
+	FUSE_OPT_KEY("-h", KEY_HELP),
+	FUSE_OPT_KEY("--help", KEY_HELP),
+	FUSE_OPT_KEY("-V", KEY_VERSION),
+	FUSE_OPT_KEY("--version", KEY_VERSION),
+	/* fstab noise */
+	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("user", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("_netdev", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_END
+};
+
+void fs_usage(const char *prog)
+{
+	printf("usage: %s [options] MEDIA_DIR MOUNTPOINT\n\n", prog);
+	printf("Mount the timelines of MEDIA_DIR as files; reading one plays it.\n\n"
+	       "timelinefs options (-o opt[,opt...]), with defaults:\n"
+	       "    -o db=PATH            SQLite database, appended to (./timelinefs.db)\n"
+	       "    -o label=TEXT         label of this run, for A/B comparisons (none)\n"
+	       "    -o timelines=DIR      folder of .tl/.edl/.otio files (MEDIA_DIR/timelines)\n"
+	       "    -o pace=MODE          realtime, off, or a speed factor like 2 (realtime)\n"
+	       "    -o buffer=FRAMES      player read-ahead; a frame is due this many\n"
+	       "                          frames after its reads are issued (8)\n"
+	       "    -o backing=MODE       direct (O_DIRECT), buffered, or dontneed\n"
+	       "                          (buffered, then dropped from the page cache) (direct)\n"
+	       "    -o direct_io          every open uses direct_io: one FUSE request per\n"
+	       "                          read() of the reader (off: cached mode)\n"
+	       "    -o readahead=KB       kernel readahead of the mount in cached mode (1024)\n"
+	       "    -o fps=R              frame rate of EDLs, which carry none (29.97)\n"
+	       "    -o edl_origin=WHERE   EDL source TC of media frame 0: min, zero or\n"
+	       "                          HH:MM:SS:FF (min)\n"
+	       "    -o video_rate=BYTES   V track rate of EDL/OTIO timelines (18M)\n"
+	       "    -o audio_rate=BYTES   A track rate of EDL/OTIO timelines (144000)\n"
+	       "    -o strict             skipped EDL/OTIO constructs are errors\n"
+	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
+	printf("general options:\n");
+	fuse_cmdline_help();
+	fuse_lowlevel_help();
+}
+
+static int opt_proc(void *data, const char *arg, int key,
+		    struct fuse_args *outargs)
+{
+	struct fs_config *cfg = data;
+
+	(void)outargs;
+	switch (key) {
+	case KEY_HELP:
+		cfg->show_help = 1;
+		return 0;
+	case KEY_VERSION:
+		cfg->show_version = 1;
+		return 0;
+	case FUSE_OPT_KEY_NONOPT:
+		if (!cfg->media_dir) {
+			cfg->media_dir = strdup(arg);
+			return 0;
+		}
+		if (!cfg->mountpoint) {
+			cfg->mountpoint = strdup(arg);
+			return 0;
+		}
+		fprintf(stderr, "timelinefs: unexpected argument '%s'\n", arg);
+		return -1;
+	}
+	return 1;
+}
+
+static void fs_config_defaults(struct fs_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->buffer = 8;
+	cfg->readahead_kb = 1024;
+}
+
+/* An absolute version of path without requiring it to exist. */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX], *out;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}
+
+/* Replace *p by its canonical path; the target must exist. */
+static int canonical(char **p, const char *what)
+{
+	char *r = realpath(*p, NULL);
+
+	if (!r) {
+		fprintf(stderr, "timelinefs: %s %s: %s\n", what, *p,
+			strerror(errno));
+		return -1;
+	}
+	free(*p);
+	*p = r;
+	return 0;
+}
+
+/* Track options (so both .tl and the load options see the rate defaults). */
+static int parse_load_options(struct fs_config *cfg)
+{
+	struct eng_load_options *o = &cfg->load;
+
+	eng_load_options_default(o);
+	o->strict = cfg->strict;
+	if (cfg->fps && eng_parse_fps(cfg->fps, &o->fps) < 0) {
+		fprintf(stderr, "timelinefs: bad fps '%s': expected N/D, N or "
+			"29.97-style decimal\n", cfg->fps);
+		return -1;
+	}
+	if (cfg->video_rate && (eng_parse_size(cfg->video_rate,
+					       &o->video_rate) < 0 ||
+				o->video_rate == 0)) {
+		fprintf(stderr, "timelinefs: bad video_rate '%s'\n",
+			cfg->video_rate);
+		return -1;
+	}
+	if (cfg->audio_rate && (eng_parse_size(cfg->audio_rate,
+					       &o->audio_rate) < 0 ||
+				o->audio_rate == 0)) {
+		fprintf(stderr, "timelinefs: bad audio_rate '%s'\n",
+			cfg->audio_rate);
+		return -1;
+	}
+	if (cfg->edl_origin) {
+		unsigned h, m, s, f;
+		char sep, end;
+
+		if (strcmp(cfg->edl_origin, "min") == 0) {
+			o->edl_origin = ENG_EDL_ORIGIN_MIN;
+		} else if (strcmp(cfg->edl_origin, "zero") == 0) {
+			o->edl_origin = ENG_EDL_ORIGIN_ZERO;
+		} else if (sscanf(cfg->edl_origin, "%u:%u:%u%c%u%c", &h, &m,
+				  &s, &sep, &f, &end) == 5 &&
+			   (sep == ':' || sep == ';')) {
+			/* nominal (non-drop) count; the EDL parser owns
+			 * drop-frame arithmetic for timecodes in files */
+			unsigned nom = (o->fps.num + o->fps.den - 1) / o->fps.den;
+
+			o->edl_origin = ENG_EDL_ORIGIN_TC;
+			o->edl_origin_tc =
+				(((int64_t)h * 60 + m) * 60 + s) * nom + f;
+		} else {
+			fprintf(stderr, "timelinefs: bad edl_origin '%s': "
+				"expected min, zero or HH:MM:SS:FF\n",
+				cfg->edl_origin);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int fs_config_parse(struct fuse_args *args, struct fs_config *cfg)
+{
+	fs_config_defaults(cfg);
+	if (fuse_opt_parse(args, cfg, fs_opts, opt_proc) == -1)
+		return -1;
+	if (cfg->show_help || cfg->show_version)
+		return 0;
+	if (!cfg->media_dir || !cfg->mountpoint) {
+		fprintf(stderr, "timelinefs: need MEDIA_DIR and MOUNTPOINT "
+			"(see timelinefs -h)\n");
+		return -1;
+	}
+	if (canonical(&cfg->media_dir, "media folder") < 0 ||
+	    canonical(&cfg->mountpoint, "mount point") < 0)
+		return -1;
+	if (!cfg->timelines &&
+	    asprintf(&cfg->timelines, "%s/timelines", cfg->media_dir) < 0)
+		return -1;
+	if (canonical(&cfg->timelines, "timelines folder") < 0)
+		return -1;
+	{
+		char *db = absolute(cfg->db ? cfg->db : "timelinefs.db");
+
+		if (!db)
+			return -1;
+		free(cfg->db);
+		cfg->db = db;
+	}
+	if (eng_pace_parse(cfg->pace ? cfg->pace : "realtime",
+			   &cfg->pace_v) < 0) {
+		fprintf(stderr, "timelinefs: bad pace '%s': expected "
+			"realtime, off or a positive factor\n", cfg->pace);
+		return -1;
+	}
+	if (eng_backing_parse(cfg->backing ? cfg->backing : "direct",
+			      &cfg->backing_v) < 0) {
+		fprintf(stderr, "timelinefs: bad backing '%s': expected "
+			"direct, buffered or dontneed\n", cfg->backing);
+		return -1;
+	}
+	if (cfg->buffer == 0 || cfg->buffer > 10000) {
+		fprintf(stderr, "timelinefs: bad buffer %u: expected 1 to "
+			"10000 frames\n", cfg->buffer);
+		return -1;
+	}
+	if (cfg->readahead_kb > 1024 * 1024) {
+		fprintf(stderr, "timelinefs: bad readahead %u KiB\n",
+			cfg->readahead_kb);
+		return -1;
+	}
+	return parse_load_options(cfg);
+}
+
+void fs_config_free(struct fs_config *cfg)
+{
+	free(cfg->media_dir);
+	free(cfg->mountpoint);
+	free(cfg->db);
+	free(cfg->label);
+	free(cfg->timelines);
+	free(cfg->pace);
+	free(cfg->backing);
+	free(cfg->fps);
+	free(cfg->edl_origin);
+	free(cfg->video_rate);
+	free(cfg->audio_rate);
+	free(cfg->options);
+}

@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Bad input refuses the mount with a non-zero exit and a message naming
+# the file, the line and the reason: malformed timelines, missing and short
+# media, bad options.  Nothing is left mounted.
+. "$(dirname "$0")/lib.sh"
+
+M=$T/media
+mkdir -p "$T/mnt"
+"$GEN" --clips 2 --clip-seconds 2 --timelines 1 --events 2 \
+	--min-seconds 0.5 --max-seconds 1 "$M" >/dev/null
+
+# try_mount EXPECTED_SUBSTRING... -- ARGS: must fail, say every substring
+try_mount() {
+	name=$1
+	shift
+	pats=
+	while [ "$1" != "--" ]; do
+		pats="$pats
+$1"
+		shift
+	done
+	shift
+	rc=0
+	timeout 20 "$BIN" -f "$@" >"$T/out" 2>&1 || rc=$?
+	if is_mounted "$T/mnt"; then
+		fusermount3 -u -z "$T/mnt"
+		not_ok "$name: mounted"
+		return
+	fi
+	if [ "$rc" -eq 0 ]; then
+		not_ok "$name: exit 0"
+		return
+	fi
+	missing=
+	echo "$pats" | while IFS= read -r p; do
+		[ -z "$p" ] && continue
+		grep -qF -- "$p" "$T/out" || echo "$p"
+	done >"$T/missing"
+	if [ -s "$T/missing" ]; then
+		not_ok "$name: message lacks '$(head -1 "$T/missing")': $(cat "$T/out")"
+	else
+		ok "$name (exit $rc)"
+	fi
+}
+
+TLD=$T/bad
+mkdir -p "$TLD"
+cat >"$TLD/syntax.tl" <<'TL'
+fps 30000/1001
+track V 18M
+evnt V clip0001 0 10
+event V clip0001 0 0
+event A9 clip0001 0 10
+TL
+try_mount "syntax errors, all of them, with lines" \
+	"syntax.tl:3:" "syntax.tl:4:" "syntax.tl:5:" -- \
+	-o timelines="$TLD",db="$T/t.db" "$M" "$T/mnt"
+
+rm -f "$TLD"/*
+cat >"$TLD/media.tl" <<'TL'
+fps 30000/1001
+track V 18M
+track A1 144000 align=3
+event V,A1 clip0001 0 10
+event V nosuchclip 0 10
+event A1 clip0002 50 100000
+TL
+try_mount "missing and short media name timeline, line, clip and path" \
+	"media.tl:5:" "nosuchclip" "$M/nosuchclip.V" "media.tl:6:" "clip0002" "short" -- \
+	-o timelines="$TLD",db="$T/t.db" "$M" "$T/mnt"
+
+rm -f "$TLD"/*
+cp "$M/timelines/timeline01.tl" "$TLD/ok.tl"
+try_mount "unknown option" "unknown option" -- \
+	-o timelines="$TLD",db="$T/t.db",bogus=1 "$M" "$T/mnt"
+try_mount "bad pace" "bad pace 'sometimes'" -- \
+	-o timelines="$TLD",db="$T/t.db",pace=sometimes "$M" "$T/mnt"
+try_mount "bad backing" "bad backing" -- \
+	-o timelines="$TLD",db="$T/t.db",backing=tape "$M" "$T/mnt"
+try_mount "bad buffer" "bad buffer" -- \
+	-o timelines="$TLD",db="$T/t.db",buffer=0 "$M" "$T/mnt"
+try_mount "missing media folder" "$T/nope" -- "$T/nope" "$T/mnt"
+try_mount "unwritable database" "cannot open database" -- \
+	-o timelines="$TLD",db="$T/no/such/dir/t.db" "$M" "$T/mnt"
+try_mount "empty timelines folder" "no timeline" -- \
+	-o timelines="$T/mnt",db="$T/t.db" "$M" "$T/mnt"
+try_mount "one argument only" "MEDIA_DIR and MOUNTPOINT" -- "$M"
+
+out=$("$BIN" -h 2>&1) || true
+check "-h lists every option with its default" sh -c '
+	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict; do
+		echo "$1" | grep -q -- "-o $o" || { echo "missing $o"; exit 1; }
+	done' sh "$out"
+check "-V prints the version" sh -c "'$BIN' -V | grep -q '^timelinefs [0-9]'"
+finish

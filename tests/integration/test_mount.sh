@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Mounted: bytes through the mount equal an independent computation of the
+# layout (tests/tools/tlexpect.py) for dd without bs, bs=4k, bs=1M and random
+# preads; one access row per non-gap slice; every write path is EROFS.
+. "$(dirname "$0")/lib.sh"
+
+M=$T/media
+"$GEN" --clips 4 --clip-seconds 3 --timelines 3 --events 5 \
+	--min-seconds 0.3 --max-seconds 1 --seed 7 "$M" >/dev/null
+# a hand-written timeline with a gap, an overlap and an L-cut
+cat >"$M/timelines/edit.tl" <<'TL'
+# gaps, overlap (later wins) and a split edit
+fps 30000/1001
+track V 18M
+track A1 144000 align=3
+track A2 144000 align=3
+event V,A1,A2 clip0001 10 20
+event V,A1    clip0002 0 15 @30
+event A2      clip0003 5 25 @25
+event V       clip0004 40 5 @12
+TL
+DB=$T/t.db
+mount_fs "$M" "$T/mnt" -o pace=off,db="$DB",label=mounted,backing=buffered
+
+names=$(ls "$T/mnt" | tr '\n' ' ')
+check_eq "root lists one file per timeline" "edit timeline01 timeline02 timeline03 " "$names"
+for n in edit timeline01 timeline02 timeline03; do
+	want=$($EXPECT size "$M/timelines/$n.tl")
+	got=$(stat -c %s "$T/mnt/$n")
+	check_eq "size of $n" "$want" "$got"
+done
+
+for n in edit timeline01; do
+	want=$($EXPECT sha256 "$M/timelines/$n.tl" "$M")
+	got=$(dd if="$T/mnt/$n" status=none | sha256sum | cut -d' ' -f1)
+	check_eq "dd (512-byte reads) of $n: bytes" "$want" "$got"
+	got=$(dd if="$T/mnt/$n" bs=4k status=none | sha256sum | cut -d' ' -f1)
+	check_eq "dd bs=4k of $n: bytes" "$want" "$got"
+	got=$(dd if="$T/mnt/$n" bs=1M status=none | sha256sum | cut -d' ' -f1)
+	check_eq "dd bs=1M of $n: bytes" "$want" "$got"
+done
+
+# random preads, compared range by range with the independent expectation
+cat >"$T/preads.py" <<'PY'
+import os, random, subprocess, sys
+path, tl, media, expect = sys.argv[1:5]
+size = os.stat(path).st_size
+rnd = random.Random(42)
+fd = os.open(path, os.O_RDONLY)
+bad = 0
+for i in range(60):
+    off = rnd.randrange(size)
+    ln = rnd.choice([1, 511, 4096, 65537, 1 << 20, rnd.randrange(1, 300000)])
+    got = os.pread(fd, ln, off)
+    want = subprocess.run(expect.split() + ["bytes", tl, media, "--offset",
+                          str(off), "--length", str(ln)],
+                          capture_output=True, check=True).stdout
+    if got != want:
+        bad += 1
+        print("mismatch at", off, ln, len(got), len(want))
+os.close(fd)
+sys.exit(1 if bad else 0)
+PY
+check "60 random preads of timeline02 match" \
+	python3 "$T/preads.py" "$T/mnt/timeline02" "$M/timelines/timeline02.tl" "$M" "$EXPECT"
+
+# write side
+check "write is refused" sh -c "! echo x 2>/dev/null >>'$T/mnt/edit'"
+check "create is refused" sh -c "! touch '$T/mnt/new' 2>/dev/null"
+check "mkdir is refused" sh -c "! mkdir '$T/mnt/d' 2>/dev/null"
+check "unlink is refused" sh -c "! rm -f '$T/mnt/edit' 2>/dev/null"
+check "truncate is refused" sh -c "! truncate -s 0 '$T/mnt/edit' 2>/dev/null"
+err=$(python3 -c "
+import errno, os, sys
+try:
+    os.open(sys.argv[1], os.O_WRONLY)
+except OSError as e:
+    print(errno.errorcode[e.errno])
+" "$T/mnt/edit")
+check_eq "open for writing gives EROFS" EROFS "$err"
+
+umount_fs "$T/mnt"
+check "daemon exited after unmount" sh -c "! kill -0 $DAEMON 2>/dev/null"
+
+check_eq "database integrity" ok "$(q 'pragma integrity_check')"
+check_eq "one run with its label and end time" "1|mounted|1" \
+	"$(q "select count(*), max(label), max(ended_at is not null) from run")"
+# every dd above is one stream: its access rows = non-gap slices
+for n in edit timeline01; do
+	want=$($EXPECT slices "$M/timelines/$n.tl" | head -1)
+	rows=$(q "select group_concat(c, ' ') from (select count(a.id) c from stream s
+		join timeline t on t.id = s.timeline_id left join access a on a.stream_id = s.id
+		where t.name = '$n' and s.comm = 'dd' group by s.id order by s.id)")
+	check_eq "access rows of each dd stream of $n" "$want $want $want" "$rows"
+done
+want=$($EXPECT slices "$M/timelines/edit.tl" | grep '^A2 ' | cut -d' ' -f2)
+got=$(q "select count(*) from access a join stream s on s.id = a.stream_id
+	join timeline t on t.id = s.timeline_id where t.name = 'edit' and a.track = 'A2'
+	and s.id = (select min(id) from stream)")
+check_eq "A2 rows of the first edit stream" "$want" "$got"
+check_eq "every stream closed, comm recorded" "0" \
+	"$(q "select count(*) from stream where closed_ns is null or comm = ''")"
+check_eq "no access failed" "0" "$(q 'select count(*) from access where errno != 0')"
+finish

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Mounted, paced: plain dd (512-byte reads) of a short timeline takes its
+# duration and drops no frame; 15 such readers in parallel (the seed case);
+# a second reader of a timeline already playing gets its own stream and
+# leaves the first one's bytes, clock and accounting alone.
+. "$(dirname "$0")/lib.sh"
+
+M=$T/media
+# 16 timelines of 3 events of 1 s: 90 frames, 3.0 s each at 29.97
+"$GEN" --clips 4 --clip-seconds 3 --timelines 16 --events 3 \
+	--min-seconds 1 --max-seconds 1 --seed 3 "$M" >/dev/null
+DB=$T/t.db
+mount_fs "$M" "$T/mnt" -o db="$DB",label=rt
+dur=$(q "select 1.0 * frames * fps_den / fps_num from timeline where name = 'timeline01'")
+
+# elapsed wall seconds of a command, to the millisecond
+elapsed() {
+	s=$(date +%s.%N)
+	"$@"
+	e=$(date +%s.%N)
+	echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }'
+}
+
+t=$(elapsed dd if="$T/mnt/timeline01" of=/dev/null status=none)
+# it can finish up to `buffer` frames (0.27 s) early: the last frames are
+# read ahead of their presentation; never much later than the duration
+check "plain dd takes the timeline's duration ($t s for $dur s)" \
+	awk -v t="$t" -v d="$dur" 'BEGIN { exit !(t > d - 0.4 && t < d + 0.5) }'
+
+# 15 workstations in parallel, each on its own timeline
+s=$(date +%s.%N)
+for i in 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16; do
+	dd if="$T/mnt/timeline$i" of="$T/out$i" status=none &
+done
+wait
+e=$(date +%s.%N)
+wall=$(echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }')
+check "15 parallel plain dd take the duration ($wall s)" \
+	awk -v t="$wall" -v d="$dur" 'BEGIN { exit !(t > d - 0.4 && t < d + 1.0) }'
+bad=0
+for i in 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16; do
+	want=$($EXPECT sha256 "$M/timelines/timeline$i.tl" "$M")
+	got=$(sha256sum <"$T/out$i" | cut -d' ' -f1)
+	[ "$want" = "$got" ] || bad=$((bad + 1))
+	rm -f "$T/out$i"
+done
+check_eq "15 parallel streams: bytes exact" 0 "$bad"
+
+# two readers of one timeline, the second starting 1 s into the first
+dd if="$T/mnt/timeline02" of="$T/first" status=none &
+p1=$!
+sleep 1
+dd if="$T/mnt/timeline02" of="$T/second" status=none
+wait $p1
+want=$($EXPECT sha256 "$M/timelines/timeline02.tl" "$M")
+check_eq "first of two readers: bytes" "$want" "$(sha256sum <"$T/first" | cut -d' ' -f1)"
+check_eq "second of two readers: bytes" "$want" "$(sha256sum <"$T/second" | cut -d' ' -f1)"
+
+umount_fs "$T/mnt"
+check_eq "single stream: no late frame, every frame played" "0|90" \
+	"$(q "select late_frames, frames from stream where id = 1")"
+slices=$($EXPECT slices "$M/timelines/timeline02.tl" | head -1)
+check_eq "15 parallel streams: none late" "0|15" \
+	"$(q "select sum(late_frames), count(*) from stream s join timeline t on t.id = s.timeline_id
+	      where t.name between 'timeline02' and 'timeline16' and s.id between 2 and 16")"
+check_eq "two readers: two streams, each its own full set of rows, none late" \
+	"$slices|0
+$slices|0" \
+	"$(q "select count(a.id), s.late_frames from stream s left join access a on a.stream_id = s.id
+	      where s.id > 16 group by s.id order by s.id")"
+# each stream's clock is its own: its first frame is issued at its own open
+check "two readers: the second's clock starts when it opened" \
+	test "$(q "select (select min(issued_ns) from access where stream_id = 18) -
+		(select min(issued_ns) from access where stream_id = 17) > 800000000")" = 1
+check_eq "stream bytes equal the file size" \
+	"$($EXPECT size "$M/timelines/timeline02.tl")" \
+	"$(q "select min(bytes) from stream where id > 16")"
+finish
