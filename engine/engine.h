@@ -379,4 +379,101 @@ void eng_rng_fill(struct eng_rng *r, void *buf, size_t len);
 void eng_wav_header(unsigned char out[44], uint32_t sample_rate,
 		    uint16_t bits, uint64_t data_bytes);
 
+/* The generator's plan (engine/gen.c): pure logic, the CLI fs/gen_main.c
+ * does the file I/O.  Streams: eng_rng_next() is xoshiro256**, seeded by
+ * eng_rng_seed() through splitmix64.  eng_rng_fill() stores each 64-bit
+ * output little-endian, replacing an all-zero word by a fixed non-zero one,
+ * so no run of zero bytes is longer than 14; filling a then b bytes (a a
+ * multiple of 8) gives the same bytes as filling a + b; a tail shorter
+ * than 8 takes the low bytes of one more output. */
+
+#define ENG_GEN_VERSION "0.1"
+#define ENG_GEN_AUDIO_ALIGN 3	/* generated audio is 24-bit mono PCM */
+#define ENG_GEN_WAV_HEADER 44
+
+/* One well-mixed seed from (seed, a, b), for independent streams: the CLI
+ * uses (seed, clip, track) per clip file (track 0 = V, t = At) and
+ * (seed, ENG_GEN_TIMELINE_DOMAIN | timeline, 0) per timeline plan. */
+uint64_t eng_rng_derive(uint64_t seed, uint64_t a, uint64_t b);
+#define ENG_GEN_TIMELINE_DOMAIN (1ULL << 63)
+
+/* Seconds as written on a command line ("8", "3.5", "0.25"; at most 6
+ * decimals) in microseconds.  0, -EINVAL, or -ERANGE (over 10^12 s). */
+int eng_gen_parse_seconds(const char *s, int64_t *us);
+/* The shortest decimal form of us microseconds: "8", "3.5"; always
+ * NUL-terminated, truncated to len. */
+void eng_gen_seconds_str(int64_t us, char *buf, size_t len);
+/* round(us * fps / 10^6), halves rounding up; us >= 0. */
+int64_t eng_gen_frames(int64_t us, struct eng_fps fps);
+
+/* What timelinefs-gen makes (its options; lengths in microseconds). */
+struct eng_gen_config {
+	uint32_t clips;		/* clip0001 .. */
+	int64_t clip_us;	/* length of every clip */
+	uint32_t timelines;	/* timelines/timeline01.tl .. */
+	uint32_t events;	/* per timeline */
+	int64_t min_us;		/* event length, uniform in frames over */
+	int64_t max_us;		/* [frames(min_us), frames(max_us)] */
+	struct eng_fps fps;
+	uint64_t video_rate;	/* bytes per second of track V */
+	uint32_t audio_tracks;	/* A1 .. AN; 0 is allowed */
+	uint64_t audio_rate;	/* bytes per second per audio track */
+	uint64_t seed;
+};
+
+/* The seed scenario: 24 clips of 8 s, 15 timelines of 21 events of 3-5 s,
+ * 30000/1001 fps, V at 18000000 B/s, 2 audio tracks at 144000 B/s, seed 1. */
+void eng_gen_config_default(struct eng_gen_config *c);
+
+/* Sizes derived from a valid config. */
+struct eng_gen_sizes {
+	int64_t clip_frames;	/* frames(clip_us) */
+	int64_t min_frames;	/* >= 1 */
+	int64_t max_frames;	/* <= clip_frames */
+	uint32_t sample_rate;	/* audio_rate / 3 */
+	uint64_t video_bytes;	/* size of clipNNNN.V.raw */
+	uint64_t audio_bytes;	/* essence of clipNNNN.At.wav (after header) */
+	uint64_t audio_file;	/* its file size: header, essence, RIFF pad */
+	uint64_t media_bytes;	/* all clip files together */
+	uint64_t media_files;	/* clips * (1 + audio_tracks) */
+};
+
+/* Validate a config and compute its sizes.  Each problem is added to diag
+ * as "timelinefs-gen: --max-seconds 6 is longer than --clip-seconds 5"
+ * (option names as on the command line); returns 0 or -EINVAL. */
+int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
+		  struct eng_diag *diag);
+
+/* One event of a generated timeline, on every track (V, A1..AN) at once,
+ * appended after the previous one. */
+struct eng_gen_event {
+	uint32_t clip;		/* 0-based: file clip%04u of clip + 1 */
+	int64_t src_in;		/* in [0, clip_frames - frames] */
+	int64_t frames;		/* in [min_frames, max_frames] */
+};
+
+/* Plan timeline `index` (0-based) of a config that passed eng_gen_check:
+ * fills ev[0 .. c->events) from its own stream, so the same config and
+ * index give the same plan; *frames is the timeline's length.  Returns 0,
+ * or -EINVAL for a config that fails the check or index >= c->timelines. */
+int eng_gen_plan(const struct eng_gen_config *c, uint32_t index,
+		 struct eng_gen_event *ev, int64_t *frames);
+
+/* Bytes of the virtual file of a generated timeline of `frames` frames. */
+uint64_t eng_gen_timeline_bytes(const struct eng_gen_config *c,
+				int64_t frames);
+
+/* "clip0007" for clip index 6, "timeline01" for timeline index 0
+ * (without extension); NUL-terminated, truncated to len. */
+void eng_gen_clip_name(uint32_t clip, char *buf, size_t len);
+void eng_gen_timeline_name(uint32_t index, char *buf, size_t len);
+
+/* The .tl text of a planned timeline (DESIGN.md format): a comment line
+ * with the generator's version, options and the timeline's place, then
+ * fps, the tracks and one appending "event V,A1,.. clipNNNN SRC FRAMES"
+ * per event.  *text is malloc'ed and NUL-terminated (*len excludes the
+ * NUL); the caller frees it.  0, -EINVAL (as eng_gen_plan) or -ENOMEM. */
+int eng_gen_tl_text(const struct eng_gen_config *c, uint32_t index,
+		    const struct eng_gen_event *ev, char **text, size_t *len);
+
 #endif /* ENGINE_H */

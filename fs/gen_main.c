@@ -19,32 +19,41 @@
 #include "engine.h"
 
 #define PROG "timelinefs-gen"
-#define BLOCK (1u << 20)	/* fill and write unit: a multiple of 8 */
+#define BLOCK (1u << 20) /* fill and write unit: a multiple of 8 */
 #define EXIT_USAGE 2
 #define EXIT_IO 1
 
 enum {
-	OPT_CLIPS = 256, OPT_CLIP_SECONDS, OPT_TIMELINES, OPT_EVENTS,
-	OPT_MIN_SECONDS, OPT_MAX_SECONDS, OPT_FPS, OPT_VIDEO_RATE,
-	OPT_AUDIO_TRACKS, OPT_AUDIO_RATE, OPT_SEED, OPT_FORCE,
+	OPT_CLIPS = 256,
+	OPT_CLIP_SECONDS,
+	OPT_TIMELINES,
+	OPT_EVENTS,
+	OPT_MIN_SECONDS,
+	OPT_MAX_SECONDS,
+	OPT_FPS,
+	OPT_VIDEO_RATE,
+	OPT_AUDIO_TRACKS,
+	OPT_AUDIO_RATE,
+	OPT_SEED,
+	OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
-	{ "clips", required_argument, NULL, OPT_CLIPS },
-	{ "clip-seconds", required_argument, NULL, OPT_CLIP_SECONDS },
-	{ "timelines", required_argument, NULL, OPT_TIMELINES },
-	{ "events", required_argument, NULL, OPT_EVENTS },
-	{ "min-seconds", required_argument, NULL, OPT_MIN_SECONDS },
-	{ "max-seconds", required_argument, NULL, OPT_MAX_SECONDS },
-	{ "fps", required_argument, NULL, OPT_FPS },
-	{ "video-rate", required_argument, NULL, OPT_VIDEO_RATE },
-	{ "audio-tracks", required_argument, NULL, OPT_AUDIO_TRACKS },
-	{ "audio-rate", required_argument, NULL, OPT_AUDIO_RATE },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+    {"clips", required_argument, NULL, OPT_CLIPS},
+    {"clip-seconds", required_argument, NULL, OPT_CLIP_SECONDS},
+    {"timelines", required_argument, NULL, OPT_TIMELINES},
+    {"events", required_argument, NULL, OPT_EVENTS},
+    {"min-seconds", required_argument, NULL, OPT_MIN_SECONDS},
+    {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+    {"fps", required_argument, NULL, OPT_FPS},
+    {"video-rate", required_argument, NULL, OPT_VIDEO_RATE},
+    {"audio-tracks", required_argument, NULL, OPT_AUDIO_TRACKS},
+    {"audio-rate", required_argument, NULL, OPT_AUDIO_RATE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 static void usage(FILE *f)
@@ -56,6 +65,8 @@ static void usage(FILE *f)
 	eng_gen_seconds_str(d.clip_us, cs, sizeof(cs));
 	eng_gen_seconds_str(d.min_us, mn, sizeof(mn));
 	eng_gen_seconds_str(d.max_us, mx, sizeof(mx));
+	/* One source line per help line reads best. */
+	/* clang-format off */
 	fprintf(f,
 "usage: " PROG " [options] DIR\n"
 "Write seeded random clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
@@ -84,6 +95,7 @@ PRIu32 ")\n"
 "Exit status: 0 done, 1 I/O error or not enough space, 2 usage error.\n",
 		d.clips, cs, d.timelines, d.events, mn, mx, d.fps.num, d.fps.den,
 		d.video_rate, d.audio_tracks, d.audio_rate, d.seed);
+	/* clang-format on */
 }
 
 static int bad_value(const char *opt, const char *val, const char *what)
@@ -105,23 +117,25 @@ static int parse_count(const char *opt, const char *val, uint32_t *out)
 static int parse_secs(const char *opt, const char *val, int64_t *out)
 {
 	if (eng_gen_parse_seconds(val, out) < 0)
-		return bad_value(opt, val,
-				 "expected seconds like 8 or 3.5 (up to 6 decimals)");
+		return bad_value(
+		    opt, val,
+		    "expected seconds like 8 or 3.5 (up to 6 decimals)");
 	return 0;
 }
 
 static int parse_rate(const char *opt, const char *val, uint64_t *out)
 {
 	if (eng_parse_size(val, out) < 0)
-		return bad_value(opt, val,
-				 "expected bytes per second like 18000000, 18M or 18Mi");
+		return bad_value(
+		    opt, val,
+		    "expected bytes per second like 18000000, 18M or 18Mi");
 	return 0;
 }
 
 /* Human sizes in powers of 1000, as disks are sold: "3.51 GB". */
 static void fmt_bytes(uint64_t b, char *buf, size_t len)
 {
-	static const char *const unit[] = { "kB", "MB", "GB", "TB", "PB" };
+	static const char *const unit[] = {"kB", "MB", "GB", "TB", "PB"};
 	double v = (double)b;
 	int u = -1;
 
@@ -141,8 +155,9 @@ static void fmt_bytes(uint64_t b, char *buf, size_t len)
 static void fmt_duration(int64_t frames, struct eng_fps fps, char *buf,
 			 size_t len)
 {
-	uint64_t s = (uint64_t)(((unsigned __int128)frames * fps.den * 2 +
-				 fps.num) / (2 * (uint64_t)fps.num));
+	uint64_t s =
+	    (uint64_t)(((unsigned __int128)frames * fps.den * 2 + fps.num) /
+		       (2 * (uint64_t)fps.num));
 
 	if (s < 60)
 		snprintf(buf, len, "%.2fs", (double)frames * fps.den / fps.num);
@@ -150,7 +165,8 @@ static void fmt_duration(int64_t frames, struct eng_fps fps, char *buf,
 		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m%02" PRIu64 "s",
 			 s / 3600, s / 60 % 60, s % 60);
 	else
-		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60,
+			 s % 60);
 }
 
 /* "29.97", "25", "23.976": at most 3 decimals, trailing zeros dropped. */
@@ -265,7 +281,7 @@ static int write_stream(const char *dir, const char *name, struct eng_rng *r,
 		left -= n;
 	}
 	if (rc == 0 && pad)
-		rc = out_write(&o, "", 1);	/* RIFF pad after odd data */
+		rc = out_write(&o, "", 1); /* RIFF pad after odd data */
 	return out_close(&o, rc);
 }
 
@@ -292,8 +308,8 @@ static int write_clips(const char *dir, const struct eng_gen_config *c,
 		rc = write_stream(dir, name, &r, NULL, 0, z->video_bytes, 0,
 				  buf);
 		for (t = 1; t <= c->audio_tracks && rc == 0; t++) {
-			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav", clip,
-				 t);
+			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav",
+				 clip, t);
 			eng_rng_seed(&r, eng_rng_derive(c->seed, i, t));
 			rc = write_stream(dir, name, &r, hdr, sizeof(hdr),
 					  z->audio_bytes,
@@ -359,8 +375,10 @@ static int check_space(const char *dir, const struct eng_gen_config *c,
 	snprintf(parent, sizeof(parent), "%s", dir);
 	while (statvfs(parent, &vfs) < 0) {
 		if (errno != ENOENT || strcmp(parent, ".") == 0) {
-			fprintf(stderr, PROG ": cannot check free space of %s: "
-				"%s\n", parent, strerror(errno));
+			fprintf(stderr,
+				PROG ": cannot check free space of %s: "
+				     "%s\n",
+				parent, strerror(errno));
 			return -errno;
 		}
 		slash = strrchr(parent, '/');
@@ -376,8 +394,8 @@ static int check_space(const char *dir, const struct eng_gen_config *c,
 		snprintf(name, sizeof(name), "%s.V.raw", clip);
 		reclaim += held(dir, name);
 		for (t = 1; t <= c->audio_tracks; t++) {
-			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav", clip,
-				 t);
+			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav",
+				 clip, t);
 			reclaim += held(dir, name);
 		}
 	}
@@ -386,8 +404,10 @@ static int check_space(const char *dir, const struct eng_gen_config *c,
 		return 0;
 	fmt_bytes(need, need_s, sizeof(need_s));
 	fmt_bytes(have, free_s, sizeof(free_s));
-	fprintf(stderr, PROG ": %s needs %s plus a 5 %% margin but has %s "
-		"free; use --force to write anyway\n", dir, need_s, free_s);
+	fprintf(stderr,
+		PROG ": %s needs %s plus a 5 %% margin but has %s "
+		     "free; use --force to write anyway\n",
+		dir, need_s, free_s);
 	return -ENOSPC;
 }
 
@@ -401,7 +421,7 @@ int main(int argc, char **argv)
 {
 	struct eng_gen_config c;
 	struct eng_gen_sizes z;
-	struct eng_diag diag = { 0 };
+	struct eng_diag diag = {0};
 	struct eng_gen_event *ev = NULL;
 	struct tl_out *tls = NULL;
 	char tldir[4096], name[64], b1[32], b2[32], b3[32];
@@ -415,7 +435,7 @@ int main(int argc, char **argv)
 	size_t k;
 
 	eng_gen_config_default(&c);
-	opterr = 0;	/* our messages name the program, not argv[0] */
+	opterr = 0; /* our messages name the program, not argv[0] */
 	while ((opt = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1) {
 		rc = 0;
 		switch (opt) {
@@ -439,8 +459,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FPS:
 			if (eng_parse_fps(optarg, &c.fps) < 0)
-				rc = bad_value("--fps", optarg,
-					       "expected 30000/1001, 29.97 or 25");
+				rc = bad_value(
+				    "--fps", optarg,
+				    "expected 30000/1001, 29.97 or 25");
 			break;
 		case OPT_VIDEO_RATE:
 			rc = parse_rate("--video-rate", optarg, &c.video_rate);
@@ -472,8 +493,10 @@ int main(int argc, char **argv)
 			printf(PROG " " ENG_GEN_VERSION "\n");
 			return 0;
 		case ':':
-			fprintf(stderr, PROG ": option '%s' needs a value\n"
-				"Try '" PROG " --help'.\n", argv[optind - 1]);
+			fprintf(stderr,
+				PROG ": option '%s' needs a value\n"
+				     "Try '" PROG " --help'.\n",
+				argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
 			if (optopt)
@@ -515,8 +538,9 @@ int main(int argc, char **argv)
 			rc = eng_gen_tl_text(&c, i, ev, &tls[i].text,
 					     &tls[i].len);
 		if (rc < 0) {
-			fprintf(stderr, PROG ": cannot plan timeline %" PRIu32
-				": %s\n", i + 1, strerror(-rc));
+			fprintf(stderr,
+				PROG ": cannot plan timeline %" PRIu32 ": %s\n",
+				i + 1, strerror(-rc));
 			goto out;
 		}
 		text_bytes += tls[i].len;
@@ -548,8 +572,8 @@ int main(int argc, char **argv)
 	fmt_bytes(z.media_bytes, b1, sizeof(b1));
 	fmt_fps(c.fps, b3, sizeof(b3));
 	printf("wrote %" PRIu32 " clips (%" PRIu64 " files, %s) and %" PRIu32
-	       " timelines to %s in %.1f s", c.clips, z.media_files, b1,
-	       c.timelines, dir, secs);
+	       " timelines to %s in %.1f s",
+	       c.clips, z.media_files, b1, c.timelines, dir, secs);
 	if (secs > 0)
 		printf(" (%.0f MB/s)", (double)z.media_bytes / secs / 1e6);
 	printf("\n");
@@ -560,7 +584,8 @@ int main(int argc, char **argv)
 		fmt_duration(tls[i].frames, c.fps, b1, sizeof(b1));
 		fmt_bytes(bytes, b2, sizeof(b2));
 		printf("  timelines/%s.tl plays %s (%" PRId64 " frames at %s"
-		       " fps, %s)\n", name, b1, tls[i].frames, b3, b2);
+		       " fps, %s)\n",
+		       name, b1, tls[i].frames, b3, b2);
 		play_frames += tls[i].frames;
 		play_bytes += bytes;
 		if (tls[i].frames < lo)

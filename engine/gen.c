@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Logic of timelinefs-gen: seeded PRNG streams for clip essence, the WAVE
+ * header, and planning/formatting the random timelines.  No file I/O here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define GEN_NAME "timelinefs-gen"
+#define US_PER_SEC INT64_C(1000000)
+#define MAX_WHOLE_SECONDS INT64_C(1000000000000) /* keeps us in int64_t */
+/* Limits that keep every product below in range and names readable. */
+#define MAX_CLIPS 1000000u
+#define MAX_TIMELINES 100000u
+#define MAX_EVENTS 10000000u
+#define MAX_AUDIO_TRACKS 99u
+#define MAX_RATE 1000000000000ULL	     /* 1 TB/s */
+#define MAX_CLIP_US (1000000LL * US_PER_SEC) /* 11.5 days */
+
+/* ---------------------------------------------------------------- rng */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+void eng_rng_seed(struct eng_rng *r, uint64_t seed)
+{
+	uint64_t x = seed;
+	int i;
+
+	/* splitmix64 never yields four zero words in a row, so the
+	 * xoshiro state is never the forbidden all-zero one. */
+	for (i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&x);
+}
+
+uint64_t eng_rng_derive(uint64_t seed, uint64_t a, uint64_t b)
+{
+	uint64_t x = seed;
+
+	/* Chain through splitmix64 so that nearby (a, b) give unrelated
+	 * seeds; xor alone would make (1, 2) and (2, 1) collide. */
+	x = splitmix64(&x) ^ a;
+	x = splitmix64(&x) ^ b;
+	return splitmix64(&x);
+}
+
+static inline uint64_t xoshiro_next(uint64_t *s)
+{
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t eng_rng_next(struct eng_rng *r)
+{
+	return xoshiro_next(r->s);
+}
+
+uint64_t eng_rng_range(struct eng_rng *r, uint64_t lo, uint64_t hi)
+{
+	uint64_t span, limit, x;
+
+	if (hi <= lo)
+		return lo;
+	span = hi - lo + 1;
+	if (span == 0) /* the whole 64-bit range */
+		return eng_rng_next(r);
+	/* Reject the top partial block so every value is equally likely. */
+	limit = -span % span;
+	do
+		x = eng_rng_next(r);
+	while (x < limit);
+	return lo + x % span;
+}
+
+static inline void store_le64(unsigned char *p, uint64_t w)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	memcpy(p, &w, 8);
+}
+
+void eng_rng_fill(struct eng_rng *r, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	uint64_t s[4], w;
+	size_t i, n = len / 8;
+
+	/* A local copy of the state lets the compiler keep it in
+	 * registers: this loop is what bounds the generator's speed. */
+	memcpy(s, r->s, sizeof(s));
+	for (i = 0; i < n; i++, p += 8) {
+		w = xoshiro_next(s);
+		if (!w)
+			w = 0x9e3779b97f4a7c15ULL;
+		store_le64(p, w);
+	}
+	if (len % 8) {
+		unsigned char tail[8];
+
+		w = xoshiro_next(s);
+		if (!w)
+			w = 0x9e3779b97f4a7c15ULL;
+		store_le64(tail, w);
+		memcpy(p, tail, len % 8);
+	}
+	memcpy(r->s, s, sizeof(s));
+}
+
+/* ---------------------------------------------------------------- wav */
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = (v >> 24) & 0xff;
+}
+
+static void put_le16(unsigned char *p, uint16_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+}
+
+void eng_wav_header(unsigned char out[44], uint32_t sample_rate, uint16_t bits,
+		    uint64_t data_bytes)
+{
+	uint32_t block = (bits + 7) / 8; /* one channel */
+	/* RIFF sizes are 32-bit; an odd data chunk is followed by a pad
+	 * byte that the RIFF size counts.  Too large sizes saturate, as
+	 * streaming writers do. */
+	uint64_t riff = 36 + data_bytes + (data_bytes & 1);
+
+	memcpy(out, "RIFF", 4);
+	put_le32(out + 4, riff > UINT32_MAX ? UINT32_MAX : (uint32_t)riff);
+	memcpy(out + 8, "WAVE", 4);
+	memcpy(out + 12, "fmt ", 4);
+	put_le32(out + 16, 16); /* fmt chunk size */
+	put_le16(out + 20, 1);	/* WAVE_FORMAT_PCM */
+	put_le16(out + 22, 1);	/* channels */
+	put_le32(out + 24, sample_rate);
+	put_le32(out + 28, (uint32_t)((uint64_t)sample_rate * block));
+	put_le16(out + 32, (uint16_t)block); /* block align */
+	put_le16(out + 34, bits);
+	memcpy(out + 36, "data", 4);
+	put_le32(out + 40,
+		 data_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)data_bytes);
+}
+
+/* ---------------------------------------------------------------- values */
+
+int eng_gen_parse_seconds(const char *s, int64_t *us)
+{
+	int64_t whole = 0, frac = 0;
+	int nfrac = 0, nwhole = 0;
+
+	if (!s)
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++, nwhole++) {
+		whole = whole * 10 + (*s - '0');
+		if (whole > MAX_WHOLE_SECONDS)
+			return -ERANGE;
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, nfrac++) {
+			if (nfrac == 6)
+				return -EINVAL; /* finer than 1 us */
+			frac = frac * 10 + (*s - '0');
+		}
+		if (nfrac == 0)
+			return -EINVAL;
+	}
+	if (*s || nwhole == 0)
+		return -EINVAL;
+	for (; nfrac < 6; nfrac++)
+		frac *= 10;
+	*us = whole * US_PER_SEC + frac;
+	return 0;
+}
+
+void eng_gen_seconds_str(int64_t us, char *buf, size_t len)
+{
+	char frac[8];
+	int i;
+
+	if (!len)
+		return;
+	if (us < 0)
+		us = 0;
+	if (us % US_PER_SEC == 0) {
+		snprintf(buf, len, "%" PRId64, us / US_PER_SEC);
+		return;
+	}
+	snprintf(frac, sizeof(frac), "%06" PRId64, us % US_PER_SEC);
+	for (i = 5; i > 0 && frac[i] == '0'; i--)
+		frac[i] = '\0';
+	snprintf(buf, len, "%" PRId64 ".%s", us / US_PER_SEC, frac);
+}
+
+int64_t eng_gen_frames(int64_t us, struct eng_fps fps)
+{
+	unsigned __int128 n, d;
+
+	if (us <= 0 || fps.den == 0)
+		return 0;
+	n = (unsigned __int128)us * fps.num;
+	d = (unsigned __int128)US_PER_SEC * fps.den;
+	return (int64_t)((2 * n + d) / (2 * d));
+}
+
+static void fps_str(struct eng_fps fps, char *buf, size_t len)
+{
+	if (fps.den == 1)
+		snprintf(buf, len, "%" PRIu32, fps.num);
+	else
+		snprintf(buf, len, "%" PRIu32 "/%" PRIu32, fps.num, fps.den);
+}
+
+/* ---------------------------------------------------------------- config */
+
+void eng_gen_config_default(struct eng_gen_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->clips = 24;
+	c->clip_us = 8 * US_PER_SEC;
+	c->timelines = 15;
+	c->events = 21;
+	c->min_us = 3 * US_PER_SEC;
+	c->max_us = 5 * US_PER_SEC;
+	c->fps.num = 30000;
+	c->fps.den = 1001;
+	c->video_rate = 18000000;
+	c->audio_tracks = 2;
+	c->audio_rate = 144000;
+	c->seed = 1;
+}
+
+static void count_check(struct eng_diag *diag, int *bad, const char *opt,
+			uint64_t v, uint64_t lo, uint64_t hi)
+{
+	if (v >= lo && v <= hi)
+		return;
+	eng_diag_add(diag, GEN_NAME, 0,
+		     "%s %" PRIu64 " is out of range "
+		     "(%" PRIu64 " to %" PRIu64 ")",
+		     opt, v, lo, hi);
+	*bad = 1;
+}
+
+int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
+		  struct eng_diag *diag)
+{
+	struct eng_gen_sizes z = {0};
+	char a[32], b[32], f[32];
+	unsigned __int128 total;
+	int bad = 0;
+
+	count_check(diag, &bad, "--clips", c->clips, 1, MAX_CLIPS);
+	count_check(diag, &bad, "--timelines", c->timelines, 1, MAX_TIMELINES);
+	count_check(diag, &bad, "--events", c->events, 1, MAX_EVENTS);
+	count_check(diag, &bad, "--audio-tracks", c->audio_tracks, 0,
+		    MAX_AUDIO_TRACKS);
+	count_check(diag, &bad, "--video-rate", c->video_rate, 1, MAX_RATE);
+	count_check(diag, &bad, "--audio-rate", c->audio_rate, 1, MAX_RATE);
+	if (c->audio_rate % ENG_GEN_AUDIO_ALIGN) {
+		eng_diag_add(diag, GEN_NAME, 0,
+			     "--audio-rate %" PRIu64
+			     " is not a multiple of 3 (24-bit samples)",
+			     c->audio_rate);
+		bad = 1;
+	} else if (c->audio_rate / ENG_GEN_AUDIO_ALIGN > UINT32_MAX) {
+		eng_diag_add(diag, GEN_NAME, 0,
+			     "--audio-rate %" PRIu64
+			     " is too high for a WAVE file",
+			     c->audio_rate);
+		bad = 1;
+	}
+	if (c->fps.num == 0 || c->fps.den == 0) {
+		eng_diag_add(diag, GEN_NAME, 0, "--fps must be positive");
+		return -EINVAL; /* nothing below makes sense without it */
+	}
+	fps_str(c->fps, f, sizeof(f));
+	z.clip_frames = eng_gen_frames(c->clip_us, c->fps);
+	z.min_frames = eng_gen_frames(c->min_us, c->fps);
+	z.max_frames = eng_gen_frames(c->max_us, c->fps);
+	if (c->clip_us > MAX_CLIP_US) {
+		eng_gen_seconds_str(c->clip_us, a, sizeof(a));
+		eng_diag_add(diag, GEN_NAME, 0, "--clip-seconds %s is too long",
+			     a);
+		return -EINVAL;
+	}
+	if (z.clip_frames < 1) {
+		eng_gen_seconds_str(c->clip_us, a, sizeof(a));
+		eng_diag_add(diag, GEN_NAME, 0,
+			     "--clip-seconds %s is less "
+			     "than one frame at %s fps",
+			     a, f);
+		bad = 1;
+	}
+	if (z.min_frames < 1) {
+		eng_gen_seconds_str(c->min_us, a, sizeof(a));
+		eng_diag_add(diag, GEN_NAME, 0,
+			     "--min-seconds %s is less "
+			     "than one frame at %s fps",
+			     a, f);
+		bad = 1;
+	}
+	if (c->min_us > c->max_us) {
+		eng_gen_seconds_str(c->min_us, a, sizeof(a));
+		eng_gen_seconds_str(c->max_us, b, sizeof(b));
+		eng_diag_add(diag, GEN_NAME, 0,
+			     "--min-seconds %s is longer "
+			     "than --max-seconds %s",
+			     a, b);
+		bad = 1;
+	}
+	/* Comparing the given seconds (not frames) keeps the message true
+	 * to what the user typed; rounding is monotonic, so it implies
+	 * max_frames <= clip_frames. */
+	if (c->max_us > c->clip_us) {
+		eng_gen_seconds_str(c->max_us, a, sizeof(a));
+		eng_gen_seconds_str(c->clip_us, b, sizeof(b));
+		eng_diag_add(diag, GEN_NAME, 0,
+			     "--max-seconds %s is longer "
+			     "than --clip-seconds %s",
+			     a, b);
+		bad = 1;
+	}
+	if (bad)
+		return -EINVAL;
+	z.sample_rate = (uint32_t)(c->audio_rate / ENG_GEN_AUDIO_ALIGN);
+	z.video_bytes = eng_upto_rate(c->video_rate, 1, c->fps, z.clip_frames);
+	z.audio_bytes = eng_upto_rate(c->audio_rate, ENG_GEN_AUDIO_ALIGN,
+				      c->fps, z.clip_frames);
+	z.audio_file = ENG_GEN_WAV_HEADER + z.audio_bytes + (z.audio_bytes & 1);
+	z.media_files = (uint64_t)c->clips * (1 + c->audio_tracks);
+	total = ((unsigned __int128)z.video_bytes +
+		 (unsigned __int128)z.audio_file * c->audio_tracks) *
+		c->clips;
+	if (total > UINT64_MAX / 2) {
+		eng_diag_add(diag, GEN_NAME, 0, "the clips would be too large");
+		return -EINVAL;
+	}
+	z.media_bytes = (uint64_t)total;
+	if (out)
+		*out = z;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- plan */
+
+int eng_gen_plan(const struct eng_gen_config *c, uint32_t index,
+		 struct eng_gen_event *ev, int64_t *frames)
+{
+	struct eng_gen_sizes z;
+	struct eng_rng r;
+	int64_t total = 0;
+	uint32_t i;
+
+	if (eng_gen_check(c, &z, NULL) < 0 || index >= c->timelines)
+		return -EINVAL;
+	eng_rng_seed(
+	    &r, eng_rng_derive(c->seed, ENG_GEN_TIMELINE_DOMAIN | index, 0));
+	for (i = 0; i < c->events; i++) {
+		ev[i].clip = (uint32_t)eng_rng_range(&r, 0, c->clips - 1);
+		ev[i].frames = (int64_t)eng_rng_range(
+		    &r, (uint64_t)z.min_frames, (uint64_t)z.max_frames);
+		ev[i].src_in = (int64_t)eng_rng_range(
+		    &r, 0, (uint64_t)(z.clip_frames - ev[i].frames));
+		total += ev[i].frames;
+	}
+	*frames = total;
+	return 0;
+}
+
+uint64_t eng_gen_timeline_bytes(const struct eng_gen_config *c, int64_t frames)
+{
+	return eng_upto_rate(c->video_rate, 1, c->fps, frames) +
+	       c->audio_tracks * eng_upto_rate(c->audio_rate,
+					       ENG_GEN_AUDIO_ALIGN, c->fps,
+					       frames);
+}
+
+void eng_gen_clip_name(uint32_t clip, char *buf, size_t len)
+{
+	snprintf(buf, len, "clip%04" PRIu32, clip + 1);
+}
+
+void eng_gen_timeline_name(uint32_t index, char *buf, size_t len)
+{
+	snprintf(buf, len, "timeline%02" PRIu32, index + 1);
+}
+
+/* ---------------------------------------------------------------- text */
+
+struct sbuf {
+	char *p;
+	size_t len;
+	size_t cap;
+	int err;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t cap;
+	char *np;
+	int n;
+
+	if (b->err)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->err = -EINVAL;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		cap = b->cap ? b->cap : 256;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+int eng_gen_tl_text(const struct eng_gen_config *c, uint32_t index,
+		    const struct eng_gen_event *ev, char **text, size_t *len)
+{
+	struct eng_gen_sizes z;
+	struct sbuf b = {0};
+	char clip[32], mn[32], mx[32], cs[32], f[32], tracks[512];
+	int64_t frames = 0;
+	uint32_t i, t;
+	size_t tl;
+	int rc;
+
+	if (eng_gen_check(c, &z, NULL) < 0 || index >= c->timelines)
+		return -EINVAL;
+	for (i = 0; i < c->events; i++)
+		frames += ev[i].frames;
+	eng_gen_seconds_str(c->clip_us, cs, sizeof(cs));
+	eng_gen_seconds_str(c->min_us, mn, sizeof(mn));
+	eng_gen_seconds_str(c->max_us, mx, sizeof(mx));
+	fps_str(c->fps, f, sizeof(f));
+	/* The comment is the command that regenerates this timeline. */
+	sb_printf(&b,
+		  "# generated by timelinefs-gen %s: timeline %" PRIu32
+		  " of %" PRIu32 ", %" PRIu32 " events, %" PRId64 " frames\n",
+		  ENG_GEN_VERSION, index + 1, c->timelines, c->events, frames);
+	sb_printf(&b,
+		  "# timelinefs-gen --seed %" PRIu64 " --clips %" PRIu32
+		  " --clip-seconds %s --timelines %" PRIu32 " --events %" PRIu32
+		  " --min-seconds %s --max-seconds %s --fps %s"
+		  " --video-rate %" PRIu64 " --audio-tracks %" PRIu32
+		  " --audio-rate %" PRIu64 "\n",
+		  c->seed, c->clips, cs, c->timelines, c->events, mn, mx, f,
+		  c->video_rate, c->audio_tracks, c->audio_rate);
+	sb_printf(&b, "fps %" PRIu32 "/%" PRIu32 "\n", c->fps.num, c->fps.den);
+	sb_printf(&b, "track V %" PRIu64 "\n", c->video_rate);
+	strcpy(tracks, "V");
+	tl = 1;
+	for (t = 1; t <= c->audio_tracks; t++) {
+		sb_printf(&b, "track A%" PRIu32 " %" PRIu64 " align=%d\n", t,
+			  c->audio_rate, ENG_GEN_AUDIO_ALIGN);
+		tl += (size_t)snprintf(tracks + tl, sizeof(tracks) - tl,
+				       ",A%" PRIu32, t);
+	}
+	for (i = 0; i < c->events; i++) {
+		eng_gen_clip_name(ev[i].clip, clip, sizeof(clip));
+		sb_printf(&b, "event %s %s %" PRId64 " %" PRId64 "\n", tracks,
+			  clip, ev[i].src_in, ev[i].frames);
+	}
+	if (b.err) {
+		rc = b.err;
+		free(b.p);
+		return rc;
+	}
+	*text = b.p;
+	*len = b.len;
+	return 0;
+}

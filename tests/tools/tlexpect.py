@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Expected contents of a timelinefs virtual file, computed without the C
+engine: an independent reading of DESIGN.md (the .tl format, the byte
+layout, media resolution, WAVE data offsets) for the mounted tests.
+
+  tlexpect.py size TIMELINE.tl                 virtual file size in bytes
+  tlexpect.py bytes TIMELINE.tl MEDIA_DIR [--offset O] [--length L]
+                                               the bytes (or a range) to stdout
+  tlexpect.py sha256 TIMELINE.tl MEDIA_DIR     sha256 of the whole file
+  tlexpect.py slices TIMELINE.tl               non-gap non-empty slices (the
+                                               access rows a full read makes),
+                                               then "TRACK COUNT" per track
+
+Streams in constant memory.  Exit 1 on a bad timeline or media, 2 on usage.
+"""
+
+import argparse
+import hashlib
+import heapq
+import os
+import re
+import stat
+import sys
+from bisect import bisect_right
+from fractions import Fraction
+
+WAV_HEAD_MAX = 65536
+
+
+class TlError(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ values
+
+def parse_uint(s, what):
+    if not re.fullmatch(r"[0-9]+", s):
+        raise ValueError("bad %s '%s'" % (what, s))
+    return int(s)
+
+
+def parse_fps(s):
+    """(num, den): "30000/1001", "25", "29.97" (NTSC decimals: N*1000/1001)."""
+    m = re.fullmatch(r"([0-9]+)/([0-9]+)", s)
+    if m:
+        n, d = int(m.group(1)), int(m.group(2))
+        if n == 0 or d == 0:
+            raise ValueError("bad frame rate '%s'" % s)
+        f = Fraction(n, d)
+        return f.numerator, f.denominator
+    if re.fullmatch(r"[0-9]+", s):
+        if int(s) == 0:
+            raise ValueError("bad frame rate '%s'" % s)
+        return int(s), 1
+    m = re.fullmatch(r"([0-9]+)\.([0-9]+)", s)
+    if not m:
+        raise ValueError("bad frame rate '%s'" % s)
+    v = Fraction(s)
+    if v == 0:
+        raise ValueError("bad frame rate '%s'" % s)
+    decimals = len(m.group(2))
+    scale = 10 ** decimals
+    if decimals >= 2 and v.denominator != 1:
+        # nearest N with N*1000/1001 written to this many decimals == s
+        n = int(v * Fraction(1001, 1000) + Fraction(1, 2))
+        ntsc = Fraction(n * 1000, 1001)
+        if n > 0 and int(ntsc * scale + Fraction(1, 2)) == v * scale:
+            return n * 1000, 1001
+    return v.numerator, v.denominator
+
+
+def parse_size(s):
+    m = re.fullmatch(r"([0-9]+)(?:([kKMGT])(i?))?B?", s)
+    if not m:
+        raise ValueError("bad rate '%s'" % s)
+    v = int(m.group(1))
+    if m.group(2):
+        power = "KMGT".index(m.group(2).upper()) + 1
+        v *= (1024 if m.group(3) else 1000) ** power
+    return v
+
+
+# ------------------------------------------------------------------ model
+
+class Track:
+    def __init__(self, name, rate, align):
+        self.name = name
+        self.rate = rate
+        self.align = align
+        self.defs = []       # (rec_in, frames, clip, src_in) as defined
+        self.pieces = []     # flattened: (rec_in, rec_end, clip, src_in)
+        self.starts = []
+
+    def end(self):
+        return max((r + f for r, f, _, _ in self.defs), default=0)
+
+
+class Timeline:
+    def __init__(self, path):
+        self.path = path
+        self.fps = None
+        self.tracks = []
+        self.frames = 0
+
+    def upto(self, t, k):
+        """Bytes of track t before frame k."""
+        tr = self.tracks[t]
+        num, den = self.fps
+        return (k * tr.rate * den // (num * tr.align)) * tr.align
+
+    def offset(self, k):
+        return sum(self.upto(t, k) for t in range(len(self.tracks)))
+
+    def size(self):
+        return self.offset(self.frames)
+
+
+def flatten(defs):
+    """Later definitions win: sweep the boundaries, keeping the covering
+    definitions in a heap by definition order (latest on top)."""
+    bounds = sorted({r for r, _, _, _ in defs} | {r + f for r, f, _, _ in defs})
+    order = sorted(range(len(defs)), key=lambda i: defs[i][0])
+    heap, nxt, out = [], 0, []
+    for j in range(len(bounds) - 1):
+        a, b = bounds[j], bounds[j + 1]
+        while nxt < len(order) and defs[order[nxt]][0] <= a:
+            i = order[nxt]
+            heapq.heappush(heap, (-i, defs[i][0] + defs[i][1]))
+            nxt += 1
+        while heap and heap[0][1] <= a:
+            heapq.heappop(heap)
+        if not heap:
+            continue
+        i = -heap[0][0]
+        rec, _, clip, src = defs[i]
+        piece = (a, b, clip, src + (a - rec))
+        prev = out[-1] if out else None
+        if (prev and prev[1] == a and prev[2] == clip and
+                prev[3] + (prev[1] - prev[0]) == piece[3]):
+            out[-1] = (prev[0], b, clip, prev[3])
+        else:
+            out.append(piece)
+    return out
+
+
+def parse_tl(path):
+    tl = Timeline(path)
+    names = {}
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8", "surrogateescape")
+    for lineno, line in enumerate(text.split("\n"), 1):
+        toks = []
+        for tok in line.split():
+            if tok.startswith("#"):
+                break
+            toks.append(tok)
+        if not toks:
+            continue
+        where = "%s:%d" % (path, lineno)
+        try:
+            if toks[0] == "fps":
+                if len(toks) != 2 or tl.fps:
+                    raise ValueError("bad fps line")
+                tl.fps = parse_fps(toks[1])
+            elif toks[0] == "track":
+                if tl.fps is None or len(toks) not in (3, 4):
+                    raise ValueError("bad track line")
+                name, rate, align = toks[1], parse_size(toks[2]), 1
+                if not re.fullmatch(r"[A-Za-z0-9_]{1,15}", name) or name in names:
+                    raise ValueError("bad or duplicate track '%s'" % name)
+                if len(toks) == 4:
+                    if not toks[3].startswith("align="):
+                        raise ValueError("bad '%s'" % toks[3])
+                    align = parse_uint(toks[3][6:], "align")
+                if rate == 0 or align == 0:
+                    raise ValueError("zero rate or align")
+                names[name] = len(tl.tracks)
+                tl.tracks.append(Track(name, rate, align))
+            elif toks[0] == "event":
+                if tl.fps is None or len(toks) not in (5, 6):
+                    raise ValueError("bad event line")
+                tracks = []
+                for n in toks[1].split(","):
+                    if n not in names or names[n] in tracks:
+                        raise ValueError("bad track list '%s'" % toks[1])
+                    tracks.append(names[n])
+                clip = toks[2]
+                if clip in (".", "..") or "/" in clip:
+                    raise ValueError("bad clip '%s'" % clip)
+                src = parse_uint(toks[3], "SRC_IN")
+                frames = parse_uint(toks[4], "FRAMES")
+                if frames == 0:
+                    raise ValueError("zero FRAMES")
+                if len(toks) == 6:
+                    if not toks[5].startswith("@"):
+                        raise ValueError("bad '%s'" % toks[5])
+                    rec = parse_uint(toks[5][1:], "REC_IN")
+                else:
+                    # appends after the latest end among its tracks
+                    rec = max(tl.tracks[t].end() for t in tracks)
+                for t in tracks:
+                    tl.tracks[t].defs.append((rec, frames, clip, src))
+            else:
+                raise ValueError("unknown directive '%s'" % toks[0])
+        except ValueError as e:
+            raise TlError("%s: %s" % (where, e))
+    if tl.fps is None or not tl.tracks:
+        raise TlError("%s: no fps or no track" % path)
+    for tr in tl.tracks:
+        tr.pieces = flatten(tr.defs)
+        tr.starts = [p[0] for p in tr.pieces]
+        if tr.pieces:
+            tl.frames = max(tl.frames, tr.pieces[-1][1])
+    if tl.frames == 0:
+        raise TlError("%s: no event" % path)
+    return tl
+
+
+# ------------------------------------------------------------------ media
+
+def wav_data(path, head):
+    """(offset, declared size or None) of the data chunk of a RIFF/WAVE."""
+    if len(head) < 12 or head[0:4] not in (b"RIFF", b"RF64") or head[8:12] != b"WAVE":
+        raise TlError("%s is not RIFF/WAVE" % path)
+    pos = 12
+    while pos + 8 <= len(head):
+        cid = head[pos:pos + 4]
+        csize = int.from_bytes(head[pos + 4:pos + 8], "little")
+        if cid == b"data":
+            return pos + 8, (None if csize in (0, 0xFFFFFFFF) else csize)
+        pos += 8 + csize + (csize & 1)
+    raise TlError("%s has no data chunk" % path)
+
+
+class Media:
+    """Resolves (clip, track) to MEDIA_DIR/CLIP.TRACK.* and reads it."""
+
+    def __init__(self, tl, media_dir):
+        self.tl = tl
+        self.dir = media_dir
+        self.names = os.listdir(media_dir)
+        self.files = {}      # (clip, t) -> (path, header, size)
+        self.open = {}
+        for t, tr in enumerate(tl.tracks):
+            for a, b, clip, src in tr.pieces:
+                path, header, size = self.resolve(clip, t)
+                need = tl.upto(t, src + (b - a))
+                if need > size:
+                    raise TlError("%s: clip %s track %s: %s holds %d bytes "
+                                  "of essence, %d needed" %
+                                  (tl.path, clip, tr.name, path, size, need))
+
+    def resolve(self, clip, t):
+        key = (clip, t)
+        if key in self.files:
+            return self.files[key]
+        prefix = "%s.%s." % (clip, self.tl.tracks[t].name)
+        found = []
+        for n in self.names:
+            if n.startswith(prefix) and len(n) > len(prefix):
+                st = os.lstat(os.path.join(self.dir, n))
+                if stat.S_ISREG(st.st_mode):
+                    found.append(n)
+        if len(found) != 1:
+            raise TlError("%s: clip %s track %s: %s %s/%s*" %
+                          (self.tl.path, clip, self.tl.tracks[t].name,
+                           "no file" if not found else "several files",
+                           self.dir, prefix))
+        path = os.path.join(self.dir, found[0])
+        size = os.path.getsize(path)
+        header = 0
+        if found[0].lower().endswith(".wav"):
+            with open(path, "rb") as f:
+                header, declared = wav_data(path, f.read(WAV_HEAD_MAX))
+            if header > size:
+                raise TlError("%s: data chunk past the end" % path)
+            size -= header
+            if declared is not None:
+                size = min(size, declared)
+        self.files[key] = (path, header, size)
+        return self.files[key]
+
+    def read(self, clip, t, off, length):
+        path, header, _ = self.files[(clip, t)]
+        f = self.open.get(path)
+        if f is None:
+            if len(self.open) >= 64:
+                self.open.pop(next(iter(self.open))).close()
+            f = self.open[path] = open(path, "rb")
+        f.seek(header + off)
+        data = f.read(length)
+        if len(data) != length:
+            raise TlError("%s: short read at %d" % (path, header + off))
+        return data
+
+    def close(self):
+        for f in self.open.values():
+            f.close()
+
+
+# ------------------------------------------------------------------ output
+
+def piece_at(tr, k):
+    i = bisect_right(tr.starts, k) - 1
+    if i >= 0 and k < tr.pieces[i][1]:
+        return tr.pieces[i]
+    return None
+
+
+def first_frame(tl, off):
+    """The frame holding byte off (off < size)."""
+    lo, hi = 0, tl.frames
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if tl.offset(mid) <= off:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def chunks(tl, media, offset=0, length=None):
+    """Yield the bytes of [offset, offset + length) in pieces."""
+    size = tl.size()
+    end = size if length is None else min(size, offset + length)
+    if offset >= end:
+        return
+    k = first_frame(tl, offset)
+    pos = tl.offset(k)
+    zeros = b""
+    while pos < end:
+        for t, tr in enumerate(tl.tracks):
+            lo, hi = tl.upto(t, k), tl.upto(t, k + 1)
+            n = hi - lo
+            if n == 0 or pos + n <= offset:
+                pos += n
+                continue
+            if pos >= end:
+                break
+            a = max(offset - pos, 0)        # skip into the slice
+            b = min(n, end - pos)           # stop within it
+            p = piece_at(tr, k)
+            if p is None:
+                if len(zeros) < b - a:
+                    zeros = bytes(b - a)
+                yield zeros[:b - a]
+            else:
+                src_off = tl.upto(t, p[3] + k - p[0])
+                yield media.read(p[2], t, src_off + a, b - a)
+            pos += n
+        k += 1
+
+
+def count_slices(tl):
+    per = []
+    for t, tr in enumerate(tl.tracks):
+        n = 0
+        for a, b, _, _ in tr.pieces:
+            for k in range(a, b):
+                if tl.upto(t, k + 1) > tl.upto(t, k):
+                    n += 1
+        per.append((tr.name, n))
+    return per
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="tlexpect.py",
+                                 description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("size")
+    p.add_argument("timeline")
+    p = sub.add_parser("bytes")
+    p.add_argument("timeline")
+    p.add_argument("media_dir")
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--length", type=int, default=None)
+    p = sub.add_parser("sha256")
+    p.add_argument("timeline")
+    p.add_argument("media_dir")
+    p = sub.add_parser("slices")
+    p.add_argument("timeline")
+    args = ap.parse_args(argv)
+    if args.cmd == "bytes" and (args.offset < 0 or
+                                (args.length is not None and args.length < 0)):
+        ap.error("--offset and --length must not be negative")
+    try:
+        tl = parse_tl(args.timeline)
+        if args.cmd == "size":
+            print(tl.size())
+        elif args.cmd == "slices":
+            per = count_slices(tl)
+            print(sum(n for _, n in per))
+            for name, n in per:
+                print(name, n)
+        else:
+            media = Media(tl, args.media_dir)
+            try:
+                if args.cmd == "bytes":
+                    out = sys.stdout.buffer
+                    for c in chunks(tl, media, args.offset, args.length):
+                        out.write(c)
+                    out.flush()
+                else:
+                    h = hashlib.sha256()
+                    for c in chunks(tl, media):
+                        h.update(c)
+                    print(h.hexdigest())
+            finally:
+                media.close()
+    except (TlError, OSError) as e:
+        print("tlexpect: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of engine/gen.c: PRNG streams, the WAVE header, config checks,
+ * timeline planning and the .tl text (parsed back by the real parser). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+
+/* ---------------------------------------------------------------- rng */
+
+static void test_rng_known_answers(void **state)
+{
+	struct eng_rng r = { .s = { 1, 2, 3, 4 } };
+
+	(void)state;
+	/* xoshiro256** reference outputs for the state {1, 2, 3, 4} */
+	assert_int_equal(eng_rng_next(&r), 11520);
+	assert_int_equal(eng_rng_next(&r), 0);
+	assert_int_equal(eng_rng_next(&r), 1509978240);
+	assert_true(eng_rng_next(&r) == 1215971899390074240ULL);
+	/* splitmix64's first output from 0 seeds the first word */
+	eng_rng_seed(&r, 0);
+	assert_true(r.s[0] == 0xe220a8397b1dcdafULL);
+}
+
+static void test_rng_determinism(void **state)
+{
+	struct eng_rng a, b, c;
+	int i, same = 0;
+
+	(void)state;
+	eng_rng_seed(&a, 42);
+	eng_rng_seed(&b, 42);
+	eng_rng_seed(&c, 43);
+	for (i = 0; i < 1000; i++) {
+		uint64_t x = eng_rng_next(&a);
+
+		assert_true(x == eng_rng_next(&b));
+		same += x == eng_rng_next(&c);
+	}
+	assert_int_equal(same, 0);
+}
+
+static void test_rng_derive(void **state)
+{
+	uint64_t s[6];
+	int i, j;
+
+	(void)state;
+	s[0] = eng_rng_derive(1, 0, 0);
+	s[1] = eng_rng_derive(1, 1, 0);
+	s[2] = eng_rng_derive(1, 0, 1);
+	s[3] = eng_rng_derive(1, 1, 2);
+	s[4] = eng_rng_derive(1, 2, 1);
+	s[5] = eng_rng_derive(2, 0, 0);
+	for (i = 0; i < 6; i++)
+		for (j = i + 1; j < 6; j++)
+			assert_true(s[i] != s[j]);
+	assert_true(eng_rng_derive(7, 3, 4) == eng_rng_derive(7, 3, 4));
+}
+
+static void test_rng_range(void **state)
+{
+	static const struct {
+		uint64_t lo, hi;
+	} cases[] = {
+		{ 5, 7 }, { 0, 1 }, { 0, 9 }, { 100, 100 },
+		{ UINT64_MAX - 2, UINT64_MAX },
+	};
+	struct eng_rng r;
+	size_t i;
+	int k;
+
+	(void)state;
+	eng_rng_seed(&r, 9);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t lo = cases[i].lo, hi = cases[i].hi, n = hi - lo + 1;
+		int seen[10] = { 0 };
+
+		for (k = 0; k < 10000; k++) {
+			uint64_t v = eng_rng_range(&r, lo, hi);
+
+			assert_true(v >= lo && v <= hi);
+			seen[v - lo]++;
+		}
+		/* both ends are reached: the bounds are inclusive */
+		for (k = 0; k < (int)n; k++)
+			assert_true(seen[k] > 0);
+	}
+	/* the full range and an empty one do not hang or fail */
+	(void)eng_rng_range(&r, 0, UINT64_MAX);
+	assert_int_equal(eng_rng_range(&r, 8, 3), 8);
+}
+
+static size_t longest_zero_run(const unsigned char *p, size_t len)
+{
+	size_t best = 0, run = 0, i;
+
+	for (i = 0; i < len; i++) {
+		run = p[i] ? 0 : run + 1;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+static void test_rng_fill_zero_runs(void **state)
+{
+	struct eng_rng r = { .s = { 1, 2, 3, 4 } };
+	size_t len = 4u << 20;
+	unsigned char *buf = calloc(1, len);
+
+	(void)state;
+	assert_non_null(buf);
+	/* the second output of this state is 0: it must not be stored */
+	eng_rng_fill(&r, buf, 16);
+	assert_true(longest_zero_run(buf, 16) < 8);
+	eng_rng_seed(&r, 1);
+	eng_rng_fill(&r, buf, len);
+	assert_true(longest_zero_run(buf, len) <= 14);
+	free(buf);
+}
+
+static void test_rng_fill_stream(void **state)
+{
+	static const size_t lens[] = { 0, 1, 7, 8, 9, 15, 16, 1000, 4097 };
+	unsigned char whole[4200], part[4200 + 8];
+	struct eng_rng a, b;
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		size_t n = lens[i], up = (n + 7) / 8 * 8;
+
+		eng_rng_seed(&a, 5);
+		eng_rng_seed(&b, 5);
+		eng_rng_fill(&a, whole, up);
+		memset(part, 0xa5, sizeof(part));
+		eng_rng_fill(&b, part, n);
+		/* a tail is the low bytes of the next output; beyond it
+		 * nothing is touched */
+		if (n)
+			assert_memory_equal(whole, part, n);
+		for (j = n; j < sizeof(part); j++)
+			assert_int_equal(part[j], 0xa5);
+		/* both streams advanced by the same number of outputs */
+		assert_true(eng_rng_next(&a) == eng_rng_next(&b));
+	}
+	/* filling in blocks (multiples of 8) gives the same bytes */
+	eng_rng_seed(&a, 6);
+	eng_rng_fill(&a, whole, 4096);
+	eng_rng_seed(&b, 6);
+	eng_rng_fill(&b, part, 1024);
+	eng_rng_fill(&b, part + 1024, 3072);
+	assert_memory_equal(whole, part, 4096);
+}
+
+/* ---------------------------------------------------------------- wav */
+
+static void test_wav_header_bytes(void **state)
+{
+	/* 48 kHz 24-bit mono, 1153152 data bytes (240 frames at 29.97) */
+	static const unsigned char want[44] = {
+		'R', 'I', 'F', 'F', 0xa4, 0x98, 0x11, 0x00, /* 36 + data */
+		'W', 'A', 'V', 'E', 'f', 'm', 't', ' ',
+		16, 0, 0, 0,		/* fmt size */
+		1, 0,			/* PCM */
+		1, 0,			/* mono */
+		0x80, 0xbb, 0, 0,	/* 48000 Hz */
+		0x80, 0x32, 0x02, 0,	/* 144000 B/s */
+		3, 0,			/* block align */
+		24, 0,			/* bits */
+		'd', 'a', 't', 'a', 0x80, 0x98, 0x11, 0x00, /* 1153152 */
+	};
+	unsigned char h[44];
+	uint64_t off, size;
+
+	(void)state;
+	memset(h, 0xee, sizeof(h));
+	eng_wav_header(h, 48000, 24, 1153152);
+	assert_memory_equal(h, want, 44);
+	/* the engine's own WAVE reader finds the essence where we put it */
+	assert_int_equal(eng_wav_data(h, sizeof(h), &off, &size), 0);
+	assert_int_equal(off, 44);
+	assert_int_equal(size, 1153152);
+}
+
+static void test_wav_header_odd_and_huge(void **state)
+{
+	unsigned char h[44];
+
+	(void)state;
+	/* an odd data chunk is followed by a pad byte the RIFF size counts */
+	eng_wav_header(h, 44100, 24, 3);
+	assert_memory_equal(h + 4, "\x28\x00\x00\x00", 4);	/* 36+3+1 */
+	assert_memory_equal(h + 40, "\x03\x00\x00\x00", 4);
+	assert_memory_equal(h + 24, "\x44\xac\x00\x00", 4);	/* 44100 */
+	assert_memory_equal(h + 28, "\xcc\x04\x02\x00", 4);	/* 132300 */
+	/* 16-bit: block align 2 */
+	eng_wav_header(h, 48000, 16, 4);
+	assert_memory_equal(h + 32, "\x02\x00\x10\x00", 4);
+	/* sizes past 32 bits saturate */
+	eng_wav_header(h, 48000, 24, 5000000000ULL);
+	assert_memory_equal(h + 4, "\xff\xff\xff\xff", 4);
+	assert_memory_equal(h + 40, "\xff\xff\xff\xff", 4);
+}
+
+/* ---------------------------------------------------------------- values */
+
+static void test_parse_seconds(void **state)
+{
+	static const struct {
+		const char *s;
+		int rc;
+		int64_t us;
+		const char *back;	/* eng_gen_seconds_str of us */
+	} cases[] = {
+		{ "8", 0, 8000000, "8" },
+		{ "3.5", 0, 3500000, "3.5" },
+		{ "0.25", 0, 250000, "0.25" },
+		{ "1.000001", 0, 1000001, "1.000001" },
+		{ "0", 0, 0, "0" },
+		{ "10.50", 0, 10500000, "10.5" },
+		{ "1.0000001", -EINVAL, 0, NULL },
+		{ "", -EINVAL, 0, NULL },
+		{ ".5", -EINVAL, 0, NULL },
+		{ "5.", -EINVAL, 0, NULL },
+		{ "-1", -EINVAL, 0, NULL },
+		{ "1e3", -EINVAL, 0, NULL },
+		{ " 1", -EINVAL, 0, NULL },
+		{ "2s", -EINVAL, 0, NULL },
+		{ "99999999999999999999", -ERANGE, 0, NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t us = -1;
+		char buf[32];
+		int rc = eng_gen_parse_seconds(cases[i].s, &us);
+
+		if (rc != cases[i].rc)
+			fail_msg("'%s': rc %d, want %d", cases[i].s, rc,
+				 cases[i].rc);
+		if (rc)
+			continue;
+		assert_int_equal(us, cases[i].us);
+		eng_gen_seconds_str(us, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].back);
+	}
+}
+
+static void test_frames(void **state)
+{
+	static const struct {
+		int64_t us;
+		uint32_t num, den;
+		int64_t frames;
+	} cases[] = {
+		{ 8000000, 30000, 1001, 240 },	/* 239.76 */
+		{ 3000000, 30000, 1001, 90 },	/* 89.91 */
+		{ 5000000, 30000, 1001, 150 },	/* 149.85 */
+		{ 500000, 30000, 1001, 15 },	/* 14.985 */
+		{ 20000, 25, 1, 1 },		/* 0.5 rounds up */
+		{ 19999, 25, 1, 0 },
+		{ 0, 25, 1, 0 },
+		{ 3600000000LL, 24000, 1001, 86314 }, /* 86313.69 */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct eng_fps f = { cases[i].num, cases[i].den };
+
+		assert_int_equal(eng_gen_frames(cases[i].us, f),
+				 cases[i].frames);
+	}
+}
+
+static void test_names(void **state)
+{
+	char b[32];
+
+	(void)state;
+	eng_gen_clip_name(6, b, sizeof(b));
+	assert_string_equal(b, "clip0007");
+	eng_gen_clip_name(12344, b, sizeof(b));
+	assert_string_equal(b, "clip12345");
+	eng_gen_timeline_name(0, b, sizeof(b));
+	assert_string_equal(b, "timeline01");
+	eng_gen_timeline_name(99, b, sizeof(b));
+	assert_string_equal(b, "timeline100");
+}
+
+/* ---------------------------------------------------------------- check */
+
+static void test_check_defaults(void **state)
+{
+	struct eng_gen_config c;
+	struct eng_gen_sizes z;
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	eng_gen_config_default(&c);
+	assert_int_equal(eng_gen_check(&c, &z, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(z.clip_frames, 240);
+	assert_int_equal(z.min_frames, 90);
+	assert_int_equal(z.max_frames, 150);
+	assert_int_equal(z.sample_rate, 48000);
+	/* 240 frames * 600600 bytes, 240 * 4804.8 */
+	assert_int_equal(z.video_bytes, 144144000);
+	assert_int_equal(z.audio_bytes, 1153152);
+	assert_int_equal(z.audio_file, 1153196);
+	assert_int_equal(z.media_files, 72);
+	assert_int_equal(z.media_bytes, 24ULL * (144144000 + 2 * 1153196));
+}
+
+enum field {
+	F_CLIPS, F_TIMELINES, F_EVENTS, F_AUDIO_TRACKS, F_CLIP_US, F_MIN_US,
+	F_MAX_US, F_AUDIO_RATE, F_VIDEO_RATE, F_FPS_NUM,
+};
+
+static void set_field(struct eng_gen_config *c, enum field f, int64_t v)
+{
+	switch (f) {
+	case F_CLIPS: c->clips = (uint32_t)v; break;
+	case F_TIMELINES: c->timelines = (uint32_t)v; break;
+	case F_EVENTS: c->events = (uint32_t)v; break;
+	case F_AUDIO_TRACKS: c->audio_tracks = (uint32_t)v; break;
+	case F_CLIP_US: c->clip_us = v; break;
+	case F_MIN_US: c->min_us = v; break;
+	case F_MAX_US: c->max_us = v; break;
+	case F_AUDIO_RATE: c->audio_rate = (uint64_t)v; break;
+	case F_VIDEO_RATE: c->video_rate = (uint64_t)v; break;
+	case F_FPS_NUM: c->fps.num = (uint32_t)v; break;
+	}
+}
+
+static void test_check_errors(void **state)
+{
+	static const struct {
+		enum field f;
+		int64_t v;
+		const char *msg;	/* NULL: valid */
+	} cases[] = {
+		{ F_MAX_US, 6000000, NULL },	/* clip 8: still fine */
+		{ F_CLIP_US, 5000000, NULL },	/* max 5 = clip 5 */
+		{ F_AUDIO_TRACKS, 0, NULL },
+		{ F_CLIP_US, 4500000, "timelinefs-gen: --max-seconds 5 is "
+		  "longer than --clip-seconds 4.5" },
+		{ F_MIN_US, 5500000, "timelinefs-gen: --min-seconds 5.5 is "
+		  "longer than --max-seconds 5" },
+		{ F_MIN_US, 10000, "timelinefs-gen: --min-seconds 0.01 is "
+		  "less than one frame at 30000/1001 fps" },
+		{ F_CLIPS, 0, "timelinefs-gen: --clips 0 is out of range "
+		  "(1 to 1000000)" },
+		{ F_EVENTS, 0, "timelinefs-gen: --events 0 is out of range "
+		  "(1 to 10000000)" },
+		{ F_TIMELINES, 0, "timelinefs-gen: --timelines 0 is out of "
+		  "range (1 to 100000)" },
+		{ F_AUDIO_TRACKS, 100, "timelinefs-gen: --audio-tracks 100 is "
+		  "out of range (0 to 99)" },
+		{ F_AUDIO_RATE, 144001, "timelinefs-gen: --audio-rate 144001 "
+		  "is not a multiple of 3 (24-bit samples)" },
+		{ F_VIDEO_RATE, 0, "timelinefs-gen: --video-rate 0 is out of "
+		  "range (1 to 1000000000000)" },
+		{ F_FPS_NUM, 0, "timelinefs-gen: --fps must be positive" },
+	};
+	struct eng_gen_event ev[32];
+	int64_t frames;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct eng_gen_config c;
+		struct eng_gen_sizes z;
+		struct eng_diag d = { 0 };
+		int rc;
+
+		eng_gen_config_default(&c);
+		set_field(&c, cases[i].f, cases[i].v);
+		rc = eng_gen_check(&c, &z, &d);
+		if (!cases[i].msg) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(d.n, 0);
+		} else {
+			assert_int_equal(rc, -EINVAL);
+			assert_int_equal(d.n, 1);
+			assert_string_equal(d.msgs[0], cases[i].msg);
+			/* planning refuses a config the check refuses */
+			if (c.events <= 32)
+				assert_int_equal(eng_gen_plan(&c, 0, ev,
+							      &frames),
+						 -EINVAL);
+		}
+		eng_diag_free(&d);
+	}
+}
+
+/* ---------------------------------------------------------------- plan */
+
+static void check_plan(const struct eng_gen_config *c,
+		       const struct eng_gen_event *ev, int64_t frames)
+{
+	struct eng_gen_sizes z;
+	int64_t sum = 0;
+	uint32_t i;
+
+	assert_int_equal(eng_gen_check(c, &z, NULL), 0);
+	for (i = 0; i < c->events; i++) {
+		assert_true(ev[i].clip < c->clips);
+		assert_true(ev[i].frames >= z.min_frames);
+		assert_true(ev[i].frames <= z.max_frames);
+		assert_true(ev[i].src_in >= 0);
+		assert_true(ev[i].src_in + ev[i].frames <= z.clip_frames);
+		sum += ev[i].frames;
+	}
+	assert_int_equal(sum, frames);
+}
+
+/* Field by field: the struct has padding that memcmp would compare. */
+static int same_plan(const struct eng_gen_event *a,
+		     const struct eng_gen_event *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].clip != b[i].clip || a[i].src_in != b[i].src_in ||
+		    a[i].frames != b[i].frames)
+			return 0;
+	return 1;
+}
+
+static void test_plan_default(void **state)
+{
+	struct eng_gen_config c;
+	struct eng_gen_event ev[21], again[21];
+	int64_t frames, f2, lo = INT64_MAX, hi = 0;
+	uint32_t i;
+
+	(void)state;
+	eng_gen_config_default(&c);
+	for (i = 0; i < c.timelines; i++) {
+		assert_int_equal(eng_gen_plan(&c, i, ev, &frames), 0);
+		check_plan(&c, ev, frames);
+		assert_int_equal(eng_gen_plan(&c, i, again, &f2), 0);
+		assert_int_equal(frames, f2);
+		assert_true(same_plan(ev, again, 21));
+		if (frames < lo)
+			lo = frames;
+		if (frames > hi)
+			hi = frames;
+	}
+	/* timelines are independent draws: lengths differ */
+	assert_true(lo < hi);
+	/* another seed, another plan */
+	assert_int_equal(eng_gen_plan(&c, 0, again, &f2), 0);
+	c.seed = 2;
+	assert_int_equal(eng_gen_plan(&c, 0, ev, &frames), 0);
+	assert_false(same_plan(ev, again, 21));
+	/* and another timeline of the same seed too */
+	assert_int_equal(eng_gen_plan(&c, 1, again, &f2), 0);
+	assert_false(same_plan(ev, again, 21));
+	assert_int_equal(eng_gen_plan(&c, c.timelines, ev, &frames), -EINVAL);
+}
+
+static void test_plan_bounds_reached(void **state)
+{
+	struct eng_gen_config c;
+	struct eng_gen_event *ev;
+	int seen_len[4] = { 0 }, seen_in0 = 0, seen_in_max = 0;
+	int seen_clip[3] = { 0 };
+	int64_t frames;
+	uint32_t i;
+
+	(void)state;
+	eng_gen_config_default(&c);
+	/* 25 fps: 1 to 3 frames per event, clips of 5 frames */
+	c.fps.num = 25;
+	c.fps.den = 1;
+	c.clips = 3;
+	c.clip_us = 200000;
+	c.min_us = 40000;
+	c.max_us = 120000;
+	c.events = 3000;
+	ev = calloc(c.events, sizeof(*ev));
+	assert_non_null(ev);
+	assert_int_equal(eng_gen_plan(&c, 0, ev, &frames), 0);
+	check_plan(&c, ev, frames);
+	for (i = 0; i < c.events; i++) {
+		seen_len[ev[i].frames]++;
+		seen_clip[ev[i].clip]++;
+		seen_in0 += ev[i].src_in == 0;
+		seen_in_max += ev[i].src_in + ev[i].frames == 5;
+	}
+	assert_true(seen_len[1] && seen_len[2] && seen_len[3]);
+	assert_true(seen_clip[0] && seen_clip[1] && seen_clip[2]);
+	assert_true(seen_in0 && seen_in_max);
+	free(ev);
+}
+
+/* ---------------------------------------------------------------- text */
+
+static void check_text_parses(const struct eng_gen_config *c, uint32_t idx)
+{
+	struct eng_gen_event *ev = calloc(c->events, sizeof(*ev));
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char *text = NULL, want[32];
+	int64_t frames, rec = 0;
+	size_t len, t, i;
+
+	assert_non_null(ev);
+	assert_int_equal(eng_gen_plan(c, idx, ev, &frames), 0);
+	assert_int_equal(eng_gen_tl_text(c, idx, ev, &text, &len), 0);
+	assert_int_equal(strlen(text), len);
+	if (eng_tl_parse("gen.tl", "gen", text, len, &tl, &d) != 0)
+		fail_msg("does not parse: %s\n%s", d.n ? d.msgs[0] : "?",
+			 text);
+	assert_int_equal(tl->fps.num, c->fps.num);
+	assert_int_equal(tl->fps.den, c->fps.den);
+	assert_int_equal(tl->ntracks, 1 + c->audio_tracks);
+	assert_string_equal(tl->tracks[0].name, "V");
+	assert_int_equal(tl->tracks[0].rate, c->video_rate);
+	assert_int_equal(tl->tracks[0].align, 1);
+	for (t = 1; t < tl->ntracks; t++) {
+		snprintf(want, sizeof(want), "A%zu", t);
+		assert_string_equal(tl->tracks[t].name, want);
+		assert_int_equal(tl->tracks[t].rate, c->audio_rate);
+		assert_int_equal(tl->tracks[t].align, 3);
+	}
+	assert_int_equal(tl->frames, frames);
+	assert_int_equal(tl->bytes, eng_gen_timeline_bytes(c, frames));
+	/* every event appended, on every track, in order */
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+
+		assert_int_equal(tr->nsegs, c->events);
+		for (i = 0, rec = 0; i < tr->nsegs; i++) {
+			const struct eng_segment *s = &tr->segs[i];
+
+			eng_gen_clip_name(ev[i].clip, want, sizeof(want));
+			assert_string_equal(tl->clips[s->clip].name, want);
+			assert_int_equal(s->rec_in, rec);
+			assert_int_equal(s->src_in, ev[i].src_in);
+			assert_int_equal(s->frames, ev[i].frames);
+			rec += s->frames;
+		}
+	}
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+	free(text);
+	free(ev);
+}
+
+static void test_text_parses(void **state)
+{
+	struct eng_gen_config c;
+
+	(void)state;
+	eng_gen_config_default(&c);
+	check_text_parses(&c, 0);
+	check_text_parses(&c, 14);
+	c.audio_tracks = 0;
+	c.fps.num = 25;
+	c.fps.den = 1;
+	c.min_us = 500000;
+	check_text_parses(&c, 3);
+	c.audio_tracks = 8;
+	c.events = 500;
+	check_text_parses(&c, 1);
+}
+
+static void test_text_header(void **state)
+{
+	static const struct eng_gen_event ev[2] = {
+		{ .clip = 6, .src_in = 123, .frames = 120 },
+		{ .clip = 0, .src_in = 0, .frames = 90 },
+	};
+	struct eng_gen_config c;
+	char *text;
+	size_t len;
+
+	(void)state;
+	eng_gen_config_default(&c);
+	c.events = 2;
+	c.clip_us = 8500000;
+	assert_int_equal(eng_gen_tl_text(&c, 2, ev, &text, &len), 0);
+	assert_string_equal(text,
+		"# generated by timelinefs-gen " ENG_GEN_VERSION ": timeline 3 "
+		"of 15, 2 events, 210 frames\n"
+		"# timelinefs-gen --seed 1 --clips 24 --clip-seconds 8.5 "
+		"--timelines 15 --events 2 --min-seconds 3 --max-seconds 5 "
+		"--fps 30000/1001 --video-rate 18000000 --audio-tracks 2 "
+		"--audio-rate 144000\n"
+		"fps 30000/1001\n"
+		"track V 18000000\n"
+		"track A1 144000 align=3\n"
+		"track A2 144000 align=3\n"
+		"event V,A1,A2 clip0007 123 120\n"
+		"event V,A1,A2 clip0001 0 90\n");
+	free(text);
+	c.clips = 0;
+	assert_int_equal(eng_gen_tl_text(&c, 0, ev, &text, &len), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rng_known_answers),
+		cmocka_unit_test(test_rng_determinism),
+		cmocka_unit_test(test_rng_derive),
+		cmocka_unit_test(test_rng_range),
+		cmocka_unit_test(test_rng_fill_zero_runs),
+		cmocka_unit_test(test_rng_fill_stream),
+		cmocka_unit_test(test_wav_header_bytes),
+		cmocka_unit_test(test_wav_header_odd_and_huge),
+		cmocka_unit_test(test_parse_seconds),
+		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_check_defaults),
+		cmocka_unit_test(test_check_errors),
+		cmocka_unit_test(test_plan_default),
+		cmocka_unit_test(test_plan_bounds_reached),
+		cmocka_unit_test(test_text_parses),
+		cmocka_unit_test(test_text_header),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
