@@ -176,13 +176,16 @@ void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 /* Timeline parsers: text in, finalized timeline out                   */
 
 /* Native .tl (DESIGN.md).  `path` names the file in messages, `name` is
- * the timeline's name.  Every problem found is added to diag; returns 0,
- * -EINVAL (diag has the reasons) or -ENOMEM. */
+ * the timeline's name; text[0..len) need not be NUL-terminated.  '#' at
+ * the start of a word begins a comment (so a clip may be named "take#2").
+ * Every problem found is added to diag; returns 0, -EINVAL (diag has the
+ * reasons) or -ENOMEM; *out is NULL on failure. */
 int eng_tl_parse(const char *path, const char *name, const char *text,
 		 size_t len, struct eng_timeline **out, struct eng_diag *diag);
 
-/* Read a whole file into a NUL-terminated buffer (for the parsers).
- * Returns 0 or -errno; *len excludes the NUL. */
+/* Read a whole file into a NUL-terminated buffer (for the parsers); the
+ * caller frees *text.  Returns 0 or -errno; -EFBIG over 64 MiB (a timeline
+ * is text: that is a mistake, not an edit).  *len excludes the NUL. */
 int eng_read_file(const char *path, char **text, size_t *len);
 
 /* What formats that carry no rates need to build a timeline (EDL, OTIO).
@@ -232,10 +235,15 @@ int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
 /* Resolve every (clip, track) that a segment uses to the single file
  * MEDIA_DIR/NAME.TRACK.* in the directory open as dirfd (media_dir names it
  * in messages), find its essence offset, and check that it is long enough
- * for every segment.  Only regular files directly in the directory match;
- * names never leave it.  Each missing, ambiguous, unreadable or short file is
- * a message naming timeline, line, clip and path; returns 0, -EINVAL or
- * -ENOMEM. */
+ * for every segment.  Only regular files directly in the directory match
+ * (symlinks are not followed; a non-regular match is named in the "no media
+ * file" message); names never leave it.  *.wav (any case) is RIFF/WAVE: the
+ * data chunk must be in its first 64 KiB.  dirfd is neither closed nor
+ * moved.  Each missing, ambiguous, unreadable or short file is one message
+ * naming timeline, line (of the first use; of the segment needing most for
+ * a short file), clip and path.  Fills every clip's media[ntracks] (file
+ * NULL where unused or unresolved; a second call starts over); returns 0,
+ * -EINVAL or -ENOMEM. */
 int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 		      const char *media_dir, struct eng_diag *diag);
 
@@ -475,5 +483,27 @@ void eng_gen_timeline_name(uint32_t index, char *buf, size_t len);
  * NUL); the caller frees it.  0, -EINVAL (as eng_gen_plan) or -ENOMEM. */
 int eng_gen_tl_text(const struct eng_gen_config *c, uint32_t index,
 		    const struct eng_gen_event *ev, char **text, size_t *len);
+
+/* ------------------------------------------------------------------ */
+/* Live status (the mount's hidden .status file)                        */
+
+struct eng_status_row {
+	const char *timeline;
+	const char *comm;	/* reader's command name */
+	int pid;
+	int64_t frames_played;	/* the player's head */
+	int64_t frames_total;
+	uint64_t bytes;		/* served to the reader */
+	uint64_t elapsed_ns;	/* since the stream opened */
+	int64_t late_frames;
+	int64_t failed_frames;
+	uint64_t worst_ns;	/* largest read latency */
+};
+
+/* Format a table, one line per row plus a header and a totals line, into
+ * buf (always NUL-terminated when cap > 0).  Returns the length the whole
+ * text needs, like snprintf. */
+size_t eng_status_format(char *buf, size_t cap,
+			 const struct eng_status_row *rows, size_t n);
 
 #endif /* ENGINE_H */

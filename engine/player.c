@@ -39,6 +39,10 @@ struct eng_player {
 	int anchored;
 	uint64_t anchor_ns;
 	int64_t anchor_frame;
+	/* st is written under lock and stats_lock, read under stats_lock
+	 * alone: a status reader must not wait for a player sleeping until
+	 * its next frame is due. */
+	pthread_mutex_t stats_lock;
 	struct eng_player_stats st;
 };
 
@@ -164,6 +168,7 @@ static void load_frame(struct eng_player *p)
 	uint64_t sched = issue_ns(p, k);
 	uint64_t due = sched + period_ns(p, p->cfg.buffer);
 	uint64_t last_done = 0;
+	uint64_t worst = 0;
 	int reads = 0, failed = 0;
 	size_t t;
 
@@ -194,21 +199,26 @@ static void load_frame(struct eng_player *p)
 		a.due_ns = due;
 		read_slice(p, &s, dst + (s.pos - base), &a);
 		record(p, &a);
-		p->st.accesses++;
-		if (a.done_ns - a.issued_ns > p->st.worst_ns)
-			p->st.worst_ns = a.done_ns - a.issued_ns;
+		if (a.done_ns - a.issued_ns > worst)
+			worst = a.done_ns - a.issued_ns;
 		if (a.err)
 			failed = 1;
 		last_done = a.done_ns;
 		reads++;
 	}
 	p->failed[slot] = (unsigned char)failed;
+	p->head++;
+	pthread_mutex_lock(&p->stats_lock);
+	p->st.accesses += reads;
+	if (worst > p->st.worst_ns)
+		p->st.worst_ns = worst;
 	p->st.frames++;
 	if (failed)
 		p->st.failed_frames++;
 	if (reads && last_done > due)
 		p->st.late_frames++;
-	p->head++;
+	p->st.head = p->head;
+	pthread_mutex_unlock(&p->stats_lock);
 }
 
 int eng_player_new(const struct eng_timeline *tl,
@@ -281,6 +291,13 @@ int eng_player_new(const struct eng_timeline *tl,
 		rc = -rc;
 		goto err_free;
 	}
+	rc = pthread_mutex_init(&p->stats_lock, NULL);
+	if (rc) {
+		pthread_mutex_destroy(&p->lock);
+		rc = -rc;
+		goto err_free;
+	}
+	p->st.head = p->head;
 	*out = p;
 	return 0;
 err_free:
@@ -304,6 +321,7 @@ void eng_player_free(struct eng_player *p)
 		if (p->fds[i].fd >= 0)
 			p->cfg.io->close(p->cfg.io->ctx, p->fds[i].fd);
 	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->stats_lock);
 	free(p->bounce);
 	free(p->fds);
 	free(p->copy_iov);
@@ -342,8 +360,11 @@ ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 	/* Far from the play head (or behind what the ring holds): the
 	 * workstation jumped; play from there on a fresh clock. */
 	if (!p->anchored || a < p->lo || a > p->head + p->seek_gap) {
+		pthread_mutex_lock(&p->stats_lock);
 		if (p->anchored)
 			p->st.seeks++;
+		p->st.head = a;
+		pthread_mutex_unlock(&p->stats_lock);
 		p->anchored = 1;
 		p->lo = p->head = a;
 		p->anchor_ns = io->now(io->ctx);
@@ -384,7 +405,9 @@ ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 		n++;
 	}
 	*iovcnt = n;
+	pthread_mutex_lock(&p->stats_lock);
 	p->st.bytes += len;
+	pthread_mutex_unlock(&p->stats_lock);
 	return (ssize_t)len;
 out_unlock:
 	pthread_mutex_unlock(&p->lock);
@@ -419,8 +442,7 @@ ssize_t eng_player_copy(struct eng_player *p, void *buf, size_t len,
 
 void eng_player_stats(struct eng_player *p, struct eng_player_stats *st)
 {
-	pthread_mutex_lock(&p->lock);
+	pthread_mutex_lock(&p->stats_lock);
 	*st = p->st;
-	st->head = p->head;
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->stats_lock);
 }

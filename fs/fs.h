@@ -61,6 +61,9 @@ struct fs_stream {
 	struct store_stream *ss;
 	int cached;		/* owns the page cache of its inode */
 	uint64_t inval_done;	/* bytes of the file invalidated so far */
+	uint64_t opened_ns;
+	pid_t pid;
+	char comm[64];
 	struct fs_stream *next, *prev; /* fs->streams, under fs->lock */
 };
 

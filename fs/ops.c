@@ -15,7 +15,9 @@
 #include "fs.h"
 
 #define FS_ROOT_INO 1
-#define FS_FIRST_INO 2
+#define FS_STATUS_INO 2	/* /.status: hidden, not listed */
+#define FS_STATUS_NAME ".status"
+#define FS_FIRST_INO 3
 /* Attributes never change while mounted. */
 #define FS_ATTR_TIMEOUT 3600.0
 /* Cached mode: drop the pages a reader has passed in steps this big, and
@@ -45,6 +47,13 @@ static void fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
 	st->st_gid = getgid();
 	st->st_mtime = st->st_ctime = st->st_atime = (time_t)fs->mount_time;
 	st->st_blksize = 1 << 20;
+	if (ino == FS_STATUS_INO) {
+		/* generated at open: size 0 like procfs, read with direct_io */
+		st->st_mode = S_IFREG | 0444;
+		st->st_nlink = 1;
+		st->st_mtime = st->st_ctime = st->st_atime = time(NULL);
+		return;
+	}
 	if (!f) {
 		st->st_mode = S_IFDIR | 0555;
 		st->st_nlink = 2;
@@ -75,12 +84,17 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 	if (parent != FS_ROOT_INO)
 		return (void)fuse_reply_err(req, ENOENT);
+	memset(&e, 0, sizeof(e));
+	if (strcmp(name, FS_STATUS_NAME) == 0) {
+		e.ino = FS_STATUS_INO;
+		fill_attr(fs, e.ino, &e.attr);
+		return (void)fuse_reply_entry(req, &e);
+	}
 	for (i = 0; i < fs->nfiles; i++)
 		if (strcmp(fs->files[i].tl->name, name) == 0)
 			break;
 	if (i == fs->nfiles)
 		return (void)fuse_reply_err(req, ENOENT);
-	memset(&e, 0, sizeof(e));
 	e.ino = FS_FIRST_INO + i;
 	e.attr_timeout = e.entry_timeout = FS_ATTR_TIMEOUT;
 	fill_attr(fs, e.ino, &e.attr);
@@ -94,7 +108,7 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 	struct stat st;
 
 	(void)fi;
-	if (ino != FS_ROOT_INO && !file_of(fs, ino))
+	if (ino != FS_ROOT_INO && ino != FS_STATUS_INO && !file_of(fs, ino))
 		return (void)fuse_reply_err(req, ENOENT);
 	fill_attr(fs, ino, &st);
 	fuse_reply_attr(req, &st, FS_ATTR_TIMEOUT);
@@ -164,6 +178,63 @@ static void stream_close(struct fs_stream *s)
 	free(s);
 }
 
+/* A snapshot of the active streams, taken at open so that one read of
+ * the file is consistent (watch -n1 cat reopens it every second). */
+struct fs_status {
+	size_t len;
+	char text[];
+};
+
+static void status_open(fuse_req_t req, struct fs *fs,
+			struct fuse_file_info *fi)
+{
+	struct eng_status_row *rows = NULL;
+	struct fs_status *st = NULL;
+	struct fs_stream *s;
+	size_t n = 0, i, need;
+	uint64_t now = fs->io.now(fs->io.ctx);
+
+	pthread_mutex_lock(&fs->lock);
+	for (s = fs->streams.next; s != &fs->streams; s = s->next)
+		n++;
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows) {
+		pthread_mutex_unlock(&fs->lock);
+		return (void)fuse_reply_err(req, ENOMEM);
+	}
+	/* oldest stream first: the list is newest first */
+	i = n;
+	for (s = fs->streams.next; s != &fs->streams; s = s->next) {
+		struct eng_status_row *r = &rows[--i];
+		struct eng_player_stats ps;
+
+		eng_player_stats(s->player, &ps);
+		r->timeline = s->file->tl->name;
+		r->comm = s->comm;
+		r->pid = (int)s->pid;
+		r->frames_played = ps.head;
+		r->frames_total = s->file->tl->frames;
+		r->bytes = ps.bytes;
+		r->elapsed_ns = now - s->opened_ns;
+		r->late_frames = ps.late_frames;
+		r->failed_frames = ps.failed_frames;
+		r->worst_ns = ps.worst_ns;
+	}
+	need = eng_status_format(NULL, 0, rows, n);
+	st = malloc(sizeof(*st) + need + 1);
+	if (st) {
+		st->len = eng_status_format(st->text, need + 1, rows, n);
+	}
+	pthread_mutex_unlock(&fs->lock);
+	free(rows);
+	if (!st)
+		return (void)fuse_reply_err(req, ENOMEM);
+	fi->fh = (uint64_t)(uintptr_t)st;
+	fi->direct_io = 1;
+	if (fuse_reply_open(req, fi) != 0)
+		free(st);
+}
+
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -171,15 +242,16 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct eng_player_config pc;
 	struct fs_stream *s;
-	char comm[64];
 	int rc;
 
-	if (!f)
-		return (void)fuse_reply_err(req, ino == FS_ROOT_INO ? EISDIR :
-					    ENOENT);
 	if ((fi->flags & O_ACCMODE) != O_RDONLY ||
 	    (fi->flags & (O_TRUNC | O_APPEND)))
 		return (void)fuse_reply_err(req, EROFS);
+	if (ino == FS_STATUS_INO)
+		return status_open(req, fs, fi);
+	if (!f)
+		return (void)fuse_reply_err(req, ino == FS_ROOT_INO ? EISDIR :
+					    ENOENT);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return (void)fuse_reply_err(req, ENOMEM);
@@ -199,9 +271,11 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		free(s);
 		return (void)fuse_reply_err(req, -rc);
 	}
-	fs_comm_of(ctx->pid, comm, sizeof(comm));
-	rc = store_stream_open(fs->store, f->timeline_id, ctx->pid, comm,
-			       fs->io.now(fs->io.ctx), &s->ss);
+	fs_comm_of(ctx->pid, s->comm, sizeof(s->comm));
+	s->pid = ctx->pid;
+	s->opened_ns = fs->io.now(fs->io.ctx);
+	rc = store_stream_open(fs->store, f->timeline_id, ctx->pid, s->comm,
+			       s->opened_ns, &s->ss);
 	if (rc < 0) {
 		eng_player_free(s->player);
 		free(s);
@@ -265,9 +339,15 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	ssize_t n;
 	int cnt = 0;
 
-	(void)ino;
 	if (off < 0)
 		return (void)fuse_reply_err(req, EINVAL);
+	if (ino == FS_STATUS_INO) {
+		struct fs_status *st = (struct fs_status *)(uintptr_t)fi->fh;
+		size_t o = (uint64_t)off < st->len ? (size_t)off : st->len;
+		size_t m = st->len - o < size ? st->len - o : size;
+
+		return (void)fuse_reply_buf(req, st->text + o, m);
+	}
 	n = eng_player_read(s->player, (uint64_t)off, size, iov, FS_IOV_MAX,
 			    &cnt);
 	if (n < 0)
@@ -287,7 +367,10 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 	struct fs_stream *s = (struct fs_stream *)(uintptr_t)fi->fh;
 	struct fs *fs = fs_of(req);
 
-	(void)ino;
+	if (ino == FS_STATUS_INO) {
+		free((void *)(uintptr_t)fi->fh);
+		return (void)fuse_reply_err(req, 0);
+	}
 	pthread_mutex_lock(&fs->lock);
 	s->prev->next = s->next;
 	s->next->prev = s->prev;
