@@ -220,7 +220,8 @@ static int flatten(struct eng_track *tr)
 		if (out.segs[i].frames > 0)
 			out.segs[j++] = out.segs[i];
 	out.nsegs = j;
-	qsort(out.segs, out.nsegs, sizeof(*out.segs), cmp_rec);
+	if (out.nsegs)	/* a track with no segment has segs == NULL */
+		qsort(out.segs, out.nsegs, sizeof(*out.segs), cmp_rec);
 	free(tr->segs);
 	tr->segs = out.segs;
 	tr->nsegs = out.nsegs;
@@ -233,6 +234,7 @@ nomem:
 
 int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 {
+	unsigned __int128 fmin = 0, fmax = 0;
 	size_t t;
 	int rc;
 
@@ -250,7 +252,7 @@ int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 		struct eng_track *tr = &tl->tracks[t];
 		unsigned __int128 q_num = (unsigned __int128)tr->rate * tl->fps.den;
 		unsigned __int128 q_den = (unsigned __int128)tl->fps.num * tr->align;
-		uint64_t lo = (uint64_t)(q_num / q_den);
+		unsigned __int128 lo = q_num / q_den;
 
 		rc = flatten(tr);
 		if (rc < 0)
@@ -262,14 +264,28 @@ int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 				tl->frames = last->rec_in + last->frames;
 		}
 		/* each frame holds floor(q) or ceil(q) sample units */
-		tl->frame_bytes_min += lo * tr->align;
-		tl->frame_bytes_max +=
-			(lo + (q_num % q_den ? 1 : 0)) * tr->align;
+		fmin += lo * tr->align;
+		fmax += (lo + (q_num % q_den ? 1 : 0)) * tr->align;
 	}
 	if (tl->frames == 0) {
 		eng_diag_add(diag, tl->path, 0, "timeline has no event");
 		return -EINVAL;
 	}
+	/* Offsets are off_t: bound the size (frames of the largest size)
+	 * before computing it, so that it cannot wrap around.  This also
+	 * keeps the 128-bit products in eng_upto_rate() in range for every
+	 * frame of the file.  Per track lo * align <= rate * den < 2^96,
+	 * so fmax fits; once it is below 2^63, so is its product with
+	 * frames (< 2^63) below 2^128. */
+	if (fmax > INT64_MAX ||
+	    fmax * (unsigned __int128)tl->frames > INT64_MAX) {
+		eng_diag_add(diag, tl->path, 0,
+			     "timeline too large: %lld frames of up to %.0Lf bytes exceed 2^63 bytes",
+			     (long long)tl->frames, (long double)fmax);
+		return -EINVAL;
+	}
+	tl->frame_bytes_min = (uint64_t)fmin;
+	tl->frame_bytes_max = (uint64_t)fmax;
 	tl->bytes = eng_frame_offset(tl, tl->frames);
 	return 0;
 }

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* Load a timeline file with the parser its extension names. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine.h"
+
+enum tl_format { FMT_TL, FMT_EDL, FMT_OTIO };
+
+int eng_timeline_load(const char *path, const struct eng_load_options *opt,
+		      struct eng_timeline **out, struct eng_diag *diag)
+{
+	static const struct {
+		const char *ext;
+		enum tl_format fmt;
+	} formats[] = {
+		{ ".tl", FMT_TL }, { ".edl", FMT_EDL }, { ".otio", FMT_OTIO },
+	};
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+	struct eng_load_options defaults;
+	const char *base, *dot;
+	char *name = NULL, *text = NULL;
+	size_t len, i;
+	int rc;
+
+	*out = NULL;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)	/* no extension, or no name before it */
+		dot = "";
+	/* EDLs often come from systems that write upper-case extensions */
+	for (i = 0; i < N_FORMATS; i++)
+		if (strcasecmp(dot, formats[i].ext) == 0)
+			break;
+	if (i == N_FORMATS) {
+		eng_diag_add(diag, path, 0,
+			     "unsupported timeline format (expected .tl, .edl or .otio)");
+		return -ENOTSUP;
+	}
+	if (!opt) {
+		eng_load_options_default(&defaults);
+		opt = &defaults;
+	}
+	name = strndup(base, (size_t)(dot - base));
+	if (!name)
+		return -ENOMEM;
+	rc = eng_read_file(path, &text, &len);
+	if (rc < 0) {
+		eng_diag_add(diag, path, 0, "cannot read timeline: %s",
+			     strerror(-rc));
+		goto out;
+	}
+	switch (formats[i].fmt) {
+	case FMT_TL:
+		rc = eng_tl_parse(path, name, text, len, out, diag);
+		break;
+	case FMT_EDL:
+		rc = eng_edl_parse(path, name, text, len, opt, out, diag);
+		break;
+	case FMT_OTIO:
+		rc = eng_otio_parse(path, name, text, len, opt, out, diag);
+		break;
+	}
+out:
+	free(text);
+	free(name);
+	return rc;
+#undef N_FORMATS
+}

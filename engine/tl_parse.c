@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native .tl timeline format (DESIGN.md "Native format .tl"): fps,
+ * track and event lines.  Every problem is reported, not just the first.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define TL_MAX_TOKENS 8		/* an event has at most 6 */
+#define TL_FILE_MAX (64u << 20)	/* timelines are text: refuse a mistake */
+
+struct tl_state {
+	const char *path;
+	struct eng_timeline *tl;
+	struct eng_diag *diag;
+	unsigned nerr;
+	unsigned fps_line;	/* first fps line, 0 before it */
+	int order_told;		/* "X before fps" was reported */
+	/* per declared track: its line and where an appended event starts */
+	unsigned *track_line;
+	int64_t *track_end;
+	size_t *listed;		/* scratch: the tracks of one event */
+	size_t cap;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+problem(struct tl_state *st, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	st->nerr++;
+	va_start(ap, fmt);
+	eng_diag_vadd(st->diag, st->path, line, fmt, ap);
+	va_end(ap);
+}
+
+static void need_fps(struct tl_state *st, unsigned line, const char *what)
+{
+	/* once: every later line would say the same */
+	if (!st->fps_line && !st->order_told) {
+		problem(st, line, "%s before fps", what);
+		st->order_told = 1;
+	}
+}
+
+static void do_fps(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	struct eng_fps fps;
+
+	if (st->fps_line) {
+		problem(st, line, "fps given twice (first on line %u)",
+			st->fps_line);
+		return;
+	}
+	/* even a bad fps line is the fps line: no "no fps" cascade */
+	st->fps_line = line;
+	if (n < 2) {
+		problem(st, line, "missing frame rate after 'fps'");
+		return;
+	}
+	if (eng_parse_fps(tok[1], &fps) < 0)
+		problem(st, line,
+			"bad frame rate '%s' (e.g. 25, 30000/1001 or 29.97)",
+			tok[1]);
+	else
+		st->tl->fps = fps;
+	if (n > 2)
+		problem(st, line, "unexpected '%s' after frame rate", tok[2]);
+}
+
+static int valid_track_name(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n == 0 || n >= ENG_TRACK_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static int grow_tracks(struct tl_state *st)
+{
+	size_t cap = st->cap ? st->cap * 2 : 8;
+	unsigned *l;
+	int64_t *e;
+	size_t *x;
+
+	l = realloc(st->track_line, cap * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	st->track_line = l;
+	e = realloc(st->track_end, cap * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	st->track_end = e;
+	x = realloc(st->listed, cap * sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	st->listed = x;
+	st->cap = cap;
+	return 0;
+}
+
+static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	uint64_t rate = 0;
+	int64_t align = 1;
+	int have_align = 0, i, t, rc;
+	unsigned before;
+
+	/* a misplaced line is still used, so its names do not cascade */
+	need_fps(st, line, "track");
+	before = st->nerr;
+	if (n < 2) {
+		problem(st, line, "missing track NAME");
+		return 0;
+	}
+	if (!valid_track_name(tok[1])) {
+		problem(st, line,
+			"bad track name '%s': must be 1-%d letters, digits or '_'",
+			tok[1], ENG_TRACK_NAME_MAX - 1);
+	} else if ((t = eng_tl_find_track(st->tl, tok[1])) >= 0) {
+		problem(st, line, "duplicate track '%s' (first on line %u)",
+			tok[1], st->track_line[t]);
+	}
+	if (n < 3) {
+		problem(st, line, "missing RATE (bytes per second) for track '%s'",
+			tok[1]);
+		return 0;
+	}
+	rc = eng_parse_size(tok[2], &rate);
+	if (rc == -ERANGE)
+		problem(st, line, "rate '%s' is too large", tok[2]);
+	else if (rc < 0)
+		problem(st, line,
+			"bad rate '%s': bytes per second, e.g. 144000 or 18M",
+			tok[2]);
+	else if (rate == 0)
+		problem(st, line, "bad rate '%s': must be positive", tok[2]);
+	for (i = 3; i < n; i++) {
+		if (strncmp(tok[i], "align=", 6) != 0) {
+			problem(st, line, "unexpected '%s' after RATE (only align=N may follow)",
+				tok[i]);
+		} else if (have_align++) {
+			problem(st, line, "align given twice");
+		} else if (eng_parse_int(tok[i] + 6, &align) < 0 || align == 0 ||
+			   align > UINT32_MAX) {
+			problem(st, line,
+				"bad align '%s': must be a positive integer (bytes per sample)",
+				tok[i] + 6);
+		}
+	}
+	if (st->nerr != before)
+		return 0;
+	if (st->tl->ntracks == st->cap && (rc = grow_tracks(st)) < 0)
+		return rc;
+	rc = eng_tl_add_track(st->tl, tok[1], rate, (uint32_t)align);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0) {
+		problem(st, line, "cannot add track '%s'", tok[1]);
+		return 0;
+	}
+	st->track_line[rc] = line;
+	st->track_end[rc] = 0;
+	return 0;
+}
+
+/* Resolve "V,A1,A2" into st->listed; returns how many, problems reported. */
+static size_t event_tracks(struct tl_state *st, unsigned line, char *list)
+{
+	size_t n = 0, j;
+	char *p = list, *comma;
+	int t;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*p) {
+			problem(st, line, "empty track name in track list");
+		} else if ((t = eng_tl_find_track(st->tl, p)) < 0) {
+			problem(st, line, "track '%s' not declared", p);
+		} else {
+			for (j = 0; j < n && st->listed[j] != (size_t)t; j++)
+				;
+			if (j < n)
+				problem(st, line, "track '%s' listed twice", p);
+			else
+				st->listed[n++] = (size_t)t;
+		}
+		if (!comma)
+			break;
+		*comma = ',';
+		p = comma + 1;
+	}
+	return n;
+}
+
+/* A frame number: non-negative, small enough that sums cannot overflow. */
+static int frame_number(const char *s, int64_t *out)
+{
+	if (eng_parse_int(s, out) < 0)
+		return -EINVAL;
+	return *out > INT64_MAX / 4 ? -ERANGE : 0;
+}
+
+static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	static const char *const missing[] = {
+		"TRACKS", "CLIP", "SRC_IN", "FRAMES",
+	};
+	int64_t src_in = 0, frames = 0, rec_in = -1;
+	size_t ntr = 0, i;
+	int clip = -1, rc;
+	unsigned before;
+
+	need_fps(st, line, "event");
+	before = st->nerr;
+	if (n > 1)
+		ntr = event_tracks(st, line, tok[1]);
+	if (n > 2) {
+		clip = eng_tl_clip(st->tl, tok[2], line);
+		if (clip == -ENOMEM)
+			return clip;
+		if (clip < 0)
+			problem(st, line,
+				"clip name '%s' not allowed (no '/', control characters, '.' or '..')",
+				tok[2]);
+	}
+	if (n > 3) {
+		rc = frame_number(tok[3], &src_in);
+		if (rc == -ERANGE)
+			problem(st, line, "SRC_IN '%s' is too large", tok[3]);
+		else if (rc < 0)
+			problem(st, line,
+				"bad SRC_IN '%s': must be a non-negative integer",
+				tok[3]);
+	}
+	if (n > 4) {
+		rc = frame_number(tok[4], &frames);
+		if (rc == -ERANGE)
+			problem(st, line, "frame count '%s' is too large", tok[4]);
+		else if (rc < 0 || frames == 0)
+			problem(st, line,
+				"bad frame count '%s': must be a positive integer",
+				tok[4]);
+	}
+	if (n > 5) {
+		if (tok[5][0] != '@')
+			problem(st, line, "unexpected '%s' after FRAMES (REC_IN is written @N)",
+				tok[5]);
+		else if ((rc = frame_number(tok[5] + 1, &rec_in)) == -ERANGE)
+			problem(st, line, "REC_IN '%s' is too large", tok[5]);
+		else if (rc < 0)
+			problem(st, line,
+				"bad REC_IN '%s': must be @ and a non-negative integer",
+				tok[5]);
+	}
+	if (n > 6)
+		problem(st, line, "unexpected '%s' after @REC_IN", tok[6]);
+	if (n < 5)
+		problem(st, line, "missing %s", missing[n - 1]);
+	if (st->nerr != before)
+		return 0;
+
+	/* Without @ the event starts where the latest of its tracks ends, so
+	 * that tracks listed together stay in sync. */
+	if (rec_in < 0)
+		for (rec_in = 0, i = 0; i < ntr; i++)
+			if (st->track_end[st->listed[i]] > rec_in)
+				rec_in = st->track_end[st->listed[i]];
+	for (i = 0; i < ntr; i++) {
+		size_t t = st->listed[i];
+
+		rc = eng_tl_add_segment(st->tl, t, (uint32_t)clip, src_in,
+					rec_in, frames, line);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc < 0) {
+			problem(st, line, "event ends too far (frame %lld)",
+				(long long)rec_in + frames);
+			return 0;
+		}
+		if (rec_in + frames > st->track_end[t])
+			st->track_end[t] = rec_in + frames;
+	}
+	return 0;
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Split a line in place; a token starting with '#' starts a comment. */
+static int tokenize(char *s, char **tok)
+{
+	int n = 0;
+
+	for (;;) {
+		while (is_blank(*s))
+			s++;
+		if (!*s || *s == '#')
+			break;
+		if (n < TL_MAX_TOKENS)
+			tok[n] = s;
+		n++;
+		while (*s && !is_blank(*s))
+			s++;
+		if (!*s)
+			break;
+		*s++ = '\0';
+	}
+	return n < TL_MAX_TOKENS ? n : TL_MAX_TOKENS;
+}
+
+int eng_tl_parse(const char *path, const char *name, const char *text,
+		 size_t len, struct eng_timeline **out, struct eng_diag *diag)
+{
+	struct tl_state st = { .path = path, .diag = diag };
+	char *buf = NULL, *line, *next, *tok[TL_MAX_TOKENS];
+	unsigned lineno = 0;
+	int rc = -ENOMEM, n;
+
+	*out = NULL;
+	st.tl = eng_tl_new(name, path);
+	buf = malloc(len + 1);
+	if (!st.tl || !buf)
+		goto out;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+
+	for (line = buf; line < buf + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(buf + len - line));
+
+		next = nl ? nl + 1 : buf + len;
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		if (memchr(line, '\0', (size_t)(next - line) - (nl ? 1 : 0))) {
+			problem(&st, lineno, "NUL byte in line");
+			continue;
+		}
+		n = tokenize(line, tok);
+		if (n == 0)
+			continue;
+		if (strcmp(tok[0], "fps") == 0) {
+			do_fps(&st, lineno, tok, n);
+			rc = 0;
+		} else if (strcmp(tok[0], "track") == 0) {
+			rc = do_track(&st, lineno, tok, n);
+		} else if (strcmp(tok[0], "event") == 0) {
+			rc = do_event(&st, lineno, tok, n);
+		} else {
+			problem(&st, lineno,
+				"unknown directive '%s' (expected fps, track or event)",
+				tok[0]);
+			rc = 0;
+		}
+		if (rc < 0)
+			goto out;
+	}
+	if (!st.fps_line)
+		problem(&st, 0, "no fps line (e.g. 'fps 30000/1001')");
+	rc = -EINVAL;
+	if (st.nerr)
+		goto out;
+	rc = eng_tl_finalize(st.tl, diag);
+	if (rc < 0)
+		goto out;
+	*out = st.tl;
+	st.tl = NULL;
+out:
+	eng_tl_free(st.tl);
+	free(buf);
+	free(st.track_line);
+	free(st.track_end);
+	free(st.listed);
+	return rc;
+}
+
+int eng_read_file(const char *path, char **text, size_t *len)
+{
+	struct stat sb;
+	size_t cap, n = 0;
+	char *buf = NULL, *nb;
+	ssize_t r;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (S_ISREG(sb.st_mode) && sb.st_size > (off_t)TL_FILE_MAX) {
+		rc = -EFBIG;
+		goto out;
+	}
+	/* st_size is a hint only (it may grow, or be 0 for a pipe) */
+	cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536;
+	buf = malloc(cap);
+	if (!buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap > TL_FILE_MAX) {
+				rc = -EFBIG;
+				goto out;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > TL_FILE_MAX) {
+		rc = -EFBIG;
+		goto out;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	buf = NULL;
+	rc = 0;
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for the timeline model and byte layout: upto cadences worked
+ * by hand, sizes, slices, gaps, overlap resolution and offset lookups.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct eng_fps ntsc = { 30000, 1001 };
+static const struct eng_fps film = { 24000, 1001 };
+
+/* 48 kHz 24-bit mono at 29.97: 1601.6 samples a frame, so slices of 4803
+ * and 4806 bytes in a 5-frame pattern (8008 samples per 5 frames). */
+static void test_upto_ntsc_audio(void **state)
+{
+	static const struct {
+		int64_t k;
+		uint64_t upto;
+	} cases[] = {
+		{ -1, 0 },	/* before the start: nothing */
+		{ 0, 0 },
+		{ 1, 4803 },	/* floor(1601.6) = 1601 samples */
+		{ 2, 9609 },	/* floor(3203.2) = 3203 */
+		{ 3, 14412 },	/* floor(4804.8) = 4804 */
+		{ 4, 19218 },	/* floor(6406.4) = 6406 */
+		{ 5, 24024 },	/* 8008 exactly */
+		{ 6, 28827 },
+		{ 1001, 4809603 },	/* floor(1603201.6) = 1603201 */
+		{ 30000, 144144000 },	/* 1001 s exactly */
+	};
+	static const uint64_t pattern[5] = { 4803, 4806, 4803, 4806, 4806 };
+	int64_t k;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++)
+		if (eng_upto_rate(144000, 3, ntsc, cases[i].k) != cases[i].upto)
+			fail_msg("upto(%lld) = %llu, want %llu",
+				 (long long)cases[i].k,
+				 (unsigned long long)eng_upto_rate(144000, 3, ntsc,
+								   cases[i].k),
+				 (unsigned long long)cases[i].upto);
+	for (k = 0; k < 3000; k++) {
+		uint64_t len = eng_upto_rate(144000, 3, ntsc, k + 1) -
+			       eng_upto_rate(144000, 3, ntsc, k);
+
+		assert_int_equal(len, pattern[k % 5]);
+	}
+}
+
+/* At 23.976: 48 kHz 24-bit is 2002 samples a frame exactly (6006 bytes);
+ * 44.1 kHz 16-bit mono is 1839.3375 samples, a cadence of 80 frames. */
+static void test_upto_film_audio(void **state)
+{
+	static const struct {
+		int64_t k;
+		uint64_t upto;
+	} cases[] = {
+		{ 1, 3678 },	/* floor(1839.3375) = 1839 samples */
+		{ 2, 7356 },	/* floor(3678.675) = 3678 */
+		{ 3, 11036 },	/* floor(5518.0125) = 5518 */
+		{ 4, 14714 },	/* floor(7357.35) = 7357 */
+		{ 80, 294294 },	/* 147147 exactly */
+		{ 81, 297972 },
+	};
+	size_t i;
+	int64_t k;
+
+	(void)state;
+	for (k = 0; k < 1000; k++)
+		assert_int_equal(eng_upto_rate(144000, 3, film, k), 6006 * k);
+	for (i = 0; i < N(cases); i++)
+		assert_int_equal(eng_upto_rate(88200, 2, film, cases[i].k),
+				 cases[i].upto);
+	/* every slice is a whole number of samples, 3678 or 3680 bytes */
+	for (k = 0; k < 800; k++) {
+		uint64_t len = eng_upto_rate(88200, 2, film, k + 1) -
+			       eng_upto_rate(88200, 2, film, k);
+
+		assert_true(len == 3678 || len == 3680);
+	}
+}
+
+/* V 18874368 B/s, A1 and A2 48 kHz 24-bit at 29.97 with events on all. */
+static struct eng_timeline *make_tl(int64_t frames)
+{
+	struct eng_timeline *tl = eng_tl_new("t", "t.tl");
+	struct eng_diag d = { 0 };
+	size_t t;
+	int c;
+
+	assert_non_null(tl);
+	tl->fps = ntsc;
+	assert_int_equal(eng_tl_add_track(tl, "V", 18874368, 1), 0);
+	assert_int_equal(eng_tl_add_track(tl, "A1", 144000, 3), 1);
+	assert_int_equal(eng_tl_add_track(tl, "A2", 144000, 3), 2);
+	c = eng_tl_clip(tl, "c0", 1);
+	assert_int_equal(c, 0);
+	for (t = 0; t < 3; t++)
+		assert_int_equal(eng_tl_add_segment(tl, t, 0, 10, 0, frames, 2),
+				 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	assert_int_equal(d.n, 0);
+	return tl;
+}
+
+static void test_sizes(void **state)
+{
+	struct eng_timeline *tl = make_tl(100);
+	uint64_t sz, seen_min = UINT64_MAX, seen_max = 0;
+	int64_t k;
+
+	(void)state;
+	assert_int_equal(tl->frames, 100);
+	/* V: floor(100 * 629774.7456) = 62977474; A: 160160 samples * 3 */
+	assert_int_equal(tl->bytes, 62977474 + 2 * 480480);
+	assert_int_equal(eng_upto(tl, 0, 1), 629774);
+	assert_int_equal(eng_upto(tl, 0, 2), 1259549);
+	assert_int_equal(tl->frame_bytes_min, 629774 + 2 * 4803);
+	assert_int_equal(tl->frame_bytes_max, 629775 + 2 * 4806);
+	for (k = 0; k < tl->frames; k++) {
+		sz = eng_frame_size(tl, k);
+		assert_true(sz >= tl->frame_bytes_min);
+		assert_true(sz <= tl->frame_bytes_max);
+		seen_min = sz < seen_min ? sz : seen_min;
+		seen_max = sz > seen_max ? sz : seen_max;
+	}
+	/* frame 0: V 629774, A 4803 each: the minimum is reached */
+	assert_int_equal(seen_min, tl->frame_bytes_min);
+	assert_true(seen_max > seen_min);
+	assert_int_equal(eng_frame_offset(tl, 0), 0);
+	assert_int_equal(eng_frame_offset(tl, 1), 629774 + 2 * 4803);
+	assert_int_equal(eng_frame_offset(tl, tl->frames), tl->bytes);
+	eng_tl_free(tl);
+}
+
+static void test_slices(void **state)
+{
+	struct eng_timeline *tl = make_tl(40);
+	struct eng_slice s;
+	int64_t k;
+	size_t t;
+
+	(void)state;
+	/* pretend A1 is a WAV file with a 44-byte header */
+	tl->clips[0].media = calloc(3, sizeof(struct eng_media));
+	assert_non_null(tl->clips[0].media);
+	tl->clips[0].media[1].header = 44;
+	for (k = 0; k < tl->frames; k++) {
+		uint64_t pos = eng_frame_offset(tl, k);
+
+		for (t = 0; t < tl->ntracks; t++) {
+			eng_slice_get(tl, k, t, &s);
+			assert_int_equal(s.frame, k);
+			assert_int_equal(s.track, t);
+			assert_int_equal(s.pos, pos);
+			assert_int_equal(s.len,
+					 eng_upto(tl, t, k + 1) - eng_upto(tl, t, k));
+			assert_non_null(s.seg);
+			/* the source is 10 frames into the clip */
+			assert_int_equal(s.file_off, eng_upto(tl, t, k + 10) +
+							     (t == 1 ? 44 : 0));
+			pos += s.len;
+		}
+		assert_int_equal(pos, eng_frame_offset(tl, k + 1));
+	}
+	/* hand-worked: frame 1 of A2 plays source frame 11 */
+	eng_slice_get(tl, 1, 2, &s);
+	assert_int_equal(s.pos, 629774 + 2 * 4803 + 1259549 - 629774 + 4806);
+	assert_int_equal(s.len, 4806);
+	assert_int_equal(s.file_off, eng_upto_rate(144000, 3, ntsc, 11));
+	assert_int_equal(s.file_off, 52851); /* floor(17617.6) * 3 */
+	eng_tl_free(tl);
+}
+
+static void test_gaps(void **state)
+{
+	struct eng_timeline *tl = eng_tl_new("g", "g.tl");
+	struct eng_diag d = { 0 };
+	struct eng_slice s;
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 25, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", 1000, 1), 0);
+	assert_int_equal(eng_tl_add_track(tl, "A1", 100, 2), 1);
+	assert_int_equal(eng_tl_clip(tl, "c", 1), 0);
+	/* V plays [10, 15) and [20, 22); A1 nothing */
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 10, 5, 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 7, 20, 2, 2), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	assert_int_equal(tl->frames, 22);
+	/* 40 B of V and 4 B (2 samples of 2 B) of A1 per frame */
+	assert_int_equal(tl->bytes, 22 * 44);
+	eng_slice_get(tl, 0, 0, &s);
+	assert_null(s.seg);
+	assert_int_equal(s.file_off, 0);
+	assert_int_equal(s.len, 40);
+	eng_slice_get(tl, 9, 0, &s);
+	assert_null(s.seg);
+	eng_slice_get(tl, 10, 0, &s);
+	assert_non_null(s.seg);
+	assert_int_equal(s.file_off, 0);
+	eng_slice_get(tl, 14, 0, &s);
+	assert_int_equal(s.file_off, 4 * 40);
+	eng_slice_get(tl, 15, 0, &s);
+	assert_null(s.seg);
+	eng_slice_get(tl, 21, 0, &s);
+	assert_non_null(s.seg);
+	assert_int_equal(s.file_off, 8 * 40);
+	eng_slice_get(tl, 12, 1, &s);
+	assert_null(s.seg);
+	assert_int_equal(s.len, 4);
+	assert_int_equal(s.pos, 12 * 44 + 40);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+struct want_seg {
+	uint32_t clip;
+	int64_t src_in, rec_in, frames;
+	unsigned line;
+};
+
+static void check_segs(const struct eng_track *tr, const struct want_seg *w,
+		       size_t n)
+{
+	size_t i;
+
+	if (tr->nsegs != n)
+		fail_msg("%zu segments, want %zu", tr->nsegs, n);
+	for (i = 0; i < n; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+
+		if (s->clip != w[i].clip || s->src_in != w[i].src_in ||
+		    s->rec_in != w[i].rec_in || s->frames != w[i].frames ||
+		    s->line != w[i].line)
+			fail_msg("seg %zu: clip %u src %lld rec %lld frames %lld line %u",
+				 i, s->clip, (long long)s->src_in,
+				 (long long)s->rec_in, (long long)s->frames,
+				 s->line);
+	}
+}
+
+static void test_overlaps(void **state)
+{
+	static const struct {
+		uint32_t clip;
+		int64_t src_in, rec_in, frames;
+	} adds[] = {
+		{ 0, 100, 0, 100 },	/* line 1: a covers [0, 100) */
+		{ 1, 0, 30, 20 },	/* line 2: b splits a */
+		{ 2, 500, 90, 20 },	/* line 3: c trims a's tail */
+		{ 3, 0, 200, 5 },	/* line 4: d, later fully covered */
+		{ 4, 7, 198, 10 },	/* line 5: e covers d */
+		{ 5, 0, 0, 10 },	/* line 6: f trims a's head */
+	};
+	static const struct want_seg want[] = {
+		{ 5, 0, 0, 10, 6 },
+		{ 0, 110, 10, 20, 1 },	/* src_in moved by the 10 cut away */
+		{ 1, 0, 30, 20, 2 },
+		{ 0, 150, 50, 40, 1 },	/* right part of the split */
+		{ 2, 500, 90, 20, 3 },
+		{ 4, 7, 198, 10, 5 },
+	};
+	struct eng_timeline *tl = eng_tl_new("o", "o.tl");
+	struct eng_diag d = { 0 };
+	char name[8];
+	size_t i;
+	int64_t k;
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 25, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", 100, 1), 0);
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "c%zu", i);
+		assert_int_equal(eng_tl_clip(tl, name, 1), (int)i);
+	}
+	for (i = 0; i < N(adds); i++)
+		assert_int_equal(eng_tl_add_segment(tl, 0, adds[i].clip,
+						    adds[i].src_in, adds[i].rec_in,
+						    adds[i].frames, (unsigned)i + 1),
+				 0);
+	assert_int_equal(eng_tl_track_end(tl, 0), 208);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	check_segs(&tl->tracks[0], want, N(want));
+	assert_int_equal(tl->frames, 208);
+
+	/* eng_segment_at agrees with a linear scan everywhere, gaps too */
+	for (k = -2; k < 215; k++) {
+		const struct eng_segment *s = eng_segment_at(&tl->tracks[0], k),
+					 *lin = NULL;
+
+		for (i = 0; i < tl->tracks[0].nsegs; i++) {
+			const struct eng_segment *x = &tl->tracks[0].segs[i];
+
+			if (k >= x->rec_in && k < x->rec_in + x->frames)
+				lin = x;
+		}
+		if (s != lin)
+			fail_msg("frame %lld: segment_at %p, want %p",
+				 (long long)k, (const void *)s,
+				 (const void *)lin);
+	}
+	assert_null(eng_segment_at(&tl->tracks[0], 110));
+	assert_null(eng_segment_at(&tl->tracks[0], 197));
+	assert_int_equal(eng_segment_at(&tl->tracks[0], 198)->clip, 4);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* An exact repeat replaces, an inner edit on an identical range splits. */
+static void test_overlap_same_range(void **state)
+{
+	static const struct want_seg want[] = {
+		{ 1, 5, 10, 10, 2 },
+	};
+	static const struct want_seg want2[] = {
+		{ 1, 5, 10, 3, 2 },
+		{ 0, 0, 13, 1, 3 },
+		{ 1, 9, 14, 6, 2 },
+	};
+	struct eng_timeline *tl = eng_tl_new("o", "o.tl");
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 25, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", 100, 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "b", 2), 1);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 10, 10, 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 1, 5, 10, 10, 2), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	check_segs(&tl->tracks[0], want, N(want));
+	/* finalize again after adding: resolution is idempotent on the rest */
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 13, 1, 3), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	check_segs(&tl->tracks[0], want2, N(want2));
+	assert_int_equal(tl->frames, 20);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void check_frame_at(const struct eng_timeline *tl)
+{
+	uint64_t seed = 42;
+	int64_t k;
+	int i;
+
+	for (k = 0; k <= tl->frames; k++) {
+		uint64_t off = eng_frame_offset(tl, k);
+
+		if (k < tl->frames && eng_frame_size(tl, k) > 0) {
+			assert_int_equal(eng_frame_at(tl, off), k);
+			assert_int_equal(
+				eng_frame_at(tl, off + eng_frame_size(tl, k) - 1), k);
+		}
+		if (k > 0 && off > 0) {
+			int64_t p = eng_frame_at(tl, off - 1);
+
+			/* the last non-empty frame before k */
+			assert_true(p < k);
+			assert_true(eng_frame_offset(tl, p) <= off - 1);
+			assert_true(eng_frame_offset(tl, p + 1) == off);
+		}
+	}
+	assert_int_equal(eng_frame_at(tl, tl->bytes), tl->frames);
+	assert_int_equal(eng_frame_at(tl, tl->bytes + 12345), tl->frames);
+	for (i = 0; i < 20000; i++) {
+		uint64_t off = splitmix(&seed) % tl->bytes;
+
+		k = eng_frame_at(tl, off);
+		assert_true(k >= 0 && k < tl->frames);
+		assert_true(eng_frame_offset(tl, k) <= off);
+		assert_true(off < eng_frame_offset(tl, k + 1));
+	}
+}
+
+static void test_frame_at(void **state)
+{
+	struct eng_timeline *tl = make_tl(3001);
+	struct eng_timeline *odd = eng_tl_new("odd", "odd.tl");
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	check_frame_at(tl);
+	eng_tl_free(tl);
+
+	/* a track slower than one sample a frame (slices of 0 or 5 bytes)
+	 * next to 44.1 kHz at 23.976 and a prime rate */
+	odd->fps = film;
+	assert_int_equal(eng_tl_add_track(odd, "T", 10, 5), 0);
+	assert_int_equal(eng_tl_add_track(odd, "A1", 88200, 2), 1);
+	assert_int_equal(eng_tl_add_track(odd, "V", 1000003, 1), 2);
+	assert_int_equal(eng_tl_clip(odd, "c", 1), 0);
+	assert_int_equal(eng_tl_add_segment(odd, 0, 0, 0, 0, 1000, 1), 0);
+	assert_int_equal(eng_tl_add_segment(odd, 1, 0, 0, 17, 983, 1), 0);
+	assert_int_equal(eng_tl_add_segment(odd, 2, 0, 3, 500, 500, 1), 0);
+	assert_int_equal(eng_tl_finalize(odd, &d), 0);
+	assert_int_equal(odd->frames, 1000);
+	assert_int_equal(odd->frame_bytes_min, 0 + 3678 + 41708);
+	assert_int_equal(odd->frame_bytes_max, 5 + 3680 + 41709);
+	check_frame_at(odd);
+	eng_tl_free(odd);
+
+	/* only the slow track: most frames are empty */
+	odd = eng_tl_new("slow", "slow.tl");
+	odd->fps = (struct eng_fps){ 25, 1 };
+	assert_int_equal(eng_tl_add_track(odd, "T", 10, 5), 0);
+	assert_int_equal(eng_tl_clip(odd, "c", 1), 0);
+	assert_int_equal(eng_tl_add_segment(odd, 0, 0, 0, 0, 100, 1), 0);
+	assert_int_equal(eng_tl_finalize(odd, &d), 0);
+	assert_int_equal(odd->bytes, 40);	/* 4 s: 8 samples of 5 B */
+	assert_int_equal(odd->frame_bytes_min, 0);
+	assert_int_equal(odd->frame_bytes_max, 5);
+	check_frame_at(odd);
+	/* 2 samples a second: the first sample completes at frame 12.5,
+	 * so frame 12 (bytes [0, 5)) is the first non-empty one */
+	assert_int_equal(eng_frame_at(odd, 0), 12);
+	assert_int_equal(eng_frame_at(odd, 5), 24);
+	eng_tl_free(odd);
+	assert_int_equal(d.n, 0);
+	eng_diag_free(&d);
+}
+
+static void test_finalize_errors(void **state)
+{
+	struct eng_timeline *tl = eng_tl_new("e", "e.tl");
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(eng_tl_finalize(tl, &d), -EINVAL); /* no fps */
+	tl->fps = ntsc;
+	assert_int_equal(eng_tl_finalize(tl, &d), -EINVAL); /* no track */
+	assert_int_equal(eng_tl_add_track(tl, "V", 100, 1), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), -EINVAL); /* no event */
+	assert_int_equal(d.n, 3);
+	assert_string_equal(d.msgs[1], "e.tl: no track");
+	assert_string_equal(d.msgs[2], "e.tl: timeline has no event");
+
+	/* model argument checks */
+	assert_int_equal(eng_tl_add_track(tl, "V", 100, 1), -EEXIST);
+	assert_int_equal(eng_tl_add_track(tl, "A-1", 100, 1), -EINVAL);
+	assert_int_equal(eng_tl_add_track(tl, "", 100, 1), -EINVAL);
+	assert_int_equal(eng_tl_add_track(tl, "A1234567890123456", 100, 1),
+			 -EINVAL);
+	assert_int_equal(eng_tl_add_track(tl, "A1", 0, 1), -EINVAL);
+	assert_int_equal(eng_tl_add_track(tl, "A1", 1, 0), -EINVAL);
+	assert_int_equal(eng_tl_find_track(tl, "A1"), -ENOENT);
+	assert_int_equal(eng_tl_clip(tl, "..", 1), -EINVAL);
+	assert_int_equal(eng_tl_clip(tl, "a/b", 1), -EINVAL);
+	assert_int_equal(eng_tl_clip(tl, "a\nb", 1), -EINVAL);
+	assert_int_equal(eng_tl_clip(tl, "", 1), -EINVAL);
+	assert_int_equal(eng_tl_clip(tl, "x", 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "x", 9), 0);
+	assert_int_equal(tl->clips[0].line, 1);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 0, 1), -EINVAL);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, -1, 0, 1, 1), -EINVAL);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 1, 0, 0, 1, 1), -EINVAL);
+	assert_int_equal(eng_tl_add_segment(tl, 1, 0, 0, 0, 1, 1), -EINVAL);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* A timeline whose size does not fit an off_t must be refused, not
+ * wrapped around to a small file. */
+static void test_finalize_too_large(void **state)
+{
+	struct eng_timeline *tl = eng_tl_new("big", "big.tl");
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 1, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", UINT64_C(1) << 40, 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "c", 1), 0);
+	/* 2^24 frames of 2^40 bytes = 2^64 */
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, INT64_C(1) << 24, 7),
+			 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "too large"));
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+
+	/* just under 2^63 bytes is fine */
+	tl = eng_tl_new("big", "big.tl");
+	tl->fps = (struct eng_fps){ 1, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", UINT64_C(1) << 40, 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "c", 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0,
+					    (INT64_C(1) << 23) - 1, 7), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	assert_int_equal(tl->bytes, ((UINT64_C(1) << 23) - 1) << 40);
+	assert_int_equal(eng_frame_at(tl, tl->bytes - 1), tl->frames - 1);
+	assert_int_equal(eng_frame_at(tl, UINT64_C(5) << 40), 5);
+	assert_int_equal(eng_frame_at(tl, (UINT64_C(5) << 40) - 1), 4);
+	eng_tl_free(tl);
+
+	/* a frame that alone exceeds 64 bits: 2^63 B/s at 1/4 fps */
+	tl = eng_tl_new("big", "big.tl");
+	tl->fps = (struct eng_fps){ 1, 4 };
+	assert_int_equal(eng_tl_add_track(tl, "V", UINT64_C(1) << 63, 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "c", 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 1, 7), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_upto_ntsc_audio),
+		cmocka_unit_test(test_upto_film_audio),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_slices),
+		cmocka_unit_test(test_gaps),
+		cmocka_unit_test(test_overlaps),
+		cmocka_unit_test(test_overlap_same_range),
+		cmocka_unit_test(test_frame_at),
+		cmocka_unit_test(test_finalize_errors),
+		cmocka_unit_test(test_finalize_too_large),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

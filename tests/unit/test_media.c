@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for media resolution on a real temporary folder: raw and WAV
+ * files, the WAV data chunk, missing, ambiguous and non-regular matches,
+ * and the exact essence length each segment needs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+struct env {
+	char dir[64];
+	int dfd;
+};
+
+static int env_setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -1;
+	strcpy(e->dir, "/tmp/test_media.XXXXXX");
+	if (!mkdtemp(e->dir)) {
+		free(e);
+		return -1;
+	}
+	e->dfd = open(e->dir, O_RDONLY | O_DIRECTORY);
+	if (e->dfd < 0)
+		return -1;
+	*state = e;
+	return 0;
+}
+
+static int env_teardown(void **state)
+{
+	struct env *e = *state;
+	char cmd[128];
+
+	close(e->dfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(e);
+	return 0;
+}
+
+/* A file of `len` bytes: `head` then zeros (sparse). */
+static void put(struct env *e, const char *name, const void *head,
+		size_t hlen, uint64_t len)
+{
+	int fd = openat(e->dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	if (hlen)
+		assert_int_equal(write(fd, head, hlen), (ssize_t)hlen);
+	assert_int_equal(ftruncate(fd, (off_t)len), 0);
+	close(fd);
+}
+
+static void le32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static size_t chunk(unsigned char *p, const char *id, uint32_t size)
+{
+	memcpy(p, id, 4);
+	le32(p + 4, size);
+	return 8;
+}
+
+/* RIFF/WAVE with fmt, then an odd-sized LIST chunk (padded), then data:
+ * the data starts at 12 + 24 + (8 + 5 + 1) + 8 = 58. */
+#define WAV_OFF 58
+static size_t wav_head(unsigned char *b, uint32_t data_size)
+{
+	size_t n = 0;
+
+	n += chunk(b + n, "RIFF", 0);
+	memcpy(b + n, "WAVE", 4);
+	n += 4;
+	n += chunk(b + n, "fmt ", 16);
+	memset(b + n, 1, 16);
+	n += 16;
+	n += chunk(b + n, "LIST", 5);
+	memcpy(b + n, "abcde", 5);
+	b[n + 5] = 0;		/* the pad byte */
+	n += 6;
+	n += chunk(b + n, "data", data_size);
+	return n;
+}
+
+/* eng_wav_data on an exact-size heap copy, so ASan sees any over-read. */
+static int wav_data(const unsigned char *b, size_t len, uint64_t *off,
+		    uint64_t *size)
+{
+	unsigned char *copy = malloc(len ? len : 1);
+	int rc;
+
+	memcpy(copy, b, len);
+	rc = eng_wav_data(copy, len, off, size);
+	free(copy);
+	return rc;
+}
+
+static void test_wav_data(void **state)
+{
+	unsigned char b[256];
+	uint64_t off = 1, size = 1;
+	size_t n;
+
+	(void)state;
+	n = wav_head(b, 1000);
+	assert_int_equal(n, WAV_OFF);
+	assert_int_equal(wav_data(b, n, &off, &size), 0);
+	assert_int_equal(off, WAV_OFF);
+	assert_int_equal(size, 1000);
+	/* one byte short of the data chunk header */
+	assert_int_equal(wav_data(b, n - 1, &off, &size), -EINVAL);
+	assert_int_equal(wav_data(b, 12, &off, &size), -EINVAL);
+	assert_int_equal(wav_data(b, 11, &off, &size), -EINVAL);
+	assert_int_equal(wav_data(b, 0, &off, &size), -EINVAL);
+
+	/* streaming writers: 0 and all ones mean "to the end of the file" */
+	n = wav_head(b, 0);
+	assert_int_equal(wav_data(b, n, &off, &size), 0);
+	assert_int_equal(size, UINT64_MAX);
+	n = wav_head(b, UINT32_MAX);
+	assert_int_equal(wav_data(b, n, &off, &size), 0);
+	assert_int_equal(size, UINT64_MAX);
+
+	/* RF64 */
+	memcpy(b, "RF64", 4);
+	assert_int_equal(wav_data(b, n, &off, &size), 0);
+	assert_int_equal(off, WAV_OFF);
+
+	/* not RIFF/WAVE */
+	memcpy(b, "RIFX", 4);
+	assert_int_equal(wav_data(b, n, &off, &size), -EINVAL);
+	wav_head(b, 10);
+	memcpy(b + 8, "AVI ", 4);
+	assert_int_equal(wav_data(b, n, &off, &size), -EINVAL);
+
+	/* a chunk whose size points past the buffer (and past 4 GiB) */
+	wav_head(b, 10);
+	le32(b + 16, UINT32_MAX);
+	assert_int_equal(wav_data(b, n, &off, &size), -EINVAL);
+	/* LIST of 5 bytes is followed by a pad byte (found above, at 58);
+	 * declared as 6 it ends at the same place, as 4 one byte early so
+	 * that the walk lands inside LIST and never finds "data" */
+	wav_head(b, 10);
+	le32(b + 40, 6);
+	assert_int_equal(wav_data(b, n, &off, &size), 0);
+	assert_int_equal(off, WAV_OFF);
+	le32(b + 40, 4);
+	assert_int_equal(wav_data(b, n, &off, &size), -EINVAL);
+	/* 3 is odd: 3 + pad also ends inside LIST */
+	le32(b + 40, 3);
+	assert_int_equal(wav_data(b, n, &off, &size), -EINVAL);
+}
+
+static struct eng_timeline *tl_from(const char *text)
+{
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	if (eng_tl_parse("t.tl", "t", text, strlen(text), &tl, &d) < 0) {
+		for (i = 0; i < d.n; i++)
+			print_message("%s\n", d.msgs[i]);
+		fail_msg("timeline does not parse");
+	}
+	eng_diag_free(&d);
+	return tl;
+}
+
+static void print_diag(const struct eng_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		print_message("  %s\n", d->msgs[i]);
+}
+
+static void expect_msgs(const struct eng_diag *d, const char *const *want,
+			size_t n)
+{
+	size_t i;
+
+	if (d->n != n) {
+		print_diag(d);
+		fail_msg("%zu messages, want %zu", d->n, n);
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(d->msgs[i], want[i]) != 0) {
+			print_diag(d);
+			fail_msg("message %zu: want '%s'", i, want[i]);
+		}
+}
+
+/* 25 fps: V is 40 bytes a frame, A1 4 bytes (two 2-byte samples). */
+static const char tl_basic[] =
+	"fps 25\n"
+	"track V 1000\n"
+	"track A1 100 align=2\n"
+	"event V,A1 c1 0 10\n"		/* 4: c1.V 400 B, c1.A1 40 B */
+	"event V a.b 5 5\n"		/* 5: a.b.V 400 B */
+	"event A1 c2 0 2\n";		/* 6: c2.A1 8 B */
+
+static void test_resolve(void **state)
+{
+	struct env *e = *state;
+	struct eng_timeline *tl = tl_from(tl_basic);
+	struct eng_diag d = { 0 };
+	unsigned char h[64];
+	const struct eng_media *m;
+	off_t pos;
+	int fd;
+
+	put(e, "c1.V.yuv", NULL, 0, 400);
+	/* trailing chunks after the data do not count as essence */
+	put(e, "c1.A1.wav", h, wav_head(h, 40), WAV_OFF + 40 + 60);
+	put(e, "a.b.V.raw", NULL, 0, 1000);
+	/* data size 0: to the end of the file */
+	put(e, "c2.A1.WAV", h, wav_head(h, 0), WAV_OFF + 9);
+	/* near misses that must not match */
+	put(e, "c1.V", NULL, 0, 1);
+	put(e, "c1.V.", NULL, 0, 1);
+	put(e, "c1.Vx.yuv", NULL, 0, 1);
+	put(e, "c10.V.yuv", NULL, 0, 1);
+	put(e, "xc1.V.yuv", NULL, 0, 1);
+	put(e, "c1..V.yuv", NULL, 0, 1);
+	put(e, "a.V.yuv", NULL, 0, 1);	/* clip "a" is not used */
+	put(e, "c2.V.yuv", NULL, 0, 1);	/* c2 has no V segment */
+	assert_int_equal(mkdirat(e->dfd, "sub", 0755), 0);
+
+	pos = lseek(e->dfd, 0, SEEK_CUR);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), 0);
+	print_diag(&d);
+	assert_int_equal(d.n, 0);
+	/* the caller's dirfd is neither closed nor moved */
+	assert_int_equal(lseek(e->dfd, 0, SEEK_CUR), pos);
+	fd = openat(e->dfd, "c1.V.yuv", O_RDONLY);
+	assert_true(fd >= 0);
+	close(fd);
+
+	m = tl->clips[0].media;		/* c1 */
+	assert_string_equal(m[0].file, "c1.V.yuv");
+	assert_int_equal(m[0].header, 0);
+	assert_int_equal(m[0].size, 400);
+	assert_string_equal(m[1].file, "c1.A1.wav");
+	assert_int_equal(m[1].header, WAV_OFF);
+	assert_int_equal(m[1].size, 40);
+	m = tl->clips[1].media;		/* a.b */
+	assert_string_equal(tl->clips[1].name, "a.b");
+	assert_string_equal(m[0].file, "a.b.V.raw");
+	assert_int_equal(m[0].size, 1000);
+	assert_null(m[1].file);
+	m = tl->clips[2].media;		/* c2: upper-case .WAV is WAV too */
+	assert_null(m[0].file);
+	assert_string_equal(m[1].file, "c2.A1.WAV");
+	assert_int_equal(m[1].header, WAV_OFF);
+	assert_int_equal(m[1].size, 9);
+
+	/* slices now read past the WAV header */
+	{
+		struct eng_slice s;
+
+		eng_slice_get(tl, 3, 1, &s);
+		assert_int_equal(s.file_off, WAV_OFF + 12);
+	}
+
+	/* resolving again starts over (no leak, same result) */
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), 0);
+	assert_string_equal(tl->clips[0].media[1].file, "c1.A1.wav");
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+static void test_problems(void **state)
+{
+	struct env *e = *state;
+	struct eng_timeline *tl = tl_from(tl_basic);
+	struct eng_diag d = { 0 };
+	unsigned char h[64];
+	char want[8][512];
+	const char *wantp[8];
+	size_t i;
+
+	/* c1.V: ambiguous (three); c1.A1: missing, but a directory matches;
+	 * a.b.V: a symlink only; c2.A1: a .wav that is not WAV */
+	put(e, "c1.V.yuv", NULL, 0, 400);
+	put(e, "c1.V.raw", NULL, 0, 400);
+	put(e, "c1.V.zzz", NULL, 0, 400);
+	assert_int_equal(mkdirat(e->dfd, "c1.A1.d", 0755), 0);
+	put(e, "target", NULL, 0, 1000);
+	assert_int_equal(symlinkat("target", e->dfd, "a.b.V.yuv"), 0);
+	put(e, "c2.A1.wav", "not a wav", 9, 100);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	snprintf(want[0], sizeof(want[0]),
+		 "t.tl:4: clip c1 track V: ambiguous: %s/c1.V.raw, %s/c1.V.yuv and more",
+		 e->dir, e->dir);
+	snprintf(want[1], sizeof(want[1]),
+		 "t.tl:4: clip c1 track A1: no media file: %s/c1.A1.d is a directory, only regular files are used",
+		 e->dir);
+	snprintf(want[2], sizeof(want[2]),
+		 "t.tl:5: clip a.b track V: no media file: %s/a.b.V.yuv is a symbolic link (not followed), only regular files are used",
+		 e->dir);
+	snprintf(want[3], sizeof(want[3]),
+		 "t.tl:6: clip c2 track A1: %s/c2.A1.wav is not a RIFF/WAVE file with a data chunk in its first 64 KiB",
+		 e->dir);
+	for (i = 0; i < 4; i++)
+		wantp[i] = want[i];
+	expect_msgs(&d, wantp, 4);
+	assert_null(tl->clips[0].media[0].file);
+	eng_diag_free(&d);
+
+	/* two of them: no "and more"; nothing at all: "no media file" */
+	assert_int_equal(unlinkat(e->dfd, "c1.V.zzz", 0), 0);
+	assert_int_equal(unlinkat(e->dfd, "c1.A1.d", AT_REMOVEDIR), 0);
+	/* a regular file beside the symlink is used, the link ignored */
+	put(e, "a.b.V.raw", NULL, 0, 400);
+	put(e, "c2.A1.wav", h, wav_head(h, 8), WAV_OFF + 8);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	snprintf(want[0], sizeof(want[0]),
+		 "t.tl:4: clip c1 track V: ambiguous: %s/c1.V.raw, %s/c1.V.yuv",
+		 e->dir, e->dir);
+	snprintf(want[1], sizeof(want[1]),
+		 "t.tl:4: clip c1 track A1: no media file %s/c1.A1.*", e->dir);
+	for (i = 0; i < 2; i++)
+		wantp[i] = want[i];
+	expect_msgs(&d, wantp, 2);
+	assert_string_equal(tl->clips[1].media[0].file, "a.b.V.raw");
+	assert_string_equal(tl->clips[2].media[1].file, "c2.A1.wav");
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+
+	/* an unreadable folder */
+	tl = tl_from(tl_basic);
+	assert_int_equal(eng_media_resolve(tl, -1, "/nowhere", &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "/nowhere: cannot read media folder"));
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+}
+
+static uint64_t upto(const struct eng_timeline *tl, size_t t, int64_t k)
+{
+	return eng_upto(tl, t, k);
+}
+
+/* DESIGN.md, frame by frame: slice k reads upto(src) .. + len(k). */
+static uint64_t brute_need(const struct eng_timeline *tl, size_t t,
+			   const struct eng_segment *s)
+{
+	uint64_t best = 0;
+	int64_t k;
+
+	for (k = s->rec_in; k < s->rec_in + s->frames; k++) {
+		uint64_t end = upto(tl, t, s->src_in + k - s->rec_in) +
+			       upto(tl, t, k + 1) - upto(tl, t, k);
+
+		best = end > best ? end : best;
+	}
+	return best;
+}
+
+/*
+ * The exact boundary: a file holding exactly what the segment needs
+ * passes, one byte less fails, for cadences where the source and record
+ * phases differ, for a track below one sample a frame (the slow path),
+ * raw and WAV.
+ */
+static void test_too_short(void **state)
+{
+	static const struct {
+		const char *fps, *rate;
+		unsigned align;
+		int64_t src, frames, rec;
+	} cases[] = {
+		{ "30000/1001", "144000", 3, 0, 1, 0 },
+		{ "30000/1001", "144000", 3, 1, 1, 2 },	/* 4806 B from 4803 */
+		{ "30000/1001", "144000", 3, 3, 7, 1 },
+		{ "30000/1001", "144000", 3, 4, 3, 0 },
+		{ "30000/1001", "18874368", 1, 17, 100, 3 },
+		{ "24000/1001", "88200", 2, 5, 80, 41 },
+		{ "24000/1001", "88200", 2, 0, 1, 79 },
+		{ "25", "10", 5, 3, 100, 7 },		/* 0 or 5 B a frame */
+		{ "25", "10", 5, 12, 1, 12 },		/* one 5 B slice */
+		{ "25", "10", 5, 0, 12, 0 },		/* needs nothing */
+		{ "30000/1001", "7", 7, 2, 3000, 5 },	/* 0 or 7 B */
+		{ "60000/1001", "1000003", 1, 999, 1, 0 },
+	};
+	struct env *e = *state;
+	unsigned char h[64];
+	char text[256], want[512];
+	size_t i;
+	int wav;
+
+	for (i = 0; i < N(cases); i++) {
+		for (wav = 0; wav < 2; wav++) {
+			struct eng_timeline *tl;
+			struct eng_diag d = { 0 };
+			const char *file = wav ? "c.T.wav" : "c.T.raw";
+			uint64_t need, hlen = wav ? WAV_OFF : 0;
+
+			snprintf(text, sizeof(text),
+				 "fps %s\ntrack T %s align=%u\nevent T c %lld %lld @%lld\n",
+				 cases[i].fps, cases[i].rate, cases[i].align,
+				 (long long)cases[i].src,
+				 (long long)cases[i].frames, (long long)cases[i].rec);
+			tl = tl_from(text);
+			need = brute_need(tl, 0, &tl->tracks[0].segs[0]);
+			unlinkat(e->dfd, "c.T.wav", 0);
+			unlinkat(e->dfd, "c.T.raw", 0);
+			put(e, file, h, wav ? wav_head(h, 0) : 0, hlen + need);
+			if (eng_media_resolve(tl, e->dfd, e->dir, &d) != 0) {
+				print_diag(&d);
+				fail_msg("case %zu%s: exactly %llu bytes fail", i,
+					 wav ? " wav" : "",
+					 (unsigned long long)need);
+			}
+			assert_int_equal(tl->clips[0].media[0].size, need);
+			if (need == 0) {
+				eng_tl_free(tl);
+				continue;
+			}
+			put(e, file, h, wav ? wav_head(h, 0) : 0, hlen + need - 1);
+			assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d),
+					 -EINVAL);
+			snprintf(want, sizeof(want),
+				 "t.tl:3: clip c track T: %s/%s is too short: needs %llu bytes of essence, has %llu",
+				 e->dir, file, (unsigned long long)need,
+				 (unsigned long long)need - 1);
+			if (d.n != 1 || strcmp(d.msgs[0], want) != 0) {
+				print_diag(&d);
+				fail_msg("case %zu%s: want '%s'", i,
+					 wav ? " wav" : "", want);
+			}
+			eng_diag_free(&d);
+			eng_tl_free(tl);
+		}
+	}
+	/* hand-worked: 29.97, 48 kHz 24-bit, source frame 1 (at 4803) read
+	 * as timeline frame 2's slice (4803 B, floor(4804.8) - floor(3203.2)
+	 * samples): 9606 bytes.  Frame 1's slice would be 4806. */
+	{
+		struct eng_timeline *tl =
+			tl_from("fps 29.97\ntrack A1 144000 align=3\n"
+				"event A1 c 1 1 @2\n");
+
+		assert_int_equal(brute_need(tl, 0, &tl->tracks[0].segs[0]), 9606);
+		eng_tl_free(tl);
+	}
+}
+
+/* Several segments of one file: one message, at the line that needs most;
+ * and a source position past 2^64 bytes is reported, not wrapped. */
+static void test_worst_segment(void **state)
+{
+	struct env *e = *state;
+	struct eng_timeline *tl = tl_from("fps 25\ntrack V 1000\n"
+					  "event V c 0 10\n"	/* 400 B */
+					  "event V c 50 10\n"	/* 2400 B */
+					  "event V c 20 10\n"	/* 1200 B */
+					  "event V d 2305843009213693951 1\n");
+	struct eng_diag d = { 0 };
+	char want[2][512];
+	const char *wantp[2] = { want[0], want[1] };
+
+	put(e, "c.V.yuv", NULL, 0, 2000);
+	put(e, "d.V.yuv", NULL, 0, 2000);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	snprintf(want[0], sizeof(want[0]),
+		 "t.tl:4: clip c track V: %s/c.V.yuv is too short: needs 2400 bytes of essence, has 2000",
+		 e->dir);
+	snprintf(want[1], sizeof(want[1]),
+		 "t.tl:6: clip d track V: %s/d.V.yuv is too short: the event reads past 2^64 bytes",
+		 e->dir);
+	expect_msgs(&d, wantp, 2);
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wav_data),
+		cmocka_unit_test_setup_teardown(test_resolve, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_problems, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_too_short, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_worst_segment, env_setup,
+						env_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for the native .tl parser, eng_read_file and
+ * eng_timeline_load: a full valid file, one case per problem (line and
+ * reason), and a file with several problems that must all be reported.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static int parse(const char *text, struct eng_timeline **tl,
+		 struct eng_diag *d)
+{
+	return eng_tl_parse("t.tl", "t", text, strlen(text), tl, d);
+}
+
+struct want_seg {
+	const char *clip;
+	int64_t src_in, rec_in, frames;
+	unsigned line;
+};
+
+static void check_track(const struct eng_timeline *tl, const char *name,
+			uint64_t rate, uint32_t align,
+			const struct want_seg *w, size_t n)
+{
+	int t = eng_tl_find_track(tl, name);
+	const struct eng_track *tr;
+	size_t i;
+
+	assert_true(t >= 0);
+	tr = &tl->tracks[t];
+	assert_int_equal(tr->rate, rate);
+	assert_int_equal(tr->align, align);
+	if (tr->nsegs != n)
+		fail_msg("track %s: %zu segments, want %zu", name, tr->nsegs, n);
+	for (i = 0; i < n; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+
+		if (strcmp(tl->clips[s->clip].name, w[i].clip) != 0 ||
+		    s->src_in != w[i].src_in || s->rec_in != w[i].rec_in ||
+		    s->frames != w[i].frames || s->line != w[i].line)
+			fail_msg("track %s seg %zu: %s src %lld rec %lld frames %lld line %u",
+				 name, i, tl->clips[s->clip].name,
+				 (long long)s->src_in, (long long)s->rec_in,
+				 (long long)s->frames, s->line);
+	}
+}
+
+static void test_valid(void **state)
+{
+	static const char text[] =
+		"# a comment line\n"				/* 1 */
+		"fps 30000/1001\r\n"				/* 2 */
+		"track V  18874368            # bytes per second\n" /* 3 */
+		"track A1 144000 align=3      # 48 kHz, 24-bit mono\n"
+		"\ttrack\tA2 144K align=3\n"			/* 5 */
+		"\n"						/* 6 */
+		"   # indented comment\r\n"			/* 7 */
+		"event V,A1,A2 clip0007 0   120\n"		/* 8 */
+		"event V,A1,A2 clip0012 300 90\n"		/* 9 */
+		"event A1      clip0003 40  30 @200\n"		/* 10 */
+		"event A2 clip0003 0 10\n"			/* 11 */
+		"event A2,V take#2 5 10 # V stays in sync\n"	/* 12 */
+		"event V clip0007 0 1 @300";			/* 13, no \n */
+	static const struct want_seg v[] = {
+		{ "clip0007", 0, 0, 120, 8 },
+		{ "clip0012", 300, 120, 90, 9 },
+		{ "take#2", 5, 220, 10, 12 },
+		{ "clip0007", 0, 300, 1, 13 },
+	};
+	static const struct want_seg a1[] = {
+		{ "clip0007", 0, 0, 120, 8 },
+		{ "clip0012", 300, 120, 80, 9 },	/* trimmed by line 10 */
+		{ "clip0003", 40, 200, 30, 10 },
+	};
+	static const struct want_seg a2[] = {
+		{ "clip0007", 0, 0, 120, 8 },
+		{ "clip0012", 300, 120, 90, 9 },
+		{ "clip0003", 0, 210, 10, 11 },
+		{ "take#2", 5, 220, 10, 12 },
+	};
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse(text, &tl, &d), 0);
+	for (i = 0; i < d.n; i++)
+		print_message("%s\n", d.msgs[i]);
+	assert_int_equal(d.n, 0);
+	assert_non_null(tl);
+	assert_string_equal(tl->name, "t");
+	assert_string_equal(tl->path, "t.tl");
+	assert_int_equal(tl->fps.num, 30000);
+	assert_int_equal(tl->fps.den, 1001);
+	assert_int_equal(tl->ntracks, 3);
+	assert_string_equal(tl->tracks[0].name, "V");
+	assert_string_equal(tl->tracks[1].name, "A1");
+	assert_string_equal(tl->tracks[2].name, "A2");
+	check_track(tl, "V", 18874368, 1, v, N(v));
+	check_track(tl, "A1", 144000, 3, a1, N(a1));
+	check_track(tl, "A2", 144000, 3, a2, N(a2));
+	assert_int_equal(tl->nclips, 4);
+	assert_string_equal(tl->clips[0].name, "clip0007");
+	assert_int_equal(tl->clips[0].line, 8);
+	assert_string_equal(tl->clips[2].name, "clip0003");
+	assert_int_equal(tl->clips[2].line, 10);
+	assert_int_equal(tl->frames, 301);
+	assert_int_equal(tl->bytes, eng_frame_offset(tl, 301));
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* Every problem: the line it is reported on and part of the reason. */
+static void test_bad(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned line;
+		const char *reason;
+		size_t nmsgs;
+	} cases[] = {
+#define H "fps 25\ntrack V 1000\n"	/* lines 1-2 */
+		{ H "evnt V c 0 1\n", 3, "unknown directive 'evnt'", 1 },
+		{ H "Event V c 0 1\n", 3, "unknown directive 'Event'", 1 },
+		{ H "event A3 c 0 1\n", 3, "track 'A3' not declared", 1 },
+		{ H "event V,A3 c 0 1\n", 3, "track 'A3' not declared", 1 },
+		{ "fps 25\nfps 30\n", 2, "fps given twice (first on line 1)", 1 },
+		{ "fps\n", 1, "missing frame rate", 1 },
+		{ "fps abc\ntrack V 1\nevent V c 0 1\n", 1,
+		  "bad frame rate 'abc'", 1 },
+		{ "fps 0\ntrack V 1\nevent V c 0 1\n", 1, "bad frame rate '0'", 1 },
+		{ "fps 25 x\ntrack V 1\nevent V c 0 1\n", 1,
+		  "unexpected 'x' after frame rate", 1 },
+		{ "track V 1000\nfps 25\nevent V c 0 1\n", 1, "track before fps", 1 },
+		{ "\nevent V c 0 1\nfps 25\ntrack V 1\n", 2, "event before fps", 2 },
+		{ "track V 1000\nevent V c 0 1\n", 1, "track before fps", 2 },
+		{ "", 0, "no fps line", 1 },
+		{ "# nothing\n\n", 0, "no fps line", 1 },
+		{ "fps 25\n", 0, "no track", 1 },
+		{ H, 0, "timeline has no event", 1 },
+		{ H "event V c 0 0\n", 3,
+		  "bad frame count '0': must be a positive integer", 1 },
+		{ H "event V c 0 -1\n", 3, "bad frame count '-1'", 1 },
+		{ H "event V c 0 1.5\n", 3, "bad frame count '1.5'", 1 },
+		{ H "event V c 0 4611686018427387904\n", 3,
+		  "frame count '4611686018427387904' is too large", 1 },
+		{ H "event V c 0 1\nevent V c 0 2305843009213693951\n"
+		    "event V c 0 1\n", 5, "event ends too far", 1 },
+		{ H "track V 1000\n", 3, "duplicate track 'V' (first on line 2)", 1 },
+		{ H "event V ../x 0 1\n", 3, "clip name '../x' not allowed", 1 },
+		{ H "event V .. 0 1\n", 3, "clip name '..' not allowed", 1 },
+		{ H "event V\n", 3, "missing CLIP", 1 },
+		{ H "event\n", 3, "missing TRACKS", 1 },
+		{ H "event V c\n", 3, "missing SRC_IN", 1 },
+		{ H "event V c 0\n", 3, "missing FRAMES", 1 },
+		{ H "event V c 0 # 5\n", 3, "missing FRAMES", 1 },
+		{ H "event V c x 5\n", 3, "bad SRC_IN 'x'", 1 },
+		{ H "event V c -3 5\n", 3, "bad SRC_IN '-3'", 1 },
+		{ H "event V c 99999999999999999999 5\n", 3,
+		  "bad SRC_IN '99999999999999999999'", 1 },
+		{ H "event V c 0 5 foo\n", 3, "unexpected 'foo' after FRAMES", 1 },
+		{ H "event V c 0 5 @3 foo\n", 3, "unexpected 'foo' after @REC_IN",
+		  1 },
+		{ H "event V c 0 5 @x\n", 3, "bad REC_IN '@x'", 1 },
+		{ H "event V c 0 5 @\n", 3, "bad REC_IN '@'", 1 },
+		{ H "event V c 0 5 @-1\n", 3, "bad REC_IN '@-1'", 1 },
+		{ H "event ,V c 0 5\n", 3, "empty track name", 1 },
+		{ H "event V, c 0 5\n", 3, "empty track name", 1 },
+		{ H "event V,V c 0 5\n", 3, "track 'V' listed twice", 1 },
+		{ H "track A1\n", 3, "missing RATE", 1 },
+		{ H "track\n", 3, "missing track NAME", 1 },
+		{ H "track A-1 100\n", 3, "bad track name 'A-1'", 1 },
+		{ H "track ABCDEFGHIJKLMNOP 100\n", 3,
+		  "bad track name 'ABCDEFGHIJKLMNOP'", 1 },
+		{ H "track A1 0\n", 3, "bad rate '0': must be positive", 1 },
+		{ H "track A1 12Q\n", 3, "bad rate '12Q'", 1 },
+		{ H "track A1 99999999999999999999\n", 3,
+		  "rate '99999999999999999999' is too large", 1 },
+		{ H "track A1 100 align=0\n", 3, "bad align '0'", 1 },
+		{ H "track A1 100 align=\n", 3, "bad align ''", 1 },
+		{ H "track A1 100 align=4294967296\n", 3,
+		  "bad align '4294967296'", 1 },
+		{ H "track A1 100 align=3 align=3\n", 3, "align given twice", 1 },
+		{ H "track A1 100 foo\n", 3, "unexpected 'foo' after RATE", 1 },
+		{ H "track A1 100 align 3\n", 3, "unexpected 'align' after RATE",
+		  2 },
+		{ H "event V c\0 0 1\n", 3, "NUL byte", 1 },
+#undef H
+	};
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		struct eng_timeline *tl = (struct eng_timeline *)&tl;
+		struct eng_diag d = { 0 };
+		char prefix[32];
+		size_t len = strlen(cases[i].text);
+		int rc;
+
+		/* the NUL case: the text goes on after the NUL */
+		if (strstr(cases[i].reason, "NUL"))
+			len += strlen(cases[i].text + len + 1) + 1;
+		rc = eng_tl_parse("t.tl", "t", cases[i].text, len, &tl, &d);
+		if (cases[i].line)
+			snprintf(prefix, sizeof(prefix), "t.tl:%u: ",
+				 cases[i].line);
+		else
+			snprintf(prefix, sizeof(prefix), "t.tl: ");
+		if (rc != -EINVAL || tl != NULL || d.n != cases[i].nmsgs ||
+		    strncmp(d.msgs[0], prefix, strlen(prefix)) != 0 ||
+		    !strstr(d.msgs[0], cases[i].reason)) {
+			for (j = 0; j < d.n; j++)
+				print_message("  got: %s\n", d.msgs[j]);
+			fail_msg("case %zu (%s%s): rc %d, %zu messages", i, prefix,
+				 cases[i].reason, rc, d.n);
+		}
+		eng_diag_free(&d);
+	}
+}
+
+/* Problems do not stop the parse: every one is reported, in line order. */
+static void test_all_reported(void **state)
+{
+	static const char text[] =
+		"fps 25\n"			/* 1 */
+		"fps 30\n"			/* 2: twice */
+		"track V 1000\n"		/* 3 */
+		"track V 2000\n"		/* 4: duplicate */
+		"evnt V c 0 1\n"		/* 5: unknown */
+		"event A9 c 0 1\n"		/* 6: not declared */
+		"event V c 0 0\n"		/* 7: frame count */
+		"event V c 0 5\n"		/* 8: fine */
+		"track A1 x\n"			/* 9: rate */
+		"event V,A1 c 0 5 @2 x\n";	/* 10: A1 and x */
+	static const char *const want[] = {
+		"t.tl:2: fps given twice (first on line 1)",
+		"t.tl:4: duplicate track 'V' (first on line 3)",
+		"t.tl:5: unknown directive 'evnt'",
+		"t.tl:6: track 'A9' not declared",
+		"t.tl:7: bad frame count '0': must be a positive integer",
+		"t.tl:9: bad rate 'x'",
+		"t.tl:10: track 'A1' not declared",
+		"t.tl:10: unexpected 'x' after @REC_IN",
+	};
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse(text, &tl, &d), -EINVAL);
+	assert_null(tl);
+	for (i = 0; i < d.n || i < N(want); i++)
+		if (i >= d.n || i >= N(want) ||
+		    strncmp(d.msgs[i], want[i], strlen(want[i])) != 0)
+			fail_msg("message %zu: '%s', want '%s'", i,
+				 i < d.n ? d.msgs[i] : "(none)",
+				 i < N(want) ? want[i] : "(none)");
+	eng_diag_free(&d);
+}
+
+/* The text need not be NUL-terminated: only len bytes are read. */
+static void test_len_bounded(void **state)
+{
+	static const char text[] = "fps 25\ntrack V 100\nevent V c 0 5\nGARBAGE";
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char *copy = malloc(sizeof(text) - 1);
+
+	(void)state;
+	memcpy(copy, text, sizeof(text) - 1);
+	assert_int_equal(eng_tl_parse("t.tl", "t", copy, sizeof(text) - 8, &tl,
+				      &d), 0);
+	assert_int_equal(tl->frames, 5);
+	eng_tl_free(tl);
+	assert_int_equal(eng_tl_parse("t.tl", "t", copy, sizeof(text) - 1, &tl,
+				      &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.msgs[0],
+			    "t.tl:4: unknown directive 'GARBAGE' (expected fps, track or event)");
+	free(copy);
+	eng_diag_free(&d);
+}
+
+struct tmp {
+	char dir[64];
+	char path[128];
+};
+
+static const char *tmp_file(struct tmp *t, const char *name, const char *text)
+{
+	FILE *f;
+
+	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, name);
+	f = fopen(t->path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	return t->path;
+}
+
+static int tmp_setup(void **state)
+{
+	struct tmp *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -1;
+	strcpy(t->dir, "/tmp/test_tl.XXXXXX");
+	if (!mkdtemp(t->dir)) {
+		free(t);
+		return -1;
+	}
+	*state = t;
+	return 0;
+}
+
+static int tmp_teardown(void **state)
+{
+	struct tmp *t = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(t);
+	return 0;
+}
+
+static void test_read_file(void **state)
+{
+	struct tmp *t = *state;
+	char *text = NULL;
+	size_t len = 0;
+	int fd;
+
+	tmp_file(t, "a.tl", "hello\nworld");
+	assert_int_equal(eng_read_file(t->path, &text, &len), 0);
+	assert_int_equal(len, 11);
+	assert_string_equal(text, "hello\nworld");
+	free(text);
+
+	tmp_file(t, "empty.tl", "");
+	assert_int_equal(eng_read_file(t->path, &text, &len), 0);
+	assert_int_equal(len, 0);
+	assert_string_equal(text, "");
+	free(text);
+
+	/* over 64 MiB: refused without reading it (a sparse file) */
+	snprintf(t->path, sizeof(t->path), "%s/huge.tl", t->dir);
+	fd = open(t->path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (64 << 20) + 1), 0);
+	close(fd);
+	assert_int_equal(eng_read_file(t->path, &text, &len), -EFBIG);
+
+	assert_int_equal(eng_read_file(t->dir, &text, &len), -EISDIR);
+	snprintf(t->path, sizeof(t->path), "%s/none.tl", t->dir);
+	assert_int_equal(eng_read_file(t->path, &text, &len), -ENOENT);
+}
+
+static void test_load(void **state)
+{
+	struct tmp *t = *state;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char want[256];
+	const char *p;
+
+	p = tmp_file(t, "timeline07.tl", "fps 25\ntrack V 100\nevent V c 0 5\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), 0);
+	assert_string_equal(tl->name, "timeline07");
+	assert_string_equal(tl->path, p);
+	assert_int_equal(tl->frames, 5);
+	eng_tl_free(tl);
+
+	p = tmp_file(t, "my.cut.TL", "fps 25\ntrack V 100\nevent V c 0 5\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), 0);
+	assert_string_equal(tl->name, "my.cut");
+	eng_tl_free(tl);
+	assert_int_equal(d.n, 0);
+
+	/* messages name the file as given */
+	p = tmp_file(t, "bad.tl", "fps 25\ntrack V 100\nevent X c 0 5\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), -EINVAL);
+	assert_null(tl);
+	snprintf(want, sizeof(want), "%s:3: track 'X' not declared", p);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.msgs[0], want);
+	eng_diag_free(&d);
+
+	p = tmp_file(t, "notes.txt", "fps 25\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), -ENOTSUP);
+	snprintf(want, sizeof(want),
+		 "%s: unsupported timeline format (expected .tl, .edl or .otio)",
+		 p);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.msgs[0], want);
+	eng_diag_free(&d);
+
+	p = tmp_file(t, "noext", "fps 25\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), -ENOTSUP);
+	assert_int_equal(d.n, 1);
+	eng_diag_free(&d);
+	p = tmp_file(t, ".tl", "fps 25\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), -ENOTSUP);
+	eng_diag_free(&d);
+
+	snprintf(t->path, sizeof(t->path), "%s/missing.tl", t->dir);
+	assert_int_equal(eng_timeline_load(t->path, NULL, &tl, &d), -ENOENT);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "cannot read timeline"));
+	eng_diag_free(&d);
+
+	/* .edl and .otio go to their parsers, whatever those make of it */
+	p = tmp_file(t, "x.edl", "garbage\n");
+	assert_int_not_equal(eng_timeline_load(p, NULL, &tl, &d), -ENOTSUP);
+	eng_tl_free(tl);
+	tl = NULL;
+	p = tmp_file(t, "x.otio", "garbage\n");
+	assert_int_not_equal(eng_timeline_load(p, NULL, &tl, &d), -ENOTSUP);
+	eng_tl_free(tl);
+	for (size_t i = 0; i < d.n; i++)
+		assert_null(strstr(d.msgs[i], "unsupported timeline format"));
+	eng_diag_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_all_reported),
+		cmocka_unit_test(test_len_bounded),
+		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
+						tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_load, tmp_setup,
+						tmp_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
