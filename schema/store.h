@@ -53,32 +53,54 @@ struct store_access {
 /* Open (creating if needed) the database at path, mode 0600 when created,
  * WAL mode, schema applied.  ":memory:" works.  queue_cap is the recorder
  * queue's capacity in rows (0: default 65536).  On failure returns -errno
- * style code (-EIO, -ENOMEM, -EACCES...) and, if errmsg is not NULL, a
- * malloc'ed message to free. */
+ * style code (-EIO, -ENOMEM, -EACCES, -ENOENT for a missing directory,
+ * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
+ * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
+ * message to free ("cannot open database PATH: REASON"). */
+#define STORE_SCHEMA_VERSION 1
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
 /* Insert the run row; epoch_ns is the monotonic time that rows count from.
- * Call before store_start().  Returns 0 or -EIO. */
+ * Call once, before store_start().  Returns 0, -EIO (see store_errmsg) or
+ * -EINVAL (called twice). */
 int store_run_begin(struct store *st, const struct store_run_info *info,
 		    uint64_t epoch_ns);
 /* The run's row id (after store_run_begin). */
 int64_t store_run_id(const struct store *st);
 
-/* Insert a timeline row for the current run; synchronous, before
- * store_start().  Returns 0 or -EIO; *id is its row id. */
+/* Insert a timeline row for the current run; synchronous, after
+ * store_run_begin() and before store_start() (the recorder owns the
+ * connection after that).  Returns 0, -EIO (see store_errmsg) or -EINVAL
+ * (out of order); *id is its row id. */
 int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
 		       int64_t *id);
 
-/* Start the recorder thread.  0 or -errno. */
+/*
+ * Commit interval: the recorder commits at most this long after the first
+ * row of a batch was queued (plus the time the commit itself takes), or as
+ * soon as it has a full batch.  It bounds what a kill -9 of the daemon or a
+ * crash can lose: the rows of the last STORE_COMMIT_INTERVAL_MS.  (An
+ * unmount loses nothing: store_run_end drains the queue.)
+ */
+#define STORE_COMMIT_INTERVAL_MS 50
+
+/* Start the recorder thread.  0, -EINVAL (no store_run_begin, or already
+ * started), -ENOMEM, or -errno from pthread_create. */
 int store_start(struct store *st);
 
 /* Queue a new stream row (timeline row id, reader pid and command name,
- * open time).  The handle is valid until store_stream_close().  0, -ENOMEM. */
+ * open time).  The handle is valid until store_stream_close().  comm is
+ * copied.  Thread-safe, like the two calls below; call them after
+ * store_start() (before it, rows only queue up, and a full queue blocks
+ * until the recorder starts) and before store_run_end().  0, -ENOMEM, or
+ * -ESHUTDOWN after store_run_end() (no handle then). */
 int store_stream_open(struct store *st, int64_t timeline_id, pid_t pid,
 		      const char *comm, uint64_t opened_ns,
 		      struct store_stream **out);
-/* Queue one access of the stream.  Blocks while the queue is full. */
+/* Queue one access of the stream.  Blocks while the queue is full (the
+ * first wait of each call counts in queue_full_waits); never drops the row,
+ * except after store_run_end(), where it counts in rows_lost. */
 void store_access_add(struct store_stream *ss, const struct store_access *a);
 /* Queue the stream's close with its totals; the handle is gone after. */
 void store_stream_close(struct store_stream *ss, uint64_t closed_ns,
@@ -86,17 +108,39 @@ void store_stream_close(struct store_stream *ss, uint64_t closed_ns,
 			int64_t failed_frames);
 
 /* Drain the queue, stop the recorder, write the run's end time and counts.
- * Safe to call once after store_start() or without it. 0 or -EIO. */
+ * Safe to call once after store_start() or without it (it then writes the
+ * queued rows itself); later calls return 0.  Returns 0, or -EIO when the
+ * run row could not be updated or the recorder lost rows (see
+ * store_get_stats and store_errmsg). */
 int store_run_end(struct store *st, uint64_t end_ns);
 
+/*
+ * A SQLite failure in the recorder (disk full, table dropped, I/O error)
+ * rolls back that batch; its access rows, and later ones of a stream whose
+ * row was lost, are counted in rows_lost and the recorder goes on with the
+ * next batch: it never blocks a reader.  After store_run_end(),
+ * rows_written + rows_lost == rows_queued.
+ */
 struct store_stats {
 	uint64_t rows_queued;	/* access rows handed to the store */
 	uint64_t rows_written;	/* access rows committed */
+	uint64_t rows_lost;	/* access rows SQLite refused */
 	uint64_t queue_full_waits; /* producers that found the queue full */
-	uint64_t commits;
+	uint64_t commits;	/* recorder transactions committed */
 	int last_error;		/* 0 or the first SQLite failure, -EIO */
 };
+/* Thread-safe snapshot of the counters. */
 void store_get_stats(struct store *st, struct store_stats *out);
+
+/* The message of the first failure since store_open ("cannot insert access
+ * row: no such table: access"), or NULL.  Owned by the store, valid until
+ * store_close(); read it after the failing call returned, or for recorder
+ * failures after store_run_end(). */
+const char *store_errmsg(const struct store *st);
+
+/* The schema (the .sql files of schema/ in name order), applied by
+ * store_open(). */
+extern const char store_schema_sql[];
 
 /* Close the database (calls store_run_end if the run is still open). */
 void store_close(struct store *st);

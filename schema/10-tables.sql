@@ -1,0 +1,74 @@
+-- SPDX-License-Identifier: MIT
+-- timelinefs store: tables.  Applied at every store_open inside one
+-- transaction, so every statement is idempotent: each mount appends a run.
+-- Schema version: PRAGMA user_version = 1 (set by the store).
+--
+-- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
+-- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
+-- run's start (the store subtracts the monotonic epoch of store_run_begin).
+
+-- One row per mount.  queue_full_waits counts producers that found the
+-- recorder queue full (they waited; nothing was dropped); rows_lost counts
+-- access rows that SQLite refused (the daemon reports the first error).
+CREATE TABLE IF NOT EXISTS run (
+	id INTEGER PRIMARY KEY,
+	label TEXT,
+	started_at TEXT NOT NULL,
+	ended_at TEXT,
+	kernel TEXT,
+	config_hz INTEGER,		-- NULL when unknown
+	host TEXT,
+	options TEXT,
+	media_dir TEXT,
+	queue_full_waits INTEGER NOT NULL DEFAULT 0,
+	rows_lost INTEGER NOT NULL DEFAULT 0,
+	duration_ns INTEGER		-- run start to unmount
+);
+
+-- The timelines a run exposed.
+CREATE TABLE IF NOT EXISTS timeline (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES run(id),
+	name TEXT NOT NULL,
+	path TEXT,
+	fps_num INTEGER,
+	fps_den INTEGER,
+	frames INTEGER,
+	bytes INTEGER			-- size of the virtual file
+);
+CREATE INDEX IF NOT EXISTS timeline_run ON timeline(run_id);
+
+-- One row per open of a timeline (one workstation); the totals are written
+-- at close, so they are NULL for a stream still open (or never closed).
+CREATE TABLE IF NOT EXISTS stream (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES run(id),
+	timeline_id INTEGER REFERENCES timeline(id),
+	pid INTEGER,
+	comm TEXT,
+	opened_ns INTEGER,
+	closed_ns INTEGER,
+	bytes INTEGER,			-- bytes handed to the reader
+	frames INTEGER,
+	late_frames INTEGER,		-- frames completed after their due time
+	failed_frames INTEGER		-- frames with a failed backing read
+);
+CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
+
+-- One row per backing read (one per frame and track).  errno is 0 or the
+-- positive errno of a failed read.
+CREATE TABLE IF NOT EXISTS access (
+	id INTEGER PRIMARY KEY,
+	stream_id INTEGER NOT NULL REFERENCES stream(id),
+	frame INTEGER,
+	track TEXT,
+	clip TEXT,
+	file_offset INTEGER,
+	length INTEGER,
+	sched_ns INTEGER,		-- when the player meant to issue it
+	due_ns INTEGER,			-- the frame's presentation time
+	issued_ns INTEGER,
+	done_ns INTEGER,
+	errno INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);

@@ -1,0 +1,907 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The store: opens the database, applies the schema, inserts run and
+ * timeline rows, and runs the recorder (one writer thread fed by a bounded
+ * queue, committing in batches).  The only file that includes <sqlite3.h>.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+#define STORE_DEFAULT_QUEUE_CAP 65536
+/* Largest transaction: big enough to amortise the commit, small enough
+ * that producers blocked on a full queue get room back quickly. */
+#define STORE_BATCH_MAX 16384
+#define STORE_BUSY_TIMEOUT_MS 5000
+
+enum entry_kind {
+	ENTRY_OPEN,
+	ENTRY_ACCESS,
+	ENTRY_CLOSE,
+};
+
+struct entry {
+	enum entry_kind kind;
+	struct store_stream *ss;
+	union {
+		struct store_access acc;
+		struct {
+			uint64_t closed_ns;
+			uint64_t bytes;
+			int64_t frames;
+			int64_t late_frames;
+			int64_t failed_frames;
+		} close;
+	} u;
+};
+
+struct store_stream {
+	struct store *st;
+	struct store_stream *prev, *next;	/* st->streams, st->lock */
+	int64_t timeline_id;
+	uint64_t opened_ns;
+	/* Writer only: 0 before its row is inserted, the row id after,
+	 * -1 when the row was lost (its accesses count in rows_lost). */
+	int64_t row_id;
+	pid_t pid;
+	char comm[];
+};
+
+enum {
+	STMT_BEGIN,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_RUN,
+	STMT_RUN_END,
+	STMT_TIMELINE,
+	STMT_STREAM,
+	STMT_STREAM_CLOSE,
+	STMT_ACCESS,
+	STMT_N
+};
+
+static const char *const stmt_sql[STMT_N] = {
+	/* IMMEDIATE: take the write lock up front, so a competing writer
+	 * makes us wait in the busy handler instead of failing mid-batch */
+	[STMT_BEGIN] = "BEGIN IMMEDIATE",
+	[STMT_COMMIT] = "COMMIT",
+	[STMT_ROLLBACK] = "ROLLBACK",
+	[STMT_RUN] = "INSERT INTO run (label, started_at, kernel, config_hz, "
+		     "host, options, media_dir) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[STMT_RUN_END] = "UPDATE run SET ended_at = ?, duration_ns = ?, "
+			 "queue_full_waits = ?, rows_lost = ? WHERE id = ?",
+	[STMT_TIMELINE] = "INSERT INTO timeline (run_id, name, path, fps_num, "
+			  "fps_den, frames, bytes) "
+			  "VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[STMT_STREAM] = "INSERT INTO stream (run_id, timeline_id, pid, comm, "
+			"opened_ns) VALUES (?, ?, ?, ?, ?)",
+	[STMT_STREAM_CLOSE] = "UPDATE stream SET closed_ns = ?, bytes = ?, "
+			      "frames = ?, late_frames = ?, "
+			      "failed_frames = ? WHERE id = ?",
+	[STMT_ACCESS] = "INSERT INTO access (stream_id, frame, track, clip, "
+			"file_offset, length, sched_ns, due_ns, issued_ns, "
+			"done_ns, errno) "
+			"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+};
+
+struct store {
+	/* The connection is used by one thread at a time: the caller until
+	 * store_start, the writer until it is joined, then the caller again
+	 * (pthread_create/join order the accesses), hence NOMUTEX. */
+	sqlite3 *db;
+	sqlite3_stmt *stmt[STMT_N];
+	int64_t run_id;		/* 0 before store_run_begin */
+	uint64_t epoch_ns;
+	int started;		/* writer thread running (caller only) */
+	int run_ended;		/* store_run_end done (caller only) */
+	pthread_t thread;
+
+	pthread_mutex_t lock;
+	pthread_cond_t nonempty;	/* writer waits; CLOCK_MONOTONIC */
+	pthread_cond_t notfull;		/* producers wait */
+	/* Everything below up to batch is protected by lock. */
+	struct entry *ring;
+	size_t cap, head, count;
+	size_t wake_at;		/* producers signal nonempty at this count */
+	uint64_t oldest_ns;	/* when the queue last became non-empty */
+	unsigned full_waiters;
+	int stopping;		/* store_run_end asked the writer to finish */
+	int ended;		/* no more entries accepted */
+	struct store_stream *streams;	/* handles not yet freed */
+	struct store_stats stats;
+	char *errmsg;		/* the first failure's message */
+
+	/* Writer only (or the caller once the writer is joined). */
+	struct entry *batch;
+	size_t batch_cap;
+};
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* UTC ISO-8601 with milliseconds: 2026-12-02T14:45:26.123Z */
+static void iso_now(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* Times are stored relative to the run's epoch; a time before it (never
+ * from the engine) comes out negative rather than wrapped. */
+static int64_t rel_ns(const struct store *st, uint64_t t)
+{
+	return (int64_t)(t - st->epoch_ns);
+}
+
+static char *fmt_msg(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static char *fmt_msg(const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : msg;
+}
+
+/* Map a SQLite result code to -errno at the store_open boundary. */
+static int rc_errno(sqlite3 *db, int rc)
+{
+	int e;
+
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_CANTOPEN:
+		e = db ? sqlite3_system_errno(db) : 0;
+		return e > 0 ? -e : -EIO;
+	default:
+		return -EIO;
+	}
+}
+
+/* Keep the first failure (message and -EIO); msg is taken over. */
+static void keep_error(struct store *st, char *msg)
+{
+	pthread_mutex_lock(&st->lock);
+	if (!st->stats.last_error)
+		st->stats.last_error = -EIO;
+	if (!st->errmsg) {
+		st->errmsg = msg;
+		msg = NULL;
+	}
+	pthread_mutex_unlock(&st->lock);
+	free(msg);
+}
+
+/*
+ * Sticky helpers: each is a no-op once *rc is not SQLITE_OK, so a sequence
+ * of binds and a step needs one check at the end.
+ */
+static void bind_i64(sqlite3_stmt *s, int i, int64_t v, int *rc)
+{
+	if (*rc == SQLITE_OK)
+		*rc = sqlite3_bind_int64(s, i, v);
+}
+
+/* Strings outlive the statement's use of them (the caller's, the model's,
+ * or the stream handle's), hence SQLITE_STATIC: no copy per row. */
+static void bind_text(sqlite3_stmt *s, int i, const char *v, int *rc)
+{
+	if (*rc != SQLITE_OK)
+		return;
+	if (v)
+		*rc = sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		*rc = sqlite3_bind_null(s, i);
+}
+
+/* Step a statement that returns no row, then reset it.  On failure the
+ * reason is formatted into *msg (first failure only) before the reset. */
+static void step_done(sqlite3 *db, sqlite3_stmt *s, const char *what,
+		      int *rc, char **msg)
+{
+	int r;
+
+	if (*rc == SQLITE_OK) {
+		r = sqlite3_step(s);
+		if (r != SQLITE_DONE)
+			*rc = r == SQLITE_ROW ? SQLITE_MISUSE : r;
+	}
+	if (*rc != SQLITE_OK && msg && !*msg)
+		*msg = fmt_msg("cannot %s: %s", what, sqlite3_errmsg(db));
+	sqlite3_reset(s);
+}
+
+/* ---------------------------------------------------------------- open */
+
+static int read_user_version(sqlite3 *db, int *version)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			*version = sqlite3_column_int(s, 0);
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Apply the schema in one transaction, refusing a newer schema version
+ * (*newer is set to it).  Returns a SQLite code; on failure the
+ * transaction is left open so that the caller can read the message before
+ * rolling back. */
+static int apply_schema(sqlite3 *db, int *newer)
+{
+	char sql[64];
+	int rc, version = 0;
+
+	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = read_user_version(db, &version);
+	if (rc == SQLITE_OK && version > STORE_SCHEMA_VERSION) {
+		*newer = version;
+		rc = SQLITE_ERROR;
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK && version < STORE_SCHEMA_VERSION) {
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+			 STORE_SCHEMA_VERSION);
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	return rc;
+}
+
+/* Create the file ourselves so that it is 0600 (SQLite would use 0644
+ * less umask); its -wal and -shm files copy the database's mode. */
+static int create_file(const char *path)
+{
+	int fd;
+
+	if (!strcmp(path, ":memory:"))
+		return 0;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int store_open(const char *path, unsigned queue_cap, struct store **out,
+	       char **errmsg)
+{
+	pthread_condattr_t ca;
+	struct store *st;
+	const char *why = NULL;
+	char *msg = NULL;
+	int rc, src = SQLITE_OK, newer = 0, i;
+
+	*out = NULL;
+	if (errmsg)
+		*errmsg = NULL;
+	if (!path) {
+		rc = -EINVAL;
+		why = "no path";
+		goto err;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->nonempty, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&st->notfull, NULL);
+	st->cap = queue_cap ? queue_cap : STORE_DEFAULT_QUEUE_CAP;
+	st->batch_cap = st->cap < STORE_BATCH_MAX ? st->cap : STORE_BATCH_MAX;
+	st->wake_at = 1;
+	st->ring = malloc(st->cap * sizeof(*st->ring));
+	st->batch = malloc(st->batch_cap * sizeof(*st->batch));
+	if (!st->ring || !st->batch) {
+		rc = -ENOMEM;
+		goto err_store;
+	}
+
+	rc = create_file(path);
+	if (rc < 0) {
+		why = strerror(-rc);
+		goto err_store;
+	}
+	src = sqlite3_open_v2(path, &st->db,
+			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				      SQLITE_OPEN_NOMUTEX,
+			      NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+	/* synchronous=NORMAL in WAL: a commit does not fsync; power loss
+	 * may lose the last commits but never corrupts the file */
+	if (src == SQLITE_OK)
+		src = sqlite3_exec(st->db,
+				   "PRAGMA journal_mode = WAL;"
+				   "PRAGMA synchronous = NORMAL;"
+				   "PRAGMA foreign_keys = ON;",
+				   NULL, NULL, NULL);
+	if (src == SQLITE_OK)
+		src = apply_schema(st->db, &newer);
+	for (i = 0; i < STMT_N && src == SQLITE_OK; i++)
+		src = sqlite3_prepare_v3(st->db, stmt_sql[i], -1,
+					 SQLITE_PREPARE_PERSISTENT,
+					 &st->stmt[i], NULL);
+	if (newer) {
+		rc = -ENOTSUP;
+		msg = fmt_msg("cannot open database %s: schema version %d is "
+			      "newer than this timelinefs supports (%d)",
+			      path, newer, STORE_SCHEMA_VERSION);
+	} else if (src != SQLITE_OK) {
+		rc = st->db ? rc_errno(st->db, src) : -ENOMEM;
+		why = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(src);
+		msg = fmt_msg("cannot open database %s: %s", path, why);
+		why = NULL;	/* dies with the connection */
+	}
+	if (src != SQLITE_OK) {
+		if (st->db && !sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		goto err_store;
+	}
+	*out = st;
+	return 0;
+
+err_store:
+	store_close(st);
+err:
+	if (!msg)
+		msg = fmt_msg("cannot open database %s: %s", path ? path : "",
+			      why ? why : strerror(-rc));
+	if (errmsg)
+		*errmsg = msg;
+	else
+		free(msg);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- run */
+
+int store_run_begin(struct store *st, const struct store_run_info *info,
+		    uint64_t epoch_ns)
+{
+	sqlite3_stmt *s = st->stmt[STMT_RUN];
+	char started[40];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (st->run_id || st->started)
+		return -EINVAL;
+	iso_now(started, sizeof(started));
+	bind_text(s, 1, info->label, &rc);
+	bind_text(s, 2, started, &rc);
+	bind_text(s, 3, info->kernel, &rc);
+	if (info->config_hz >= 0)
+		bind_i64(s, 4, info->config_hz, &rc);
+	else if (rc == SQLITE_OK)
+		rc = sqlite3_bind_null(s, 4);
+	bind_text(s, 5, info->host, &rc);
+	bind_text(s, 6, info->options, &rc);
+	bind_text(s, 7, info->media_dir, &rc);
+	step_done(st->db, s, "insert run row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		keep_error(st, msg);
+		return -EIO;
+	}
+	st->run_id = sqlite3_last_insert_rowid(st->db);
+	st->epoch_ns = epoch_ns;
+	return 0;
+}
+
+int64_t store_run_id(const struct store *st)
+{
+	return st->run_id;
+}
+
+int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
+		       int64_t *id)
+{
+	sqlite3_stmt *s = st->stmt[STMT_TIMELINE];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	/* after store_start the writer owns the connection */
+	if (!st->run_id || st->started || st->run_ended)
+		return -EINVAL;
+	bind_i64(s, 1, st->run_id, &rc);
+	bind_text(s, 2, tl->name, &rc);
+	bind_text(s, 3, tl->path, &rc);
+	bind_i64(s, 4, tl->fps_num, &rc);
+	bind_i64(s, 5, tl->fps_den, &rc);
+	bind_i64(s, 6, tl->frames, &rc);
+	bind_i64(s, 7, (int64_t)tl->bytes, &rc);
+	step_done(st->db, s, "insert timeline row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		keep_error(st, msg);
+		return -EIO;
+	}
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static int insert_stream(struct store *st, struct store_stream *ss,
+			 char **msg)
+{
+	sqlite3_stmt *s = st->stmt[STMT_STREAM];
+	int rc = SQLITE_OK;
+
+	bind_i64(s, 1, st->run_id, &rc);
+	if (ss->timeline_id > 0)
+		bind_i64(s, 2, ss->timeline_id, &rc);
+	else if (rc == SQLITE_OK)
+		rc = sqlite3_bind_null(s, 2);
+	bind_i64(s, 3, ss->pid, &rc);
+	bind_text(s, 4, ss->comm, &rc);
+	bind_i64(s, 5, rel_ns(st, ss->opened_ns), &rc);
+	step_done(st->db, s, "insert stream row", &rc, msg);
+	if (rc == SQLITE_OK)
+		ss->row_id = sqlite3_last_insert_rowid(st->db);
+	return rc;
+}
+
+static int insert_access(struct store *st, int64_t stream_id,
+			 const struct store_access *a, char **msg)
+{
+	sqlite3_stmt *s = st->stmt[STMT_ACCESS];
+	int rc = SQLITE_OK;
+
+	bind_i64(s, 1, stream_id, &rc);
+	bind_i64(s, 2, a->frame, &rc);
+	bind_text(s, 3, a->track, &rc);
+	bind_text(s, 4, a->clip, &rc);
+	bind_i64(s, 5, (int64_t)a->file_offset, &rc);
+	bind_i64(s, 6, (int64_t)a->length, &rc);
+	bind_i64(s, 7, rel_ns(st, a->sched_ns), &rc);
+	bind_i64(s, 8, rel_ns(st, a->due_ns), &rc);
+	bind_i64(s, 9, rel_ns(st, a->issued_ns), &rc);
+	bind_i64(s, 10, rel_ns(st, a->done_ns), &rc);
+	bind_i64(s, 11, a->err, &rc);
+	step_done(st->db, s, "insert access row", &rc, msg);
+	return rc;
+}
+
+static int update_stream(struct store *st, const struct entry *e, char **msg)
+{
+	sqlite3_stmt *s = st->stmt[STMT_STREAM_CLOSE];
+	int rc = SQLITE_OK;
+
+	bind_i64(s, 1, rel_ns(st, e->u.close.closed_ns), &rc);
+	bind_i64(s, 2, (int64_t)e->u.close.bytes, &rc);
+	bind_i64(s, 3, e->u.close.frames, &rc);
+	bind_i64(s, 4, e->u.close.late_frames, &rc);
+	bind_i64(s, 5, e->u.close.failed_frames, &rc);
+	bind_i64(s, 6, e->ss->row_id, &rc);
+	step_done(st->db, s, "update stream row", &rc, msg);
+	return rc;
+}
+
+/* Under st->lock. */
+static void unlink_stream(struct store *st, struct store_stream *ss)
+{
+	if (ss->prev)
+		ss->prev->next = ss->next;
+	else
+		st->streams = ss->next;
+	if (ss->next)
+		ss->next->prev = ss->prev;
+}
+
+/*
+ * Write n entries in one transaction.  On a failure the whole batch is
+ * rolled back: its access rows count as lost, and so do later accesses of
+ * the streams whose rows it would have inserted.  Then update the counters
+ * and free the handles of the streams closed in this batch.  Called
+ * without st->lock.
+ */
+static void write_batch(struct store *st, const struct entry *e, size_t n)
+{
+	uint64_t written = 0, lost = 0;
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+	size_t i;
+
+	step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
+		  &msg);
+	for (i = 0; i < n && rc == SQLITE_OK; i++) {
+		struct store_stream *ss = e[i].ss;
+
+		switch (e[i].kind) {
+		case ENTRY_OPEN:
+			rc = insert_stream(st, ss, &msg);
+			break;
+		case ENTRY_ACCESS:
+			if (ss->row_id <= 0) {
+				lost++;
+				break;
+			}
+			rc = insert_access(st, ss->row_id, &e[i].u.acc, &msg);
+			written++;
+			break;
+		case ENTRY_CLOSE:
+			if (ss->row_id > 0)
+				rc = update_stream(st, &e[i], &msg);
+			break;
+		}
+	}
+	step_done(st->db, st->stmt[STMT_COMMIT], "commit", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		/* some errors (SQLITE_FULL, IOERR) roll back by themselves */
+		if (!sqlite3_get_autocommit(st->db)) {
+			int rrc = SQLITE_OK;
+
+			step_done(st->db, st->stmt[STMT_ROLLBACK], "rollback",
+				  &rrc, NULL);
+		}
+		written = lost = 0;
+		for (i = 0; i < n; i++) {
+			if (e[i].kind == ENTRY_ACCESS)
+				lost++;
+			else if (e[i].kind == ENTRY_OPEN)
+				e[i].ss->row_id = -1;
+		}
+		if (!msg)
+			msg = fmt_msg("cannot write batch: %s",
+				      sqlite3_errstr(rc));
+	}
+
+	pthread_mutex_lock(&st->lock);
+	st->stats.rows_written += written;
+	st->stats.rows_lost += lost;
+	if (rc == SQLITE_OK) {
+		st->stats.commits++;
+	} else {
+		if (!st->stats.last_error)
+			st->stats.last_error = -EIO;
+		if (!st->errmsg) {
+			st->errmsg = msg;
+			msg = NULL;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (e[i].kind == ENTRY_CLOSE) {
+			unlink_stream(st, e[i].ss);
+			free(e[i].ss);
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	free(msg);
+}
+
+/* Move up to batch_cap entries from the ring to st->batch.  Under lock. */
+static size_t take_batch(struct store *st)
+{
+	size_t n = st->count < st->batch_cap ? st->count : st->batch_cap;
+	size_t first = st->cap - st->head;
+
+	if (first > n)
+		first = n;
+	memcpy(st->batch, st->ring + st->head, first * sizeof(*st->batch));
+	memcpy(st->batch + first, st->ring, (n - first) * sizeof(*st->batch));
+	st->head = (st->head + n) % st->cap;
+	st->count -= n;
+	if (st->full_waiters)
+		pthread_cond_broadcast(&st->notfull);
+	return n;
+}
+
+/* Wait, under lock, until a full batch is queued, the commit interval
+ * since the oldest queued row has passed, or the run ends. */
+static void wait_for_batch(struct store *st)
+{
+	uint64_t deadline = st->oldest_ns +
+			    (uint64_t)STORE_COMMIT_INTERVAL_MS * 1000000u;
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline / 1000000000u),
+		.tv_nsec = (long)(deadline % 1000000000u),
+	};
+
+	st->wake_at = st->batch_cap;
+	while (!st->stopping && st->count < st->batch_cap &&
+	       mono_now() < deadline)
+		if (pthread_cond_timedwait(&st->nonempty, &st->lock, &ts) ==
+		    ETIMEDOUT)
+			break;
+}
+
+static void *writer_main(void *arg)
+{
+	struct store *st = arg;
+	int backlog = 0;
+	size_t n;
+
+	pthread_mutex_lock(&st->lock);
+	for (;;) {
+		while (!st->count && !st->stopping) {
+			st->wake_at = 1;
+			pthread_cond_wait(&st->nonempty, &st->lock);
+		}
+		if (!st->count)
+			break;
+		/* With a backlog oldest_ns is stale and the rows are old
+		 * already: write them now. */
+		if (!backlog && !st->stopping)
+			wait_for_batch(st);
+		st->wake_at = SIZE_MAX;
+		n = take_batch(st);
+		backlog = st->count > 0;
+		pthread_mutex_unlock(&st->lock);
+		write_batch(st, st->batch, n);
+		pthread_mutex_lock(&st->lock);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+/* Write whatever is queued in the caller's thread (no writer running). */
+static void drain_sync(struct store *st)
+{
+	size_t n;
+
+	pthread_mutex_lock(&st->lock);
+	while (st->count) {
+		n = take_batch(st);
+		pthread_mutex_unlock(&st->lock);
+		write_batch(st, st->batch, n);
+		pthread_mutex_lock(&st->lock);
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+int store_start(struct store *st)
+{
+	int rc;
+
+	if (!st->run_id || st->started || st->run_ended)
+		return -EINVAL;
+	rc = pthread_create(&st->thread, NULL, writer_main, st);
+	if (rc)
+		return -rc;
+	st->started = 1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- producers */
+
+/* Append e, blocking while the queue is full.  -ESHUTDOWN once the run
+ * ended (nothing is queued then). */
+static int enqueue(struct store *st, const struct entry *e)
+{
+	int waited = 0;
+
+	pthread_mutex_lock(&st->lock);
+	while (st->count == st->cap && !st->ended) {
+		if (!waited) {
+			st->stats.queue_full_waits++;
+			waited = 1;
+		}
+		st->full_waiters++;
+		pthread_cond_wait(&st->notfull, &st->lock);
+		st->full_waiters--;
+	}
+	if (st->ended) {
+		if (e->kind == ENTRY_ACCESS) {
+			st->stats.rows_queued++;
+			st->stats.rows_lost++;
+		} else if (e->kind == ENTRY_CLOSE) {
+			unlink_stream(st, e->ss);
+			free(e->ss);
+		}
+		pthread_mutex_unlock(&st->lock);
+		return -ESHUTDOWN;
+	}
+	if (!st->count)
+		st->oldest_ns = mono_now();
+	st->ring[(st->head + st->count) % st->cap] = *e;
+	st->count++;
+	if (e->kind == ENTRY_ACCESS)
+		st->stats.rows_queued++;
+	if (st->count >= st->wake_at)
+		pthread_cond_signal(&st->nonempty);
+	pthread_mutex_unlock(&st->lock);
+	return 0;
+}
+
+int store_stream_open(struct store *st, int64_t timeline_id, pid_t pid,
+		      const char *comm, uint64_t opened_ns,
+		      struct store_stream **out)
+{
+	struct entry e = { .kind = ENTRY_OPEN };
+	struct store_stream *ss;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (!comm)
+		comm = "";
+	len = strlen(comm);
+	ss = malloc(sizeof(*ss) + len + 1);
+	if (!ss)
+		return -ENOMEM;
+	ss->st = st;
+	ss->timeline_id = timeline_id;
+	ss->opened_ns = opened_ns;
+	ss->row_id = 0;
+	ss->pid = pid;
+	memcpy(ss->comm, comm, len + 1);
+	e.ss = ss;
+
+	pthread_mutex_lock(&st->lock);
+	ss->prev = NULL;
+	ss->next = st->streams;
+	if (st->streams)
+		st->streams->prev = ss;
+	st->streams = ss;
+	pthread_mutex_unlock(&st->lock);
+
+	rc = enqueue(st, &e);
+	if (rc < 0) {
+		pthread_mutex_lock(&st->lock);
+		unlink_stream(st, ss);
+		pthread_mutex_unlock(&st->lock);
+		free(ss);
+		return rc;
+	}
+	*out = ss;
+	return 0;
+}
+
+void store_access_add(struct store_stream *ss, const struct store_access *a)
+{
+	struct entry e = { .kind = ENTRY_ACCESS, .ss = ss, .u.acc = *a };
+
+	enqueue(ss->st, &e);
+}
+
+void store_stream_close(struct store_stream *ss, uint64_t closed_ns,
+			uint64_t bytes, int64_t frames, int64_t late_frames,
+			int64_t failed_frames)
+{
+	struct entry e = {
+		.kind = ENTRY_CLOSE,
+		.ss = ss,
+		.u.close = {
+			.closed_ns = closed_ns,
+			.bytes = bytes,
+			.frames = frames,
+			.late_frames = late_frames,
+			.failed_frames = failed_frames,
+		},
+	};
+
+	enqueue(ss->st, &e);
+}
+
+/* ---------------------------------------------------------------- end */
+
+int store_run_end(struct store *st, uint64_t end_ns)
+{
+	sqlite3_stmt *s = st->stmt[STMT_RUN_END];
+	struct store_stats stats;
+	char ended[40];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (st->run_ended)
+		return 0;
+	if (st->started) {
+		pthread_mutex_lock(&st->lock);
+		st->stopping = 1;
+		pthread_cond_signal(&st->nonempty);
+		pthread_mutex_unlock(&st->lock);
+		pthread_join(st->thread, NULL);
+		st->started = 0;
+	}
+	/* Refuse new entries and wake producers still blocked on a full
+	 * queue, then write what they queued after the writer's last look. */
+	pthread_mutex_lock(&st->lock);
+	st->ended = 1;
+	pthread_cond_broadcast(&st->notfull);
+	pthread_mutex_unlock(&st->lock);
+	drain_sync(st);
+	st->run_ended = 1;
+	if (!st->run_id)
+		return 0;
+
+	store_get_stats(st, &stats);
+	iso_now(ended, sizeof(ended));
+	bind_text(s, 1, ended, &rc);
+	bind_i64(s, 2, rel_ns(st, end_ns), &rc);
+	bind_i64(s, 3, (int64_t)stats.queue_full_waits, &rc);
+	bind_i64(s, 4, (int64_t)stats.rows_lost, &rc);
+	bind_i64(s, 5, st->run_id, &rc);
+	step_done(st->db, s, "update run row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		keep_error(st, msg);
+		return -EIO;
+	}
+	return stats.last_error ? -EIO : 0;
+}
+
+void store_get_stats(struct store *st, struct store_stats *out)
+{
+	pthread_mutex_lock(&st->lock);
+	*out = st->stats;
+	pthread_mutex_unlock(&st->lock);
+}
+
+const char *store_errmsg(const struct store *st)
+{
+	return st->errmsg;
+}
+
+void store_close(struct store *st)
+{
+	struct store_stream *ss;
+	int i;
+
+	if (!st)
+		return;
+	if (st->db && !st->run_ended && (st->run_id || st->started))
+		store_run_end(st, mono_now());
+	while ((ss = st->streams)) {
+		st->streams = ss->next;
+		free(ss);
+	}
+	for (i = 0; i < STMT_N; i++)
+		sqlite3_finalize(st->stmt[i]);
+	/* every statement is finalized, so this cannot be SQLITE_BUSY */
+	sqlite3_close(st->db);
+	pthread_cond_destroy(&st->notfull);
+	pthread_cond_destroy(&st->nonempty);
+	pthread_mutex_destroy(&st->lock);
+	free(st->ring);
+	free(st->batch);
+	free(st->errmsg);
+	free(st);
+}
