@@ -1,0 +1,244 @@
+-- SPDX-License-Identifier: MIT
+-- timelinefs store: benchmark steps (written by timelinefs-bench) and the
+-- analysis views behind timelinefs-report and timelinefs-plot.
+--
+-- Conventions as in 20-views.sql: latency is done_ns - issued_ns, a read is
+-- late when done_ns > due_ns, latencies are in microseconds rounded to
+-- 0.1 us, and percentiles are nearest-rank: the p-th percentile of n
+-- sorted latencies is the one at 1-based rank ceil(n * p / 100), computed
+-- as (n * p + 99) / 100 (p99.9: (n * 999 + 999) / 1000).  Example: n = 10
+-- gives p50 = rank 5, p90 = rank 9, p95 = p99 = max = rank 10.
+
+-- One row per benchmark step: `workstations` readers started together
+-- (repetition 1..R of that count), each on its own timeline.  started_ns
+-- and ended_ns are the first open and the last close of its streams (ns
+-- since the run's start); wall_s is their difference in seconds.  label is
+-- the run's label unless the bench was told otherwise; reader is the
+-- command that read each timeline.
+CREATE TABLE IF NOT EXISTS bench_step (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES run(id),
+	label TEXT,
+	workstations INTEGER NOT NULL,
+	repetition INTEGER NOT NULL,
+	started_ns INTEGER,
+	ended_ns INTEGER,
+	wall_s REAL,
+	reader TEXT
+);
+CREATE INDEX IF NOT EXISTS bench_step_run ON bench_step(run_id);
+
+-- The streams (opens) of each step.
+CREATE TABLE IF NOT EXISTS bench_stream (
+	step_id INTEGER NOT NULL REFERENCES bench_step(id),
+	stream_id INTEGER NOT NULL REFERENCES stream(id),
+	PRIMARY KEY (step_id, stream_id)
+);
+CREATE INDEX IF NOT EXISTS bench_stream_stream ON bench_stream(stream_id);
+
+-- One row per step: its totals and the latency percentiles over every
+-- access of its streams.  mb_s is the aggregate throughput delivered to the
+-- readers, bytes / 1e6 / wall_s.
+CREATE VIEW IF NOT EXISTS bench_step_summary AS
+WITH ranked AS (
+	SELECT bs.step_id, a.errno, a.done_ns > a.due_ns AS late,
+	       a.done_ns - a.issued_ns AS lat,
+	       row_number() OVER (PARTITION BY bs.step_id
+				  ORDER BY a.done_ns - a.issued_ns) AS rn,
+	       count(*) OVER (PARTITION BY bs.step_id) AS n
+	FROM bench_stream AS bs JOIN access AS a ON a.stream_id = bs.stream_id
+),
+pct AS (
+	SELECT step_id, count(*) AS accesses,
+	       sum(errno <> 0) AS errors,
+	       sum(late) AS late_accesses,
+	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) AS p50,
+	       max(CASE WHEN rn = (n * 95 + 99) / 100 THEN lat END) AS p95,
+	       max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) AS p99,
+	       max(lat) AS pmax
+	FROM ranked GROUP BY step_id
+),
+st AS (
+	SELECT bs.step_id, count(*) AS streams, sum(s.bytes) AS bytes,
+	       sum(s.frames) AS frames, sum(s.late_frames) AS late_frames,
+	       sum(s.failed_frames) AS failed_frames
+	FROM bench_stream AS bs JOIN stream AS s ON s.id = bs.stream_id
+	GROUP BY bs.step_id
+)
+SELECT b.id AS step_id, b.run_id, b.label, b.workstations, b.repetition,
+       r.kernel, r.config_hz,
+       coalesce(st.streams, 0) AS streams,
+       b.wall_s,
+       coalesce(st.bytes, 0) AS bytes,
+       CASE WHEN b.wall_s > 0 THEN round(st.bytes / 1e6 / b.wall_s, 3)
+       END AS mb_s,
+       coalesce(st.frames, 0) AS frames,
+       coalesce(st.late_frames, 0) AS late_frames,
+       coalesce(st.failed_frames, 0) AS failed_frames,
+       coalesce(p.accesses, 0) AS accesses,
+       coalesce(p.errors, 0) AS errors,
+       coalesce(p.late_accesses, 0) AS late_accesses,
+       round(p.p50 / 1e3, 1) AS p50_us,
+       round(p.p95 / 1e3, 1) AS p95_us,
+       round(p.p99 / 1e3, 1) AS p99_us,
+       round(p.pmax / 1e3, 1) AS max_us,
+       b.reader
+FROM bench_step AS b
+JOIN run AS r ON r.id = b.run_id
+LEFT JOIN st ON st.step_id = b.id
+LEFT JOIN pct AS p ON p.step_id = b.id
+ORDER BY b.id;
+
+-- Latency percentiles per stream and track (V, A1, ...).
+CREATE VIEW IF NOT EXISTS track_latency AS
+WITH ranked AS (
+	SELECT s.run_id, a.stream_id, a.track, a.errno,
+	       a.done_ns > a.due_ns AS late,
+	       a.done_ns - a.issued_ns AS lat,
+	       row_number() OVER (PARTITION BY a.stream_id, a.track
+				  ORDER BY a.done_ns - a.issued_ns) AS rn,
+	       count(*) OVER (PARTITION BY a.stream_id, a.track) AS n
+	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
+)
+SELECT run_id, stream_id, track, count(*) AS accesses,
+       sum(errno <> 0) AS errors,
+       sum(late) AS late_accesses,
+       round(avg(lat) / 1e3, 1) AS mean_us,
+       round(max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p50_us,
+       round(max(CASE WHEN rn = (n * 90 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p90_us,
+       round(max(CASE WHEN rn = (n * 95 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p95_us,
+       round(max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p99_us,
+       round(max(CASE WHEN rn = (n * 999 + 999) / 1000 THEN lat END) / 1e3,
+	     1) AS p99_9_us,
+       round(max(lat) / 1e3, 1) AS max_us
+FROM ranked GROUP BY stream_id, track
+ORDER BY run_id, stream_id, track;
+
+-- Latency percentiles per run and track, over every stream of the run.
+CREATE VIEW IF NOT EXISTS run_track_latency AS
+WITH ranked AS (
+	SELECT s.run_id, a.track, a.errno,
+	       a.done_ns > a.due_ns AS late,
+	       a.done_ns - a.issued_ns AS lat,
+	       row_number() OVER (PARTITION BY s.run_id, a.track
+				  ORDER BY a.done_ns - a.issued_ns) AS rn,
+	       count(*) OVER (PARTITION BY s.run_id, a.track) AS n
+	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
+)
+SELECT run_id, track, count(*) AS accesses,
+       sum(errno <> 0) AS errors,
+       sum(late) AS late_accesses,
+       round(avg(lat) / 1e3, 1) AS mean_us,
+       round(max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p50_us,
+       round(max(CASE WHEN rn = (n * 90 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p90_us,
+       round(max(CASE WHEN rn = (n * 95 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p95_us,
+       round(max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p99_us,
+       round(max(CASE WHEN rn = (n * 999 + 999) / 1000 THEN lat END) / 1e3,
+	     1) AS p99_9_us,
+       round(max(lat) / 1e3, 1) AS max_us
+FROM ranked GROUP BY run_id, track
+ORDER BY run_id, track;
+
+-- Every access with where it sits in the edit.  Within one stream and
+-- track, in issue order: new_file is 1 when the read is the first of the
+-- track or reads another clip than the read before it (the player changed
+-- files); after_cut is 1 when new_file is, or when it reads the same clip
+-- at an offset that does not continue the read before it (a cut within
+-- one clip, or a seek).
+CREATE VIEW IF NOT EXISTS access_cut AS
+WITH w AS (
+	SELECT a.id, a.stream_id, s.run_id, a.frame, a.track, a.clip,
+	       a.file_offset, a.length, a.due_ns, a.issued_ns, a.done_ns,
+	       a.errno,
+	       lag(a.clip) OVER o AS prev_clip,
+	       lag(a.file_offset + a.length) OVER o AS prev_end
+	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
+	WINDOW o AS (PARTITION BY a.stream_id, a.track
+		     ORDER BY a.issued_ns, a.id)
+)
+SELECT id, stream_id, run_id, frame, track, clip, file_offset, length,
+       due_ns, issued_ns, done_ns, errno,
+       done_ns - issued_ns AS latency_ns,
+       done_ns > due_ns AS late,
+       prev_clip,
+       prev_clip IS NULL OR prev_clip <> clip AS new_file,
+       prev_clip IS NULL OR prev_clip <> clip OR prev_end <> file_offset
+	   AS after_cut
+FROM w;
+
+-- One row per late read: its clip and track, how late (done - due) and
+-- whether it was the first read after a cut (see access_cut).
+CREATE VIEW IF NOT EXISTS late_access AS
+SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
+       c.clip, c.file_offset, c.length, c.due_ns, c.done_ns,
+       round(c.latency_ns / 1e3, 1) AS latency_us,
+       round((c.done_ns - c.due_ns) / 1e3, 1) AS late_by_us,
+       c.new_file, c.after_cut, c.errno
+FROM access_cut AS c
+JOIN stream AS s ON s.id = c.stream_id
+LEFT JOIN timeline AS t ON t.id = s.timeline_id
+WHERE c.late
+ORDER BY c.stream_id, c.frame, c.track;
+
+-- One row per late frame (a frame with at least one late read; the
+-- player's stream.late_frames counts the same frames): the late tracks
+-- and their clips, how late its last read was, and whether any late read
+-- was the first after a cut.
+CREATE VIEW IF NOT EXISTS late_frame AS
+SELECT run_id, stream_id, timeline, frame, min(due_ns) AS due_ns,
+       group_concat(track, ',') AS tracks,
+       group_concat(DISTINCT clip) AS clips,
+       max(late_by_us) AS late_by_us,
+       max(new_file) AS new_file,
+       max(after_cut) AS after_cut
+FROM late_access
+GROUP BY stream_id, frame
+ORDER BY stream_id, frame;
+
+-- The cost of cuts: per run and track, reads right after a cut against the
+-- others (after_cut 1 / 0): their count, late reads and latency.
+CREATE VIEW IF NOT EXISTS cut_latency AS
+WITH ranked AS (
+	SELECT run_id, track, after_cut, late, latency_ns AS lat,
+	       row_number() OVER (PARTITION BY run_id, track, after_cut
+				  ORDER BY latency_ns) AS rn,
+	       count(*) OVER (PARTITION BY run_id, track, after_cut) AS n
+	FROM access_cut
+)
+SELECT run_id, track, after_cut, count(*) AS accesses,
+       sum(late) AS late_accesses,
+       round(100.0 * sum(late) / count(*), 3) AS late_pct,
+       round(avg(lat) / 1e3, 1) AS mean_us,
+       round(max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p50_us,
+       round(max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p99_us,
+       round(max(lat) / 1e3, 1) AS max_us
+FROM ranked GROUP BY run_id, track, after_cut
+ORDER BY run_id, track, after_cut;
+
+-- Per run and second (of done_ns since the run's start): backing reads
+-- completed in that second, their bytes (mb_s: decimal MB in that second),
+-- the late ones, the distinct frames they made late, and the streams that
+-- completed a read.  Seconds without any completed read have no row.
+CREATE VIEW IF NOT EXISTS timeseries AS
+SELECT s.run_id, a.done_ns / 1000000000 AS second,
+       count(*) AS accesses,
+       sum(a.length) AS bytes,
+       round(sum(a.length) / 1e6, 3) AS mb_s,
+       sum(a.done_ns > a.due_ns) AS late_accesses,
+       count(DISTINCT CASE WHEN a.done_ns > a.due_ns
+			   THEN a.stream_id || ':' || a.frame END)
+	   AS late_frames,
+       count(DISTINCT a.stream_id) AS streams
+FROM access AS a JOIN stream AS s ON s.id = a.stream_id
+GROUP BY s.run_id, a.done_ns / 1000000000
+ORDER BY s.run_id, second;

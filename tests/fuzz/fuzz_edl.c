@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target for the CMX 3600 EDL parser: any bytes must give a
+ * timeline or messages, never a crash, leak or undefined behaviour.
+ *   clang -fsanitize=fuzzer,address,undefined -Iengine -D_GNU_SOURCE \
+ *     -DEDL_SPEED_SEGS_MAX=2000 \
+ *     tests/fuzz/fuzz_edl.c engine/\*.c $(pkg-config --cflags --libs json-c) \
+ *     -lpthread && ./a.out tests/fuzz/corpus/edl
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct eng_load_options o;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+
+	eng_load_options_default(&o);
+	/* the first byte picks the options, so that strict mode and the
+	 * origins are explored too */
+	if (size > 0) {
+		o.strict = data[0] & 1;
+		o.edl_origin = (data[0] >> 1) % 3;
+		o.edl_origin_tc = 90000;
+		if (data[0] & 8) {
+			o.fps.num = 25;
+			o.fps.den = 1;
+		}
+	}
+	eng_edl_parse("fuzz.edl", "fuzz", (const char *)data, size, &o, &tl,
+		      &d);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+	return 0;
+}
