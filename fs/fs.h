@@ -65,6 +65,10 @@ struct fs_stream {
 	pid_t pid;
 	char comm[64];
 	struct fs_stream *next, *prev; /* fs->streams, under fs->lock */
+	/* Held by fs_read from the player call until after the reply and
+	 * unlock: the kernel may send RELEASE as soon as it has the last
+	 * reply, and release must not free what a read still touches. */
+	pthread_mutex_t busy;
 };
 
 struct fs {

@@ -175,6 +175,7 @@ static void stream_close(struct fs_stream *s)
 	store_stream_close(s->ss, fs->io.now(fs->io.ctx), st.bytes, st.frames,
 			   st.late_frames, st.failed_frames);
 	eng_player_free(s->player);
+	pthread_mutex_destroy(&s->busy);
 	free(s);
 }
 
@@ -258,6 +259,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	s->fs = fs;
 	s->file = f;
 	s->ino = ino;
+	pthread_mutex_init(&s->busy, NULL);
 	memset(&pc, 0, sizeof(pc));
 	pc.buffer = fs->cfg.buffer;
 	pc.pace = fs->cfg.pace_v;
@@ -268,6 +270,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pc.record_ctx = s;
 	rc = eng_player_new(f->tl, &pc, &s->player);
 	if (rc < 0) {
+		pthread_mutex_destroy(&s->busy);
 		free(s);
 		return (void)fuse_reply_err(req, -rc);
 	}
@@ -278,6 +281,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			       s->opened_ns, &s->ss);
 	if (rc < 0) {
 		eng_player_free(s->player);
+		pthread_mutex_destroy(&s->busy);
 		free(s);
 		return (void)fuse_reply_err(req, -rc);
 	}
@@ -348,10 +352,13 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 		return (void)fuse_reply_buf(req, st->text + o, m);
 	}
+	pthread_mutex_lock(&s->busy);
 	n = eng_player_read(s->player, (uint64_t)off, size, iov, FS_IOV_MAX,
 			    &cnt);
-	if (n < 0)
+	if (n < 0) {
+		pthread_mutex_unlock(&s->busy);
 		return (void)fuse_reply_err(req, (int)-n);
+	}
 	if (cnt == 1)
 		fuse_reply_buf(req, iov[0].iov_base, iov[0].iov_len);
 	else
@@ -359,6 +366,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* still under the player's lock: one stream's requests in order */
 	invalidate_passed(s, (uint64_t)off);
 	eng_player_unlock(s->player);
+	pthread_mutex_unlock(&s->busy);
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,
@@ -377,6 +385,9 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 	if (s->cached)
 		s->file->cached_open = 0;
 	pthread_mutex_unlock(&fs->lock);
+	/* wait out a read that has replied but not yet let go */
+	pthread_mutex_lock(&s->busy);
+	pthread_mutex_unlock(&s->busy);
 	stream_close(s);
 	fuse_reply_err(req, 0);
 }
