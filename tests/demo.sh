@@ -34,10 +34,16 @@ until grep -q " $MNT fuse" /proc/mounts; do
 done
 ls -l "$MNT"
 echo "== playing 5 timelines in parallel: dd if=$MNT/timelineNN of=/dev/null"
+readers=
 for n in 01 02 03 04 05; do
-	dd if="$MNT/timeline$n" of=/dev/null 2>&1 | sed -n "s|^\(.*copied.*\)|timeline$n: \1|p" &
+	dd if="$MNT/timeline$n" of=/dev/null 2>"$W/dd$n" &
+	readers="$readers $!"
 done
-wait
+# shellcheck disable=SC2086 # the daemon is a child too: wait for readers only
+wait $readers
+for n in 01 02 03 04 05; do
+	sed -n "s|^\(.*copied.*\)|timeline$n: \1|p" "$W/dd$n"
+done
 fusermount3 -u "$MNT"
 wait "$DAEMON" || true
 DAEMON=

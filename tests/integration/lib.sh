@@ -45,7 +45,8 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "interrupted (INT)" >&2; exit 130' INT
+trap 'echo "interrupted (TERM)" >&2; exit 143' TERM
 
 ok() {
 	PASS=$((PASS + 1))

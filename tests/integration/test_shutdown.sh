@@ -45,8 +45,10 @@ check_eq "second run appended to the same database" "2|1" \
 # 3. 32 blocked readers, then ls and stat must still answer at once
 mount_fs "$M" "$T/mnt" -o db="$DB",label=threads
 i=0
+readers=
 while [ $i -lt 32 ]; do
-	dd if="$T/mnt/timeline0$((i % 2 + 1))" of=/dev/null bs=64k status=none &
+	dd if="$T/mnt/timeline0$((i % 2 + 1))" of=/dev/null bs=64k status=none 2>/dev/null &
+	readers="$readers $!"
 	i=$((i + 1))
 done
 sleep 1
@@ -58,7 +60,8 @@ ms=$(( (e - s) / 1000000 ))
 check "ls and stat with 32 blocked readers answer in under 500 ms ($ms ms)" test "$ms" -lt 500
 kill -TERM "$DAEMON"
 check "daemon exits with 32 readers active" wait_daemon "$DAEMON" 30
-wait 2>/dev/null || true
+# shellcheck disable=SC2086
+wait $readers 2>/dev/null || true
 check_eq "32 streams recorded and closed" "32|0" \
 	"$(q "select count(*), sum(closed_ns is null) from stream s join run r on r.id = s.run_id
 	      where r.label = 'threads'")"

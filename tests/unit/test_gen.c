@@ -613,6 +613,115 @@ static void test_text_header(void **state)
 	assert_int_equal(eng_gen_tl_text(&c, 0, ev, &text, &len), -EINVAL);
 }
 
+/* ---------------------------------------------------------------- formats */
+
+static void test_formats_table(void **state)
+{
+	const struct eng_gen_format *f;
+	struct eng_gen_config c, d;
+	struct eng_gen_sizes z;
+	size_t i, j, n = 0;
+
+	(void)state;
+	f = eng_gen_formats(&n);
+	assert_true(n >= 13);
+	/* the first preset is the seed scenario: the defaults */
+	eng_gen_config_default(&d);
+	assert_string_equal(f[0].name, "seed");
+	c = d;
+	c.video_rate = 1;
+	c.audio_tracks = 0;
+	eng_gen_format_apply(&c, &f[0]);
+	assert_memory_equal(&c, &d, sizeof(c));
+	for (i = 0; i < n; i++) {
+		assert_non_null(f[i].name);
+		assert_true(strlen(f[i].summary) > 10);
+		assert_true(strlen(f[i].source) > 10);
+		/* 2 or more 48 kHz 24-bit tracks */
+		assert_true(f[i].audio_tracks >= 2);
+		assert_int_equal(f[i].audio_rate, 144000);
+		for (j = i + 1; j < n; j++)
+			assert_string_not_equal(f[i].name, f[j].name);
+		assert_ptr_equal(eng_gen_format_find(f[i].name), &f[i]);
+		/* every preset makes a valid config; only its four fields
+		 * change */
+		eng_gen_config_default(&c);
+		c.clips = 3;
+		c.seed = 99;
+		eng_gen_format_apply(&c, &f[i]);
+		assert_int_equal(c.clips, 3);
+		assert_int_equal(c.seed, 99);
+		assert_int_equal(c.fps.num, f[i].fps.num);
+		assert_int_equal(c.video_rate, f[i].video_rate);
+		assert_int_equal(eng_gen_check(&c, &z, NULL), 0);
+		/* a fixed-size format reads one frame per frame, give or
+		 * take the byte that the rounded-down rate loses */
+		if (f[i].frame_bytes) {
+			uint64_t one = eng_upto_rate(f[i].video_rate, 1,
+						     f[i].fps, 1);
+			uint64_t k = eng_upto_rate(f[i].video_rate, 1,
+						   f[i].fps, 1000);
+
+			assert_true(one == f[i].frame_bytes ||
+				    one + 1 == f[i].frame_bytes);
+			assert_true(k <= 1000 * f[i].frame_bytes &&
+				    k + 1000 >= 1000 * f[i].frame_bytes);
+		}
+	}
+}
+
+static void test_format_rates(void **state)
+{
+	/* expected rates computed by hand from the sources: frame bytes
+	 * x fps rounded down, or Mb/s / 8 */
+	static const struct {
+		const char *name;
+		uint32_t num, den;
+		uint64_t rate;
+	} cases[] = {
+		{ "sd-ntsc", 30000, 1001, 20974225 },	/* 720*486*2 */
+		{ "sd-pal", 25, 1, 20736000 },		/* 720*576*2 */
+		{ "v210-1080p29.97", 30000, 1001, 165722277 }, /* 5120*1080 */
+		{ "v210-1080p25", 25, 1, 138240000 },
+		{ "prores-hq-1080p29.97", 30000, 1001, 27500000 }, /* 220 */
+		{ "prores-hq-1080p25", 25, 1, 23000000 },	     /* 184 */
+		{ "prores-hq-uhd29.97", 30000, 1001, 110500000 },   /* 884 */
+		{ "prores-hq-uhd25", 25, 1, 92125000 },	     /* 737 */
+		{ "dnxhd-220x-1080p29.97", 30000, 1001, 27497622 },
+		{ "dnxhd-185x-1080p25", 25, 1, 22937600 },
+		{ "dnxhr-hqx-uhd29.97", 30000, 1001, 109131188 },
+		{ "dnxhr-hqx-uhd25", 25, 1, 91033600 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct eng_gen_format *f =
+		    eng_gen_format_find(cases[i].name);
+
+		if (!f)
+			fail_msg("no preset '%s'", cases[i].name);
+		assert_int_equal(f->fps.num, cases[i].num);
+		assert_int_equal(f->fps.den, cases[i].den);
+		if (f->video_rate != cases[i].rate)
+			fail_msg("%s: rate %llu, want %llu", cases[i].name,
+				 (unsigned long long)f->video_rate,
+				 (unsigned long long)cases[i].rate);
+	}
+	/* the SD preset is the "about 21 MB/s" of uncompressed 8-bit SD */
+	assert_true(eng_gen_format_find("sd-ntsc")->video_rate / 1000000 == 20);
+}
+
+static void test_format_find_unknown(void **state)
+{
+	(void)state;
+	assert_null(eng_gen_format_find("nope"));
+	assert_null(eng_gen_format_find(""));
+	assert_null(eng_gen_format_find(NULL));
+	assert_null(eng_gen_format_find("SEED"));	/* case-sensitive */
+	assert_null(eng_gen_format_find("list"));	/* the CLI's keyword */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +742,9 @@ int main(void)
 		cmocka_unit_test(test_plan_bounds_reached),
 		cmocka_unit_test(test_text_parses),
 		cmocka_unit_test(test_text_header),
+		cmocka_unit_test(test_formats_table),
+		cmocka_unit_test(test_format_rates),
+		cmocka_unit_test(test_format_find_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# timelinefs-bench against small generated sets: the right streams in each
+# step (one per workstation, each on its own timeline), progress lines, the
+# results table, reused media, and the mount released in every case: a
+# killed reader, SIGTERM of the bench, a mount that fails, too few
+# timelines.
+. "$(dirname "$0")/lib.sh"
+
+BENCH="$TOP/mount-scripts/timelinefs-bench"
+export TIMELINEFS_BIN_DIR="$TLFS_BUILD"
+# the bench's private mount points and work folders go under $T
+export TMPDIR="$T"
+SMALL='--clips 4 --clip-seconds 2 --timelines 3 --events 4 --min-seconds 0.3 --max-seconds 0.6 --video-rate 2M'
+DB=$T/b.db
+
+# nothing of ours mounted, no daemon of ours running
+released() {
+	! grep -q " $T/" /proc/mounts && ! pgrep -f "timelinefs -f .*$T/" >/dev/null
+}
+
+# 1. a full benchmark: 1 and 3 workstations, 2 repetitions each
+if "$BENCH" --generate --media "$T/media" --gen-opts "$SMALL" \
+	--workstations 1,3 --repeat 2 --label "it's a,b" --db "$DB" --pace 4 \
+	--mount-opts backing=buffered >"$T/out" 2>"$T/err"; then
+	ok "bench runs to the end"
+else
+	not_ok "bench runs to the end: $(cat "$T/err")"
+fi
+check "it generated the media" grep -q '^generating media in' "$T/out"
+check_eq "one bench_step per count and repetition" "1|1 1|2 3|1 3|2" \
+	"$(q "select group_concat(workstations || '|' || repetition, ' ') from
+		(select * from bench_step order by id)")"
+check_eq "streams per step: one per workstation" "1 1 3 3" \
+	"$(q "select group_concat(n, ' ') from (select count(*) n from bench_stream
+		group by step_id order by step_id)")"
+check_eq "each workstation of a step plays its own timeline" "0" \
+	"$(q "select count(*) from (select b.step_id from bench_stream b join stream s
+		on s.id = b.stream_id group by b.step_id
+		having count(distinct s.timeline_id) <> count(*))")"
+check_eq "every stream of the run belongs to exactly one step" "8|8|8" \
+	"$(q "select (select count(*) from stream), (select count(*) from bench_stream),
+		(select count(distinct stream_id) from bench_stream)")"
+check_eq "the streams were read by the reader (dd), to the end" "0" \
+	"$(q "select count(*) from stream s join timeline t on t.id = s.timeline_id
+		where s.comm <> 'dd' or s.bytes <> t.bytes")"
+check_eq "step times span its streams" "0" \
+	"$(q "select count(*) from bench_step b where started_ns <> (select min(opened_ns)
+		from stream s join bench_stream x on x.stream_id = s.id where x.step_id = b.id)
+		or abs(wall_s - (ended_ns - started_ns) / 1e9) > 1e-6")"
+check_eq "label with a quote and a comma reaches run and steps" "it's a,b|it's a,b" \
+	"$(q "select (select label from run), (select group_concat(distinct label) from bench_step)")"
+check "progress: step, elapsed / expected, streams done, late frames" \
+	grep -Eq '^step 3/4 \(3 workstations, repetition 1/2\): [0-9.]+s / [0-9.]+s expected, 3/3 streams done, [0-9]+ late frames$' "$T/err"
+check "progress of every step" sh -c "[ \$(grep -c '^step [1-4]/4 ' '$T/err') -ge 4 ]"
+check "table header" grep -Eq '^workstations +rep +wall s +MB/s +late frames +frames +p50 us +p99 us +max us$' "$T/out"
+check_eq "table: one row per step plus a mean per count" "1 1|1 2|1 mean|3 1|3 2|3 mean" \
+	"$(awk '/^workstations/ { on = 1; next } on && NF == 9 { printf "%s%s %s", sep, $1, $2; sep = "|" }' "$T/out")"
+want=$(q "select printf('%.2f', mb_s) from bench_step_summary where step_id = 3")
+check "table: MB/s of step 3 as in bench_step_summary ($want)" \
+	sh -c "awk '\$1 == 3 && \$2 == 1 { print \$4 }' '$T/out' | grep -qx '$want'"
+check "table names the run and label" grep -q "^run 1, label 'it's a,b', kernel " "$T/out"
+check "mount and daemon are gone after the run" released
+if [ "$(q "select ended_at is not null from run where id = 1")" = 1 ]; then
+	ok "run ended cleanly (the bench waited for the daemon's flush)"
+else
+	not_ok "run ended cleanly: $(grep -A2 warning "$T/err" | tr '\n' ' ')"
+fi
+
+# 2. the same options again reuse the media; a second run, label b
+if "$BENCH" --generate --media "$T/media" --gen-opts "$SMALL" \
+	--workstations 2 --repeat 1 --label b --db "$DB" --pace off >"$T/out2" 2>"$T/err2"; then
+	ok "second bench into the same database"
+else
+	not_ok "second bench: $(cat "$T/err2")"
+fi
+check "media reused" grep -q '^using the media generated earlier' "$T/out2"
+check_eq "second run with its own step" "2|b|2|2" \
+	"$(q "select run_id, label, workstations, (select count(*) from bench_stream
+		where step_id = b.id) from bench_step b where id = 5")"
+check "no mean row for one repetition" sh -c "! grep -q ' mean ' '$T/out2'"
+
+# 3. a reader killed in the middle fails the bench, which unmounts
+"$GEN" --clips 3 --clip-seconds 5 --timelines 2 --events 2 --min-seconds 2 \
+	--max-seconds 2.5 --video-rate 1M "$T/long" >/dev/null
+"$BENCH" --media "$T/long" --workstations 2 --repeat 1 --label kill \
+	--db "$T/k.db" --mountpoint "$T/kmnt" >"$T/kout" 2>"$T/kerr" &
+bench=$!
+i=0
+until victim=$(pgrep -f "dd bs=1M if=$T/kmnt/timeline02"); do
+	i=$((i + 1))
+	[ $i -lt 100 ] || break
+	sleep 0.1
+done
+sleep 0.5
+[ -z "$victim" ] || kill -TERM $victim
+rc=0
+wait $bench || rc=$?
+check_eq "killed reader: bench exits 1" 1 "$rc"
+check "killed reader: the error names it" \
+	grep -q "reader of timeline02 (pid [0-9]*: dd bs=1M) failed: killed by signal 15" "$T/kerr"
+check "killed reader: unmounted, daemon gone" released
+check_eq "killed reader: no step recorded" 0 "$(sqlite3 "$T/k.db" 'select count(*) from bench_step')"
+
+# 4. SIGTERM of the bench itself (as Ctrl-C: same cleanup) mid-step
+"$BENCH" --media "$T/long" --workstations 2 --repeat 1 --label term \
+	--db "$T/k.db" --mountpoint "$T/kmnt" >/dev/null 2>"$T/terr" &
+bench=$!
+i=0
+until pgrep -f "dd bs=1M if=$T/kmnt/timeline01" >/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || break
+	sleep 0.1
+done
+sleep 0.5
+kill -TERM $bench
+rc=0
+wait $bench || rc=$?
+check_eq "SIGTERM: bench exits 143" 143 "$rc"
+no_readers() {
+	! pgrep -f "dd bs=1M if=$T/" >/dev/null
+}
+check "SIGTERM: unmounted, daemon gone" released
+check "SIGTERM: no reader left" no_readers
+
+# 5. a mount that fails: a timeline naming a missing clip
+mkdir -p "$T/bad/timelines"
+cp "$T/media"/clip0001.* "$T/bad/"
+printf 'fps 25\ntrack V 1M\nevent V nosuchclip 0 10\n' >"$T/bad/timelines/bad.tl"
+rc=0
+"$BENCH" --media "$T/bad" --workstations 1 --db "$T/bad.db" >"$T/bout" 2>"$T/berr" || rc=$?
+check_eq "failed mount: bench exits 1" 1 "$rc"
+check "failed mount: says so with the daemon's reason" \
+	sh -c "grep -q 'timelinefs failed to mount' '$T/berr' && grep -q 'nosuchclip' '$T/berr'"
+check "failed mount: nothing left mounted or running" released
+check_eq "failed mount: its temporary mount point is removed" "" \
+	"$(find "$T" -maxdepth 1 -name 'timelinefs-mnt.*')"
+
+# 6. more workstations than timelines
+rc=0
+"$BENCH" --media "$T/media" --workstations 5 --db "$T/few.db" >/dev/null 2>"$T/ferr" || rc=$?
+check_eq "too few timelines: exits 1" 1 "$rc"
+check "too few timelines: says how many" grep -q '5 workstations need 5 timelines, .* has 3' "$T/ferr"
+check "too few timelines: unmounted" released
+
+# 7. usage
+for bad in "--workstations 0" "--workstations 5,,6" "--repeat x" "--pace fast" "--bogus"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$BENCH" --media "$T/media" $bad >/dev/null 2>&1 || rc=$?
+	check_eq "usage error '$bad' exits 2" 2 "$rc"
+done
+rc=0
+"$BENCH" >/dev/null 2>&1 || rc=$?
+check_eq "no media: usage error" 2 "$rc"
+check "--help" sh -c "'$BENCH' --help | grep -q -- '--workstations LIST'"
+if command -v shellcheck >/dev/null 2>&1; then
+	check "shellcheck timelinefs-bench" shellcheck "$BENCH"
+fi
+finish

@@ -1,0 +1,300 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# timelinefs-report and the analysis views on hand-built databases (no
+# mount needed): percentiles, late frames after cuts and the timeseries of
+# schema/30-analysis.sql; --compare's means, % differences and Welch 95 %
+# intervals against an independent computation (Python, t quantile by
+# numerical integration); "not significant" and "one repetition" verdicts.
+set -eu
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+REPORT=$TOP/mount-scripts/timelinefs-report
+PASS=0
+FAIL=0
+for c in sqlite3 python3; do
+	command -v $c >/dev/null 2>&1 || { echo "skip: no $c"; exit 77; }
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/tlfs-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+not_ok() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+}
+DB=$T/t.db
+q() { sqlite3 -batch -noheader "$DB" "$1"; }
+
+# the daemon's schema, applied as the store does (all files, name order)
+cat "$TOP"/schema/*.sql | sqlite3 "$DB"
+check_eq "schema applies twice (idempotent)" ok \
+	"$(cat "$TOP"/schema/*.sql | sqlite3 "$DB" && echo ok)"
+
+# ------------------------------------------------------------ views
+# Run 1, one stream: V frames 0..19 with latencies 1..20 us (clip0001
+# frames 0-9, clip0002 frames 10-19 with a jump at 15), A1 frames 0..9 with
+# latencies 10..100 us.  Late: V frames 3, 12, 15; A1 frame 3.  done_ns
+# falls in seconds 0 (frames 0-9), 1 (10-14) and 2 (15-19).
+cat >"$T/views.awk" <<'EOF'
+BEGIN {
+	print "begin;"
+	print "insert into run (id, label, started_at) values (1, 'views', 'x');"
+	print "insert into timeline (id, run_id, name, fps_num, fps_den, frames) values (1, 1, 'tl1', 30000, 1001, 20);"
+	print "insert into stream (id, run_id, timeline_id, pid, opened_ns, closed_ns, bytes, frames, late_frames, failed_frames) values (1, 1, 1, 100, 0, 3000000000, 2000000, 20, 3, 0);"
+	for (f = 0; f < 20; f++) {
+		clip = f < 10 ? "clip0001" : "clip0002"
+		off = f < 10 ? f * 1000 : (f < 15 ? (f - 10) * 1000 : 50000 + (f - 15) * 1000)
+		issued = f < 10 ? 100000000 + f * 1000000 : (f < 15 ? 1100000000 + f * 1000000 : 2100000000 + f * 1000000)
+		done = issued + (f + 1) * 1000
+		late = (f == 3 || f == 12 || f == 15)
+		due = late ? done - 500 : done + 500
+		printf "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns) values (1, %d, 'V', '%s', %d, 1000, %.0f, %.0f, %.0f, %.0f);\n", f, clip, off, issued, due, issued, done
+		if (f < 10) {
+			done = issued + (f + 1) * 10000
+			due = f == 3 ? done - 1 : done + 1
+			printf "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns) values (1, %d, 'A1', 'clip0001', %d, 4803, %.0f, %.0f, %.0f, %.0f);\n", f, 44 + f * 4804, issued, due, issued + 10, done
+		}
+	}
+	print "commit;"
+}
+EOF
+awk -f "$T/views.awk" | sqlite3 "$DB"
+
+check_eq "track_latency V: n, late, p50 p90 p95 p99 p99.9 max (nearest rank)" \
+	"20|3|10.0|18.0|19.0|20.0|20.0|20.0" \
+	"$(q "select accesses, late_accesses, p50_us, p90_us, p95_us, p99_us, p99_9_us, max_us
+		from track_latency where stream_id = 1 and track = 'V'")"
+check_eq "track_latency A1: n = 10 gives p50 rank 5, p90 rank 9, p95 rank 10" \
+	"10|1|50.0|90.0|100.0|100.0|100.0|55.0" \
+	"$(q "select accesses, late_accesses, p50_us, p90_us, p95_us, p99_us, max_us, mean_us
+		from track_latency where stream_id = 1 and track = 'A1'")"
+check_eq "run_track_latency agrees for the run" "A1|50.0|100.0 V|10.0|20.0" \
+	"$(q "select group_concat(track || '|' || p50_us || '|' || max_us, ' ')
+		from (select * from run_track_latency where run_id = 1 order by track)")"
+check_eq "stream_summary of 20-views.sql over both tracks (n = 30)" "30|14.0|90.0|100.0" \
+	"$(q "select accesses, p50_us, p95_us, max_us from stream_summary where stream_id = 1")"
+check_eq "late frames: frame, tracks, clip, new file, after cut" \
+	"3|2|clip0001|0|0 12|1|clip0002|0|0 15|1|clip0002|0|1" \
+	"$(q "select group_concat(frame || '|' || (length(tracks) - length(replace(tracks, ',', '')) + 1) || '|' || clips || '|'
+		|| new_file || '|' || after_cut, ' ') from late_frame where stream_id = 1")"
+check_eq "late frame count equals the player's count" "3" \
+	"$(q "select count(*) from late_frame where stream_id = 1")"
+check_eq "late_access: how late, in us" "0.5|0.0" \
+	"$(q "select max(late_by_us), min(late_by_us) from late_access where stream_id = 1")"
+check_eq "cuts: V after cut at frames 0, 10, 15; A1 only at 0 (its 1-byte gaps are no cut)" \
+	"0,10,15|0" \
+	"$(q "select (select group_concat(frame) from access_cut where track = 'V' and after_cut),
+		(select group_concat(frame) from access_cut where track = 'A1' and after_cut)")"
+check_eq "cut_latency: reads after a cut against the others" "V|0|17|2 V|1|3|1" \
+	"$(q "select group_concat(track || '|' || after_cut || '|' || accesses || '|' || late_accesses, ' ')
+		from (select * from cut_latency where run_id = 1 and track = 'V' order by after_cut)")"
+check_eq "timeseries: accesses, bytes, late reads, late frames per second" \
+	"0|20|58030|2|1 1|5|5000|1|1 2|5|5000|1|1" \
+	"$(q "select group_concat(second || '|' || accesses || '|' || bytes || '|' || late_accesses
+		|| '|' || late_frames, ' ') from timeseries where run_id = 1")"
+
+# ------------------------------------------------------------ compare data
+# label ws rep wall_s bytes late lat1..lat4 (us); one stream per step.
+# ws 2: B clearly slower; ws 3: B noisy, not significant; ws 4: one
+# repetition; ws 5: equal variances, n = 3 each (df = 4 exactly); ws 6:
+# only in A.
+cat >"$T/steps" <<'EOF'
+a 2 1 10.0 100000000 0 100 200 300 400
+a 2 2 10.4 101000000 1 110 190 320 390
+a 2 3 10.2 99000000 0 105 210 310 410
+b's 2 1 10.9 100000000 4 150 260 400 900
+b's 2 2 11.3 100500000 6 160 250 420 950
+b's 2 3 11.0 99500000 5 155 270 410 990
+a 3 1 20.0 150000000 0 100 200 300 400
+a 3 2 21.0 150000000 2 100 220 330 800
+a 3 3 22.0 150000000 1 100 240 300 600
+b's 3 1 20.5 150000000 1 120 210 300 500
+b's 3 2 22.5 150000000 0 90 200 310 450
+b's 3 3 21.0 150000000 3 100 260 350 700
+a 4 1 30.0 200000000 0 100 100 100 100
+b's 4 1 31.0 200000000 0 100 100 100 100
+a 5 1 5.0 10000000 0 10 20 30 40
+a 5 2 6.0 10000000 0 10 20 30 40
+a 5 3 7.0 10000000 0 10 20 30 40
+b's 5 1 6.0 10000000 0 10 20 30 40
+b's 5 2 7.0 10000000 0 10 20 30 40
+b's 5 3 8.0 10000000 0 10 20 30 40
+a 6 1 1.0 1000000 0 1 2 3 4
+EOF
+cat >"$T/steps.awk" <<'EOF'
+BEGIN { print "begin;"; print "insert into run (id, label, started_at) values (2, 'a', 'x'), (3, 'b''s', 'x');" }
+{
+	run = $1 == "a" ? 2 : 3
+	lab = $1 == "a" ? "a" : "b''s"
+	st = 100 + NR
+	op = NR * 100000000000
+	cl = op + $4 * 1000000000
+	printf "insert into stream (id, run_id, pid, opened_ns, closed_ns, bytes, frames, late_frames, failed_frames) values (%d, %d, %d, %.0f, %.0f, %.0f, 100, %d, 0);\n", st, run, st, op, cl, $5, $6
+	printf "insert into bench_step (id, run_id, label, workstations, repetition, started_ns, ended_ns, wall_s, reader) values (%d, %d, '%s', %d, %d, %.0f, %.0f, %.1f, 'dd');\n", NR, run, lab, $2, $3, op, cl, $4
+	printf "insert into bench_stream values (%d, %d);\n", NR, st
+	for (i = 7; i <= 10; i++)
+		printf "insert into access (stream_id, frame, track, clip, file_offset, length, due_ns, issued_ns, done_ns) values (%d, %d, 'V', 'c', 0, 1, %.0f, %.0f, %.0f);\n", st, i, op + 1e12, op, op + $i * 1000
+}
+END { print "commit;" }
+EOF
+awk -f "$T/steps.awk" "$T/steps" | sqlite3 "$DB"
+
+check_eq "bench_step_summary: wall, MB/s, late, p50, p99, max of a step" \
+	"10.4|9.712|1|190.0|390.0|390.0" \
+	"$(q "select wall_s, mb_s, late_frames, p50_us, p99_us, max_us from bench_step_summary where step_id = 2")"
+
+# The independent computation: Welch's t with a t quantile found by
+# integrating the density (Simpson) and bisecting.
+cat >"$T/expect.py" <<'PY'
+import math, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+def tpdf(x, v):
+    return math.exp(math.lgamma((v + 1) / 2) - math.lgamma(v / 2)) / math.sqrt(v * math.pi) * (1 + x * x / v) ** (-(v + 1) / 2)
+def tcdf(t, v, n=4000):
+    h = t / n
+    s = tpdf(0, v) + tpdf(t, v) + sum((4 if i % 2 else 2) * tpdf(i * h, v) for i in range(1, n))
+    return 0.5 + s * h / 3
+def tq(p, v):
+    lo, hi = 0.0, 1.0
+    while tcdf(hi, v) < p:
+        hi *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if tcdf(mid, v) < p else (lo, mid)
+    return (lo + hi) / 2
+def metrics(r):
+    lat = sorted(float(x) for x in r[6:10])
+    wall, byt = float(r[3]), float(r[4])
+    return [wall, round(byt / 1e6 / wall, 3), float(r[5]), lat[1], lat[3], lat[3]]
+names = ["wall_s", "mb_s", "late_frames", "p50_us", "p99_us", "max_us"]
+data = {}
+for r in rows:
+    data.setdefault((r[0], int(r[1])), []).append(metrics(r))
+for ws in sorted({k[1] for k in data}):
+    a, b = data.get(("a", ws)), data.get(("b's", ws))
+    if not a or not b:
+        continue
+    for m, name in enumerate(names):
+        xa = [x[m] for x in a]; xb = [x[m] for x in b]
+        ma, mb = sum(xa) / len(xa), sum(xb) / len(xb)
+        diff = mb - ma
+        pct = diff / ma * 100 if ma else None
+        out = [ws, name, "%.6g" % ma, "%.6g" % mb, "%.6g" % diff,
+               "" if pct is None else "%.6g" % pct]
+        if len(xa) < 2 or len(xb) < 2:
+            out += ["", "", "", "no interval: one repetition"]
+        else:
+            va = sum((x - ma) ** 2 for x in xa) / (len(xa) - 1)
+            vb = sum((x - mb) ** 2 for x in xb) / (len(xb) - 1)
+            se2 = va / len(xa) + vb / len(xb)
+            if se2 == 0:
+                lo = hi = diff; df = ""
+            else:
+                v = se2 ** 2 / ((va / len(xa)) ** 2 / (len(xa) - 1) + (vb / len(xb)) ** 2 / (len(xb) - 1))
+                t = tq(0.975, v)
+                lo, hi = diff - t * math.sqrt(se2), diff + t * math.sqrt(se2)
+                df = "%.6g" % v
+            sig = not (lo <= 0 <= hi)
+            out += [df, "%.6g" % lo, "%.6g" % hi, "significant" if sig else "not significant"]
+        print(",".join(str(x) for x in out))
+PY
+python3 "$T/expect.py" "$T/steps" >"$T/want"
+
+if "$REPORT" "$DB" --compare a "b's" --csv >"$T/csv" 2>"$T/err"; then
+	ok "--compare --csv runs (a label with a quote)"
+else
+	not_ok "--compare --csv runs: $(cat "$T/err")"
+fi
+check_eq "--csv header" \
+	"workstations,metric,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,diff_pct,df,t,ci_low,ci_high,ci_low_pct,ci_high_pct,verdict" \
+	"$(head -1 "$T/csv")"
+# compare field by field, numbers to 1e-6 relative
+cat >"$T/cmp.py" <<'PY'
+import csv, sys
+want = [l.rstrip("\n").split(",") for l in open(sys.argv[1])]
+got = list(csv.DictReader(open(sys.argv[2])))
+bad = 0
+def close(a, b):
+    if a == "" or b == "":
+        return a == b
+    a, b = float(a), float(b)
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+if len(want) != len(got):
+    print("rows: want %d, got %d" % (len(want), len(got))); bad += 1
+for w, g in zip(want, got):
+    ws, name, ma, mb, diff, pct, df, lo, hi, verdict = w
+    k = "%s %s" % (ws, name)
+    for field, exp in (("mean_a", ma), ("mean_b", mb), ("diff", diff), ("diff_pct", pct),
+                       ("df", df), ("ci_low", lo), ("ci_high", hi)):
+        if not close(exp, g[field]):
+            print("%s %s: want %s, got %s" % (k, field, exp, g[field])); bad += 1
+    gv = g["verdict"]
+    if not (gv.startswith(verdict) and (verdict != "significant" or gv.startswith("significant:"))):
+        print("%s verdict: want %s, got %s" % (k, verdict, gv)); bad += 1
+    if g["workstations"] != ws or g["metric"] != name:
+        print("row order: want %s, got %s %s" % (k, g["workstations"], g["metric"])); bad += 1
+sys.exit(1 if bad else 0)
+PY
+check "--compare: means, diff %, Welch df and 95 % CI match an independent computation" \
+	python3 "$T/cmp.py" "$T/want" "$T/csv"
+check_eq "equal variances, n = 3 each: df = 4, t = 2.776445 (table value)" "4|2.77645" \
+	"$(awk -F, '$1 == 5 && $2 == "wall_s" { print $11 "|" $12 }' "$T/csv")"
+check_eq "ws 2 wall: significant, B higher (worse)" "significant: B higher (worse)" \
+	"$(awk -F, '$1 == 2 && $2 == "wall_s" { print $17 }' "$T/csv")"
+check_eq "ws 2 MB/s: B lower is worse" "significant: B lower (worse)" \
+	"$(awk -F, '$1 == 2 && $2 == "mb_s" { print $17 }' "$T/csv")"
+check_eq "ws 3 wall: not significant" "not significant" \
+	"$(awk -F, '$1 == 3 && $2 == "wall_s" { print $17 }' "$T/csv")"
+check_eq "ws 4: one repetition, no interval" "no interval: one repetition" \
+	"$(awk -F, '$1 == 4 && $2 == "wall_s" { print $17 }' "$T/csv")"
+check_eq "ws 6 (only in A) is not compared" "" \
+	"$(awk -F, '$1 == 6' "$T/csv")"
+
+"$REPORT" "$DB" --compare a "b's" >"$T/text"
+check "text: states the method" grep -q "Welch's t (unequal variances, Welch-Satterthwaite df)" "$T/text"
+check "text: 2 workstations wall +8.50 % with its interval" \
+	grep -Eq '^  wall s +10\.200 +11\.067 +0\.867 +\+8\.50% +\[' "$T/text"
+check "text: not significant for 3 workstations" \
+	sh -c "sed -n '/^3 workstations/,/^\$/p' '$T/text' | grep -q '^  wall s .*not significant\$'"
+check "text: one repetition says no interval can be given" \
+	sh -c "sed -n '/^4 workstations/,/^\$/p' '$T/text' | grep -q 'no interval: one repetition'"
+check "text: a count in one label only is named" grep -q 'only a has this count' "$T/text"
+check "--json is valid JSON, 6 metrics for each of 4 counts" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d) == 24 and d[0]['label_b'] == \"b's\" and d[0]['metric'] == 'wall_s'
+" "$("$REPORT" "$DB" --compare a "b's" --json >"$T/json" && echo "$T/json")"
+
+# ------------------------------------------------------------ summaries
+"$REPORT" "$DB" >"$T/all"
+for s in runs "benchmark steps" streams "latency per track" "the cost of cuts"; do
+	check "summary shows $s" grep -q "^$s" "$T/all"
+done
+check_eq "RUN by label selects its runs" "3" \
+	"$("$REPORT" "$DB" "b's" --runs --csv | awk -F, 'NR > 1 { print $1 }')"
+check_eq "RUN by id, --steps --csv rows" "11" \
+	"$("$REPORT" "$DB" 2 --steps --csv | awk 'NR > 1' | wc -l | tr -d ' ')"
+check_eq "--csv defaults to the streams" "stream,run,step,timeline" \
+	"$("$REPORT" "$DB" 1 --csv | head -1 | cut -d, -f1-4)"
+check "--json of all tables is valid JSON" python3 -c "
+import json, sys
+d = json.loads(sys.stdin.read())
+assert set(d) == {'runs', 'steps', 'streams', 'tracks', 'cuts'}
+assert len(d['runs']) == 3 and d['steps'][0]['step'] == 1
+" <"$("$REPORT" "$DB" --json >"$T/all.json" && echo "$T/all.json")"
+check "an unknown label is an error" sh -c "! '$REPORT' '$DB' --compare a nope 2>'$T/err' && grep -q \"no run labelled 'nope'\" '$T/err'"
+check "an unknown run is an error" sh -c "! '$REPORT' '$DB' 99 2>/dev/null"
+check "a missing database is an error" sh -c "! '$REPORT' '$T/none.db' 2>/dev/null"
+check_eq "usage error exits 2" 2 "$("$REPORT" "$DB" --bogus 2>/dev/null || echo $?)"
+
+if command -v shellcheck >/dev/null 2>&1; then
+	check "shellcheck timelinefs-report" shellcheck "$REPORT"
+fi
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
