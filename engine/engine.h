@@ -433,6 +433,34 @@ struct eng_gen_config {
  * 30000/1001 fps, V at 18000000 B/s, 2 audio tracks at 144000 B/s, seed 1. */
 void eng_gen_config_default(struct eng_gen_config *c);
 
+/* A format preset of timelinefs-gen --format NAME: a frame rate, the video
+ * track's data rate and the audio tracks of one real-world format.
+ * frame_bytes is the fixed size of one video frame for the formats that
+ * have one (uncompressed, DNxHD/DNxHR), else 0 (ProRes: a target rate);
+ * video_rate is then frame_bytes * fps rounded down.  source says where
+ * the data rate comes from. */
+struct eng_gen_format {
+	const char *name;	/* "prores-hq-1080p29.97" */
+	const char *summary;	/* one line: raster, sampling, codec */
+	const char *source;	/* document the data rate is taken from */
+	struct eng_fps fps;
+	uint64_t frame_bytes;	/* 0 when the format has no fixed size */
+	uint64_t video_rate;	/* bytes per second of track V */
+	uint32_t audio_tracks;	/* >= 2, each 48 kHz 24-bit mono */
+	uint64_t audio_rate;	/* 144000 */
+};
+
+/* The presets in listing order (the first is the seed scenario, equal to
+ * eng_gen_config_default's values); *n is set to their count.  The table
+ * is static and constant. */
+const struct eng_gen_format *eng_gen_formats(size_t *n);
+/* The preset named `name` (exact, case-sensitive), or NULL. */
+const struct eng_gen_format *eng_gen_format_find(const char *name);
+/* Set c's fps, video_rate, audio_tracks and audio_rate from f; the other
+ * fields (clips, lengths, timelines, seed) are left as they are. */
+void eng_gen_format_apply(struct eng_gen_config *c,
+			  const struct eng_gen_format *f);
+
 /* Sizes derived from a valid config. */
 struct eng_gen_sizes {
 	int64_t clip_frames;	/* frames(clip_us) */

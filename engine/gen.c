@@ -373,6 +373,96 @@ int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
 	return 0;
 }
 
+/* ---------------------------------------------------------------- formats */
+
+/* Bytes per second of a format with a fixed frame size, rounded down. */
+#define FRAME_RATE(bytes, num, den) ((uint64_t)(bytes) * (num) / (den))
+/* 48 kHz, 24-bit mono PCM: the rate of every preset's audio track. */
+#define AUDIO_48K_24 (48000u * ENG_GEN_AUDIO_ALIGN)
+#define NTSC 30000, 1001
+#define SRC_601 "ITU-R BT.601 (720 samples per line, 8-bit 4:2:2 = 2 bytes/pixel)"
+#define SRC_V210                                                              \
+	"Apple, Uncompressed Y'CbCr Video in QuickTime Files: v210 packs "    \
+	"48 pixels in 128 bytes (5120 bytes per 1920-pixel line); "           \
+	"SMPTE ST 274 (1080 lines)"
+#define SRC_PRORES                                                            \
+	"Apple ProRes White Paper (April 2022), Appendix: Target Data Rates " \
+	"(targets; real files are typically 5-10 % lower)"
+#define SRC_VC3_HD                                                            \
+	"SMPTE ST 2019-1 (VC-3), compression ID 1235: 1920x1080p 10-bit, "     \
+	"917504 bytes per frame"
+#define SRC_DNXHR                                                             \
+	"Avid, DNxHR Codec Bandwidth Specifications: DNxHR HQX 3840x2160, "   \
+	"3641344 bytes per frame"
+
+/* Frame rates and data rates of real formats, each with its source, so a
+ * benchmark's "MB/s per workstation" is one a user can look up. */
+static const struct eng_gen_format formats[] = {
+	{"seed", "the seed scenario (default): ~18 MB/s video, 2 audio tracks",
+	 "the report that motivated timelinefs: one ~18 MB/s video and two "
+	 "audio files per clip",
+	 {NTSC}, 0, 18000000, 2, AUDIO_48K_24},
+	{"sd-ntsc", "SD 525/59.94: 720x486 8-bit 4:2:2 UYVY uncompressed",
+	 SRC_601 "; SMPTE 125M (486 active lines)",
+	 {NTSC}, 699840, FRAME_RATE(699840, 30000, 1001), 2, AUDIO_48K_24},
+	{"sd-pal", "SD 625/50: 720x576 8-bit 4:2:2 UYVY uncompressed, 25 fps",
+	 SRC_601 "; 625-line system (576 active lines)",
+	 {25, 1}, 829440, FRAME_RATE(829440, 25, 1), 2, AUDIO_48K_24},
+	{"v210-1080p29.97", "HD 1920x1080p 10-bit 4:2:2 v210 uncompressed",
+	 SRC_V210, {NTSC}, 5529600, FRAME_RATE(5529600, 30000, 1001), 4,
+	 AUDIO_48K_24},
+	{"v210-1080p25", "HD 1920x1080p 10-bit 4:2:2 v210 uncompressed, 25 fps",
+	 SRC_V210, {25, 1}, 5529600, FRAME_RATE(5529600, 25, 1), 4,
+	 AUDIO_48K_24},
+	{"prores-hq-1080p29.97", "Apple ProRes 422 HQ 1920x1080p, 220 Mb/s",
+	 SRC_PRORES, {NTSC}, 0, 220000000 / 8, 4, AUDIO_48K_24},
+	{"prores-hq-1080p25", "Apple ProRes 422 HQ 1920x1080p, 184 Mb/s",
+	 SRC_PRORES, {25, 1}, 0, 184000000 / 8, 4, AUDIO_48K_24},
+	{"prores-hq-uhd29.97", "Apple ProRes 422 HQ 3840x2160p, 884 Mb/s",
+	 SRC_PRORES, {NTSC}, 0, 884000000 / 8, 4, AUDIO_48K_24},
+	{"prores-hq-uhd25", "Apple ProRes 422 HQ 3840x2160p, 737 Mb/s",
+	 SRC_PRORES, {25, 1}, 0, 737000000 / 8, 4, AUDIO_48K_24},
+	{"dnxhd-220x-1080p29.97", "Avid DNxHD 220x 1920x1080p 10-bit",
+	 SRC_VC3_HD, {NTSC}, 917504, FRAME_RATE(917504, 30000, 1001), 4,
+	 AUDIO_48K_24},
+	{"dnxhd-185x-1080p25", "Avid DNxHD 185x 1920x1080p 10-bit, 25 fps",
+	 SRC_VC3_HD, {25, 1}, 917504, FRAME_RATE(917504, 25, 1), 4,
+	 AUDIO_48K_24},
+	{"dnxhr-hqx-uhd29.97", "Avid DNxHR HQX 3840x2160p 10/12-bit",
+	 SRC_DNXHR, {NTSC}, 3641344, FRAME_RATE(3641344, 30000, 1001), 4,
+	 AUDIO_48K_24},
+	{"dnxhr-hqx-uhd25", "Avid DNxHR HQX 3840x2160p 10/12-bit, 25 fps",
+	 SRC_DNXHR, {25, 1}, 3641344, FRAME_RATE(3641344, 25, 1), 4,
+	 AUDIO_48K_24},
+};
+
+const struct eng_gen_format *eng_gen_formats(size_t *n)
+{
+	*n = sizeof(formats) / sizeof(formats[0]);
+	return formats;
+}
+
+const struct eng_gen_format *eng_gen_format_find(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
+void eng_gen_format_apply(struct eng_gen_config *c,
+			  const struct eng_gen_format *f)
+{
+	c->fps = f->fps;
+	c->video_rate = f->video_rate;
+	c->audio_tracks = f->audio_tracks;
+	c->audio_rate = f->audio_rate;
+}
+
 /* ---------------------------------------------------------------- plan */
 
 int eng_gen_plan(const struct eng_gen_config *c, uint32_t index,

@@ -23,6 +23,13 @@
 #define EXIT_USAGE 2
 #define EXIT_IO 1
 
+/* Options that a --format preset sets, remembered when given explicitly
+ * so that they win over the preset whatever their order. */
+#define SET_FPS 1u
+#define SET_VIDEO_RATE 2u
+#define SET_AUDIO_TRACKS 4u
+#define SET_AUDIO_RATE 8u
+
 enum {
 	OPT_CLIPS = 256,
 	OPT_CLIP_SECONDS,
@@ -36,6 +43,7 @@ enum {
 	OPT_AUDIO_RATE,
 	OPT_SEED,
 	OPT_FORCE,
+	OPT_FORMAT,
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +59,7 @@ static const struct option long_opts[] = {
     {"audio-rate", required_argument, NULL, OPT_AUDIO_RATE},
     {"seed", required_argument, NULL, OPT_SEED},
     {"force", no_argument, NULL, OPT_FORCE},
+    {"format", required_argument, NULL, OPT_FORMAT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -87,6 +96,10 @@ static void usage(FILE *f)
 PRIu32 ")\n"
 "  --audio-rate BYTES   bytes per second of each audio track, 24-bit mono,\n"
 "                       a multiple of 3 (default %" PRIu64 " = 48 kHz)\n"
+"  --format NAME        frame rate, video rate and audio tracks of a real\n"
+"                       format (sd-ntsc, prores-hq-1080p29.97, ...); the\n"
+"                       four options above override it; '--format list'\n"
+"                       lists the presets with their sources\n"
 "  --seed N             random seed (default %" PRIu64 ")\n"
 "  --force              write even when DIR's file system looks too small\n"
 "  -h, --help           print this help and exit\n"
@@ -180,6 +193,37 @@ static void fmt_fps(struct eng_fps fps, char *buf, size_t len)
 		buf[--n] = '\0';
 	if (n > 0 && buf[n - 1] == '.')
 		buf[--n] = '\0';
+}
+
+/* --format list: one block per preset, its rates and their source. */
+static void list_formats(void)
+{
+	const struct eng_gen_format *f;
+	struct eng_gen_config c;
+	struct eng_gen_sizes z;
+	char fps[32], media[32];
+	size_t i, n;
+
+	f = eng_gen_formats(&n);
+	printf("format presets (--format NAME); media sizes are for the "
+	       "default 24 clips of 8 s:\n");
+	for (i = 0; i < n; i++) {
+		eng_gen_config_default(&c);
+		eng_gen_format_apply(&c, &f[i]);
+		fmt_fps(f[i].fps, fps, sizeof(fps));
+		if (eng_gen_check(&c, &z, NULL) == 0)
+			fmt_bytes(z.media_bytes, media, sizeof(media));
+		else
+			snprintf(media, sizeof(media), "?");
+		printf("\n%-22s %s fps, video %.3f MB/s", f[i].name, fps,
+		       (double)f[i].video_rate / 1e6);
+		if (f[i].frame_bytes)
+			printf(" (%" PRIu64 " bytes/frame)", f[i].frame_bytes);
+		printf(", %" PRIu32 " x audio %" PRIu64 " B/s (48 kHz 24-bit)"
+		       ", media %s\n",
+		       f[i].audio_tracks, f[i].audio_rate, media);
+		printf("    %s\n    source: %s\n", f[i].summary, f[i].source);
+	}
 }
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -430,6 +474,8 @@ int main(int argc, char **argv)
 	int64_t play_frames = 0, lo = INT64_MAX, hi = 0;
 	struct timespec t0, t1;
 	double secs;
+	const struct eng_gen_format *format = NULL;
+	unsigned int set = 0;
 	int force = 0, opt, ret = EXIT_USAGE, rc;
 	uint32_t i;
 	size_t k;
@@ -458,19 +504,23 @@ int main(int argc, char **argv)
 			rc = parse_secs("--max-seconds", optarg, &c.max_us);
 			break;
 		case OPT_FPS:
+			set |= SET_FPS;
 			if (eng_parse_fps(optarg, &c.fps) < 0)
 				rc = bad_value(
 				    "--fps", optarg,
 				    "expected 30000/1001, 29.97 or 25");
 			break;
 		case OPT_VIDEO_RATE:
+			set |= SET_VIDEO_RATE;
 			rc = parse_rate("--video-rate", optarg, &c.video_rate);
 			break;
 		case OPT_AUDIO_TRACKS:
+			set |= SET_AUDIO_TRACKS;
 			rc = parse_count("--audio-tracks", optarg,
 					 &c.audio_tracks);
 			break;
 		case OPT_AUDIO_RATE:
+			set |= SET_AUDIO_RATE;
 			rc = parse_rate("--audio-rate", optarg, &c.audio_rate);
 			break;
 		case OPT_SEED: {
@@ -485,6 +535,20 @@ int main(int argc, char **argv)
 		}
 		case OPT_FORCE:
 			force = 1;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "list") == 0) {
+				list_formats();
+				return 0;
+			}
+			format = eng_gen_format_find(optarg);
+			if (!format) {
+				fprintf(stderr,
+					PROG ": unknown --format '%s'\n"
+					     "Try '" PROG " --format list'.\n",
+					optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -517,6 +581,19 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	dir = argv[optind];
+	if (format) {
+		struct eng_gen_config given = c;
+
+		eng_gen_format_apply(&c, format);
+		if (set & SET_FPS)
+			c.fps = given.fps;
+		if (set & SET_VIDEO_RATE)
+			c.video_rate = given.video_rate;
+		if (set & SET_AUDIO_TRACKS)
+			c.audio_tracks = given.audio_tracks;
+		if (set & SET_AUDIO_RATE)
+			c.audio_rate = given.audio_rate;
+	}
 	if (eng_gen_check(&c, &z, &diag) < 0) {
 		for (k = 0; k < diag.n; k++)
 			fprintf(stderr, "%s\n", diag.msgs[k]);

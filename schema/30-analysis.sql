@@ -152,7 +152,10 @@ ORDER BY run_id, track;
 -- track or reads another clip than the read before it (the player changed
 -- files); after_cut is 1 when new_file is, or when it reads the same clip
 -- at an offset that does not continue the read before it (a cut within
--- one clip, or a seek).
+-- one clip, or a seek).  "Continue" allows a jump of up to half a slice:
+-- slice lengths follow the timeline's frame numbers and offsets the
+-- clip's, so consecutive slices of one clip may overlap or leave a gap of
+-- a few bytes (less than the track's alignment).
 CREATE VIEW IF NOT EXISTS access_cut AS
 WITH w AS (
 	SELECT a.id, a.stream_id, s.run_id, a.frame, a.track, a.clip,
@@ -170,8 +173,8 @@ SELECT id, stream_id, run_id, frame, track, clip, file_offset, length,
        done_ns > due_ns AS late,
        prev_clip,
        prev_clip IS NULL OR prev_clip <> clip AS new_file,
-       prev_clip IS NULL OR prev_clip <> clip OR prev_end <> file_offset
-	   AS after_cut
+       prev_clip IS NULL OR prev_clip <> clip
+	   OR abs(file_offset - prev_end) * 2 > length AS after_cut
 FROM w;
 
 -- One row per late read: its clip and track, how late (done - due) and
