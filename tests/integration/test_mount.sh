@@ -88,7 +88,7 @@ check_eq "one run with its label and end time" "1|mounted|1" \
 	"$(q "select count(*), max(label), max(ended_at is not null) from run")"
 # every dd above is one stream: its access rows = non-gap slices
 for n in edit timeline01; do
-	want=$($EXPECT slices "$M/timelines/$n.tl" | head -1)
+	want=$($EXPECT slices "$M/timelines/$n.tl" | sed -n 1p)
 	rows=$(q "select group_concat(c, ' ') from (select count(a.id) c from stream s
 		join timeline t on t.id = s.timeline_id left join access a on a.stream_id = s.id
 		where t.name = '$n' and s.comm = 'dd' group by s.id order by s.id)")
