@@ -611,3 +611,138 @@ int eng_gen_tl_text(const struct eng_gen_config *c, uint32_t index,
 	*len = b.len;
 	return 0;
 }
+
+/* ---------------------------------------------------------------- --for */
+
+/* FNV-1a: a stable 64-bit digest of a name for eng_gen_media_seed. */
+static uint64_t fnv1a64(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+uint64_t eng_gen_media_seed(uint64_t seed, const char *clip,
+			    const char *track)
+{
+	return eng_rng_derive(seed, fnv1a64(clip), fnv1a64(track));
+}
+
+int eng_gen_track_is_audio(const char *track)
+{
+	return track[0] == 'A';
+}
+
+uint64_t eng_gen_media_file_bytes(const struct eng_gen_media *m)
+{
+	if (!m->wav)
+		return m->bytes;
+	return ENG_GEN_WAV_HEADER + m->bytes + (m->bytes & 1);
+}
+
+void eng_gen_media_free(struct eng_gen_media_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->files[i].clip);
+		free(p->files[i].file);
+	}
+	free(p->files);
+	memset(p, 0, sizeof(*p));
+}
+
+static struct eng_gen_media *plan_find(struct eng_gen_media_plan *p,
+				       const char *clip, const char *track)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (strcmp(p->files[i].track, track) == 0 &&
+		    strcmp(p->files[i].clip, clip) == 0)
+			return &p->files[i];
+	return NULL;
+}
+
+/* A new file of the plan for (clip, track t of tl), needing no bytes yet. */
+static int plan_new(struct eng_gen_media_plan *p, const struct eng_timeline *tl,
+		    size_t clip, size_t t, uint64_t seed,
+		    struct eng_gen_media **out)
+{
+	const struct eng_track *tr = &tl->tracks[t];
+	const char *name = tl->clips[clip].name;
+	struct eng_gen_media *m;
+	uint64_t srate = tr->rate / tr->align;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+
+		m = realloc(p->files, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		p->files = m;
+		p->cap = cap;
+	}
+	m = &p->files[p->n];
+	memset(m, 0, sizeof(*m));
+	/* A WAVE header holds bits per sample in 16 bits and the sample
+	 * rate in 32: a track beyond that gets raw essence instead. */
+	m->wav = eng_gen_track_is_audio(tr->media) && tr->align <= 8191 &&
+		 srate >= 1 && srate <= UINT32_MAX;
+	m->sample_rate = m->wav ? (uint32_t)srate : 0;
+	m->bits = m->wav ? (uint16_t)(tr->align * 8) : 0;
+	m->clip = strdup(name);
+	if (!m->clip ||
+	    asprintf(&m->file, "%s.%s.%s", name, tr->media,
+		     m->wav ? "wav" : "raw") < 0) {
+		free(m->clip);
+		return -ENOMEM;
+	}
+	strcpy(m->track, tr->media);
+	m->seed = eng_gen_media_seed(seed, name, tr->media);
+	p->n++;
+	*out = m;
+	return 0;
+}
+
+int eng_gen_media_add(struct eng_gen_media_plan *p,
+		      const struct eng_timeline *tl, uint64_t seed,
+		      struct eng_diag *diag)
+{
+	size_t t, i;
+	int rc, bad = 0;
+
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+
+		for (i = 0; i < tr->nsegs; i++) {
+			const struct eng_segment *s = &tr->segs[i];
+			const char *clip = tl->clips[s->clip].name;
+			/* a transition track reads its main track's file */
+			struct eng_gen_media *m = plan_find(p, clip, tr->media);
+			uint64_t need;
+
+			if (!m) {
+				rc = plan_new(p, tl, s->clip, t, seed, &m);
+				if (rc < 0)
+					return rc;
+			}
+			if (eng_segment_bytes_needed(tl, t, s, &need) < 0) {
+				if (!m->too_big)
+					eng_diag_add(diag, tl->path, s->line,
+						     "clip %s track %s: the event reads past 2^64 bytes",
+						     clip, tr->name);
+				m->too_big = 1;
+				bad = 1;
+				continue;
+			}
+			if (need > m->bytes)
+				m->bytes = need;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Load a timeline file with the parser its extension names. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -69,4 +70,32 @@ out:
 	free(name);
 	return rc;
 #undef N_FORMATS
+}
+
+int eng_load_options_for(const char *path, const struct eng_load_options *def,
+			 struct eng_load_options *out, struct eng_diag *diag)
+{
+	char *side, *text = NULL;
+	struct eng_fps fps;
+	size_t len;
+	int rc = 0;
+
+	*out = *def;
+	if (asprintf(&side, "%s.fps", path) < 0)
+		return -ENOMEM;
+	/* no sidecar (or an unreadable one) is no override: the EDL then
+	 * plays at the mount's rate, as before sidecars existed */
+	if (eng_read_file(side, &text, &len) == 0) {
+		text[strcspn(text, " \t\r\n")] = '\0';
+		if (eng_parse_fps(text, &fps) < 0) {
+			eng_diag_add(diag, side, 1, "bad frame rate '%s'",
+				     text);
+			rc = -EINVAL;
+		} else {
+			out->fps = fps;
+		}
+	}
+	free(text);
+	free(side);
+	return rc;
 }

@@ -103,13 +103,16 @@ static long find_clip(const struct resolver *r, const char *key, size_t n)
 	return -1;
 }
 
-static long find_track(const struct resolver *r, const char *key, size_t n)
+/* The next track at or after `from` whose media files are named `key`
+ * (a transition track shares its main track's files), or -1. */
+static long find_track(const struct resolver *r, const char *key, size_t n,
+		       size_t from)
 {
 	size_t t;
 
-	for (t = 0; t < r->tl->ntracks; t++)
-		if (strncmp(r->tl->tracks[t].name, key, n) == 0 &&
-		    !r->tl->tracks[t].name[n])
+	for (t = from; t < r->tl->ntracks; t++)
+		if (strncmp(r->tl->tracks[t].media, key, n) == 0 &&
+		    !r->tl->tracks[t].media[n])
 			return (long)t;
 	return -1;
 }
@@ -159,26 +162,29 @@ static int match_entry(struct resolver *r, const char *name)
 		c = find_clip(r, name, (size_t)(dot - name));
 		if (c < 0)
 			continue;
-		t = find_track(r, dot + 1, (size_t)(tend - dot - 1));
-		if (t < 0)
-			continue;
-		p = &r->pairs[(size_t)c * r->tl->ntracks + (size_t)t];
-		if (!p->used)
-			continue;
-		/* never follow a link: paths must not leave MEDIA_DIR */
-		if (!stated) {
-			if (fstatat(r->dfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-				return 0; /* gone since readdir */
-			stated = 1;
-		}
-		if (S_ISREG(sb.st_mode)) {
-			if (add_regular(p, name) < 0)
-				return -ENOMEM;
-		} else if (!p->other) {
-			p->other = strdup(name);
-			if (!p->other)
-				return -ENOMEM;
-			p->other_mode = sb.st_mode;
+		for (t = find_track(r, dot + 1, (size_t)(tend - dot - 1), 0);
+		     t >= 0; t = find_track(r, dot + 1,
+					    (size_t)(tend - dot - 1),
+					    (size_t)t + 1)) {
+			p = &r->pairs[(size_t)c * r->tl->ntracks + (size_t)t];
+			if (!p->used)
+				continue;
+			/* never follow a link: paths must not leave MEDIA_DIR */
+			if (!stated) {
+				if (fstatat(r->dfd, name, &sb,
+					    AT_SYMLINK_NOFOLLOW) < 0)
+					return 0; /* gone since readdir */
+				stated = 1;
+			}
+			if (S_ISREG(sb.st_mode)) {
+				if (add_regular(p, name) < 0)
+					return -ENOMEM;
+			} else if (!p->other) {
+				p->other = strdup(name);
+				if (!p->other)
+					return -ENOMEM;
+				p->other_mode = sb.st_mode;
+			}
 		}
 	}
 	return 0;
@@ -333,20 +339,49 @@ static int upto_checked(const struct eng_track *trk, struct eng_fps fps,
  * lo >= align this stops after at most two frames: with J the last frame,
  * upto(s+J-1-r) + hi <= upto(s+J-r) - lo + lo + align <= upto(s+J-r) + lo,
  * which the last frame already reaches.  Below one sample unit per frame
- * it takes about two cadence periods (2 * align / (bytes per frame)).
+ * (lo == 0) a frame's len is 0 or align and a period of the cadence can
+ * be billions of frames (1 B/s of 1 GB units), so walking would hang:
+ * there the answer is the larger of the last frame's term and that of the
+ * last frame k* with a unit, found in closed form (upto never falls, so no
+ * other frame can do better).
  * Returns -ERANGE when the need does not fit 64 bits.
  */
-static int segment_need(const struct eng_timeline *tl, size_t t,
-			const struct eng_segment *s, uint64_t *need)
+int eng_segment_bytes_needed(const struct eng_timeline *tl, size_t t,
+			     const struct eng_segment *s, uint64_t *need)
 {
 	const struct eng_track *trk = &tl->tracks[t];
-	uint64_t best = 0, src, a, b, hi;
-	int64_t j;
+	unsigned __int128 q_num = (unsigned __int128)trk->rate * tl->fps.den;
+	unsigned __int128 q_den = (unsigned __int128)tl->fps.num * trk->align;
+	uint64_t best = 0, src, a, b, hi, u_end;
+	int64_t j, kstar;
 
 	hi = eng_upto_rate(trk->rate, trk->align, tl->fps, 1);
-	if (((unsigned __int128)trk->rate * tl->fps.den) %
-	    ((unsigned __int128)tl->fps.num * trk->align))
+	if (q_num % q_den)
 		hi += trk->align;
+	if (hi == trk->align && q_num % q_den) {
+		j = s->frames - 1;
+		if (upto_checked(trk, tl->fps, s->src_in + j, &src) < 0 ||
+		    src > UINT64_MAX - hi)
+			return -ERANGE;
+		best = src + (eng_upto(tl, t, s->rec_in + j + 1) -
+			      eng_upto(tl, t, s->rec_in + j));
+		/* units(k) = floor(k * q_num / q_den); the last unit before
+		 * the end starts in frame ceil(U * q_den / q_num) - 1 */
+		u_end = eng_upto(tl, t, s->rec_in + s->frames) / trk->align;
+		if (u_end > eng_upto(tl, t, s->rec_in) / trk->align) {
+			kstar = (int64_t)(((unsigned __int128)u_end * q_den +
+					   q_num - 1) / q_num) - 1;
+			if (upto_checked(trk, tl->fps,
+					 s->src_in + (kstar - s->rec_in),
+					 &src) < 0 ||
+			    src > UINT64_MAX - trk->align)
+				return -ERANGE;
+			if (src + trk->align > best)
+				best = src + trk->align;
+		}
+		*need = best;
+		return 0;
+	}
 	for (j = s->frames - 1; j >= 0; j--) {
 		if (upto_checked(trk, tl->fps, s->src_in + j, &src) < 0 ||
 		    src > UINT64_MAX - hi)
@@ -378,7 +413,7 @@ static void free_pairs(struct resolver *r)
 static void report_unmatched(struct resolver *r, size_t c, size_t t,
 			     const struct pair *p)
 {
-	const char *name = r->tl->clips[c].name, *tn = r->tl->tracks[t].name;
+	const char *name = r->tl->clips[c].name, *tn = r->tl->tracks[t].media;
 
 	if (p->other)
 		problem(r, p->line, c, t,
@@ -466,7 +501,7 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 
 			if (!tl->clips[s->clip].media[t].file)
 				continue;
-			if (segment_need(tl, t, s, &need) < 0)
+			if (eng_segment_bytes_needed(tl, t, s, &need) < 0)
 				need = UINT64_MAX;
 			if (need > p->need ||
 			    (need == p->need && s->line < p->need_line)) {

@@ -77,6 +77,21 @@ int eng_tl_add_track(struct eng_timeline *tl, const char *name,
 	tr = &tl->tracks[tl->ntracks];
 	memset(tr, 0, sizeof(*tr));
 	strcpy(tr->name, name);
+	strcpy(tr->media, name);
+	{
+		size_t n = strlen(name);
+
+		if (n > 1 && name[n - 1] == 'x') {
+			char base[ENG_TRACK_NAME_MAX];
+			int b;
+
+			memcpy(base, name, n - 1);
+			base[n - 1] = '\0';
+			b = eng_tl_find_track(tl, base);
+			if (b >= 0)
+				strcpy(tr->media, tl->tracks[b].media);
+		}
+	}
 	tr->rate = rate;
 	tr->align = align;
 	return (int)tl->ntracks++;
@@ -170,66 +185,137 @@ int64_t eng_tl_track_end(const struct eng_timeline *tl, size_t track)
 	return end;
 }
 
-static int cmp_rec(const void *a, const void *b)
+static int cmp_i64(const void *a, const void *b)
 {
-	const struct eng_segment *x = a, *y = b;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
-	return (x->rec_in > y->rec_in) - (x->rec_in < y->rec_in);
+	return (x > y) - (x < y);
 }
 
-/* Lay the segments down in definition order onto an initially empty
- * track; each one cuts away what it covers of those before it.  Quadratic
- * in the worst case, which is fine for edits of thousands of events and
- * keeps the rule ("the later one wins") obvious. */
+/* Definition indices sorted by rec_in: qsort_r needs the segments. */
+static int cmp_def_rec(const void *a, const void *b, void *ctx)
+{
+	const struct eng_segment *segs = ctx;
+	int64_t x = segs[*(const size_t *)a].rec_in;
+	int64_t y = segs[*(const size_t *)b].rec_in;
+
+	return (x > y) - (x < y);
+}
+
+/* A binary max-heap of definition indices: the latest definition on top. */
+static void heap_push(size_t *h, size_t *n, size_t v)
+{
+	size_t i = (*n)++;
+
+	while (i > 0 && h[(i - 1) / 2] < v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static void heap_pop(size_t *h, size_t *n)
+{
+	size_t v = h[--(*n)], i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] > h[c])
+			c++;
+		if (h[c] <= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+}
+
+/*
+ * Resolve overlaps: the later definition wins.  Sweep the elementary
+ * intervals between consecutive segment boundaries in record order,
+ * keeping the segments that have started in a max-heap by definition
+ * index; those that have ended are dropped lazily when they reach the top.
+ * The top one covers the whole interval (its end is a boundary past the
+ * interval's start), so it owns it.  Consecutive intervals of the same
+ * definition are joined again, so each piece is a maximal visible run of
+ * one definition, with src_in moved by what was cut from its head and its
+ * defining line: the same result as laying the segments down one by one,
+ * in O(n log n) (an EDL's speed effects make 10^5 segments on one track).
+ */
 static int flatten(struct eng_track *tr)
 {
-	struct eng_track out = { 0 };
+	const struct eng_segment *defs = tr->segs;
+	size_t n = tr->nsegs, cap = 2 * n, nb = 0, nh = 0, next = 0, nout = 0;
 	size_t i, j;
+	size_t *order = NULL, *heap = NULL, last = SIZE_MAX;
+	struct eng_segment *out = NULL;
+	int64_t *bounds = NULL;
+	int rc = -ENOMEM;
 
-	for (i = 0; i < tr->nsegs; i++) {
-		const struct eng_segment *s = &tr->segs[i];
-		int64_t s_end = s->rec_in + s->frames;
-		size_t n = out.nsegs;
-
-		for (j = 0; j < n; j++) {
-			struct eng_segment *r = &out.segs[j];
-			int64_t r_end = r->rec_in + r->frames;
-
-			if (r->frames == 0 || r_end <= s->rec_in ||
-			    r->rec_in >= s_end)
-				continue;
-			if (r_end > s_end) {
-				/* the right part survives */
-				struct eng_segment right = *r;
-
-				right.src_in += s_end - r->rec_in;
-				right.rec_in = s_end;
-				right.frames = r_end - s_end;
-				if (push_seg(&out, &right) < 0)
-					goto nomem;
-				r = &out.segs[j];
-			}
-			/* keep the left part (maybe empty) */
-			r->frames = s->rec_in > r->rec_in ? s->rec_in - r->rec_in : 0;
-		}
-		if (push_seg(&out, s) < 0)
-			goto nomem;
+	if (n == 0)
+		return 0;
+	bounds = malloc(2 * n * sizeof(*bounds));
+	order = malloc(n * sizeof(*order));
+	heap = malloc(n * sizeof(*heap));
+	/* each definition adds at most two boundaries, so at most 2n - 1
+	 * intervals, each at most one piece */
+	out = malloc(cap * sizeof(*out));
+	if (!bounds || !order || !heap || !out)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (defs[i].frames <= 0)
+			continue;
+		order[nout++] = i;
+		bounds[nb++] = defs[i].rec_in;
+		bounds[nb++] = defs[i].rec_in + defs[i].frames;
 	}
-	/* drop emptied segments, then sort by record position */
-	for (i = j = 0; i < out.nsegs; i++)
-		if (out.segs[i].frames > 0)
-			out.segs[j++] = out.segs[i];
-	out.nsegs = j;
-	if (out.nsegs)	/* a track with no segment has segs == NULL */
-		qsort(out.segs, out.nsegs, sizeof(*out.segs), cmp_rec);
+	qsort_r(order, nout, sizeof(*order), cmp_def_rec, (void *)defs);
+	qsort(bounds, nb, sizeof(*bounds), cmp_i64);
+	for (i = j = 0; i < nb; i++)
+		if (j == 0 || bounds[i] != bounds[j - 1])
+			bounds[j++] = bounds[i];
+	nb = j;
+	n = nout;
+	nout = 0;
+	for (j = 0; j + 1 < nb; j++) {
+		int64_t a = bounds[j], b = bounds[j + 1];
+		const struct eng_segment *d;
+		struct eng_segment *o;
+
+		while (next < n && defs[order[next]].rec_in <= a)
+			heap_push(heap, &nh, order[next++]);
+		while (nh && defs[heap[0]].rec_in + defs[heap[0]].frames <= a)
+			heap_pop(heap, &nh);
+		if (!nh)
+			continue;
+		d = &defs[heap[0]];
+		if (heap[0] == last && out[nout - 1].rec_in +
+					       out[nout - 1].frames == a) {
+			out[nout - 1].frames += b - a;
+			continue;
+		}
+		o = &out[nout++];
+		*o = *d;
+		o->src_in = d->src_in + (a - d->rec_in);
+		o->rec_in = a;
+		o->frames = b - a;
+		last = heap[0];
+	}
 	free(tr->segs);
-	tr->segs = out.segs;
-	tr->nsegs = out.nsegs;
-	tr->cap = out.cap;
-	return 0;
-nomem:
-	free(out.segs);
-	return -ENOMEM;
+	tr->segs = out;
+	tr->nsegs = nout;
+	tr->cap = cap;
+	out = NULL;
+	rc = 0;
+out:
+	free(bounds);
+	free(order);
+	free(heap);
+	free(out);
+	return rc;
 }
 
 int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)

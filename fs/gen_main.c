@@ -4,6 +4,7 @@
  * audio) and .tl timelines editing them.  The plan is engine/gen.c's; this
  * file parses options and does the file I/O.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -29,6 +30,8 @@
 #define SET_VIDEO_RATE 2u
 #define SET_AUDIO_TRACKS 4u
 #define SET_AUDIO_RATE 8u
+/* Options of the random generator that --for and --dump-tl do not take. */
+#define SET_GEN_ONLY 16u
 
 enum {
 	OPT_CLIPS = 256,
@@ -44,6 +47,8 @@ enum {
 	OPT_SEED,
 	OPT_FORCE,
 	OPT_FORMAT,
+	OPT_FOR,
+	OPT_DUMP_TL,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +65,8 @@ static const struct option long_opts[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"force", no_argument, NULL, OPT_FORCE},
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"for", required_argument, NULL, OPT_FOR},
+    {"dump-tl", required_argument, NULL, OPT_DUMP_TL},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -78,9 +85,25 @@ static void usage(FILE *f)
 	/* clang-format off */
 	fprintf(f,
 "usage: " PROG " [options] DIR\n"
+"       " PROG " --for TIMELINE [--for TIMELINE ...] [--fps R]\n"
+"              [--video-rate B] [--audio-rate B] [--seed N] [--force] DIR\n"
+"       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B]\n"
+"              [--audio-rate B]\n"
 "Write seeded random clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
 "timelines DIR/timelines/timelineNN.tl that edit them, for timelinefs.\n"
 "The same options and seed give the same bytes.\n"
+"\n"
+"--for writes the clip files that existing timelines (.tl, .edl, .otio)\n"
+"play instead, each just long enough: DIR/CLIP.TRACK.raw for video\n"
+"tracks, DIR/CLIP.TRACK.wav for audio (A...) tracks; it copies the\n"
+"timelines (and NAME.edl.fps sidecars) into DIR/timelines, so that\n"
+"'timelinefs DIR MNT' mounts them.  Timelines load as the mount loads\n"
+"them: --fps (EDL frame rate, default 29.97; a NAME.edl.fps sidecar wins;\n"
+"given, it is written as the copy's sidecar), --video-rate and\n"
+"--audio-rate (of EDL/OTIO tracks: mount with the same -o video_rate=,\n"
+"audio_rate=).  --dump-tl prints a timeline as the mount resolves it,\n"
+"in .tl form with every segment at its record frame (a blank, '#' or '%%'\n"
+"in a clip name written %%XX).\n"
 "\n"
 "  --clips N            clips to write (default %" PRIu32 ")\n"
 "  --clip-seconds S     length of every clip, decimals allowed (default %s)\n"
@@ -102,10 +125,13 @@ PRIu32 ")\n"
 "                       lists the presets with their sources\n"
 "  --seed N             random seed (default %" PRIu64 ")\n"
 "  --force              write even when DIR's file system looks too small\n"
+"  --for TIMELINE       write the media TIMELINE plays (repeatable), see above\n"
+"  --dump-tl TIMELINE   print TIMELINE as the mount resolves it, as .tl\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
 "\n"
-"Exit status: 0 done, 1 I/O error or not enough space, 2 usage error.\n",
+"Exit status: 0 done, 1 I/O error, bad timeline or not enough space,\n"
+"2 usage error.\n",
 		d.clips, cs, d.timelines, d.events, mn, mx, d.fps.num, d.fps.den,
 		d.video_rate, d.audio_tracks, d.audio_rate, d.seed);
 	/* clang-format on */
@@ -398,22 +424,22 @@ static uint64_t held(const char *dir, const char *name)
 	char path[4096];
 	struct stat sb;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+		(int)sizeof(path) ||
+	    stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0;
 	return (uint64_t)sb.st_blocks * 512;
 }
 
 /* Refuse to start a run that cannot fit, rather than fill the disk and
- * stop half way.  Returns 0 or -ENOSPC (reported). */
-static int check_space(const char *dir, const struct eng_gen_config *c,
-		       const struct eng_gen_sizes *z, uint64_t text_bytes)
+ * stop half way: `need` bytes are to be written, `reclaim` of them replace
+ * files already there.  Returns 0 or -ENOSPC (reported). */
+static int check_space_bytes(const char *dir, uint64_t need, uint64_t reclaim)
 {
-	char clip[32], name[64], need_s[32], free_s[32];
-	uint64_t need = z->media_bytes + text_bytes, have, reclaim = 0;
+	char need_s[32], free_s[32];
 	char parent[4096], *slash;
 	struct statvfs vfs;
-	uint32_t i, t;
+	uint64_t have;
 
 	/* Before DIR is created: ask the folder it will be created in. */
 	snprintf(parent, sizeof(parent), "%s", dir);
@@ -433,16 +459,6 @@ static int check_space(const char *dir, const struct eng_gen_config *c,
 		else
 			*slash = '\0';
 	}
-	for (i = 0; i < c->clips; i++) {
-		eng_gen_clip_name(i, clip, sizeof(clip));
-		snprintf(name, sizeof(name), "%s.V.raw", clip);
-		reclaim += held(dir, name);
-		for (t = 1; t <= c->audio_tracks; t++) {
-			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav",
-				 clip, t);
-			reclaim += held(dir, name);
-		}
-	}
 	have = (uint64_t)vfs.f_bavail * vfs.f_frsize + reclaim;
 	if ((unsigned __int128)need * 105 <= (unsigned __int128)have * 100)
 		return 0;
@@ -453,6 +469,431 @@ static int check_space(const char *dir, const struct eng_gen_config *c,
 		     "free; use --force to write anyway\n",
 		dir, need_s, free_s);
 	return -ENOSPC;
+}
+
+static int check_space(const char *dir, const struct eng_gen_config *c,
+		       const struct eng_gen_sizes *z, uint64_t text_bytes)
+{
+	char clip[32], name[64];
+	uint64_t reclaim = 0;
+	uint32_t i, t;
+
+	for (i = 0; i < c->clips; i++) {
+		eng_gen_clip_name(i, clip, sizeof(clip));
+		snprintf(name, sizeof(name), "%s.V.raw", clip);
+		reclaim += held(dir, name);
+		for (t = 1; t <= c->audio_tracks; t++) {
+			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav",
+				 clip, t);
+			reclaim += held(dir, name);
+		}
+	}
+	return check_space_bytes(dir, z->media_bytes + text_bytes, reclaim);
+}
+
+/* ------------------------------------------------------------ --for */
+
+/* One timeline of --for: loaded as the mount will load its copy. */
+struct for_tl {
+	const char *path; /* as given */
+	const char *base; /* file name: the copy's name */
+	struct eng_timeline *tl;
+	char *text; /* the file, to copy */
+	size_t len;
+	char *fps;    /* sidecar text to write, or NULL */
+	int in_place; /* path is already DIR/timelines/base */
+};
+
+/* What --for is given besides the timelines. */
+struct for_opts {
+	struct eng_load_options load;
+	const char *fps_arg; /* --fps as given, NULL: not given */
+	const char *video_arg;
+	const char *audio_arg;
+	uint64_t seed;
+	int force;
+};
+
+static int is_tl_ext(const char *base)
+{
+	const char *dot = strrchr(base, '.');
+
+	return dot && strcmp(dot, ".tl") == 0;
+}
+
+static void print_diag(const struct eng_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		fprintf(stderr, "%s\n", d->msgs[i]);
+}
+
+/* Load every timeline, with its sidecar, as the mount does. */
+static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
+		    struct eng_diag *diag)
+{
+	struct eng_load_options o;
+	size_t i, j;
+	int bad = 0, rc;
+
+	for (i = 0; i < n; i++) {
+		const char *slash = strrchr(v[i].path, '/');
+
+		v[i].base = slash ? slash + 1 : v[i].path;
+		if (eng_load_options_for(v[i].path, &fo->load, &o, diag) < 0 ||
+		    eng_timeline_load(v[i].path, &o, &v[i].tl, diag) < 0) {
+			bad = 1;
+			continue;
+		}
+		for (j = 0; j < i; j++)
+			if (v[j].tl &&
+			    strcmp(v[j].tl->name, v[i].tl->name) == 0) {
+				eng_diag_add(
+				    diag, v[i].path, 0,
+				    "same name as %s: both would be /%s",
+				    v[j].path, v[i].tl->name);
+				bad = 1;
+			}
+		rc = eng_read_file(v[i].path, &v[i].text, &v[i].len);
+		if (rc < 0) {
+			eng_diag_add(diag, v[i].path, 0, "cannot read: %s",
+				     strerror(-rc));
+			bad = 1;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/* The sidecar the copy needs: the original's, or --fps for formats that
+ * take a rate from outside (a .tl declares its own). */
+static int for_sidecar(struct for_tl *t, const struct for_opts *fo)
+{
+	char *side;
+	size_t len;
+	int rc;
+
+	if (asprintf(&side, "%s.fps", t->path) < 0)
+		return -ENOMEM;
+	rc = eng_read_file(side, &t->fps, &len);
+	free(side);
+	if (rc == 0)
+		return 0;
+	t->fps = NULL;
+	if (fo->fps_arg && !is_tl_ext(t->base) &&
+	    asprintf(&t->fps, "%" PRIu32 "/%" PRIu32 "\n", fo->load.fps.num,
+		     fo->load.fps.den) < 0) {
+		t->fps = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * A regular file CLIP.TRACK.OTHER beside the one we write would make the
+ * mount find the clip ambiguous: refuse before writing anything.  Returns
+ * the number of such files (each reported).
+ */
+static unsigned for_conflicts(const char *dir,
+			      const struct eng_gen_media_plan *plan)
+{
+	struct dirent *de;
+	unsigned bad = 0;
+	struct stat sb;
+	char *prefix;
+	size_t i, n;
+	DIR *d;
+	int dfd;
+
+	d = opendir(dir);
+	if (!d)
+		return 0; /* created below: nothing there yet */
+	dfd = dirfd(d);
+	while ((de = readdir(d))) {
+		for (i = 0; i < plan->n; i++) {
+			const struct eng_gen_media *m = &plan->files[i];
+
+			if (strcmp(de->d_name, m->file) == 0 ||
+			    asprintf(&prefix, "%s.%s.", m->clip, m->track) < 0)
+				continue;
+			n = strlen(prefix);
+			if (strncmp(de->d_name, prefix, n) == 0 &&
+			    de->d_name[n] &&
+			    fstatat(dfd, de->d_name, &sb,
+				    AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(sb.st_mode)) {
+				fprintf(stderr,
+					PROG
+					": %s/%s would make clip %s track %s "
+					"ambiguous with %s; move it away\n",
+					dir, de->d_name, m->clip, m->track,
+					m->file);
+				bad++;
+			}
+			free(prefix);
+		}
+	}
+	closedir(d);
+	return bad;
+}
+
+static int for_write_media(const char *dir, const struct eng_gen_media_plan *p)
+{
+	unsigned char hdr[ENG_GEN_WAV_HEADER], *buf;
+	struct eng_rng r;
+	size_t i;
+	int rc = 0;
+
+	buf = malloc(BLOCK);
+	if (!buf) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->n && rc == 0; i++) {
+		const struct eng_gen_media *m = &p->files[i];
+
+		eng_rng_seed(&r, m->seed);
+		if (m->wav)
+			eng_wav_header(hdr, m->sample_rate, m->bits, m->bytes);
+		rc = write_stream(dir, m->file, &r, hdr,
+				  m->wav ? sizeof(hdr) : 0, m->bytes,
+				  m->wav && (m->bytes & 1), buf);
+	}
+	free(buf);
+	return rc;
+}
+
+/* Copy the timelines and their sidecars into DIR/timelines, so that
+ * "timelinefs DIR MNT" loads them as they were loaded here. */
+static int for_copy(const char *tldir, struct for_tl *v, size_t n)
+{
+	char dst[4096], side[4096], sname[4096];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct for_tl *t = &v[i];
+
+		if (snprintf(dst, sizeof(dst), "%s/%s", tldir, t->base) >=
+			(int)sizeof(dst) ||
+		    snprintf(side, sizeof(side), "%s/%s.fps", tldir, t->base) >=
+			(int)sizeof(side) ||
+		    snprintf(sname, sizeof(sname), "%s.fps", t->base) >=
+			(int)sizeof(sname)) {
+			fprintf(stderr, PROG ": path too long: %s/%s\n", tldir,
+				t->base);
+			return -ENAMETOOLONG;
+		}
+		if (same_file(t->path, dst)) {
+			/* loaded from there: its sidecar, if any, is the
+			 * one that was read */
+			t->in_place = 1;
+			if (!t->fps || access(side, F_OK) == 0)
+				continue;
+		} else if (write_text(tldir, t->base, t->text, t->len) < 0) {
+			return -EIO;
+		}
+		if (t->fps) {
+			if (write_text(tldir, sname, t->fps, strlen(t->fps)) <
+			    0)
+				return -EIO;
+		} else if (unlink(side) == 0) {
+			/* a stale one would change how the mount loads it */
+			printf(
+			    "removed %s: the timeline was loaded without it\n",
+			    side);
+		}
+	}
+	return 0;
+}
+
+/* Resolve every timeline against what was written: what the mount will
+ * check, so a problem shows here and not at mount time. */
+static int for_verify(const char *dir, struct for_tl *v, size_t n)
+{
+	struct eng_diag diag = {0};
+	size_t i;
+	int fd, rc = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": cannot open %s: %s\n", dir,
+			strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < n; i++)
+		if (eng_media_resolve(v[i].tl, fd, dir, &diag) < 0)
+			rc = -EINVAL;
+	close(fd);
+	print_diag(&diag);
+	eng_diag_free(&diag);
+	return rc;
+}
+
+static void for_report(const char *dir, const struct for_tl *v, size_t n,
+		       const struct eng_gen_media_plan *p,
+		       const struct for_opts *fo, double secs)
+{
+	uint64_t media = 0;
+	char b1[32], b2[32], b3[32];
+	size_t i, t, c, nclips;
+
+	for (i = 0; i < p->n; i++)
+		media += eng_gen_media_file_bytes(&p->files[i]);
+	fmt_bytes(media, b1, sizeof(b1));
+	printf("wrote %zu clip files (%s) for %zu timeline%s to %s in %.1f s",
+	       p->n, b1, n, n == 1 ? "" : "s", dir, secs);
+	if (secs > 0)
+		printf(" (%.0f MB/s)", (double)media / secs / 1e6);
+	printf("\n");
+	for (i = 0; i < n; i++) {
+		const struct eng_timeline *tl = v[i].tl;
+
+		for (c = nclips = 0; c < tl->nclips; c++)
+			for (t = 0; t < tl->ntracks; t++)
+				if (tl->clips[c].media &&
+				    tl->clips[c].media[t].file) {
+					nclips++;
+					break;
+				}
+		fmt_duration(tl->frames, tl->fps, b1, sizeof(b1));
+		fmt_bytes(tl->bytes, b2, sizeof(b2));
+		fmt_fps(tl->fps, b3, sizeof(b3));
+		printf("  timelines/%s%s plays %s (%" PRId64
+		       " frames at %s fps, %s), %zu clips, tracks",
+		       v[i].base, v[i].in_place ? " (in place)" : "", b1,
+		       tl->frames, b3, b2, nclips);
+		for (t = 0; t < tl->ntracks; t++)
+			printf(" %s", tl->tracks[t].name);
+		printf("\n");
+	}
+	printf("mount them: timelinefs ");
+	if (fo->video_arg || fo->audio_arg)
+		printf("-o %s%s%s%s%s ", fo->video_arg ? "video_rate=" : "",
+		       fo->video_arg ? fo->video_arg : "",
+		       fo->video_arg && fo->audio_arg ? "," : "",
+		       fo->audio_arg ? "audio_rate=" : "",
+		       fo->audio_arg ? fo->audio_arg : "");
+	printf("%s MOUNTPOINT\n", dir);
+}
+
+/* timelinefs-gen --for T [--for T ...] DIR */
+static int run_for(const char *dir, const char **paths, size_t n,
+		   const struct for_opts *fo)
+{
+	struct eng_gen_media_plan plan = {0};
+	struct eng_diag diag = {0};
+	struct timespec t0, t1;
+	struct for_tl *v;
+	char tldir[4096], side[4200];
+	uint64_t need = 0, reclaim = 0;
+	size_t i;
+	int ret = EXIT_IO, rc;
+
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_IO;
+	}
+	for (i = 0; i < n; i++)
+		v[i].path = paths[i];
+	rc = for_load(v, n, fo, &diag);
+	for (i = 0; rc == 0 && i < n; i++) {
+		rc = eng_gen_media_add(&plan, v[i].tl, fo->seed, &diag);
+		if (rc == 0)
+			rc = for_sidecar(&v[i], fo);
+	}
+	if (rc < 0) {
+		print_diag(&diag);
+		if (rc == -ENOMEM)
+			fprintf(stderr, PROG ": out of memory\n");
+		else
+			fprintf(stderr, PROG ": nothing written\n");
+		goto out;
+	}
+	if (snprintf(tldir, sizeof(tldir), "%s/timelines", dir) >=
+	    (int)sizeof(tldir)) {
+		fprintf(stderr, PROG ": path too long: %s\n", dir);
+		goto out;
+	}
+	if (for_conflicts(dir, &plan)) {
+		fprintf(stderr, PROG ": nothing written\n");
+		goto out;
+	}
+	for (i = 0; i < plan.n; i++) {
+		need += eng_gen_media_file_bytes(&plan.files[i]);
+		reclaim += held(dir, plan.files[i].file);
+	}
+	for (i = 0; i < n; i++) {
+		need += v[i].len;
+		reclaim += held(tldir, v[i].base);
+		snprintf(side, sizeof(side), "%s.fps", v[i].base);
+		reclaim += held(tldir, side);
+	}
+	if (!fo->force && check_space_bytes(dir, need, reclaim) < 0)
+		goto out;
+	if (make_dir(dir) < 0 || make_dir(tldir) < 0)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (for_write_media(dir, &plan) < 0 || for_copy(tldir, v, n) < 0)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (for_verify(dir, v, n) < 0) {
+		fprintf(stderr,
+			PROG ": with the media in %s timelinefs would not "
+			     "mount these timelines\n",
+			dir);
+		goto out;
+	}
+	for_report(dir, v, n, &plan, fo,
+		   (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	ret = 0;
+out:
+	for (i = 0; i < n; i++) {
+		eng_tl_free(v[i].tl);
+		free(v[i].text);
+		free(v[i].fps);
+	}
+	free(v);
+	eng_gen_media_free(&plan);
+	eng_diag_free(&diag);
+	return ret;
+}
+
+/* timelinefs-gen --dump-tl T: the resolved edit as .tl on stdout. */
+static int run_dump(const char *path, const struct for_opts *fo)
+{
+	struct eng_load_options o;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag diag = {0};
+	char *text = NULL;
+	size_t len;
+	int ret = EXIT_IO;
+
+	if (eng_load_options_for(path, &fo->load, &o, &diag) < 0 ||
+	    eng_timeline_load(path, &o, &tl, &diag) < 0 ||
+	    eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &diag) < 0) {
+		print_diag(&diag);
+		goto out;
+	}
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+		fprintf(stderr, PROG ": cannot write: %s\n", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(text);
+	eng_tl_free(tl);
+	eng_diag_free(&diag);
+	return ret;
 }
 
 struct tl_out {
@@ -475,32 +916,48 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	double secs;
 	const struct eng_gen_format *format = NULL;
+	struct for_opts fo;
+	const char **fors = NULL, *dump = NULL;
+	size_t nfor = 0;
 	unsigned int set = 0;
 	int force = 0, opt, ret = EXIT_USAGE, rc;
 	uint32_t i;
 	size_t k;
 
 	eng_gen_config_default(&c);
+	memset(&fo, 0, sizeof(fo));
+	eng_load_options_default(&fo.load);
+	fors = calloc((size_t)argc + 1, sizeof(*fors));
+	if (!fors) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_IO;
+	}
 	opterr = 0; /* our messages name the program, not argv[0] */
 	while ((opt = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1) {
 		rc = 0;
 		switch (opt) {
 		case OPT_CLIPS:
+			set |= SET_GEN_ONLY;
 			rc = parse_count("--clips", optarg, &c.clips);
 			break;
 		case OPT_CLIP_SECONDS:
+			set |= SET_GEN_ONLY;
 			rc = parse_secs("--clip-seconds", optarg, &c.clip_us);
 			break;
 		case OPT_TIMELINES:
+			set |= SET_GEN_ONLY;
 			rc = parse_count("--timelines", optarg, &c.timelines);
 			break;
 		case OPT_EVENTS:
+			set |= SET_GEN_ONLY;
 			rc = parse_count("--events", optarg, &c.events);
 			break;
 		case OPT_MIN_SECONDS:
+			set |= SET_GEN_ONLY;
 			rc = parse_secs("--min-seconds", optarg, &c.min_us);
 			break;
 		case OPT_MAX_SECONDS:
+			set |= SET_GEN_ONLY;
 			rc = parse_secs("--max-seconds", optarg, &c.max_us);
 			break;
 		case OPT_FPS:
@@ -509,19 +966,25 @@ int main(int argc, char **argv)
 				rc = bad_value(
 				    "--fps", optarg,
 				    "expected 30000/1001, 29.97 or 25");
+			fo.load.fps = c.fps;
+			fo.fps_arg = optarg;
 			break;
 		case OPT_VIDEO_RATE:
 			set |= SET_VIDEO_RATE;
 			rc = parse_rate("--video-rate", optarg, &c.video_rate);
+			fo.load.video_rate = c.video_rate;
+			fo.video_arg = optarg;
 			break;
 		case OPT_AUDIO_TRACKS:
-			set |= SET_AUDIO_TRACKS;
+			set |= SET_AUDIO_TRACKS | SET_GEN_ONLY;
 			rc = parse_count("--audio-tracks", optarg,
 					 &c.audio_tracks);
 			break;
 		case OPT_AUDIO_RATE:
 			set |= SET_AUDIO_RATE;
 			rc = parse_rate("--audio-rate", optarg, &c.audio_rate);
+			fo.load.audio_rate = c.audio_rate;
+			fo.audio_arg = optarg;
 			break;
 		case OPT_SEED: {
 			int64_t v;
@@ -536,10 +999,23 @@ int main(int argc, char **argv)
 		case OPT_FORCE:
 			force = 1;
 			break;
+		case OPT_FOR:
+			fors[nfor++] = optarg;
+			break;
+		case OPT_DUMP_TL:
+			if (dump) {
+				fprintf(stderr,
+					PROG ": --dump-tl given twice\n");
+				goto out;
+			}
+			dump = optarg;
+			break;
 		case OPT_FORMAT:
+			set |= SET_GEN_ONLY;
 			if (strcmp(optarg, "list") == 0) {
 				list_formats();
-				return 0;
+				ret = 0;
+				goto out;
 			}
 			format = eng_gen_format_find(optarg);
 			if (!format) {
@@ -547,21 +1023,23 @@ int main(int argc, char **argv)
 					PROG ": unknown --format '%s'\n"
 					     "Try '" PROG " --format list'.\n",
 					optarg);
-				return EXIT_USAGE;
+				goto out;
 			}
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			ret = 0;
+			goto out;
 		case 'V':
 			printf(PROG " " ENG_GEN_VERSION "\n");
-			return 0;
+			ret = 0;
+			goto out;
 		case ':':
 			fprintf(stderr,
 				PROG ": option '%s' needs a value\n"
 				     "Try '" PROG " --help'.\n",
 				argv[optind - 1]);
-			return EXIT_USAGE;
+			goto out;
 		default:
 			if (optopt)
 				fprintf(stderr, PROG ": unknown option '-%c'\n",
@@ -570,17 +1048,47 @@ int main(int argc, char **argv)
 				fprintf(stderr, PROG ": unknown option '%s'\n",
 					argv[optind - 1]);
 			fprintf(stderr, "Try '" PROG " --help'.\n");
-			return EXIT_USAGE;
+			goto out;
 		}
 		if (rc < 0)
-			return EXIT_USAGE;
+			goto out;
+	}
+	if ((nfor || dump) && (set & SET_GEN_ONLY)) {
+		fprintf(stderr,
+			PROG
+			": --clips, --clip-seconds, --timelines, --events, "
+			"--min-seconds, --max-seconds, --audio-tracks and "
+			"--format make random timelines: not with %s\n",
+			dump ? "--dump-tl" : "--for");
+		goto out;
+	}
+	if ((nfor || dump) &&
+	    (fo.load.video_rate == 0 || fo.load.audio_rate == 0)) {
+		fprintf(stderr, PROG ": a rate of 0 plays nothing\n");
+		goto out;
+	}
+	fo.seed = c.seed;
+	fo.force = force;
+	if (dump) {
+		if (nfor || optind != argc) {
+			fprintf(stderr,
+				PROG ": --dump-tl takes no --for and "
+				     "no DIR\nTry '" PROG " --help'.\n");
+			goto out;
+		}
+		ret = run_dump(dump, &fo);
+		goto out;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n",
 			optind == argc ? "missing DIR" : "more than one DIR");
-		return EXIT_USAGE;
+		goto out;
 	}
 	dir = argv[optind];
+	if (nfor) {
+		ret = run_for(dir, fors, nfor, &fo);
+		goto out;
+	}
 	if (format) {
 		struct eng_gen_config given = c;
 
@@ -683,6 +1191,7 @@ out:
 			free(tls[i].text);
 	free(tls);
 	free(ev);
+	free(fors);
 	eng_diag_free(&diag);
 	return ret;
 }

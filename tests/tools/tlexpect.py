@@ -116,6 +116,17 @@ class Timeline:
         return self.offset(self.frames)
 
 
+def media_track(tl, t):
+    """A track "Tx" declared after a track "T" (the outgoing side of a
+    transition) reads T's files."""
+    name = tl.tracks[t].name
+    if len(name) > 1 and name.endswith("x"):
+        for u in range(t):
+            if tl.tracks[u].name == name[:-1]:
+                return media_track(tl, u)
+    return name
+
+
 def flatten(defs):
     """Later definitions win: sweep the boundaries, keeping the covering
     definitions in a heap by definition order (latest on top)."""
@@ -245,7 +256,11 @@ class Media:
         for t, tr in enumerate(tl.tracks):
             for a, b, clip, src in tr.pieces:
                 path, header, size = self.resolve(clip, t)
-                need = tl.upto(t, src + (b - a))
+                # frame k reads at the source frame's offset, for the
+                # timeline frame's length (DESIGN.md): the two cadences
+                # differ, so the end is not simply upto(src + frames)
+                need = max(tl.upto(t, src + k - a) + tl.upto(t, k + 1) -
+                           tl.upto(t, k) for k in range(a, b))
                 if need > size:
                     raise TlError("%s: clip %s track %s: %s holds %d bytes "
                                   "of essence, %d needed" %
@@ -255,7 +270,7 @@ class Media:
         key = (clip, t)
         if key in self.files:
             return self.files[key]
-        prefix = "%s.%s." % (clip, self.tl.tracks[t].name)
+        prefix = "%s.%s." % (clip, media_track(self.tl, t))
         found = []
         for n in self.names:
             if n.startswith(prefix) and len(n) > len(prefix):

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of engine/gen.c: PRNG streams, the WAVE header, config checks,
- * timeline planning and the .tl text (parsed back by the real parser). */
+ * timeline planning, the .tl text (parsed back by the real parser) and the
+ * clip files --for plans (checked by the real media resolution). */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -722,6 +725,336 @@ static void test_format_find_unknown(void **state)
 	assert_null(eng_gen_format_find("list"));	/* the CLI's keyword */
 }
 
+/* ---------------------------------------------------------------- --for */
+
+static struct eng_timeline *parse_tl_text(const char *name, const char *text)
+{
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	if (eng_tl_parse(name, name, text, strlen(text), &tl, &d) < 0)
+		for (i = 0; i < d.n; i++)
+			print_error("%s\n", d.msgs[i]);
+	eng_diag_free(&d);
+	assert_non_null(tl);
+	return tl;
+}
+
+static const struct eng_gen_media *find_media(const struct eng_gen_media_plan *p,
+					      const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (strcmp(p->files[i].file, file) == 0)
+			return &p->files[i];
+	fail_msg("no %s in the plan", file);
+	return NULL;
+}
+
+/* Write the plan's files into dir the way timelinefs-gen --for does (the
+ * essence length only matters here), minus `short_by` bytes for `file`. */
+static void write_plan(const char *dir, const struct eng_gen_media_plan *p,
+		       const char *file, uint64_t short_by)
+{
+	unsigned char hdr[ENG_GEN_WAV_HEADER];
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const struct eng_gen_media *m = &p->files[i];
+		uint64_t size = eng_gen_media_file_bytes(m);
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, m->file);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		assert_true(fd >= 0);
+		if (m->wav) {
+			eng_wav_header(hdr, m->sample_rate, m->bits, m->bytes);
+			assert_int_equal(write(fd, hdr, sizeof(hdr)),
+					 (ssize_t)sizeof(hdr));
+		}
+		if (file && strcmp(file, m->file) == 0)
+			size -= short_by + (m->wav ? m->bytes & 1 : 0);
+		assert_int_equal(ftruncate(fd, (off_t)size), 0);
+		close(fd);
+	}
+}
+
+static int resolves(struct eng_timeline *tl, const char *dir)
+{
+	struct eng_diag d = { 0 };
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), rc;
+
+	assert_true(fd >= 0);
+	rc = eng_media_resolve(tl, fd, dir, &d);
+	close(fd);
+	eng_diag_free(&d);
+	return rc;
+}
+
+/* Two timelines sharing clips: one file per (clip, track), as long as the
+ * most any segment of either needs, by the rule the mount checks with:
+ * exactly long enough resolves, one byte less does not. */
+static void test_media_plan(void **state)
+{
+	static const char one[] =
+		"fps 30000/1001\n"
+		"track V 18000000\n"
+		"track A1 144000 align=3\n"
+		"track A1x 144000 align=3\n"
+		"track A9 900000 align=10000\n"	/* too wide for WAVE */
+		"event V,A1 a 10 5\n"		/* V: 15 frames of 600600 */
+		"event A1x b 0 1 @2\n"
+		"event A9 a 0 3 @0\n"
+		"event V b 3 2 @1\n";		/* overlaps a */
+	static const char two[] =
+		"fps 25\n"
+		"track V 18000000\n"
+		"track A1 144000 align=3\n"
+		"event A1 a 0 1\n"		/* needs less than in one */
+		"event V b 100 1 @4\n";		/* needs more than in one */
+	struct eng_timeline *t1 = parse_tl_text("one.tl", one);
+	struct eng_timeline *t2 = parse_tl_text("two.tl", two);
+	struct eng_gen_media_plan p = { 0 };
+	struct eng_diag d = { 0 };
+	const struct eng_gen_media *m;
+	char dir[] = "/tmp/test_gen.XXXXXX", cmd[64];
+	uint64_t need;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(eng_gen_media_add(&p, t1, 7, &d), 0);
+	assert_int_equal(eng_gen_media_add(&p, t2, 7, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(p.n, 5);
+	m = find_media(&p, "a.V.raw");
+	assert_false(m->wav);
+	assert_int_equal(m->bytes, 15 * 600600);
+	assert_int_equal(m->seed, eng_gen_media_seed(7, "a", "V"));
+	m = find_media(&p, "a.A1.wav");
+	assert_true(m->wav);
+	assert_int_equal(m->sample_rate, 48000);
+	assert_int_equal(m->bits, 24);
+	/* upto(k) = floor(k * 1601.6) * 3 at 29.97: source frames 10..14
+	 * end at upto(15) = 72072 */
+	assert_int_equal(m->bytes, 72072);
+	assert_int_equal(eng_gen_media_file_bytes(m), 44 + 72072);
+	/* the transition track A1x reads A1's file: b.A1.wav */
+	m = find_media(&p, "b.A1.wav");
+	/* one frame at timeline frame 2: offset upto(0), length
+	 * upto(3) - upto(2) = 14412 - 9609 */
+	assert_int_equal(m->bytes, 4803);
+	m = find_media(&p, "a.A9.raw");
+	assert_false(m->wav);
+	/* 900000 B/s of 10000-byte units at 29.97: 3.003 units a frame */
+	assert_int_equal(m->bytes, 90000);
+	/* b on V: 5 frames of 600600 in one, frame 100 at 25 fps in two */
+	m = find_media(&p, "b.V.raw");
+	assert_int_equal(m->bytes, 101 * 720000);
+	find_media(&p, "a.V.raw");
+	for (i = 0; i < p.n; i++)
+		assert_true(p.files[i].seed ==
+			    eng_gen_media_seed(7, p.files[i].clip,
+					       p.files[i].track));
+	/* the same helper as the mount */
+	assert_int_equal(eng_segment_bytes_needed(t2, 0, &t2->tracks[0].segs[0],
+						  &need), 0);
+	assert_int_equal(need, 101 * 720000);
+
+	assert_non_null(mkdtemp(dir));
+	write_plan(dir, &p, NULL, 0);
+	assert_int_equal(resolves(t1, dir), 0);
+	assert_int_equal(resolves(t2, dir), 0);
+	for (i = 0; i < p.n; i++) {
+		write_plan(dir, &p, p.files[i].file, 1);
+		if (resolves(t1, dir) == 0 && resolves(t2, dir) == 0)
+			fail_msg("%s one byte short still resolves",
+				 p.files[i].file);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	eng_gen_media_free(&p);
+	assert_int_equal(p.n, 0);
+	eng_tl_free(t1);
+	eng_tl_free(t2);
+	eng_diag_free(&d);
+}
+
+static void test_media_seed(void **state)
+{
+	(void)state;
+	/* FNV-1a-64 of "a" and of "V" */
+	assert_true(eng_gen_media_seed(1, "a", "V") ==
+		    eng_rng_derive(1, 0xaf63dc4c8601ec8cULL,
+				   0xaf640b4c86023c69ULL));
+	assert_true(eng_gen_media_seed(1, "a", "V") !=
+		    eng_gen_media_seed(2, "a", "V"));
+	assert_true(eng_gen_media_seed(1, "a", "V") !=
+		    eng_gen_media_seed(1, "b", "V"));
+	assert_true(eng_gen_media_seed(1, "a", "V") !=
+		    eng_gen_media_seed(1, "a", "A1"));
+	assert_true(eng_gen_track_is_audio("A1x"));
+	assert_true(eng_gen_track_is_audio("A12"));
+	assert_false(eng_gen_track_is_audio("V"));
+	assert_false(eng_gen_track_is_audio("Vx"));
+	assert_false(eng_gen_track_is_audio("V2"));
+}
+
+/* A source frame so far on that its bytes pass 2^64: one message. */
+static void test_media_too_big(void **state)
+{
+	static const char text[] =
+		"fps 1\n"
+		"track V 1T\n"
+		"event V huge 2000000000000000000 1\n"
+		"event V huge 2000000000000000000 2\n"
+		"event V ok 0 1\n";
+	struct eng_timeline *tl = parse_tl_text("big.tl", text);
+	struct eng_gen_media_plan p = { 0 };
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(eng_gen_media_add(&p, tl, 1, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "big.tl:3: clip huge track V"));
+	assert_non_null(strstr(d.msgs[0], "2^64"));
+	assert_int_equal(find_media(&p, "ok.V.raw")->bytes, 1000000000000ULL);
+	eng_gen_media_free(&p);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* eng_segment_bytes_needed against the rule itself, frame by frame, on
+ * random tracks: above and below one sample unit per frame (where the
+ * answer is found in closed form, not by walking). */
+static void test_bytes_needed_brute(void **state)
+{
+	static const struct eng_fps rates[] = {
+		{ 25, 1 }, { 30000, 1001 }, { 24000, 1001 }, { 1, 1 }, { 7, 3 },
+	};
+	uint64_t x = 99;
+	unsigned n;
+
+	(void)state;
+	for (n = 0; n < 4000; n++) {
+		struct eng_timeline *tl = eng_tl_new("b", "b.tl");
+		struct eng_diag d = { 0 };
+		const struct eng_segment *s;
+		uint64_t need, want = 0, rate, v;
+		uint32_t align;
+		int64_t k;
+
+		assert_non_null(tl);
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		v = x >> 11;
+		tl->fps = rates[v % 5];
+		/* rates from far below one unit a frame to many units */
+		rate = n % 2 ? 1 + (v >> 3) % 40 : 1 + (v >> 3) % 5000;
+		align = 1 + (uint32_t)((v >> 20) % 7);
+		assert_int_equal(eng_tl_add_track(tl, "A1", rate, align), 0);
+		assert_int_equal(eng_tl_clip(tl, "c", 1), 0);
+		assert_int_equal(eng_tl_add_segment(tl, 0, 0,
+						    (int64_t)((v >> 24) % 200),
+						    (int64_t)((v >> 32) % 200),
+						    1 + (int64_t)((v >> 40) % 300),
+						    1),
+				 0);
+		assert_int_equal(eng_tl_finalize(tl, &d), 0);
+		s = &tl->tracks[0].segs[0];
+		for (k = 0; k < s->frames; k++) {
+			uint64_t e = eng_upto(tl, 0, s->src_in + k) +
+				     eng_upto(tl, 0, s->rec_in + k + 1) -
+				     eng_upto(tl, 0, s->rec_in + k);
+
+			if (e > want)
+				want = e;
+		}
+		assert_int_equal(eng_segment_bytes_needed(tl, 0, s, &need), 0);
+		if (need != want)
+			fail_msg("case %u: rate %llu align %u fps %u/%u src %lld rec %lld frames %lld: %llu, want %llu",
+				 n, (unsigned long long)rate, align,
+				 tl->fps.num, tl->fps.den, (long long)s->src_in,
+				 (long long)s->rec_in, (long long)s->frames,
+				 (unsigned long long)need,
+				 (unsigned long long)want);
+		eng_tl_free(tl);
+		eng_diag_free(&d);
+	}
+}
+
+/*
+ * Regression: below one sample unit per frame the need was found by
+ * walking back frame by frame to the last frame with a unit, which for
+ * 1 B/s in 1 GB units is 10^9 frames: timelinefs-gen --for (and a mount
+ * with the file present) hung.  Now it is closed form.
+ */
+static void test_bytes_needed_sparse_fast(void **state)
+{
+	static const char text[] =
+		"fps 1\n"
+		"track V 1 align=1000000000\n"
+		"event V a 0 999999999\n"
+		"event V a 5 1000000000 @1000000000\n";
+	struct eng_timeline *tl = parse_tl_text("s.tl", text);
+	uint64_t need;
+
+	(void)state;
+	/* frames 0 .. 999999998: no unit at all */
+	assert_int_equal(eng_segment_bytes_needed(tl, 0,
+						  &tl->tracks[0].segs[0],
+						  &need), 0);
+	assert_int_equal(need, 0);
+	/* the unit of the last frame, 1999999999 (src 1000000004):
+	 * upto(src) = 10^9, len = 10^9 */
+	assert_int_equal(eng_segment_bytes_needed(tl, 0,
+						  &tl->tracks[0].segs[1],
+						  &need), 0);
+	assert_true(need == 2000000000ULL);
+	eng_tl_free(tl);
+}
+
+/* --for and the mount load a timeline with the same options: *def, with
+ * the rate of a PATH.fps sidecar when there is one. */
+static void test_load_options_for(void **state)
+{
+	char dir[] = "/tmp/test_gen.XXXXXX", path[64], side[80], cmd[64];
+	struct eng_load_options def, o;
+	struct eng_diag d = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.edl", dir);
+	snprintf(side, sizeof(side), "%s.fps", path);
+	eng_load_options_default(&def);
+	def.video_rate = 1234;
+	assert_int_equal(eng_load_options_for(path, &def, &o, &d), 0);
+	assert_int_equal(o.fps.num, 30000);
+	assert_int_equal(o.video_rate, 1234);
+	f = fopen(side, "w");
+	assert_non_null(f);
+	fputs("25 # PAL\n", f);
+	fclose(f);
+	assert_int_equal(eng_load_options_for(path, &def, &o, &d), 0);
+	assert_int_equal(o.fps.num, 25);
+	assert_int_equal(o.fps.den, 1);
+	assert_int_equal(o.video_rate, 1234);
+	assert_int_equal(d.n, 0);
+	f = fopen(side, "w");
+	assert_non_null(f);
+	fputs("fast\n", f);
+	fclose(f);
+	assert_int_equal(eng_load_options_for(path, &def, &o, &d), -EINVAL);
+	assert_int_equal(o.fps.num, 30000);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "x.edl.fps:1: bad frame rate 'fast'"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	eng_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -745,6 +1078,12 @@ int main(void)
 		cmocka_unit_test(test_formats_table),
 		cmocka_unit_test(test_format_rates),
 		cmocka_unit_test(test_format_find_unknown),
+		cmocka_unit_test(test_media_plan),
+		cmocka_unit_test(test_media_seed),
+		cmocka_unit_test(test_media_too_big),
+		cmocka_unit_test(test_bytes_needed_brute),
+		cmocka_unit_test(test_bytes_needed_sparse_fast),
+		cmocka_unit_test(test_load_options_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Serialize a finalized timeline (from any parser) as .tl text with an
+ * explicit @REC for every segment: the resolved edit, readable by the .tl
+ * parser and by tests/tools/tlexpect.py, which only know .tl.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+struct wbuf {
+	char *p;
+	size_t len;
+	size_t cap;
+	int err;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+wb_printf(struct wbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t cap;
+	char *np;
+	int n;
+
+	if (b->err)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->err = -EINVAL;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		cap = b->cap ? b->cap : 4096;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' ||
+	       c == '\n';
+}
+
+/* A .tl word ends at a blank and one starting with '#' is a comment
+ * (engine/tl_parse.c): such clip names have no .tl spelling. */
+static int tl_word_ok(const char *s)
+{
+	if (*s == '#')
+		return 0;
+	for (; *s; s++)
+		if (is_blank(*s))
+			return 0;
+	return 1;
+}
+
+static int needs_escape(const char *s)
+{
+	for (; *s; s++)
+		if (is_blank(*s) || *s == '#' || *s == '%')
+			return 1;
+	return 0;
+}
+
+static void put_name(struct wbuf *b, const char *name, unsigned flags)
+{
+	const char *s;
+
+	if (!(flags & ENG_TL_WRITE_ESCAPE)) {
+		wb_printf(b, "%s", name);
+		return;
+	}
+	for (s = name; *s && !b->err; s++)
+		if (is_blank(*s) || *s == '#' || *s == '%')
+			wb_printf(b, "%%%02X", (unsigned char)*s);
+		else
+			wb_printf(b, "%c", *s);
+}
+
+/* The path in the header comment, with line breaks made harmless. */
+static void put_comment_path(struct wbuf *b, const char *path)
+{
+	const char *s;
+
+	for (s = path; *s && !b->err; s++)
+		wb_printf(b, "%c", *s == '\n' || *s == '\r' ? '?' : *s);
+}
+
+int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
+		 size_t *len, struct eng_diag *diag)
+{
+	struct wbuf b = {0};
+	unsigned char *told = NULL;
+	size_t t, i, nbad = 0, nesc = 0;
+	int rc;
+
+	*text = NULL;
+	*len = 0;
+	told = calloc(tl->nclips + 1, 1);
+	if (!told)
+		return -ENOMEM;
+	for (t = 0; t < tl->ntracks; t++)
+		for (i = 0; i < tl->tracks[t].nsegs; i++) {
+			const struct eng_segment *s = &tl->tracks[t].segs[i];
+			const char *name = tl->clips[s->clip].name;
+
+			if (told[s->clip])
+				continue;
+			told[s->clip] = 1;
+			if (flags & ENG_TL_WRITE_ESCAPE) {
+				nesc += needs_escape(name);
+				continue;
+			}
+			if (tl_word_ok(name))
+				continue;
+			nbad++;
+			eng_diag_add(diag, tl->path, s->line,
+				     "clip '%s' cannot be written as .tl: its "
+				     "name has a blank or starts with '#'",
+				     name);
+		}
+	free(told);
+	if (nbad)
+		return -EINVAL;
+
+	wb_printf(&b, "# %s resolved from ", tl->name);
+	put_comment_path(&b, tl->path);
+	wb_printf(&b,
+		  ": %" PRId64 " frames, every segment at its record frame\n",
+		  tl->frames);
+	if (nesc)
+		wb_printf(&b, "# in clip names %%XX is the byte a blank, '#' "
+			      "or '%%' was\n");
+	wb_printf(&b, "fps %" PRIu32 "/%" PRIu32 "\n", tl->fps.num,
+		  tl->fps.den);
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+
+		wb_printf(&b, "track %s %" PRIu64, tr->name, tr->rate);
+		if (tr->align != 1)
+			wb_printf(&b, " align=%" PRIu32, tr->align);
+		wb_printf(&b, "\n");
+	}
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+
+		for (i = 0; i < tr->nsegs; i++) {
+			const struct eng_segment *s = &tr->segs[i];
+
+			wb_printf(&b, "event %s ", tr->name);
+			put_name(&b, tl->clips[s->clip].name, flags);
+			wb_printf(&b, " %" PRId64 " %" PRId64 " @%" PRId64 "\n",
+				  s->src_in, s->frames, s->rec_in);
+		}
+	}
+	if (b.err) {
+		rc = b.err;
+		free(b.p);
+		return rc;
+	}
+	*text = b.p;
+	*len = b.len;
+	return 0;
+}

@@ -1,0 +1,165 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Mounted: EDL and OTIO timelines (tests/fixtures and, when present, the
+# shared samples) get their media from timelinefs-gen --for, mount, and read
+# back byte for byte as tests/tools/tlexpect.py computes them from the
+# resolved edit (timelinefs-gen --dump-tl, .tl text): an independent check
+# of the read path; access rows per track equal tlexpect's slice counts.
+# TLFS_SHARED names the shared folder (default: ../shared of the repo).
+. "$(dirname "$0")/lib.sh"
+
+SHARED=${TLFS_SHARED:-$TOP/../shared}
+SAMPLES=$SHARED/samples
+FIX=$TOP/tests/fixtures
+
+# expect_media SRC DST: DST holds a hard link to every regular file of SRC
+# under the name --dump-tl spells its clip with (blank, '#', '%' as %XX),
+# so tlexpect.py finds the same bytes the mount reads.
+expect_media() {
+	python3 - "$1" "$2" <<'PY'
+import os, stat, sys
+src, dst = (os.fsencode(a) for a in sys.argv[1:3])
+os.makedirs(dst, exist_ok=True)
+for n in os.listdir(src):
+    p = os.path.join(src, n)
+    if not stat.S_ISREG(os.lstat(p).st_mode):
+        continue
+    e = b"".join(b"%%%02X" % c if c in b" \t\r\v\f\n#%" else bytes([c])
+                 for c in n)
+    os.link(p, os.path.join(dst, e))
+PY
+}
+
+# expect_all DIR NAME...: "NAME SIZE SHA256 TRACK=ROWS..." per timeline
+# from DIR/NAME.tl and the media in DIR/expect, through tlexpect.py's own
+# functions in one process (a python start costs 0.3-0.5 s on slow hosts).
+expect_all() {
+	python3 - "$TOP/tests/tools" "$@" <<'PY'
+import hashlib, sys
+sys.path.insert(0, sys.argv[1])
+import tlexpect
+d = sys.argv[2]
+for n in sys.argv[3:]:
+    tl = tlexpect.parse_tl("%s/%s.tl" % (d, n))
+    media = tlexpect.Media(tl, d + "/expect")
+    h = hashlib.sha256()
+    for c in tlexpect.chunks(tl, media):
+        h.update(c)
+    media.close()
+    rows = sorted("%s=%d" % (t, k) for t, k in tlexpect.count_slices(tl) if k)
+    print(n, tl.size(), h.hexdigest(), " ".join(rows))
+PY
+}
+
+# play_set LABEL "RATE OPTIONS": --for every timeline of $TLS into one
+# media folder, mount it, compare every timeline, then its access rows.
+play_set() {
+	label=$1
+	rates=$2
+	dir=$T/$label
+	M=$dir/media
+	mkdir -p "$dir"
+	set --
+	count=0
+	for f in $TLS; do
+		set -- "$@" --for "$f"
+		count=$((count + 1))
+	done
+	# shellcheck disable=SC2086
+	if ! "$GEN" $rates "$@" "$M" >"$dir/gen.log" 2>&1; then
+		cat "$dir/gen.log"
+		not_ok "$label: timelinefs-gen --for"
+		return
+	fi
+	ok "$label: timelinefs-gen --for writes the media of $count timelines"
+	opts=pace=off,backing=buffered,db=$dir/t.db
+	mopt=$(sed -n 's/^mount them: timelinefs -o \([^ ]*\) .*/\1/p' "$dir/gen.log")
+	[ -z "$mopt" ] || opts=$opts,$mopt
+	mount_fs "$M" "$dir/mnt" -o "$opts" || { not_ok "$label: mount"; return; }
+	expect_media "$M" "$dir/expect"
+	names=
+	for f in $TLS; do
+		b=$(basename "$f")
+		names="$names ${b%.*}"
+		# shellcheck disable=SC2086
+		"$GEN" $rates --dump-tl "$M/timelines/$b" >"$dir/${b%.*}.tl"
+	done
+	# shellcheck disable=SC2086
+	expect_all "$dir" $names >"$dir/expect.txt" || not_ok "$label: tlexpect"
+	while read -r n size sha rows; do
+		check_eq "$label: size of $n" "$size" "$(stat -c %s "$dir/mnt/$n")"
+		got=$(dd if="$dir/mnt/$n" bs=1M status=none | sha256sum | cut -d' ' -f1)
+		check_eq "$label: bytes of $n" "$sha" "$got"
+	done <"$dir/expect.txt"
+	umount_fs "$dir/mnt"
+	DB=$dir/t.db
+	q "select t.name, a.track || '=' || count(*) from access a
+		join stream s on s.id = a.stream_id
+		join timeline t on t.id = s.timeline_id
+		group by t.name, a.track" >"$dir/rows.txt"
+	while read -r n size sha rows; do
+		got=$(sed -n "s/^$n|//p" "$dir/rows.txt" | LC_ALL=C sort | tr '\n' ' ')
+		check_eq "$label: access rows per track of $n" "$rows" "${got% }"
+	done <"$dir/expect.txt"
+}
+
+# At the default rates: the fixtures (each a few MB).
+TLS=
+for f in "$FIX"/edl/*.edl "$FIX"/otio/*.otio; do
+	TLS="$TLS $f"
+done
+# a copy of a fixture with a NAME.edl.fps sidecar, which must travel along
+mkdir -p "$T/in"
+cp "$FIX/edl/channels.edl" "$T/in/chan25.edl"
+echo 25 >"$T/in/chan25.edl.fps"
+TLS="$TLS $T/in/chan25.edl"
+play_set fixtures ""
+check_eq "the sidecar is copied beside the timeline" 25 \
+	"$(cat "$T/fixtures/media/timelines/chan25.edl.fps" 2>/dev/null)"
+check_eq "the sidecar's rate is the one used" "fps 25/1" \
+	"$(grep '^fps' "$T/fixtures/chan25.tl")"
+
+# The shared samples, at low rates: their sources run to hours of
+# timecode, and what is checked here does not depend on the rate.
+if [ -d "$SAMPLES" ]; then
+	TLS=
+	for f in "$SAMPLES"/*.edl "$SAMPLES"/*.otio; do
+		[ -f "$f" ] || continue
+		case $f in *dissolve_test_fail*) continue ;; esac
+		TLS="$TLS $f"
+	done
+	play_set samples "--video-rate 100000 --audio-rate 4800"
+	check "a sample that does not load writes nothing" sh -c "
+		! '$GEN' --for '$SAMPLES/otio-cmx3600-adapter__sample_data__dissolve_test_fail.edl' \
+			'$T/fail' >'$T/fail.log' 2>&1 && [ ! -e '$T/fail' ] &&
+		grep -q 'nothing written' '$T/fail.log'"
+else
+	echo "# skip: no shared samples in $SAMPLES (set TLFS_SHARED)"
+fi
+
+# --dump-tl of a dump gives the same edit back (names without %XX)
+M=$T/fixtures/media
+for n in speed transitions transition nested; do
+	f=$T/fixtures/$n.tl
+	"$GEN" --dump-tl "$f" >"$T/re-$n.tl" 2>"$T/re.err" || cat "$T/re.err"
+	check "--dump-tl of the dump of $n is the same edit" \
+		sh -c "[ \"\$(grep -v '^#' '$f')\" = \"\$(grep -v '^#' '$T/re-$n.tl')\" ]"
+done
+
+# --fps writes the rate as the copy's sidecar, so the mount loads alike
+"$GEN" --fps 25 --for "$FIX/edl/channels.edl" "$T/fps" >"$T/fps.log"
+check_eq "--fps is written as the sidecar" 25/1 \
+	"$(cat "$T/fps/timelines/channels.edl.fps")"
+check "and the timeline is reported at 25 fps" grep -q "at 25 fps" "$T/fps.log"
+
+# a file that would make a clip ambiguous is refused before writing
+mkdir -p "$T/amb"
+: >"$T/amb/R1.V.mov"
+check "a clip file that would be ambiguous is refused" sh -c "
+	! '$GEN' --for '$FIX/edl/channels.edl' '$T/amb' 2>'$T/amb.log' &&
+	grep -q 'R1.V.mov would make clip R1 track V ambiguous' '$T/amb.log' &&
+	[ ! -e '$T/amb/R1.V.raw' ]"
+check "--for with --clips is a usage error" sh -c "
+	'$GEN' --clips 3 --for '$FIX/edl/channels.edl' '$T/u' 2>/dev/null
+	[ \$? -eq 2 ]"
+finish

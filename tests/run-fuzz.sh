@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tests/run-fuzz.sh SECONDS: build every tests/fuzz/fuzz_*.c with libFuzzer
+# (make fuzz-build, into build/fuzz) and run each for SECONDS on a scratch
+# corpus seeded from tests/fuzz/corpus/NAME (read only: new inputs go to
+# build/fuzz/corpus-NAME, crashes to build/fuzz/crash-NAME-*).  A target
+# passes when it ran SECONDS without a crash, leak or timeout.  Prints
+# "N passed, N failed" last; exit 77 when clang's libFuzzer is missing.
+set -u
+secs=${1:-120}
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/fuzz
+cc=${FUZZ_CC:-clang}
+
+case $secs in
+'' | *[!0-9]*) echo "usage: $0 SECONDS" >&2; exit 2 ;;
+esac
+mkdir -p "$out"
+probe=$out/probe
+printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\n%s\n' \
+	'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
+	>"$probe.c"
+if ! "$cc" -fsanitize=fuzzer,address,undefined -o "$probe" "$probe.c" \
+	>/dev/null 2>&1; then
+	rm -f "$probe" "$probe.c"
+	echo "skip: $cc cannot build libFuzzer targets (install clang and libclang-rt-14-dev)"
+	exit 77
+fi
+rm -f "$probe" "$probe.c"
+
+if ! make -C "$top" --no-print-directory -j2 fuzz-build; then
+	echo "fuzz targets do not build"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+pass=0 fail=0
+for src in "$top"/tests/fuzz/fuzz_*.c; do
+	name=$(basename "$src" .c)
+	name=${name#fuzz_}
+	bin=$out/fuzz_$name
+	seeds=$top/tests/fuzz/corpus/$name
+	work=$out/corpus-$name
+	log=$out/$name.log
+	rm -rf "$work"
+	mkdir -p "$work"
+	[ -d "$seeds" ] || seeds=
+	# -timeout: one input taking this long is a hang (a failure);
+	# the committed corpus is the second directory: only read
+	# shellcheck disable=SC2086
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$out/crash-$name-" \
+		"$work" $seeds >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	if [ "$rc" -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "ok - fuzz_$name: ${runs:-?} runs in ${secs}s"
+	else
+		fail=$((fail + 1))
+		echo "not ok - fuzz_$name exited $rc; tail of $log:"
+		tail -30 "$log" | sed 's/^/#   /'
+	fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

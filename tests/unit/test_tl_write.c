@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of engine/tl_write.c: the exact text for a small edit, round
+ * trips through the real .tl parser from .tl, EDL and OTIO timelines, and
+ * clip names .tl cannot hold (refused, or %XX-escaped on request).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+
+static void print_diag(const struct eng_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		print_error("%s\n", d->msgs[i]);
+}
+
+/* Write tl, parse the text back and check it is the same edit. */
+static void round_trip(const struct eng_timeline *tl)
+{
+	struct eng_timeline *back = NULL;
+	struct eng_diag d = { 0 };
+	char *text = NULL;
+	size_t len, t, i;
+
+	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
+	assert_int_equal(strlen(text), len);
+	if (eng_tl_parse("back.tl", "back", text, len, &back, &d) < 0) {
+		print_diag(&d);
+		fail_msg("the text does not parse:\n%s", text);
+	}
+	assert_int_equal(back->fps.num, tl->fps.num);
+	assert_int_equal(back->fps.den, tl->fps.den);
+	assert_int_equal(back->ntracks, tl->ntracks);
+	assert_int_equal(back->frames, tl->frames);
+	assert_true(back->bytes == tl->bytes);
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *a = &tl->tracks[t], *b = &back->tracks[t];
+
+		assert_string_equal(a->name, b->name);
+		assert_true(a->rate == b->rate);
+		assert_int_equal(a->align, b->align);
+		assert_int_equal(a->nsegs, b->nsegs);
+		for (i = 0; i < a->nsegs; i++) {
+			assert_string_equal(tl->clips[a->segs[i].clip].name,
+					    back->clips[b->segs[i].clip].name);
+			assert_int_equal(a->segs[i].src_in, b->segs[i].src_in);
+			assert_int_equal(a->segs[i].rec_in, b->segs[i].rec_in);
+			assert_int_equal(a->segs[i].frames, b->segs[i].frames);
+		}
+	}
+	free(text);
+	eng_tl_free(back);
+	eng_diag_free(&d);
+}
+
+static void test_exact_text(void **state)
+{
+	static const char in[] =
+		"fps 25\n"
+		"track V 18M\n"
+		"track A1 144000 align=3\n"
+		"event V,A1 c1 10 20\n"
+		"event V c2 0 5 @5\n"
+		"event A1 c3 7 4 @30\n";
+	static const char want[] =
+		"# in resolved from in.tl: 34 frames, every segment at its record frame\n"
+		"fps 25/1\n"
+		"track V 18000000\n"
+		"track A1 144000 align=3\n"
+		"event V c1 10 5 @0\n"
+		"event V c2 0 5 @5\n"
+		"event V c1 20 10 @10\n"
+		"event A1 c1 10 20 @0\n"
+		"event A1 c3 7 4 @30\n";
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char *text;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(eng_tl_parse("in.tl", "in", in, strlen(in), &tl, &d),
+			 0);
+	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
+	assert_string_equal(text, want);
+	assert_int_equal(len, strlen(want));
+	free(text);
+	/* nothing to escape: the same text */
+	assert_int_equal(eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &d),
+			 0);
+	assert_string_equal(text, want);
+	free(text);
+	round_trip(tl);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* An EDL dissolve (V and its Vx track) and an OTIO transition resolve to
+ * segments that write and parse back as the same edit. */
+static void test_round_trip_edl_otio(void **state)
+{
+	static const char edl[] =
+		"TITLE: dissolve\n"
+		"FCM: NON-DROP FRAME\n"
+		"001  A        V     C        01:00:00:00 01:00:01:00 01:00:00:00 01:00:01:00\n"
+		"002  A        V     C        01:00:01:00 01:00:01:00 01:00:01:00 01:00:01:00\n"
+		"002  B        V     D    010 02:00:00:00 02:00:02:00 01:00:01:00 01:00:03:00\n"
+		"003  C        AA    C        00:10:00:00 00:10:00:20 01:00:00:10 01:00:01:00\n";
+	static const char otio[] =
+		"{\"OTIO_SCHEMA\": \"Timeline.1\", \"tracks\": {\n"
+		" \"OTIO_SCHEMA\": \"Stack.1\", \"children\": [{\n"
+		"  \"OTIO_SCHEMA\": \"Track.1\", \"kind\": \"Video\", \"children\": [\n"
+		"   {\"OTIO_SCHEMA\": \"Clip.1\", \"name\": \"a\", \"source_range\": {\n"
+		"    \"start_time\": {\"value\": 5, \"rate\": 24},\n"
+		"    \"duration\": {\"value\": 20, \"rate\": 24}}},\n"
+		"   {\"OTIO_SCHEMA\": \"Transition.1\",\n"
+		"    \"in_offset\": {\"value\": 4, \"rate\": 24},\n"
+		"    \"out_offset\": {\"value\": 4, \"rate\": 24}},\n"
+		"   {\"OTIO_SCHEMA\": \"Clip.1\", \"name\": \"b\", \"source_range\": {\n"
+		"    \"start_time\": {\"value\": 30, \"rate\": 24},\n"
+		"    \"duration\": {\"value\": 10, \"rate\": 24}}}]}]}}\n";
+	struct eng_load_options o;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	eng_load_options_default(&o);
+	if (eng_edl_parse("d.edl", "d", edl, strlen(edl), &o, &tl, &d) < 0) {
+		print_diag(&d);
+		fail();
+	}
+	assert_true(eng_tl_find_track(tl, "Vx") >= 0);
+	round_trip(tl);
+	eng_tl_free(tl);
+	tl = NULL;
+	if (eng_otio_parse("t.otio", "t", otio, strlen(otio), &o, &tl, &d) < 0) {
+		print_diag(&d);
+		fail();
+	}
+	assert_true(eng_tl_find_track(tl, "Vx") >= 0);
+	round_trip(tl);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* Names with a blank or a leading '#': one message each without the flag;
+ * with it every blank, '#' and '%' is %XX and the text parses. */
+static void test_names(void **state)
+{
+	struct eng_timeline *tl = eng_tl_new("n", "n.edl"), *back = NULL;
+	struct eng_diag d = { 0 };
+	char *text = (char *)"x";
+	size_t len = 1;
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 25, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", 1000, 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "My Clip", 3), 0);
+	assert_int_equal(eng_tl_clip(tl, "#1", 4), 1);
+	assert_int_equal(eng_tl_clip(tl, "50%#", 5), 2);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 2, 3), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 5, 9, 1, 3), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 1, 0, 2, 2, 4), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 2, 0, 4, 2, 5), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+
+	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), -EINVAL);
+	assert_null(text);
+	assert_int_equal(len, 0);
+	assert_int_equal(d.n, 2);	/* "50%#" is a .tl word */
+	assert_string_equal(d.msgs[0],
+			    "n.edl:3: clip 'My Clip' cannot be written as .tl: its name has a blank or starts with '#'");
+	assert_non_null(strstr(d.msgs[1], "n.edl:4: clip '#1'"));
+
+	assert_int_equal(eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &d),
+			 0);
+	assert_non_null(strstr(text, "\nevent V My%20Clip 0 2 @0\n"));
+	assert_non_null(strstr(text, "\nevent V %231 0 2 @2\n"));
+	assert_non_null(strstr(text, "\nevent V 50%25%23 0 2 @4\n"));
+	assert_non_null(strstr(text, "\nevent V My%20Clip 5 1 @9\n"));
+	assert_non_null(strstr(text, "# in clip names %XX"));
+	assert_int_equal(eng_tl_parse("e.tl", "e", text, len, &back, &d), 0);
+	assert_int_equal(back->nclips, 3);
+	assert_string_equal(back->clips[0].name, "My%20Clip");
+	assert_int_equal(back->frames, 10);
+	free(text);
+	eng_tl_free(back);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_text),
+		cmocka_unit_test(test_round_trip_edl_otio),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
