@@ -49,7 +49,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 PROGS = $(B)/timelinefs $(B)/timelinefs-gen
 
 .PHONY: all test unit integration demo bench install uninstall clean format \
-	check-format deps valgrind
+	check-format deps valgrind soak
 all: $(PROGS)
 
 $(B)/%.o: %.c
@@ -119,9 +119,62 @@ test: deps
 valgrind: $(UNIT_BIN)
 	@VALGRIND=1 sh tests/run-unit.sh $(UNIT_BIN)
 
+# soak: the load test at full length (64 readers, 60 s, 200 cycles)
+soak: $(PROGS)
+	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_LOAD=1 LOAD_SECONDS=60 CYCLES=200 \
+		sh tests/integration/test_load.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/demo.sh
+
+# bench: the daemon's own cost against dd, pread and fio on page-cached
+# media (tests/bench/bench.sh); a table on stdout and $(B)/bench.json.
+BENCH_DEPS = fio sqlite3 python3
+$(B)/tests/bench/tlbench: tests/bench/tlbench.c $(B)/libstore.a
+	$(q) CC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ischema -o $@ $< $(B)/libstore.a \
+		$(ALL_LDFLAGS) $(call pc_libs,sqlite3) -lpthread $(LDLIBS)
+
+bench: deps
+	@sh tests/deps.sh $(BENCH_DEPS)
+	@$(MAKE) --no-print-directory all $(B)/tests/bench/tlbench
+	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_TOP=$(CURDIR) sh tests/bench/bench.sh
+
+# ---------------------------------------------------------------- fuzz
+# make fuzz: every tests/fuzz/fuzz_*.c built with clang's libFuzzer, ASan
+# and UBSan into build/fuzz/, each run FUZZ_SECONDS on a scratch copy of
+# its seed corpus tests/fuzz/corpus/NAME (tests/run-fuzz.sh).  The engine
+# objects are built once for all targets.  EDL speed effects are capped
+# lower so that an input stays fast (see fuzz_edl.c).
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 120
+FUZZ_DIR = build/fuzz
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -D_FILE_OFFSET_BITS=64 \
+	      -D_GNU_SOURCE -DEDL_SPEED_SEGS_MAX=2000 -Iengine \
+	      -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	      -fno-omit-frame-pointer $(call pc_cflags,json-c)
+FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
+FUZZ_OBJ = $(ENGINE_SRC:engine/%.c=$(FUZZ_DIR)/obj/%.o)
+
+$(FUZZ_DIR)/obj/%.o: engine/%.c
+	$(q) FUZZCC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(q) FUZZLD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) \
+		$(call pc_libs,json-c) -lpthread
+
+.PHONY: fuzz fuzz-build
+.SECONDARY: $(FUZZ_OBJ)
+fuzz-build: $(FUZZ_BIN)
+
+fuzz:
+	@sh tests/run-fuzz.sh $(FUZZ_SECONDS)
 
 # ---------------------------------------------------------------- install
 install: $(PROGS)

@@ -82,6 +82,11 @@ struct eng_media {
 
 struct eng_track {
 	char name[ENG_TRACK_NAME_MAX];
+	/* The track whose media files this one reads: its own name, except
+	 * for a transition track "Tx" added after a track "T" (the outgoing
+	 * side of a dissolve or wipe, see edl_parse.c): that reads T's
+	 * files, since it plays the same clips' essence. */
+	char media[ENG_TRACK_NAME_MAX];
 	uint64_t rate;		/* bytes of essence per second */
 	uint32_t align;		/* bytes per sample unit (>= 1) */
 	struct eng_segment *segs; /* after finalize: sorted, disjoint */
@@ -223,6 +228,30 @@ int eng_otio_parse(const char *path, const char *name, const char *text,
 int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 		      struct eng_timeline **out, struct eng_diag *diag);
 
+/* The load options for the timeline file `path`: *def, with the frame rate
+ * of a sidecar file PATH.fps ("NAME.edl.fps" holding e.g. "25" or
+ * "24000/1001", first word only) when one can be read.  The mount and
+ * timelinefs-gen --for both use it, so they load a timeline alike.
+ * Returns 0, -EINVAL for a sidecar with a bad rate (one message naming
+ * it; *out is then *def) or -ENOMEM. */
+int eng_load_options_for(const char *path, const struct eng_load_options *def,
+			 struct eng_load_options *out, struct eng_diag *diag);
+
+/* The .tl text (engine/tl_write.c) of a finalized timeline from any
+ * parser: a comment line naming it, fps, the tracks in order, then per
+ * track one "event TRACK CLIP SRC FRAMES @REC" per resolved segment, in
+ * record order.  Parsing it gives the same tracks and segments (lines
+ * aside), hence the same virtual file.  A clip whose name has no .tl
+ * spelling (a blank in it, or a leading '#') is one message each and
+ * -EINVAL, unless flags has ENG_TL_WRITE_ESCAPE: then every blank, '#'
+ * and '%' byte of every clip name is written as %XX (upper-case hex), so
+ * the text parses, but names media files that way (a second comment line
+ * says so when a name was changed).  *text is malloc'ed and NUL-terminated (*len excludes the NUL;
+ * NULL on failure); returns 0, -EINVAL or -ENOMEM. */
+#define ENG_TL_WRITE_ESCAPE 1u
+int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
+		 size_t *len, struct eng_diag *diag);
+
 /* ------------------------------------------------------------------ */
 /* Media                                                                */
 
@@ -247,6 +276,14 @@ int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
 int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 		      const char *media_dir, struct eng_diag *diag);
 
+/* Bytes of essence (after the header) that segment s of track t needs in
+ * its clip file: the largest end over its frames of the slice at the
+ * source frame's offset with the timeline frame's length (DESIGN.md), the
+ * rule eng_media_resolve() checks files by and timelinefs-gen --for sizes
+ * them by.  0, or -ERANGE when the need does not fit 64 bits. */
+int eng_segment_bytes_needed(const struct eng_timeline *tl, size_t t,
+			     const struct eng_segment *s, uint64_t *need);
+
 /* ------------------------------------------------------------------ */
 /* Injected clock and backing I/O                                       */
 
@@ -266,14 +303,36 @@ struct eng_io {
 	void (*dontneed)(void *ctx, int fd, uint64_t off, uint64_t len);
 	void (*close)(void *ctx, int fd);
 	void *ctx;
+	/* Optional (NULL: never checked).  Is fd, got from open(file), still
+	 * the readable regular file that `file` names?  The player calls it
+	 * right after each open and then at most every ENG_MEDIA_CHECK_NS per
+	 * open fd, so that a clip deleted, replaced (a symlink swapped in) or
+	 * made unreadable while it is played fails its reads instead of
+	 * serving the old inode.  0, or -ENOENT (deleted or renamed away),
+	 * -ESTALE (the name now holds another file), -ELOOP (now a symlink),
+	 * -EACCES (no read permission bit left), other -errno. */
+	int (*check)(void *ctx, int fd, const char *file);
+	/* Optional: pread that also says which faults were injected into it
+	 * (ENG_INJECT_* bits, 0 for none); the player prefers it to pread. */
+	ssize_t (*pread_ex)(void *ctx, int fd, void *buf, size_t len,
+			    uint64_t off, unsigned *injected);
 };
 
+/* How often the player re-checks an open media fd (struct eng_io.check). */
+#define ENG_MEDIA_CHECK_NS (100 * 1000 * 1000ULL)
+
 /* The real clock and I/O on the media folder open as dirfd (engine/io_real.c).
- * Holds no state but the dirfd; `warned_direct` is set (once) when an
+ * open() takes a plain file name (no '/', not "." or ".."; -EINVAL) and
+ * resolves it with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the
+ * kernel has it, else openat(O_NOFOLLOW); a symlink is -ELOOP, anything but
+ * a regular file -EINVAL.  check() compares the fd with what the name holds
+ * now (fstat vs fstatat) and treats a mode without any read bit as -EACCES
+ * even for root.  Holds no state but the dirfd; `warned_direct` is set (once) when an
  * O_DIRECT open was refused and a buffered fd was returned. */
 struct eng_io_real {
 	int dirfd;
 	int warned_direct;
+	int no_openat2;		/* the kernel has no openat2: O_NOFOLLOW */
 };
 void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd);
 
@@ -315,6 +374,7 @@ struct eng_access {
 	uint64_t issued_ns;
 	uint64_t done_ns;
 	int err;		/* 0 or a positive errno */
+	unsigned injected;	/* ENG_INJECT_* bits: faults injected into it */
 };
 
 typedef void (*eng_record_fn)(void *ctx, const struct eng_access *a);
@@ -367,6 +427,56 @@ struct eng_player_stats {
 	uint64_t worst_ns;	/* largest done - issued */
 };
 void eng_player_stats(struct eng_player *p, struct eng_player_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* Fault injection (engine/inject.c): an eng_io wrapper, unreliablefs-style */
+
+#define ENG_INJECT_DELAY 1u	/* the read was delayed */
+#define ENG_INJECT_ERROR 2u	/* the read failed with an injected errno */
+#define ENG_INJECT_MAX_RULES 32
+
+/*
+ * A spec is rules separated by ';' or '+'; a rule is ':'-separated
+ * key=value fields (',' is never used: mount options split on it):
+ *     clip=GLOB        clip name (fnmatch; default *)
+ *     track=GLOB       track name (V, A1, A*; default *)
+ *     delay=D[-D][@P]  sleep D (or uniform in [D1, D2]) before the read;
+ *                      D is a number with unit ns, us, ms or s
+ *     error=E[@P]      fail the read with errno E (EIO, ENOSPC, ETIMEDOUT,
+ *                      EACCES, ENOENT, ESTALE, ENXIO, ENODATA or a number)
+ *     seed=N           seed of the random choices (default 1; any rule)
+ * P is the probability per read: 0.01, 1% (default 1).  A rule needs a
+ * delay or an error.  Every rule matching a read applies: delays add up,
+ * the first matching error wins.
+ * Example: "clip=clip000*:track=V:delay=1ms-20ms;track=A1:error=EIO@0.01".
+ */
+struct eng_inject;
+
+/* Parse spec.  Each problem is added to diag as "inject:RULE: reason"
+ * (RULE counts from 1); returns 0, -EINVAL (diag says why) or -ENOMEM;
+ * *out is NULL on failure.  Free with eng_inject_free(). */
+int eng_inject_parse(const char *spec, struct eng_inject **out,
+		     struct eng_diag *diag);
+/* Number of rules of a parsed spec. */
+size_t eng_inject_rules(const struct eng_inject *inj);
+/* Make *out an eng_io that forwards to *inner (which must outlive it, as
+ * must inj) with the faults of inj on the reads of the files whose names
+ * match (media file NAME.TRACK.EXT, as eng_media_resolve names them).
+ * Delays sleep with inner's clock; choices come from a seeded eng_rng, so
+ * a single-threaded sequence of reads is reproducible.  Thread-safe.
+ * 0, or -EINVAL when inner lacks pread/open/close/now/sleep_until. */
+int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
+		    struct eng_io *out);
+
+struct eng_inject_stats {
+	uint64_t reads;		/* preads through the wrapper */
+	uint64_t matched;	/* reads of a file some rule matches */
+	uint64_t delayed;	/* reads delayed */
+	uint64_t delay_ns;	/* total injected delay */
+	uint64_t errors;	/* reads failed by injection */
+};
+void eng_inject_stats(struct eng_inject *inj, struct eng_inject_stats *st);
+void eng_inject_free(struct eng_inject *inj);
 
 /* ------------------------------------------------------------------ */
 /* Generator (logic of timelinefs-gen)                                  */
@@ -511,6 +621,50 @@ void eng_gen_timeline_name(uint32_t index, char *buf, size_t len);
  * NUL); the caller frees it.  0, -EINVAL (as eng_gen_plan) or -ENOMEM. */
 int eng_gen_tl_text(const struct eng_gen_config *c, uint32_t index,
 		    const struct eng_gen_event *ev, char **text, size_t *len);
+
+/* timelinefs-gen --for: the clip files that existing timelines need.  A
+ * track whose name starts with 'A' (A1, A2, A1x ...) is audio and gets a
+ * WAVE file CLIP.TRACK.wav with the 44-byte header (one channel, sample
+ * rate rate/align, align*8 bits; raw when those do not fit a WAVE header),
+ * every other track (V, V2, Vx ...) raw essence CLIP.TRACK.raw.  The
+ * essence is the stream eng_rng_fill() gives from eng_gen_media_seed(),
+ * the same bytes whatever its length, so that files for more timelines
+ * only grow. */
+struct eng_gen_media {
+	char *clip;		/* clip name */
+	char *file;		/* "CLIP.TRACK.raw" or "CLIP.TRACK.wav" */
+	char track[ENG_TRACK_NAME_MAX];
+	int wav;		/* header: sample_rate, bits */
+	int too_big;		/* an event needs more than 2^64 bytes */
+	uint32_t sample_rate;
+	uint16_t bits;
+	uint64_t bytes;		/* essence: the most any segment needs */
+	uint64_t seed;		/* of its stream */
+};
+
+struct eng_gen_media_plan {
+	struct eng_gen_media *files;	/* in order of first use */
+	size_t n;
+	size_t cap;
+};
+
+/* Add what the finalized timeline tl needs to the plan (zero-initialized
+ * before the first call): each (clip, track) its segments play, with the
+ * essence length the largest eng_segment_bytes_needed() over them and over
+ * the timelines added before.  A file whose need passes 2^64 bytes is one
+ * message naming timeline, line, clip and track, and -EINVAL (the rest is
+ * still added); -ENOMEM. */
+int eng_gen_media_add(struct eng_gen_media_plan *p,
+		      const struct eng_timeline *tl, uint64_t seed,
+		      struct eng_diag *diag);
+void eng_gen_media_free(struct eng_gen_media_plan *p);
+/* Size of the whole file: essence, plus header and RIFF pad for WAVE. */
+uint64_t eng_gen_media_file_bytes(const struct eng_gen_media *m);
+/* eng_rng_derive(seed, FNV-1a-64(clip), FNV-1a-64(track)). */
+uint64_t eng_gen_media_seed(uint64_t seed, const char *clip,
+			    const char *track);
+/* 1 for an audio track name ("A..."), else 0. */
+int eng_gen_track_is_audio(const char *track);
 
 /* ------------------------------------------------------------------ */
 /* Live status (the mount's hidden .status file)                        */

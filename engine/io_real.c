@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The real clock and backing I/O behind struct eng_io: CLOCK_MONOTONIC,
- * absolute sleeps, and reads of the media folder's files.
+ * absolute sleeps, and reads of the media folder's files, opened so that a
+ * name can never leave the folder or follow a symlink.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 
 #include "engine.h"
 
@@ -33,28 +40,95 @@ static void real_sleep_until(void *ctx, uint64_t ns)
 		;
 }
 
+/* A media file name is one path component: nothing to resolve. */
+static int plain_name(const char *file)
+{
+	return file[0] && !strchr(file, '/') && strcmp(file, ".") != 0 &&
+	       strcmp(file, "..") != 0;
+}
+
+/* openat2 confines the lookup in the kernel (no symlink anywhere, nothing
+ * outside dirfd); kernels before 5.6 get openat + O_NOFOLLOW, which is
+ * equivalent for a name without '/'. */
+static int open_beneath(struct eng_io_real *real, const char *file, int flags)
+{
+	int fd;
+
+#ifdef SYS_openat2
+	if (!real->no_openat2) {
+		struct open_how how;
+
+		memset(&how, 0, sizeof(how));
+		how.flags = (uint64_t)flags;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			      RESOLVE_NO_MAGICLINKS;
+		fd = (int)syscall(SYS_openat2, real->dirfd, file, &how,
+				  sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return fd < 0 ? -errno : fd;
+		real->no_openat2 = 1;
+	}
+#endif
+	fd = openat(real->dirfd, file, flags | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
 static int real_open(void *ctx, const char *file, int direct, int *is_direct)
 {
 	struct eng_io_real *real = ctx;
-	int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW;
-	int fd;
+	/* O_NONBLOCK: a FIFO swapped in must not hang the open */
+	int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+	struct stat st;
+	int fd = -EINVAL;
 
 	if (is_direct)
 		*is_direct = 0;
+	if (!file || !plain_name(file))
+		return -EINVAL;
 	if (direct) {
-		fd = openat(real->dirfd, file, flags | O_DIRECT);
+		fd = open_beneath(real, file, flags | O_DIRECT);
 		if (fd >= 0) {
 			if (is_direct)
 				*is_direct = 1;
+		} else if (fd == -EINVAL) {
+			/* tmpfs and some FUSE file systems refuse O_DIRECT */
+			real->warned_direct = 1;
+		} else {
 			return fd;
 		}
-		if (errno != EINVAL)
-			return -errno;
-		/* tmpfs and some FUSE file systems refuse O_DIRECT */
-		real->warned_direct = 1;
 	}
-	fd = openat(real->dirfd, file, flags);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		fd = open_beneath(real, file, flags);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		if (is_direct)
+			*is_direct = 0;
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static int real_check(void *ctx, int fd, const char *file)
+{
+	struct eng_io_real *real = ctx;
+	struct stat a, b;
+
+	if (fstat(fd, &a) < 0)
+		return -errno;
+	if (a.st_nlink == 0)
+		return -ENOENT;
+	if (fstatat(real->dirfd, file, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISLNK(b.st_mode))
+		return -ELOOP;
+	if (a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		return -ESTALE;
+	/* root reads a mode 000 file anyway; an NLE user would not */
+	if (!(b.st_mode & 0444))
+		return -EACCES;
+	return 0;
 }
 
 static ssize_t real_pread(void *ctx, int fd, void *buf, size_t len,
@@ -95,11 +169,14 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 {
 	real->dirfd = dirfd;
 	real->warned_direct = 0;
+	real->no_openat2 = 0;
 	io->now = real_now;
 	io->sleep_until = real_sleep_until;
 	io->open = real_open;
 	io->pread = real_pread;
 	io->dontneed = real_dontneed;
 	io->close = real_close;
+	io->check = real_check;
+	io->pread_ex = NULL;
 	io->ctx = real;
 }

@@ -20,6 +20,13 @@
 /* Iovecs per reply: a 1 MiB request of audio-only frames spans ~220. */
 #define FS_IOV_MAX 1024
 
+/* -o record=: which rows a stream writes to the store. */
+enum fs_record {
+	FS_RECORD_ALL,		/* stream and access rows */
+	FS_RECORD_STREAMS,	/* stream rows only */
+	FS_RECORD_OFF,		/* neither (the run and timeline rows stay) */
+};
+
 struct fs_config {
 	char *media_dir;	/* absolute, resolved before daemonizing */
 	char *mountpoint;
@@ -32,16 +39,21 @@ struct fs_config {
 	char *edl_origin;
 	char *video_rate;
 	char *audio_rate;
+	char *record;		/* all, streams or off */
 	unsigned buffer;
 	unsigned readahead_kb;
 	int direct_io;
 	int strict;
 	int show_help;
 	int show_version;
+	int allow_other;	/* given: default_permissions is added */
+	char *inject;		/* -o inject= specs joined by ';' */
+	struct eng_inject *inject_v; /* parsed; NULL without inject */
 	char *options;		/* the -o string as given, for the run row */
 	/* parsed values */
 	struct eng_pace pace_v;
 	enum eng_backing backing_v;
+	enum fs_record record_v;
 	struct eng_load_options load;
 };
 
@@ -76,6 +88,7 @@ struct fs {
 	struct fuse_session *se;
 	struct eng_io io;
 	struct eng_io_real io_real;
+	struct eng_io io_base;	/* the real io under -o inject's wrapper */
 	int media_fd;
 	struct store *store;
 	struct fs_file *files;

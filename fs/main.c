@@ -31,30 +31,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Per-file load options: an EDL's frame rate may come from NAME.edl.fps. */
-static int options_for(const char *path, const struct eng_load_options *def,
-		       struct eng_load_options *o, struct eng_diag *diag)
-{
-	char *side, *text = NULL;
-	size_t len;
-	int rc = 0;
-
-	*o = *def;
-	if (asprintf(&side, "%s.fps", path) < 0)
-		return -ENOMEM;
-	if (eng_read_file(side, &text, &len) == 0) {
-		text[strcspn(text, " \t\r\n")] = '\0';
-		if (eng_parse_fps(text, &o->fps) < 0) {
-			eng_diag_add(diag, side, 1, "bad frame rate '%s'",
-				     text);
-			rc = -EINVAL;
-		}
-	}
-	free(text);
-	free(side);
-	return rc;
-}
-
 /* Load, validate and resolve every timeline; print every problem. */
 static int load_timelines(struct fs *fs)
 {
@@ -107,7 +83,8 @@ static int load_timelines(struct fs *fs)
 
 		if (asprintf(&path, "%s/%s", fs->cfg.timelines, names[i]) < 0)
 			goto nomem;
-		if (options_for(path, &fs->cfg.load, &o, &diag) == 0 &&
+		if (eng_load_options_for(path, &fs->cfg.load, &o,
+					 &diag) == 0 &&
 		    eng_timeline_load(path, &o, &tl, &diag) == 0 &&
 		    eng_media_resolve(tl, fs->media_fd, fs->cfg.media_dir,
 				      &diag) == 0) {
@@ -328,6 +305,12 @@ int main(int argc, char *argv[])
 		goto err_args;
 	}
 	eng_io_real_init(&fs.io, &fs.io_real, fs.media_fd);
+	if (fs.cfg.inject_v) {
+		/* -o inject: every player reads through the fault wrapper */
+		fs.io_base = fs.io;
+		if (eng_inject_wrap(fs.cfg.inject_v, &fs.io_base, &fs.io) < 0)
+			goto err_files;
+	}
 	if (load_timelines(&fs) < 0 || store_probe(&fs) < 0)
 		goto err_files;
 	probe_direct(&fs);

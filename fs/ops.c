@@ -21,9 +21,11 @@
 /* Attributes never change while mounted. */
 #define FS_ATTR_TIMEOUT 3600.0
 /* Cached mode: drop the pages a reader has passed in steps this big, and
- * keep this much behind the newest request (a reader may still copy it). */
+ * keep this much behind the newest request: under load the reader may be
+ * several readahead windows behind it, and a page dropped before it copied
+ * it is read again (a re-read of frames already played). */
 #define FS_INVAL_STEP (8u << 20)
-#define FS_INVAL_KEEP (2u << 20)
+#define FS_INVAL_KEEP (8u << 20)
 
 static struct fs *fs_of(fuse_req_t req)
 {
@@ -161,6 +163,7 @@ static void record_access(void *ctx, const struct eng_access *a)
 		.issued_ns = a->issued_ns,
 		.done_ns = a->done_ns,
 		.err = a->err,
+		.injected = a->injected,
 	};
 
 	store_access_add(s->ss, &r);
@@ -172,8 +175,9 @@ static void stream_close(struct fs_stream *s)
 	struct eng_player_stats st;
 
 	eng_player_stats(s->player, &st);
-	store_stream_close(s->ss, fs->io.now(fs->io.ctx), st.bytes, st.frames,
-			   st.late_frames, st.failed_frames);
+	if (s->ss)	/* NULL under -o record=off */
+		store_stream_close(s->ss, fs->io.now(fs->io.ctx), st.bytes,
+				   st.frames, st.late_frames, st.failed_frames);
 	eng_player_free(s->player);
 	pthread_mutex_destroy(&s->busy);
 	free(s);
@@ -266,7 +270,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pc.backing = fs->cfg.backing_v;
 	pc.max_request = FS_MAX_READ;
 	pc.io = &fs->io;
-	pc.record = record_access;
+	/* record=streams/off: no callback at all, so the read path does not
+	 * even build the row it would drop */
+	pc.record = fs->cfg.record_v == FS_RECORD_ALL ? record_access : NULL;
 	pc.record_ctx = s;
 	rc = eng_player_new(f->tl, &pc, &s->player);
 	if (rc < 0) {
@@ -277,7 +283,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fs_comm_of(ctx->pid, s->comm, sizeof(s->comm));
 	s->pid = ctx->pid;
 	s->opened_ns = fs->io.now(fs->io.ctx);
-	rc = store_stream_open(fs->store, f->timeline_id, ctx->pid, s->comm,
+	rc = fs->cfg.record_v == FS_RECORD_OFF ? 0 :
+	     store_stream_open(fs->store, f->timeline_id, ctx->pid, s->comm,
 			       s->opened_ns, &s->ss);
 	if (rc < 0) {
 		eng_player_free(s->player);
@@ -320,26 +327,30 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 /* Cached mode: let go of the page cache the reader has passed, so a long
  * run does not fill the server's memory with copies of the timeline. */
-static void invalidate_passed(struct fs_stream *s, uint64_t off)
+/* Decide, under the player's lock (one stream's requests in order), which
+ * range the reader has passed; 0 when nothing is due yet. */
+static uint64_t passed_range(struct fs_stream *s, uint64_t off,
+			     uint64_t *from)
 {
 	uint64_t upto;
 
 	if (!s->cached || off < FS_INVAL_KEEP)
-		return;
+		return 0;
 	upto = (off - FS_INVAL_KEEP) & ~(uint64_t)4095;
 	if (upto < s->inval_done + FS_INVAL_STEP)
-		return;
-	fuse_lowlevel_notify_inval_inode(s->fs->se, s->ino,
-					 (off_t)s->inval_done,
-					 (off_t)(upto - s->inval_done));
+		return 0;
+	*from = s->inval_done;
 	s->inval_done = upto;
+	return upto - *from;
 }
 
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct fs_stream *s = (struct fs_stream *)(uintptr_t)fi->fh;
+	struct fuse_session *se = fs_of(req)->se;
 	struct iovec iov[FS_IOV_MAX];
+	uint64_t inval_from = 0, inval_len;
 	ssize_t n;
 	int cnt = 0;
 
@@ -363,10 +374,16 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_buf(req, iov[0].iov_base, iov[0].iov_len);
 	else
 		fuse_reply_iov(req, iov, cnt);
-	/* still under the player's lock: one stream's requests in order */
-	invalidate_passed(s, (uint64_t)off);
+	inval_len = passed_range(s, (uint64_t)off, &inval_from);
 	eng_player_unlock(s->player);
 	pthread_mutex_unlock(&s->busy);
+	/* With no lock held: the kernel waits here for pages under read,
+	 * whose requests may be queued behind this stream's lock (seen as
+	 * a deadlock with 64 unpaced readers).  Only se and ino are used,
+	 * so a RELEASE freeing the stream meanwhile is harmless. */
+	if (inval_len)
+		fuse_lowlevel_notify_inval_inode(se, ino, (off_t)inval_from,
+						 (off_t)inval_len);
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,

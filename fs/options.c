@@ -16,6 +16,8 @@
 enum {
 	KEY_HELP,
 	KEY_VERSION,
+	KEY_INJECT,
+	KEY_ALLOW_OTHER,
 };
 
 #define FS_OPT(t, p, v) { t, offsetof(struct fs_config, p), v }
@@ -34,6 +36,9 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("video_rate=%s", video_rate, 0),
 	FS_OPT("audio_rate=%s", audio_rate, 0),
 	FS_OPT("strict", strict, 1),
+	FS_OPT("record=%s", record, 0),
+	FUSE_OPT_KEY("inject=", KEY_INJECT),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
 	FUSE_OPT_KEY("--help", KEY_HELP),
 	FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -67,6 +72,14 @@ void fs_usage(const char *prog)
 	       "    -o video_rate=BYTES   V track rate of EDL/OTIO timelines (18M)\n"
 	       "    -o audio_rate=BYTES   A track rate of EDL/OTIO timelines (144000)\n"
 	       "    -o strict             skipped EDL/OTIO constructs are errors\n"
+	       "    -o inject=RULES       delay or fail backing reads, for tests:\n"
+	       "                          clip=GLOB:track=GLOB:delay=1ms-20ms[@P]:\n"
+	       "                          error=EIO[@P]:seed=N; rules split by ';'\n"
+	       "                          or '+', or given as several -o inject=\n"
+	       "    -o allow_other        let other users read (adds\n"
+	       "                          default_permissions)\n"
+	       "    -o record=WHAT        all (streams and accesses), streams (stream\n"
+	       "                          rows only) or off (run row only) (all)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
 	printf("general options:\n");
 	fuse_cmdline_help();
@@ -86,6 +99,22 @@ static int opt_proc(void *data, const char *arg, int key,
 	case KEY_VERSION:
 		cfg->show_version = 1;
 		return 0;
+	case KEY_INJECT: {
+		/* several -o inject= add up: join them as rules */
+		const char *spec = arg + strlen("inject=");
+		char *joined;
+
+		if (asprintf(&joined, "%s%s%s", cfg->inject ? cfg->inject : "",
+			     cfg->inject ? ";" : "", spec) < 0)
+			return -1;
+		free(cfg->inject);
+		cfg->inject = joined;
+		return 0;
+	}
+	case KEY_ALLOW_OTHER:
+		/* passed on to libfuse; fs_config_parse adds the checks */
+		cfg->allow_other = 1;
+		return 1;
 	case FUSE_OPT_KEY_NONOPT:
 		if (!cfg->media_dir) {
 			cfg->media_dir = strdup(arg);
@@ -236,11 +265,43 @@ int fs_config_parse(struct fuse_args *args, struct fs_config *cfg)
 			"10000 frames\n", cfg->buffer);
 		return -1;
 	}
+	if (!cfg->record || strcmp(cfg->record, "all") == 0) {
+		cfg->record_v = FS_RECORD_ALL;
+	} else if (strcmp(cfg->record, "streams") == 0) {
+		cfg->record_v = FS_RECORD_STREAMS;
+	} else if (strcmp(cfg->record, "off") == 0) {
+		cfg->record_v = FS_RECORD_OFF;
+	} else {
+		fprintf(stderr, "timelinefs: bad record '%s': expected all, "
+			"streams or off\n", cfg->record);
+		return -1;
+	}
 	if (cfg->readahead_kb > 1024 * 1024) {
 		fprintf(stderr, "timelinefs: bad readahead %u KiB\n",
 			cfg->readahead_kb);
 		return -1;
 	}
+	if (cfg->inject) {
+		struct eng_diag diag = { 0 };
+		size_t i;
+
+		if (eng_inject_parse(cfg->inject, &cfg->inject_v, &diag) < 0) {
+			for (i = 0; i < diag.n; i++)
+				fprintf(stderr, "timelinefs: %s\n",
+					diag.msgs[i]);
+			if (!diag.n)
+				fprintf(stderr, "timelinefs: bad inject '%s'\n",
+					cfg->inject);
+			eng_diag_free(&diag);
+			return -1;
+		}
+		eng_diag_free(&diag);
+	}
+	/* other users' processes may read: let the kernel check the modes
+	 * (0444 files, 0555 root) instead of trusting every caller */
+	if (cfg->allow_other &&
+	    fuse_opt_add_arg(args, "-odefault_permissions") < 0)
+		return -1;
 	return parse_load_options(cfg);
 }
 
@@ -257,5 +318,8 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->edl_origin);
 	free(cfg->video_rate);
 	free(cfg->audio_rate);
+	free(cfg->record);
+	free(cfg->inject);
+	eng_inject_free(cfg->inject_v);
 	free(cfg->options);
 }

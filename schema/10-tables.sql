@@ -56,7 +56,9 @@ CREATE TABLE IF NOT EXISTS stream (
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 
 -- One row per backing read (one per frame and track).  errno is 0 or the
--- positive errno of a failed read.
+-- positive errno of a failed read; injected says which faults -o inject
+-- put into it (a database of an older timelinefs gets the column added by
+-- store_open).
 CREATE TABLE IF NOT EXISTS access (
 	id INTEGER PRIMARY KEY,
 	stream_id INTEGER NOT NULL REFERENCES stream(id),
@@ -69,6 +71,7 @@ CREATE TABLE IF NOT EXISTS access (
 	due_ns INTEGER,			-- the frame's presentation time
 	issued_ns INTEGER,
 	done_ns INTEGER,
-	errno INTEGER NOT NULL DEFAULT 0
+	errno INTEGER NOT NULL DEFAULT 0,
+	injected INTEGER NOT NULL DEFAULT 0	-- -o inject bits: 1 delay, 2 error
 );
 CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);

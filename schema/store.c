@@ -90,8 +90,8 @@ static const char *const stmt_sql[STMT_N] = {
 			      "failed_frames = ? WHERE id = ?",
 	[STMT_ACCESS] = "INSERT INTO access (stream_id, frame, track, clip, "
 			"file_offset, length, sched_ns, due_ns, issued_ns, "
-			"done_ns, errno) "
-			"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"done_ns, errno, injected) "
+			"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 struct store {
@@ -266,6 +266,28 @@ static int read_user_version(sqlite3 *db, int *version)
 	return rc;
 }
 
+/* A database made before access.injected existed: CREATE TABLE IF NOT
+ * EXISTS keeps its old access table, so add the column (idempotent). */
+static int migrate_injected(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, found = 0;
+
+	rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('access') "
+				"WHERE name = 'injected'", -1, &s, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(s);
+		found = rc == SQLITE_ROW;
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_OK && !found)
+		rc = sqlite3_exec(db, "ALTER TABLE access ADD COLUMN injected "
+				  "INTEGER NOT NULL DEFAULT 0", NULL, NULL,
+				  NULL);
+	return rc;
+}
+
 /* Apply the schema in one transaction, refusing a newer schema version
  * (*newer is set to it).  Returns a SQLite code; on failure the
  * transaction is left open so that the caller can read the message before
@@ -284,6 +306,8 @@ static int apply_schema(sqlite3 *db, int *newer)
 	}
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = migrate_injected(db);
 	if (rc == SQLITE_OK && version < STORE_SCHEMA_VERSION) {
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
 			 STORE_SCHEMA_VERSION);
@@ -507,6 +531,7 @@ static int insert_access(struct store *st, int64_t stream_id,
 	bind_i64(s, 9, rel_ns(st, a->issued_ns), &rc);
 	bind_i64(s, 10, rel_ns(st, a->done_ns), &rc);
 	bind_i64(s, 11, a->err, &rc);
+	bind_i64(s, 12, a->injected, &rc);
 	step_done(st->db, s, "insert access row", &rc, msg);
 	return rc;
 }

@@ -48,6 +48,7 @@ struct store_access {
 	uint64_t issued_ns;
 	uint64_t done_ns;
 	int err;		/* 0 or positive errno */
+	unsigned injected;	/* faults injected: 1 delay, 2 error (bits) */
 };
 
 /* Open (creating if needed) the database at path, mode 0600 when created,

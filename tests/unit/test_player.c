@@ -681,11 +681,74 @@ static void test_seek(void **state)
 	assert_int_equal(f->log.n, 20);
 	read_frame(p, tl, want, 60);	/* still there */
 	assert_int_equal(f->log.n, 20);
+	/* 51 is 2 frames behind the ring: read again, on the same clock,
+	 * not a seek and not played twice */
+	eng_player_stats(p, &st);
+	k = st.frames;
 	read_frame(p, tl, want, 51);
-	assert_int_equal(f->log.n, 21);
+	/* 51, and 52..55 (buffer 4) that are already due */
+	assert_int_equal(f->log.n, 25);
+	assert_int_equal(f->log.a[20].frame, 51);
+	assert_int_equal(f->log.a[20].sched_ns, t2 + 40 * MS);
+	assert_int_equal(f->log.a[24].frame, 55);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 2);
+	assert_int_equal(st.frames, k);
+	assert_int_equal(st.head, 63);
+	/* far behind the ring (more than the seek gap of 16): a seek */
+	read_frame(p, tl, want, 20);
 	eng_player_stats(p, &st);
 	assert_int_equal(st.seeks, 3);
+	assert_int_equal(st.frames, k + 1);
 	assert_int_equal(f->bad_sleeps, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* Cached mode under load: readahead requests for one stream are served
+ * out of order, so one may ask for frames the ring has already evicted.
+ * Those are read again without moving the clock, and every frame counts
+ * as played once: frames == timeline frames, no seek, no extra late. */
+static void test_out_of_order(void **state)
+{
+	/* 1000 B frames, max_request 4000: 10 slots, seek gap 16 frames */
+	struct eng_timeline *tl = simple_tl(1000, 60);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED, 4000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+	/* requests of 4 frames; each pair swapped, and every third block
+	 * arrives after the two blocks that follow it */
+	static const int64_t order[] = { 0, 8, 4, 12, 20, 16, 24, 36, 28, 32,
+					 44, 40, 48, 56, 52 };
+	size_t i, reads = 0;
+	int64_t k;
+
+	(void)state;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		unsigned char buf[4000];
+		uint64_t off = eng_frame_offset(tl, order[i]);
+
+		assert_int_equal(eng_player_copy(p, buf, 4000, off), 4000);
+		assert_memory_equal(buf, want + off, 4000);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 0);
+	assert_int_equal(st.frames, 60);
+	assert_int_equal(st.head, 60);
+	assert_int_equal(st.late_frames, 0);
+	/* re-reads are real I/O: recorded, with the one clock's schedule */
+	for (k = 0; k < (int64_t)f->log.n; k++) {
+		assert_int_equal(f->log.a[k].sched_ns,
+				 T0 + (uint64_t)f->log.a[k].frame * 40 * MS);
+		reads++;
+	}
+	assert_true(reads > 60);
+	assert_int_equal(st.accesses, (int64_t)reads);
 	eng_player_free(p);
 	fake_free(f);
 	free(want);
@@ -1272,6 +1335,7 @@ int main(void)
 		cmocka_unit_test(test_late_frames),
 		cmocka_unit_test(test_clock_anchored),
 		cmocka_unit_test(test_seek),
+		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_pace_off),
 		cmocka_unit_test(test_pace_factor),
 		cmocka_unit_test(test_read_errors),

@@ -195,7 +195,7 @@ static const struct {
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
 		    "frames late_frames failed_frames" },
 	{ "access", "id stream_id frame track clip file_offset length "
-		    "sched_ns due_ns issued_ns done_ns errno" },
+		    "sched_ns due_ns issued_ns done_ns errno injected" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
 		      "length sched_ns due_ns issued_ns done_ns errno "
 		      "latency_ns late" },
@@ -732,6 +732,40 @@ static void test_existing_mode(void **state)
 	assert_int_equal(sb.st_mode & 07777, 0640);
 }
 
+/* A database whose access table predates the injected column gets it at
+ * store_open (once: a second open does not fail on a duplicate column),
+ * and injected bits are recorded. */
+static void test_migrate_injected(void **state)
+{
+	struct store_stream *ss;
+	struct store_access a = mk_access(0, EPOCH, 10, EPOCH + 100, 0);
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+	raw_exec(db, "CREATE TABLE access (id INTEGER PRIMARY KEY, "
+		     "stream_id INTEGER NOT NULL, frame INTEGER, track TEXT, "
+		     "clip TEXT, file_offset INTEGER, length INTEGER, "
+		     "sched_ns INTEGER, due_ns INTEGER, issued_ns INTEGER, "
+		     "done_ns INTEGER, errno INTEGER NOT NULL DEFAULT 0)");
+	sqlite3_close(db);
+	st = open_ok(t->db, 0);
+	store_close(st);
+	st = open_ok(t->db, 0);
+	assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+	assert_int_equal(store_start(st), 0);
+	assert_int_equal(store_stream_open(st, 0, 1, "dd", EPOCH, &ss), 0);
+	a.injected = 3;
+	store_access_add(ss, &a);
+	store_stream_close(ss, EPOCH + 200, 0, 1, 0, 0);
+	assert_int_equal(store_run_end(st, EPOCH + 300), 0);
+	store_close(st);
+	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+	assert_int_equal(q_i64(db, "SELECT sum(injected) FROM access"), 3);
+	sqlite3_close(db);
+}
+
 /* Quotes, %, UTF-8 and invalid UTF-8 come back byte for byte. */
 static void test_text_roundtrip(void **state)
 {
@@ -986,6 +1020,7 @@ int main(void)
 		cmocka_unit_test(test_unclosed_stream),
 		TMP_TEST(test_two_runs_file),
 		TMP_TEST(test_existing_mode),
+		TMP_TEST(test_migrate_injected),
 		TMP_TEST(test_text_roundtrip),
 		TMP_TEST(test_open_errors),
 		TMP_TEST(test_run_begin_error),

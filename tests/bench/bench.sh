@@ -1,0 +1,281 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make bench: what timelinefs costs, measured against dd, a pread loop and
+# fio on the same page-cached media, in one run.  Prints a table and
+# writes $TLFS_BUILD/bench.json.  Not part of make test.
+set -eu
+
+: "${TLFS_BUILD:?set by make bench}"
+TOP=${TLFS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BIN=$TLFS_BUILD/timelinefs
+GEN=$TLFS_BUILD/timelinefs-gen
+TLB=$TLFS_BUILD/tests/bench/tlbench
+EXPORT=$TOP/mount-scripts/timelinefs-export
+W=$TLFS_BUILD/bench-work
+M=$TLFS_BUILD/bench-media
+MNT=$W/mnt
+R=$W/results		# key=value, one a line, read by report.py
+TICK=$(getconf CLK_TCK)
+NCPU=$(nproc)
+# paced steps: stop at the first with late frames
+: "${BENCH_STEPS:=15 25 50 100}"
+
+if [ ! -e /dev/fuse ] || ! command -v fusermount3 >/dev/null 2>&1; then
+	echo "bench: no /dev/fuse or fusermount3" >&2
+	exit 1
+fi
+for f in "$BIN" "$GEN" "$TLB"; do
+	[ -x "$f" ] || { echo "bench: missing $f" >&2; exit 1; }
+done
+
+DAEMON=
+cleanup() {
+	set +e
+	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
+	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null
+	pkill -P $$ 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+rm -rf "$W"
+mkdir -p "$W" "$MNT"
+: >"$R"
+put() { echo "$1=$2" >>"$R"; }
+say() { printf '%s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------- media
+# 6 clips of 10 s (1.1 GB) and 100 timelines of 10 s that edit them: the
+# same bytes every time (seeded); regenerated only when missing.
+GEN_OPTS="--clips 6 --clip-seconds 10 --timelines 100 --events 4 --min-seconds 2.5 --max-seconds 2.5 --seed 7"
+if [ "$(cat "$M/.gen-opts" 2>/dev/null)" != "$GEN_OPTS" ]; then
+	rm -rf "$M"
+	say "bench: generating media in $M"
+	# shellcheck disable=SC2086
+	"$GEN" $GEN_OPTS "$M" >/dev/null
+	echo "$GEN_OPTS" >"$M/.gen-opts"
+fi
+# into the page cache, twice to be sure
+cat "$M"/clip* >/dev/null
+cat "$M"/clip* >/dev/null
+put kernel "$(uname -r)"
+# other work on the machine skews every figure: say how much there was
+put load_start "$(cut -d' ' -f1 /proc/loadavg)"
+put ncpu "$NCPU"
+put media_bytes "$(cat "$M"/clip* | wc -c)"
+
+# ---------------------------------------------------------------- helpers
+now() { date +%s.%N; }
+# CPU seconds (user + system) of a process, all its threads, past and present
+cpu_of() {
+	awk -v t="$TICK" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"
+}
+# dd_run FILE BS [COUNT]: "bytes seconds" of one dd
+dd_run() {
+	if [ -n "${3:-}" ]; then
+		LC_ALL=C dd if="$1" of=/dev/null bs="$2" count="$3" 2>"$W/dd.err"
+	else
+		LC_ALL=C dd if="$1" of=/dev/null bs="$2" 2>"$W/dd.err"
+	fi
+	awk '/bytes/ && /copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i - 1); print $1, s }' "$W/dd.err"
+}
+# best_mbs FILE BS [COUNT]: best MB/s of 3 dd runs
+best_mbs() {
+	best=0
+	for _ in 1 2 3; do
+		r=$(dd_run "$@")
+		best=$(echo "$r $best" | awk '{ m = $1 / $2 / 1e6; print (m > $3 ? m : $3) }')
+	done
+	echo "$best"
+}
+
+mount_fs() {
+	"$BIN" -f -o "db=$W/bench.db,backing=buffered,$1" "$M" "$MNT" \
+		>"$W/daemon.log" 2>&1 &
+	DAEMON=$!
+	i=0
+	while ! grep -q " $MNT fuse" /proc/mounts; do
+		kill -0 "$DAEMON" 2>/dev/null ||
+			{ cat "$W/daemon.log" >&2; exit 1; }
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "bench: mount timed out" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+umount_fs() {
+	fusermount3 -u "$MNT"
+	while kill -0 "$DAEMON" 2>/dev/null; do sleep 0.1; done
+	wait "$DAEMON" 2>/dev/null || true
+	DAEMON=
+}
+q() { sqlite3 -batch -noheader "$W/bench.db" "$1"; }
+last_stream() { q "select coalesce(max(id), 0) from stream"; }
+
+# parallel N BS [FIRST]: N dd readers of timelines FIRST.. at once; prints
+# "bytes wall_seconds daemon_cpu_seconds"
+parallel() {
+	n=$1
+	bs=$2
+	first=${3:-1}
+	c0=$(cpu_of "$DAEMON")
+	s=$(now)
+	pids=
+	i=0
+	while [ $i -lt "$n" ]; do
+		f=$(printf 'timeline%02d' $((first + i)))
+		LC_ALL=C dd if="$MNT/$f" of=/dev/null bs="$bs" 2>"$W/p$i.err" &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086 # the daemon is a child too
+	wait $pids
+	e=$(now)
+	c1=$(cpu_of "$DAEMON")
+	bytes=$(cat "$W"/p*.err | awk '/copied/ { b += $1 } END { printf "%.0f", b }')
+	rm -f "$W"/p*.err
+	echo "$bytes $s $e $c0 $c1" | awk '{ printf "%s %.4f %.2f\n", $1, $3 - $2, $5 - $4 }'
+}
+
+# ------------------------------------------------- 1. baselines, no FUSE
+say "bench: 1. baselines (dd on the clip files, pread loop)"
+BASEF=$M/clip0001.V.raw
+for bs in 512 4k 1M; do
+	put "base_dd_$bs" "$(best_mbs "$BASEF" $bs)"
+done
+
+# ----------------------------------------- 2. one unpaced stream, cached
+say "bench: 2. one unpaced stream (cached, direct_io)"
+mount_fs pace=off
+TL=$MNT/timeline01
+for bs in 512 4k 1M; do
+	put "cached_$bs" "$(best_mbs "$TL" $bs)"
+done
+# the trace of one bs=1M stream, for the pread loop and fio (7.)
+dd_run "$TL" 1M >/dev/null
+SID=$(last_stream)
+# CPU per GB of one stream, over 5 sequential reads (10 ms ticks)
+c0=$(cpu_of "$DAEMON")
+s0=$(now)
+for _ in 1 2 3 4 5; do dd_run "$TL" 1M >/dev/null; done
+s1=$(now)
+c1=$(cpu_of "$DAEMON")
+tlbytes=$(stat -c %s "$TL")
+put tl_bytes "$tlbytes"
+put ours_cpu_per_gb "$(echo "$c0 $c1 $tlbytes" | awk '{ printf "%.3f", ($2 - $1) / (5 * $3 / 1e9) }')"
+put ours_5x_mbs "$(echo "$s0 $s1 $tlbytes" | awk '{ printf "%.1f", 5 * $3 / ($2 - $1) / 1e6 }')"
+
+# ----------------------------------------- 3. 1, 4, 16 parallel, unpaced
+say "bench: 3. 1, 4 and 16 unpaced streams"
+for n in 1 4 16; do
+	r=$(parallel $n 1M)
+	put "par${n}_mbs" "$(echo "$r" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')"
+	put "par${n}_cpu_per_gb" "$(echo "$r" | awk '{ printf "%.3f", $3 / ($1 / 1e9) }')"
+done
+# record=all side of 4.: 4 streams, best of 3
+best4() {
+	b=0
+	cpg=0
+	for _ in 1 2 3; do
+		r=$(parallel 4 1M 20)
+		m=$(echo "$r" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')
+		if awk -v m="$m" -v b="$b" 'BEGIN { exit !(m > b) }'; then
+			b=$m
+			cpg=$(echo "$r" | awk '{ printf "%.3f", $3 / ($1 / 1e9) }')
+		fi
+	done
+	echo "$b $cpg"
+}
+r=$(best4)
+put rec_all_mbs "${r% *}"
+put rec_all_cpu_per_gb "${r#* }"
+umount_fs
+
+DB_ACC=$W/bench.db
+"$EXPORT" --fio-iolog "$DB_ACC" "$SID" "$W/trace.iolog"
+put trace_reads "$(grep -c ' read ' "$W/trace.iolog")"
+# our latency p99 for that stream (done - issued of every backing read)
+put ours_lat_p99_us "$(q "select (done_ns - issued_ns) / 1000.0 from access where stream_id = $SID order by done_ns - issued_ns" |
+	awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.1f", v[i] }')"
+r=$("$TLB" preadloop "$W/trace.iolog")
+put preadloop_mbs "$(echo "$r" | tr ' ' '\n' | awk -F= '$1 == "bytes" { b = $2 } $1 == "seconds" { s = $2 } END { printf "%.1f", b / s / 1e6 }')"
+
+say "bench: 2. one unpaced stream, -o direct_io"
+mount_fs pace=off,direct_io
+put direct_512 "$(best_mbs "$TL" 512 32768)"	# 16 MiB: 30 µs a request
+put direct_4k "$(best_mbs "$TL" 4k)"
+put direct_1M "$(best_mbs "$TL" 1M)"
+umount_fs
+
+# ---------------------------------------------- 4. record=streams and off
+say "bench: 4. record=streams and record=off"
+for mode in streams off; do
+	mount_fs "pace=off,record=$mode"
+	r=$(best4)
+	put "rec_${mode}_mbs" "${r% *}"
+	put "rec_${mode}_cpu_per_gb" "${r#* }"
+	umount_fs
+done
+
+# -------------------------------------------------- 5. the recorder alone
+say "bench: 5. the recorder alone"
+r=$("$TLB" recorder "$W/rec.db" 1000000)
+put recorder_rows_per_s "$(echo "$r" | tr ' ' '\n' | awk -F= '$1 == "rows_per_s" { print $2 }')"
+rm -f "$W"/rec.db*
+
+# --------------------------------------------------- 6. paced, realtime
+say "bench: 6. paced realtime streams at 18 MB/s (dd bs=1M)"
+mount_fs pace=realtime
+best_n=0
+steps=
+for n in $BENCH_STEPS; do
+	before=$(last_stream)
+	r=$(parallel "$n" 1M)
+	# the stream rows are written at close, by the recorder: wait for them
+	i=0
+	while [ "$(q "select count(*) from stream where id > $before and closed_ns is not null")" -lt "$n" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	late=$(q "select coalesce(sum(late_frames), -1) from stream where id > $before")
+	p99=$(q "select (issued_ns - sched_ns) / 1000.0 from access a where stream_id > $before order by 1" |
+		awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.1f", v[i] }')
+	cpu=$(echo "$r" | awk -v c="$NCPU" '{ printf "%.1f", 100 * $3 / $2 / c }')
+	mbs=$(echo "$r" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')
+	say "  N=$n: late frames $late, daemon $cpu % of the machine, pacing p99 $p99 us, $mbs MB/s"
+	steps="$steps $n:$late:$cpu:$p99:$mbs"
+	[ "$late" = 0 ] || break
+	best_n=$n
+done
+put paced_steps "${steps# }"
+put paced_best_n "$best_n"
+
+say "bench: 6. seed case: 15 paced plain dd (512-byte reads)"
+before=$(last_stream)
+r=$(parallel 15 512 30)
+sleep 0.5
+put seed_late "$(q "select coalesce(sum(late_frames), -1) from stream where id > $before")"
+put seed_cpu_pct "$(echo "$r" | awk -v c="$NCPU" '{ printf "%.1f", 100 * $3 / $2 / c }')"
+put seed_pacing_p99_us "$(q "select (issued_ns - sched_ns) / 1000.0 from access a where stream_id > $before order by 1" |
+	awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.1f", v[i] }')"
+umount_fs
+
+# ------------------------------------------- 7. fio replays the same trace
+say "bench: 7. fio --read_iolog on the same trace"
+fio --name=replay --read_iolog="$W/trace.iolog" --replay_no_stall=1 \
+	--ioengine=psync --direct=0 --loops=5 --output-format=json \
+	--output="$W/fio.json" >/dev/null 2>"$W/fio.err" ||
+	{ cat "$W/fio.err" >&2; exit 1; }
+python3 - "$W/fio.json" >>"$R" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+rd = j["read"]
+cpu = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
+gb = rd["io_bytes"] / 1e9
+print("fio_cpu_per_gb=%.3f" % (cpu / gb))
+print("fio_mbs=%.1f" % (rd["io_bytes"] / (j["job_runtime"] / 1000.0) / 1e6))
+print("fio_lat_p99_us=%.1f" % (rd["clat_ns"]["percentile"]["99.000000"] / 1000.0))
+PY
+
+put load_end "$(cut -d' ' -f1 /proc/loadavg)"
+python3 "$TOP/tests/bench/report.py" "$R" "$TLFS_BUILD/bench.json"

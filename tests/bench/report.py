@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: MIT
+# make bench, last step: the results (key=value lines) as a table with the
+# issue's targets, and as JSON.  usage: report.py RESULTS OUT.json
+import json
+import sys
+
+
+def main():
+    r = {}
+    for line in open(sys.argv[1]):
+        k, _, v = line.rstrip("\n").partition("=")
+        try:
+            r[k] = float(v)
+        except ValueError:
+            r[k] = v
+    rows = []  # (section, name, value, unit, target text, ok or None)
+
+    def row(sec, name, val, unit="", target=None, ok=None):
+        rows.append((sec, name, val, unit, target, ok))
+
+    for bs in ("512", "4k", "1M"):
+        row("1 baseline", "dd clip file bs=%s" % bs, r["base_dd_%s" % bs], "MB/s")
+    row("1 baseline", "pread loop of the bs=1M trace", r["preadloop_mbs"], "MB/s")
+    tgt = {"512": 0.85, "4k": 0.85, "1M": 0.25}
+    for bs in ("512", "4k", "1M"):
+        v = r["cached_%s" % bs] / r["base_dd_%s" % bs]
+        row("2 one stream", "cached bs=%s / dd" % bs, v, "x",
+            ">= %.2f" % tgt[bs], v >= tgt[bs])
+    for bs in ("512", "4k", "1M"):
+        v = r["direct_%s" % bs] / r["base_dd_%s" % bs]
+        t = 0.33 if bs == "1M" else None
+        row("2 one stream", "direct_io bs=%s / dd" % bs, v, "x",
+            ">= 0.33" if t else None, (v >= t) if t else None)
+    v = r["cached_1M"] / r["preadloop_mbs"]
+    row("2 one stream", "cached bs=1M / pread loop", v, "x")
+    for n in (1, 4, 16):
+        row("3 unpaced", "%d streams aggregate" % n, r["par%d_mbs" % n], "MB/s")
+        row("3 unpaced", "%d streams daemon CPU" % n, r["par%d_cpu_per_gb" % n], "s/GB")
+    for m in ("all", "streams", "off"):
+        row("4 record", "record=%s, 4 streams" % m, r["rec_%s_mbs" % m], "MB/s")
+        row("4 record", "record=%s daemon CPU" % m, r["rec_%s_cpu_per_gb" % m], "s/GB")
+    cost = 1 - r["rec_all_mbs"] / r["rec_off_mbs"]
+    row("4 record", "record=all throughput cost vs off", 100 * cost, "%",
+        "<= 5 %", cost <= 0.05)
+    row("5 recorder", "rows/s into WAL, real schema", r["recorder_rows_per_s"],
+        "rows/s", ">= 1000000", r["recorder_rows_per_s"] >= 1e6)
+    steps = []
+    for s in str(r["paced_steps"]).split():
+        n, late, cpu, p99, mbs = s.split(":")
+        steps.append({"streams": int(n), "late_frames": int(late),
+                      "daemon_cpu_pct": float(cpu),
+                      "pacing_p99_us": float(p99), "mb_s": float(mbs)})
+        row("6 paced", "N=%s late frames / CPU %% / pacing p99 us" % n,
+            "%s / %s / %s" % (late, cpu, p99))
+    best = int(r["paced_best_n"])
+    row("6 paced", "largest N with 0 late frames", best, "streams",
+        ">= 100", best >= 100)
+    okp = [s for s in steps if s["late_frames"] == 0]
+    p99 = max(s["pacing_p99_us"] for s in okp) if okp else float("nan")
+    row("6 paced", "pacing error p99 (steps without late frames)", p99, "us",
+        "<= 200", p99 <= 200)
+    row("6 seed", "15 plain dd: late frames", r["seed_late"], "",
+        "0", r["seed_late"] == 0)
+    row("6 seed", "15 plain dd: daemon share of the machine", r["seed_cpu_pct"],
+        "%", "< 15", r["seed_cpu_pct"] < 15)
+    row("6 seed", "15 plain dd: pacing p99", r["seed_pacing_p99_us"], "us")
+    row("7 fio", "fio replay CPU", r["fio_cpu_per_gb"], "s/GB")
+    row("7 fio", "timelinefs CPU, same stream", r["ours_cpu_per_gb"], "s/GB")
+    v = r["ours_cpu_per_gb"] / r["fio_cpu_per_gb"]
+    row("7 fio", "timelinefs / fio CPU per GB", v, "x", "<= 1.5", v <= 1.5)
+    row("7 fio", "fio latency p99", r["fio_lat_p99_us"], "us")
+    row("7 fio", "timelinefs backing-read latency p99", r["ours_lat_p99_us"], "us")
+
+    out = {"kernel": r.get("kernel"), "ncpu": r.get("ncpu"), "raw": r,
+           "paced_steps": steps, "rows": []}
+    print("%-11s %-46s %14s %-6s %-11s %s" % ("section", "measure", "value",
+                                            "unit", "target", ""))
+    for sec, name, val, unit, target, ok in rows:
+        if isinstance(val, float):
+            s = "%14.3f" % val if abs(val) < 100 else "%14.0f" % val
+        else:
+            s = "%14s" % val
+        mark = "" if ok is None else ("ok" if ok else "MISSED")
+        print("%-11s %-46s %s %-6s %-11s %s" % (sec, name, s, unit,
+                                               target or "", mark))
+        out["rows"].append({"section": sec, "measure": name, "value": val,
+                            "unit": unit, "target": target, "ok": ok})
+    with open(sys.argv[2], "w") as f:
+        json.dump(out, f, indent=1, default=str)
+    print("load average at start %s, at end %s (on %s CPUs)%s" % (
+        r.get("load_start"), r.get("load_end"), r.get("ncpu"),
+        ": other work was running, figures are skewed"
+        if float(r.get("load_start", 0)) > 0.5 else ""))
+    print("written: %s" % sys.argv[2])
+
+
+main()

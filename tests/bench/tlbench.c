@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helper of `make bench`: the no-FUSE baselines.  `preadloop IOLOG` replays
+ * the reads of a fio v3 iolog with pread into one reused buffer, as fast as
+ * it can; `recorder DB ROWS` times the store's recorder alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+
+#define MAX_FILES 256
+
+struct trace_file {
+	char *name;
+	int fd;
+};
+
+struct trace_io {
+	int file;
+	unsigned long long off, len;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int file_index(struct trace_file *files, int *nfiles, const char *name)
+{
+	int i;
+
+	for (i = 0; i < *nfiles; i++)
+		if (strcmp(files[i].name, name) == 0)
+			return i;
+	if (*nfiles == MAX_FILES)
+		return -ENOSPC;
+	files[i].name = strdup(name);
+	if (!files[i].name)
+		return -ENOMEM;
+	files[i].fd = open(name, O_RDONLY);
+	if (files[i].fd < 0) {
+		fprintf(stderr, "tlbench: %s: %s\n", name, strerror(errno));
+		free(files[i].name);
+		return -errno;
+	}
+	(*nfiles)++;
+	return i;
+}
+
+/* The whole trace is parsed before the clock starts: only the preads are
+ * timed, into one buffer as large as the largest read. */
+static int preadloop(const char *path)
+{
+	struct trace_file files[MAX_FILES];
+	struct trace_io *io = NULL;
+	size_t nio = 0, cap = 0, i;
+	unsigned long long maxlen = 0, bytes = 0;
+	int nfiles = 0, rc = 1, k;
+	char line[4096], name[4000], act[16];
+	unsigned long long ts, off, len;
+	double t0, c0, t, c;
+	char *buf = NULL;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "tlbench: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu %3999s %15s %llu %llu", &ts, name, act,
+			   &off, &len) != 5 || strcmp(act, "read") != 0)
+			continue;
+		k = file_index(files, &nfiles, name);
+		if (k < 0)
+			goto out;
+		if (nio == cap) {
+			struct trace_io *n;
+
+			cap = cap ? 2 * cap : 4096;
+			n = realloc(io, cap * sizeof(*io));
+			if (!n)
+				goto out;
+			io = n;
+		}
+		io[nio].file = k;
+		io[nio].off = off;
+		io[nio].len = len;
+		if (len > maxlen)
+			maxlen = len;
+		nio++;
+	}
+	buf = malloc(maxlen ? maxlen : 1);
+	if (!buf)
+		goto out;
+	t0 = now_s();
+	c0 = cpu_s();
+	for (i = 0; i < nio; i++) {
+		ssize_t r = pread(files[io[i].file].fd, buf, io[i].len,
+				  (off_t)io[i].off);
+
+		if (r < 0 || (unsigned long long)r != io[i].len) {
+			fprintf(stderr, "tlbench: short read in %s\n",
+				files[io[i].file].name);
+			goto out;
+		}
+		bytes += (unsigned long long)r;
+	}
+	t = now_s() - t0;
+	c = cpu_s() - c0;
+	/* one line, key=value, for the bench script */
+	printf("reads=%zu bytes=%llu seconds=%.6f cpu=%.6f\n", nio, bytes, t, c);
+	rc = 0;
+out:
+	for (k = 0; k < nfiles; k++) {
+		close(files[k].fd);
+		free(files[k].name);
+	}
+	free(buf);
+	free(io);
+	fclose(f);
+	return rc;
+}
+
+/* Rows shaped like a real stream's: 3 tracks per frame, distinct times. */
+static int recorder(const char *db, unsigned long long rows)
+{
+	static const char *const tracks[] = { "V", "A1", "A2" };
+	struct store_run_info ri = { .label = "bench", .kernel = "-",
+				     .config_hz = -1, .host = "-",
+				     .options = "bench", .media_dir = "-" };
+	struct store_timeline_info ti = { .name = "bench", .path = "-",
+					  .fps_num = 30000, .fps_den = 1001,
+					  .frames = 1, .bytes = 1 };
+	struct store *st = NULL;
+	struct store_stream *ss = NULL;
+	struct store_stats stats;
+	char *err = NULL;
+	int64_t tid;
+	unsigned long long i;
+	double t0, t;
+	int rc;
+
+	rc = store_open(db, 0, &st, &err);
+	if (rc < 0) {
+		fprintf(stderr, "tlbench: %s\n", err ? err : "store_open");
+		free(err);
+		return 1;
+	}
+	if (store_run_begin(st, &ri, 0) < 0 ||
+	    store_timeline_add(st, &ti, &tid) < 0 || store_start(st) < 0 ||
+	    store_stream_open(st, tid, getpid(), "tlbench", 0, &ss) < 0) {
+		fprintf(stderr, "tlbench: %s\n", store_errmsg(st));
+		store_close(st);
+		return 1;
+	}
+	t0 = now_s();
+	for (i = 0; i < rows; i++) {
+		struct store_access a = {
+			.frame = (int64_t)(i / 3),
+			.track = tracks[i % 3],
+			.clip = "clip0001",
+			.file_offset = i * 600600,
+			.length = i % 3 ? 4800 : 600600,
+			.sched_ns = i * 11122,
+			.due_ns = i * 11122 + 266933600,
+			.issued_ns = i * 11122 + 1000,
+			.done_ns = i * 11122 + 60000,
+		};
+
+		store_access_add(ss, &a);
+	}
+	store_stream_close(ss, rows * 11122, rows, (int64_t)(rows / 3), 0, 0);
+	rc = store_run_end(st, rows * 11122 + 1);
+	t = now_s() - t0;	/* includes draining the queue to disk */
+	store_get_stats(st, &stats);
+	printf("rows=%llu written=%llu seconds=%.6f rows_per_s=%.0f "
+	       "queue_full_waits=%llu\n", rows,
+	       (unsigned long long)stats.rows_written, t, (double)rows / t,
+	       (unsigned long long)stats.queue_full_waits);
+	store_close(st);
+	return rc < 0 || stats.rows_written != rows;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "preadloop") == 0)
+		return preadloop(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "recorder") == 0)
+		return recorder(argv[2], strtoull(argv[3], NULL, 10));
+	fprintf(stderr, "usage: tlbench preadloop IOLOG | "
+		"tlbench recorder DB ROWS\n");
+	return 2;
+}
