@@ -98,7 +98,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 # ---------------------------------------------------------------- tests
 # deps: install missing Debian packages when root, else say what to run.
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev \
-	    sqlite3 libcmocka-dev libjson-c-dev python3 gnuplot-nox shellcheck
+	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 
