@@ -188,6 +188,18 @@ void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 int eng_tl_parse(const char *path, const char *name, const char *text,
 		 size_t len, struct eng_timeline **out, struct eng_diag *diag);
 
+/* A growable NUL-terminated text (the .tl writers).  Start zeroed; after
+ * an allocation failure err is -ENOMEM and further appends do nothing, so
+ * a writer checks once at the end.  The caller frees p. */
+struct eng_strbuf {
+	char *p;
+	size_t len;
+	size_t cap;
+	int err;
+};
+void eng_strbuf_printf(struct eng_strbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Read a whole file into a NUL-terminated buffer (for the parsers); the
  * caller frees *text.  Returns 0 or -errno; -EFBIG over 64 MiB (a timeline
  * is text: that is a mistake, not an edit).  *len excludes the NUL. */

@@ -13,49 +13,6 @@
 
 #include "engine.h"
 
-struct wbuf {
-	char *p;
-	size_t len;
-	size_t cap;
-	int err;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-wb_printf(struct wbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	size_t cap;
-	char *np;
-	int n;
-
-	if (b->err)
-		return;
-	for (;;) {
-		size_t room = b->cap - b->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->err = -EINVAL;
-			return;
-		}
-		if ((size_t)n < room) {
-			b->len += (size_t)n;
-			return;
-		}
-		cap = b->cap ? b->cap : 4096;
-		while (cap - b->len <= (size_t)n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-}
 
 static int is_blank(char c)
 {
@@ -83,34 +40,34 @@ static int needs_escape(const char *s)
 	return 0;
 }
 
-static void put_name(struct wbuf *b, const char *name, unsigned flags)
+static void put_name(struct eng_strbuf *b, const char *name, unsigned flags)
 {
 	const char *s;
 
 	if (!(flags & ENG_TL_WRITE_ESCAPE)) {
-		wb_printf(b, "%s", name);
+		eng_strbuf_printf(b, "%s", name);
 		return;
 	}
 	for (s = name; *s && !b->err; s++)
 		if (is_blank(*s) || *s == '#' || *s == '%')
-			wb_printf(b, "%%%02X", (unsigned char)*s);
+			eng_strbuf_printf(b, "%%%02X", (unsigned char)*s);
 		else
-			wb_printf(b, "%c", *s);
+			eng_strbuf_printf(b, "%c", *s);
 }
 
 /* The path in the header comment, with line breaks made harmless. */
-static void put_comment_path(struct wbuf *b, const char *path)
+static void put_comment_path(struct eng_strbuf *b, const char *path)
 {
 	const char *s;
 
 	for (s = path; *s && !b->err; s++)
-		wb_printf(b, "%c", *s == '\n' || *s == '\r' ? '?' : *s);
+		eng_strbuf_printf(b, "%c", *s == '\n' || *s == '\r' ? '?' : *s);
 }
 
 int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 		 size_t *len, struct eng_diag *diag)
 {
-	struct wbuf b = {0};
+	struct eng_strbuf b = {0};
 	unsigned char *told = NULL;
 	size_t t, i, nbad = 0, nesc = 0;
 	int rc;
@@ -144,23 +101,23 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 	if (nbad)
 		return -EINVAL;
 
-	wb_printf(&b, "# %s resolved from ", tl->name);
+	eng_strbuf_printf(&b, "# %s resolved from ", tl->name);
 	put_comment_path(&b, tl->path);
-	wb_printf(&b,
+	eng_strbuf_printf(&b,
 		  ": %" PRId64 " frames, every segment at its record frame\n",
 		  tl->frames);
 	if (nesc)
-		wb_printf(&b, "# in clip names %%XX is the byte a blank, '#' "
+		eng_strbuf_printf(&b, "# in clip names %%XX is the byte a blank, '#' "
 			      "or '%%' was\n");
-	wb_printf(&b, "fps %" PRIu32 "/%" PRIu32 "\n", tl->fps.num,
+	eng_strbuf_printf(&b, "fps %" PRIu32 "/%" PRIu32 "\n", tl->fps.num,
 		  tl->fps.den);
 	for (t = 0; t < tl->ntracks; t++) {
 		const struct eng_track *tr = &tl->tracks[t];
 
-		wb_printf(&b, "track %s %" PRIu64, tr->name, tr->rate);
+		eng_strbuf_printf(&b, "track %s %" PRIu64, tr->name, tr->rate);
 		if (tr->align != 1)
-			wb_printf(&b, " align=%" PRIu32, tr->align);
-		wb_printf(&b, "\n");
+			eng_strbuf_printf(&b, " align=%" PRIu32, tr->align);
+		eng_strbuf_printf(&b, "\n");
 	}
 	for (t = 0; t < tl->ntracks; t++) {
 		const struct eng_track *tr = &tl->tracks[t];
@@ -168,9 +125,9 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 		for (i = 0; i < tr->nsegs; i++) {
 			const struct eng_segment *s = &tr->segs[i];
 
-			wb_printf(&b, "event %s ", tr->name);
+			eng_strbuf_printf(&b, "event %s ", tr->name);
 			put_name(&b, tl->clips[s->clip].name, flags);
-			wb_printf(&b, " %" PRId64 " %" PRId64 " @%" PRId64 "\n",
+			eng_strbuf_printf(&b, " %" PRId64 " %" PRId64 " @%" PRId64 "\n",
 				  s->src_in, s->frames, s->rec_in);
 		}
 	}
