@@ -60,8 +60,17 @@ check "15 parallel plain dd are paced: not faster than the duration ($wall s)" \
 dd if="$T/mnt/timeline02" of="$T/first" status=none &
 p1=$!
 sleep 1
+# the live status file shows the active stream, and is not listed
+cat "$T/mnt/.status" >"$T/status.during"
 dd if="$T/mnt/timeline02" of="$T/second" bs=64k status=none
 wait $p1
+cat "$T/mnt/.status" >"$T/status.after"
+check ".status during a run: the stream, its reader and progress" \
+	grep -Eq "^timeline02 +dd\[$p1\] +[0-9]+/90 " "$T/status.during"
+check ".status during a run: totals" grep -q "^total: 1 stream," "$T/status.during"
+check ".status after the run: no stream" sh -c "
+	test \$(wc -l <'$T/status.after') -eq 2 && grep -q '^total: 0 streams,' '$T/status.after'"
+check ".status is hidden from the listing" sh -c "! ls -a '$T/mnt' | grep -q status"
 want=$($EXPECT sha256 "$M/timelines/timeline02.tl" "$M")
 check_eq "first of two readers: bytes" "$want" "$(sha256sum <"$T/first" | cut -d' ' -f1)"
 check_eq "second of two readers: bytes" "$want" "$(sha256sum <"$T/second" | cut -d' ' -f1)"
