@@ -218,7 +218,8 @@ static int store_begin(struct fs *fs, const char *cmdline)
 		rc = store_start(fs->store);
 	if (rc < 0) {
 		fprintf(stderr, "timelinefs: cannot record in %s: %s\n",
-			fs->cfg.db, strerror(-rc));
+			fs->cfg.db, store_errmsg(fs->store) ?
+			store_errmsg(fs->store) : strerror(-rc));
 		store_close(fs->store);
 		fs->store = NULL;
 		return -1;
@@ -359,7 +360,19 @@ int main(int argc, char *argv[])
 err_store:
 	fs_close_all_streams(&fs);
 	if (fs.store) {
-		store_run_end(fs.store, fs.io.now(fs.io.ctx));
+		struct store_stats ss;
+
+		if (store_run_end(fs.store, fs.io.now(fs.io.ctx)) < 0)
+			ret = 1;
+		store_get_stats(fs.store, &ss);
+		/* never silently: say what the database could not take */
+		if (ss.rows_lost || ss.last_error)
+			fuse_log(FUSE_LOG_ERR, "timelinefs: %s: %llu of %llu "
+				 "access rows could not be stored: %s\n",
+				 fs.cfg.db, (unsigned long long)ss.rows_lost,
+				 (unsigned long long)ss.rows_queued,
+				 store_errmsg(fs.store) ?
+				 store_errmsg(fs.store) : "unknown error");
 		store_close(fs.store);
 	}
 err_unmount:

@@ -65,4 +65,16 @@ wait $readers 2>/dev/null || true
 check_eq "32 streams recorded and closed" "32|0" \
 	"$(q "select count(*), sum(closed_ns is null) from stream s join run r on r.id = s.run_id
 	      where r.label = 'threads'")"
+# 4. the database refuses rows mid-run (its access table dropped behind
+# the daemon's back): playback goes on, the loss is counted and said
+mount_fs "$M" "$T/mnt" -o db="$T/lost.db",label=lost,pace=off
+dd if="$T/mnt/timeline01" of=/dev/null bs=1M count=20 status=none
+sleep 0.3
+sqlite3 "$T/lost.db" "drop table access"
+check "playback goes on when the database refuses rows" \
+	dd if="$T/mnt/timeline02" of=/dev/null bs=1M status=none
+umount_fs "$T/mnt"
+check "the loss is said at unmount" grep -q "access rows could not be stored: .*no such table: access" "$T/daemon.log"
+check_eq "the loss is counted in the run row" 1 \
+	"$(sqlite3 "$T/lost.db" "select rows_lost > 0 and ended_at is not null from run where label = 'lost'")"
 finish
