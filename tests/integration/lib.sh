@@ -127,5 +127,5 @@ umount_fs() {
 }
 
 q() {
-	sqlite3 -batch -noheader "$DB" "$1"
+	sqlite3 -batch -noheader -cmd ".timeout 5000" "$DB" "$1"
 }

@@ -15,7 +15,16 @@ DB=$T/t.db
 # machine running the tests (O_DIRECT here could not feed 15 streams).
 cat "$M"/clip* >/dev/null
 mount_fs "$M" "$T/mnt" -o db="$DB",label=rt,backing=buffered
-dur=$(q "select 1.0 * frames * fps_den / fps_num from timeline where name = 'timeline01'")
+# the mount appears before the daemon has written its run and timeline
+# rows (it forks first, and SQLite must not cross the fork): wait for them
+i=0
+while :; do
+	dur=$(q "select 1.0 * frames * fps_den / fps_num from timeline where name = 'timeline01'")
+	[ -n "$dur" ] && break
+	i=$((i + 1))
+	[ $i -lt 100 ] || { echo "no timeline row after 10 s" >&2; exit 1; }
+	sleep 0.1
+done
 
 # elapsed wall seconds of a command, to the millisecond
 elapsed() {
