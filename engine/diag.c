@@ -56,3 +56,19 @@ void eng_diag_free(struct eng_diag *diag)
 	diag->msgs = NULL;
 	diag->n = diag->cap = 0;
 }
+
+void eng_vproblem(struct eng_problems *p, unsigned line, const char *fmt,
+		  va_list ap)
+{
+	p->n++;
+	eng_diag_vadd(p->diag, p->path, line, fmt, ap);
+}
+
+void eng_problem(struct eng_problems *p, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	eng_vproblem(p, line, fmt, ap);
+	va_end(ap);
+}

@@ -118,11 +118,9 @@ struct edl_event {
 };
 
 struct edl_state {
-	const char *path;
+	struct eng_problems pb;
 	const struct eng_load_options *opt;
-	struct eng_diag *diag;
 	struct eng_timeline *tl;
-	unsigned nerr;
 	struct eng_fps fps;
 	unsigned nominal;	/* timecode frames per second: 30 at 29.97 */
 	int fcm_drop;		/* FCM: DROP FRAME in effect */
@@ -139,17 +137,6 @@ struct edl_state {
 	int atrack[EDL_AUDIO_MAX + 1], axtrack[EDL_AUDIO_MAX + 1];
 };
 
-static void __attribute__((format(printf, 3, 4)))
-problem(struct edl_state *st, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-
-	st->nerr++;
-	va_start(ap, fmt);
-	eng_diag_vadd(st->diag, st->path, line, fmt, ap);
-	va_end(ap);
-}
-
 /* A construct that is read but not modelled, or ignored: silent unless
  * the caller asked for strict parsing. */
 static void __attribute__((format(printf, 3, 4)))
@@ -159,9 +146,8 @@ skipped(struct edl_state *st, unsigned line, const char *fmt, ...)
 
 	if (!st->opt->strict)
 		return;
-	st->nerr++;
 	va_start(ap, fmt);
-	eng_diag_vadd(st->diag, st->path, line, fmt, ap);
+	eng_vproblem(&st->pb, line, fmt, ap);
 	va_end(ap);
 }
 
@@ -247,8 +233,9 @@ static int parse_tc(struct edl_state *st, unsigned line, const char *s,
 	    !is_digit(s[7]) || !is_digit(s[9]) || !is_digit(s[10]) ||
 	    !strchr(":;.,", s[2]) || !strchr(":;.,", s[5]) ||
 	    !strchr(":;.,", s[8])) {
-		problem(st, line, "bad timecode '%s' (expected HH:MM:SS:FF)",
-			s);
+		eng_problem(&st->pb, line,
+			    "bad timecode '%s' (expected HH:MM:SS:FF)",
+			    s);
 		return -EINVAL;
 	}
 	hh = (unsigned)(s[0] - '0') * 10 + (unsigned)(s[1] - '0');
@@ -258,31 +245,35 @@ static int parse_tc(struct edl_state *st, unsigned line, const char *s,
 	sep = s[8];
 	df = st->fcm_drop || sep == ';' || sep == '.' || sep == ',';
 	if (mm > 59 || ss > 59) {
-		problem(st, line, "bad timecode '%s': minutes and seconds "
-			"must be below 60", s);
+		eng_problem(&st->pb, line,
+			    "bad timecode '%s': minutes and seconds "
+			    "must be below 60", s);
 		return -EINVAL;
 	}
 	if (ff >= st->nominal) {
-		problem(st, line, "bad timecode '%s': frame %u at %u frames "
-			"per second", s, ff, st->nominal);
+		eng_problem(&st->pb, line,
+			    "bad timecode '%s': frame %u at %u frames "
+			    "per second", s, ff, st->nominal);
 		return -EINVAL;
 	}
 	if (df) {
 		if (!drop_frame_rate(st)) {
 			/* once: every timecode after it would say the same */
 			if (!st->df_told)
-				problem(st, line, "drop-frame timecode '%s' at "
-					"%u/%u fps (drop frame needs 29.97 or "
-					"59.94)", s, st->fps.num, st->fps.den);
+				eng_problem(&st->pb, line,
+					    "drop-frame timecode '%s' at "
+					    "%u/%u fps (drop frame needs 29.97 or "
+					    "59.94)", s, st->fps.num, st->fps.den);
 			st->df_told = 1;
 			return -EINVAL;
 		}
 		drop = st->nominal / 15;	/* 2 at 29.97, 4 at 59.94 */
 		if (ss == 0 && ff < drop && mm % 10 != 0) {
-			problem(st, line, "timecode '%s' does not exist in "
-				"drop frame (frames 00-%02u are skipped at "
-				"minute %02u)",
-				s, drop - 1, mm);
+			eng_problem(&st->pb, line,
+				    "timecode '%s' does not exist in "
+				    "drop frame (frames 00-%02u are skipped at "
+				    "minute %02u)",
+				    s, drop - 1, mm);
 			return -EINVAL;
 		}
 	}
@@ -373,8 +364,9 @@ static int parse_tdur(struct edl_state *st, unsigned line, const char *s,
 		      int64_t *out)
 {
 	if (!all_digits(s) || strlen(s) > 5) {
-		problem(st, line, "bad transition duration '%s' (expected "
-			"frames, e.g. 030)", s);
+		eng_problem(&st->pb, line,
+			    "bad transition duration '%s' (expected "
+			    "frames, e.g. 030)", s);
 		return -EINVAL;
 	}
 	*out = atol(s);
@@ -394,8 +386,9 @@ static int parse_transition(struct edl_state *st, unsigned line,
 	} else if (strcasecmp(t, "D") == 0) {
 		e->trans = EDL_DISSOLVE;
 		if (nm < 2) {
-			problem(st, line, "dissolve without a duration "
-				"(expected 'D NNN')");
+			eng_problem(&st->pb, line,
+				    "dissolve without a duration "
+				    "(expected 'D NNN')");
 			return -EINVAL;
 		}
 		if (parse_tdur(st, line, m[i++], &e->tdur) < 0)
@@ -406,8 +399,8 @@ static int parse_transition(struct edl_state *st, unsigned line,
 		if (t[1] == '\0' && nm > 2 && all_digits(m[1]))
 			i++;	/* "W 001 030": the wipe code apart */
 		if (nm <= i) {
-			problem(st, line, "wipe without a duration "
-				"(expected 'WCCC NNN')");
+			eng_problem(&st->pb, line, "wipe without a duration "
+				    "(expected 'WCCC NNN')");
 			return -EINVAL;
 		}
 		if (parse_tdur(st, line, m[i++], &e->tdur) < 0)
@@ -423,12 +416,14 @@ static int parse_transition(struct edl_state *st, unsigned line,
 		skipped(st, line, "key transitions are not supported (read "
 			"as a cut)");
 	} else {
-		problem(st, line, "unknown transition '%s' (expected C, D, "
-			"W or K)", t);
+		eng_problem(&st->pb, line,
+			    "unknown transition '%s' (expected C, D, "
+			    "W or K)", t);
 		return -EINVAL;
 	}
 	if (i < nm) {
-		problem(st, line, "unexpected '%s' after the transition", m[i]);
+		eng_problem(&st->pb, line,
+			    "unexpected '%s' after the transition", m[i]);
 		return -EINVAL;
 	}
 	return 0;
@@ -457,10 +452,11 @@ static void pair_transition(struct edl_state *st, struct edl_event *e)
 
 	if (!prev || prev->num != e->num || prev->trans != EDL_CUT ||
 	    prev->outgoing || prev->none || e->none) {
-		problem(st, e->line, "%s of event %03u has no outgoing source "
-			"(a cut line with the same event number must come "
-			"just before it)",
-			e->trans == EDL_WIPE ? "wipe" : "dissolve", e->num);
+		eng_problem(&st->pb, e->line,
+			    "%s of event %03u has no outgoing source "
+			    "(a cut line with the same event number must come "
+			    "just before it)",
+			    e->trans == EDL_WIPE ? "wipe" : "dissolve", e->num);
 		return;
 	}
 	prev->outgoing = 1;
@@ -474,25 +470,29 @@ static int do_event(struct edl_state *st, unsigned line, char **tok, int n)
 	int bad = 0, rc;
 
 	if (strlen(tok[0]) < 3 || strlen(tok[0]) > 6) {
-		problem(st, line, "event number '%s' must have 3 to 6 digits",
-			tok[0]);
+		eng_problem(&st->pb, line,
+			    "event number '%s' must have 3 to 6 digits",
+			    tok[0]);
 		return 0;
 	}
 	if (n < 8 || n > EDL_MAX_TOKENS) {
-		problem(st, line, "bad event line (expected NNN REEL CHANNEL "
-			"TRANSITION [DURATION] SRC_IN SRC_OUT REC_IN REC_OUT)");
+		eng_problem(&st->pb, line,
+			    "bad event line (expected NNN REEL CHANNEL "
+			    "TRANSITION [DURATION] SRC_IN SRC_OUT REC_IN REC_OUT)");
 		return 0;
 	}
 	e.num = (unsigned)atoi(tok[0]);
 	if (strlen(tok[1]) > EDL_REEL_MAX) {
-		problem(st, line, "reel name longer than %d characters",
-			EDL_REEL_MAX);
+		eng_problem(&st->pb, line,
+			    "reel name longer than %d characters",
+			    EDL_REEL_MAX);
 		bad = 1;
 	}
 	e.generator = is_generator(tok[1]);
 	if (parse_channel(&e, tok[2]) < 0) {
-		problem(st, line, "unknown channel '%s' (expected V, A, A2, "
-			"AA, B, AA/V, A2/V, AN or NONE)", tok[2]);
+		eng_problem(&st->pb, line,
+			    "unknown channel '%s' (expected V, A, A2, "
+			    "AA, B, AA/V, A2/V, AN or NONE)", tok[2]);
 		bad = 1;
 	}
 	if (parse_transition(st, line, &e, tok + 3, n - 7) < 0)
@@ -656,8 +656,9 @@ static void do_fps_comment(struct edl_state *st, unsigned line, char *value)
 		skipped(st, line, "FPS comment given twice (first on line %u)",
 			st->fps_line);
 	if (eng_parse_fps(value, &fps) < 0 || nominal_rate(fps) == 0) {
-		problem(st, line, "bad frame rate '%s' (e.g. 25, 30000/1001 "
-			"or 29.97)", value);
+		eng_problem(&st->pb, line,
+			    "bad frame rate '%s' (e.g. 25, 30000/1001 "
+			    "or 29.97)", value);
 		return;
 	}
 	st->fps = fps;
@@ -704,8 +705,9 @@ static void do_fcm(struct edl_state *st, unsigned line, char *value)
 	else if (strcmp(value, "NONDROPFRAME") == 0)
 		st->fcm_drop = 0;
 	else
-		problem(st, line, "unknown FCM (expected DROP FRAME or "
-			"NON-DROP FRAME)");
+		eng_problem(&st->pb, line,
+			    "unknown FCM (expected DROP FRAME or "
+			    "NON-DROP FRAME)");
 }
 
 static void do_m2(struct edl_state *st, unsigned line, char **tok, int n)
@@ -714,12 +716,14 @@ static void do_m2(struct edl_state *st, unsigned line, char **tok, int n)
 	int64_t milli, tc;
 
 	if (n != 4) {
-		problem(st, line, "bad M2 line (expected M2 REEL SPEED TC)");
+		eng_problem(&st->pb, line,
+			    "bad M2 line (expected M2 REEL SPEED TC)");
 		return;
 	}
 	if (parse_speed(tok[2], &milli) < 0) {
-		problem(st, line, "bad M2 speed '%s' (expected frames per "
-			"second, e.g. 050.0, 000.0 or -025.0)", tok[2]);
+		eng_problem(&st->pb, line,
+			    "bad M2 speed '%s' (expected frames per "
+			    "second, e.g. 050.0, 000.0 or -025.0)", tok[2]);
 		return;
 	}
 	if (parse_tc(st, line, tok[3], &tc) < 0)
@@ -748,14 +752,15 @@ static void do_aud(struct edl_state *st, unsigned line, char **tok, int n)
 	for (i = 1; i < n; i++) {
 		if (!all_digits(tok[i]) || strlen(tok[i]) > 2 ||
 		    atoi(tok[i]) < 1) {
-			problem(st, line, "bad AUD channel '%s' (expected 1 "
-				"to %d)", tok[i], EDL_AUDIO_MAX);
+			eng_problem(&st->pb, line,
+				    "bad AUD channel '%s' (expected 1 "
+				    "to %d)", tok[i], EDL_AUDIO_MAX);
 			return;
 		}
 		add |= (unsigned __int128)1 << atoi(tok[i]);
 	}
 	if (n < 2) {
-		problem(st, line, "AUD line without a channel");
+		eng_problem(&st->pb, line, "AUD line without a channel");
 		return;
 	}
 	if (!e) {
@@ -837,8 +842,9 @@ static void check_events(struct edl_state *st)
 		if (e->none)
 			continue;
 		if (len < 0 || (len == 0 && !e->outgoing)) {
-			problem(st, e->line, "event %03u has no length (record "
-				"out is not after record in)", e->num);
+			eng_problem(&st->pb, e->line,
+				    "event %03u has no length (record "
+				    "out is not after record in)", e->num);
 			continue;
 		}
 		if (!e->speed && !e->generator &&
@@ -879,8 +885,9 @@ static int resolve_clips(struct edl_state *st)
 		if (c == -ENOMEM)
 			return c;
 		if (c < 0) {
-			problem(st, e->line, "clip name '%s' cannot name a "
-				"media file", name);
+			eng_problem(&st->pb, e->line,
+				    "clip name '%s' cannot name a "
+				    "media file", name);
 			continue;
 		}
 		e->clip_idx = c;
@@ -904,10 +911,11 @@ static int resolve_clips(struct edl_state *st)
 		case ENG_EDL_ORIGIN_TC:
 			st->clip_origin[c] = st->opt->edl_origin_tc;
 			if (e->src_in < st->opt->edl_origin_tc)
-				problem(st, e->line, "event %03u: source in is "
-					"before the source origin (frame %lld)",
-					e->num,
-					(long long)st->opt->edl_origin_tc);
+				eng_problem(&st->pb, e->line,
+					    "event %03u: source in is "
+					    "before the source origin (frame %lld)",
+					    e->num,
+					    (long long)st->opt->edl_origin_tc);
 			break;
 		}
 	}
@@ -1000,9 +1008,10 @@ static int emit(struct edl_state *st, const struct edl_event *e, int track,
 		if (s == run_src + (k - run_k))
 			continue;
 		if (++st->speed_segs > EDL_SPEED_SEGS_MAX) {
-			problem(st, e->line, "speed effects need more than %d "
-				"segments (one per jump of the source frame)",
-				EDL_SPEED_SEGS_MAX);
+			eng_problem(&st->pb, e->line,
+				    "speed effects need more than %d "
+				    "segments (one per jump of the source frame)",
+				    EDL_SPEED_SEGS_MAX);
 			return -EINVAL;
 		}
 		rc = eng_tl_add_segment(st->tl, (size_t)track,
@@ -1083,21 +1092,21 @@ static int build(struct edl_state *st)
 		if (!st->ev[i].none && st->ev[i].rec_in < rec_origin)
 			rec_origin = st->ev[i].rec_in;
 	if (rec_origin == INT64_MAX) {
-		problem(st, 0, "no event in the EDL");
+		eng_problem(&st->pb, 0, "no event in the EDL");
 		return -EINVAL;
 	}
-	if (st->nerr)
+	if (st->pb.n)
 		return -EINVAL;
 	rc = add_tracks(st);
 	if (rc == 0)
 		rc = resolve_clips(st);
-	if (rc < 0 || st->nerr)
+	if (rc < 0 || st->pb.n)
 		return rc < 0 ? rc : -EINVAL;
 	rc = add_segments(st, rec_origin);
 	if (rc < 0)
 		return rc;
 	st->tl->fps = st->fps;
-	return eng_tl_finalize(st->tl, st->diag);
+	return eng_tl_finalize(st->tl, st->pb.diag);
 }
 
 int eng_edl_parse(const char *path, const char *name, const char *text,
@@ -1105,7 +1114,7 @@ int eng_edl_parse(const char *path, const char *name, const char *text,
 		  struct eng_timeline **out, struct eng_diag *diag)
 {
 	struct eng_load_options defaults;
-	struct edl_state st = { .path = path, .diag = diag };
+	struct edl_state st = { .pb = { .diag = diag, .path = path } };
 	char *buf = NULL, *line, *end, *next;
 	unsigned lineno = 0;
 	size_t i;
@@ -1119,7 +1128,8 @@ int eng_edl_parse(const char *path, const char *name, const char *text,
 	st.opt = opt;
 	st.fps = opt->fps;
 	if (st.fps.den == 0 || nominal_rate(st.fps) == 0) {
-		problem(&st, 0, "bad frame rate %u/%u", st.fps.num, st.fps.den);
+		eng_problem(&st.pb, 0,
+			    "bad frame rate %u/%u", st.fps.num, st.fps.den);
 		return -EINVAL;
 	}
 	st.nominal = (unsigned)nominal_rate(st.fps);
@@ -1141,7 +1151,7 @@ int eng_edl_parse(const char *path, const char *name, const char *text,
 			next++;
 		lineno++;
 		if (memchr(line, '\0', (size_t)(end - line))) {
-			problem(&st, lineno, "NUL byte in line");
+			eng_problem(&st.pb, lineno, "NUL byte in line");
 			continue;
 		}
 		*end = '\0';

@@ -40,6 +40,19 @@ void eng_diag_vadd(struct eng_diag *diag, const char *file, unsigned line,
 		   const char *fmt, va_list ap);
 void eng_diag_free(struct eng_diag *diag);
 
+/* A parser's problem counter: every problem is added to diag (which may
+ * be NULL) and counted in n, so that a parser knows it failed even when
+ * a message could not be stored. */
+struct eng_problems {
+	struct eng_diag *diag;
+	const char *path;	/* names the file in every message */
+	unsigned n;
+};
+void eng_problem(struct eng_problems *p, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void eng_vproblem(struct eng_problems *p, unsigned line, const char *fmt,
+		  va_list ap);
+
 /* ------------------------------------------------------------------ */
 /* Value parsing shared by the parsers, options and the generator       */
 
@@ -59,6 +72,9 @@ int eng_parse_size(const char *s, uint64_t *out);
 
 /* A non-negative decimal integer that fits in int64_t; 0 or -EINVAL. */
 int eng_parse_int(const char *s, int64_t *out);
+
+/* Greatest common divisor (Euclid); gcd(a, 0) = a, gcd(0, 0) = 0. */
+uint64_t eng_gcd64(uint64_t a, uint64_t b);
 
 /* ------------------------------------------------------------------ */
 /* Timeline model                                                       */

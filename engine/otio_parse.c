@@ -425,17 +425,6 @@ static int disabled(json_object *o)
 /* ------------------------------------------------------------------ */
 /* Rates and times                                                      */
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Rounded to nearest for 0 <= x < 2^62, without libm. */
 static uint64_t round_pos(double x)
 {
@@ -463,7 +452,7 @@ static int rate_to_fps(double r, struct eng_fps *f)
 	m = round_pos(r * 1000);
 	if (m < 1)
 		return -EINVAL;
-	g = gcd64(m, 1000);
+	g = eng_gcd64(m, 1000);
 	f->num = (uint32_t)(m / g);
 	f->den = (uint32_t)(1000 / g);
 	return 0;

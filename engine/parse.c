@@ -80,7 +80,7 @@ int eng_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
+uint64_t eng_gcd64(uint64_t a, uint64_t b)
 {
 	while (b) {
 		uint64_t t = a % b;
@@ -129,7 +129,7 @@ static int fps_decimal(uint64_t ip, const char *frac, struct eng_fps *out)
 			return 0;
 		}
 	}
-	g = gcd64(i, scale);
+	g = eng_gcd64(i, scale);
 	n = i / g;
 	den = scale / g;
 	if (n > UINT32_MAX)
@@ -155,7 +155,7 @@ int eng_parse_fps(const char *s, struct eng_fps *out)
 	}
 	if (*end || n == 0 || d == 0)
 		return -EINVAL;
-	g = gcd64(n, d);
+	g = eng_gcd64(n, d);
 	out->num = (uint32_t)(n / g);
 	out->den = (uint32_t)(d / g);
 	return 0;

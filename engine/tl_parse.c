@@ -16,10 +16,8 @@
 #define TL_FILE_MAX (64u << 20)	/* timelines are text: refuse a mistake */
 
 struct tl_state {
-	const char *path;
+	struct eng_problems pb;
 	struct eng_timeline *tl;
-	struct eng_diag *diag;
-	unsigned nerr;
 	unsigned fps_line;	/* first fps line, 0 before it */
 	int order_told;		/* "X before fps" was reported */
 	/* per declared track: its line and where an appended event starts */
@@ -29,22 +27,11 @@ struct tl_state {
 	size_t cap;
 };
 
-static void __attribute__((format(printf, 3, 4)))
-problem(struct tl_state *st, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-
-	st->nerr++;
-	va_start(ap, fmt);
-	eng_diag_vadd(st->diag, st->path, line, fmt, ap);
-	va_end(ap);
-}
-
 static void need_fps(struct tl_state *st, unsigned line, const char *what)
 {
 	/* once: every later line would say the same */
 	if (!st->fps_line && !st->order_told) {
-		problem(st, line, "%s before fps", what);
+		eng_problem(&st->pb, line, "%s before fps", what);
 		st->order_told = 1;
 	}
 }
@@ -54,24 +41,25 @@ static void do_fps(struct tl_state *st, unsigned line, char **tok, int n)
 	struct eng_fps fps;
 
 	if (st->fps_line) {
-		problem(st, line, "fps given twice (first on line %u)",
-			st->fps_line);
+		eng_problem(&st->pb, line, "fps given twice (first on line %u)",
+			    st->fps_line);
 		return;
 	}
 	/* even a bad fps line is the fps line: no "no fps" cascade */
 	st->fps_line = line;
 	if (n < 2) {
-		problem(st, line, "missing frame rate after 'fps'");
+		eng_problem(&st->pb, line, "missing frame rate after 'fps'");
 		return;
 	}
 	if (eng_parse_fps(tok[1], &fps) < 0)
-		problem(st, line,
-			"bad frame rate '%s' (e.g. 25, 30000/1001 or 29.97)",
-			tok[1]);
+		eng_problem(&st->pb, line,
+			    "bad frame rate '%s' (e.g. 25, 30000/1001 or 29.97)",
+			    tok[1]);
 	else
 		st->tl->fps = fps;
 	if (n > 2)
-		problem(st, line, "unexpected '%s' after frame rate", tok[2]);
+		eng_problem(&st->pb, line,
+			    "unexpected '%s' after frame rate", tok[2]);
 }
 
 static int valid_track_name(const char *s)
@@ -120,47 +108,51 @@ static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
 
 	/* a misplaced line is still used, so its names do not cascade */
 	need_fps(st, line, "track");
-	before = st->nerr;
+	before = st->pb.n;
 	if (n < 2) {
-		problem(st, line, "missing track NAME");
+		eng_problem(&st->pb, line, "missing track NAME");
 		return 0;
 	}
 	if (!valid_track_name(tok[1])) {
-		problem(st, line,
-			"bad track name '%s': must be 1-%d letters, digits or '_'",
-			tok[1], ENG_TRACK_NAME_MAX - 1);
+		eng_problem(&st->pb, line,
+			    "bad track name '%s': must be 1-%d letters, digits or '_'",
+			    tok[1], ENG_TRACK_NAME_MAX - 1);
 	} else if ((t = eng_tl_find_track(st->tl, tok[1])) >= 0) {
-		problem(st, line, "duplicate track '%s' (first on line %u)",
-			tok[1], st->track_line[t]);
+		eng_problem(&st->pb, line,
+			    "duplicate track '%s' (first on line %u)",
+			    tok[1], st->track_line[t]);
 	}
 	if (n < 3) {
-		problem(st, line, "missing RATE (bytes per second) for track '%s'",
-			tok[1]);
+		eng_problem(&st->pb, line,
+			    "missing RATE (bytes per second) for track '%s'",
+			    tok[1]);
 		return 0;
 	}
 	rc = eng_parse_size(tok[2], &rate);
 	if (rc == -ERANGE)
-		problem(st, line, "rate '%s' is too large", tok[2]);
+		eng_problem(&st->pb, line, "rate '%s' is too large", tok[2]);
 	else if (rc < 0)
-		problem(st, line,
-			"bad rate '%s': bytes per second, e.g. 144000 or 18M",
-			tok[2]);
+		eng_problem(&st->pb, line,
+			    "bad rate '%s': bytes per second, e.g. 144000 or 18M",
+			    tok[2]);
 	else if (rate == 0)
-		problem(st, line, "bad rate '%s': must be positive", tok[2]);
+		eng_problem(&st->pb, line,
+			    "bad rate '%s': must be positive", tok[2]);
 	for (i = 3; i < n; i++) {
 		if (strncmp(tok[i], "align=", 6) != 0) {
-			problem(st, line, "unexpected '%s' after RATE (only align=N may follow)",
-				tok[i]);
+			eng_problem(&st->pb, line,
+				    "unexpected '%s' after RATE (only align=N may follow)",
+				    tok[i]);
 		} else if (have_align++) {
-			problem(st, line, "align given twice");
+			eng_problem(&st->pb, line, "align given twice");
 		} else if (eng_parse_int(tok[i] + 6, &align) < 0 || align == 0 ||
 			   align > UINT32_MAX) {
-			problem(st, line,
-				"bad align '%s': must be a positive integer (bytes per sample)",
-				tok[i] + 6);
+			eng_problem(&st->pb, line,
+				    "bad align '%s': must be a positive integer (bytes per sample)",
+				    tok[i] + 6);
 		}
 	}
-	if (st->nerr != before)
+	if (st->pb.n != before)
 		return 0;
 	if (st->tl->ntracks == st->cap && (rc = grow_tracks(st)) < 0)
 		return rc;
@@ -168,7 +160,7 @@ static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc < 0) {
-		problem(st, line, "cannot add track '%s'", tok[1]);
+		eng_problem(&st->pb, line, "cannot add track '%s'", tok[1]);
 		return 0;
 	}
 	st->track_line[rc] = line;
@@ -188,14 +180,17 @@ static size_t event_tracks(struct tl_state *st, unsigned line, char *list)
 		if (comma)
 			*comma = '\0';
 		if (!*p) {
-			problem(st, line, "empty track name in track list");
+			eng_problem(&st->pb, line,
+				    "empty track name in track list");
 		} else if ((t = eng_tl_find_track(st->tl, p)) < 0) {
-			problem(st, line, "track '%s' not declared", p);
+			eng_problem(&st->pb, line,
+				    "track '%s' not declared", p);
 		} else {
 			for (j = 0; j < n && st->listed[j] != (size_t)t; j++)
 				;
 			if (j < n)
-				problem(st, line, "track '%s' listed twice", p);
+				eng_problem(&st->pb, line,
+					    "track '%s' listed twice", p);
 			else
 				st->listed[n++] = (size_t)t;
 		}
@@ -226,7 +221,7 @@ static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 	unsigned before;
 
 	need_fps(st, line, "event");
-	before = st->nerr;
+	before = st->pb.n;
 	if (n > 1)
 		ntr = event_tracks(st, line, tok[1]);
 	if (n > 2) {
@@ -234,44 +229,49 @@ static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 		if (clip == -ENOMEM)
 			return clip;
 		if (clip < 0)
-			problem(st, line,
-				"clip name '%s' not allowed (no '/', control characters, '.' or '..')",
-				tok[2]);
+			eng_problem(&st->pb, line,
+				    "clip name '%s' not allowed (no '/', control characters, '.' or '..')",
+				    tok[2]);
 	}
 	if (n > 3) {
 		rc = frame_number(tok[3], &src_in);
 		if (rc == -ERANGE)
-			problem(st, line, "SRC_IN '%s' is too large", tok[3]);
+			eng_problem(&st->pb, line,
+				    "SRC_IN '%s' is too large", tok[3]);
 		else if (rc < 0)
-			problem(st, line,
-				"bad SRC_IN '%s': must be a non-negative integer",
-				tok[3]);
+			eng_problem(&st->pb, line,
+				    "bad SRC_IN '%s': must be a non-negative integer",
+				    tok[3]);
 	}
 	if (n > 4) {
 		rc = frame_number(tok[4], &frames);
 		if (rc == -ERANGE)
-			problem(st, line, "frame count '%s' is too large", tok[4]);
+			eng_problem(&st->pb, line,
+				    "frame count '%s' is too large", tok[4]);
 		else if (rc < 0 || frames == 0)
-			problem(st, line,
-				"bad frame count '%s': must be a positive integer",
-				tok[4]);
+			eng_problem(&st->pb, line,
+				    "bad frame count '%s': must be a positive integer",
+				    tok[4]);
 	}
 	if (n > 5) {
 		if (tok[5][0] != '@')
-			problem(st, line, "unexpected '%s' after FRAMES (REC_IN is written @N)",
-				tok[5]);
+			eng_problem(&st->pb, line,
+				    "unexpected '%s' after FRAMES (REC_IN is written @N)",
+				    tok[5]);
 		else if ((rc = frame_number(tok[5] + 1, &rec_in)) == -ERANGE)
-			problem(st, line, "REC_IN '%s' is too large", tok[5]);
+			eng_problem(&st->pb, line,
+				    "REC_IN '%s' is too large", tok[5]);
 		else if (rc < 0)
-			problem(st, line,
-				"bad REC_IN '%s': must be @ and a non-negative integer",
-				tok[5]);
+			eng_problem(&st->pb, line,
+				    "bad REC_IN '%s': must be @ and a non-negative integer",
+				    tok[5]);
 	}
 	if (n > 6)
-		problem(st, line, "unexpected '%s' after @REC_IN", tok[6]);
+		eng_problem(&st->pb, line,
+			    "unexpected '%s' after @REC_IN", tok[6]);
 	if (n < 5)
-		problem(st, line, "missing %s", missing[n - 1]);
-	if (st->nerr != before)
+		eng_problem(&st->pb, line, "missing %s", missing[n - 1]);
+	if (st->pb.n != before)
 		return 0;
 
 	/* Without @ the event starts where the latest of its tracks ends, so
@@ -288,8 +288,9 @@ static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 		if (rc == -ENOMEM)
 			return rc;
 		if (rc < 0) {
-			problem(st, line, "event ends too far (frame %lld)",
-				(long long)rec_in + frames);
+			eng_problem(&st->pb, line,
+				    "event ends too far (frame %lld)",
+				    (long long)rec_in + frames);
 			return 0;
 		}
 		if (rec_in + frames > st->track_end[t])
@@ -328,7 +329,7 @@ static int tokenize(char *s, char **tok)
 int eng_tl_parse(const char *path, const char *name, const char *text,
 		 size_t len, struct eng_timeline **out, struct eng_diag *diag)
 {
-	struct tl_state st = { .path = path, .diag = diag };
+	struct tl_state st = { .pb = { .diag = diag, .path = path } };
 	char *buf = NULL, *line, *next, *tok[TL_MAX_TOKENS];
 	unsigned lineno = 0;
 	int rc = -ENOMEM, n;
@@ -349,7 +350,7 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
 			*nl = '\0';
 		lineno++;
 		if (memchr(line, '\0', (size_t)(next - line) - (nl ? 1 : 0))) {
-			problem(&st, lineno, "NUL byte in line");
+			eng_problem(&st.pb, lineno, "NUL byte in line");
 			continue;
 		}
 		n = tokenize(line, tok);
@@ -363,18 +364,18 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
 		} else if (strcmp(tok[0], "event") == 0) {
 			rc = do_event(&st, lineno, tok, n);
 		} else {
-			problem(&st, lineno,
-				"unknown directive '%s' (expected fps, track or event)",
-				tok[0]);
+			eng_problem(&st.pb, lineno,
+				    "unknown directive '%s' (expected fps, track or event)",
+				    tok[0]);
 			rc = 0;
 		}
 		if (rc < 0)
 			goto out;
 	}
 	if (!st.fps_line)
-		problem(&st, 0, "no fps line (e.g. 'fps 30000/1001')");
+		eng_problem(&st.pb, 0, "no fps line (e.g. 'fps 30000/1001')");
 	rc = -EINVAL;
-	if (st.nerr)
+	if (st.pb.n)
 		goto out;
 	rc = eng_tl_finalize(st.tl, diag);
 	if (rc < 0)

@@ -18,18 +18,12 @@
 #include <cmocka.h>
 
 #include "engine.h"
+#include "parser_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
-
-struct want_seg {
-	const char *track;
-	size_t idx;		/* index among the track's sorted segments */
-	const char *clip;
-	int64_t src_in, rec_in, frames;
-};
 
 static void options(struct eng_load_options *o, const char *fps, int strict)
 {
@@ -53,74 +47,6 @@ static int parse(const char *text, const char *fps, int strict,
 
 	options(&o, fps, strict);
 	return parse_opt(text, strlen(text), &o, tl, d);
-}
-
-/* "V:3 A1:1 Vx:1": the declared tracks in order with their segment
- * counts. */
-static void check_tracks(const struct eng_timeline *tl, const char *want)
-{
-	char got[512] = "";
-	size_t t, n = 0;
-
-	for (t = 0; t < tl->ntracks; t++)
-		n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%s:%zu",
-				      t ? " " : "", tl->tracks[t].name,
-				      tl->tracks[t].nsegs);
-	assert_string_equal(got, want);
-}
-
-static void check_segs(const struct eng_timeline *tl,
-		       const struct want_seg *w, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n && w[i].track; i++) {
-		int t = eng_tl_find_track(tl, w[i].track);
-		const struct eng_segment *s;
-
-		if (t < 0)
-			fail_msg("no track %s", w[i].track);
-		if (w[i].idx >= tl->tracks[t].nsegs)
-			fail_msg("track %s has %zu segments, want index %zu",
-				 w[i].track, tl->tracks[t].nsegs, w[i].idx);
-		s = &tl->tracks[t].segs[w[i].idx];
-		if (strcmp(tl->clips[s->clip].name, w[i].clip) != 0 ||
-		    s->src_in != w[i].src_in || s->rec_in != w[i].rec_in ||
-		    s->frames != w[i].frames)
-			fail_msg("track %s seg %zu: '%s' src %lld rec %lld "
-				 "frames %lld; want '%s' src %lld rec %lld "
-				 "frames %lld", w[i].track, w[i].idx,
-				 tl->clips[s->clip].name, (long long)s->src_in,
-				 (long long)s->rec_in, (long long)s->frames,
-				 w[i].clip, (long long)w[i].src_in,
-				 (long long)w[i].rec_in, (long long)w[i].frames);
-	}
-}
-
-static int has_msg(const struct eng_diag *d, const char *want)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (strstr(d->msgs[i], want))
-			return 1;
-	return 0;
-}
-
-static void print_diag(const struct eng_diag *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		print_message("  diag: %s\n", d->msgs[i]);
-}
-
-static void assert_msg(const struct eng_diag *d, const char *want)
-{
-	if (!has_msg(d, want)) {
-		print_diag(d);
-		fail_msg("no message containing '%s'", want);
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -316,7 +242,6 @@ static const struct sample_case samples[] = {
 static void test_sample(void **state)
 {
 	const struct sample_case *c = *state;
-	const char *shared = getenv("TLFS_SHARED");
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
 	struct eng_diag d = { 0 };
@@ -324,15 +249,7 @@ static void test_sample(void **state)
 	size_t len, i;
 	int rc;
 
-	if (!shared)
-		shared = "../shared";
-	assert_true(asprintf(&path, "%s/samples/%s", shared, c->file) > 0);
-	if (access(path, R_OK) != 0) {
-		print_message("skip: %s not found (set TLFS_SHARED)\n", path);
-		free(path);
-		skip();
-	}
-	assert_int_equal(eng_read_file(path, &text, &len), 0);
+	path = sample_read(c->file, &text, &len);
 	options(&o, c->fps, c->strict);
 	rc = eng_edl_parse(path, "sample", text, len, &o, &tl, &d);
 	if (rc != c->rc)
@@ -390,10 +307,10 @@ static int parse_fixture(const char *file, const struct eng_load_options *o,
 static void test_drop_frame(void **state)
 {
 	static const struct want_seg w[] = {
-		{ "V", 0, "df_a", 1798, 0, 2 },
-		{ "V", 1, "TAPE2", 17981, 2, 2 },
-		{ "V", 2, "TAPE3", 1800, 4, 2 },
-		{ "V", 3, "TAPE4", 1800, 6, 2 },
+		{ "V", 0, "df_a", 1798, 0, 2, 0 },
+		{ "V", 1, "TAPE2", 17981, 2, 2, 0 },
+		{ "V", 2, "TAPE3", 1800, 4, 2, 0 },
+		{ "V", 3, "TAPE4", 1800, 6, 2, 0 },
 	};
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
@@ -420,9 +337,9 @@ static void test_drop_frame_5994(void **state)
 		"002  S  V  C  00:10:00;00 00:10:00;02 00:00:00;02 00:00:00;04\n"
 		"003  T  V  C  01:00:00;00 01:00:00;02 00:00:00;04 00:00:00;06\n";
 	static const struct want_seg w[] = {
-		{ "V", 0, "R", 3600, 0, 2 },
-		{ "V", 1, "S", 35964, 2, 2 },
-		{ "V", 2, "T", 215784, 4, 2 },
+		{ "V", 0, "R", 3600, 0, 2, 0 },
+		{ "V", 1, "S", 35964, 2, 2, 0 },
+		{ "V", 2, "T", 215784, 4, 2, 0 },
 	};
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
@@ -448,15 +365,15 @@ static void test_drop_frame_5994(void **state)
 static void test_speed(void **state)
 {
 	static const struct want_seg w[] = {
-		{ "V", 0, "FRZ", 0, 0, 1 },
-		{ "V", 4, "FRZ", 0, 4, 1 },
-		{ "V", 5, "FAST", 0, 5, 1 },
-		{ "V", 6, "FAST", 2, 6, 1 },
-		{ "V", 14, "FAST", 18, 14, 1 },
-		{ "V", 15, "reverse", 3, 15, 1 },
-		{ "V", 18, "reverse", 0, 18, 1 },
-		{ "V", 19, "SLOW", 0, 19, 2 },
-		{ "V", 20, "SLOW", 3, 21, 2 },
+		{ "V", 0, "FRZ", 0, 0, 1, 0 },
+		{ "V", 4, "FRZ", 0, 4, 1, 0 },
+		{ "V", 5, "FAST", 0, 5, 1, 0 },
+		{ "V", 6, "FAST", 2, 6, 1, 0 },
+		{ "V", 14, "FAST", 18, 14, 1, 0 },
+		{ "V", 15, "reverse", 3, 15, 1, 0 },
+		{ "V", 18, "reverse", 0, 18, 1, 0 },
+		{ "V", 19, "SLOW", 0, 19, 2, 0 },
+		{ "V", 20, "SLOW", 3, 21, 2, 0 },
 	};
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
@@ -502,13 +419,13 @@ static void test_speed_limits(void **state)
 static void test_channels(void **state)
 {
 	static const struct want_seg w[] = {
-		{ "V", 0, "R1", 30, 0, 30 },
-		{ "A1", 0, "R1", 30, 0, 30 },
-		{ "V", 1, "R2", 0, 30, 10 },
-		{ "A2", 0, "R2", 0, 30, 10 },
-		{ "A1", 2, "R4", 0, 50, 10 },
-		{ "A4", 0, "R4", 0, 50, 10 },
-		{ "A3", 1, "R6", 150, 60, 10 },
+		{ "V", 0, "R1", 30, 0, 30, 0 },
+		{ "A1", 0, "R1", 30, 0, 30, 0 },
+		{ "V", 1, "R2", 0, 30, 10, 0 },
+		{ "A2", 0, "R2", 0, 30, 10, 0 },
+		{ "A1", 2, "R4", 0, 50, 10, 0 },
+		{ "A4", 0, "R4", 0, 50, 10, 0 },
+		{ "A3", 1, "R6", 150, 60, 10, 0 },
 	};
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
@@ -544,8 +461,8 @@ static void test_channels(void **state)
 static void test_crlf_latin1(void **state)
 {
 	static const struct want_seg w[] = {
-		{ "V", 0, "A001C003", 0, 25, 50 },
-		{ "V", 1, "Caf\xe9 cr\xe8me", 0, 100, 25 },
+		{ "V", 0, "A001C003", 0, 25, 50, 0 },
+		{ "V", 1, "Caf\xe9 cr\xe8me", 0, 100, 25, 0 },
 	};
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
@@ -571,12 +488,12 @@ static void test_crlf_latin1(void **state)
 static void test_transitions(void **state)
 {
 	static const struct want_seg w[] = {
-		{ "V", 0, "shot_a", 0, 0, 50 },
-		{ "A2", 0, "shot_a", 0, 0, 50 },
-		{ "V", 1, "shot_b", 0, 50, 25 },
-		{ "V", 2, "shot_c", 0, 75, 25 },
-		{ "Vx", 0, "shot_a", 50, 50, 20 },
-		{ "Vx", 1, "shot_b", 25, 75, 25 },
+		{ "V", 0, "shot_a", 0, 0, 50, 0 },
+		{ "A2", 0, "shot_a", 0, 0, 50, 0 },
+		{ "V", 1, "shot_b", 0, 50, 25, 0 },
+		{ "V", 2, "shot_c", 0, 75, 25, 0 },
+		{ "Vx", 0, "shot_a", 50, 50, 20, 0 },
+		{ "Vx", 1, "shot_b", 25, 75, 25, 0 },
 	};
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
@@ -608,9 +525,9 @@ static void test_record_order(void **state)
 		"002  B  V  C  00:00:00:00 00:00:00:10 00:00:00:00 00:00:00:10\n"
 		"003  C  V  C  00:00:00:00 00:00:00:10 00:00:00:05 00:00:00:15\n";
 	static const struct want_seg w[] = {
-		{ "V", 0, "B", 0, 0, 5 },
-		{ "V", 1, "C", 0, 5, 10 },
-		{ "V", 2, "A", 5, 15, 5 },
+		{ "V", 0, "B", 0, 0, 5, 0 },
+		{ "V", 1, "C", 0, 5, 10, 0 },
+		{ "V", 2, "A", 5, 15, 5, 0 },
 	};
 	struct eng_timeline *tl = NULL;
 	struct eng_diag d = { 0 };

@@ -18,80 +18,12 @@
 #include <cmocka.h>
 
 #include "engine.h"
+#include "parser_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
-
-struct want_seg {
-	const char *track;
-	size_t idx;		/* index among the track's sorted segments */
-	const char *clip;
-	int64_t src_in, rec_in, frames;
-	unsigned line;		/* 0: not checked */
-};
-
-static void check_tracks(const struct eng_timeline *tl, const char *want)
-{
-	char got[512] = "";
-	size_t t, n = 0;
-
-	for (t = 0; t < tl->ntracks && n < sizeof(got); t++)
-		n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%s:%zu",
-				      t ? " " : "", tl->tracks[t].name,
-				      tl->tracks[t].nsegs);
-	assert_string_equal(got, want);
-}
-
-static void check_segs(const struct eng_timeline *tl,
-		       const struct want_seg *w, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n && w[i].track; i++) {
-		int t = eng_tl_find_track(tl, w[i].track);
-		const struct eng_segment *s;
-
-		if (t < 0)
-			fail_msg("no track %s", w[i].track);
-		if (w[i].idx >= tl->tracks[t].nsegs)
-			fail_msg("track %s has %zu segments, want index %zu",
-				 w[i].track, tl->tracks[t].nsegs, w[i].idx);
-		s = &tl->tracks[t].segs[w[i].idx];
-		if (strcmp(tl->clips[s->clip].name, w[i].clip) != 0 ||
-		    s->src_in != w[i].src_in || s->rec_in != w[i].rec_in ||
-		    s->frames != w[i].frames ||
-		    (w[i].line && s->line != w[i].line))
-			fail_msg("track %s seg %zu: '%s' src %lld rec %lld "
-				 "frames %lld line %u; want '%s' src %lld rec "
-				 "%lld frames %lld line %u", w[i].track, w[i].idx,
-				 tl->clips[s->clip].name, (long long)s->src_in,
-				 (long long)s->rec_in, (long long)s->frames,
-				 s->line, w[i].clip, (long long)w[i].src_in,
-				 (long long)w[i].rec_in, (long long)w[i].frames,
-				 w[i].line);
-	}
-}
-
-static void print_diag(const struct eng_diag *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		print_message("  diag: %s\n", d->msgs[i]);
-}
-
-static void assert_msg(const struct eng_diag *d, const char *want)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (strstr(d->msgs[i], want))
-			return;
-	print_diag(d);
-	fail_msg("no message containing '%s'", want);
-}
 
 static int parse_len(const char *text, size_t len, int strict,
 		     struct eng_timeline **tl, struct eng_diag *d)
@@ -192,7 +124,6 @@ static const struct sample_case samples[] = {
 static void test_sample(void **state)
 {
 	const struct sample_case *c = *state;
-	const char *shared = getenv("TLFS_SHARED");
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
 	struct eng_diag d = { 0 };
@@ -200,15 +131,7 @@ static void test_sample(void **state)
 	size_t len;
 	int rc;
 
-	if (!shared)
-		shared = "../shared";
-	assert_true(asprintf(&path, "%s/samples/%s", shared, c->file) > 0);
-	if (access(path, R_OK) != 0) {
-		print_message("skip: %s not found (set TLFS_SHARED)\n", path);
-		free(path);
-		skip();
-	}
-	assert_int_equal(eng_read_file(path, &text, &len), 0);
+	path = sample_read(c->file, &text, &len);
 	eng_load_options_default(&o);
 	o.strict = 1;		/* nothing in the samples is skipped */
 	rc = eng_otio_parse(path, "sample", text, len, &o, &tl, &d);
