@@ -748,6 +748,12 @@ static const struct err_case {
 	  "001 S V C 00:00:00:00 00:00:01:00 00:00:00:00 00:00:01:00\n"
 	  "001 T V W002 010 00:00:00:00 00:00:01:00 00:00:00:00 00:00:01:00\n",
 	  "25", 0, "t.edl:1: event 001 has no length" },
+	/* a hostile clip name is told escaped (the FROM CLIP NAME path is
+	 * cut at its last slash) */
+	{ "001 R\033[2J V C 00:00:00:00 00:00:01:00 00:00:00:00 00:00:01:00\n"
+	  "* FROM CLIP NAME: a/\033]0;x\a\351\n", "25", 0,
+	  "t.edl:1: clip name '\\x1b]0;x\\x07\\xe9' cannot name a media "
+	  "file" },
 	{ "* FPS: fast\n", "25", 0, "t.edl:1: bad frame rate 'fast'" },
 	{ "001 R V C 00:00:00:00 00:00:01:00 00:00:00:00 00:00:01:00\n"
 	  "M2 R quick 00:00:00:00\n", "25", 0, "t.edl:2: bad M2 speed 'quick'" },

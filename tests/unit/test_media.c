@@ -499,6 +499,37 @@ static void test_worst_segment(void **state)
 	eng_tl_free(tl);
 }
 
+/* A legal but hostile clip name (invalid UTF-8, a C1 CSI, a backslash)
+ * with no media: the message escapes it, the timeline keeps its bytes,
+ * and its media file is found by the exact bytes. */
+static void test_hostile_name(void **state)
+{
+	static const char name[] = "caf\351\302\233[2J\\x";
+	struct env *e = *state;
+	struct eng_timeline *tl;
+	struct eng_diag d = { 0 };
+	char text[128], file[64], want[512];
+	const char *wantp[1] = { want };
+
+	snprintf(text, sizeof(text), "fps 25\ntrack V 1000\nevent V %s 0 1\n",
+		 name);
+	tl = tl_from(text);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "t.tl:3: clip caf\\xe9\\xc2\\x9b[2J\\\\x track V: no media "
+		 "file %s/caf\\xe9\\xc2\\x9b[2J\\\\x.V.*", e->dir);
+	expect_msgs(&d, wantp, 1);
+	assert_memory_equal(tl->clips[0].name, name, sizeof(name));
+	eng_diag_free(&d);
+
+	snprintf(file, sizeof(file), "%s.V.raw", name);
+	put(e, file, NULL, 0, 40);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), 0);
+	assert_string_equal(tl->clips[0].media[0].file, file);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +539,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_problems, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_too_short, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_name, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_worst_segment, env_setup,
 						env_teardown),

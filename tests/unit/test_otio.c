@@ -428,6 +428,9 @@ static const struct err_case errors[] = {
 	  "target_url holds %00", 1 },
 	{ "name with slash", HEAD CLIP("shots/a", 0, 5) TAIL, 0,
 	  "\"shots/a\" cannot be a clip name", 1 },
+	/* a hostile name is told escaped, JSON escapes decoded first */
+	{ "hostile name", HEAD CLIP("x/\\u001b[2J\\u009b\\r\351", 0, 5) TAIL, 0,
+	  "\"x/\\x1b[2J\\xc2\\x9b\\r\\xe9\" cannot be a clip name", 1 },
 	{ "enabled type", HEAD "{\"OTIO_SCHEMA\": \"Clip.1\", \"name\": \"a\", "
 	  "\"enabled\": \"yes\", \"source_range\": " TR(0, 5) "}" TAIL, 0,
 	  "t.otio:4: " P0 ": \"enabled\" must be true or false", 1 },

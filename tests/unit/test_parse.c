@@ -276,10 +276,32 @@ static void test_load_defaults(void **state)
 	assert_int_equal(o.strict, 0);
 }
 
+static void test_gcd(void **state)
+{
+	static const struct {
+		uint64_t a, b, want;
+	} cases[] = {
+		{ 0, 0, 0 }, { 7, 0, 7 }, { 0, 7, 7 }, { 12, 18, 6 },
+		{ 30000, 1001, 1 }, { 48000, 1000, 1000 },
+		{ UINT64_MAX, UINT64_MAX - 1, 1 },
+		{ UINT64_MAX, 5, 5 }, /* 2^64 - 1 = 3 * 5 * 17 * ... */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		assert_int_equal(eng_gcd64(cases[i].a, cases[i].b),
+				 cases[i].want);
+		assert_int_equal(eng_gcd64(cases[i].b, cases[i].a),
+				 cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fps),
+		cmocka_unit_test(test_gcd),
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_int),
 		cmocka_unit_test(test_pace),

@@ -296,6 +296,60 @@ static void test_len_bounded(void **state)
 	eng_diag_free(&d);
 }
 
+/* No message holds a byte that a terminal acts on. */
+static void assert_printable(const struct eng_diag *d)
+{
+	size_t i, k;
+
+	for (i = 0; i < d->n; i++)
+		for (k = 0; d->msgs[i][k]; k++)
+			if ((unsigned char)d->msgs[i][k] < 0x20 ||
+			    d->msgs[i][k] == 0x7f)
+				fail_msg("raw control byte in '%s'", d->msgs[i]);
+}
+
+/* Hostile clip names: names with an escape sequence or DEL are refused
+ * and told escaped; a legal name of invalid UTF-8 and a C1 control (0xc2
+ * 0x9b, CSI) is kept byte for byte in the timeline but escaped in a
+ * message that quotes it; the file path is input too. */
+static void test_hostile_names(void **state)
+{
+	static const char legal[] = "caf\351\302\233x";
+	static const char text[] =
+		"fps 25\ntrack V 1000\n"
+		"event V esc\033[2Jx 0 1\n"			/* 3 */
+		"event V del\177x\302\233 0 1\n"		/* 4 */
+		"event V caf\351\302\233x 0 1 \033]0;t\a\n";	/* 5 */
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char ok[64];
+
+	(void)state;
+	assert_int_equal(eng_tl_parse("t\n.tl", "t", text, strlen(text), &tl,
+				      &d), -EINVAL);
+	assert_null(tl);
+	assert_int_equal(d.n, 3);
+	assert_string_equal(d.msgs[0], "t\\n.tl:3: clip name 'esc\\x1b[2Jx' "
+			    "not allowed (no '/', control characters, '.' or "
+			    "'..')");
+	assert_string_equal(d.msgs[1], "t\\n.tl:4: clip name 'del\\x7fx\\xc2\\x9b' "
+			    "not allowed (no '/', control characters, '.' or "
+			    "'..')");
+	assert_string_equal(d.msgs[2], "t\\n.tl:5: unexpected "
+			    "'\\x1b]0;t\\x07' after FRAMES (REC_IN is written "
+			    "@N)");
+	assert_printable(&d);
+	eng_diag_free(&d);
+
+	snprintf(ok, sizeof(ok), "fps 25\ntrack V 1000\nevent V %s 0 1\n",
+		 legal);
+	assert_int_equal(parse(ok, &tl, &d), 0);
+	assert_int_equal(tl->nclips, 1);
+	assert_memory_equal(tl->clips[0].name, legal, sizeof(legal));
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
 struct tmp {
 	char dir[64];
 	char path[128];
@@ -445,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_all_reported),
 		cmocka_unit_test(test_len_bounded),
+		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_load, tmp_setup,
