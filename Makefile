@@ -147,7 +147,8 @@ bench: deps
 # and UBSan into build/fuzz/, each run FUZZ_SECONDS on a scratch copy of
 # its seed corpus tests/fuzz/corpus/NAME (tests/run-fuzz.sh).  The engine
 # objects are built once for all targets.  EDL speed effects are capped
-# lower so that an input stays fast (see fuzz_edl.c).
+# lower so that an input stays fast (see fuzz_edl.c).  fuzz_options also
+# links fs/options.c and libfuse (its fuse_opt parser, no session).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 120
 FUZZ_DIR = build/fuzz
@@ -169,8 +170,22 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) \
 		$(call pc_libs,json-c) -lpthread
 
+FUZZ_FS_CFLAGS = -Ifs -Ischema -DFUSE_USE_VERSION=312 $(call pc_cflags,fuse3)
+FUZZ_FS_OBJ = $(FUZZ_DIR)/obj/fs/options.o
+
+$(FUZZ_DIR)/obj/fs/%.o: fs/%.c
+	$(q) FUZZCC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FS_CFLAGS) -fsanitize=fuzzer-no-link \
+		-MMD -MP -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz_options: tests/fuzz/fuzz_options.c $(FUZZ_FS_OBJ) $(FUZZ_OBJ)
+	$(q) FUZZLD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FS_CFLAGS) -fsanitize=fuzzer -o $@ \
+		$< $(FUZZ_FS_OBJ) $(FUZZ_OBJ) $(call pc_libs,fuse3 json-c) -lpthread
+
 .PHONY: fuzz fuzz-build
-.SECONDARY: $(FUZZ_OBJ)
+.SECONDARY: $(FUZZ_OBJ) $(FUZZ_FS_OBJ)
 fuzz-build: $(FUZZ_BIN)
 
 fuzz:

@@ -40,6 +40,8 @@ struct fs_config {
 	char *video_rate;
 	char *audio_rate;
 	char *record;		/* all, streams or off */
+	char *buffer_arg;	/* -o buffer= as given, parsed into buffer */
+	char *readahead_arg;
 	unsigned buffer;
 	unsigned readahead_kb;
 	int direct_io;
@@ -55,6 +57,7 @@ struct fs_config {
 	enum eng_backing backing_v;
 	enum fs_record record_v;
 	struct eng_load_options load;
+	struct eng_diag *diag;	/* fs_config_read's, while fuse_opt runs */
 };
 
 /* One mounted timeline file. */
@@ -100,8 +103,16 @@ struct fs {
 };
 
 /* fs/options.c */
-/* Parse argv into cfg; leaves the arguments meant for libfuse in args.
- * Returns 0, or -1 after printing the reason. */
+/* Parse argv into cfg and check every value; leaves the arguments meant for
+ * libfuse in args (unknown -o options among them: libfuse refuses those).
+ * Reads the file system only to resolve MEDIA_DIR, MOUNTPOINT and the
+ * timelines folder; no FUSE session.  Each reason is added to diag, one
+ * naming the option ("timelinefs: bad pace 'x': ...", "inject:2: ...");
+ * fuse_opt's own complaints (a malformed -o) go to fuse_log.  Returns 0 or
+ * -1; cfg is always the caller's to fs_config_free(). */
+int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
+		   struct eng_diag *diag);
+/* fs_config_read, printing the reasons on stderr. */
 int fs_config_parse(struct fuse_args *args, struct fs_config *cfg);
 void fs_config_free(struct fs_config *cfg);
 void fs_usage(const char *prog);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Command line: one fuse_opt table into struct fs_config, the two positional
- * arguments, and validation of every value before anything is mounted.
+ * arguments, and validation of every value before anything is mounted.  It
+ * touches no FUSE session, so tests/fuzz/fuzz_options.c drives it whole.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,10 +28,10 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("label=%s", label, 0),
 	FS_OPT("timelines=%s", timelines, 0),
 	FS_OPT("pace=%s", pace, 0),
-	FS_OPT("buffer=%u", buffer, 0),
+	FS_OPT("buffer=%s", buffer_arg, 0),
 	FS_OPT("backing=%s", backing, 0),
 	FS_OPT("direct_io", direct_io, 1),
-	FS_OPT("readahead=%u", readahead_kb, 0),
+	FS_OPT("readahead=%s", readahead_arg, 0),
 	FS_OPT("fps=%s", fps, 0),
 	FS_OPT("edl_origin=%s", edl_origin, 0),
 	FS_OPT("video_rate=%s", video_rate, 0),
@@ -124,7 +125,8 @@ static int opt_proc(void *data, const char *arg, int key,
 			cfg->mountpoint = strdup(arg);
 			return 0;
 		}
-		fprintf(stderr, "timelinefs: unexpected argument '%s'\n", arg);
+		eng_diag_add(cfg->diag, "timelinefs",
+			     0, "unexpected argument '%s'", arg);
 		return -1;
 	}
 	return 1;
@@ -152,13 +154,13 @@ static char *absolute(const char *path)
 }
 
 /* Replace *p by its canonical path; the target must exist. */
-static int canonical(char **p, const char *what)
+static int canonical(char **p, const char *what, struct eng_diag *diag)
 {
 	char *r = realpath(*p, NULL);
 
 	if (!r) {
-		fprintf(stderr, "timelinefs: %s %s: %s\n", what, *p,
-			strerror(errno));
+		eng_diag_add(diag, "timelinefs", 0, "%s %s: %s", what, *p,
+			     strerror(errno));
 		return -1;
 	}
 	free(*p);
@@ -166,79 +168,134 @@ static int canonical(char **p, const char *what)
 	return 0;
 }
 
+/* "-o NAME=VALUE": a strict decimal in [lo, hi] into *out, or a message
+ * naming the option.  fuse_opt's %u would take "8x", " 8" and "-1". */
+static int parse_uint_opt(const char *name, const char *v, unsigned lo,
+			  unsigned hi, const char *unit, unsigned *out,
+			  struct eng_diag *diag)
+{
+	int64_t n;
+
+	if (!v)
+		return 0;
+	if (eng_parse_int(v, &n) < 0 || n < lo || n > hi) {
+		eng_diag_add(diag, "timelinefs", 0,
+			     "bad %s '%s': expected %u to %u %s", name, v, lo,
+			     hi, unit);
+		return -1;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+/* "HH:MM:SS:FF" (';' before FF, drop frame, is counted nominally): two
+ * digits a field (FF more above 99 fps), minutes and seconds below 60,
+ * frames below the nominal rate nom.  sscanf's %u would take signs,
+ * blanks and 99 minutes.  Returns the frame count or -1. */
+static int64_t parse_origin_tc(const char *s, unsigned nom)
+{
+	static const unsigned lim[3] = { 100, 60, 60 };
+	unsigned v[4] = { 0 }, k, d;
+	const char *p = s;
+
+	for (k = 0; k < 4; k++) {
+		if (k && *p != ':' && !(k == 3 && *p == ';'))
+			return -1;
+		if (k)
+			p++;
+		for (d = 0; p[d] >= '0' && p[d] <= '9'; d++) {
+			if (d == 9)
+				return -1;
+			v[k] = v[k] * 10 + (unsigned)(p[d] - '0');
+		}
+		if (d != 2 && !(k == 3 && d > 2))
+			return -1;
+		if (v[k] >= (k == 3 ? nom : lim[k]))
+			return -1;
+		p += d;
+	}
+	if (*p)
+		return -1;
+	return (((int64_t)v[0] * 60 + v[1]) * 60 + v[2]) * nom + v[3];
+}
+
 /* Track options (so both .tl and the load options see the rate defaults). */
-static int parse_load_options(struct fs_config *cfg)
+static int parse_load_options(struct fs_config *cfg, struct eng_diag *diag)
 {
 	struct eng_load_options *o = &cfg->load;
 
 	eng_load_options_default(o);
 	o->strict = cfg->strict;
 	if (cfg->fps && eng_parse_fps(cfg->fps, &o->fps) < 0) {
-		fprintf(stderr, "timelinefs: bad fps '%s': expected N/D, N or "
-			"29.97-style decimal\n", cfg->fps);
+		eng_diag_add(diag, "timelinefs", 0, "bad fps '%s': expected "
+			     "N/D, N or 29.97-style decimal", cfg->fps);
 		return -1;
 	}
 	if (cfg->video_rate && (eng_parse_size(cfg->video_rate,
 					       &o->video_rate) < 0 ||
 				o->video_rate == 0)) {
-		fprintf(stderr, "timelinefs: bad video_rate '%s'\n",
-			cfg->video_rate);
+		eng_diag_add(diag, "timelinefs", 0, "bad video_rate '%s': "
+			     "expected bytes per second, e.g. 18M",
+			     cfg->video_rate);
 		return -1;
 	}
 	if (cfg->audio_rate && (eng_parse_size(cfg->audio_rate,
 					       &o->audio_rate) < 0 ||
 				o->audio_rate == 0)) {
-		fprintf(stderr, "timelinefs: bad audio_rate '%s'\n",
-			cfg->audio_rate);
+		eng_diag_add(diag, "timelinefs", 0, "bad audio_rate '%s': "
+			     "expected bytes per second, e.g. 144000",
+			     cfg->audio_rate);
 		return -1;
 	}
 	if (cfg->edl_origin) {
-		unsigned h, m, s, f;
-		char sep, end;
+		/* nominal (non-drop) count; the EDL parser owns drop-frame
+		 * arithmetic for timecodes in files */
+		unsigned nom = (o->fps.num + o->fps.den - 1) / o->fps.den;
+		int64_t tc;
 
 		if (strcmp(cfg->edl_origin, "min") == 0) {
 			o->edl_origin = ENG_EDL_ORIGIN_MIN;
 		} else if (strcmp(cfg->edl_origin, "zero") == 0) {
 			o->edl_origin = ENG_EDL_ORIGIN_ZERO;
-		} else if (sscanf(cfg->edl_origin, "%u:%u:%u%c%u%c", &h, &m,
-				  &s, &sep, &f, &end) == 5 &&
-			   (sep == ':' || sep == ';')) {
-			/* nominal (non-drop) count; the EDL parser owns
-			 * drop-frame arithmetic for timecodes in files */
-			unsigned nom = (o->fps.num + o->fps.den - 1) / o->fps.den;
-
+		} else if ((tc = parse_origin_tc(cfg->edl_origin, nom)) >= 0) {
 			o->edl_origin = ENG_EDL_ORIGIN_TC;
-			o->edl_origin_tc =
-				(((int64_t)h * 60 + m) * 60 + s) * nom + f;
+			o->edl_origin_tc = tc;
 		} else {
-			fprintf(stderr, "timelinefs: bad edl_origin '%s': "
-				"expected min, zero or HH:MM:SS:FF\n",
-				cfg->edl_origin);
+			eng_diag_add(diag, "timelinefs", 0, "bad edl_origin "
+				     "'%s': expected min, zero or HH:MM:SS:FF "
+				     "(frames below %u)", cfg->edl_origin,
+				     nom);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-int fs_config_parse(struct fuse_args *args, struct fs_config *cfg)
+int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
+		   struct eng_diag *diag)
 {
 	fs_config_defaults(cfg);
-	if (fuse_opt_parse(args, cfg, fs_opts, opt_proc) == -1)
+	/* opt_proc's messages: it is handed cfg only */
+	cfg->diag = diag;
+	if (fuse_opt_parse(args, cfg, fs_opts, opt_proc) == -1) {
+		cfg->diag = NULL;
 		return -1;
+	}
+	cfg->diag = NULL;
 	if (cfg->show_help || cfg->show_version)
 		return 0;
 	if (!cfg->media_dir || !cfg->mountpoint) {
-		fprintf(stderr, "timelinefs: need MEDIA_DIR and MOUNTPOINT "
-			"(see timelinefs -h)\n");
+		eng_diag_add(diag, "timelinefs", 0, "need MEDIA_DIR and "
+			     "MOUNTPOINT (see timelinefs -h)");
 		return -1;
 	}
-	if (canonical(&cfg->media_dir, "media folder") < 0 ||
-	    canonical(&cfg->mountpoint, "mount point") < 0)
+	if (canonical(&cfg->media_dir, "media folder", diag) < 0 ||
+	    canonical(&cfg->mountpoint, "mount point", diag) < 0)
 		return -1;
 	if (!cfg->timelines &&
 	    asprintf(&cfg->timelines, "%s/timelines", cfg->media_dir) < 0)
 		return -1;
-	if (canonical(&cfg->timelines, "timelines folder") < 0)
+	if (canonical(&cfg->timelines, "timelines folder", diag) < 0)
 		return -1;
 	{
 		char *db = absolute(cfg->db ? cfg->db : "timelinefs.db");
@@ -250,21 +307,20 @@ int fs_config_parse(struct fuse_args *args, struct fs_config *cfg)
 	}
 	if (eng_pace_parse(cfg->pace ? cfg->pace : "realtime",
 			   &cfg->pace_v) < 0) {
-		fprintf(stderr, "timelinefs: bad pace '%s': expected "
-			"realtime, off or a positive factor\n", cfg->pace);
+		eng_diag_add(diag, "timelinefs", 0, "bad pace '%s': expected "
+			     "realtime, off or a positive factor", cfg->pace);
 		return -1;
 	}
 	if (eng_backing_parse(cfg->backing ? cfg->backing : "direct",
 			      &cfg->backing_v) < 0) {
-		fprintf(stderr, "timelinefs: bad backing '%s': expected "
-			"direct, buffered or dontneed\n", cfg->backing);
+		eng_diag_add(diag, "timelinefs", 0, "bad backing '%s': "
+			     "expected direct, buffered or dontneed",
+			     cfg->backing);
 		return -1;
 	}
-	if (cfg->buffer == 0 || cfg->buffer > 10000) {
-		fprintf(stderr, "timelinefs: bad buffer %u: expected 1 to "
-			"10000 frames\n", cfg->buffer);
+	if (parse_uint_opt("buffer", cfg->buffer_arg, 1, 10000, "frames",
+			   &cfg->buffer, diag) < 0)
 		return -1;
-	}
 	if (!cfg->record || strcmp(cfg->record, "all") == 0) {
 		cfg->record_v = FS_RECORD_ALL;
 	} else if (strcmp(cfg->record, "streams") == 0) {
@@ -272,37 +328,43 @@ int fs_config_parse(struct fuse_args *args, struct fs_config *cfg)
 	} else if (strcmp(cfg->record, "off") == 0) {
 		cfg->record_v = FS_RECORD_OFF;
 	} else {
-		fprintf(stderr, "timelinefs: bad record '%s': expected all, "
-			"streams or off\n", cfg->record);
+		eng_diag_add(diag, "timelinefs", 0, "bad record '%s': "
+			     "expected all, streams or off", cfg->record);
 		return -1;
 	}
-	if (cfg->readahead_kb > 1024 * 1024) {
-		fprintf(stderr, "timelinefs: bad readahead %u KiB\n",
-			cfg->readahead_kb);
+	if (parse_uint_opt("readahead", cfg->readahead_arg, 0, 1024 * 1024,
+			   "KiB", &cfg->readahead_kb, diag) < 0)
 		return -1;
-	}
+	/* its messages are "inject:RULE: reason", each naming the rule */
 	if (cfg->inject) {
-		struct eng_diag diag = { 0 };
-		size_t i;
+		size_t before = diag ? diag->n : 0;
 
-		if (eng_inject_parse(cfg->inject, &cfg->inject_v, &diag) < 0) {
-			for (i = 0; i < diag.n; i++)
-				fprintf(stderr, "timelinefs: %s\n",
-					diag.msgs[i]);
-			if (!diag.n)
-				fprintf(stderr, "timelinefs: bad inject '%s'\n",
-					cfg->inject);
-			eng_diag_free(&diag);
+		if (eng_inject_parse(cfg->inject, &cfg->inject_v, diag) < 0) {
+			if (!diag || diag->n == before)
+				eng_diag_add(diag, "timelinefs", 0,
+					     "bad inject '%s'", cfg->inject);
 			return -1;
 		}
-		eng_diag_free(&diag);
 	}
 	/* other users' processes may read: let the kernel check the modes
 	 * (0444 files, 0555 root) instead of trusting every caller */
 	if (cfg->allow_other &&
 	    fuse_opt_add_arg(args, "-odefault_permissions") < 0)
 		return -1;
-	return parse_load_options(cfg);
+	return parse_load_options(cfg, diag);
+}
+
+int fs_config_parse(struct fuse_args *args, struct fs_config *cfg)
+{
+	struct eng_diag diag = { 0 };
+	size_t i;
+	int rc;
+
+	rc = fs_config_read(args, cfg, &diag);
+	for (i = 0; i < diag.n; i++)
+		fprintf(stderr, "%s\n", diag.msgs[i]);
+	eng_diag_free(&diag);
+	return rc;
 }
 
 void fs_config_free(struct fs_config *cfg)
@@ -319,6 +381,8 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->video_rate);
 	free(cfg->audio_rate);
 	free(cfg->record);
+	free(cfg->buffer_arg);
+	free(cfg->readahead_arg);
 	free(cfg->inject);
 	eng_inject_free(cfg->inject_v);
 	free(cfg->options);
