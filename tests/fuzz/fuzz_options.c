@@ -9,7 +9,9 @@
  * Each input is parsed in a scratch folder holding media/timelines and
  * mnt (the working folder is restored after it, so that libFuzzer's own
  * relative paths keep working), so that "media mnt" lines get past the
- * path checks to the option values.
+ * path checks to the option values.  The folder is made in $TMPDIR and
+ * removed at exit; libFuzzer's single-input runs and crashes skip exit
+ * handlers, so run-fuzz.sh points TMPDIR at build/fuzz/tmp and clears it.
  *   make fuzz (tests/run-fuzz.sh) builds and runs it on
  *   tests/fuzz/corpus/options
  */
