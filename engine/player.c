@@ -9,12 +9,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
 
 #include "engine.h"
 
 #define DIRECT_ALIGN 4096ULL
+#define RING_HUGE (2u << 20)
 
 struct media_fd {
 	int fd;			/* -1: not open yet */
@@ -558,7 +560,19 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->nslots = (size_t)nslots;
 	nfds = tl->nclips * tl->ntracks;
 
-	p->ring = malloc((size_t)ring_bytes);
+	/* A ring of several MiB: in 2 MiB pages where the kernel has them
+	 * (THP "madvise"), 512 times fewer page faults when it is touched
+	 * below, which 15 streams opening at once otherwise pay in the first
+	 * frames of the streams already playing. */
+	if (ring_bytes >= RING_HUGE) {
+		if (posix_memalign((void **)&p->ring, RING_HUGE,
+				   (size_t)ring_bytes))
+			p->ring = NULL;
+		else
+			madvise(p->ring, (size_t)ring_bytes, MADV_HUGEPAGE);
+	} else {
+		p->ring = malloc((size_t)ring_bytes);
+	}
 	p->failed = calloc(p->nslots, 1);
 	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
