@@ -349,7 +349,9 @@ static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 
 	/* The ring's room ends where a slot still holds a frame at or above
 	 * the request's first frame: those are never evicted. */
-	if (!p->anchored || p->head >= p->tl->frames ||
+	/* (loading: a request loads its frames itself, its filler not yet
+	 * started; there is one loader at a time) */
+	if (!p->anchored || p->loading || p->head >= p->tl->frames ||
 	    p->head >= p->need_lo + (int64_t)p->nslots)
 		return ENG_FILL_IDLE;
 	sched = issue_ns(p, p->head);
