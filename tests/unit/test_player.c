@@ -1457,6 +1457,7 @@ static void test_fill_seek(void **state)
 	struct seek_hook h = { p, tl, want, 0, 0, 0, 0 };
 	struct eng_player_stats st;
 	uint64_t next, t1;
+	size_t n;
 	int64_t k;
 
 	(void)state;
@@ -1517,6 +1518,35 @@ static void test_fill_seek(void **state)
 	eng_player_stats(p, &st);
 	assert_int_equal(st.frames, k);
 	assert_int_equal(st.seeks, 2);
+	/* play on to 320: the ring then holds 313..320 */
+	for (k = 305; k <= 320; k++) {
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+		f->now = next;
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+		assert_int_equal(try_frame(p, tl, want, k), 1000);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 23);
+	/* 310 is behind the ring but within the seek gap: read again on
+	 * the same clock (all overdue: 310..317, then no room), not played
+	 * twice, no seek */
+	n = f->log.n;
+	assert_int_equal(try_frame(p, tl, want, 310), -EAGAIN);
+	assert_int_equal(fill_until_idle(p, f, f->now), 8);
+	assert_int_equal(try_frame(p, tl, want, 310), 1000);
+	for (k = 0; k < 8; k++) {
+		const struct eng_access *a = &f->log.a[n + (size_t)k];
+
+		assert_int_equal(a->frame, 310 + k);
+		assert_int_equal(a->sched_ns,
+				 h.seek_ns + (uint64_t)(10 + k) * 40 * MS);
+		assert_int_equal(a->issued_ns, f->now);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 23);
+	assert_int_equal(st.late_frames, 0);
+	assert_int_equal(st.seeks, 2);
+	assert_int_equal(st.head, 321);
 	eng_player_free(p);
 	fake_free(f);
 	free(want);
