@@ -429,8 +429,14 @@ struct eng_player_config {
 	enum eng_backing backing;
 	size_t max_request;	/* largest read the caller will ask for */
 	const struct eng_io *io;
-	eng_record_fn record;	/* called once per backing read; may be NULL */
+	eng_record_fn record;	/* called once per backing read; may be NULL;
+				 * from the filler thread when one runs */
 	void *record_ctx;
+	/* Paced players only (ignored for pace=off, which stays driven by
+	 * the requests): frames are loaded on schedule by eng_player_fill(),
+	 * which the thread of eng_player_start() runs, instead of by the
+	 * request that needs them. */
+	int filler;
 };
 
 struct eng_player;
@@ -441,19 +447,60 @@ struct eng_player;
 int eng_player_new(const struct eng_timeline *tl,
 		   const struct eng_player_config *cfg,
 		   struct eng_player **out);
-/* Close the player's media fds and free it. */
+/* Stop the filler (eng_player_stop), close the player's media fds, free it. */
 void eng_player_free(struct eng_player *p);
 
-/* Serve [off, off+len) of the virtual file.  Loads the frames it covers
- * (sleeping through io->sleep_until until each frame's issue time, one pread
- * per non-gap slice) and points iov[0..*iovcnt) into the player's ring.
- * Returns the number of bytes (0 at or past the end) with the player LOCKED:
- * the iovecs stay valid until eng_player_unlock().  Returns -EIO (a backing
- * read failed or came up short), -E2BIG (len > max_request or more than
- * iovmax vectors needed) or -EINVAL, with the player unlocked. */
+/* Serve [off, off+len) of the virtual file and point iov[0..*iovcnt) into
+ * the player's ring.  The first read anchors the clock (t0), a read far
+ * from the play head re-anchors it (a seek), a read a little behind the
+ * ring reads those frames again on the same clock.
+ * Without a filler (pace=off, cfg.filler unset, or no filler thread
+ * running) the read loads the frames it covers itself (sleeping through
+ * io->sleep_until until each frame's issue time, one pread per non-gap
+ * slice), and the frames already due after them.  With a filler thread it
+ * waits until the filler has loaded them.
+ * Returns the number of bytes (0 at or past the end) with the player's
+ * request lock HELD: other requests wait, the filler goes on but never
+ * evicts the request's frames, so the iovecs stay valid until
+ * eng_player_unlock().  Returns -EIO (a backing read failed or came up
+ * short), -E2BIG (len > max_request or more than iovmax vectors needed) or
+ * -EINVAL, with the request lock released. */
 ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 			struct iovec *iov, int iovmax, int *iovcnt);
+/* eng_player_read() that does not wait for the filler: for a filled player
+ * whose frames are not all loaded yet it returns -EAGAIN (request lock
+ * released) after positioning the clock and the ring as the read would,
+ * and never loads frames itself.  For tests that drive eng_player_fill(). */
+ssize_t eng_player_try_read(struct eng_player *p, uint64_t off, size_t len,
+			    struct iovec *iov, int iovmax, int *iovcnt);
 void eng_player_unlock(struct eng_player *p);
+
+/* What eng_player_fill() did, or what the filler waits for. */
+enum eng_fill {
+	ENG_FILL_LOADED = 1,	/* loaded a frame: call again at once */
+	ENG_FILL_AT,		/* the next frame is issued at *next_ns */
+	ENG_FILL_IDLE,		/* no clock yet, the ring is full up to the
+				 * latest request, or the timeline is done:
+				 * wait for a request */
+};
+/* One step of the filler of a filled player (cfg.filler, paced): load the
+ * next frame if the clock is anchored, its issue time has come and the
+ * ring has room.  Never sleeps; does the frame's preads without the
+ * player's locks.  Returns an ENG_FILL_*, or -EINVAL (not a filled
+ * player).  Not to be called while the filler thread runs. */
+int eng_player_fill(struct eng_player *p, uint64_t *next_ns);
+/* Stack of a filler thread: it reads into the ring, records, nothing more. */
+#define ENG_FILLER_STACK (256 * 1024)
+/* Start the filler thread of a filled player: it runs eng_player_fill()
+ * and waits on CLOCK_MONOTONIC (the clock eng_io.now must be) until the
+ * next issue time, or until a request anchors, seeks or makes room.  0
+ * (also for a player without a filler, or one already started) or -errno
+ * from pthread_create.  Call before the first read. */
+int eng_player_start(struct eng_player *p);
+/* Stop and join the filler thread (a frame it is reading is finished and
+ * recorded first); no-op when none runs.  No record callback runs after it
+ * returns. */
+void eng_player_stop(struct eng_player *p);
 
 /* eng_player_read() then copy into buf and unlock: for tests and callers
  * that want one contiguous buffer. */

@@ -9,10 +9,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include "engine.h"
 
 #define DIRECT_ALIGN 4096ULL
+#define RING_HUGE (2u << 20)
 
 struct media_fd {
 	int fd;			/* -1: not open yet */
@@ -21,7 +25,15 @@ struct media_fd {
 };
 
 struct eng_player {
+	/* Held by a request from eng_player_read() to eng_player_unlock():
+	 * one request at a time, and its frames stay in the ring while the
+	 * caller replies from them.  The filler never takes it. */
+	pthread_mutex_t req_lock;
+	/* The ring's state; held only briefly (never across a pread or a
+	 * sleep), so a reply never delays an issue. */
 	pthread_mutex_t lock;
+	pthread_cond_t fill_cv;	/* the filler waits: time, room, anchoring */
+	pthread_cond_t ready_cv; /* requests wait for the filler's frames */
 	/* Set at creation, read-only afterwards. */
 	const struct eng_timeline *tl;
 	struct eng_player_config cfg;
@@ -29,10 +41,15 @@ struct eng_player {
 	size_t nslots;
 	size_t slot_bytes;	/* tl->frame_bytes_max */
 	int64_t seek_gap;	/* frames past head still read as "play on" */
-	/* Everything below is protected by lock. */
+	int filled;		/* paced with cfg.filler: frames come from the
+				 * filler, not from the request */
+	/* Everything below is protected by lock.  The ring slots, fds and
+	 * bounce buffer are written only by the one loader (the filler, or
+	 * the request when no filler runs) between load_begin and load_end,
+	 * without the lock. */
 	unsigned char *ring;	/* [nslots * slot_bytes], frame f in f % nslots */
 	unsigned char *failed;	/* [nslots]: the slot's frame had a failed read */
-	struct iovec *copy_iov;	/* [nslots] for eng_player_copy() */
+	struct iovec *copy_iov;	/* [nslots] for eng_player_copy(); req_lock */
 	struct media_fd *fds;	/* [nclips * ntracks], opened lazily */
 	void *bounce;		/* aligned, for O_DIRECT reads */
 	size_t bounce_bytes;
@@ -41,9 +58,23 @@ struct eng_player {
 	 * frames below it that are loaded again are re-reads, not played
 	 * (counted) a second time. */
 	int64_t hwm;
+	/* First frame of the latest request: the filler never evicts it or
+	 * anything above it, so that request (and a re-read of it) is
+	 * served from the ring. */
+	int64_t need_lo;
+	/* Bumped whenever the ring restarts (seek, re-read behind it): a load
+	 * reserved before is not published. */
+	uint64_t epoch;
+	int loading;		/* a frame is reserved and being read */
+	int waiters;		/* requests waiting on ready_cv */
 	int anchored;
 	uint64_t anchor_ns;
 	int64_t anchor_frame;
+	/* the filler thread */
+	pthread_t filler;
+	int filler_on;		/* started and not yet joined */
+	int stop;		/* asked to stop */
+	int fill_waiting;	/* 0, or the ENG_FILL_* it waits on */
 	/* st is written under lock and stats_lock, read under stats_lock
 	 * alone: a status reader must not wait for a player sleeping until
 	 * its next frame is due. */
@@ -187,35 +218,49 @@ fail:
 	memset(dst, 0, (size_t)len);
 }
 
-/* Load frame p->head into its slot, evicting the oldest frame if the ring
- * is full.  Sleeps until the frame's issue time unless pace is off. */
-static void load_frame(struct eng_player *p)
-{
-	const struct eng_timeline *tl = p->tl;
-	const struct eng_io *io = p->cfg.io;
-	int64_t k = p->head;
-	size_t slot = (size_t)(k % (int64_t)p->nslots);
-	unsigned char *dst = p->ring + slot * p->slot_bytes;
-	uint64_t base = eng_frame_offset(tl, k);
-	uint64_t sched = issue_ns(p, k);
-	uint64_t due = sched + period_ns(p, p->cfg.buffer);
-	uint64_t last_done = 0;
-	uint64_t worst = 0;
-	int reads = 0, failed = 0;
-	int replay = k < p->hwm;
-	size_t t;
+/* One frame being loaded: reserved under the lock (load_begin), read with
+ * the lock released (load_read), published under the lock (load_end). */
+struct load {
+	int64_t k;
+	size_t slot;
+	uint64_t epoch;		/* p->epoch at reservation */
+	uint64_t sched, due;
+	uint64_t last_done, worst;
+	int reads, failed;
+};
 
+/* Reserve frame p->head, evicting the oldest frame if the ring is full.
+ * The slot is outside [lo, head) from here on, so no request is served
+ * from it while it is written. */
+static void load_begin(struct eng_player *p, struct load *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->k = p->head;
+	l->slot = (size_t)(l->k % (int64_t)p->nslots);
+	l->epoch = p->epoch;
+	l->sched = issue_ns(p, l->k);
+	l->due = l->sched + period_ns(p, p->cfg.buffer);
 	if (p->head - p->lo == (int64_t)p->nslots)
 		p->lo++;
-	/* A late clock is not waited for and not moved: the player drops
-	 * frames, it does not slip. */
-	if (p->cfg.pace.mode != ENG_PACE_OFF && io->now(io->ctx) < sched)
-		io->sleep_until(io->ctx, sched);
+	p->loading = 1;
+}
+
+/* The preads of a reserved frame, one per non-gap slice.  Runs without the
+ * player lock: it touches only the reserved slot, the media fds and the
+ * bounce buffer, which only the one loader (the filler, or the request
+ * holding req_lock when there is none) uses. */
+static void load_read(struct eng_player *p, struct load *l)
+{
+	const struct eng_timeline *tl = p->tl;
+	unsigned char *dst = p->ring + l->slot * p->slot_bytes;
+	uint64_t base = eng_frame_offset(tl, l->k);
+	size_t t;
+
 	for (t = 0; t < tl->ntracks; t++) {
 		struct eng_slice s;
 		struct eng_access a;
 
-		eng_slice_get(tl, k, t, &s);
+		eng_slice_get(tl, l->k, t, &s);
 		if (s.len == 0)
 			continue;
 		if (!s.seg) {
@@ -223,41 +268,244 @@ static void load_frame(struct eng_player *p)
 			continue;
 		}
 		memset(&a, 0, sizeof(a));
-		a.frame = k;
+		a.frame = l->k;
 		a.track = (uint32_t)t;
 		a.clip = s.seg->clip;
 		a.file_offset = s.file_off;
 		a.length = s.len;
-		a.sched_ns = sched;
-		a.due_ns = due;
+		a.sched_ns = l->sched;
+		a.due_ns = l->due;
 		read_slice(p, &s, dst + (s.pos - base), &a);
 		record(p, &a);
-		if (a.done_ns - a.issued_ns > worst)
-			worst = a.done_ns - a.issued_ns;
+		if (a.done_ns - a.issued_ns > l->worst)
+			l->worst = a.done_ns - a.issued_ns;
 		if (a.err)
-			failed = 1;
-		last_done = a.done_ns;
-		reads++;
+			l->failed = 1;
+		l->last_done = a.done_ns;
+		l->reads++;
 	}
-	p->failed[slot] = (unsigned char)failed;
-	p->head++;
-	if (p->head > p->hwm)
-		p->hwm = p->head;
-	pthread_mutex_lock(&p->stats_lock);
-	p->st.accesses += reads;
-	if (worst > p->st.worst_ns)
-		p->st.worst_ns = worst;
+}
+
+/* Publish a loaded frame, unless a seek or re-read restarted the ring
+ * meanwhile: then the reads were real I/O (recorded, counted) but the
+ * frame belongs to a ring that no longer exists. */
+static void load_end(struct eng_player *p, const struct load *l)
+{
+	int publish = l->epoch == p->epoch;
 	/* a re-read is real I/O (recorded, counted in accesses) but the
 	 * frame was already played: it is not played, nor late, twice */
-	if (!replay) {
+	int replay = l->k < p->hwm;
+
+	p->loading = 0;
+	if (publish) {
+		p->failed[l->slot] = (unsigned char)l->failed;
+		p->head++;
+		if (p->head > p->hwm)
+			p->hwm = p->head;
+	}
+	pthread_mutex_lock(&p->stats_lock);
+	p->st.accesses += l->reads;
+	if (l->worst > p->st.worst_ns)
+		p->st.worst_ns = l->worst;
+	if (publish && !replay) {
 		p->st.frames++;
-		if (failed)
+		if (l->failed)
 			p->st.failed_frames++;
-		if (reads && last_done > due)
+		if (l->reads && l->last_done > l->due)
 			p->st.late_frames++;
 	}
 	p->st.head = p->hwm;
 	pthread_mutex_unlock(&p->stats_lock);
+	if (p->waiters)
+		pthread_cond_broadcast(&p->ready_cv);
+}
+
+/* Reader-driven load of frame p->head (pace=off, or no filler running):
+ * sleeps until the frame's issue time unless pace is off.  Called and
+ * returns with the lock held; drops it while sleeping and reading. */
+static void load_frame(struct eng_player *p)
+{
+	const struct eng_io *io = p->cfg.io;
+	struct load l;
+
+	load_begin(p, &l);
+	pthread_mutex_unlock(&p->lock);
+	/* A late clock is not waited for and not moved: the player drops
+	 * frames, it does not slip. */
+	if (p->cfg.pace.mode != ENG_PACE_OFF && io->now(io->ctx) < l.sched)
+		io->sleep_until(io->ctx, l.sched);
+	load_read(p, &l);
+	pthread_mutex_lock(&p->lock);
+	load_end(p, &l);
+}
+
+/* The filler's step, with the lock held (dropped only around the preads
+ * of a frame it loads). */
+static int fill_locked(struct eng_player *p, uint64_t *next_ns)
+{
+	const struct eng_io *io = p->cfg.io;
+	struct load l;
+	uint64_t sched;
+
+	/* The ring's room ends where a slot still holds a frame at or above
+	 * the request's first frame: those are never evicted. */
+	/* (loading: a request loads its frames itself, its filler not yet
+	 * started; there is one loader at a time) */
+	if (!p->anchored || p->loading || p->head >= p->tl->frames ||
+	    p->head >= p->need_lo + (int64_t)p->nslots)
+		return ENG_FILL_IDLE;
+	sched = issue_ns(p, p->head);
+	if (io->now(io->ctx) < sched) {
+		*next_ns = sched;
+		return ENG_FILL_AT;
+	}
+	load_begin(p, &l);
+	pthread_mutex_unlock(&p->lock);
+	load_read(p, &l);
+	pthread_mutex_lock(&p->lock);
+	load_end(p, &l);
+	return ENG_FILL_LOADED;
+}
+
+int eng_player_fill(struct eng_player *p, uint64_t *next_ns)
+{
+	uint64_t dummy;
+	int rc;
+
+	if (!p || !p->filled)
+		return -EINVAL;
+	pthread_mutex_lock(&p->lock);
+	rc = fill_locked(p, next_ns ? next_ns : &dummy);
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+static void ts_of(uint64_t ns, struct timespec *ts)
+{
+	ts->tv_sec = (time_t)(ns / ENG_NS_PER_SEC);
+	ts->tv_nsec = (long)(ns % ENG_NS_PER_SEC);
+}
+
+/* The filler thread: the step function in a loop, sleeping on fill_cv so
+ * that a seek, a close or a request freeing room wakes it at once. */
+static void *filler_main(void *arg)
+{
+	struct eng_player *p = arg;
+	struct timespec ts;
+	uint64_t next = 0;
+	int rc;
+
+	/* the default 50 us of timer slack would be a quarter of the
+	 * pacing error we aim for */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		rc = fill_locked(p, &next);
+		if (rc == ENG_FILL_LOADED || p->stop)
+			continue;
+		p->fill_waiting = rc;
+		if (rc == ENG_FILL_AT) {
+			ts_of(next, &ts);
+			pthread_cond_timedwait(&p->fill_cv, &p->lock, &ts);
+		} else {
+			pthread_cond_wait(&p->fill_cv, &p->lock);
+		}
+		p->fill_waiting = 0;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int eng_player_start(struct eng_player *p)
+{
+	pthread_attr_t attr;
+	int rc;
+
+	if (!p)
+		return -EINVAL;
+	if (!p->filled)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	if (p->filler_on) {
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	rc = pthread_attr_init(&attr);
+	if (!rc) {
+		/* 100+ streams: a filler needs a few KiB, not 8 MiB */
+		rc = pthread_attr_setstacksize(&attr, ENG_FILLER_STACK);
+		if (!rc)
+			rc = pthread_create(&p->filler, &attr, filler_main, p);
+		pthread_attr_destroy(&attr);
+	}
+	if (!rc)
+		p->filler_on = 1;
+	pthread_mutex_unlock(&p->lock);
+	return -rc;
+}
+
+void eng_player_stop(struct eng_player *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (!p->filler_on) {
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	p->stop = 1;
+	pthread_cond_signal(&p->fill_cv);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->filler, NULL);
+	pthread_mutex_lock(&p->lock);
+	p->filler_on = 0;
+	p->stop = 0;
+	/* a request still waiting loads its frames itself from now on */
+	pthread_cond_broadcast(&p->ready_cv);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Wake the filler when it waits for something a request just changed. */
+static void wake_filler(struct eng_player *p, int reanchored)
+{
+	if (p->fill_waiting == ENG_FILL_IDLE ||
+	    (reanchored && p->fill_waiting == ENG_FILL_AT))
+		pthread_cond_signal(&p->fill_cv);
+}
+
+/* The locks and condition variables; fill_cv waits on CLOCK_MONOTONIC, the
+ * clock of eng_io.now.  0 or -errno, nothing left initialized. */
+static int init_sync(struct eng_player *p)
+{
+	pthread_condattr_t ca;
+	int rc, done = 0;
+
+	rc = pthread_condattr_init(&ca);
+	if (rc)
+		return -rc;
+	rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (!rc && !(rc = pthread_mutex_init(&p->req_lock, NULL)))
+		done++;
+	if (!rc && !(rc = pthread_mutex_init(&p->lock, NULL)))
+		done++;
+	if (!rc && !(rc = pthread_mutex_init(&p->stats_lock, NULL)))
+		done++;
+	if (!rc && !(rc = pthread_cond_init(&p->fill_cv, &ca)))
+		done++;
+	if (!rc && !(rc = pthread_cond_init(&p->ready_cv, NULL)))
+		done++;
+	pthread_condattr_destroy(&ca);
+	if (!rc)
+		return 0;
+	if (done > 3)
+		pthread_cond_destroy(&p->fill_cv);
+	if (done > 2)
+		pthread_mutex_destroy(&p->stats_lock);
+	if (done > 1)
+		pthread_mutex_destroy(&p->lock);
+	if (done > 0)
+		pthread_mutex_destroy(&p->req_lock);
+	return -rc;
 }
 
 int eng_player_new(const struct eng_timeline *tl,
@@ -297,8 +545,14 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->slot_bytes = tl->frame_bytes_max;
 	/* a request plus one concurrent readahead window always fit */
 	fbmin = tl->frame_bytes_min ? tl->frame_bytes_min : 1;
+	p->filled = cfg->filler && cfg->pace.mode != ENG_PACE_OFF;
 	nslots = (2 * (uint64_t)cfg->max_request + fbmin - 1) / fbmin + 2;
-	if (nslots < cfg->buffer)
+	/* The filler runs ahead of the requests: it needs `buffer` frames of
+	 * lead on top of a request and a concurrent readahead window.  A
+	 * request-driven ring refills behind the request instead. */
+	if (p->filled)
+		nslots += cfg->buffer;
+	else if (nslots < cfg->buffer)
 		nslots = cfg->buffer;
 	gap = (4 * (uint64_t)cfg->max_request + fbmin - 1) / fbmin;
 	p->seek_gap = (int64_t)(gap > cfg->buffer ? gap : cfg->buffer);
@@ -308,7 +562,19 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->nslots = (size_t)nslots;
 	nfds = tl->nclips * tl->ntracks;
 
-	p->ring = malloc((size_t)ring_bytes);
+	/* A ring of several MiB: in 2 MiB pages where the kernel has them
+	 * (THP "madvise"), 512 times fewer page faults when it is touched
+	 * below, which 15 streams opening at once otherwise pay in the first
+	 * frames of the streams already playing. */
+	if (ring_bytes >= RING_HUGE) {
+		if (posix_memalign((void **)&p->ring, RING_HUGE,
+				   (size_t)ring_bytes))
+			p->ring = NULL;
+		else
+			madvise(p->ring, (size_t)ring_bytes, MADV_HUGEPAGE);
+	} else {
+		p->ring = malloc((size_t)ring_bytes);
+	}
 	p->failed = calloc(p->nslots, 1);
 	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
@@ -329,17 +595,9 @@ int eng_player_new(const struct eng_timeline *tl,
 			goto err_free;
 		}
 	}
-	rc = pthread_mutex_init(&p->lock, NULL);
-	if (rc) {
-		rc = -rc;
+	rc = init_sync(p);
+	if (rc)
 		goto err_free;
-	}
-	rc = pthread_mutex_init(&p->stats_lock, NULL);
-	if (rc) {
-		pthread_mutex_destroy(&p->lock);
-		rc = -rc;
-		goto err_free;
-	}
 	p->st.head = p->head;
 	*out = p;
 	return 0;
@@ -359,12 +617,16 @@ void eng_player_free(struct eng_player *p)
 
 	if (!p)
 		return;
+	eng_player_stop(p);
 	nfds = p->tl->nclips * p->tl->ntracks;
 	for (i = 0; i < nfds; i++)
 		if (p->fds[i].fd >= 0)
 			p->cfg.io->close(p->cfg.io->ctx, p->fds[i].fd);
-	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->ready_cv);
+	pthread_cond_destroy(&p->fill_cv);
 	pthread_mutex_destroy(&p->stats_lock);
+	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->req_lock);
 	free(p->bounce);
 	free(p->fds);
 	free(p->copy_iov);
@@ -373,28 +635,35 @@ void eng_player_free(struct eng_player *p)
 	free(p);
 }
 
-ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
-			struct iovec *iov, int iovmax, int *iovcnt)
+/* A request: position the ring (play on, re-read or seek), get frames
+ * [a, b] loaded, point iov into them.  nonblock: -EAGAIN rather than wait
+ * for the filler. */
+static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
+			   struct iovec *iov, int iovmax, int *iovcnt,
+			   int nonblock)
 {
 	const struct eng_timeline *tl;
 	const struct eng_io *io;
 	uint64_t fo, fe, s, e;
 	int64_t a, b, f;
 	ssize_t rc;
-	int n = 0;
+	int n = 0, restarted = 0;
 
 	if (!p || !iovcnt || (len && (!iov || iovmax <= 0)))
 		return -EINVAL;
 	tl = p->tl;
 	io = p->cfg.io;
+	pthread_mutex_lock(&p->req_lock);
 	pthread_mutex_lock(&p->lock);
 	*iovcnt = 0;
 	if (len > p->cfg.max_request) {
 		rc = -E2BIG;
 		goto out_unlock;
 	}
-	if (len == 0 || off >= tl->bytes)
+	if (len == 0 || off >= tl->bytes) {
+		pthread_mutex_unlock(&p->lock);
 		return 0;
+	}
 	if (len > tl->bytes - off)
 		len = (size_t)(tl->bytes - off);
 	a = eng_frame_at(tl, off);
@@ -403,9 +672,10 @@ ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 	/* A little behind what the ring holds: concurrent readahead requests
 	 * served out of order, or the reader faulting again pages the kernel
 	 * dropped.  Not a seek: keep the clock, restart the ring at a and
-	 * read those frames again (load_frame does not count them twice). */
+	 * read those frames again (load_end does not count them twice). */
 	if (p->anchored && a < p->lo && a + p->seek_gap >= p->lo) {
 		p->lo = p->head = a;
+		restarted = 1;
 	} else if (!p->anchored || a < p->lo || a > p->head + p->seek_gap) {
 		/* Far from the play head: the workstation jumped; play from
 		 * there on a fresh clock. */
@@ -418,18 +688,47 @@ ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 		p->lo = p->head = p->hwm = a;
 		p->anchor_ns = io->now(io->ctx);
 		p->anchor_frame = a;
+		restarted = 1;
 	}
-	/* frames between the head and a are played too, as a player would */
-	while (p->head <= b)
-		load_frame(p);
-	/* A reader behind schedule: load what is already due, without
-	 * sleeping and without evicting anything this request needs. */
-	if (p->cfg.pace.mode != ENG_PACE_OFF)
-		while (p->head < tl->frames &&
-		       p->head <= b + (int64_t)p->cfg.buffer &&
-		       p->head - a < (int64_t)p->nslots &&
-		       issue_ns(p, p->head) <= io->now(io->ctx))
+	if (restarted)
+		p->epoch++;
+	if (p->filled) {
+		/* the request's frames are pinned from here on; those below
+		 * are free for the filler to reuse */
+		p->need_lo = a;
+		wake_filler(p, restarted);
+		while (p->head <= b) {
+			if (p->filler_on) {
+				if (nonblock) {
+					rc = -EAGAIN;
+					goto out_unlock;
+				}
+				p->waiters++;
+				pthread_cond_wait(&p->ready_cv, &p->lock);
+				p->waiters--;
+			} else if (nonblock) {
+				rc = -EAGAIN;
+				goto out_unlock;
+			} else {
+				/* no filler (not started, or stopped): the
+				 * request loads its frames, as unfilled */
+				load_frame(p);
+			}
+		}
+	} else {
+		/* frames between the head and a are played too, as a player
+		 * would */
+		while (p->head <= b)
 			load_frame(p);
+		/* A reader behind schedule: load what is already due, without
+		 * sleeping and without evicting anything this request needs. */
+		if (p->cfg.pace.mode != ENG_PACE_OFF)
+			while (p->head < tl->frames &&
+			       p->head <= b + (int64_t)p->cfg.buffer &&
+			       p->head - a < (int64_t)p->nslots &&
+			       issue_ns(p, p->head) <= io->now(io->ctx))
+				load_frame(p);
+	}
 
 	for (f = a; f <= b; f++)
 		if (p->failed[f % (int64_t)p->nslots]) {
@@ -457,15 +756,29 @@ ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 	pthread_mutex_lock(&p->stats_lock);
 	p->st.bytes += len;
 	pthread_mutex_unlock(&p->stats_lock);
+	pthread_mutex_unlock(&p->lock);
 	return (ssize_t)len;
 out_unlock:
 	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->req_lock);
 	return rc;
+}
+
+ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
+			struct iovec *iov, int iovmax, int *iovcnt)
+{
+	return player_read(p, off, len, iov, iovmax, iovcnt, 0);
+}
+
+ssize_t eng_player_try_read(struct eng_player *p, uint64_t off, size_t len,
+			    struct iovec *iov, int iovmax, int *iovcnt)
+{
+	return player_read(p, off, len, iov, iovmax, iovcnt, 1);
 }
 
 void eng_player_unlock(struct eng_player *p)
 {
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->req_lock);
 }
 
 ssize_t eng_player_copy(struct eng_player *p, void *buf, size_t len,

@@ -174,6 +174,9 @@ static void stream_close(struct fs_stream *s)
 	struct fs *fs = s->fs;
 	struct eng_player_stats st;
 
+	/* join the filler first: it records accesses of this stream until
+	 * then, and none may follow the stream's close row */
+	eng_player_stop(s->player);
 	eng_player_stats(s->player, &st);
 	if (s->ss)	/* NULL under -o record=off */
 		store_stream_close(s->ss, fs->io.now(fs->io.ctx), st.bytes,
@@ -274,6 +277,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * even build the row it would drop */
 	pc.record = fs->cfg.record_v == FS_RECORD_ALL ? record_access : NULL;
 	pc.record_ctx = s;
+	/* paced streams issue their frames on schedule from a thread of
+	 * their own, whatever the reader does (pace=off ignores it) */
+	pc.filler = 1;
 	rc = eng_player_new(f->tl, &pc, &s->player);
 	if (rc < 0) {
 		pthread_mutex_destroy(&s->busy);
@@ -286,6 +292,11 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	rc = fs->cfg.record_v == FS_RECORD_OFF ? 0 :
 	     store_stream_open(fs->store, f->timeline_id, ctx->pid, s->comm,
 			       s->opened_ns, &s->ss);
+	if (rc == 0) {
+		rc = eng_player_start(s->player);
+		if (rc < 0 && s->ss)
+			store_stream_close(s->ss, s->opened_ns, 0, 0, 0, 0);
+	}
 	if (rc < 0) {
 		eng_player_free(s->player);
 		pthread_mutex_destroy(&s->busy);
@@ -327,7 +338,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 /* Cached mode: let go of the page cache the reader has passed, so a long
  * run does not fill the server's memory with copies of the timeline. */
-/* Decide, under the player's lock (one stream's requests in order), which
+/* Decide, under s->busy (one stream's requests in order), which
  * range the reader has passed; 0 when nothing is due yet. */
 static uint64_t passed_range(struct fs_stream *s, uint64_t off,
 			     uint64_t *from)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -73,6 +74,10 @@ struct fake {
 	long short_read;	/* this pread returns half the bytes */
 	const char *fail_open;	/* open of this name fails with -ENOENT */
 	int can_direct;
+	/* called at the start of each pread: a filled player reads without
+	 * its locks, so a hook may make requests meanwhile */
+	void (*on_pread)(struct fake *f, long idx);
+	void *hook_arg;
 	struct fake_file files[MAX_FILES];
 	int nfiles;
 	long sleeps, bad_sleeps, opens, closes, preads, dontneeds;
@@ -151,6 +156,8 @@ static ssize_t fake_pread(void *ctx, int fd, void *buf, size_t len,
 
 	if (idx < MAX_LOG)
 		f->reads[idx] = (struct io_call){ fd, off, len, (uintptr_t)buf };
+	if (f->on_pread)
+		f->on_pread(f, idx);
 	if (!ff)
 		return -EBADF;
 	if (ff->direct && (off % 4096 || len % 4096 || (uintptr_t)buf % 4096))
@@ -1222,6 +1229,449 @@ static void test_threads(void **state)
 	eng_tl_free(tl);
 }
 
+/* ------------------------------------------------------------ filler */
+
+static struct eng_player *new_filled(const struct eng_timeline *tl,
+				     struct fake *f, unsigned buffer,
+				     enum eng_pace_mode mode, double speed,
+				     size_t max_request)
+{
+	struct eng_player_config cfg = make_cfg(f, buffer, mode, speed,
+						ENG_BACKING_BUFFERED,
+						max_request);
+
+	cfg.filler = 1;
+	return new_player(tl, &cfg);
+}
+
+/* try_read frame k whole: its size, or the error (-EAGAIN: not loaded). */
+static ssize_t try_frame(struct eng_player *p, const struct eng_timeline *tl,
+			 const unsigned char *want, int64_t k)
+{
+	uint64_t off = eng_frame_offset(tl, k), len = eng_frame_size(tl, k);
+	struct iovec iov[4];
+	ssize_t r;
+	int cnt = 0;
+
+	r = eng_player_try_read(p, off, len, iov, 4, &cnt);
+	if (r < 0)
+		return r;
+	assert_int_equal(r, (ssize_t)len);
+	assert_int_equal(cnt, 1);
+	assert_memory_equal(iov[0].iov_base, want + off, len);
+	eng_player_unlock(p);
+	return r;
+}
+
+/* Run the filler on the fake clock until it waits for a request; returns
+ * the frames it loaded.  Frames are due at their time: the clock is moved
+ * to each issue time as the filler asks. */
+static int64_t fill_until_idle(struct eng_player *p, struct fake *f,
+			       uint64_t until)
+{
+	uint64_t next;
+	int64_t n = 0;
+	int rc;
+
+	for (;;) {
+		rc = eng_player_fill(p, &next);
+		if (rc == ENG_FILL_LOADED) {
+			n++;
+			continue;
+		}
+		if (rc != ENG_FILL_AT || next > until)
+			break;
+		assert_true(next > f->now);
+		f->now = next;
+	}
+	return n;
+}
+
+/* A fast reader: every frame is issued exactly at t0 + k/fps/speed, by the
+ * filler, whatever the reader asks for and when. */
+static void test_fill_schedule(void **state)
+{
+	static const struct {
+		double speed;
+		enum eng_pace_mode mode;
+		uint64_t period;
+	} cases[] = {
+		{ 1, ENG_PACE_REALTIME, 40 * MS },
+		{ 2, ENG_PACE_FACTOR, 20 * MS },
+	};
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	unsigned char *want = expected_file(tl, NULL);
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct fake *f = fake_new();
+		struct eng_player *p = new_filled(tl, f, 4, cases[c].mode,
+						  cases[c].speed, 1000);
+		struct eng_player_stats st;
+		uint64_t next = 0;
+		int64_t k;
+
+		f->latency = 1 * MS;
+		/* no clock before the first read */
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_IDLE);
+		f->now += 7 * MS;	/* t0 is the first read, not the open */
+		assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+		assert_int_equal(next, T0 + 7 * MS + cases[c].period);
+		assert_int_equal(try_frame(p, tl, want, 0), 1000);
+		for (k = 1; k < tl->frames; k++) {
+			/* the reader asks before the frame is issued */
+			assert_int_equal(try_frame(p, tl, want, k), -EAGAIN);
+			assert_int_equal(eng_player_fill(p, &next),
+					 ENG_FILL_AT);
+			f->now = next;
+			assert_int_equal(eng_player_fill(p, &next),
+					 ENG_FILL_LOADED);
+			assert_int_equal(try_frame(p, tl, want, k), 1000);
+		}
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_IDLE);
+		assert_int_equal(f->log.n, 20);
+		for (k = 0; k < 20; k++) {
+			const struct eng_access *a = &f->log.a[k];
+			uint64_t sched = T0 + 7 * MS +
+					 (uint64_t)k * cases[c].period;
+
+			assert_int_equal(a->frame, k);
+			assert_int_equal(a->sched_ns, sched);
+			assert_int_equal(a->issued_ns, sched);
+			assert_int_equal(a->due_ns,
+					 sched + 4 * cases[c].period);
+		}
+		/* the filler never sleeps through io: it waits on its own */
+		assert_int_equal(f->sleeps, 0);
+		eng_player_stats(p, &st);
+		assert_int_equal(st.frames, 20);
+		assert_int_equal(st.late_frames, 0);
+		assert_int_equal(st.bytes, 20000);
+		assert_int_equal(st.seeks, 0);
+		eng_player_free(p);
+		fake_free(f);
+	}
+	/* pace=off has no filler: cfg.filler is ignored */
+	{
+		struct fake *f = fake_new();
+		struct eng_player *p = new_filled(tl, f, 4, ENG_PACE_OFF, 1,
+						  1000);
+		uint64_t next;
+
+		assert_int_equal(eng_player_fill(p, &next), -EINVAL);
+		assert_int_equal(eng_player_start(p), 0);
+		assert_int_equal(try_frame(p, tl, want, 0), 1000);
+		eng_player_free(p);
+		fake_free(f);
+	}
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* A slow reader: the filler fills the ring (buffer + 2 requests + 2 = 8
+ * slots of 1000 B frames) and then waits for room; the frames it issues
+ * once the reader moves on are late, and recorded so. */
+static void test_fill_slow_reader(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 40);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player *p = new_filled(tl, f, 4, ENG_PACE_REALTIME, 1,
+					  1000);
+	struct eng_player_stats st;
+	uint64_t next;
+	int64_t k;
+
+	(void)state;
+	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+	assert_int_equal(fill_until_idle(p, f, UINT64_MAX), 8);
+	assert_int_equal(f->now, T0 + 7 * 40 * MS);
+	assert_int_equal(try_frame(p, tl, want, 0), 1000);
+	/* the reader stalls for a second: no room, nothing loaded */
+	f->now = T0 + 1000 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_IDLE);
+	assert_int_equal(f->log.n, 8);
+	/* frames 0..7 are still served from the ring */
+	for (k = 1; k < 8; k++)
+		assert_int_equal(try_frame(p, tl, want, k), 1000);
+	assert_int_equal(f->log.n, 8);
+	/* reading frame 7 freed frames 0..6: 7 frames, all overdue */
+	assert_int_equal(fill_until_idle(p, f, f->now), 7);
+	for (k = 8; k < 15; k++) {
+		const struct eng_access *a = &f->log.a[k];
+
+		assert_int_equal(a->frame, k);
+		assert_int_equal(a->sched_ns, T0 + (uint64_t)k * 40 * MS);
+		assert_int_equal(a->issued_ns, T0 + 1000 * MS);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 15);
+	/* due 40k + 160 ms < 1000 ms for k = 8..15 */
+	assert_int_equal(st.late_frames, 7);
+	/* frames 0..7 were done on time */
+	for (k = 0; k < 8; k++)
+		assert_true(f->log.a[k].done_ns <= f->log.a[k].due_ns);
+	assert_int_equal(st.seeks, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* The reader seeks while the filler is between frames, and while a frame
+ * is being read (the pread runs without the player's locks, so the
+ * request goes through at once): the clock is re-anchored at the seek and
+ * the frame read meanwhile is recorded but not played. */
+struct seek_hook {
+	struct eng_player *p;
+	const struct eng_timeline *tl;
+	const unsigned char *want;
+	long at;		/* pread index to seek during */
+	int64_t to;
+	uint64_t seek_ns;
+	int done;
+};
+
+static void seek_during_pread(struct fake *f, long idx)
+{
+	struct seek_hook *h = f->hook_arg;
+
+	if (idx != h->at || h->done)
+		return;
+	h->done = 1;
+	f->now += 3 * MS;
+	h->seek_ns = f->now;
+	assert_int_equal(try_frame(h->p, h->tl, h->want, h->to), -EAGAIN);
+}
+
+static void test_fill_seek(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 400);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player *p = new_filled(tl, f, 4, ENG_PACE_REALTIME, 1,
+					  1000);
+	struct seek_hook h = { p, tl, want, 0, 0, 0, 0 };
+	struct eng_player_stats st;
+	uint64_t next, t1;
+	size_t n;
+	int64_t k;
+
+	(void)state;
+	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(try_frame(p, tl, want, 0), 1000);
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+	assert_int_equal(next, T0 + 40 * MS);
+	/* the filler sleeps until 40 ms; the reader jumps to frame 100 */
+	f->now += 5 * MS;
+	t1 = f->now;
+	assert_int_equal(try_frame(p, tl, want, 100), -EAGAIN);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 1);
+	/* the new clock's first frame is due now, not at 40 ms */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(f->log.a[1].frame, 100);
+	assert_int_equal(f->log.a[1].sched_ns, t1);
+	assert_int_equal(f->log.a[1].issued_ns, t1);
+	assert_int_equal(try_frame(p, tl, want, 100), 1000);
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+	assert_int_equal(next, t1 + 40 * MS);
+
+	/* a seek while frame 101's pread is under way */
+	f->on_pread = seek_during_pread;
+	f->hook_arg = &h;
+	h.at = f->preads;
+	h.to = 300;
+	f->now = next;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_true(h.done);
+	assert_int_equal(f->log.n, 3);
+	assert_int_equal(f->log.a[2].frame, 101);	/* recorded */
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 2);
+	assert_int_equal(st.frames, 2);		/* 0 and 100: not 101 */
+	assert_int_equal(st.head, 300);
+	/* frame 300 on the clock of the seek */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(f->log.a[3].frame, 300);
+	assert_int_equal(f->log.a[3].sched_ns, h.seek_ns);
+	assert_int_equal(try_frame(p, tl, want, 300), 1000);
+	for (k = 301; k < 305; k++) {
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+		assert_int_equal(next,
+				 h.seek_ns + (uint64_t)(k - 300) * 40 * MS);
+		f->now = next;
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+		assert_int_equal(try_frame(p, tl, want, k), 1000);
+	}
+	/* a re-read a little behind the ring: same clock, not played
+	 * twice (ring of 8 holds 297..304 at most: 300..304 here) */
+	eng_player_stats(p, &st);
+	k = st.frames;
+	assert_int_equal(try_frame(p, tl, want, 302), 1000);	/* in ring */
+	assert_int_equal(f->log.n, 8);
+	assert_int_equal(fill_until_idle(p, f, f->now), 0);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, k);
+	assert_int_equal(st.seeks, 2);
+	/* play on to 320: the ring then holds 313..320 */
+	for (k = 305; k <= 320; k++) {
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+		f->now = next;
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+		assert_int_equal(try_frame(p, tl, want, k), 1000);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 23);
+	/* 310 is behind the ring but within the seek gap: read again on
+	 * the same clock (all overdue: 310..317, then no room), not played
+	 * twice, no seek */
+	n = f->log.n;
+	assert_int_equal(try_frame(p, tl, want, 310), -EAGAIN);
+	assert_int_equal(fill_until_idle(p, f, f->now), 8);
+	assert_int_equal(try_frame(p, tl, want, 310), 1000);
+	for (k = 0; k < 8; k++) {
+		const struct eng_access *a = &f->log.a[n + (size_t)k];
+
+		assert_int_equal(a->frame, 310 + k);
+		assert_int_equal(a->sched_ns,
+				 h.seek_ns + (uint64_t)(10 + k) * 40 * MS);
+		assert_int_equal(a->issued_ns, f->now);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 23);
+	assert_int_equal(st.late_frames, 0);
+	assert_int_equal(st.seeks, 2);
+	assert_int_equal(st.head, 321);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* A failed read fails its frame's request with -EIO and its row holds the
+ * errno; the filler goes on with the next frames. */
+static void test_fill_failure(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 10);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player *p = new_filled(tl, f, 4, ENG_PACE_REALTIME, 1,
+					  1000);
+	struct eng_player_stats st;
+	int64_t k;
+
+	(void)state;
+	f->fail_read = 3;
+	f->fail_err = ENXIO;
+	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+	assert_int_equal(fill_until_idle(p, f, UINT64_MAX), 8);
+	for (k = 0; k < 8; k++)
+		assert_int_equal(try_frame(p, tl, want, k), k == 3 ? -EIO :
+				 1000);
+	/* the failed frame stays failed, without another read */
+	assert_int_equal(try_frame(p, tl, want, 3), -EIO);
+	assert_int_equal(fill_until_idle(p, f, UINT64_MAX), 2);
+	for (k = 8; k < 10; k++)
+		assert_int_equal(try_frame(p, tl, want, k), 1000);
+	assert_int_equal(f->log.n, 10);
+	assert_int_equal(f->log.a[3].err, ENXIO);
+	assert_int_equal(f->log.a[4].err, 0);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.failed_frames, 1);
+	assert_int_equal(st.frames, 10);
+	assert_int_equal(st.bytes, 9000);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* The real thread on the real clock: the frames arrive on schedule (with
+ * tolerant bounds: the machine may be busy), a seek wakes a filler that
+ * sleeps for seconds, and stop joins a sleeping or idle filler at once. */
+static uint64_t mono_now(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void test_fill_thread(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 50);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player *p;
+	struct eng_player_stats st;
+	unsigned char buf[4000];
+	uint64_t t, off;
+	size_t i;
+
+	(void)state;
+	f->io.now = mono_now;
+	/* pace 10: 4 ms frames, the whole timeline in 200 ms */
+	p = new_filled(tl, f, 4, ENG_PACE_FACTOR, 10, 4000);
+	assert_int_equal(eng_player_start(p), 0);
+	assert_int_equal(eng_player_start(p), 0);	/* once */
+	t = mono_now(NULL);
+	for (off = 0; off < tl->bytes; off += 5000) {
+		assert_int_equal(eng_player_copy(p, buf, 4000, off), 4000);
+		assert_memory_equal(buf, want + off, 4000);
+		assert_int_equal(eng_player_copy(p, buf, 1000, off + 4000),
+				 1000);
+	}
+	/* 49 periods at least, not much more */
+	assert_true(mono_now(NULL) - t >= 49 * 4 * MS);
+	assert_true(mono_now(NULL) - t < 5000 * MS);
+	eng_player_stop(p);
+	assert_int_equal(f->log.n, 50);
+	for (i = 0; i < f->log.n; i++) {
+		const struct eng_access *a = &f->log.a[i];
+
+		assert_int_equal(a->frame, (int64_t)i);
+		assert_true(a->issued_ns >= a->sched_ns);
+		assert_int_equal(a->sched_ns,
+				 f->log.a[0].sched_ns + i * 4 * MS);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 50);
+	assert_int_equal(st.bytes, tl->bytes);
+	eng_player_free(p);
+
+	/* pace 0.01: 4 s frames.  The filler sleeps for frame 1; a seek
+	 * wakes it for frame 20 at once, and stop does not wait 4 s. */
+	f->log.n = 0;
+	p = new_filled(tl, f, 4, ENG_PACE_FACTOR, 0.01, 4000);
+	assert_int_equal(eng_player_start(p), 0);
+	t = mono_now(NULL);
+	assert_int_equal(eng_player_copy(p, buf, 1000, 0), 1000);
+	assert_int_equal(eng_player_copy(p, buf, 1000, 20000), 1000);
+	assert_memory_equal(buf, want + 20000, 1000);
+	assert_true(mono_now(NULL) - t < 2000 * MS);
+	eng_player_stop(p);
+	assert_true(mono_now(NULL) - t < 2000 * MS);
+	assert_int_equal(f->log.n, 2);
+	/* a stopped filler: the request loads its frames itself */
+	assert_int_equal(eng_player_copy(p, buf, 1000, 21000), 1000);
+	assert_memory_equal(buf, want + 21000, 1000);
+	eng_player_free(p);
+
+	/* freed while idle, never anchored */
+	p = new_filled(tl, f, 4, ENG_PACE_REALTIME, 1, 4000);
+	assert_int_equal(eng_player_start(p), 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* ------------------------------------------------------------ real I/O */
 
 static void write_file(int dirfd, const char *name, uint64_t size)
@@ -1344,6 +1794,11 @@ int main(void)
 		cmocka_unit_test(test_read_api),
 		cmocka_unit_test(test_two_players),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_fill_schedule),
+		cmocka_unit_test(test_fill_slow_reader),
+		cmocka_unit_test(test_fill_seek),
+		cmocka_unit_test(test_fill_failure),
+		cmocka_unit_test(test_fill_thread),
 		cmocka_unit_test(test_io_real),
 	};
 
