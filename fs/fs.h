@@ -42,6 +42,7 @@ struct fs_config {
 	char *record;		/* all, streams or off */
 	unsigned buffer;
 	unsigned readahead_kb;
+	unsigned hold;		/* -o hold=: rows held in a database outage */
 	int direct_io;
 	int strict;
 	int show_help;

@@ -177,6 +177,13 @@ static void free_files(struct fs *fs)
 	free(fs->files);
 }
 
+/* The store's outage messages (from its recorder thread): loud, at once. */
+static void store_notify_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fuse_log(FUSE_LOG_ERR, "%s\n", msg);
+}
+
 /* Open the store, begin the run and describe the timelines. */
 static int store_begin(struct fs *fs, const char *cmdline)
 {
@@ -191,6 +198,8 @@ static int store_begin(struct fs *fs, const char *cmdline)
 		free(err);
 		return -1;
 	}
+	store_set_hold(fs->store, fs->cfg.hold);
+	store_set_notify(fs->store, store_notify_log, NULL);
 	kernel = fs_kernel_release();
 	host = fs_host_name();
 	memset(&info, 0, sizeof(info));
@@ -373,6 +382,17 @@ err_store:
 				 (unsigned long long)ss.rows_queued,
 				 store_errmsg(fs.store) ?
 				 store_errmsg(fs.store) : "unknown error");
+		else if (ss.outages)
+			fuse_log(FUSE_LOG_WARNING, "timelinefs: %s: the "
+				 "database refused writes %llu time%s; every "
+				 "held access row was stored\n", fs.cfg.db,
+				 (unsigned long long)ss.outages,
+				 ss.outages == 1 ? "" : "s");
+		if (ss.stream_rows_lost)
+			fuse_log(FUSE_LOG_ERR, "timelinefs: %s: %llu stream "
+				 "rows or totals could not be stored\n",
+				 fs.cfg.db,
+				 (unsigned long long)ss.stream_rows_lost);
 		store_close(fs.store);
 	}
 err_unmount:

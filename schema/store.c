@@ -23,6 +23,9 @@
  * that producers blocked on a full queue get room back quickly. */
 #define STORE_BATCH_MAX 16384
 #define STORE_BUSY_TIMEOUT_MS 5000
+/* The first write of the hold after a refusal: small, so that retrying
+ * every commit interval through a long outage costs little. */
+#define STORE_RETRY_ROWS 256
 
 enum entry_kind {
 	ENTRY_OPEN,
@@ -44,6 +47,10 @@ struct entry {
 		} close;
 	} u;
 };
+
+/* the README's memory cost of the hold, per row */
+_Static_assert(sizeof(struct entry) <= STORE_HOLD_ROW_BYTES,
+	       "struct entry outgrew STORE_HOLD_ROW_BYTES");
 
 struct store_stream {
 	struct store *st;
@@ -130,9 +137,27 @@ struct store {
 	struct store_stats stats;
 	char *errmsg;		/* the first failure's message */
 
+	/* Set before store_start. */
+	char *path;		/* for messages */
+	store_notify_fn *notify;
+	void *notify_ctx;
+	uint64_t hold_max;	/* access rows the hold may keep */
+
 	/* Writer only (or the caller once the writer is joined). */
 	struct entry *batch;
 	size_t batch_cap;
+	/* The hold: entries the database refused, oldest first, written
+	 * before anything newer once it accepts writes again. */
+	struct entry *held;
+	size_t nheld, held_cap;
+	size_t held_rows;	/* access entries in held */
+	int outage;		/* the hold is not empty */
+	int hold_full_said;	/* this outage overflowed the hold */
+	int final_tried;	/* the run's end made its last attempt */
+	uint64_t outage_ns;	/* when this outage began */
+	uint64_t retry_ns;	/* next attempt at writing the hold */
+	uint64_t outage_lost;	/* access rows lost in this outage */
+	uint64_t outage_written; /* held access rows written in this outage */
 };
 
 static uint64_t mono_now(void)
@@ -392,12 +417,14 @@ int store_open(const char *path, unsigned queue_cap, struct store **out,
 	pthread_cond_init(&st->nonempty, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&st->notfull, NULL);
+	st->hold_max = STORE_DEFAULT_HOLD;
+	st->path = strdup(path ? path : "");
 	st->cap = queue_cap ? queue_cap : STORE_DEFAULT_QUEUE_CAP;
 	st->batch_cap = st->cap < STORE_BATCH_MAX ? st->cap : STORE_BATCH_MAX;
 	st->wake_at = 1;
 	st->ring = malloc(st->cap * sizeof(*st->ring));
 	st->batch = malloc(st->batch_cap * sizeof(*st->batch));
-	if (!st->ring || !st->batch) {
+	if (!st->ring || !st->batch || !st->path) {
 		rc = -ENOMEM;
 		goto err_store;
 	}
@@ -623,27 +650,26 @@ static void unlink_stream(struct store *st, struct store_stream *ss)
 }
 
 /*
- * Write n entries in one transaction.  On a failure the whole batch is
- * rolled back: its access rows count as lost, and so do later accesses of
- * the streams whose rows it would have inserted.  Then update the counters
- * and free the handles of the streams closed in this batch.  Called
- * without st->lock.
+ * Write n entries in one transaction.  Returns SQLITE_OK with the counters
+ * updated and the handles of the streams closed here freed; or a SQLite
+ * code with the transaction rolled back, the stream rows it inserted
+ * forgotten (their entries are written again on a retry) and the reason
+ * in *msg.  Called without st->lock.
  */
-static void write_batch(struct store *st, const struct entry *e, size_t n)
+static int write_chunk(struct store *st, const struct entry *e, size_t n,
+		       char **msg)
 {
 	uint64_t written = 0, lost = 0;
-	char *msg = NULL;
 	int rc = SQLITE_OK;
 	size_t i;
 
-	step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
-		  &msg);
+	step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc, msg);
 	for (i = 0; i < n && rc == SQLITE_OK; i++) {
 		struct store_stream *ss = e[i].ss;
 
 		switch (e[i].kind) {
 		case ENTRY_OPEN:
-			rc = insert_stream(st, ss, &msg);
+			rc = insert_stream(st, ss, msg);
 			break;
 		case ENTRY_ACCESS:
 			if (ss->row_id <= 0) {
@@ -651,15 +677,15 @@ static void write_batch(struct store *st, const struct entry *e, size_t n)
 				break;
 			}
 			i += insert_accesses(st, e + i, n - i, &written, &rc,
-					     &msg) - 1;
+					     msg) - 1;
 			break;
 		case ENTRY_CLOSE:
 			if (ss->row_id > 0)
-				rc = update_stream(st, &e[i], &msg);
+				rc = update_stream(st, &e[i], msg);
 			break;
 		}
 	}
-	step_done(st->db, st->stmt[STMT_COMMIT], "commit", &rc, &msg);
+	step_done(st->db, st->stmt[STMT_COMMIT], "commit", &rc, msg);
 	if (rc != SQLITE_OK) {
 		/* some errors (SQLITE_FULL, IOERR) roll back by themselves */
 		if (!sqlite3_get_autocommit(st->db)) {
@@ -668,31 +694,21 @@ static void write_batch(struct store *st, const struct entry *e, size_t n)
 			step_done(st->db, st->stmt[STMT_ROLLBACK], "rollback",
 				  &rrc, NULL);
 		}
-		written = lost = 0;
-		for (i = 0; i < n; i++) {
-			if (e[i].kind == ENTRY_ACCESS)
-				lost++;
-			else if (e[i].kind == ENTRY_OPEN)
-				e[i].ss->row_id = -1;
-		}
-		if (!msg)
-			msg = fmt_msg("cannot write batch: %s",
-				      sqlite3_errstr(rc));
+		for (i = 0; i < n; i++)
+			if (e[i].kind == ENTRY_OPEN)
+				e[i].ss->row_id = 0;
+		if (!*msg)
+			*msg = fmt_msg("cannot write batch: %s",
+				       sqlite3_errstr(rc));
+		return rc;
 	}
 
 	pthread_mutex_lock(&st->lock);
 	st->stats.rows_written += written;
 	st->stats.rows_lost += lost;
-	if (rc == SQLITE_OK) {
-		st->stats.commits++;
-	} else {
-		if (!st->stats.last_error)
-			st->stats.last_error = -EIO;
-		if (!st->errmsg) {
-			st->errmsg = msg;
-			msg = NULL;
-		}
-	}
+	st->stats.commits++;
+	if (lost && !st->stats.last_error)
+		st->stats.last_error = -EIO;
 	for (i = 0; i < n; i++) {
 		if (e[i].kind == ENTRY_CLOSE) {
 			unlink_stream(st, e[i].ss);
@@ -700,7 +716,216 @@ static void write_batch(struct store *st, const struct entry *e, size_t n)
 		}
 	}
 	pthread_mutex_unlock(&st->lock);
+	return SQLITE_OK;
+}
+
+static void notify(struct store *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void notify(struct store *st, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!st->notify)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		st->notify(st->notify_ctx, msg);
+		free(msg);
+	}
+	va_end(ap);
+}
+
+/* Publish the hold's size to store_get_stats. */
+static void held_publish(struct store *st)
+{
+	pthread_mutex_lock(&st->lock);
+	st->stats.rows_held = st->held_rows;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/*
+ * Give up on an entry that cannot be held (or written): an access counts
+ * as lost, a stream row that never made it makes its later accesses lost,
+ * a close frees its handle.
+ */
+static void drop_entry(struct store *st, const struct entry *e)
+{
+	pthread_mutex_lock(&st->lock);
+	switch (e->kind) {
+	case ENTRY_ACCESS:
+		st->stats.rows_lost++;
+		st->outage_lost++;
+		break;
+	case ENTRY_OPEN:
+		e->ss->row_id = -1;
+		st->stats.stream_rows_lost++;
+		break;
+	case ENTRY_CLOSE:
+		if (e->ss->row_id > 0)
+			st->stats.stream_rows_lost++;
+		unlink_stream(st, e->ss);
+		free(e->ss);
+		break;
+	}
+	if (!st->stats.last_error)
+		st->stats.last_error = -EIO;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/*
+ * Append n entries to the hold, in order.  Stream opens and closes are
+ * always held (one each per open of a file); access rows up to hold_max,
+ * beyond which they are dropped and counted, said once per outage.
+ */
+static void hold_append(struct store *st, const struct entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int full = e[i].kind == ENTRY_ACCESS &&
+			   st->held_rows >= st->hold_max;
+
+		if (!full && st->nheld == st->held_cap) {
+			size_t cap = st->held_cap ? 2 * st->held_cap : 1024;
+			struct entry *h = realloc(st->held, cap * sizeof(*h));
+
+			if (h) {
+				st->held = h;
+				st->held_cap = cap;
+			} else {
+				full = 1;
+			}
+		}
+		if (full) {
+			if (!st->hold_full_said)
+				notify(st, "timelinefs: %s: the hold is full "
+				       "(%zu access rows in memory, hold=%llu): "
+				       "access rows are lost until the "
+				       "database accepts writes", st->path,
+				       st->held_rows,
+				       (unsigned long long)st->hold_max);
+			st->hold_full_said = 1;
+			drop_entry(st, &e[i]);
+			continue;
+		}
+		st->held[st->nheld++] = e[i];
+		if (e[i].kind == ENTRY_ACCESS)
+			st->held_rows++;
+	}
+	held_publish(st);
+}
+
+/* The first refused commit of an outage: say it once, loudly. */
+static void outage_begin(struct store *st, char *msg)
+{
+	st->outage = 1;
+	st->outage_ns = mono_now();
+	st->outage_lost = 0;
+	st->hold_full_said = 0;
+	pthread_mutex_lock(&st->lock);
+	st->stats.outages++;
+	st->stats.in_outage = 1;
+	pthread_mutex_unlock(&st->lock);
+	notify(st, "timelinefs: %s: the database refuses writes (%s): "
+	       "holding up to %llu access rows in memory and retrying every "
+	       "%d ms", st->path, msg, (unsigned long long)st->hold_max,
+	       STORE_COMMIT_INTERVAL_MS);
+	/* the first failure's message, but no error yet: nothing is lost */
+	pthread_mutex_lock(&st->lock);
+	if (!st->errmsg) {
+		st->errmsg = msg;
+		msg = NULL;
+	}
+	pthread_mutex_unlock(&st->lock);
 	free(msg);
+}
+
+/*
+ * Write the hold, oldest first: a small probe, then full batches, each in
+ * its own transaction, stopping at the first refusal (retried at the next
+ * commit interval).  Says when the hold is empty again.
+ */
+static void hold_flush(struct store *st)
+{
+	size_t done = 0, k;
+	uint64_t rows = 0, written = 0;
+	char *msg = NULL;
+	size_t i;
+
+	while (done < st->nheld) {
+		k = st->nheld - done;
+		if (k > (done ? st->batch_cap : STORE_RETRY_ROWS))
+			k = done ? st->batch_cap : STORE_RETRY_ROWS;
+		if (write_chunk(st, st->held + done, k, &msg) != SQLITE_OK)
+			break;
+		for (i = done; i < done + k; i++)
+			rows += st->held[i].kind == ENTRY_ACCESS;
+		done += k;
+	}
+	free(msg);
+	memmove(st->held, st->held + done,
+		(st->nheld - done) * sizeof(*st->held));
+	st->nheld -= done;
+	st->held_rows -= rows;
+	st->outage_written += rows;
+	written = st->outage_written;
+	if (st->nheld) {
+		st->retry_ns = mono_now() +
+			       (uint64_t)STORE_COMMIT_INTERVAL_MS * 1000000u;
+		held_publish(st);
+		return;
+	}
+	free(st->held);
+	st->held = NULL;
+	st->held_cap = 0;
+	st->outage = 0;
+	st->outage_written = 0;
+	pthread_mutex_lock(&st->lock);
+	st->stats.rows_held = 0;
+	st->stats.in_outage = 0;
+	pthread_mutex_unlock(&st->lock);
+	notify(st, "timelinefs: %s: the database accepts writes again after "
+	       "%.1f s: %llu held access rows written, %llu lost", st->path,
+	       (double)(mono_now() - st->outage_ns) / 1e9,
+	       (unsigned long long)written,
+	       (unsigned long long)st->outage_lost);
+}
+
+/*
+ * Write the n entries of st->batch, or hold them: while the hold is not
+ * empty they go behind it (order is kept), and the hold is retried once
+ * its retry time has come, or at once with force (the run is ending).
+ */
+static void write_or_hold(struct store *st, size_t n, int force)
+{
+	char *msg = NULL;
+
+	if (!st->outage) {
+		if (!n || write_chunk(st, st->batch, n, &msg) == SQLITE_OK)
+			return;
+		outage_begin(st, msg);
+		hold_append(st, st->batch, n);
+		st->retry_ns = mono_now() +
+			       (uint64_t)STORE_COMMIT_INTERVAL_MS * 1000000u;
+		return;
+	}
+	hold_append(st, st->batch, n);
+	if (force || mono_now() >= st->retry_ns)
+		hold_flush(st);
+}
+
+/* At the end of the run: whatever is still held is lost, and counted. */
+static void hold_give_up(struct store *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nheld; i++)
+		drop_entry(st, &st->held[i]);
+	free(st->held);
+	st->held = NULL;
+	st->nheld = st->held_cap = st->held_rows = 0;
+	held_publish(st);
 }
 
 /* Move up to batch_cap entries from the ring to st->batch.  Under lock. */
@@ -720,12 +945,10 @@ static size_t take_batch(struct store *st)
 	return n;
 }
 
-/* Wait, under lock, until a full batch is queued, the commit interval
- * since the oldest queued row has passed, or the run ends. */
-static void wait_for_batch(struct store *st)
+/* Wait, under lock, until a full batch is queued, deadline (monotonic ns)
+ * has passed, or the run ends. */
+static void wait_until(struct store *st, uint64_t deadline)
 {
-	uint64_t deadline = st->oldest_ns +
-			    (uint64_t)STORE_COMMIT_INTERVAL_MS * 1000000u;
 	struct timespec ts = {
 		.tv_sec = (time_t)(deadline / 1000000000u),
 		.tv_nsec = (long)(deadline % 1000000000u),
@@ -742,33 +965,48 @@ static void wait_for_batch(struct store *st)
 static void *writer_main(void *arg)
 {
 	struct store *st = arg;
-	int backlog = 0;
+	int backlog = 0, stopping, force;
 	size_t n;
 
 	pthread_mutex_lock(&st->lock);
 	for (;;) {
-		while (!st->count && !st->stopping) {
+		while (!st->count && !st->stopping && !st->outage) {
 			st->wake_at = 1;
 			pthread_cond_wait(&st->nonempty, &st->lock);
 		}
-		if (!st->count)
+		if (!st->count && !st->outage)
 			break;
 		/* With a backlog oldest_ns is stale and the rows are old
-		 * already: write them now. */
-		if (!backlog && !st->stopping)
-			wait_for_batch(st);
+		 * already: write them now.  In an outage, wake at the next
+		 * retry, or to move a full batch from the queue to the hold
+		 * (so producers never wait on the outage). */
+		if (st->outage && !st->stopping)
+			wait_until(st, st->retry_ns);
+		else if (!backlog && !st->stopping)
+			wait_until(st, st->oldest_ns +
+				       (uint64_t)STORE_COMMIT_INTERVAL_MS *
+					       1000000u);
 		st->wake_at = SIZE_MAX;
 		n = take_batch(st);
 		backlog = st->count > 0;
+		stopping = st->stopping;
+		/* ending: one last attempt, not one per batch */
+		force = stopping && !st->final_tried;
 		pthread_mutex_unlock(&st->lock);
-		write_batch(st, st->batch, n);
+		write_or_hold(st, n, force && !backlog);
 		pthread_mutex_lock(&st->lock);
+		if (force && !backlog) {
+			st->final_tried = 1;
+			if (st->outage && !st->count)
+				break;	/* store_run_end gives up */
+		}
 	}
 	pthread_mutex_unlock(&st->lock);
 	return NULL;
 }
 
-/* Write whatever is queued in the caller's thread (no writer running). */
+/* Write whatever is queued in the caller's thread (no writer running),
+ * then give up on what the database still refuses. */
 static void drain_sync(struct store *st)
 {
 	size_t n;
@@ -777,10 +1015,32 @@ static void drain_sync(struct store *st)
 	while (st->count) {
 		n = take_batch(st);
 		pthread_mutex_unlock(&st->lock);
-		write_batch(st, st->batch, n);
+		write_or_hold(st, n, 0);
 		pthread_mutex_lock(&st->lock);
 	}
 	pthread_mutex_unlock(&st->lock);
+	if (st->outage && !st->final_tried)
+		hold_flush(st);
+	st->final_tried = 1;
+	if (st->outage)
+		hold_give_up(st);
+}
+
+int store_set_hold(struct store *st, uint64_t rows)
+{
+	if (st->started || st->run_ended)
+		return -EINVAL;
+	st->hold_max = rows;
+	return 0;
+}
+
+int store_set_notify(struct store *st, store_notify_fn *fn, void *ctx)
+{
+	if (st->started || st->run_ended)
+		return -EINVAL;
+	st->notify = fn;
+	st->notify_ctx = ctx;
+	return 0;
 }
 
 int store_start(struct store *st)
@@ -987,6 +1247,8 @@ void store_close(struct store *st)
 	pthread_mutex_destroy(&st->lock);
 	free(st->ring);
 	free(st->batch);
+	free(st->held);
+	free(st->path);
 	free(st->errmsg);
 	free(st);
 }
