@@ -110,6 +110,12 @@ static const char *const stmt_sql[STMT_N] = {
 	[STMT_ACCESS] = ACCESS_INSERT ACCESS_VALUES,
 };
 
+/* The values bound to an access INSERT, to skip binding them again. */
+struct access_shadow {
+	int valid;
+	int64_t v[STORE_MULTI * STORE_ACCESS_COLS];
+};
+
 struct store {
 	/* The connection is used by one thread at a time: the caller until
 	 * store_start, the writer until it is joined, then the caller again
@@ -146,6 +152,7 @@ struct store {
 	/* Writer only (or the caller once the writer is joined). */
 	struct entry *batch;
 	size_t batch_cap;
+	struct access_shadow shadow[2];	/* STMT_ACCESS, STMT_ACCESS_MULTI */
 	/* The hold: entries the database refused, oldest first, written
 	 * before anything newer once it accepts writes again. */
 	struct entry *held;
@@ -578,23 +585,40 @@ static int insert_stream(struct store *st, struct store_stream *ss,
 	return rc;
 }
 
-/* Bind one access row's values from parameter k + 1 on. */
-static void bind_access(struct store *st, sqlite3_stmt *s, int k,
-			int64_t stream_id, const struct store_access *a,
-			int *rc)
+/*
+ * Bind one access row's values from parameter k + 1 on.  Bindings survive
+ * sqlite3_reset, so a value equal to the one bound last time in that slot
+ * (the stream, the clip, errno and injected nearly always are; a text by
+ * pointer: SQLITE_STATIC strings the model keeps) is not bound again:
+ * binding was an eighth of the recorder's time.  sh is the statement's
+ * shadow of its bound values.
+ */
+static void bind_access(struct store *st, sqlite3_stmt *s,
+			struct access_shadow *sh, int k, int64_t stream_id,
+			const struct store_access *a, int *rc)
 {
-	bind_i64(s, k + 1, stream_id, rc);
-	bind_i64(s, k + 2, a->frame, rc);
-	bind_text(s, k + 3, a->track, rc);
-	bind_text(s, k + 4, a->clip, rc);
-	bind_i64(s, k + 5, (int64_t)a->file_offset, rc);
-	bind_i64(s, k + 6, (int64_t)a->length, rc);
-	bind_i64(s, k + 7, rel_ns(st, a->sched_ns), rc);
-	bind_i64(s, k + 8, rel_ns(st, a->due_ns), rc);
-	bind_i64(s, k + 9, rel_ns(st, a->issued_ns), rc);
-	bind_i64(s, k + 10, rel_ns(st, a->done_ns), rc);
-	bind_i64(s, k + 11, a->err, rc);
-	bind_i64(s, k + 12, a->injected, rc);
+	const int64_t v[STORE_ACCESS_COLS] = {
+		stream_id, a->frame,
+		(int64_t)(intptr_t)a->track, (int64_t)(intptr_t)a->clip,
+		(int64_t)a->file_offset, (int64_t)a->length,
+		rel_ns(st, a->sched_ns), rel_ns(st, a->due_ns),
+		rel_ns(st, a->issued_ns), rel_ns(st, a->done_ns),
+		a->err, a->injected,
+	};
+	int64_t *old = sh->v + k;
+	int i;
+
+	for (i = 0; i < STORE_ACCESS_COLS && *rc == SQLITE_OK; i++) {
+		if (sh->valid && old[i] == v[i])
+			continue;
+		if (i == 2)
+			bind_text(s, k + 3, a->track, rc);
+		else if (i == 3)
+			bind_text(s, k + 4, a->clip, rc);
+		else
+			bind_i64(s, k + i + 1, v[i], rc);
+		old[i] = v[i];
+	}
 }
 
 /*
@@ -606,6 +630,7 @@ static size_t insert_accesses(struct store *st, const struct entry *e,
 			      size_t n, uint64_t *written, int *rc,
 			      char **msg)
 {
+	struct access_shadow *sh;
 	sqlite3_stmt *s;
 	size_t i, k = 0;
 
@@ -615,9 +640,12 @@ static size_t insert_accesses(struct store *st, const struct entry *e,
 	if (k < STORE_MULTI)
 		k = 1;
 	s = st->stmt[k == 1 ? STMT_ACCESS : STMT_ACCESS_MULTI];
+	sh = &st->shadow[k == 1 ? 0 : 1];
 	for (i = 0; i < k; i++)
-		bind_access(st, s, (int)i * STORE_ACCESS_COLS, e[i].ss->row_id,
-			    &e[i].u.acc, rc);
+		bind_access(st, s, sh, (int)i * STORE_ACCESS_COLS,
+			    e[i].ss->row_id, &e[i].u.acc, rc);
+	/* after a failed bind the statement's values are unknown */
+	sh->valid = *rc == SQLITE_OK;
 	step_done(st->db, s, "insert access row", rc, msg);
 	*written += k;
 	return k;
