@@ -26,6 +26,12 @@
 /* The first write of the hold after a refusal: small, so that retrying
  * every commit interval through a long outage costs little. */
 #define STORE_RETRY_ROWS 256
+/* WAL checkpoints: the checkpointer thread is asked for one once the WAL
+ * holds STORE_CKPT_PAGES frames (SQLite's own default threshold); should
+ * it fall behind, the writer checkpoints itself at STORE_CKPT_PAGES_MAX,
+ * so the WAL stays bounded as with SQLite's autocheckpoint. */
+#define STORE_CKPT_PAGES 1000
+#define STORE_CKPT_PAGES_MAX 8000
 
 enum entry_kind {
 	ENTRY_OPEN,
@@ -127,6 +133,13 @@ struct store {
 	int started;		/* writer thread running (caller only) */
 	int run_ended;		/* store_run_end done (caller only) */
 	pthread_t thread;
+	/* The checkpointer: its own connection (NULL: none, the writer
+	 * checkpoints inline) and thread, started and joined with the
+	 * writer's; ckpt_wanted and ckpt_stop are under lock. */
+	sqlite3 *ckpt_db;
+	pthread_t ckpt_thread;
+	pthread_cond_t ckpt_cond;
+	int ckpt_wanted, ckpt_stop;
 
 	pthread_mutex_t lock;
 	pthread_cond_t nonempty;	/* writer waits; CLOCK_MONOTONIC */
@@ -374,6 +387,32 @@ static int create_file(const char *path)
 	return 0;
 }
 
+/*
+ * After each commit (in the committing thread: the writer, or the caller
+ * before store_start and after the writer is joined).  Replaces SQLite's
+ * autocheckpoint, which would copy the WAL into the database inside the
+ * writer's commit: that was a seventh of the recorder's time, and on two
+ * cores the checkpointer's connection can do it beside the writer.
+ */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct store *st = arg;
+
+	if (pages < STORE_CKPT_PAGES)
+		return SQLITE_OK;
+	if (!st->ckpt_db || pages >= STORE_CKPT_PAGES_MAX) {
+		/* errors (a full disk) are retried at the next commit */
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
+					  NULL, NULL);
+		return SQLITE_OK;
+	}
+	pthread_mutex_lock(&st->lock);
+	st->ckpt_wanted = 1;
+	pthread_cond_signal(&st->ckpt_cond);
+	pthread_mutex_unlock(&st->lock);
+	return SQLITE_OK;
+}
+
 /* The multi-row access INSERT: ACCESS_INSERT and STORE_MULTI groups. */
 static int build_multi(char *buf, size_t len)
 {
@@ -424,6 +463,7 @@ int store_open(const char *path, unsigned queue_cap, struct store **out,
 	pthread_cond_init(&st->nonempty, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&st->notfull, NULL);
+	pthread_cond_init(&st->ckpt_cond, NULL);
 	st->hold_max = STORE_DEFAULT_HOLD;
 	st->path = strdup(path ? path : "");
 	st->cap = queue_cap ? queue_cap : STORE_DEFAULT_QUEUE_CAP;
@@ -467,6 +507,8 @@ int store_open(const char *path, unsigned queue_cap, struct store **out,
 						 SQLITE_PREPARE_PERSISTENT,
 						 &st->stmt[i], NULL);
 	}
+	if (src == SQLITE_OK)
+		sqlite3_wal_hook(st->db, wal_hook, st);
 	if (newer) {
 		rc = -ENOTSUP;
 		msg = fmt_msg("cannot open database %s: schema version %d is "
@@ -1071,15 +1113,80 @@ int store_set_notify(struct store *st, store_notify_fn *fn, void *ctx)
 	return 0;
 }
 
+/* PASSIVE checkpoints when the writer's WAL hook asks: never waits for
+ * the writer, copies what is committed, lets the next write transaction
+ * start the WAL over once everything is copied. */
+static void *ckpt_main(void *arg)
+{
+	struct store *st = arg;
+
+	pthread_mutex_lock(&st->lock);
+	for (;;) {
+		while (!st->ckpt_wanted && !st->ckpt_stop)
+			pthread_cond_wait(&st->ckpt_cond, &st->lock);
+		if (st->ckpt_stop)
+			break;
+		st->ckpt_wanted = 0;
+		pthread_mutex_unlock(&st->lock);
+		sqlite3_wal_checkpoint_v2(st->ckpt_db, NULL,
+					  SQLITE_CHECKPOINT_PASSIVE, NULL,
+					  NULL);
+		pthread_mutex_lock(&st->lock);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+/* Start the checkpointer; without it (an in-memory database, or a failure
+ * here) the writer checkpoints inline, as SQLite would: not an error. */
+static void ckpt_start(struct store *st)
+{
+	sqlite3 *db = NULL;
+	const char *file = sqlite3_db_filename(st->db, "main");
+
+	if (!file || !*file)
+		return;		/* :memory: */
+	if (sqlite3_open_v2(file, &db, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return;
+	}
+	st->ckpt_db = db;
+	st->ckpt_stop = st->ckpt_wanted = 0;
+	if (pthread_create(&st->ckpt_thread, NULL, ckpt_main, st)) {
+		st->ckpt_db = NULL;
+		sqlite3_close(db);
+	}
+}
+
+/* After the writer is joined. */
+static void ckpt_stop(struct store *st)
+{
+	sqlite3 *db = st->ckpt_db;
+
+	if (!db)
+		return;
+	pthread_mutex_lock(&st->lock);
+	st->ckpt_stop = 1;
+	pthread_cond_signal(&st->ckpt_cond);
+	pthread_mutex_unlock(&st->lock);
+	pthread_join(st->ckpt_thread, NULL);
+	st->ckpt_db = NULL;
+	sqlite3_close(db);
+}
+
 int store_start(struct store *st)
 {
 	int rc;
 
 	if (!st->run_id || st->started || st->run_ended)
 		return -EINVAL;
+	ckpt_start(st);
 	rc = pthread_create(&st->thread, NULL, writer_main, st);
-	if (rc)
+	if (rc) {
+		ckpt_stop(st);
 		return -rc;
+	}
 	st->started = 1;
 	return 0;
 }
@@ -1214,6 +1321,7 @@ int store_run_end(struct store *st, uint64_t end_ns)
 		pthread_mutex_unlock(&st->lock);
 		pthread_join(st->thread, NULL);
 		st->started = 0;
+		ckpt_stop(st);
 	}
 	/* Refuse new entries and wake producers still blocked on a full
 	 * queue, then write what they queued after the writer's last look. */
@@ -1271,6 +1379,7 @@ void store_close(struct store *st)
 	/* every statement is finalized, so this cannot be SQLITE_BUSY */
 	sqlite3_close(st->db);
 	pthread_cond_destroy(&st->notfull);
+	pthread_cond_destroy(&st->ckpt_cond);
 	pthread_cond_destroy(&st->nonempty);
 	pthread_mutex_destroy(&st->lock);
 	free(st->ring);
