@@ -81,6 +81,7 @@ wait $r2 || rc=1
 check_eq "both readers complete" 0 "$rc"
 unmount_rc
 check_eq "the daemon exits 0" 0 "$DRC"
+sed 's/^/# /' "$T/daemon.log"
 check_eq "the outage is said once" 1 "$(grep -c "refuses writes" "$T/daemon.log")"
 check "the unmount says every held row was stored" \
 	grep -q "refused writes 1 time; every held access row was stored" "$T/daemon.log"
@@ -114,6 +115,7 @@ check "the recovery says how many rows were lost" \
 	wait_log "accepts writes again after .* 50 held access rows written, [1-9][0-9]* lost" 5
 unmount_rc
 check_eq "the daemon exits 1" 1 "$DRC"
+sed 's/^/# /' "$T/daemon.log"
 check "the loss is said at unmount" \
 	grep -q "$DB: [1-9][0-9]* of [0-9]* access rows could not be stored" "$T/daemon.log"
 check_eq "integrity after the overflow" ok "$(q 'pragma integrity_check')"
@@ -133,6 +135,7 @@ check "the outage is said" wait_log "$DB: the database refuses writes" 5
 wait $r1 || true
 unmount_rc
 check_eq "the daemon exits 1" 1 "$DRC"
+sed 's/^/# /' "$T/daemon.log"
 check "the loss is said at unmount" \
 	grep -q "access rows could not be stored" "$T/daemon.log"
 rm -f "$D/fill"
