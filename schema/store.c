@@ -816,8 +816,9 @@ static void held_publish(struct store *st)
 
 /*
  * Give up on an entry that cannot be held (or written): an access counts
- * as lost, a stream row that never made it makes its later accesses lost,
- * a close frees its handle.
+ * as lost, a stream row that never made it makes its later accesses lost.
+ * A close leaves its handle to store_close: held accesses may still point
+ * at it.
  */
 static void drop_entry(struct store *st, const struct entry *e)
 {
@@ -834,8 +835,6 @@ static void drop_entry(struct store *st, const struct entry *e)
 	case ENTRY_CLOSE:
 		if (e->ss->row_id > 0)
 			st->stats.stream_rows_lost++;
-		unlink_stream(st, e->ss);
-		free(e->ss);
 		break;
 	}
 	if (!st->stats.last_error)
@@ -1065,11 +1064,12 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&st->lock);
 		write_or_hold(st, n, force && !backlog);
 		pthread_mutex_lock(&st->lock);
-		if (force && !backlog) {
+		if (force && !backlog)
 			st->final_tried = 1;
-			if (st->outage && !st->count)
-				break;	/* store_run_end gives up */
-		}
+		/* nothing left to take: store_run_end gives up on the hold
+		 * (looping on would spin, stopping skips the waits) */
+		if (st->final_tried && st->outage && !st->count)
+			break;
 	}
 	pthread_mutex_unlock(&st->lock);
 	return NULL;
