@@ -44,6 +44,7 @@ struct fs_config {
 	char *readahead_arg;
 	unsigned buffer;
 	unsigned readahead_kb;
+	unsigned hold;		/* -o hold=: rows held in a database outage */
 	int direct_io;
 	int strict;
 	int show_help;

@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -177,6 +179,38 @@ static void free_files(struct fs *fs)
 	free(fs->files);
 }
 
+/* Set when the daemon runs in the background, where fuse_daemonize has
+ * pointed stderr at /dev/null: the store's messages then go to syslog
+ * too, so that a database outage is never silent. */
+static int store_to_syslog;
+
+static void store_say(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void store_say(int level, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	/* fuse_log's levels are syslog's */
+	fuse_log((enum fuse_log_level)level, "%s", msg);
+	if (store_to_syslog)
+		syslog(level, "%s", msg);
+	free(msg);
+}
+
+/* The store's outage messages (from its recorder thread): loud, at once. */
+static void store_notify_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	store_say(LOG_ERR, "%s\n", msg);
+}
+
 /* Open the store, begin the run and describe the timelines. */
 static int store_begin(struct fs *fs, const char *cmdline)
 {
@@ -191,6 +225,8 @@ static int store_begin(struct fs *fs, const char *cmdline)
 		free(err);
 		return -1;
 	}
+	store_set_hold(fs->store, fs->cfg.hold);
+	store_set_notify(fs->store, store_notify_log, NULL);
 	kernel = fs_kernel_release();
 	host = fs_host_name();
 	memset(&info, 0, sizeof(info));
@@ -326,6 +362,7 @@ int main(int argc, char *argv[])
 		goto err_signals;
 	if (fuse_daemonize(opts.foreground) != 0)
 		goto err_unmount;
+	store_to_syslog = !opts.foreground;
 	if (store_begin(&fs, cmdline) < 0)
 		goto err_unmount;
 	if (!fs.cfg.direct_io && fs.cfg.readahead_kb) {
@@ -367,12 +404,24 @@ err_store:
 		store_get_stats(fs.store, &ss);
 		/* never silently: say what the database could not take */
 		if (ss.rows_lost || ss.last_error)
-			fuse_log(FUSE_LOG_ERR, "timelinefs: %s: %llu of %llu "
-				 "access rows could not be stored: %s\n",
-				 fs.cfg.db, (unsigned long long)ss.rows_lost,
-				 (unsigned long long)ss.rows_queued,
-				 store_errmsg(fs.store) ?
-				 store_errmsg(fs.store) : "unknown error");
+			store_say(LOG_ERR, "timelinefs: %s: %llu of %llu "
+				  "access rows could not be stored: %s\n",
+				  fs.cfg.db, (unsigned long long)ss.rows_lost,
+				  (unsigned long long)ss.rows_queued,
+				  store_errmsg(fs.store) ?
+				  store_errmsg(fs.store) : "unknown error");
+		else if (ss.outages)
+			store_say(LOG_WARNING, "timelinefs: %s: the "
+				  "database refused writes %llu time%s; every "
+				  "held access row was stored\n", fs.cfg.db,
+				  (unsigned long long)ss.outages,
+				  ss.outages == 1 ? "" : "s");
+		if (ss.stream_rows_lost)
+			store_say(LOG_ERR, "timelinefs: %s: the row or "
+				  "the totals of %llu stream%s could not be "
+				  "stored\n", fs.cfg.db,
+				  (unsigned long long)ss.stream_rows_lost,
+				  ss.stream_rows_lost == 1 ? "" : "s");
 		store_close(fs.store);
 	}
 err_unmount:

@@ -38,6 +38,7 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("audio_rate=%s", audio_rate, 0),
 	FS_OPT("strict", strict, 1),
 	FS_OPT("record=%s", record, 0),
+	FS_OPT("hold=%u", hold, 0),
 	FUSE_OPT_KEY("inject=", KEY_INJECT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -81,6 +82,8 @@ void fs_usage(const char *prog)
 	       "                          default_permissions)\n"
 	       "    -o record=WHAT        all (streams and accesses), streams (stream\n"
 	       "                          rows only) or off (run row only) (all)\n"
+	       "    -o hold=ROWS          access rows kept in memory while the database\n"
+	       "                          refuses writes, ~100 bytes each (1000000)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
 	printf("general options:\n");
 	fuse_cmdline_help();
@@ -137,6 +140,7 @@ static void fs_config_defaults(struct fs_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->buffer = 8;
 	cfg->readahead_kb = 1024;
+	cfg->hold = STORE_DEFAULT_HOLD;
 }
 
 /* An absolute version of path without requiring it to exist. */
@@ -330,6 +334,11 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 	} else {
 		eng_diag_add(diag, "timelinefs", 0, "bad record '%s': "
 			     "expected all, streams or off", cfg->record);
+		return -1;
+	}
+	if (cfg->hold > 100000000) {
+		eng_diag_add(diag, "timelinefs", 0, "bad hold %u: expected 0 "
+			     "to 100000000 rows", cfg->hold);
 		return -1;
 	}
 	if (parse_uint_opt("readahead", cfg->readahead_arg, 0, 1024 * 1024,

@@ -23,6 +23,15 @@
  * that producers blocked on a full queue get room back quickly. */
 #define STORE_BATCH_MAX 16384
 #define STORE_BUSY_TIMEOUT_MS 5000
+/* The first write of the hold after a refusal: small, so that retrying
+ * every commit interval through a long outage costs little. */
+#define STORE_RETRY_ROWS 256
+/* WAL checkpoints: the checkpointer thread is asked for one once the WAL
+ * holds STORE_CKPT_PAGES frames (SQLite's own default threshold); should
+ * it fall behind, the writer checkpoints itself at STORE_CKPT_PAGES_MAX,
+ * so the WAL stays bounded as with SQLite's autocheckpoint. */
+#define STORE_CKPT_PAGES 1000
+#define STORE_CKPT_PAGES_MAX 8000
 
 enum entry_kind {
 	ENTRY_OPEN,
@@ -44,6 +53,10 @@ struct entry {
 		} close;
 	} u;
 };
+
+/* the README's memory cost of the hold, per row */
+_Static_assert(sizeof(struct entry) <= STORE_HOLD_ROW_BYTES,
+	       "struct entry outgrew STORE_HOLD_ROW_BYTES");
 
 struct store_stream {
 	struct store *st;
@@ -67,8 +80,20 @@ enum {
 	STMT_STREAM,
 	STMT_STREAM_CLOSE,
 	STMT_ACCESS,
+	STMT_ACCESS_MULTI,	/* built at open: STORE_MULTI rows of VALUES */
 	STMT_N
 };
+
+/* Access rows per multi-row INSERT: one statement step per STORE_MULTI
+ * rows instead of per row halves the recorder's CPU per row (the VDBE's
+ * per-statement setup, cursor open and close dominate a one-row insert);
+ * beyond 32 the gain is lost in the noise. */
+#define STORE_MULTI 32
+#define STORE_ACCESS_COLS 12
+#define ACCESS_INSERT "INSERT INTO access (stream_id, frame, track, clip, " \
+		      "file_offset, length, sched_ns, due_ns, issued_ns, " \
+		      "done_ns, errno, injected) VALUES "
+#define ACCESS_VALUES "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 static const char *const stmt_sql[STMT_N] = {
 	/* IMMEDIATE: take the write lock up front, so a competing writer
@@ -88,10 +113,13 @@ static const char *const stmt_sql[STMT_N] = {
 	[STMT_STREAM_CLOSE] = "UPDATE stream SET closed_ns = ?, bytes = ?, "
 			      "frames = ?, late_frames = ?, "
 			      "failed_frames = ? WHERE id = ?",
-	[STMT_ACCESS] = "INSERT INTO access (stream_id, frame, track, clip, "
-			"file_offset, length, sched_ns, due_ns, issued_ns, "
-			"done_ns, errno, injected) "
-			"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[STMT_ACCESS] = ACCESS_INSERT ACCESS_VALUES,
+};
+
+/* The values bound to an access INSERT, to skip binding them again. */
+struct access_shadow {
+	int valid;
+	int64_t v[STORE_MULTI * STORE_ACCESS_COLS];
 };
 
 struct store {
@@ -105,6 +133,13 @@ struct store {
 	int started;		/* writer thread running (caller only) */
 	int run_ended;		/* store_run_end done (caller only) */
 	pthread_t thread;
+	/* The checkpointer: its own connection (NULL: none, the writer
+	 * checkpoints inline) and thread, started and joined with the
+	 * writer's; ckpt_wanted and ckpt_stop are under lock. */
+	sqlite3 *ckpt_db;
+	pthread_t ckpt_thread;
+	pthread_cond_t ckpt_cond;
+	int ckpt_wanted, ckpt_stop;
 
 	pthread_mutex_t lock;
 	pthread_cond_t nonempty;	/* writer waits; CLOCK_MONOTONIC */
@@ -121,9 +156,28 @@ struct store {
 	struct store_stats stats;
 	char *errmsg;		/* the first failure's message */
 
+	/* Set before store_start. */
+	char *path;		/* for messages */
+	store_notify_fn *notify;
+	void *notify_ctx;
+	uint64_t hold_max;	/* access rows the hold may keep */
+
 	/* Writer only (or the caller once the writer is joined). */
 	struct entry *batch;
 	size_t batch_cap;
+	struct access_shadow shadow[2];	/* STMT_ACCESS, STMT_ACCESS_MULTI */
+	/* The hold: entries the database refused, oldest first, written
+	 * before anything newer once it accepts writes again. */
+	struct entry *held;
+	size_t nheld, held_cap;
+	size_t held_rows;	/* access entries in held */
+	int outage;		/* the hold is not empty */
+	int hold_full_said;	/* this outage overflowed the hold */
+	int final_tried;	/* the run's end made its last attempt */
+	uint64_t outage_ns;	/* when this outage began */
+	uint64_t retry_ns;	/* next attempt at writing the hold */
+	uint64_t outage_lost;	/* access rows lost in this outage */
+	uint64_t outage_written; /* held access rows written in this outage */
 };
 
 static uint64_t mono_now(void)
@@ -333,9 +387,57 @@ static int create_file(const char *path)
 	return 0;
 }
 
+/*
+ * After each commit (in the committing thread: the writer, or the caller
+ * before store_start and after the writer is joined).  Replaces SQLite's
+ * autocheckpoint, which would copy the WAL into the database inside the
+ * writer's commit: that was a seventh of the recorder's time, and on two
+ * cores the checkpointer's connection can do it beside the writer.
+ */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct store *st = arg;
+
+	if (pages < STORE_CKPT_PAGES)
+		return SQLITE_OK;
+	if (!st->ckpt_db || pages >= STORE_CKPT_PAGES_MAX) {
+		/* errors (a full disk) are retried at the next commit */
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
+					  NULL, NULL);
+		return SQLITE_OK;
+	}
+	pthread_mutex_lock(&st->lock);
+	st->ckpt_wanted = 1;
+	pthread_cond_signal(&st->ckpt_cond);
+	pthread_mutex_unlock(&st->lock);
+	return SQLITE_OK;
+}
+
+/* The multi-row access INSERT: ACCESS_INSERT and STORE_MULTI groups. */
+static int build_multi(char *buf, size_t len)
+{
+	size_t n = strlen(ACCESS_INSERT);
+	int i;
+
+	if (n >= len)
+		return SQLITE_NOMEM;
+	memcpy(buf, ACCESS_INSERT, n);
+	for (i = 0; i < STORE_MULTI; i++) {
+		int w = snprintf(buf + n, len - n, "%s" ACCESS_VALUES,
+				 i ? ", " : "");
+
+		if (w < 0 || (size_t)w >= len - n)
+			return SQLITE_NOMEM;
+		n += (size_t)w;
+	}
+	return SQLITE_OK;
+}
+
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg)
 {
+	char multi[sizeof(ACCESS_INSERT) +
+		   STORE_MULTI * (sizeof(ACCESS_VALUES) + 2)];
 	pthread_condattr_t ca;
 	struct store *st;
 	const char *why = NULL;
@@ -361,12 +463,15 @@ int store_open(const char *path, unsigned queue_cap, struct store **out,
 	pthread_cond_init(&st->nonempty, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&st->notfull, NULL);
+	pthread_cond_init(&st->ckpt_cond, NULL);
+	st->hold_max = STORE_DEFAULT_HOLD;
+	st->path = strdup(path ? path : "");
 	st->cap = queue_cap ? queue_cap : STORE_DEFAULT_QUEUE_CAP;
 	st->batch_cap = st->cap < STORE_BATCH_MAX ? st->cap : STORE_BATCH_MAX;
 	st->wake_at = 1;
 	st->ring = malloc(st->cap * sizeof(*st->ring));
 	st->batch = malloc(st->batch_cap * sizeof(*st->batch));
-	if (!st->ring || !st->batch) {
+	if (!st->ring || !st->batch || !st->path) {
 		rc = -ENOMEM;
 		goto err_store;
 	}
@@ -376,6 +481,7 @@ int store_open(const char *path, unsigned queue_cap, struct store **out,
 		why = strerror(-rc);
 		goto err_store;
 	}
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	src = sqlite3_open_v2(path, &st->db,
 			      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 				      SQLITE_OPEN_NOMUTEX,
@@ -392,10 +498,17 @@ int store_open(const char *path, unsigned queue_cap, struct store **out,
 				   NULL, NULL, NULL);
 	if (src == SQLITE_OK)
 		src = apply_schema(st->db, &newer);
-	for (i = 0; i < STMT_N && src == SQLITE_OK; i++)
-		src = sqlite3_prepare_v3(st->db, stmt_sql[i], -1,
-					 SQLITE_PREPARE_PERSISTENT,
-					 &st->stmt[i], NULL);
+	for (i = 0; i < STMT_N && src == SQLITE_OK; i++) {
+		if (i == STMT_ACCESS_MULTI)
+			src = build_multi(multi, sizeof(multi));
+		if (src == SQLITE_OK)
+			src = sqlite3_prepare_v3(st->db, i == STMT_ACCESS_MULTI ?
+						 multi : stmt_sql[i], -1,
+						 SQLITE_PREPARE_PERSISTENT,
+						 &st->stmt[i], NULL);
+	}
+	if (src == SQLITE_OK)
+		sqlite3_wal_hook(st->db, wal_hook, st);
 	if (newer) {
 		rc = -ENOTSUP;
 		msg = fmt_msg("cannot open database %s: schema version %d is "
@@ -514,26 +627,70 @@ static int insert_stream(struct store *st, struct store_stream *ss,
 	return rc;
 }
 
-static int insert_access(struct store *st, int64_t stream_id,
-			 const struct store_access *a, char **msg)
+/*
+ * Bind one access row's values from parameter k + 1 on.  Bindings survive
+ * sqlite3_reset, so a value equal to the one bound last time in that slot
+ * (the stream, the clip, errno and injected nearly always are; a text by
+ * pointer: SQLITE_STATIC strings the model keeps) is not bound again:
+ * binding was an eighth of the recorder's time.  sh is the statement's
+ * shadow of its bound values.
+ */
+static void bind_access(struct store *st, sqlite3_stmt *s,
+			struct access_shadow *sh, int k, int64_t stream_id,
+			const struct store_access *a, int *rc)
 {
-	sqlite3_stmt *s = st->stmt[STMT_ACCESS];
-	int rc = SQLITE_OK;
+	const int64_t v[STORE_ACCESS_COLS] = {
+		stream_id, a->frame,
+		(int64_t)(intptr_t)a->track, (int64_t)(intptr_t)a->clip,
+		(int64_t)a->file_offset, (int64_t)a->length,
+		rel_ns(st, a->sched_ns), rel_ns(st, a->due_ns),
+		rel_ns(st, a->issued_ns), rel_ns(st, a->done_ns),
+		a->err, a->injected,
+	};
+	int64_t *old = sh->v + k;
+	int i;
 
-	bind_i64(s, 1, stream_id, &rc);
-	bind_i64(s, 2, a->frame, &rc);
-	bind_text(s, 3, a->track, &rc);
-	bind_text(s, 4, a->clip, &rc);
-	bind_i64(s, 5, (int64_t)a->file_offset, &rc);
-	bind_i64(s, 6, (int64_t)a->length, &rc);
-	bind_i64(s, 7, rel_ns(st, a->sched_ns), &rc);
-	bind_i64(s, 8, rel_ns(st, a->due_ns), &rc);
-	bind_i64(s, 9, rel_ns(st, a->issued_ns), &rc);
-	bind_i64(s, 10, rel_ns(st, a->done_ns), &rc);
-	bind_i64(s, 11, a->err, &rc);
-	bind_i64(s, 12, a->injected, &rc);
-	step_done(st->db, s, "insert access row", &rc, msg);
-	return rc;
+	for (i = 0; i < STORE_ACCESS_COLS && *rc == SQLITE_OK; i++) {
+		if (sh->valid && old[i] == v[i])
+			continue;
+		if (i == 2)
+			bind_text(s, k + 3, a->track, rc);
+		else if (i == 3)
+			bind_text(s, k + 4, a->clip, rc);
+		else
+			bind_i64(s, k + i + 1, v[i], rc);
+		old[i] = v[i];
+	}
+}
+
+/*
+ * Insert the access rows at e[0..]: STORE_MULTI at once when that many
+ * consecutive entries are accesses of streams with a row, else one.
+ * Returns how many entries it consumed (rows in *written) and sets *rc.
+ */
+static size_t insert_accesses(struct store *st, const struct entry *e,
+			      size_t n, uint64_t *written, int *rc,
+			      char **msg)
+{
+	struct access_shadow *sh;
+	sqlite3_stmt *s;
+	size_t i, k = 0;
+
+	while (k < n && k < STORE_MULTI && e[k].kind == ENTRY_ACCESS &&
+	       e[k].ss->row_id > 0)
+		k++;
+	if (k < STORE_MULTI)
+		k = 1;
+	s = st->stmt[k == 1 ? STMT_ACCESS : STMT_ACCESS_MULTI];
+	sh = &st->shadow[k == 1 ? 0 : 1];
+	for (i = 0; i < k; i++)
+		bind_access(st, s, sh, (int)i * STORE_ACCESS_COLS,
+			    e[i].ss->row_id, &e[i].u.acc, rc);
+	/* after a failed bind the statement's values are unknown */
+	sh->valid = *rc == SQLITE_OK;
+	step_done(st->db, s, "insert access row", rc, msg);
+	*written += k;
+	return k;
 }
 
 static int update_stream(struct store *st, const struct entry *e, char **msg)
@@ -563,43 +720,42 @@ static void unlink_stream(struct store *st, struct store_stream *ss)
 }
 
 /*
- * Write n entries in one transaction.  On a failure the whole batch is
- * rolled back: its access rows count as lost, and so do later accesses of
- * the streams whose rows it would have inserted.  Then update the counters
- * and free the handles of the streams closed in this batch.  Called
- * without st->lock.
+ * Write n entries in one transaction.  Returns SQLITE_OK with the counters
+ * updated and the handles of the streams closed here freed; or a SQLite
+ * code with the transaction rolled back, the stream rows it inserted
+ * forgotten (their entries are written again on a retry) and the reason
+ * in *msg.  Called without st->lock.
  */
-static void write_batch(struct store *st, const struct entry *e, size_t n)
+static int write_chunk(struct store *st, const struct entry *e, size_t n,
+		       char **msg)
 {
 	uint64_t written = 0, lost = 0;
-	char *msg = NULL;
 	int rc = SQLITE_OK;
 	size_t i;
 
-	step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
-		  &msg);
+	step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc, msg);
 	for (i = 0; i < n && rc == SQLITE_OK; i++) {
 		struct store_stream *ss = e[i].ss;
 
 		switch (e[i].kind) {
 		case ENTRY_OPEN:
-			rc = insert_stream(st, ss, &msg);
+			rc = insert_stream(st, ss, msg);
 			break;
 		case ENTRY_ACCESS:
 			if (ss->row_id <= 0) {
 				lost++;
 				break;
 			}
-			rc = insert_access(st, ss->row_id, &e[i].u.acc, &msg);
-			written++;
+			i += insert_accesses(st, e + i, n - i, &written, &rc,
+					     msg) - 1;
 			break;
 		case ENTRY_CLOSE:
 			if (ss->row_id > 0)
-				rc = update_stream(st, &e[i], &msg);
+				rc = update_stream(st, &e[i], msg);
 			break;
 		}
 	}
-	step_done(st->db, st->stmt[STMT_COMMIT], "commit", &rc, &msg);
+	step_done(st->db, st->stmt[STMT_COMMIT], "commit", &rc, msg);
 	if (rc != SQLITE_OK) {
 		/* some errors (SQLITE_FULL, IOERR) roll back by themselves */
 		if (!sqlite3_get_autocommit(st->db)) {
@@ -608,31 +764,21 @@ static void write_batch(struct store *st, const struct entry *e, size_t n)
 			step_done(st->db, st->stmt[STMT_ROLLBACK], "rollback",
 				  &rrc, NULL);
 		}
-		written = lost = 0;
-		for (i = 0; i < n; i++) {
-			if (e[i].kind == ENTRY_ACCESS)
-				lost++;
-			else if (e[i].kind == ENTRY_OPEN)
-				e[i].ss->row_id = -1;
-		}
-		if (!msg)
-			msg = fmt_msg("cannot write batch: %s",
-				      sqlite3_errstr(rc));
+		for (i = 0; i < n; i++)
+			if (e[i].kind == ENTRY_OPEN)
+				e[i].ss->row_id = 0;
+		if (!*msg)
+			*msg = fmt_msg("cannot write batch: %s",
+				       sqlite3_errstr(rc));
+		return rc;
 	}
 
 	pthread_mutex_lock(&st->lock);
 	st->stats.rows_written += written;
 	st->stats.rows_lost += lost;
-	if (rc == SQLITE_OK) {
-		st->stats.commits++;
-	} else {
-		if (!st->stats.last_error)
-			st->stats.last_error = -EIO;
-		if (!st->errmsg) {
-			st->errmsg = msg;
-			msg = NULL;
-		}
-	}
+	st->stats.commits++;
+	if (lost && !st->stats.last_error)
+		st->stats.last_error = -EIO;
 	for (i = 0; i < n; i++) {
 		if (e[i].kind == ENTRY_CLOSE) {
 			unlink_stream(st, e[i].ss);
@@ -640,7 +786,215 @@ static void write_batch(struct store *st, const struct entry *e, size_t n)
 		}
 	}
 	pthread_mutex_unlock(&st->lock);
+	return SQLITE_OK;
+}
+
+static void notify(struct store *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void notify(struct store *st, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!st->notify)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		st->notify(st->notify_ctx, msg);
+		free(msg);
+	}
+	va_end(ap);
+}
+
+/* Publish the hold's size to store_get_stats. */
+static void held_publish(struct store *st)
+{
+	pthread_mutex_lock(&st->lock);
+	st->stats.rows_held = st->held_rows;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/*
+ * Give up on an entry that cannot be held (or written): an access counts
+ * as lost, a stream row that never made it makes its later accesses lost.
+ * A close leaves its handle to store_close: held accesses may still point
+ * at it.
+ */
+static void drop_entry(struct store *st, const struct entry *e)
+{
+	pthread_mutex_lock(&st->lock);
+	switch (e->kind) {
+	case ENTRY_ACCESS:
+		st->stats.rows_lost++;
+		st->outage_lost++;
+		break;
+	case ENTRY_OPEN:
+		e->ss->row_id = -1;
+		st->stats.stream_rows_lost++;
+		break;
+	case ENTRY_CLOSE:
+		if (e->ss->row_id > 0)
+			st->stats.stream_rows_lost++;
+		break;
+	}
+	if (!st->stats.last_error)
+		st->stats.last_error = -EIO;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/*
+ * Append n entries to the hold, in order.  Stream opens and closes are
+ * always held (one each per open of a file); access rows up to hold_max,
+ * beyond which they are dropped and counted, said once per outage.
+ */
+static void hold_append(struct store *st, const struct entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int full = e[i].kind == ENTRY_ACCESS &&
+			   st->held_rows >= st->hold_max;
+
+		if (!full && st->nheld == st->held_cap) {
+			size_t cap = st->held_cap ? 2 * st->held_cap : 1024;
+			struct entry *h = realloc(st->held, cap * sizeof(*h));
+
+			if (h) {
+				st->held = h;
+				st->held_cap = cap;
+			} else {
+				full = 1;
+			}
+		}
+		if (full) {
+			if (!st->hold_full_said)
+				notify(st, "timelinefs: %s: the hold is full "
+				       "(%zu access rows in memory, hold=%llu): "
+				       "access rows are lost until the "
+				       "database accepts writes", st->path,
+				       st->held_rows,
+				       (unsigned long long)st->hold_max);
+			st->hold_full_said = 1;
+			drop_entry(st, &e[i]);
+			continue;
+		}
+		st->held[st->nheld++] = e[i];
+		if (e[i].kind == ENTRY_ACCESS)
+			st->held_rows++;
+	}
+	held_publish(st);
+}
+
+/* The first refused commit of an outage: say it once, loudly. */
+static void outage_begin(struct store *st, char *msg)
+{
+	st->outage = 1;
+	st->outage_ns = mono_now();
+	st->outage_lost = 0;
+	st->hold_full_said = 0;
+	pthread_mutex_lock(&st->lock);
+	st->stats.outages++;
+	st->stats.in_outage = 1;
+	pthread_mutex_unlock(&st->lock);
+	notify(st, "timelinefs: %s: the database refuses writes (%s): "
+	       "holding up to %llu access rows in memory and retrying every "
+	       "%d ms", st->path, msg, (unsigned long long)st->hold_max,
+	       STORE_COMMIT_INTERVAL_MS);
+	/* the first failure's message, but no error yet: nothing is lost */
+	pthread_mutex_lock(&st->lock);
+	if (!st->errmsg) {
+		st->errmsg = msg;
+		msg = NULL;
+	}
+	pthread_mutex_unlock(&st->lock);
 	free(msg);
+}
+
+/*
+ * Write the hold, oldest first: a small probe, then full batches, each in
+ * its own transaction, stopping at the first refusal (retried at the next
+ * commit interval).  Says when the hold is empty again.
+ */
+static void hold_flush(struct store *st)
+{
+	size_t done = 0, k;
+	uint64_t rows = 0, written = 0;
+	char *msg = NULL;
+	size_t i;
+
+	while (done < st->nheld) {
+		k = st->nheld - done;
+		if (k > (done ? st->batch_cap : STORE_RETRY_ROWS))
+			k = done ? st->batch_cap : STORE_RETRY_ROWS;
+		if (write_chunk(st, st->held + done, k, &msg) != SQLITE_OK)
+			break;
+		for (i = done; i < done + k; i++)
+			rows += st->held[i].kind == ENTRY_ACCESS;
+		done += k;
+	}
+	free(msg);
+	memmove(st->held, st->held + done,
+		(st->nheld - done) * sizeof(*st->held));
+	st->nheld -= done;
+	st->held_rows -= rows;
+	st->outage_written += rows;
+	written = st->outage_written;
+	if (st->nheld) {
+		st->retry_ns = mono_now() +
+			       (uint64_t)STORE_COMMIT_INTERVAL_MS * 1000000u;
+		held_publish(st);
+		return;
+	}
+	free(st->held);
+	st->held = NULL;
+	st->held_cap = 0;
+	st->outage = 0;
+	st->outage_written = 0;
+	pthread_mutex_lock(&st->lock);
+	st->stats.rows_held = 0;
+	st->stats.in_outage = 0;
+	pthread_mutex_unlock(&st->lock);
+	notify(st, "timelinefs: %s: the database accepts writes again after "
+	       "%.1f s: %llu held access rows written, %llu lost", st->path,
+	       (double)(mono_now() - st->outage_ns) / 1e9,
+	       (unsigned long long)written,
+	       (unsigned long long)st->outage_lost);
+}
+
+/*
+ * Write the n entries of st->batch, or hold them: while the hold is not
+ * empty they go behind it (order is kept), and the hold is retried once
+ * its retry time has come, or at once with force (the run is ending).
+ */
+static void write_or_hold(struct store *st, size_t n, int force)
+{
+	char *msg = NULL;
+
+	if (!st->outage) {
+		if (!n || write_chunk(st, st->batch, n, &msg) == SQLITE_OK)
+			return;
+		outage_begin(st, msg);
+		hold_append(st, st->batch, n);
+		st->retry_ns = mono_now() +
+			       (uint64_t)STORE_COMMIT_INTERVAL_MS * 1000000u;
+		return;
+	}
+	hold_append(st, st->batch, n);
+	if (force || mono_now() >= st->retry_ns)
+		hold_flush(st);
+}
+
+/* At the end of the run: whatever is still held is lost, and counted. */
+static void hold_give_up(struct store *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nheld; i++)
+		drop_entry(st, &st->held[i]);
+	free(st->held);
+	st->held = NULL;
+	st->nheld = st->held_cap = st->held_rows = 0;
+	held_publish(st);
 }
 
 /* Move up to batch_cap entries from the ring to st->batch.  Under lock. */
@@ -660,12 +1014,10 @@ static size_t take_batch(struct store *st)
 	return n;
 }
 
-/* Wait, under lock, until a full batch is queued, the commit interval
- * since the oldest queued row has passed, or the run ends. */
-static void wait_for_batch(struct store *st)
+/* Wait, under lock, until a full batch is queued, deadline (monotonic ns)
+ * has passed, or the run ends. */
+static void wait_until(struct store *st, uint64_t deadline)
 {
-	uint64_t deadline = st->oldest_ns +
-			    (uint64_t)STORE_COMMIT_INTERVAL_MS * 1000000u;
 	struct timespec ts = {
 		.tv_sec = (time_t)(deadline / 1000000000u),
 		.tv_nsec = (long)(deadline % 1000000000u),
@@ -682,33 +1034,49 @@ static void wait_for_batch(struct store *st)
 static void *writer_main(void *arg)
 {
 	struct store *st = arg;
-	int backlog = 0;
+	int backlog = 0, stopping, force;
 	size_t n;
 
 	pthread_mutex_lock(&st->lock);
 	for (;;) {
-		while (!st->count && !st->stopping) {
+		while (!st->count && !st->stopping && !st->outage) {
 			st->wake_at = 1;
 			pthread_cond_wait(&st->nonempty, &st->lock);
 		}
-		if (!st->count)
+		if (!st->count && !st->outage)
 			break;
 		/* With a backlog oldest_ns is stale and the rows are old
-		 * already: write them now. */
-		if (!backlog && !st->stopping)
-			wait_for_batch(st);
+		 * already: write them now.  In an outage, wake at the next
+		 * retry, or to move a full batch from the queue to the hold
+		 * (so producers never wait on the outage). */
+		if (st->outage && !st->stopping)
+			wait_until(st, st->retry_ns);
+		else if (!backlog && !st->stopping)
+			wait_until(st, st->oldest_ns +
+				       (uint64_t)STORE_COMMIT_INTERVAL_MS *
+					       1000000u);
 		st->wake_at = SIZE_MAX;
 		n = take_batch(st);
 		backlog = st->count > 0;
+		stopping = st->stopping;
+		/* ending: one last attempt, not one per batch */
+		force = stopping && !st->final_tried;
 		pthread_mutex_unlock(&st->lock);
-		write_batch(st, st->batch, n);
+		write_or_hold(st, n, force && !backlog);
 		pthread_mutex_lock(&st->lock);
+		if (force && !backlog)
+			st->final_tried = 1;
+		/* nothing left to take: store_run_end gives up on the hold
+		 * (looping on would spin, stopping skips the waits) */
+		if (st->final_tried && st->outage && !st->count)
+			break;
 	}
 	pthread_mutex_unlock(&st->lock);
 	return NULL;
 }
 
-/* Write whatever is queued in the caller's thread (no writer running). */
+/* Write whatever is queued in the caller's thread (no writer running),
+ * then give up on what the database still refuses. */
 static void drain_sync(struct store *st)
 {
 	size_t n;
@@ -717,10 +1085,94 @@ static void drain_sync(struct store *st)
 	while (st->count) {
 		n = take_batch(st);
 		pthread_mutex_unlock(&st->lock);
-		write_batch(st, st->batch, n);
+		write_or_hold(st, n, 0);
 		pthread_mutex_lock(&st->lock);
 	}
 	pthread_mutex_unlock(&st->lock);
+	if (st->outage && !st->final_tried)
+		hold_flush(st);
+	st->final_tried = 1;
+	if (st->outage)
+		hold_give_up(st);
+}
+
+int store_set_hold(struct store *st, uint64_t rows)
+{
+	if (st->started || st->run_ended)
+		return -EINVAL;
+	st->hold_max = rows;
+	return 0;
+}
+
+int store_set_notify(struct store *st, store_notify_fn *fn, void *ctx)
+{
+	if (st->started || st->run_ended)
+		return -EINVAL;
+	st->notify = fn;
+	st->notify_ctx = ctx;
+	return 0;
+}
+
+/* PASSIVE checkpoints when the writer's WAL hook asks: never waits for
+ * the writer, copies what is committed, lets the next write transaction
+ * start the WAL over once everything is copied. */
+static void *ckpt_main(void *arg)
+{
+	struct store *st = arg;
+
+	pthread_mutex_lock(&st->lock);
+	for (;;) {
+		while (!st->ckpt_wanted && !st->ckpt_stop)
+			pthread_cond_wait(&st->ckpt_cond, &st->lock);
+		if (st->ckpt_stop)
+			break;
+		st->ckpt_wanted = 0;
+		pthread_mutex_unlock(&st->lock);
+		sqlite3_wal_checkpoint_v2(st->ckpt_db, NULL,
+					  SQLITE_CHECKPOINT_PASSIVE, NULL,
+					  NULL);
+		pthread_mutex_lock(&st->lock);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+/* Start the checkpointer; without it (an in-memory database, or a failure
+ * here) the writer checkpoints inline, as SQLite would: not an error. */
+static void ckpt_start(struct store *st)
+{
+	sqlite3 *db = NULL;
+	const char *file = sqlite3_db_filename(st->db, "main");
+
+	if (!file || !*file)
+		return;		/* :memory: */
+	if (sqlite3_open_v2(file, &db, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return;
+	}
+	st->ckpt_db = db;
+	st->ckpt_stop = st->ckpt_wanted = 0;
+	if (pthread_create(&st->ckpt_thread, NULL, ckpt_main, st)) {
+		st->ckpt_db = NULL;
+		sqlite3_close(db);
+	}
+}
+
+/* After the writer is joined. */
+static void ckpt_stop(struct store *st)
+{
+	sqlite3 *db = st->ckpt_db;
+
+	if (!db)
+		return;
+	pthread_mutex_lock(&st->lock);
+	st->ckpt_stop = 1;
+	pthread_cond_signal(&st->ckpt_cond);
+	pthread_mutex_unlock(&st->lock);
+	pthread_join(st->ckpt_thread, NULL);
+	st->ckpt_db = NULL;
+	sqlite3_close(db);
 }
 
 int store_start(struct store *st)
@@ -729,9 +1181,12 @@ int store_start(struct store *st)
 
 	if (!st->run_id || st->started || st->run_ended)
 		return -EINVAL;
+	ckpt_start(st);
 	rc = pthread_create(&st->thread, NULL, writer_main, st);
-	if (rc)
+	if (rc) {
+		ckpt_stop(st);
 		return -rc;
+	}
 	st->started = 1;
 	return 0;
 }
@@ -866,6 +1321,7 @@ int store_run_end(struct store *st, uint64_t end_ns)
 		pthread_mutex_unlock(&st->lock);
 		pthread_join(st->thread, NULL);
 		st->started = 0;
+		ckpt_stop(st);
 	}
 	/* Refuse new entries and wake producers still blocked on a full
 	 * queue, then write what they queued after the writer's last look. */
@@ -923,10 +1379,13 @@ void store_close(struct store *st)
 	/* every statement is finalized, so this cannot be SQLITE_BUSY */
 	sqlite3_close(st->db);
 	pthread_cond_destroy(&st->notfull);
+	pthread_cond_destroy(&st->ckpt_cond);
 	pthread_cond_destroy(&st->nonempty);
 	pthread_mutex_destroy(&st->lock);
 	free(st->ring);
 	free(st->batch);
+	free(st->held);
+	free(st->path);
 	free(st->errmsg);
 	free(st);
 }

@@ -3,7 +3,9 @@
  * timelinefs store: the only code that talks to SQLite.  One database per
  * experiment, one `run` row per mount, accesses written by one recorder
  * thread in batched transactions from a bounded queue.  No row is dropped:
- * a full queue blocks the producer and the wait is counted in the run row.
+ * a full queue blocks the producer and the wait is counted in the run row;
+ * rows the database refuses are held in memory (up to a bound) and written
+ * when it accepts writes again.
  *
  * Times handed to the store are CLOCK_MONOTONIC ns (the engine's now());
  * the store writes them as ns since the run's epoch (store_run_begin).
@@ -86,6 +88,37 @@ int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
  */
 #define STORE_COMMIT_INTERVAL_MS 50
 
+/*
+ * The hold.  When a commit fails (disk full, I/O error, read-only or
+ * vanished file, a lock held beyond the busy timeout, a dropped table...)
+ * the batch is rolled back and its entries kept in memory, in order; every
+ * STORE_COMMIT_INTERVAL_MS the recorder writes them again (first a few,
+ * then whole batches) ahead of anything newer, so once the database takes
+ * writes again every row arrives once, in queue order, and the streams
+ * closed meanwhile get their totals.  Stream open and close rows are always
+ * held; access rows up to the bound set here (default STORE_DEFAULT_HOLD,
+ * 0: none), beyond which they are counted in rows_lost.  What is still held
+ * at store_run_end, after one last attempt, is lost and counted too.
+ * Producers never wait on an outage: the recorder keeps emptying the queue
+ * into the hold.  Each entry costs STORE_HOLD_ROW_BYTES (about 100 bytes),
+ * allocated only during an outage.  Call before store_start(); 0 or
+ * -EINVAL.
+ */
+#define STORE_DEFAULT_HOLD 1000000
+#define STORE_HOLD_ROW_BYTES 96
+int store_set_hold(struct store *st, uint64_t rows);
+
+/*
+ * Messages about outages, handed to fn(ctx, msg) from the recorder thread
+ * (msg is valid during the call): once when the database first refuses a
+ * commit ("timelinefs: PATH: the database refuses writes (cannot commit:
+ * database or disk is full): holding up to N access rows ..."), once if the
+ * hold overflows, and once when it accepts writes again, with how many held
+ * rows were written and lost.  Call before store_start(); 0 or -EINVAL.
+ */
+typedef void store_notify_fn(void *ctx, const char *msg);
+int store_set_notify(struct store *st, store_notify_fn *fn, void *ctx);
+
 /* Start the recorder thread.  0, -EINVAL (no store_run_begin, or already
  * started), -ENOMEM, or -errno from pthread_create. */
 int store_start(struct store *st);
@@ -108,33 +141,38 @@ void store_stream_close(struct store_stream *ss, uint64_t closed_ns,
 			uint64_t bytes, int64_t frames, int64_t late_frames,
 			int64_t failed_frames);
 
-/* Drain the queue, stop the recorder, write the run's end time and counts.
- * Safe to call once after store_start() or without it (it then writes the
- * queued rows itself); later calls return 0.  Returns 0, or -EIO when the
- * run row could not be updated or the recorder lost rows (see
+/* Drain the queue and the hold (one last attempt), stop the recorder,
+ * write the run's end time and counts.  Safe to call once after
+ * store_start() or without it (it then writes the queued rows itself);
+ * later calls return 0.  Returns 0 (also after an outage the hold bridged),
+ * or -EIO when the run row could not be updated or rows were lost (see
  * store_get_stats and store_errmsg). */
 int store_run_end(struct store *st, uint64_t end_ns);
 
 /*
- * A SQLite failure in the recorder (disk full, table dropped, I/O error)
- * rolls back that batch; its access rows, and later ones of a stream whose
- * row was lost, are counted in rows_lost and the recorder goes on with the
- * next batch: it never blocks a reader.  After store_run_end(),
+ * A SQLite failure in the recorder rolls back that batch into the hold (see
+ * store_set_hold); it never blocks a reader.  After store_run_end(),
  * rows_written + rows_lost == rows_queued.
  */
 struct store_stats {
 	uint64_t rows_queued;	/* access rows handed to the store */
 	uint64_t rows_written;	/* access rows committed */
-	uint64_t rows_lost;	/* access rows SQLite refused */
+	uint64_t rows_lost;	/* access rows given up on (hold full, or
+				 * still refused at the run's end) */
+	uint64_t rows_held;	/* access rows in the hold now */
+	uint64_t stream_rows_lost; /* stream rows or totals given up on */
 	uint64_t queue_full_waits; /* producers that found the queue full */
 	uint64_t commits;	/* recorder transactions committed */
-	int last_error;		/* 0 or the first SQLite failure, -EIO */
+	uint64_t outages;	/* times the database began refusing writes */
+	int in_outage;		/* the database refuses writes now */
+	int last_error;		/* 0, or -EIO once a row was lost or the run
+				 * row could not be written */
 };
 /* Thread-safe snapshot of the counters. */
 void store_get_stats(struct store *st, struct store_stats *out);
 
 /* The message of the first failure since store_open ("cannot insert access
- * row: no such table: access"), or NULL.  Owned by the store, valid until
+ * row: no such table: access"), even one the hold bridged, or NULL.  Owned by the store, valid until
  * store_close(); read it after the failing call returned, or for recorder
  * failures after store_run_end(). */
 const char *store_errmsg(const struct store *st);
