@@ -4,7 +4,8 @@
 # of a clip file at the same bs, cached and -o direct_io, best of N.  Small
 # enough (seconds) to repeat A B A B when comparing two builds or options:
 #   TLFS_BUILD=build sh tests/bench/xport.sh [-n N] [-o OPTS] [-b BS] [LABEL]
-# -o adds mount options (both modes), -b the block sizes (default "4k 1M").
+# -o adds mount options (both modes), -b the block sizes of cached mode and
+# -d of direct_io (default "4k 1M" for both).
 # Prints one line: label, load, and per case MB/s and ratio.  Not part of
 # make test; media as make bench makes it (6 clips of 10 s), shared with it
 # when TLFS_MEDIA points at the same folder.
@@ -19,11 +20,13 @@ MNT=$W/mnt
 N=3
 OPTS=
 BSS="4k 1M"
-while getopts n:o:b: c; do
+DBSS="4k 1M"
+while getopts n:o:b:d: c; do
 	case $c in
 	n) N=$OPTARG ;;
 	o) OPTS=,$OPTARG ;;
 	b) BSS=$OPTARG ;;
+	d) DBSS=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -105,7 +108,8 @@ umount_fs() {
 out="$LABEL load=$(cut -d' ' -f1 /proc/loadavg)"
 for mode in cached direct; do
 	if [ $mode = cached ]; then mount_fs "$OPTS"; else mount_fs ",direct_io$OPTS"; fi
-	for bs in $BSS; do
+	[ $mode = cached ] && list=$BSS || list=$DBSS
+	for bs in $list; do
 		base=$(best_mbs "$BASEF" "$bs")
 		ours=$(best_mbs "$MNT/timeline01" "$bs" "$DAEMON")
 		# ratio of best MB/s, then CPU s/GB of reader + daemon (and of
