@@ -42,6 +42,7 @@ struct fs_config {
 	char *record;		/* all, streams or off */
 	char *buffer_arg;	/* -o buffer= as given, parsed into buffer */
 	char *readahead_arg;
+	char *hold_arg;		/* -o hold= as given, parsed into hold */
 	unsigned buffer;
 	unsigned readahead_kb;
 	unsigned hold;		/* -o hold=: rows held in a database outage */

@@ -38,7 +38,7 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("audio_rate=%s", audio_rate, 0),
 	FS_OPT("strict", strict, 1),
 	FS_OPT("record=%s", record, 0),
-	FS_OPT("hold=%u", hold, 0),
+	FS_OPT("hold=%s", hold_arg, 0),
 	FUSE_OPT_KEY("inject=", KEY_INJECT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -336,11 +336,9 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 			     "expected all, streams or off", cfg->record);
 		return -1;
 	}
-	if (cfg->hold > 100000000) {
-		eng_diag_add(diag, "timelinefs", 0, "bad hold %u: expected 0 "
-			     "to 100000000 rows", cfg->hold);
+	if (parse_uint_opt("hold", cfg->hold_arg, 0, 100000000, "rows",
+			   &cfg->hold, diag) < 0)
 		return -1;
-	}
 	if (parse_uint_opt("readahead", cfg->readahead_arg, 0, 1024 * 1024,
 			   "KiB", &cfg->readahead_kb, diag) < 0)
 		return -1;
@@ -392,6 +390,7 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->record);
 	free(cfg->buffer_arg);
 	free(cfg->readahead_arg);
+	free(cfg->hold_arg);
 	free(cfg->inject);
 	eng_inject_free(cfg->inject_v);
 	free(cfg->options);
