@@ -159,8 +159,13 @@ sleep 0.5
 fd1=$(ls "/proc/$DAEMON/fd" | wc -l)
 rss1=$(kb "$DAEMON" VmRSS)
 echo "# cycles: $CYCLES open/seek/read/close cycles: daemon fds $fd0 -> $fd1, VmRSS $rss0 -> $rss1 kB"
-check_eq "cycles: no fd leak" "$fd0" "$fd1"
-check "cycles: no memory leak ($rss0 -> $rss1 kB)" test "$rss1" -le $((rss0 + 16384))
+# a leak grows the count; SQLite may close a file of its own meanwhile
+check "cycles: no fd leak ($fd0 -> $fd1)" test "$fd1" -le "$fd0"
+# ASan keeps freed blocks in quarantine (up to 256 MB) and so grows with
+# every ring freed; there LeakSanitizer checks leaks at exit instead
+slack=16384
+nm -D "$BIN" 2>/dev/null | grep -q __asan_init && slack=131072
+check "cycles: no memory leak ($rss0 -> $rss1 kB)" test "$rss1" -le $((rss0 + slack))
 umount_fs "$T/mnt"
 r=$(q "select (select count(*) from access a join stream s on s.id = a.stream_id
 	       where s.run_id = r.id),
