@@ -90,25 +90,9 @@ best_mbs() {
 	echo "$best"
 }
 
-mount_fs() {
-	"$BIN" -f -o "db=$W/bench.db,backing=buffered,$1" "$M" "$MNT" \
-		>"$W/daemon.log" 2>&1 &
-	DAEMON=$!
-	i=0
-	while ! grep -q " $MNT fuse" /proc/mounts; do
-		kill -0 "$DAEMON" 2>/dev/null ||
-			{ cat "$W/daemon.log" >&2; exit 1; }
-		i=$((i + 1))
-		[ $i -lt 100 ] || { echo "bench: mount timed out" >&2; exit 1; }
-		sleep 0.1
-	done
-}
-umount_fs() {
-	fusermount3 -u "$MNT"
-	while kill -0 "$DAEMON" 2>/dev/null; do sleep 0.1; done
-	wait "$DAEMON" 2>/dev/null || true
-	DAEMON=
-}
+BENCH_DB=$W/bench.db
+# shellcheck source=tests/bench/mount.sh
+. "$TOP/tests/bench/mount.sh"
 q() { sqlite3 -batch -noheader "$W/bench.db" "$1"; }
 last_stream() { q "select coalesce(max(id), 0) from stream"; }
 

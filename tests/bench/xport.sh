@@ -86,28 +86,13 @@ best_mbs() {
 		awk -v t="$TICK" '{ printf "%s %.3f", $1, ($2 + ($5 - $4) / t) / ($3 / 1e9) }'
 }
 
-mount_fs() {
-	"$BIN" -f -o "db=$W/x.db,backing=buffered,pace=off$1" "$M" "$MNT" \
-		>"$W/daemon.log" 2>&1 &
-	DAEMON=$!
-	i=0
-	while ! grep -q " $MNT fuse" /proc/mounts; do
-		kill -0 "$DAEMON" 2>/dev/null ||
-			{ cat "$W/daemon.log" >&2; exit 1; }
-		i=$((i + 1))
-		[ $i -lt 100 ] || { echo "xport: mount timed out" >&2; exit 1; }
-		sleep 0.1
-	done
-}
-umount_fs() {
-	fusermount3 -u "$MNT"
-	wait "$DAEMON" 2>/dev/null || true
-	DAEMON=
-}
+BENCH_DB=$W/x.db
+# shellcheck source=tests/bench/mount.sh
+. "$(dirname "$0")/mount.sh"
 
 out="$LABEL load=$(cut -d' ' -f1 /proc/loadavg)"
 for mode in cached direct; do
-	if [ $mode = cached ]; then mount_fs "$OPTS"; else mount_fs ",direct_io$OPTS"; fi
+	if [ $mode = cached ]; then mount_fs "pace=off$OPTS"; else mount_fs "pace=off,direct_io$OPTS"; fi
 	[ $mode = cached ] && list=$BSS || list=$DBSS
 	for bs in $list; do
 		base=$(best_mbs "$BASEF" "$bs")
