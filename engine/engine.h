@@ -360,6 +360,22 @@ struct eng_io {
 	 * (ENG_INJECT_* bits, 0 for none); the player prefers it to pread. */
 	ssize_t (*pread_ex)(void *ctx, int fd, void *buf, size_t len,
 			    uint64_t off, unsigned *injected);
+	/* Optional, all or none: zero copy (cfg.zero_copy).  A pipe is two
+	 * ints the player keeps per ring slot and hands back; a backing read
+	 * moves the file's pages into it instead of copying them into the
+	 * ring, and the caller replies from it (see eng_player_read_zc).
+	 * pipe_new: a pipe that holds `bytes` of data in page-sized pieces,
+	 * fds[0] read end, fds[1] write end; -errno if it cannot be had.
+	 * splice_in: pread of fd into write end wr; bytes moved or -errno.
+	 * pipe_zero: len zero bytes into wr; len or -errno.
+	 * pipe_skip: discard len bytes at the read end rd (SIZE_MAX: all it
+	 * holds); 0 or -errno.  Nothing of these blocks. */
+	int (*pipe_new)(void *ctx, size_t bytes, int fds[2]);
+	void (*pipe_free)(void *ctx, const int fds[2]);
+	ssize_t (*splice_in)(void *ctx, int fd, uint64_t off, size_t len,
+			     int wr);
+	ssize_t (*pipe_zero)(void *ctx, int wr, size_t len);
+	int (*pipe_skip)(void *ctx, int rd, size_t len);
 };
 
 /* How often the player re-checks an open media fd (struct eng_io.check). */
@@ -437,7 +453,19 @@ struct eng_player_config {
 	 * which the thread of eng_player_start() runs, instead of by the
 	 * request that needs them. */
 	int filler;
+	/* Let the player move frames through pipes (io->pipe_new ...) rather
+	 * than its ring, so the caller can splice replies with no copy of
+	 * the data in user space.  Taken only where a pipe's FIFO order fits:
+	 * pace=off, buffered backing, frames large enough that a request
+	 * spans at most ENG_ZC_MAX_SLOTS ring slots, and a first request of
+	 * at least ENG_ZC_MIN_REQUEST bytes (a small-block reader is served
+	 * best by a copy).  Decided at the first read, for the stream's
+	 * life. */
+	int zero_copy;
 };
+
+#define ENG_ZC_MIN_REQUEST (64 * 1024)
+#define ENG_ZC_MAX_SLOTS 16
 
 struct eng_player;
 
@@ -463,10 +491,30 @@ void eng_player_free(struct eng_player *p);
  * request lock HELD: other requests wait, the filler goes on but never
  * evicts the request's frames, so the iovecs stay valid until
  * eng_player_unlock().  Returns -EIO (a backing read failed or came up
- * short), -E2BIG (len > max_request or more than iovmax vectors needed) or
- * -EINVAL, with the request lock released. */
+ * short), -E2BIG (len > max_request or more than iovmax vectors needed),
+ * -EXDEV (a zero-copy player: see eng_player_read_zc) or -EINVAL, with
+ * the request lock released. */
 ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 			struct iovec *iov, int iovmax, int *iovcnt);
+/* A piece of a zero-copy reply: len bytes at the read end fd of a pipe. */
+struct eng_piece {
+	int fd;
+	size_t len;
+};
+/* eng_player_read() for a zero-copy player: the frames' bytes wait in the
+ * pieces' pipes, in order; the caller moves exactly those bytes out (one
+ * splice reply) and then calls eng_player_zc_done(), which releases the
+ * request lock.  The first read decides: -EXDEV (no lock held) when the
+ * player uses its ring, and from then on; call eng_player_read() instead.
+ * A request that starts before what a pipe still holds (bytes already
+ * handed out) reads those frames again, as for a re-read behind the ring.
+ * Other returns as eng_player_read(). */
+ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
+			   struct eng_piece *pc, int pcmax, int *pccnt);
+/* End of a zero-copy request.  consumed: the reply took every byte of the
+ * pieces; 0 (the reply failed, how far it got unknown) empties every pipe
+ * so that the next request reads its frames again. */
+void eng_player_zc_done(struct eng_player *p, int consumed);
 /* eng_player_read() that does not wait for the filler: for a filled player
  * whose frames are not all loaded yet it returns -EAGAIN (request lock
  * released) after positioning the clock and the ring as the read would,

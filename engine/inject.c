@@ -590,6 +590,8 @@ int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 	out->close = w_close;
 	out->check = inner->check ? w_check : NULL;
 	out->ctx = inj;
+	/* no pipe_* ops: the faults are injected into preads, so a wrapped
+	 * player never takes the zero-copy path */
 	return 0;
 }
 

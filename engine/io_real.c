@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef SYS_openat2
@@ -165,6 +167,105 @@ static void real_close(void *ctx, int fd)
 	close(fd);
 }
 
+/* Zero copy.  Pipes are non-blocking: a full or empty pipe is a short
+ * count, never a hung request. */
+static int real_pipe_new(void *ctx, size_t bytes, int fds[2])
+{
+	int rc;
+
+	(void)ctx;
+	if (bytes > INT_MAX)
+		return -EINVAL;
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
+		return -errno;
+	/* the kernel rounds up to a power of two pages; above
+	 * /proc/sys/fs/pipe-max-size (or a user's pipe-user-pages) it
+	 * refuses, and the player uses its ring */
+	rc = fcntl(fds[1], F_SETPIPE_SZ, (int)bytes);
+	if (rc < 0 || (size_t)rc < bytes) {
+		rc = rc < 0 ? -errno : -ENOSPC;
+		close(fds[0]);
+		close(fds[1]);
+		return rc;
+	}
+	return 0;
+}
+
+static void real_pipe_free(void *ctx, const int fds[2])
+{
+	(void)ctx;
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static ssize_t real_splice_in(void *ctx, int fd, uint64_t off, size_t len,
+			      int wr)
+{
+	loff_t o = (loff_t)off;
+	size_t got = 0;
+	ssize_t n;
+
+	(void)ctx;
+	while (got < len) {
+		n = splice(fd, &o, wr, NULL, len - got, SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return got ? (ssize_t)got : -errno;
+		if (n == 0)
+			break;		/* end of file: a short clip */
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* Zero pages to give a pipe references to; never written. */
+static unsigned char zero_pages[64 * 1024] __attribute__((aligned(4096)));
+
+static ssize_t real_pipe_zero(void *ctx, int wr, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	(void)ctx;
+	while (got < len) {
+		struct iovec v = {
+			.iov_base = zero_pages,
+			.iov_len = len - got < sizeof(zero_pages) ?
+					   len - got : sizeof(zero_pages),
+		};
+
+		n = vmsplice(wr, &v, 1, SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return got ? (ssize_t)got : n < 0 ? -errno : -EIO;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static int real_pipe_skip(void *ctx, int rd, size_t len)
+{
+	unsigned char sink[16 * 1024];	/* written, never read */
+	ssize_t n;
+
+	(void)ctx;
+	/* read(), not splice to /dev/null: no fd to keep, and what is
+	 * skipped is rare (a seek into a frame, bytes never asked for) */
+	while (len) {
+		n = read(rd, sink, len < sizeof(sink) ? len : sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (n == 0)
+			break;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 {
 	real->dirfd = dirfd;
@@ -178,5 +279,10 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 	io->close = real_close;
 	io->check = real_check;
 	io->pread_ex = NULL;
+	io->pipe_new = real_pipe_new;
+	io->pipe_free = real_pipe_free;
+	io->splice_in = real_splice_in;
+	io->pipe_zero = real_pipe_zero;
+	io->pipe_skip = real_pipe_skip;
 	io->ctx = real;
 }

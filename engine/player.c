@@ -80,6 +80,13 @@ struct eng_player {
 	 * its next frame is due. */
 	pthread_mutex_t stats_lock;
 	struct eng_player_stats st;
+	/* Zero copy: 0 undecided (no read yet), 1 the slots' bytes are in
+	 * pipes, -1 in the ring.  Per slot (zc > 0): its pipe, the bytes the
+	 * loader put in and the bytes handed out of it, all of the one
+	 * loader and the request holding req_lock (pace=off: the same). */
+	int zc;
+	int (*zc_fds)[2];
+	size_t *zc_fill, *zc_pos;
 };
 
 /* Duration of k frames at the player's speed, in ns.  At speed 1 the
@@ -179,6 +186,26 @@ static void read_slice(struct eng_player *p, const struct eng_slice *s,
 		a->err = -fd;
 		goto fail;
 	}
+	if (p->zc > 0) {
+		/* the page cache's pages go into the slot's pipe, uncopied:
+		 * the same read of the storage, timed the same way */
+		size_t slot = (size_t)(a->frame % (int64_t)p->nslots);
+
+		a->issued_ns = io->now(io->ctx);
+		r = io->splice_in(io->ctx, fd, off, (size_t)len,
+				  p->zc_fds[slot][1]);
+		a->done_ns = io->now(io->ctx);
+		if (r < 0) {
+			a->err = (int)-r;
+		} else {
+			p->zc_fill[slot] += (size_t)r;
+			if ((uint64_t)r < len)
+				a->err = EIO;
+		}
+		/* a failed frame fails its requests; what it left in the
+		 * pipe is discarded when the slot is reused */
+		return;
+	}
 	if (direct) {
 		/* O_DIRECT wants offset, length and buffer aligned: read the
 		 * aligned superset and copy the slice out of it. */
@@ -218,6 +245,19 @@ fail:
 	memset(dst, 0, (size_t)len);
 }
 
+/* Empty slot's pipe of what its last frame left: bytes never asked for
+ * (frames played past on the way to a request, a failed frame).  Reading
+ * in order consumes every byte, so this costs nothing then. */
+static void zc_reset_slot(struct eng_player *p, size_t slot)
+{
+	const struct eng_io *io = p->cfg.io;
+
+	if (p->zc_fill[slot] > p->zc_pos[slot])
+		io->pipe_skip(io->ctx, p->zc_fds[slot][0],
+			      p->zc_fill[slot] - p->zc_pos[slot]);
+	p->zc_fill[slot] = p->zc_pos[slot] = 0;
+}
+
 /* One frame being loaded: reserved under the lock (load_begin), read with
  * the lock released (load_read), published under the lock (load_end). */
 struct load {
@@ -243,6 +283,21 @@ static void load_begin(struct eng_player *p, struct load *l)
 	if (p->head - p->lo == (int64_t)p->nslots)
 		p->lo++;
 	p->loading = 1;
+	if (p->zc > 0)
+		zc_reset_slot(p, l->slot);
+}
+
+/* A gap's zero bytes into the slot's pipe; if the pipe refuses them the
+ * frame cannot be served and fails, like a frame with a failed read. */
+static void zc_zero(struct eng_player *p, struct load *l, size_t len)
+{
+	const struct eng_io *io = p->cfg.io;
+	ssize_t r = io->pipe_zero(io->ctx, p->zc_fds[l->slot][1], len);
+
+	if (r > 0)
+		p->zc_fill[l->slot] += (size_t)r;
+	if (r < 0 || (size_t)r < len)
+		l->failed = 1;
 }
 
 /* The preads of a reserved frame, one per non-gap slice.  Runs without the
@@ -264,7 +319,10 @@ static void load_read(struct eng_player *p, struct load *l)
 		if (s.len == 0)
 			continue;
 		if (!s.seg) {
-			memset(dst + (s.pos - base), 0, (size_t)s.len);
+			if (p->zc > 0)
+				zc_zero(p, l, (size_t)s.len);
+			else
+				memset(dst + (s.pos - base), 0, (size_t)s.len);
 			continue;
 		}
 		memset(&a, 0, sizeof(a));
@@ -622,6 +680,12 @@ void eng_player_free(struct eng_player *p)
 	for (i = 0; i < nfds; i++)
 		if (p->fds[i].fd >= 0)
 			p->cfg.io->close(p->cfg.io->ctx, p->fds[i].fd);
+	if (p->zc > 0)
+		for (i = 0; i < p->nslots; i++)
+			p->cfg.io->pipe_free(p->cfg.io->ctx, p->zc_fds[i]);
+	free(p->zc_fds);
+	free(p->zc_fill);
+	free(p->zc_pos);
 	pthread_cond_destroy(&p->ready_cv);
 	pthread_cond_destroy(&p->fill_cv);
 	pthread_mutex_destroy(&p->stats_lock);
@@ -635,29 +699,91 @@ void eng_player_free(struct eng_player *p)
 	free(p);
 }
 
-/* A request: position the ring (play on, re-read or seek), get frames
- * [a, b] loaded, point iov into them.  nonblock: -EAGAIN rather than wait
- * for the filler. */
-static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
-			   struct iovec *iov, int iovmax, int *iovcnt,
-			   int nonblock)
+/* Zero copy for this player?  Decided once, at the first request, with
+ * the lock held; creates the slots' pipes (all, or none: the ring). */
+static void zc_decide(struct eng_player *p, size_t len)
 {
-	const struct eng_timeline *tl;
-	const struct eng_io *io;
-	uint64_t fo, fe, s, e;
-	int64_t a, b, f;
-	ssize_t rc;
-	int n = 0, restarted = 0;
+	const struct eng_io *io = p->cfg.io;
+	size_t i = 0, pages, bytes;
 
-	if (!p || !iovcnt || (len && (!iov || iovmax <= 0)))
-		return -EINVAL;
-	tl = p->tl;
-	io = p->cfg.io;
+	if (p->zc)
+		return;
+	p->zc = -1;
+	if (!p->cfg.zero_copy || !io->pipe_new || !io->pipe_free ||
+	    !io->splice_in || !io->pipe_zero || !io->pipe_skip ||
+	    p->cfg.pace.mode != ENG_PACE_OFF || p->filled ||
+	    p->cfg.backing != ENG_BACKING_BUFFERED ||
+	    len < ENG_ZC_MIN_REQUEST || p->nslots > ENG_ZC_MAX_SLOTS)
+		return;
+	/* a slice spliced from an unaligned offset starts and ends in part
+	 * pages: each pipe buffer holds at most one page */
+	pages = (p->slot_bytes + 4095) / 4096 + 2 * p->tl->ntracks + 1;
+	bytes = pages * 4096;
+	p->zc_fds = calloc(p->nslots, sizeof(*p->zc_fds));
+	p->zc_fill = calloc(p->nslots, sizeof(*p->zc_fill));
+	p->zc_pos = calloc(p->nslots, sizeof(*p->zc_pos));
+	if (!p->zc_fds || !p->zc_fill || !p->zc_pos)
+		goto undo;
+	for (i = 0; i < p->nslots; i++)
+		if (io->pipe_new(io->ctx, bytes, p->zc_fds[i]) < 0)
+			goto undo;
+	p->zc = 1;
+	return;
+undo:
+	while (p->zc_fds && i-- > 0)
+		io->pipe_free(io->ctx, p->zc_fds[i]);
+	free(p->zc_fds);
+	free(p->zc_fill);
+	free(p->zc_pos);
+	p->zc_fds = NULL;
+	p->zc_fill = p->zc_pos = NULL;
+}
+
+/* Zero copy: a pipe hands its bytes out once.  A request that starts
+ * before what frame f's pipe still holds needs f read again. */
+static int zc_behind(const struct eng_player *p, uint64_t off, int64_t a,
+		     int64_t b)
+{
+	int64_t f, from = a > p->lo ? a : p->lo;
+	int64_t to = b < p->head - 1 ? b : p->head - 1;
+
+	for (f = from; f <= to; f++) {
+		uint64_t fo = eng_frame_offset(p->tl, f);
+		uint64_t st = off > fo ? off - fo : 0;
+
+		if (p->zc_pos[f % (int64_t)p->nslots] > st)
+			return 1;
+	}
+	return 0;
+}
+
+/* A request: position the ring (play on, re-read or seek) and get frames
+ * [*a, *b] loaded.  Returns 1 with both locks held and *len clipped to
+ * the file, 0 (nothing to read: req_lock held) or -errno (no lock held).
+ * nonblock: -EAGAIN rather than wait for the filler.  zc: the request is
+ * a zero-copy one (-EXDEV if the player uses its ring), else a ring one
+ * (-EXDEV if it uses pipes). */
+static int player_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
+			  int64_t *ap, int64_t *bp, int nonblock, int zc)
+{
+	const struct eng_timeline *tl = p->tl;
+	const struct eng_io *io = p->cfg.io;
+	size_t len = *lenp;
+	int64_t a, b, f;
+	int rc, restarted = 0;
+
 	pthread_mutex_lock(&p->req_lock);
 	pthread_mutex_lock(&p->lock);
-	*iovcnt = 0;
 	if (len > p->cfg.max_request) {
 		rc = -E2BIG;
+		goto out_unlock;
+	}
+	if (zc)
+		zc_decide(p, len);
+	else if (!p->zc)
+		p->zc = -1;
+	if ((p->zc > 0) != !!zc) {
+		rc = -EXDEV;
 		goto out_unlock;
 	}
 	if (len == 0 || off >= tl->bytes) {
@@ -688,6 +814,10 @@ static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
 		p->lo = p->head = p->hwm = a;
 		p->anchor_ns = io->now(io->ctx);
 		p->anchor_frame = a;
+		restarted = 1;
+	} else if (p->zc > 0 && zc_behind(p, off, a, b)) {
+		/* bytes already handed out of a pipe: a re-read */
+		p->lo = p->head = a;
 		restarted = 1;
 	}
 	if (restarted)
@@ -735,33 +865,139 @@ static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
 			rc = -EIO;
 			goto out_unlock;
 		}
-	fo = eng_frame_offset(tl, a);
+	*lenp = len;
+	*ap = a;
+	*bp = b;
+	return 1;
+out_unlock:
+	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->req_lock);
+	return rc;
+}
+
+/* The bytes handed to the reader; then the request's lock stays held. */
+static ssize_t served(struct eng_player *p, size_t len)
+{
+	pthread_mutex_lock(&p->stats_lock);
+	p->st.bytes += len;
+	pthread_mutex_unlock(&p->stats_lock);
+	pthread_mutex_unlock(&p->lock);
+	return (ssize_t)len;
+}
+
+static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
+			   struct iovec *iov, int iovmax, int *iovcnt,
+			   int nonblock)
+{
+	uint64_t fo, fe, s, e;
+	int64_t a, b, f;
+	int n = 0, rc;
+
+	if (!p || !iovcnt || (len && (!iov || iovmax <= 0)))
+		return -EINVAL;
+	*iovcnt = 0;
+	rc = player_prepare(p, off, &len, &a, &b, nonblock, 0);
+	if (rc <= 0)
+		return rc;
+	fo = eng_frame_offset(p->tl, a);
 	for (f = a; f <= b; f++, fo = fe) {
 		size_t slot = (size_t)(f % (int64_t)p->nslots);
 
-		fe = eng_frame_offset(tl, f + 1);
+		fe = eng_frame_offset(p->tl, f + 1);
 		s = off > fo ? off : fo;
 		e = off + len < fe ? off + len : fe;
 		if (e <= s)
 			continue;
 		if (n == iovmax) {
-			rc = -E2BIG;
-			goto out_unlock;
+			pthread_mutex_unlock(&p->lock);
+			pthread_mutex_unlock(&p->req_lock);
+			return -E2BIG;
 		}
 		iov[n].iov_base = p->ring + slot * p->slot_bytes + (s - fo);
 		iov[n].iov_len = (size_t)(e - s);
 		n++;
 	}
 	*iovcnt = n;
-	pthread_mutex_lock(&p->stats_lock);
-	p->st.bytes += len;
-	pthread_mutex_unlock(&p->stats_lock);
-	pthread_mutex_unlock(&p->lock);
-	return (ssize_t)len;
+	return served(p, len);
+}
+
+ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
+			   struct eng_piece *pc, int pcmax, int *pccnt)
+{
+	const struct eng_io *io;
+	uint64_t fo, fe, s, e;
+	int64_t a, b, f;
+	int n = 0, rc;
+
+	if (!p || !pccnt || (len && (!pc || pcmax <= 0)))
+		return -EINVAL;
+	*pccnt = 0;
+	io = p->cfg.io;
+	rc = player_prepare(p, off, &len, &a, &b, 0, 1);
+	if (rc <= 0)
+		return rc;
+	/* first see that it fits: the pipes are not touched on failure */
+	for (f = a, n = 0; f <= b; f++)
+		n++;
+	if (n > pcmax) {
+		rc = -E2BIG;
+		goto out_unlock;
+	}
+	n = 0;
+	fo = eng_frame_offset(p->tl, a);
+	for (f = a; f <= b; f++, fo = fe) {
+		size_t slot = (size_t)(f % (int64_t)p->nslots);
+
+		fe = eng_frame_offset(p->tl, f + 1);
+		s = off > fo ? off : fo;
+		e = off + len < fe ? off + len : fe;
+		if (e <= s)
+			continue;
+		/* a request starting inside a frame (after a seek, say):
+		 * what comes before it is not the reader's */
+		if (p->zc_pos[slot] < s - fo) {
+			rc = io->pipe_skip(io->ctx, p->zc_fds[slot][0],
+					   (size_t)(s - fo) - p->zc_pos[slot]);
+			if (rc < 0) {
+				rc = -EIO;
+				goto out_unlock;
+			}
+			p->zc_pos[slot] = (size_t)(s - fo);
+		}
+		if (p->zc_pos[slot] + (e - s) > p->zc_fill[slot]) {
+			rc = -EIO;	/* never: a loaded frame is whole */
+			goto out_unlock;
+		}
+		pc[n].fd = p->zc_fds[slot][0];
+		pc[n].len = (size_t)(e - s);
+		p->zc_pos[slot] += (size_t)(e - s);
+		n++;
+	}
+	*pccnt = n;
+	return served(p, len);
 out_unlock:
 	pthread_mutex_unlock(&p->lock);
 	pthread_mutex_unlock(&p->req_lock);
 	return rc;
+}
+
+void eng_player_zc_done(struct eng_player *p, int consumed)
+{
+	size_t i;
+
+	if (!consumed && p->zc > 0) {
+		pthread_mutex_lock(&p->lock);
+		for (i = 0; i < p->nslots; i++) {
+			p->cfg.io->pipe_skip(p->cfg.io->ctx,
+					     p->zc_fds[i][0], SIZE_MAX);
+			p->zc_fill[i] = p->zc_pos[i] = 0;
+		}
+		/* nothing held any more: the next request reads again */
+		p->lo = p->head;
+		p->epoch++;
+		pthread_mutex_unlock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->req_lock);
 }
 
 ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,

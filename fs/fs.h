@@ -40,6 +40,7 @@ struct fs_config {
 	char *video_rate;
 	char *audio_rate;
 	char *record;		/* all, streams or off */
+	char *splice;		/* auto or off */
 	char *buffer_arg;	/* -o buffer= as given, parsed into buffer */
 	char *readahead_arg;
 	char *hold_arg;		/* -o hold= as given, parsed into hold */
@@ -58,6 +59,7 @@ struct fs_config {
 	struct eng_pace pace_v;
 	enum eng_backing backing_v;
 	enum fs_record record_v;
+	int splice_v;		/* splice=auto (1) or off (0) */
 	struct eng_load_options load;
 	struct eng_diag *diag;	/* fs_config_read's, while fuse_opt runs */
 };
@@ -86,6 +88,7 @@ struct fs_stream {
 	 * unlock: the kernel may send RELEASE as soon as it has the last
 	 * reply, and release must not free what a read still touches. */
 	pthread_mutex_t busy;
+	struct fuse_bufvec *bv;	/* zero-copy replies (fs->zc), ENG_ZC_MAX_SLOTS */
 };
 
 struct fs {
@@ -102,6 +105,9 @@ struct fs {
 	pthread_mutex_t lock;	/* streams list, fs_file.cached_open */
 	struct fs_stream streams; /* list head */
 	int warned_direct;
+	/* Replies spliced from the players' pipes (fs_init decides): the
+	 * kernel and libfuse can, and a 1 MiB reply fits libfuse's pipe. */
+	int zc;
 };
 
 /* fs/options.c */
@@ -132,5 +138,10 @@ int fs_config_hz(const char *release);
 void fs_comm_of(pid_t pid, char *buf, size_t len);
 /* Raise the mount's readahead window; 0 or -errno. */
 int fs_set_readahead(const char *mountpoint, unsigned kb);
+/* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */
+unsigned long fs_pipe_max(void);
+/* Largest pipe libfuse needs to splice a reply of len bytes (header and
+ * slack pages, rounded up to a power of two pages as the kernel does). */
+unsigned long fs_splice_pipe_need(size_t len);
 
 #endif /* FS_H */

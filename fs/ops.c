@@ -73,7 +73,16 @@ static void fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
 
 static void fs_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	struct fs *fs = userdata;
+
+	/* Zero copy needs the kernel's splice to /dev/fuse and a libfuse
+	 * pipe big enough for a whole reply: otherwise libfuse copies into
+	 * a buffer it allocates per reply, far slower than our own copy. */
+	fs->zc = fs->cfg.splice_v &&
+		 (conn->capable & FUSE_CAP_SPLICE_WRITE) &&
+		 fs_pipe_max() >= fs_splice_pipe_need(FS_MAX_READ);
+	if (fs->zc)
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
 	/* The kernel takes the min of this and the bdi's window; sysfs
 	 * raises the latter after mount (fs_set_readahead). */
 	conn->max_readahead = UINT32_MAX;
@@ -190,6 +199,7 @@ static void stream_close(struct fs_stream *s)
 				   st.frames, st.late_frames, st.failed_frames);
 	eng_player_free(s->player);
 	pthread_mutex_destroy(&s->busy);
+	free(s->bv);
 	free(s);
 }
 
@@ -287,9 +297,20 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* paced streams issue their frames on schedule from a thread of
 	 * their own, whatever the reader does (pace=off ignores it) */
 	pc.filler = 1;
+	pc.zero_copy = fs->zc;
+	if (fs->zc) {
+		s->bv = malloc(sizeof(*s->bv) +
+			       ENG_ZC_MAX_SLOTS * sizeof(s->bv->buf[0]));
+		if (!s->bv) {
+			pthread_mutex_destroy(&s->busy);
+			free(s);
+			return (void)fuse_reply_err(req, ENOMEM);
+		}
+	}
 	rc = eng_player_new(f->tl, &pc, &s->player);
 	if (rc < 0) {
 		pthread_mutex_destroy(&s->busy);
+		free(s->bv);
 		free(s);
 		return (void)fuse_reply_err(req, -rc);
 	}
@@ -307,6 +328,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (rc < 0) {
 		eng_player_free(s->player);
 		pthread_mutex_destroy(&s->busy);
+		free(s->bv);
 		free(s);
 		return (void)fuse_reply_err(req, -rc);
 	}
@@ -362,6 +384,44 @@ static uint64_t passed_range(struct fs_stream *s, uint64_t off,
 	return upto - *from;
 }
 
+/* A zero-copy read: the player's pipes hold the bytes, libfuse splices
+ * them to the kernel.  -EXDEV (nothing replied) when the player uses its
+ * ring; else the request is answered, and the player's lock released. */
+static ssize_t reply_zc(fuse_req_t req, struct fs_stream *s, uint64_t off,
+			size_t size)
+{
+	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	ssize_t n;
+	int cnt = 0, i, rc;
+
+	n = eng_player_read_zc(s->player, off, size, pc, ENG_ZC_MAX_SLOTS,
+			       &cnt);
+	if (n == -EXDEV)
+		return n;
+	if (n < 0) {
+		fuse_reply_err(req, (int)-n);
+		return n;
+	}
+	s->bv->count = (size_t)cnt;
+	s->bv->idx = 0;
+	s->bv->off = 0;
+	for (i = 0; i < cnt; i++) {
+		s->bv->buf[i].size = pc[i].len;
+		s->bv->buf[i].flags = FUSE_BUF_IS_FD;
+		s->bv->buf[i].mem = NULL;
+		s->bv->buf[i].fd = pc[i].fd;
+		s->bv->buf[i].pos = 0;
+	}
+	if (cnt == 0)
+		rc = fuse_reply_buf(req, NULL, 0);
+	else
+		rc = fuse_reply_data(req, s->bv, 0);
+	/* a failed reply (the reader interrupted) may have taken part of
+	 * the bytes: the player drops its pipes and reads again */
+	eng_player_zc_done(s->player, rc == 0);
+	return n;
+}
+
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -382,6 +442,16 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return (void)fuse_reply_buf(req, st->text + o, m);
 	}
 	pthread_mutex_lock(&s->busy);
+	if (s->bv) {
+		n = reply_zc(req, s, (uint64_t)off, size);
+		if (n != -EXDEV) {
+			inval_len = passed_range(s, (uint64_t)off, &inval_from);
+			goto out;
+		}
+		/* the player chose its ring for good: ask it directly */
+		free(s->bv);
+		s->bv = NULL;
+	}
 	n = eng_player_read(s->player, (uint64_t)off, size, iov, FS_IOV_MAX,
 			    &cnt);
 	if (n < 0) {
@@ -394,6 +464,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_iov(req, iov, cnt);
 	inval_len = passed_range(s, (uint64_t)off, &inval_from);
 	eng_player_unlock(s->player);
+out:
 	pthread_mutex_unlock(&s->busy);
 	/* With no lock held: the kernel waits here for pages under read,
 	 * whose requests may be queued behind this stream's lock (seen as

@@ -38,6 +38,7 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("audio_rate=%s", audio_rate, 0),
 	FS_OPT("strict", strict, 1),
 	FS_OPT("record=%s", record, 0),
+	FS_OPT("splice=%s", splice, 0),
 	FS_OPT("hold=%s", hold_arg, 0),
 	FUSE_OPT_KEY("inject=", KEY_INJECT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
@@ -84,6 +85,9 @@ void fs_usage(const char *prog)
 	       "                          rows only) or off (run row only) (all)\n"
 	       "    -o hold=ROWS          access rows kept in memory while the database\n"
 	       "                          refuses writes, ~100 bytes each (1000000)\n"
+	       "    -o splice=auto|off    unpaced reads of 64 KiB and more move frames\n"
+	       "                          from the page cache to the reader with no copy\n"
+	       "                          in the daemon, where the kernel allows (auto)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
 	printf("general options:\n");
 	fuse_cmdline_help();
@@ -336,6 +340,15 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 			     "expected all, streams or off", cfg->record);
 		return -1;
 	}
+	if (!cfg->splice || strcmp(cfg->splice, "auto") == 0) {
+		cfg->splice_v = 1;
+	} else if (strcmp(cfg->splice, "off") == 0) {
+		cfg->splice_v = 0;
+	} else {
+		eng_diag_add(diag, "timelinefs", 0, "bad splice '%s': "
+			     "expected auto or off", cfg->splice);
+		return -1;
+	}
 	if (parse_uint_opt("hold", cfg->hold_arg, 0, 100000000, "rows",
 			   &cfg->hold, diag) < 0)
 		return -1;
@@ -388,6 +401,7 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->video_rate);
 	free(cfg->audio_rate);
 	free(cfg->record);
+	free(cfg->splice);
 	free(cfg->buffer_arg);
 	free(cfg->readahead_arg);
 	free(cfg->hold_arg);

@@ -102,3 +102,30 @@ int fs_set_readahead(const char *mountpoint, unsigned kb)
 	close(fd);
 	return rc;
 }
+
+unsigned long fs_pipe_max(void)
+{
+	unsigned long v = 0;
+	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+unsigned long fs_splice_pipe_need(size_t len)
+{
+	/* libfuse 3.14 fuse_send_data_iov_splice: pagesize * (header iov
+	 * + buffers + 1) + header + data, which it must get from
+	 * F_SETPIPE_SZ or else it copies into a buffer it allocates per
+	 * reply.  Buffers are up to ENG_ZC_MAX_SLOTS pieces. */
+	unsigned long need = 4096UL * (1 + ENG_ZC_MAX_SLOTS + 1) + 16 + len;
+	unsigned long p = 4096;
+
+	while (p < need)
+		p <<= 1;
+	return p;
+}

@@ -29,8 +29,12 @@ def main():
     for bs in ("512", "4k", "1M"):
         v = r["direct_%s" % bs] / r["base_dd_%s" % bs]
         t = 0.33 if bs == "1M" else None
-        row("2 one stream", "direct_io bs=%s / dd" % bs, v, "x",
+        row("2 one stream", "direct_io bs=%s / dd%s" % (bs, " splice=auto" if bs == "1M" else ""), v, "x",
             ">= 0.33" if t else None, (v >= t) if t else None)
+    v = r["direct_1M_copy"] / r["base_dd_1M"]
+    row("2 one stream", "direct_io bs=1M splice=off / dd", v, "x")
+    row("2 one stream", "pipe-max-size of splice=auto (host: %d)"
+        % int(r["pipe_max_host"]), int(r["pipe_max_bench"]), "B")
     v = r["cached_1M"] / r["preadloop_mbs"]
     row("2 one stream", "cached bs=1M / pread loop", v, "x")
     for n in (1, 4, 16):

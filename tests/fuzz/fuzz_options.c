@@ -153,6 +153,7 @@ static int names_it(const char *msg, char **argv, int argc)
 	static const char *const opts[] = {
 		"fps", "video_rate", "audio_rate", "edl_origin", "pace",
 		"backing", "buffer", "record", "readahead", "inject", "hold",
+		"splice",
 	};
 	static const char *const fixed[] = {
 		"timelinefs: need MEDIA_DIR and MOUNTPOINT",

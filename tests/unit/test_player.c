@@ -27,6 +27,7 @@
 #define T0 5000000000ULL	/* the fake clock's start: not 0 on purpose */
 #define MAX_FILES 16
 #define MAX_LOG 100000
+#define MAX_PIPES 64
 
 /* ------------------------------------------------------------ fakes */
 
@@ -86,6 +87,15 @@ struct fake {
 	struct io_call dn[MAX_LOG];
 	struct acc_log log;
 	struct eng_io io;
+	/* zero copy: in-memory FIFOs; pipe i is fds 1000 + 2i (read) and
+	 * 1001 + 2i (write) */
+	struct fake_pipe {
+		unsigned char *buf;
+		size_t cap, head, len;
+		int open;
+	} pipes[MAX_PIPES];
+	int npipes, pipe_fail_at;	/* pipe_new number that fails, -1 */
+	long pipe_skips;
 };
 
 static struct fake_file *file_of(struct fake *f, int fd)
@@ -192,6 +202,122 @@ static void fake_close(void *ctx, int fd)
 		ff->open--;
 }
 
+static struct fake_pipe *pipe_of(struct fake *f, int fd, int end)
+{
+	int i = fd - 1000;
+
+	if (i < 0 || i % 2 != end || i / 2 >= f->npipes ||
+	    !f->pipes[i / 2].open)
+		return NULL;
+	return &f->pipes[i / 2];
+}
+
+static int fake_pipe_new(void *ctx, size_t bytes, int fds[2])
+{
+	struct fake *f = ctx;
+	struct fake_pipe *fp;
+
+	if (f->npipes == MAX_PIPES || f->npipes == f->pipe_fail_at)
+		return -EMFILE;
+	fp = &f->pipes[f->npipes];
+	fp->buf = malloc(bytes);
+	assert_non_null(fp->buf);
+	fp->cap = bytes;
+	fp->head = fp->len = 0;
+	fp->open = 1;
+	fds[0] = 1000 + 2 * f->npipes;
+	fds[1] = 1001 + 2 * f->npipes;
+	f->npipes++;
+	return 0;
+}
+
+static void fake_pipe_free(void *ctx, const int fds[2])
+{
+	struct fake_pipe *fp = pipe_of(ctx, fds[0], 0);
+
+	assert_non_null(fp);
+	assert_ptr_equal(fp, pipe_of(ctx, fds[1], 1));
+	free(fp->buf);
+	fp->buf = NULL;
+	fp->open = 0;
+}
+
+static void pipe_push(struct fake_pipe *fp, const unsigned char *d,
+		      size_t n)
+{
+	size_t i;
+
+	/* the player sizes its pipes for a whole frame: never overfilled */
+	assert_true(fp->len + n <= fp->cap);
+	for (i = 0; i < n; i++)
+		fp->buf[(fp->head + fp->len + i) % fp->cap] = d[i];
+	fp->len += n;
+}
+
+/* The pread fake (clock, failures, log), its bytes into the pipe. */
+static ssize_t fake_splice_in(void *ctx, int fd, uint64_t off, size_t len,
+			      int wr)
+{
+	struct fake_pipe *fp = pipe_of(ctx, wr, 1);
+	unsigned char *tmp = malloc(len ? len : 1);
+	ssize_t n;
+
+	assert_non_null(fp);
+	assert_non_null(tmp);
+	n = fake_pread(ctx, fd, tmp, len, off);
+	if (n > 0)
+		pipe_push(fp, tmp, (size_t)n);
+	free(tmp);
+	return n;
+}
+
+static ssize_t fake_pipe_zero(void *ctx, int wr, size_t len)
+{
+	struct fake_pipe *fp = pipe_of(ctx, wr, 1);
+	unsigned char *z = calloc(1, len ? len : 1);
+
+	assert_non_null(fp);
+	assert_non_null(z);
+	pipe_push(fp, z, len);
+	free(z);
+	return (ssize_t)len;
+}
+
+/* Take n bytes out of pipe rd (into out unless NULL); how many it had. */
+static size_t pipe_pop(struct fake *f, int rd, unsigned char *out, size_t n)
+{
+	struct fake_pipe *fp = pipe_of(f, rd, 0);
+	size_t i;
+
+	assert_non_null(fp);
+	if (n > fp->len)
+		n = fp->len;
+	for (i = 0; i < n; i++)
+		if (out)
+			out[i] = fp->buf[(fp->head + i) % fp->cap];
+	fp->head = (fp->head + n) % fp->cap;
+	fp->len -= n;
+	return n;
+}
+
+static int fake_pipe_skip(void *ctx, int rd, size_t len)
+{
+	struct fake *f = ctx;
+
+	f->pipe_skips++;
+	pipe_pop(f, rd, NULL, len);
+	return 0;
+}
+
+static void fake_zero_copy(struct fake *f)
+{
+	f->io.pipe_new = fake_pipe_new;
+	f->io.pipe_free = fake_pipe_free;
+	f->io.splice_in = fake_splice_in;
+	f->io.pipe_zero = fake_pipe_zero;
+	f->io.pipe_skip = fake_pipe_skip;
+}
+
 static void log_record(void *ctx, const struct eng_access *a)
 {
 	struct acc_log *l = ctx;
@@ -210,6 +336,7 @@ static struct fake *fake_new(void)
 	assert_non_null(f);
 	f->now = T0;
 	f->slow_read = f->fail_read = f->short_read = -1;
+	f->pipe_fail_at = -1;
 	f->log.a = calloc(MAX_LOG, sizeof(*f->log.a));
 	assert_non_null(f->log.a);
 	f->io = (struct eng_io){
@@ -222,6 +349,11 @@ static struct fake *fake_new(void)
 
 static void fake_free(struct fake *f)
 {
+	int i;
+
+	/* a player frees the pipes it made */
+	for (i = 0; i < f->npipes; i++)
+		assert_false(f->pipes[i].open);
 	free(f->log.a);
 	free(f);
 }
@@ -1672,6 +1804,241 @@ static void test_fill_thread(void **state)
 	eng_tl_free(tl);
 }
 
+/* ------------------------------------------------------------ zero copy */
+
+/* Video of 200000 bytes a frame, one audio track, a gap of 3 frames in the
+ * video: 40 frames at 25 fps.  A 1 MiB request spans at most 12 slots. */
+static struct eng_timeline *zc_tl(void)
+{
+	struct tl_spec sp = {
+		25, 1, { { "V", 200000 * 25, 1, 0 }, { "A1", 144000, 3, 44 } },
+		{ { "V", "c0", 7, 0, 20 }, { "V", "c1", 0, 23, 17 },
+		  { "A1", "c0", 7, 0, 40 } },
+	};
+
+	return make_tl(&sp);
+}
+
+static struct eng_player_config zc_cfg(struct fake *f)
+{
+	struct eng_player_config cfg = make_cfg(f, 8, ENG_PACE_OFF, 0,
+						ENG_BACKING_BUFFERED, 1 << 20);
+
+	cfg.zero_copy = 1;
+	return cfg;
+}
+
+/* One zero-copy request: its bytes taken out of the pieces, as a splice
+ * reply does.  Returns the count or the error. */
+static ssize_t zc_read(struct fake *f, struct eng_player *p,
+		       unsigned char *out, uint64_t off, size_t len)
+{
+	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	ssize_t n;
+	size_t got = 0;
+	int cnt = -1, i;
+
+	n = eng_player_read_zc(p, off, len, pc, ENG_ZC_MAX_SLOTS, &cnt);
+	if (n < 0)
+		return n;
+	for (i = 0; i < cnt; i++) {
+		assert_int_equal(pipe_pop(f, pc[i].fd, out + got, pc[i].len),
+				 pc[i].len);
+		got += pc[i].len;
+	}
+	assert_int_equal(got, (size_t)n);
+	eng_player_zc_done(p, 1);
+	return n;
+}
+
+/* Sequential reads of several sizes: the same bytes, the same one backing
+ * read per slice as the ring, and nothing left behind in the pipes. */
+static void test_zc_play(void **state)
+{
+	static const size_t sizes[] = { 65536, 131072, 1 << 20, 1000000 };
+	size_t z;
+
+	(void)state;
+	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		struct eng_timeline *tl = zc_tl();
+		size_t nslices;
+		unsigned char *want = expected_file(tl, &nslices);
+		unsigned char *got = calloc(1, tl->bytes);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg;
+		struct eng_player *p;
+		struct eng_player_stats st;
+		uint64_t off = 0;
+		ssize_t n;
+		int i;
+
+		assert_non_null(got);
+		fake_zero_copy(f);
+		cfg = zc_cfg(f);
+		p = new_player(tl, &cfg);
+		while ((n = zc_read(f, p, got + off, off, sizes[z])) > 0)
+			off += (uint64_t)n;
+		assert_int_equal(n, 0);
+		assert_int_equal(off, tl->bytes);
+		assert_memory_equal(got, want, tl->bytes);
+		assert_int_equal(f->log.n, nslices);
+		assert_int_equal(f->preads, (long)nslices);
+		eng_player_stats(p, &st);
+		assert_int_equal(st.frames, tl->frames);
+		assert_int_equal(st.bytes, tl->bytes);
+		assert_int_equal(st.seeks, 0);
+		assert_true(f->npipes > 0 && f->npipes <= ENG_ZC_MAX_SLOTS);
+		assert_int_equal(f->pipe_skips, 0);
+		for (i = 0; i < f->npipes; i++)
+			assert_int_equal(f->pipes[i].len, 0);
+		/* the ring is not for this player any more */
+		assert_int_equal(eng_player_copy(p, got, 10, 0), -EXDEV);
+		eng_player_free(p);
+		fake_free(f);
+		free(got);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
+/* Where zero copy is not taken, -EXDEV sends the caller to the ring, for
+ * good, and no pipe is left open. */
+static void test_zc_not_taken(void **state)
+{
+	int c;
+
+	(void)state;
+	for (c = 0; c < 6; c++) {
+		struct eng_timeline *tl = c == 5 ? simple_tl(1000, 100) :
+						   zc_tl();
+		unsigned char *want = expected_file(tl, NULL);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg;
+		struct eng_player *p;
+		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+		int cnt;
+		size_t first = 1 << 20;
+
+		fake_zero_copy(f);
+		cfg = zc_cfg(f);
+		if (c == 0)
+			cfg.zero_copy = 0;
+		else if (c == 1)
+			first = 4096;	/* a small-block reader */
+		else if (c == 2)
+			cfg.backing = ENG_BACKING_DIRECT;
+		else if (c == 3)
+			cfg.pace.mode = ENG_PACE_REALTIME;
+		else if (c == 4)
+			f->pipe_fail_at = 3;	/* out of pipes midway */
+		/* c == 5: 1000-byte frames, a request spans too many */
+		p = new_player(tl, &cfg);
+		assert_int_equal(eng_player_read_zc(p, 0, first, pc,
+						    ENG_ZC_MAX_SLOTS, &cnt),
+				 -EXDEV);
+		assert_int_equal(eng_player_read_zc(p, 0, 1 << 20, pc,
+						    ENG_ZC_MAX_SLOTS, &cnt),
+				 -EXDEV);
+		read_frame(p, tl, want, 0);
+		read_frame(p, tl, want, 1);
+		eng_player_free(p);
+		fake_free(f);
+		free(want);
+		eng_tl_free(tl);
+	}
+	/* and a player read from the ring first stays there */
+	{
+		struct eng_timeline *tl = zc_tl();
+		unsigned char *want = expected_file(tl, NULL);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg;
+		struct eng_player *p;
+		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+		int cnt;
+
+		fake_zero_copy(f);
+		cfg = zc_cfg(f);
+		p = new_player(tl, &cfg);
+		read_frame(p, tl, want, 0);
+		assert_int_equal(eng_player_read_zc(p, 0, 1 << 20, pc,
+						    ENG_ZC_MAX_SLOTS, &cnt),
+				 -EXDEV);
+		assert_int_equal(f->npipes, 0);
+		eng_player_free(p);
+		fake_free(f);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
+/* A pipe hands its bytes out once: reading them again reads the frames
+ * again (not played twice); a request inside a frame skips what is
+ * before it; a failed reply empties the pipes and the next request reads
+ * its frames again; a failed read is EIO and only for its frame. */
+static void test_zc_reread(void **state)
+{
+	struct eng_timeline *tl = zc_tl();
+	unsigned char *want = expected_file(tl, NULL);
+	unsigned char *got = calloc(1, tl->bytes);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg;
+	struct eng_player *p;
+	struct eng_player_stats st;
+	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	uint64_t f5 = eng_frame_offset(tl, 5), f9 = eng_frame_offset(tl, 9);
+	long reads;
+	int cnt;
+
+	(void)state;
+	assert_non_null(got);
+	fake_zero_copy(f);
+	cfg = zc_cfg(f);
+	p = new_player(tl, &cfg);
+	assert_int_equal(zc_read(f, p, got, 0, 300000), 300000);
+	assert_memory_equal(got, want, 300000);
+	reads = f->preads;
+	/* again from 0: frames 0 and 1 are read again */
+	assert_int_equal(zc_read(f, p, got, 0, 300000), 300000);
+	assert_memory_equal(got, want, 300000);
+	assert_true(f->preads > reads);
+	/* the rest of frame 1, then a jump into the middle of frame 5 */
+	assert_int_equal(zc_read(f, p, got, 300000, 100000), 100000);
+	assert_memory_equal(got, want + 300000, 100000);
+	assert_int_equal(zc_read(f, p, got, f5 + 1234, 70000), 70000);
+	assert_memory_equal(got, want + f5 + 1234, 70000);
+	assert_true(f->pipe_skips > 0);
+	/* a reply that failed: the next request still gets its bytes */
+	assert_true(eng_player_read_zc(p, f5 + 71234, 65536, pc,
+				       ENG_ZC_MAX_SLOTS, &cnt) == 65536);
+	eng_player_zc_done(p, 0);
+	assert_int_equal(zc_read(f, p, got, f5 + 71234, 65536), 65536);
+	assert_memory_equal(got, want + f5 + 71234, 65536);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 0);
+	assert_int_equal(st.frames, 6);	/* 0..5, each played once */
+	/* frame 9's video read fails (6..8 come first, two reads each): its
+	 * frame is EIO, the one after not */
+	f->fail_read = f->preads + 6;
+	f->fail_err = EIO;
+	assert_int_equal(zc_read(f, p, got, f9, 65536), -EIO);
+	assert_int_equal(zc_read(f, p, got, eng_frame_offset(tl, 10), 65536),
+			 65536);
+	assert_memory_equal(got, want + eng_frame_offset(tl, 10), 65536);
+	/* the gap (frames 20..22 of the video) comes out as zeros */
+	assert_int_equal(zc_read(f, p, got, eng_frame_offset(tl, 19),
+				 (size_t)(eng_frame_offset(tl, 24) -
+					  eng_frame_offset(tl, 19))),
+			 (ssize_t)(eng_frame_offset(tl, 24) -
+				   eng_frame_offset(tl, 19)));
+	assert_memory_equal(got, want + eng_frame_offset(tl, 19),
+			    eng_frame_offset(tl, 24) - eng_frame_offset(tl, 19));
+	eng_player_free(p);
+	fake_free(f);
+	free(got);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* ------------------------------------------------------------ real I/O */
 
 static void write_file(int dirfd, const char *name, uint64_t size)
@@ -1777,6 +2144,93 @@ static void test_io_real(void **state)
 	eng_tl_free(tl);
 }
 
+/* Zero copy through real pipes: splice from the file, vmsplice of zeros
+ * for the gap, skips by read(); the bytes come out of the read ends. */
+static void test_io_real_zc(void **state)
+{
+	char dir[] = "/tmp/test_player.XXXXXX";
+	struct eng_timeline *tl = zc_tl();
+	unsigned char *want = expected_file(tl, NULL);
+	unsigned char *got = malloc(tl->bytes);
+	struct eng_io io;
+	struct eng_io_real real;
+	struct eng_player_config cfg;
+	struct eng_player *p;
+	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	struct acc_log log = { calloc(MAX_LOG, sizeof(struct eng_access)),
+			       0, 0 };
+	uint64_t off = 0;
+	ssize_t n;
+	int dirfd, cnt, i, fds[2];
+
+	(void)state;
+	assert_non_null(got);
+	assert_non_null(log.a);
+	assert_non_null(mkdtemp(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dirfd >= 0);
+	write_file(dirfd, "c0.V", 200000 * 27);
+	write_file(dirfd, "c1.V", 200000 * 17);
+	write_file(dirfd, "c0.A1", 44 + 5760 * 47);
+	eng_io_real_init(&io, &real, dirfd);
+	/* a pipe bigger than the system allows is refused, not shrunk */
+	assert_true(io.pipe_new(io.ctx, (size_t)1 << 30, fds) < 0);
+	cfg = (struct eng_player_config){
+		.buffer = 8, .pace = { ENG_PACE_OFF, 1 },
+		.backing = ENG_BACKING_BUFFERED, .max_request = 1 << 20,
+		.io = &io, .record = log_record, .record_ctx = &log,
+		.zero_copy = 1,
+	};
+	p = new_player(tl, &cfg);
+	for (;;) {
+		size_t got_n = 0;
+
+		/* odd sizes, and a skip into the middle of a frame */
+		n = eng_player_read_zc(p, off, off ? 300001 : 131072, pc,
+				       ENG_ZC_MAX_SLOTS, &cnt);
+		if (n == -EXDEV) {
+			/* pipes of a frame's size refused (pipe-max-size
+			 * or pipe-user-pages): the ring serves */
+			print_message("zero copy refused by the kernel\n");
+			break;
+		}
+		assert_true(n >= 0);
+		for (i = 0; i < cnt; i++) {
+			size_t left = pc[i].len;
+
+			while (left) {
+				ssize_t r = read(pc[i].fd, got + off + got_n,
+						 left);
+
+				assert_true(r > 0);
+				left -= (size_t)r;
+				got_n += (size_t)r;
+			}
+		}
+		assert_int_equal(got_n, (size_t)n);
+		eng_player_zc_done(p, 1);
+		if (n == 0)
+			break;
+		off += (uint64_t)n;
+	}
+	if (n == 0) {
+		assert_int_equal(off, tl->bytes);
+		assert_memory_equal(got, want, tl->bytes);
+		for (i = 0; i < (int)log.n; i++)
+			assert_int_equal(log.a[i].err, 0);
+	}
+	eng_player_free(p);
+	unlinkat(dirfd, "c0.V", 0);
+	unlinkat(dirfd, "c1.V", 0);
+	unlinkat(dirfd, "c0.A1", 0);
+	close(dirfd);
+	rmdir(dir);
+	free(log.a);
+	free(got);
+	free(want);
+	eng_tl_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1799,7 +2253,11 @@ int main(void)
 		cmocka_unit_test(test_fill_seek),
 		cmocka_unit_test(test_fill_failure),
 		cmocka_unit_test(test_fill_thread),
+		cmocka_unit_test(test_zc_play),
+		cmocka_unit_test(test_zc_not_taken),
+		cmocka_unit_test(test_zc_reread),
 		cmocka_unit_test(test_io_real),
+		cmocka_unit_test(test_io_real_zc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
