@@ -739,6 +739,21 @@ undo:
 	p->zc_fill = p->zc_pos = NULL;
 }
 
+/* The part of frame f (starting at byte fo of the file) that the request
+ * [off, off + len) covers: from byte *from of the frame, 0 bytes if none. */
+static size_t frame_part(const struct eng_player *p, int64_t f, uint64_t off,
+			 size_t len, uint64_t *fo, uint64_t *from)
+{
+	uint64_t s, e, fe;
+
+	*fo = eng_frame_offset(p->tl, f);
+	fe = eng_frame_offset(p->tl, f + 1);
+	s = off > *fo ? off : *fo;
+	e = off + len < fe ? off + len : fe;
+	*from = s - *fo;
+	return e > s ? (size_t)(e - s) : 0;
+}
+
 /* Zero copy: a pipe hands its bytes out once.  A request that starts
  * before what frame f's pipe still holds needs f read again. */
 static int zc_behind(const struct eng_player *p, uint64_t off, int64_t a,
@@ -748,9 +763,9 @@ static int zc_behind(const struct eng_player *p, uint64_t off, int64_t a,
 	int64_t to = b < p->head - 1 ? b : p->head - 1;
 
 	for (f = from; f <= to; f++) {
-		uint64_t fo = eng_frame_offset(p->tl, f);
-		uint64_t st = off > fo ? off - fo : 0;
+		uint64_t fo, st;
 
+		frame_part(p, f, off, 1, &fo, &st);
 		if (p->zc_pos[f % (int64_t)p->nslots] > st)
 			return 1;
 	}
@@ -889,9 +904,10 @@ static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
 			   struct iovec *iov, int iovmax, int *iovcnt,
 			   int nonblock)
 {
-	uint64_t fo, fe, s, e;
+	uint64_t fo, from;
 	int64_t a, b, f;
 	int n = 0, rc;
+	size_t part;
 
 	if (!p || !iovcnt || (len && (!iov || iovmax <= 0)))
 		return -EINVAL;
@@ -899,22 +915,19 @@ static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
 	rc = player_prepare(p, off, &len, &a, &b, nonblock, 0);
 	if (rc <= 0)
 		return rc;
-	fo = eng_frame_offset(p->tl, a);
-	for (f = a; f <= b; f++, fo = fe) {
+	for (f = a; f <= b; f++) {
 		size_t slot = (size_t)(f % (int64_t)p->nslots);
 
-		fe = eng_frame_offset(p->tl, f + 1);
-		s = off > fo ? off : fo;
-		e = off + len < fe ? off + len : fe;
-		if (e <= s)
+		part = frame_part(p, f, off, len, &fo, &from);
+		if (!part)
 			continue;
 		if (n == iovmax) {
 			pthread_mutex_unlock(&p->lock);
 			pthread_mutex_unlock(&p->req_lock);
 			return -E2BIG;
 		}
-		iov[n].iov_base = p->ring + slot * p->slot_bytes + (s - fo);
-		iov[n].iov_len = (size_t)(e - s);
+		iov[n].iov_base = p->ring + slot * p->slot_bytes + from;
+		iov[n].iov_len = part;
 		n++;
 	}
 	*iovcnt = n;
@@ -925,9 +938,10 @@ ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
 			   struct eng_piece *pc, int pcmax, int *pccnt)
 {
 	const struct eng_io *io;
-	uint64_t fo, fe, s, e;
+	uint64_t fo, from;
 	int64_t a, b, f;
 	int n = 0, rc;
+	size_t part;
 
 	if (!p || !pccnt || (len && (!pc || pcmax <= 0)))
 		return -EINVAL;
@@ -937,40 +951,34 @@ ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
 	if (rc <= 0)
 		return rc;
 	/* first see that it fits: the pipes are not touched on failure */
-	for (f = a, n = 0; f <= b; f++)
-		n++;
-	if (n > pcmax) {
+	if (b - a + 1 > pcmax) {
 		rc = -E2BIG;
 		goto out_unlock;
 	}
-	n = 0;
-	fo = eng_frame_offset(p->tl, a);
-	for (f = a; f <= b; f++, fo = fe) {
+	for (f = a; f <= b; f++) {
 		size_t slot = (size_t)(f % (int64_t)p->nslots);
 
-		fe = eng_frame_offset(p->tl, f + 1);
-		s = off > fo ? off : fo;
-		e = off + len < fe ? off + len : fe;
-		if (e <= s)
+		part = frame_part(p, f, off, len, &fo, &from);
+		if (!part)
 			continue;
 		/* a request starting inside a frame (after a seek, say):
 		 * what comes before it is not the reader's */
-		if (p->zc_pos[slot] < s - fo) {
+		if (p->zc_pos[slot] < from) {
 			rc = io->pipe_skip(io->ctx, p->zc_fds[slot][0],
-					   (size_t)(s - fo) - p->zc_pos[slot]);
+					   (size_t)from - p->zc_pos[slot]);
 			if (rc < 0) {
 				rc = -EIO;
 				goto out_unlock;
 			}
-			p->zc_pos[slot] = (size_t)(s - fo);
+			p->zc_pos[slot] = (size_t)from;
 		}
-		if (p->zc_pos[slot] + (e - s) > p->zc_fill[slot]) {
+		if (p->zc_pos[slot] + part > p->zc_fill[slot]) {
 			rc = -EIO;	/* never: a loaded frame is whole */
 			goto out_unlock;
 		}
 		pc[n].fd = p->zc_fds[slot][0];
-		pc[n].len = (size_t)(e - s);
-		p->zc_pos[slot] += (size_t)(e - s);
+		pc[n].len = part;
+		p->zc_pos[slot] += part;
 		n++;
 	}
 	*pccnt = n;
