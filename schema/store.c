@@ -77,6 +77,8 @@ enum {
 	STMT_RUN,
 	STMT_RUN_END,
 	STMT_TIMELINE,
+	STMT_TIMELINE_DEL,
+	STMT_RUN_DEL,
 	STMT_STREAM,
 	STMT_STREAM_CLOSE,
 	STMT_ACCESS,
@@ -108,6 +110,8 @@ static const char *const stmt_sql[STMT_N] = {
 	[STMT_TIMELINE] = "INSERT INTO timeline (run_id, name, path, fps_num, "
 			  "fps_den, frames, bytes) "
 			  "VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[STMT_TIMELINE_DEL] = "DELETE FROM timeline WHERE run_id = ?",
+	[STMT_RUN_DEL] = "DELETE FROM run WHERE id = ?",
 	[STMT_STREAM] = "INSERT INTO stream (run_id, timeline_id, pid, comm, "
 			"opened_ns) VALUES (?, ?, ?, ?, ?)",
 	[STMT_STREAM_CLOSE] = "UPDATE stream SET closed_ns = ?, bytes = ?, "
@@ -132,6 +136,10 @@ struct store {
 	uint64_t epoch_ns;
 	int started;		/* writer thread running (caller only) */
 	int run_ended;		/* store_run_end done (caller only) */
+	/* The transaction of the run and timeline rows is open: they are
+	 * seen together, at store_start, or not at all (caller only). */
+	int header_open;
+	int any_stream;		/* a stream was opened (under lock) */
 	pthread_t thread;
 	/* The checkpointer: its own connection (NULL: none, the writer
 	 * checkpoints inline) and thread, started and joined with the
@@ -548,6 +556,17 @@ err:
 
 /* ---------------------------------------------------------------- run */
 
+/* Roll back the connection's transaction, if one is still open (some
+ * errors, SQLITE_FULL or IOERR, roll back by themselves). */
+static void rollback_open(struct store *st)
+{
+	int rc = SQLITE_OK;
+
+	if (!sqlite3_get_autocommit(st->db))
+		step_done(st->db, st->stmt[STMT_ROLLBACK], "rollback", &rc,
+			  NULL);
+}
+
 int store_run_begin(struct store *st, const struct store_run_info *info,
 		    uint64_t epoch_ns)
 {
@@ -559,6 +578,8 @@ int store_run_begin(struct store *st, const struct store_run_info *info,
 	if (st->run_id || st->started)
 		return -EINVAL;
 	iso_now(started, sizeof(started));
+	step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
+		  &msg);
 	bind_text(s, 1, info->label, &rc);
 	bind_text(s, 2, started, &rc);
 	bind_text(s, 3, info->kernel, &rc);
@@ -571,11 +592,34 @@ int store_run_begin(struct store *st, const struct store_run_info *info,
 	bind_text(s, 7, info->media_dir, &rc);
 	step_done(st->db, s, "insert run row", &rc, &msg);
 	if (rc != SQLITE_OK) {
+		rollback_open(st);
 		keep_error(st, msg);
 		return -EIO;
 	}
 	st->run_id = sqlite3_last_insert_rowid(st->db);
 	st->epoch_ns = epoch_ns;
+	st->header_open = 1;
+	return 0;
+}
+
+/* Commit the run and timeline rows, so that readers of the database see
+ * them (all of them at once).  0 or -EIO, the rows then gone. */
+static int commit_header(struct store *st)
+{
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (!st->header_open)
+		return 0;
+	st->header_open = 0;
+	step_done(st->db, st->stmt[STMT_COMMIT], "commit the run row", &rc,
+		  &msg);
+	if (rc != SQLITE_OK) {
+		rollback_open(st);
+		keep_error(st, msg);
+		st->run_id = 0;
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -1186,6 +1230,8 @@ int store_start(struct store *st)
 
 	if (!st->run_id || st->started || st->run_ended)
 		return -EINVAL;
+	if (commit_header(st) < 0)
+		return -EIO;
 	ckpt_start(st);
 	rc = pthread_create(&st->thread, NULL, writer_main, st);
 	if (rc) {
@@ -1262,6 +1308,7 @@ int store_stream_open(struct store *st, int64_t timeline_id, pid_t pid,
 	e.ss = ss;
 
 	pthread_mutex_lock(&st->lock);
+	st->any_stream = 1;
 	ss->prev = NULL;
 	ss->next = st->streams;
 	if (st->streams)
@@ -1309,33 +1356,44 @@ void store_stream_close(struct store_stream *ss, uint64_t closed_ns,
 
 /* ---------------------------------------------------------------- end */
 
+/* Let the writer finish what is queued and join it (and the
+ * checkpointer); the caller owns the connection again after. */
+static void stop_writer(struct store *st)
+{
+	if (!st->started)
+		return;
+	pthread_mutex_lock(&st->lock);
+	st->stopping = 1;
+	pthread_cond_signal(&st->nonempty);
+	pthread_mutex_unlock(&st->lock);
+	pthread_join(st->thread, NULL);
+	st->started = 0;
+	ckpt_stop(st);
+}
+
 int store_run_end(struct store *st, uint64_t end_ns)
 {
 	sqlite3_stmt *s = st->stmt[STMT_RUN_END];
 	struct store_stats stats;
 	char ended[40];
 	char *msg = NULL;
-	int rc = SQLITE_OK;
+	int rc = SQLITE_OK, hdr;
 
 	if (st->run_ended)
 		return 0;
-	if (st->started) {
-		pthread_mutex_lock(&st->lock);
-		st->stopping = 1;
-		pthread_cond_signal(&st->nonempty);
-		pthread_mutex_unlock(&st->lock);
-		pthread_join(st->thread, NULL);
-		st->started = 0;
-		ckpt_stop(st);
-	}
+	hdr = commit_header(st);
+	stop_writer(st);
 	/* Refuse new entries and wake producers still blocked on a full
 	 * queue, then write what they queued after the writer's last look. */
 	pthread_mutex_lock(&st->lock);
 	st->ended = 1;
 	pthread_cond_broadcast(&st->notfull);
 	pthread_mutex_unlock(&st->lock);
-	drain_sync(st);
+	if (hdr == 0)
+		drain_sync(st);
 	st->run_ended = 1;
+	if (hdr < 0)
+		return -EIO;
 	if (!st->run_id)
 		return 0;
 
@@ -1352,6 +1410,48 @@ int store_run_end(struct store *st, uint64_t end_ns)
 		return -EIO;
 	}
 	return stats.last_error ? -EIO : 0;
+}
+
+int store_run_discard(struct store *st)
+{
+	int any, rc = SQLITE_OK;
+	char *msg = NULL;
+
+	if (!st->run_id || st->run_ended)
+		return -EINVAL;
+	pthread_mutex_lock(&st->lock);
+	any = st->any_stream;
+	pthread_mutex_unlock(&st->lock);
+	if (any)
+		return -EBUSY;
+	stop_writer(st);
+	pthread_mutex_lock(&st->lock);
+	st->ended = 1;
+	pthread_mutex_unlock(&st->lock);
+	st->run_ended = 1;
+	if (st->header_open) {
+		/* never committed: nobody saw the rows */
+		st->header_open = 0;
+		rollback_open(st);
+		st->run_id = 0;
+		return 0;
+	}
+	step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
+		  &msg);
+	bind_i64(st->stmt[STMT_TIMELINE_DEL], 1, st->run_id, &rc);
+	step_done(st->db, st->stmt[STMT_TIMELINE_DEL], "delete timeline rows",
+		  &rc, &msg);
+	bind_i64(st->stmt[STMT_RUN_DEL], 1, st->run_id, &rc);
+	step_done(st->db, st->stmt[STMT_RUN_DEL], "delete run row", &rc,
+		  &msg);
+	step_done(st->db, st->stmt[STMT_COMMIT], "commit", &rc, &msg);
+	st->run_id = 0;
+	if (rc != SQLITE_OK) {
+		rollback_open(st);
+		keep_error(st, msg);
+		return -EIO;
+	}
+	return 0;
 }
 
 void store_get_stats(struct store *st, struct store_stats *out)

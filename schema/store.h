@@ -65,8 +65,10 @@ int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
 /* Insert the run row; epoch_ns is the monotonic time that rows count from.
- * Call once, before store_start().  Returns 0, -EIO (see store_errmsg) or
- * -EINVAL (called twice). */
+ * Call once, before store_start().  The run and timeline rows are written
+ * in one transaction that store_start() (or store_run_end()) commits:
+ * readers of the database see them together or not at all.  Returns 0,
+ * -EIO (see store_errmsg) or -EINVAL (called twice). */
 int store_run_begin(struct store *st, const struct store_run_info *info,
 		    uint64_t epoch_ns);
 /* The run's row id (after store_run_begin). */
@@ -119,9 +121,16 @@ int store_set_hold(struct store *st, uint64_t rows);
 typedef void store_notify_fn(void *ctx, const char *msg);
 int store_set_notify(struct store *st, store_notify_fn *fn, void *ctx);
 
-/* Start the recorder thread.  0, -EINVAL (no store_run_begin, or already
- * started), -ENOMEM, or -errno from pthread_create. */
+/* Commit the run and timeline rows and start the recorder thread.  0,
+ * -EINVAL (no store_run_begin, or already started), -EIO (the commit
+ * failed: see store_errmsg), -ENOMEM, or -errno from pthread_create. */
 int store_start(struct store *st);
+
+/* Take back a run that never served a stream (its mount failed): stop the
+ * recorder and delete the run and timeline rows, or roll them back before
+ * store_start().  The run is ended after.  0, -EBUSY (a stream was opened:
+ * nothing is deleted), -EINVAL (no run, or ended) or -EIO. */
+int store_run_discard(struct store *st);
 
 /* Queue a new stream row (timeline row id, reader pid and command name,
  * open time).  The handle is valid until store_stream_close().  comm is

@@ -1235,6 +1235,90 @@ static void test_end_without_start(void **state)
 	sqlite3_close(db);
 }
 
+/* The run and timeline rows reach other readers together, at store_start,
+ * so a mount never shows up with a run missing or half its timelines. */
+static void test_header_one_transaction(void **state)
+{
+	struct store_timeline_info ti = { .name = "tl", .frames = 1 };
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t id;
+	int i;
+
+	st = open_ok(t->db, 0);
+	db = raw_open(t->db);
+	assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(store_timeline_add(st, &ti, &id), 0);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run"), 0);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM timeline"), 0);
+	assert_int_equal(store_start(st), 0);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run"), 1);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM timeline"), 3);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	sqlite3_close(db);
+}
+
+/* A run whose mount failed is taken back, before or after store_start;
+ * the next run of the file is as any other. */
+static void test_discard(void **state)
+{
+	struct store_timeline_info ti = { .name = "tl", .frames = 1 };
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t id;
+	int started;
+
+	for (started = 0; started < 2; started++) {
+		st = open_ok(t->db, 0);
+		assert_int_equal(store_run_discard(st), -EINVAL);
+		assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+		assert_int_equal(store_timeline_add(st, &ti, &id), 0);
+		if (started)
+			assert_int_equal(store_start(st), 0);
+		assert_int_equal(store_run_discard(st), 0);
+		assert_int_equal(store_run_discard(st), -EINVAL);
+		assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+		store_close(st);
+		db = raw_open(t->db);
+		assert_int_equal(q_i64(db, "SELECT count(*) FROM run"), 0);
+		assert_int_equal(q_i64(db, "SELECT count(*) FROM timeline"),
+				 0);
+		sqlite3_close(db);
+	}
+	one_run(t->db, "after");
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT label FROM run", "after");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM timeline"), 1);
+	sqlite3_close(db);
+}
+
+/* Once a stream was opened the run is real: discard refuses, keeps all. */
+static void test_discard_after_stream(void **state)
+{
+	struct store_stream *ss;
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(store_run_discard(st), -EBUSY);
+	store_stream_close(ss, EPOCH + SEC, 0, 0, 0, 0);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run WHERE "
+				   "ended_at IS NOT NULL"),
+			 1);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM stream"), 1);
+	sqlite3_close(db);
+}
+
 /* a test that gets a private directory as *state */
 #define TMP_TEST(f) cmocka_unit_test_setup_teardown(f, tmp_setup, tmp_teardown)
 
@@ -1261,6 +1345,9 @@ int main(void)
 		TMP_TEST(test_hold_end_in_outage),
 		TMP_TEST(test_hold_zero),
 		TMP_TEST(test_end_without_start),
+		TMP_TEST(test_header_one_transaction),
+		TMP_TEST(test_discard),
+		TMP_TEST(test_discard_after_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
