@@ -130,6 +130,14 @@ extern const struct fuse_lowlevel_ops fs_ops;
 /* Close every stream still open (unmount with readers active). */
 void fs_close_all_streams(struct fs *fs);
 
+/* fs/daemon.c: unless foreground, fork; the parent waits and exits 0 once
+ * the child calls fs_daemon_ready (1 if the child exits first).  -1 with a
+ * message on stderr. */
+int fs_daemon_start(int foreground);
+/* The child is mounted and recording: chdir /, stdio to /dev/null, and let
+ * the parent exit 0.  In foreground only the chdir. */
+void fs_daemon_ready(void);
+
 /* fs/sys.c: facts about the host for the run row */
 char *fs_kernel_release(void);
 char *fs_host_name(void);

@@ -2,7 +2,8 @@
 /*
  * timelinefs: mount the timelines of a media folder as files.  Everything
  * that can fail for a user's reason (options, timelines, media, database,
- * mount point) is checked before daemonizing, so the exit code tells.
+ * mount point) is checked before a background mount's parent exits, so the
+ * exit code tells (fs/daemon.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -256,28 +257,12 @@ static int store_begin(struct fs *fs, const char *cmdline)
 		fprintf(stderr, "timelinefs: cannot record in %s: %s\n",
 			fs->cfg.db, store_errmsg(fs->store) ?
 			store_errmsg(fs->store) : strerror(-rc));
+		/* no partial run (the header is one transaction) */
+		store_run_discard(fs->store);
 		store_close(fs->store);
 		fs->store = NULL;
 		return -1;
 	}
-	return 0;
-}
-
-/* Check before daemonizing that the database can be opened and written:
- * SQLite connections must not cross the fork of fuse_daemonize() (their
- * POSIX locks would stay with the parent), so this one is closed again. */
-static int store_probe(struct fs *fs)
-{
-	struct store *st;
-	char *err = NULL;
-	int rc = store_open(fs->cfg.db, 0, &st, &err);
-
-	if (rc < 0) {
-		fprintf(stderr, "timelinefs: %s\n", err ? err : strerror(-rc));
-		free(err);
-		return -1;
-	}
-	store_close(st);
 	return 0;
 }
 
@@ -348,7 +333,7 @@ int main(int argc, char *argv[])
 		if (eng_inject_wrap(fs.cfg.inject_v, &fs.io_base, &fs.io) < 0)
 			goto err_files;
 	}
-	if (load_timelines(&fs) < 0 || store_probe(&fs) < 0)
+	if (load_timelines(&fs) < 0)
 		goto err_files;
 	probe_direct(&fs);
 	fs.mount_time = (uint64_t)time(NULL);
@@ -358,13 +343,25 @@ int main(int argc, char *argv[])
 		goto err_files;
 	if (fuse_set_signal_handlers(fs.se) != 0)
 		goto err_session;
-	if (fuse_session_mount(fs.se, fs.cfg.mountpoint) != 0)
+	/* The run and timeline rows are committed before the mount, so
+	 * that whoever sees the mount point mounted (a script polling
+	 * /proc/mounts, or the shell after a background mount returned)
+	 * finds them in the database.  The store is opened after the fork:
+	 * SQLite connections must not cross it (their POSIX locks would
+	 * stay with the parent). */
+	if (fs_daemon_start(opts.foreground) < 0)
 		goto err_signals;
-	if (fuse_daemonize(opts.foreground) != 0)
-		goto err_unmount;
-	store_to_syslog = !opts.foreground;
 	if (store_begin(&fs, cmdline) < 0)
-		goto err_unmount;
+		goto err_signals;
+	if (fuse_session_mount(fs.se, fs.cfg.mountpoint) != 0) {
+		/* libfuse said why, but not where */
+		fprintf(stderr, "timelinefs: cannot mount on %s\n",
+			fs.cfg.mountpoint);
+		/* no run without a mount */
+		store_run_discard(fs.store);
+		store_close(fs.store);
+		goto err_signals;
+	}
 	if (!fs.cfg.direct_io && fs.cfg.readahead_kb) {
 		int rc = fs_set_readahead(fs.cfg.mountpoint,
 					  fs.cfg.readahead_kb);
@@ -375,6 +372,8 @@ int main(int argc, char *argv[])
 				 "send smaller requests)\n",
 				 fs.cfg.readahead_kb, strerror(-rc));
 	}
+	fs_daemon_ready();
+	store_to_syslog = !opts.foreground;
 
 	if (opts.singlethread) {
 		ret = fuse_session_loop(fs.se);
@@ -424,7 +423,6 @@ err_store:
 				  ss.stream_rows_lost == 1 ? "" : "s");
 		store_close(fs.store);
 	}
-err_unmount:
 	fuse_session_unmount(fs.se);
 err_signals:
 	fuse_remove_signal_handlers(fs.se);

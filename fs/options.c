@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fs.h"
@@ -282,6 +283,9 @@ static int parse_load_options(struct fs_config *cfg, struct eng_diag *diag)
 int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 		   struct eng_diag *diag)
 {
+	struct stat sb;
+	int e;
+
 	fs_config_defaults(cfg);
 	/* opt_proc's messages: it is handed cfg only */
 	cfg->diag = diag;
@@ -300,6 +304,15 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 	if (canonical(&cfg->media_dir, "media folder", diag) < 0 ||
 	    canonical(&cfg->mountpoint, "mount point", diag) < 0)
 		return -1;
+	/* FUSE would mount on a file too, as a file: not a folder of
+	 * timelines, and then the root's type would not match */
+	e = stat(cfg->mountpoint, &sb) < 0 ? errno :
+	    !S_ISDIR(sb.st_mode) ? ENOTDIR : 0;
+	if (e) {
+		eng_diag_add(diag, "timelinefs", 0, "mount point %s: %s",
+			     cfg->mountpoint, strerror(e));
+		return -1;
+	}
 	if (!cfg->timelines &&
 	    asprintf(&cfg->timelines, "%s/timelines", cfg->media_dir) < 0)
 		return -1;

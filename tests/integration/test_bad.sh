@@ -86,6 +86,11 @@ try_mount "unwritable database" "cannot open database" -- \
 try_mount "empty timelines folder" "no timeline" -- \
 	-o timelines="$T/mnt",db="$T/t.db" "$M" "$T/mnt"
 try_mount "one argument only" "MEDIA_DIR and MOUNTPOINT" -- "$M"
+: >"$T/afile"
+try_mount "mount point is a file" "mount point $T/afile: Not a directory" -- \
+	-o db="$T/t.db" "$M" "$T/afile"
+check "mount point is a file: not mounted on it" sh -c "! grep -q ' $T/afile fuse' /proc/mounts"
+try_mount "missing mount point" "$T/nomnt" -- -o db="$T/t.db" "$M" "$T/nomnt"
 
 out=$("$BIN" -h 2>&1) || true
 check "-h lists every option with its default" sh -c '

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The mount and its run row: whoever sees the mount point mounted finds the
+# run and all its timelines in the database (a script polling /proc/mounts
+# after starting timelinefs -f, or the shell after a background mount
+# returned).  The background mode: the parent exits 0 only once the child is
+# mounted and recording, 1 with the child's message when it fails; a mount
+# that fails leaves no run behind.
+. "$(dirname "$0")/lib.sh"
+
+M=$T/media
+DB=$T/d.db
+NTL=150
+# many timelines: their rows take a while to write, the window to catch
+"$GEN" --clips 2 --clip-seconds 2 --timelines $NTL --events 2 \
+	--min-seconds 0.2 --max-seconds 0.4 --video-rate 1M "$M" >/dev/null
+mkdir -p "$T/mnt"
+
+runs() {
+	q "select count(*) from run"
+}
+
+# 1. foreground: at the first sight of the mount, the run and all its rows
+for i in 1 2 3; do
+	before=$(runs 2>/dev/null || echo 0)
+	"$BIN" -f -o db="$DB",label="fg$i" "$M" "$T/mnt" >"$T/fg.log" 2>&1 &
+	DAEMON=$!
+	PIDS="$PIDS $DAEMON"
+	MOUNTS="$MOUNTS $T/mnt"
+	n=0
+	# no sleep: look as often as the shell can
+	while ! is_mounted "$T/mnt" && kill -0 $DAEMON 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -lt 200000 ] || break
+	done
+	got=$(q "select count(*) || '|' || (select count(*) from timeline
+		where run_id = r.id) from run r where label = 'fg$i'")
+	check_eq "foreground $i: mounted, and the run with its $NTL timelines already there" \
+		"1|$NTL" "$got"
+	check_eq "foreground $i: one run more" $((before + 1)) "$(runs)"
+	umount_fs "$T/mnt"
+done
+
+# 2. background: when the command returns, mounted and recorded
+rc=0
+"$BIN" -o db="$DB",label=bg "$M" "$T/mnt" >"$T/bg.out" 2>"$T/bg.err" || rc=$?
+MOUNTS="$MOUNTS $T/mnt"
+check_eq "background: exits 0" 0 "$rc"
+check "background: mounted when it returns" is_mounted "$T/mnt"
+check_eq "background: the run and its timelines recorded when it returns" \
+	"1|$NTL|1" "$(q "select count(*) || '|' || (select count(*) from timeline
+		where run_id = r.id) || '|' || (ended_at is null) from run r
+		where label = 'bg'")"
+check_eq "background: nothing on stdout or stderr" "" "$(cat "$T/bg.out" "$T/bg.err")"
+bgpid=$(pgrep -f "timelinefs -o db=$DB,label=bg" || true)
+check "background: the daemon runs" test -n "$bgpid"
+PIDS="$PIDS $bgpid"
+check_eq "background: its working directory is /" / \
+	"$(readlink "/proc/$bgpid/cwd" 2>/dev/null || echo gone)"
+check_eq "background: in its own session" "$bgpid" \
+	"$(ps -o sid= -p "$bgpid" 2>/dev/null | tr -d ' ')"
+want=$(q "select bytes from timeline t join run r on r.id = t.run_id
+	where r.label = 'bg' and t.name = 'timeline01'")
+check "background: the timeline's size is known ($want)" test "${want:-0}" -gt 0
+got=$(dd if="$T/mnt/timeline01" of=/dev/null bs=1M 2>&1 | sed -n 's/^\([0-9]*\) bytes.*/\1/p')
+check_eq "background: reads through the mount" "$want" "$got"
+fusermount3 -u "$T/mnt"
+check "background: the daemon exits at unmount" wait_daemon "$bgpid"
+check_eq "background: the run ended, its stream recorded" "1|1" \
+	"$(q "select ended_at is not null, (select count(*) from stream
+		where run_id = r.id) from run r where label = 'bg'")"
+
+# 3. a mount that fails after the run was recorded leaves no run behind:
+# user nobody may not mount on a folder it cannot write (fusermount3 says
+# so), a failure that only the mount itself finds
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 711 "$T"
+	mkdir -p "$T/udb" "$T/umnt"
+	chmod 777 "$T/udb"
+	UDB=$T/udb/u.db
+	for mode in -f background; do
+		fg=
+		[ $mode = background ] || fg=-f
+		rc=0
+		# shellcheck disable=SC2086
+		timeout 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$BIN" $fg -o db="$UDB",label="bad$mode" "$M" "$T/umnt" \
+			>"$T/bad.err" 2>&1 || rc=$?
+		check_eq "failed mount ($mode): exits 1" 1 "$rc"
+		check "failed mount ($mode): the message names the mount point" \
+			grep -q "$T/umnt" "$T/bad.err"
+		check_eq "failed mount ($mode): the database has no run" 0 \
+			"$(sqlite3 "$UDB" 'select count(*) from run' 2>&1)"
+		check "failed mount ($mode): no daemon left" \
+			sh -c "! pgrep -f 'timelinef[s] .*label=bad$mode' >/dev/null"
+		check "failed mount ($mode): not mounted" \
+			sh -c "! grep -q ' $T/umnt fuse' /proc/mounts"
+	done
+else
+	echo "skip: failed-mount cases need root and setpriv"
+fi
+
+# 4. background with a database it cannot open: exit 1, the reason, no mount
+rc=0
+timeout 20 "$BIN" -o db="$T/no/such/dir/x.db" "$M" "$T/mnt" >"$T/db.err" 2>&1 || rc=$?
+check_eq "background, bad database: exits 1" 1 "$rc"
+check "background, bad database: says why" grep -q "cannot open database $T/no/such/dir/x.db" "$T/db.err"
+check "background, bad database: not mounted" sh -c "! grep -q ' $T/mnt fuse' /proc/mounts"
+
+finish
