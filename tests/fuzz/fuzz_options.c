@@ -110,8 +110,9 @@ static const char *next_opts(char **argv, int argc, int *i)
 }
 
 /* The value the command line last gave option `name` ("name=VALUE" among
- * the ','-separated -o elements, a backslash quoting the next byte, as
- * fuse_opt reads them) into out; 0 when it gave none. */
+ * the ','-separated -o elements, a backslash quoting the next byte or
+ * giving one in octal, as fuse_opt reads them) into out; 0 when it gave
+ * none. */
 static int last_value(char **argv, int argc, const char *name, char *out,
 		      size_t size)
 {
@@ -123,10 +124,24 @@ static int last_value(char **argv, int argc, const char *name, char *out,
 	while ((o = next_opts(argv, argc, &i)) != NULL) {
 		while (*o) {
 			for (k = 0; *o && *o != ','; o++) {
-				if (*o == '\\' && o[1])
+				char ch = *o;
+
+				if (*o == '\\' && o[1]) {
 					o++;
+					ch = *o;
+					/* fuse_opt reads \ooo (000-377) as
+					 * that byte; \000 ends the value */
+					if (o[0] >= '0' && o[0] <= '3' &&
+					    o[1] >= '0' && o[1] <= '7' &&
+					    o[2] >= '0' && o[2] <= '7') {
+						ch = (char)((o[0] - '0') * 64 +
+							    (o[1] - '0') * 8 +
+							    (o[2] - '0'));
+						o += 2;
+					}
+				}
 				if (k + 1 < sizeof(el))
-					el[k++] = *o;
+					el[k++] = ch;
 			}
 			el[k] = '\0';
 			if (*o)
