@@ -369,13 +369,16 @@ struct eng_io {
 	 * splice_in: pread of fd into write end wr; bytes moved or -errno.
 	 * pipe_zero: len zero bytes into wr; len or -errno.
 	 * pipe_skip: discard len bytes at the read end rd (SIZE_MAX: all it
-	 * holds); 0 or -errno.  Nothing of these blocks. */
+	 * holds); 0, or -errno (-EIO: it held fewer than len).
+	 * pipe_avail: the bytes the read end rd holds, or -errno.
+	 * Nothing of these blocks. */
 	int (*pipe_new)(void *ctx, size_t bytes, int fds[2]);
 	void (*pipe_free)(void *ctx, const int fds[2]);
 	ssize_t (*splice_in)(void *ctx, int fd, uint64_t off, size_t len,
 			     int wr);
 	ssize_t (*pipe_zero)(void *ctx, int wr, size_t len);
 	int (*pipe_skip)(void *ctx, int rd, size_t len);
+	ssize_t (*pipe_avail)(void *ctx, int rd);
 };
 
 /* How often the player re-checks an open media fd (struct eng_io.check). */
@@ -511,9 +514,11 @@ struct eng_piece {
  * Other returns as eng_player_read(). */
 ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
 			   struct eng_piece *pc, int pcmax, int *pccnt);
-/* End of a zero-copy request.  consumed: the reply took every byte of the
- * pieces; 0 (the reply failed, how far it got unknown) empties every pipe
- * so that the next request reads its frames again. */
+/* End of a zero-copy request.  consumed: the reply says it took every
+ * byte of the pieces, which the player checks against what the pipes
+ * still hold (io->pipe_avail); 0, or pipes that disagree (a failed reply,
+ * how far it got unknown), empties every pipe so that the next request
+ * reads its frames again. */
 void eng_player_zc_done(struct eng_player *p, int consumed);
 /* eng_player_read() that does not wait for the filler: for a filled player
  * whose frames are not all loaded yet it returns -EAGAIN (request lock

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -250,6 +251,8 @@ static int real_pipe_skip(void *ctx, int rd, size_t len)
 	unsigned char sink[16 * 1024];	/* written, never read */
 	ssize_t n;
 
+	int all = len == SIZE_MAX;
+
 	(void)ctx;
 	/* read(), not splice to /dev/null: no fd to keep, and what is
 	 * skipped is rare (a seek into a frame, bytes never asked for) */
@@ -257,13 +260,23 @@ static int real_pipe_skip(void *ctx, int rd, size_t len)
 		n = read(rd, sink, len < sizeof(sink) ? len : sizeof(sink));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return errno == EAGAIN ? 0 : -errno;
-		if (n == 0)
-			break;
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		if (n <= 0)	/* empty: fine for "all", short otherwise */
+			return all ? 0 : -EIO;
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+static ssize_t real_pipe_avail(void *ctx, int rd)
+{
+	int n;
+
+	(void)ctx;
+	if (ioctl(rd, FIONREAD, &n) < 0)
+		return -errno;
+	return n;
 }
 
 void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
@@ -284,5 +297,6 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 	io->splice_in = real_splice_in;
 	io->pipe_zero = real_pipe_zero;
 	io->pipe_skip = real_pipe_skip;
+	io->pipe_avail = real_pipe_avail;
 	io->ctx = real;
 }

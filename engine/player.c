@@ -87,6 +87,10 @@ struct eng_player {
 	int zc;
 	int (*zc_fds)[2];
 	size_t *zc_fill, *zc_pos;
+	/* the slots the request holding req_lock handed out, for
+	 * eng_player_zc_done to see that their pipes were emptied */
+	size_t zc_used[ENG_ZC_MAX_SLOTS];
+	int zc_nused;
 };
 
 /* Duration of k frames at the player's speed, in ns.  At speed 1 the
@@ -252,9 +256,10 @@ static void zc_reset_slot(struct eng_player *p, size_t slot)
 {
 	const struct eng_io *io = p->cfg.io;
 
+	/* all it holds, not fill - pos: a count gone wrong must not leave
+	 * old bytes ahead of the next frame's */
 	if (p->zc_fill[slot] > p->zc_pos[slot])
-		io->pipe_skip(io->ctx, p->zc_fds[slot][0],
-			      p->zc_fill[slot] - p->zc_pos[slot]);
+		io->pipe_skip(io->ctx, p->zc_fds[slot][0], SIZE_MAX);
 	p->zc_fill[slot] = p->zc_pos[slot] = 0;
 }
 
@@ -711,6 +716,7 @@ static void zc_decide(struct eng_player *p, size_t len)
 	p->zc = -1;
 	if (!p->cfg.zero_copy || !io->pipe_new || !io->pipe_free ||
 	    !io->splice_in || !io->pipe_zero || !io->pipe_skip ||
+	    !io->pipe_avail ||
 	    p->cfg.pace.mode != ENG_PACE_OFF || p->filled ||
 	    p->cfg.backing != ENG_BACKING_BUFFERED ||
 	    len < ENG_ZC_MIN_REQUEST || p->nslots > ENG_ZC_MAX_SLOTS)
@@ -934,6 +940,22 @@ static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
 	return served(p, len);
 }
 
+/* Empty every pipe and forget what the ring held, lock held: the next
+ * request reads its frames again. */
+static void zc_drop(struct eng_player *p)
+{
+	const struct eng_io *io = p->cfg.io;
+	size_t i;
+
+	for (i = 0; i < p->nslots; i++) {
+		io->pipe_skip(io->ctx, p->zc_fds[i][0], SIZE_MAX);
+		p->zc_fill[i] = p->zc_pos[i] = 0;
+	}
+	p->lo = p->head;
+	p->epoch++;
+	p->zc_nused = 0;
+}
+
 ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
 			   struct eng_piece *pc, int pcmax, int *pccnt)
 {
@@ -951,10 +973,11 @@ ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
 	if (rc <= 0)
 		return rc;
 	/* first see that it fits: the pipes are not touched on failure */
-	if (b - a + 1 > pcmax) {
+	if (b - a + 1 > pcmax || b - a + 1 > ENG_ZC_MAX_SLOTS) {
 		rc = -E2BIG;
 		goto out_unlock;
 	}
+	p->zc_nused = 0;
 	for (f = a; f <= b; f++) {
 		size_t slot = (size_t)(f % (int64_t)p->nslots);
 
@@ -968,43 +991,62 @@ ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
 					   (size_t)from - p->zc_pos[slot]);
 			if (rc < 0) {
 				rc = -EIO;
-				goto out_unlock;
+				goto out_drop;
 			}
 			p->zc_pos[slot] = (size_t)from;
 		}
 		if (p->zc_pos[slot] + part > p->zc_fill[slot]) {
 			rc = -EIO;	/* never: a loaded frame is whole */
-			goto out_unlock;
+			goto out_drop;
 		}
 		pc[n].fd = p->zc_fds[slot][0];
 		pc[n].len = part;
 		p->zc_pos[slot] += part;
+		p->zc_used[n] = slot;
 		n++;
 	}
 	*pccnt = n;
+	p->zc_nused = n;
 	return served(p, len);
+out_drop:
+	/* the pieces before this one count as handed out: they are not */
+	zc_drop(p);
 out_unlock:
 	pthread_mutex_unlock(&p->lock);
 	pthread_mutex_unlock(&p->req_lock);
 	return rc;
 }
 
+/* Is every pipe the last request used holding what the counts say is
+ * left in it?  req_lock held: pace=off, so nothing else touches them. */
+static int zc_pipes_agree(struct eng_player *p)
+{
+	const struct eng_io *io = p->cfg.io;
+	int i;
+
+	for (i = 0; i < p->zc_nused; i++) {
+		size_t slot = p->zc_used[i];
+		ssize_t left = io->pipe_avail(io->ctx, p->zc_fds[slot][0]);
+
+		if (left < 0 ||
+		    (size_t)left != p->zc_fill[slot] - p->zc_pos[slot])
+			return 0;
+	}
+	return 1;
+}
+
 void eng_player_zc_done(struct eng_player *p, int consumed)
 {
-	size_t i;
-
-	if (!consumed && p->zc > 0) {
+	/* The reply's word is not enough: libfuse answers some failures
+	 * (no memory for its copy path) with an error reply and returns 0,
+	 * having taken none or part of the bytes.  Bytes left behind would
+	 * be handed out later as another part of the file. */
+	if (p->zc > 0 && (!consumed || !zc_pipes_agree(p))) {
 		pthread_mutex_lock(&p->lock);
-		for (i = 0; i < p->nslots; i++) {
-			p->cfg.io->pipe_skip(p->cfg.io->ctx,
-					     p->zc_fds[i][0], SIZE_MAX);
-			p->zc_fill[i] = p->zc_pos[i] = 0;
-		}
-		/* nothing held any more: the next request reads again */
-		p->lo = p->head;
-		p->epoch++;
+		zc_drop(p);
 		pthread_mutex_unlock(&p->lock);
 	}
+	p->zc_nused = 0;
 	pthread_mutex_unlock(&p->req_lock);
 }
 

@@ -96,6 +96,7 @@ struct fake {
 	} pipes[MAX_PIPES];
 	int npipes, pipe_fail_at;	/* pipe_new number that fails, -1 */
 	long pipe_skips;
+	int pipe_skip_fail;		/* the next n pipe_skips fail (EIO) */
 };
 
 static struct fake_file *file_of(struct fake *f, int fd)
@@ -305,8 +306,21 @@ static int fake_pipe_skip(void *ctx, int rd, size_t len)
 	struct fake *f = ctx;
 
 	f->pipe_skips++;
-	pipe_pop(f, rd, NULL, len);
+	if (f->pipe_skip_fail > 0) {
+		f->pipe_skip_fail--;
+		return -EIO;
+	}
+	if (pipe_pop(f, rd, NULL, len) < len && len != SIZE_MAX)
+		return -EIO;
 	return 0;
+}
+
+static ssize_t fake_pipe_avail(void *ctx, int rd)
+{
+	struct fake_pipe *fp = pipe_of(ctx, rd, 0);
+
+	assert_non_null(fp);
+	return (ssize_t)fp->len;
 }
 
 static void fake_zero_copy(struct fake *f)
@@ -316,6 +330,7 @@ static void fake_zero_copy(struct fake *f)
 	f->io.splice_in = fake_splice_in;
 	f->io.pipe_zero = fake_pipe_zero;
 	f->io.pipe_skip = fake_pipe_skip;
+	f->io.pipe_avail = fake_pipe_avail;
 }
 
 static void log_record(void *ctx, const struct eng_access *a)
@@ -1952,6 +1967,67 @@ static void test_zc_not_taken(void **state)
 	}
 }
 
+/* A reply that says it took every byte but took none or part of them
+ * (libfuse answers a failed copy with an error reply and returns 0), and
+ * a request that failed inside the pipes: the pipes are emptied, and the
+ * requests after it, on past the failed range, get the file's own bytes,
+ * not the leftovers. */
+static void test_zc_reply_short(void **state)
+{
+	int c;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		struct eng_timeline *tl = zc_tl();
+		unsigned char *want = expected_file(tl, NULL);
+		unsigned char *got = calloc(1, tl->bytes);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg;
+		struct eng_player *p;
+		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+		uint64_t off = 300000, f5 = eng_frame_offset(tl, 5);
+		ssize_t n;
+		int cnt;
+
+		assert_non_null(got);
+		fake_zero_copy(f);
+		cfg = zc_cfg(f);
+		p = new_player(tl, &cfg);
+		assert_int_equal(zc_read(f, p, got, 0, off), off);
+		if (c < 2) {
+			assert_int_equal(eng_player_read_zc(p, off, 300000, pc,
+							    ENG_ZC_MAX_SLOTS,
+							    &cnt),
+					 300000);
+			assert_true(cnt >= 2);
+			if (c == 1)	/* part of the first piece */
+				pipe_pop(f, pc[0].fd, NULL, pc[0].len / 2);
+			eng_player_zc_done(p, 1);
+			off += 300000;
+		} else {
+			f->pipe_skip_fail = 1;
+			assert_int_equal(eng_player_read_zc(p, f5 + 1234, 65536,
+							    pc,
+							    ENG_ZC_MAX_SLOTS,
+							    &cnt),
+					 -EIO);
+			assert_int_equal(f->pipe_skip_fail, 0);
+		}
+		while ((n = zc_read(f, p, got + off, off, 65536)) > 0)
+			off += (uint64_t)n;
+		assert_int_equal(n, 0);
+		assert_int_equal(off, tl->bytes);
+		assert_memory_equal(got, want, 300000);
+		assert_memory_equal(got + 600000, want + 600000,
+				    tl->bytes - 600000);
+		eng_player_free(p);
+		fake_free(f);
+		free(got);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
 /* A pipe hands its bytes out once: reading them again reads the frames
  * again (not played twice); a request inside a frame skips what is
  * before it; a failed reply empties the pipes and the next request reads
@@ -2246,6 +2322,7 @@ int main(void)
 		cmocka_unit_test(test_zc_play),
 		cmocka_unit_test(test_zc_not_taken),
 		cmocka_unit_test(test_zc_reread),
+		cmocka_unit_test(test_zc_reply_short),
 		cmocka_unit_test(test_io_real),
 		cmocka_unit_test(test_io_real_zc),
 	};
