@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,12 +42,16 @@ int fs_daemon_start(int foreground)
 		return -1;
 	}
 	if (pid > 0) {
-		/* EOF: the child exited without saying it is ready.  A signal
-		 * (Ctrl-C reaches the child too) only interrupts the wait. */
+		int told = 0;
+
+		/* EOF: the child exited without saying it is ready.  Ctrl-C
+		 * (libfuse's handlers are in place) interrupts the wait; the
+		 * child, in a session of its own, does not see it: pass it
+		 * on, and the child gives up before it says it is ready. */
 		close(p[1]);
-		do
-			n = read(p[0], &c, 1);
-		while (n < 0 && errno == EINTR);
+		while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
+			if (!told++)
+				kill(pid, SIGTERM);
 		_exit(n == 1 && c == 0 ? 0 : 1);
 	}
 	close(p[0]);

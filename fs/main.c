@@ -372,6 +372,18 @@ int main(int argc, char *argv[])
 				 "send smaller requests)\n",
 				 fs.cfg.readahead_kb, strerror(-rc));
 	}
+	/* SIGINT/TERM/HUP while starting (a busy database can hold us for
+	 * seconds; a background parent passes its Ctrl-C on): the mount is
+	 * not what the user wants any more, nor the run that it would end
+	 * at once.  Undone here, and the exit says so. */
+	if (fuse_session_exited(fs.se)) {
+		fprintf(stderr, "timelinefs: interrupted while starting; "
+			"%s unmounted, no run recorded\n", fs.cfg.mountpoint);
+		fuse_session_unmount(fs.se);
+		store_run_discard(fs.store);
+		store_close(fs.store);
+		goto err_signals;
+	}
 	fs_daemon_ready();
 	store_to_syslog = !opts.foreground;
 

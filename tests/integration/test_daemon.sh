@@ -107,4 +107,60 @@ check_eq "background, bad database: exits 1" 1 "$rc"
 check "background, bad database: says why" grep -q "cannot open database $T/no/such/dir/x.db" "$T/db.err"
 check "background, bad database: not mounted" sh -c "! grep -q ' $T/mnt fuse' /proc/mounts"
 
+# 5. Stopped while starting: another connection holds the WAL database's
+# write lock for 2 s (within the busy timeout) and the daemon waits for
+# it; SIGTERM then (to the waiting parent in background mode, which passes
+# it on) ends it with 1 and a reason, not mounted, no run, no process.
+# (SIGTERM, not SIGINT: a script's & jobs ignore SIGINT; Ctrl-C at a
+# terminal takes the same path.)
+if command -v python3 >/dev/null; then
+	for mode in -f background; do
+		fg=
+		[ $mode = background ] || fg=-f
+		IDB=$T/int$mode.db
+		python3 -c '
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA journal_mode=WAL")
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(2)
+c.execute("COMMIT")' "$IDB" "$T/locked$mode" &
+		locker=$!
+		PIDS="$PIDS $locker"
+		n=0
+		while [ ! -e "$T/locked$mode" ] && [ $n -lt 100 ]; do
+			sleep 0.05
+			n=$((n + 1))
+		done
+		# shellcheck disable=SC2086
+		"$BIN" $fg -o db="$IDB",label="int$mode" "$M" "$T/mnt" \
+			>"$T/int.err" 2>&1 &
+		starter=$!
+		PIDS="$PIDS $starter"
+		MOUNTS="$MOUNTS $T/mnt"
+		sleep 0.5
+		kill -TERM $starter
+		rc=0
+		wait $starter || rc=$?
+		wait $locker 2>/dev/null || true
+		check_eq "interrupted while starting ($mode): exits 1" 1 "$rc"
+		check "interrupted while starting ($mode): says so" \
+			grep -q "interrupted while starting; $T/mnt unmounted, no run recorded" "$T/int.err"
+		i=0
+		while pgrep -f "timelinef[s] .*label=int$mode" >/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		check "interrupted while starting ($mode): no daemon left" \
+			sh -c "! pgrep -f 'timelinef[s] .*label=int$mode' >/dev/null"
+		check "interrupted while starting ($mode): not mounted" \
+			sh -c "! grep -q ' $T/mnt fuse' /proc/mounts"
+		check_eq "interrupted while starting ($mode): no run" 0 \
+			"$(DB=$IDB q 'select count(*) from run')"
+	done
+else
+	echo "# no python3: the interrupted start is not checked"
+fi
+
 finish
