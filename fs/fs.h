@@ -148,6 +148,8 @@ void fs_comm_of(pid_t pid, char *buf, size_t len);
 int fs_set_readahead(const char *mountpoint, unsigned kb);
 /* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */
 unsigned long fs_pipe_max(void);
+/* Soft RLIMIT_NOFILE up to the hard one.  0, or -1 with errno set. */
+int fs_raise_nofile(void);
 /* Largest pipe libfuse needs to splice a reply of len bytes (header and
  * slack pages, rounded up to a power of two pages as the kernel does). */
 unsigned long fs_splice_pipe_need(size_t len);

@@ -319,6 +319,10 @@ int main(int argc, char *argv[])
 	    fuse_parse_cmdline(&args, &opts) != 0)
 		goto err_args;
 
+	if (fs_raise_nofile() < 0)
+		fprintf(stderr, "timelinefs: cannot raise the open file limit: "
+			"%s (many streams may fail with EMFILE)\n",
+			strerror(errno));
 	fs.media_fd = open(fs.cfg.media_dir, O_RDONLY | O_DIRECTORY |
 			   O_CLOEXEC);
 	if (fs.media_fd < 0) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -128,4 +129,21 @@ unsigned long fs_splice_pipe_need(size_t len)
 	while (p < need)
 		p <<= 1;
 	return p;
+}
+
+/* Each stream opens a file per clip and track it plays (a 21-clip edit of
+ * video and two audio tracks: 63), plus a pipe pair per ring slot with
+ * zero copy: a few dozen streams pass the usual soft limit of 1024, and
+ * the frames of the next would fail with EMFILE.  The hard limit is the
+ * administrator's; the soft one is ours to raise up to it. */
+int fs_raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
+		return -1;
+	if (r.rlim_cur >= r.rlim_max)
+		return 0;
+	r.rlim_cur = r.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &r);
 }

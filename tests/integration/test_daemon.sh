@@ -5,7 +5,8 @@
 # after starting timelinefs -f, or the shell after a background mount
 # returned).  The background mode: the parent exits 0 only once the child is
 # mounted and recording, 1 with the child's message when it fails; a mount
-# that fails leaves no run behind.
+# that fails leaves no run behind; a signal while starting; the open file
+# limit.
 . "$(dirname "$0")/lib.sh"
 
 M=$T/media
@@ -162,5 +163,42 @@ c.execute("COMMIT")' "$IDB" "$T/locked$mode" &
 else
 	echo "# no python3: the interrupted start is not checked"
 fi
+
+# 6. The open file limit: started with a soft limit of 40, the daemon
+# raises it to the hard one, so that 4 streams of 12-event edits (up to
+# 36 media files each, kept open as they play) all read without EMFILE
+F=$T/fds
+"$GEN" --clips 12 --clip-seconds 1 --timelines 4 --events 12 \
+	--min-seconds 0.2 --max-seconds 0.3 --video-rate 1M "$F" >/dev/null
+FDB=$T/fds.db
+sh -c 'ulimit -Sn 40 && exec "$@"' sh "$BIN" -f \
+	-o db="$FDB",pace=off,backing=buffered "$F" "$T/mnt" >"$T/fds.log" 2>&1 &
+DAEMON=$!
+PIDS="$PIDS $DAEMON"
+MOUNTS="$MOUNTS $T/mnt"
+n=0
+while ! is_mounted "$T/mnt" && kill -0 $DAEMON 2>/dev/null && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+hard=$(ulimit -Hn)
+check_eq "open file limit: raised to the hard limit ($hard)" "$hard $hard" \
+	"$(awk '/^Max open files/ { print $4, $5 }' "/proc/$DAEMON/limits")"
+fails=0
+for i in 1 2 3 4; do
+	dd if="$T/mnt/timeline0$i" of=/dev/null bs=1M 2>"$T/fds$i.err" &
+	eval "r$i=\$!"
+done
+for i in 1 2 3 4; do
+	eval "wait \$r$i" || fails=$((fails + 1))
+done
+check_eq "open file limit: 4 streams read" 0 "$fails"
+umount_fs "$T/mnt"
+# the files the streams held open at once, well above the 40
+files=$(DB=$FDB q "select sum(n) from (select count(distinct clip || track) n
+	from access group by stream_id)")
+check "open file limit: the streams held $files media files" test "$files" -gt 80
+check_eq "open file limit: no failed access" 0 \
+	"$(DB=$FDB q "select sum(errno <> 0) from access")"
 
 finish
