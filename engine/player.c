@@ -716,8 +716,7 @@ static void zc_decide(struct eng_player *p, size_t len)
 	p->zc = -1;
 	if (!p->cfg.zero_copy || !io->pipe_new || !io->pipe_free ||
 	    !io->splice_in || !io->pipe_zero || !io->pipe_skip ||
-	    !io->pipe_avail ||
-	    p->cfg.pace.mode != ENG_PACE_OFF || p->filled ||
+	    !io->pipe_avail || p->cfg.pace.mode != ENG_PACE_OFF || p->filled ||
 	    p->cfg.backing != ENG_BACKING_BUFFERED ||
 	    len < ENG_ZC_MIN_REQUEST || p->nslots > ENG_ZC_MAX_SLOTS)
 		return;

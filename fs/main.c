@@ -320,7 +320,8 @@ int main(int argc, char *argv[])
 		goto err_args;
 
 	if (fs_raise_nofile() < 0)
-		fprintf(stderr, "timelinefs: cannot raise the open file limit: "
+		fprintf(stderr,
+			"timelinefs: cannot raise the open file limit: "
 			"%s (many streams may fail with EMFILE)\n",
 			strerror(errno));
 	fs.media_fd = open(fs.cfg.media_dir, O_RDONLY | O_DIRECTORY |
@@ -381,8 +382,10 @@ int main(int argc, char *argv[])
 	 * not what the user wants any more, nor the run that it would end
 	 * at once.  Undone here, and the exit says so. */
 	if (fuse_session_exited(fs.se)) {
-		fprintf(stderr, "timelinefs: interrupted while starting; "
-			"%s unmounted, no run recorded\n", fs.cfg.mountpoint);
+		fprintf(stderr,
+			"timelinefs: interrupted while starting; "
+			"%s unmounted, no run recorded\n",
+			fs.cfg.mountpoint);
 		fuse_session_unmount(fs.se);
 		store_run_discard(fs.store);
 		store_close(fs.store);
