@@ -212,6 +212,23 @@ static void store_notify_log(void *ctx, const char *msg)
 	store_say(LOG_ERR, "%s\n", msg);
 }
 
+/* A run that will have no mount: its rows go, and the store closes.  Says
+ * so if the rows stay (the database busy past its timeout, say): the run
+ * is then left without an end, for the reader of the database to see. */
+static void store_abandon(struct fs *fs)
+{
+	int rc = store_run_discard(fs->store);
+
+	/* -EINVAL: there was no run to remove */
+	if (rc < 0 && rc != -EINVAL)
+		fprintf(stderr, "timelinefs: %s: the run of this failed start "
+			"could not be removed and stays without an end: %s\n",
+			fs->cfg.db, store_errmsg(fs->store) ?
+			store_errmsg(fs->store) : "unknown error");
+	store_close(fs->store);
+	fs->store = NULL;
+}
+
 /* Open the store, begin the run and describe the timelines. */
 static int store_begin(struct fs *fs, const char *cmdline)
 {
@@ -258,9 +275,7 @@ static int store_begin(struct fs *fs, const char *cmdline)
 			fs->cfg.db, store_errmsg(fs->store) ?
 			store_errmsg(fs->store) : strerror(-rc));
 		/* no partial run (the header is one transaction) */
-		store_run_discard(fs->store);
-		store_close(fs->store);
-		fs->store = NULL;
+		store_abandon(fs);
 		return -1;
 	}
 	return 0;
@@ -363,8 +378,7 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "timelinefs: cannot mount on %s\n",
 			fs.cfg.mountpoint);
 		/* no run without a mount */
-		store_run_discard(fs.store);
-		store_close(fs.store);
+		store_abandon(&fs);
 		goto err_signals;
 	}
 	if (!fs.cfg.direct_io && fs.cfg.readahead_kb) {
@@ -387,8 +401,7 @@ int main(int argc, char *argv[])
 			"%s unmounted, no run recorded\n",
 			fs.cfg.mountpoint);
 		fuse_session_unmount(fs.se);
-		store_run_discard(fs.store);
-		store_close(fs.store);
+		store_abandon(&fs);
 		goto err_signals;
 	}
 	fs_daemon_ready();
