@@ -967,6 +967,18 @@ static void wait_written(struct store *st, uint64_t n)
 	wait_stat(st, stat_written, n, "rows_written");
 }
 
+/* notes_with, once at least n messages contain part or 5 s have passed:
+ * the recorder says what happened after the counters show it. */
+static int wait_notes(struct notes *nt, const char *part, int n, char *last)
+{
+	uint64_t t0 = now_ms();
+	int k;
+
+	while ((k = notes_with(nt, part, last)) < n && now_ms() - t0 < 5000)
+		usleep(2000);
+	return k;
+}
+
 /*
  * The database refuses writes (its access table dropped behind the store's
  * back) and takes them again (the table back): every row queued meanwhile
@@ -1020,7 +1032,7 @@ static void test_hold_recover(void **state)
 
 	raw_exec(db, store_schema_sql);	/* the table is back */
 	wait_written(st, 1011);
-	assert_int_equal(notes_with(&nt, "accepts writes again", last), 1);
+	assert_int_equal(wait_notes(&nt, "accepts writes again", 1, last), 1);
 	if (!strstr(last, ": 1001 held access rows written, 0 lost"))
 		fail_msg("recovery message: %s", last);
 	assert_int_equal(store_stream_open(st, tl, 3, "dd", EPOCH, &ss3), 0);
@@ -1098,13 +1110,13 @@ static void test_hold_bound(void **state)
 	store_get_stats(st, &stats);
 	assert_int_equal(stats.rows_held, 20);
 	assert_int_equal(stats.rows_lost, 30);
-	assert_int_equal(notes_with(&nt, "the hold is full", last), 1);
+	assert_int_equal(wait_notes(&nt, "the hold is full", 1, last), 1);
 	if (!strstr(last, "hold=20"))
 		fail_msg("hold message: %s", last);
 
 	raw_exec(db, store_schema_sql);
 	wait_written(st, 25);
-	assert_int_equal(notes_with(&nt, "accepts writes again", last), 1);
+	assert_int_equal(wait_notes(&nt, "accepts writes again", 1, last), 1);
 	if (!strstr(last, ": 20 held access rows written, 30 lost"))
 		fail_msg("recovery message: %s", last);
 	store_stream_close(ss, EPOCH + SEC, 0, 55, 0, 0);
