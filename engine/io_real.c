@@ -249,9 +249,8 @@ static ssize_t real_pipe_zero(void *ctx, int wr, size_t len)
 static int real_pipe_skip(void *ctx, int rd, size_t len)
 {
 	unsigned char sink[16 * 1024];	/* written, never read */
-	ssize_t n;
-
 	int all = len == SIZE_MAX;
+	ssize_t n;
 
 	(void)ctx;
 	/* read(), not splice to /dev/null: no fd to keep, and what is

@@ -1866,6 +1866,20 @@ static ssize_t zc_read(struct fake *f, struct eng_player *p,
 	return n;
 }
 
+/* Zero-copy requests of step bytes from off to the end of the file, into
+ * got at their offsets. */
+static void zc_read_rest(struct fake *f, struct eng_player *p,
+			 const struct eng_timeline *tl, unsigned char *got,
+			 uint64_t off, size_t step)
+{
+	ssize_t n;
+
+	while ((n = zc_read(f, p, got + off, off, step)) > 0)
+		off += (uint64_t)n;
+	assert_int_equal(n, 0);
+	assert_int_equal(off, tl->bytes);
+}
+
 /* Sequential reads of several sizes: the same bytes, the same one backing
  * read per slice as the ring, and nothing left behind in the pipes. */
 static void test_zc_play(void **state)
@@ -1883,18 +1897,13 @@ static void test_zc_play(void **state)
 		struct eng_player_config cfg;
 		struct eng_player *p;
 		struct eng_player_stats st;
-		uint64_t off = 0;
-		ssize_t n;
 		int i;
 
 		assert_non_null(got);
 		fake_zero_copy(f);
 		cfg = zc_cfg(f);
 		p = new_player(tl, &cfg);
-		while ((n = zc_read(f, p, got + off, off, sizes[z])) > 0)
-			off += (uint64_t)n;
-		assert_int_equal(n, 0);
-		assert_int_equal(off, tl->bytes);
+		zc_read_rest(f, p, tl, got, 0, sizes[z]);
 		assert_memory_equal(got, want, tl->bytes);
 		assert_int_equal(f->log.n, nslices);
 		assert_int_equal(f->preads, (long)nslices);
@@ -1986,7 +1995,6 @@ static void test_zc_reply_short(void **state)
 		struct eng_player *p;
 		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
 		uint64_t off = 300000, f5 = eng_frame_offset(tl, 5);
-		ssize_t n;
 		int cnt;
 
 		assert_non_null(got);
@@ -2013,10 +2021,7 @@ static void test_zc_reply_short(void **state)
 					 -EIO);
 			assert_int_equal(f->pipe_skip_fail, 0);
 		}
-		while ((n = zc_read(f, p, got + off, off, 65536)) > 0)
-			off += (uint64_t)n;
-		assert_int_equal(n, 0);
-		assert_int_equal(off, tl->bytes);
+		zc_read_rest(f, p, tl, got, off, 65536);
 		assert_memory_equal(got, want, 300000);
 		assert_memory_equal(got + 600000, want + 600000,
 				    tl->bytes - 600000);
