@@ -171,16 +171,14 @@ F=$T/fds
 "$GEN" --clips 12 --clip-seconds 1 --timelines 4 --events 12 \
 	--min-seconds 0.2 --max-seconds 0.3 --video-rate 1M "$F" >/dev/null
 FDB=$T/fds.db
-sh -c 'ulimit -Sn 40 && exec "$@"' sh "$BIN" -f \
-	-o db="$FDB",pace=off,backing=buffered "$F" "$T/mnt" >"$T/fds.log" 2>&1 &
-DAEMON=$!
-PIDS="$PIDS $DAEMON"
-MOUNTS="$MOUNTS $T/mnt"
-n=0
-while ! is_mounted "$T/mnt" && kill -0 $DAEMON 2>/dev/null && [ $n -lt 100 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
+# mount_fs through a wrapper that lowers the limit and execs the daemon
+# (DAEMON is then the daemon's pid)
+printf '#!/bin/sh\nulimit -Sn 40 && exec "%s" "$@"\n' "$BIN" >"$T/lowfd"
+chmod +x "$T/lowfd"
+real_bin=$BIN
+BIN=$T/lowfd
+mount_fs "$F" "$T/mnt" -o db="$FDB",pace=off,backing=buffered
+BIN=$real_bin
 hard=$(ulimit -Hn)
 check_eq "open file limit: raised to the hard limit ($hard)" "$hard $hard" \
 	"$(awk '/^Max open files/ { print $4, $5 }' "/proc/$DAEMON/limits")"
