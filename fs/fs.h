@@ -17,6 +17,15 @@
 /* Largest read the kernel sends us: passed as -o max_read and used to size
  * each player's ring, so a request always fits in it. */
 #define FS_MAX_READ (1024 * 1024)
+/* Default -o max_background.  The kernel's own default is 12 background
+ * (readahead) requests in flight per mount, and past 3/4 of it
+ * fuse_readahead drops the asynchronous part of each window: 15 paced
+ * cached readers then got requests of ~20 KiB instead of 1 MiB, 136000
+ * replies in 10 s instead of 2700, and the daemon used 22 % of the
+ * machine instead of 10 % (the seed case, README "Performance").  A few
+ * requests per stream for hundreds of streams; non-root mounts are capped
+ * by the kernel at /sys/module/fuse/parameters/max_user_bgreq. */
+#define FS_MAX_BACKGROUND 1024
 /* Iovecs per reply: a 1 MiB request of audio-only frames spans ~220. */
 #define FS_IOV_MAX 1024
 
@@ -44,9 +53,11 @@ struct fs_config {
 	char *buffer_arg;	/* -o buffer= as given, parsed into buffer */
 	char *readahead_arg;
 	char *hold_arg;		/* -o hold= as given, parsed into hold */
+	char *max_background_arg;
 	unsigned buffer;
 	unsigned readahead_kb;
 	unsigned hold;		/* -o hold=: rows held in a database outage */
+	unsigned max_background; /* -o max_background=: see fs_init */
 	int direct_io;
 	int strict;
 	int show_help;

@@ -88,6 +88,10 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_readahead = UINT32_MAX;
 	conn->max_read = FS_MAX_READ; /* must match -o max_read */
 	conn->want |= FUSE_CAP_ASYNC_READ;
+	/* many readers' readahead in flight at once (FS_MAX_BACKGROUND);
+	 * the kernel's own threshold is 3/4 of the limit */
+	conn->max_background = fs->cfg.max_background;
+	conn->congestion_threshold = fs->cfg.max_background * 3 / 4;
 	conn->want &= ~FUSE_CAP_SPLICE_READ;
 	/* The files never change while mounted and fs_read drops the pages
 	 * itself: no attribute check on every read() of a cached reader. */

@@ -41,6 +41,7 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("record=%s", record, 0),
 	FS_OPT("splice=%s", splice, 0),
 	FS_OPT("hold=%s", hold_arg, 0),
+	FS_OPT("max_background=%s", max_background_arg, 0),
 	FUSE_OPT_KEY("inject=", KEY_INJECT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -86,6 +87,9 @@ void fs_usage(const char *prog)
 	       "                          rows only) or off (run row only) (all)\n"
 	       "    -o hold=ROWS          access rows kept in memory while the database\n"
 	       "                          refuses writes, ~100 bytes each (1000000)\n"
+	       "    -o max_background=N   FUSE read requests the kernel keeps in flight\n"
+	       "                          for all readers together; readahead shrinks\n"
+	       "                          to small requests past 3/4 of it (1024)\n"
 	       "    -o splice=auto|off    unpaced reads of 64 KiB and more move frames\n"
 	       "                          from the page cache to the reader with no copy\n"
 	       "                          in the daemon, where the kernel allows (auto)\n"
@@ -146,6 +150,7 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->buffer = 8;
 	cfg->readahead_kb = 1024;
 	cfg->hold = STORE_DEFAULT_HOLD;
+	cfg->max_background = FS_MAX_BACKGROUND;
 }
 
 /* An absolute version of path without requiring it to exist. */
@@ -365,6 +370,10 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 	if (parse_uint_opt("hold", cfg->hold_arg, 0, 100000000, "rows",
 			   &cfg->hold, diag) < 0)
 		return -1;
+	/* the kernel's field is 16 bits wide */
+	if (parse_uint_opt("max_background", cfg->max_background_arg, 1,
+			   65535, "requests", &cfg->max_background, diag) < 0)
+		return -1;
 	if (parse_uint_opt("readahead", cfg->readahead_arg, 0, 1024 * 1024,
 			   "KiB", &cfg->readahead_kb, diag) < 0)
 		return -1;
@@ -418,6 +427,7 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->buffer_arg);
 	free(cfg->readahead_arg);
 	free(cfg->hold_arg);
+	free(cfg->max_background_arg);
 	free(cfg->inject);
 	eng_inject_free(cfg->inject_v);
 	free(cfg->options);

@@ -168,7 +168,7 @@ static int names_it(const char *msg, char **argv, int argc)
 	static const char *const opts[] = {
 		"fps", "video_rate", "audio_rate", "edl_origin", "pace",
 		"backing", "buffer", "record", "readahead", "inject", "hold",
-		"splice",
+		"splice", "max_background",
 	};
 	static const char *const fixed[] = {
 		"timelinefs: need MEDIA_DIR and MOUNTPOINT",
@@ -239,7 +239,8 @@ static void check_accepted(const struct fs_config *c, char **argv, int argc)
 	    c->timelines[0] != '/' || !c->db || c->db[0] != '/')
 		__builtin_trap();
 	if (c->buffer < 1 || c->buffer > 10000 ||
-	    c->readahead_kb > 1024 * 1024 || c->hold > 100000000)
+	    c->readahead_kb > 1024 * 1024 || c->hold > 100000000 ||
+	    c->max_background < 1 || c->max_background > 65535)
 		__builtin_trap();
 	/* the value as given is the value used: no "8x" read as 8 */
 	if (last_value(argv, argc, "buffer", val, sizeof(val)) &&
@@ -247,6 +248,9 @@ static void check_accepted(const struct fs_config *c, char **argv, int argc)
 		__builtin_trap();
 	if (last_value(argv, argc, "hold", val, sizeof(val)) &&
 	    !same_number(val, c->hold))
+		__builtin_trap();
+	if (last_value(argv, argc, "max_background", val, sizeof(val)) &&
+	    !same_number(val, c->max_background))
 		__builtin_trap();
 	if (last_value(argv, argc, "readahead", val, sizeof(val)) &&
 	    !same_number(val, c->readahead_kb))

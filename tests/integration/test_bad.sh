@@ -80,6 +80,10 @@ try_mount "bad backing" "bad backing" -- \
 	-o timelines="$TLD",db="$T/t.db",backing=tape "$M" "$T/mnt"
 try_mount "bad buffer" "bad buffer" -- \
 	-o timelines="$TLD",db="$T/t.db",buffer=0 "$M" "$T/mnt"
+try_mount "max_background below 1" "bad max_background '0': expected 1 to 65535" -- \
+	-o timelines="$TLD",db="$T/t.db",max_background=0 "$M" "$T/mnt"
+try_mount "max_background past the kernel's 16 bits" "bad max_background '65536'" -- \
+	-o timelines="$TLD",db="$T/t.db",max_background=65536 "$M" "$T/mnt"
 try_mount "missing media folder" "$T/nope" -- "$T/nope" "$T/mnt"
 try_mount "unwritable database" "cannot open database" -- \
 	-o timelines="$TLD",db="$T/no/such/dir/t.db" "$M" "$T/mnt"
@@ -94,7 +98,7 @@ try_mount "missing mount point" "$T/nomnt" -- -o db="$T/t.db" "$M" "$T/nomnt"
 
 out=$("$BIN" -h 2>&1) || true
 check "-h lists every option with its default" sh -c '
-	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict; do
+	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict max_background= hold= splice= record=; do
 		echo "$1" | grep -q -- "-o $o" || { echo "missing $o"; exit 1; }
 	done' sh "$out"
 check "-V prints the version" sh -c "'$BIN' -V | grep -q '^timelinefs [0-9]'"

@@ -102,4 +102,39 @@ check_eq "A2 rows of the first edit stream" "$want" "$got"
 check_eq "every stream closed, comm recorded" "0" \
 	"$(q "select count(*) from stream where closed_ns is null or comm = ''")"
 check_eq "no access failed" "0" "$(q 'select count(*) from access where errno != 0')"
+# The mount's kernel limits, as the kernel took them: the bdi's readahead
+# window (sysfs) and the connection's background requests (fusectl).  With
+# the kernel's default of 12, many cached readers get small requests.
+FUSECTL=/sys/fs/fuse/connections
+if ! grep -q " $FUSECTL fusectl" /proc/mounts; then
+	if mount -t fusectl fusectl "$FUSECTL" 2>/dev/null; then
+		# ours to undo, however the test ends
+		trap 'cleanup; umount "$FUSECTL"' EXIT
+		MOUNTED_CTL=1
+	fi
+fi
+# limits MNT: "read_ahead_kb max_background congestion_threshold"
+limits() {
+	dev=$(awk -v m="$1" '$5 == m { print $3 }' /proc/self/mountinfo)
+	minor=${dev#0:}
+	echo "$(cat "/sys/class/bdi/$dev/read_ahead_kb")" \
+		"$(cat "$FUSECTL/$minor/max_background" 2>/dev/null)" \
+		"$(cat "$FUSECTL/$minor/congestion_threshold" 2>/dev/null)"
+}
+if grep -q " $FUSECTL fusectl" /proc/mounts; then
+	mount_fs "$M" "$T/mnt" -o db="$DB"
+	check_eq "default limits: readahead 1 MiB, 1024 background requests, 768 before readahead shrinks" \
+		"1024 1024 768" "$(limits "$T/mnt")"
+	umount_fs "$T/mnt"
+	mount_fs "$M" "$T/mnt" -o db="$DB",readahead=256,max_background=40
+	check_eq "readahead=256,max_background=40: as given, 30 before readahead shrinks" \
+		"256 40 30" "$(limits "$T/mnt")"
+	umount_fs "$T/mnt"
+else
+	echo "skip: cannot mount fusectl on $FUSECTL: the background limits are not checked"
+fi
+if [ -n "${MOUNTED_CTL:-}" ]; then
+	umount "$FUSECTL"
+	trap cleanup EXIT
+fi
 finish
