@@ -116,8 +116,11 @@ struct fs {
 	pthread_mutex_t lock;	/* streams list, fs_file.cached_open */
 	struct fs_stream streams; /* list head */
 	int warned_direct;
+	/* A pipe for a whole 1 MiB reply can be had (main, before the
+	 * mount): libfuse's, or it copies through a buffer per reply. */
+	int pipe_ok;
 	/* Replies spliced from the players' pipes (fs_init decides): the
-	 * kernel and libfuse can, and a 1 MiB reply fits libfuse's pipe. */
+	 * kernel can, and pipe_ok. */
 	int zc;
 };
 
@@ -159,6 +162,8 @@ void fs_comm_of(pid_t pid, char *buf, size_t len);
 int fs_set_readahead(const char *mountpoint, unsigned kb);
 /* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */
 unsigned long fs_pipe_max(void);
+/* Can this process get a pipe of at least bytes (F_SETPIPE_SZ)?  1 or 0. */
+int fs_pipe_can_hold(unsigned long bytes);
 /* Soft RLIMIT_NOFILE up to the hard one.  0, or -1 with errno set. */
 int fs_raise_nofile(void);
 /* Largest pipe libfuse needs to splice a reply of len bytes (header and

@@ -131,6 +131,24 @@ nomem:
 	goto out;
 }
 
+/* Zero copy needs libfuse to get a pipe for a whole reply.  Asked for
+ * before the mount so that a user who wants it hears, once, why it is off
+ * and what would turn it on (only where it would be used: pace=off). */
+static void probe_pipes(struct fs *fs)
+{
+	unsigned long need = fs_splice_pipe_need(FS_MAX_READ);
+
+	fs->pipe_ok = fs_pipe_can_hold(need);
+	if (fs->pipe_ok || !fs->cfg.splice_v ||
+	    fs->cfg.pace_v.mode != ENG_PACE_OFF)
+		return;
+	fprintf(stderr,
+		"timelinefs: note: zero copy (-o splice=auto) is off: a pipe "
+		"of %lu bytes is refused (fs.pipe-max-size %lu, no "
+		"CAP_SYS_RESOURCE); as root, sysctl fs.pipe-max-size=%lu "
+		"turns it on\n", need, fs_pipe_max(), need);
+}
+
 /* backing=direct on a file system that refuses O_DIRECT (tmpfs, some
  * FUSE and network file systems) falls back to buffered reads: say so once,
  * at mount, rather than on the read path. */
@@ -356,6 +374,7 @@ int main(int argc, char *argv[])
 	if (load_timelines(&fs) < 0)
 		goto err_files;
 	probe_direct(&fs);
+	probe_pipes(&fs);
 	fs.mount_time = (uint64_t)time(NULL);
 
 	fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);

@@ -78,9 +78,8 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	/* Zero copy needs the kernel's splice to /dev/fuse and a libfuse
 	 * pipe big enough for a whole reply: otherwise libfuse copies into
 	 * a buffer it allocates per reply, far slower than our own copy. */
-	fs->zc = fs->cfg.splice_v &&
-		 (conn->capable & FUSE_CAP_SPLICE_WRITE) &&
-		 fs_pipe_max() >= fs_splice_pipe_need(FS_MAX_READ);
+	fs->zc = fs->cfg.splice_v && fs->pipe_ok &&
+		 (conn->capable & FUSE_CAP_SPLICE_WRITE);
 	if (fs->zc)
 		conn->want |= FUSE_CAP_SPLICE_WRITE;
 	/* The kernel takes the min of this and the bdi's window; sysfs
