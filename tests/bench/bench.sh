@@ -18,7 +18,7 @@ R=$W/results		# key=value, one a line, read by report.py
 TICK=$(getconf CLK_TCK)
 NCPU=$(nproc)
 # paced steps: stop at the first with late frames
-: "${BENCH_STEPS:=15 25 50 100}"
+: "${BENCH_STEPS:=15 25 50 75 100}"
 
 if [ ! -e /dev/fuse ] || ! command -v fusermount3 >/dev/null 2>&1; then
 	echo "bench: no /dev/fuse or fusermount3" >&2
@@ -138,6 +138,12 @@ TL=$MNT/timeline01
 for bs in 512 4k 1M; do
 	put "cached_$bs" "$(best_mbs "$TL" $bs)"
 done
+# zero copy in these steps: the daemon says at start when it is off
+if grep -q "note: zero copy" "$W/daemon.log"; then
+	put cached_zc 0
+else
+	put cached_zc 1
+fi
 # the trace of one bs=1M stream, for the pread loop and fio (7.)
 dd_run "$TL" 1M >/dev/null
 SID=$(last_stream)
