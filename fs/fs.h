@@ -90,7 +90,7 @@ struct fs_stream {
 	struct eng_player *player;
 	struct store_stream *ss;
 	int cached;		/* owns the page cache of its inode */
-	uint64_t inval_done;	/* bytes of the file invalidated so far */
+	struct eng_evict evict;	/* cached: its page cache passed */
 	uint64_t opened_ns;
 	pid_t pid;
 	char comm[64];

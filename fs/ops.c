@@ -20,16 +20,6 @@
 #define FS_FIRST_INO 3
 /* Attributes never change while mounted. */
 #define FS_ATTR_TIMEOUT 3600.0
-/* Cached mode: drop the pages a reader has passed in steps this big, and
- * keep this much behind the newest request: under load the reader may be
- * several readahead windows behind it, and a page dropped before it copied
- * it is read again (a re-read of frames already played).  The step is
- * large because each notify runs in the worker that serves the stream,
- * between its replies: one unpaced stream read 1.16x faster at bs=1M with
- * 64 MiB steps than with 8 MiB (tests/bench/xport.sh, idle machine), for
- * at most 72 MiB of page cache per cached stream. */
-#define FS_INVAL_STEP (64u << 20)
-#define FS_INVAL_KEEP (8u << 20)
 
 static struct fs *fs_of(fuse_req_t req)
 {
@@ -344,6 +334,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!fs->cfg.direct_io && !f->cached_open) {
 		f->cached_open = 1;
 		s->cached = 1;
+		eng_evict_init(&s->evict,
+			       fs->cfg.pace_v.mode != ENG_PACE_OFF);
 		fi->direct_io = 0;
 		fi->keep_cache = 0;
 	} else {
@@ -369,22 +361,14 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 }
 
 /* Cached mode: let go of the page cache the reader has passed, so a long
- * run does not fill the server's memory with copies of the timeline. */
-/* Decide, under s->busy (one stream's requests in order), which
- * range the reader has passed; 0 when nothing is due yet. */
+ * run does not fill the server's memory with copies of the timeline.
+ * Under s->busy (one stream's requests in order); 0 when nothing is due. */
 static uint64_t passed_range(struct fs_stream *s, uint64_t off,
 			     uint64_t *from)
 {
-	uint64_t upto;
-
-	if (!s->cached || off < FS_INVAL_KEEP)
+	if (!s->cached)
 		return 0;
-	upto = (off - FS_INVAL_KEEP) & ~(uint64_t)4095;
-	if (upto < s->inval_done + FS_INVAL_STEP)
-		return 0;
-	*from = s->inval_done;
-	s->inval_done = upto;
-	return upto - *from;
+	return eng_evict_passed(&s->evict, off, from);
 }
 
 /* A zero-copy read: the player's pipes hold the bytes, libfuse splices

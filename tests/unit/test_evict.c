@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for engine/evict.c: which page cache a cached reader has
+ * passed.  Nothing within keep of the newest request, whole pages, steps
+ * of 64 MiB unpaced and 8 MiB paced, ranges that follow one another, and
+ * nothing for requests behind what was dropped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "engine.h"
+
+#define MiB (1ULL << 20)
+
+static void test_unpaced_steps(void **state)
+{
+	struct eng_evict ev;
+	uint64_t from = 12345, n;
+
+	(void)state;
+	eng_evict_init(&ev, 0);
+	assert_int_equal(ev.step, 64 * MiB);
+	assert_int_equal(ev.keep, 8 * MiB);
+	/* below keep, and less than a step past keep: nothing, from untouched */
+	assert_int_equal(eng_evict_passed(&ev, 0, &from), 0);
+	assert_int_equal(eng_evict_passed(&ev, 8 * MiB - 1, &from), 0);
+	assert_int_equal(eng_evict_passed(&ev, 72 * MiB - 1, &from), 0);
+	assert_int_equal(from, 12345);
+	/* exactly a step past keep */
+	n = eng_evict_passed(&ev, 72 * MiB, &from);
+	assert_int_equal(from, 0);
+	assert_int_equal(n, 64 * MiB);
+	/* the next range starts where this one ended */
+	assert_int_equal(eng_evict_passed(&ev, 136 * MiB - 4096, &from), 0);
+	n = eng_evict_passed(&ev, 200 * MiB + 100, &from);
+	assert_int_equal(from, 64 * MiB);
+	assert_int_equal(n, 128 * MiB);
+}
+
+static void test_paced_steps(void **state)
+{
+	struct eng_evict ev;
+	uint64_t from = 0, n, off, end = 0;
+
+	(void)state;
+	eng_evict_init(&ev, 1);
+	assert_int_equal(ev.step, 8 * MiB);
+	assert_int_equal(eng_evict_passed(&ev, 16 * MiB - 1, &from), 0);
+	n = eng_evict_passed(&ev, 16 * MiB, &from);
+	assert_int_equal(from, 0);
+	assert_int_equal(n, 8 * MiB);
+	/* a reader going on in 1 MiB requests plus an odd byte: ranges of at
+	 * least a step, contiguous, page-aligned, never within keep */
+	end = 8 * MiB;
+	for (off = 16 * MiB; off < 400 * MiB; off += MiB + 1) {
+		n = eng_evict_passed(&ev, off, &from);
+		if (!n)
+			continue;
+		assert_int_equal(from, end);
+		assert_true(n >= 8 * MiB);
+		assert_int_equal((from + n) % ENG_EVICT_PAGE, 0);
+		assert_true(from + n + 8 * MiB <= off);
+		end = from + n;
+	}
+	assert_true(end > 380 * MiB);
+}
+
+static void test_unaligned_request(void **state)
+{
+	struct eng_evict ev;
+	uint64_t from = 0, n;
+
+	(void)state;
+	eng_evict_init(&ev, 1);
+	/* 16 MiB + 4095: the page below the keep line is the last one */
+	n = eng_evict_passed(&ev, 16 * MiB + 4095, &from);
+	assert_int_equal(n, 8 * MiB);
+	n = eng_evict_passed(&ev, 24 * MiB + 4096 + 17, &from);
+	assert_int_equal(from, 8 * MiB);
+	assert_int_equal(n, 8 * MiB + 4096);
+}
+
+static void test_behind(void **state)
+{
+	struct eng_evict ev;
+	uint64_t from = 7, n;
+
+	(void)state;
+	eng_evict_init(&ev, 0);
+	n = eng_evict_passed(&ev, 500 * MiB, &from);
+	assert_int_equal(n, 492 * MiB);
+	/* a seek back, or a re-read behind what was dropped: nothing, and
+	 * no wrap-around into a huge range */
+	from = 7;
+	assert_int_equal(eng_evict_passed(&ev, 100 * MiB, &from), 0);
+	assert_int_equal(eng_evict_passed(&ev, 0, &from), 0);
+	assert_int_equal(from, 7);
+	/* going on from there: only past the old end plus a step */
+	assert_int_equal(eng_evict_passed(&ev, 560 * MiB - 1, &from), 0);
+	n = eng_evict_passed(&ev, 564 * MiB, &from);
+	assert_int_equal(from, 492 * MiB);
+	assert_int_equal(n, 64 * MiB);
+	/* near the top of the range: no overflow */
+	n = eng_evict_passed(&ev, UINT64_MAX, &from);
+	assert_int_equal(from, 556 * MiB);
+	assert_int_equal((from + n) % ENG_EVICT_PAGE, 0);
+	assert_true(from + n <= UINT64_MAX - 8 * MiB);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unpaced_steps),
+		cmocka_unit_test(test_paced_steps),
+		cmocka_unit_test(test_unaligned_request),
+		cmocka_unit_test(test_behind),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
