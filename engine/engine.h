@@ -863,7 +863,6 @@ void eng_evict_init(struct eng_evict *ev, int paced);
  * to drop now, n the return value; 0 when nothing is due (then *from is
  * left alone).  Ranges are whole pages, each starts where the last one
  * ended, and none comes within keep of off. */
-uint64_t eng_evict_passed(struct eng_evict *ev, uint64_t off,
-			  uint64_t *from);
+uint64_t eng_evict_passed(struct eng_evict *ev, uint64_t off, uint64_t *from);
 
 #endif /* ENGINE_H */

@@ -146,7 +146,8 @@ static void probe_pipes(struct fs *fs)
 		"timelinefs: note: zero copy (-o splice=auto) is off: a pipe "
 		"of %lu bytes is refused (fs.pipe-max-size %lu, no "
 		"CAP_SYS_RESOURCE); as root, sysctl fs.pipe-max-size=%lu "
-		"turns it on\n", need, fs_pipe_max(), need);
+		"turns it on\n",
+		need, fs_pipe_max(), need);
 }
 
 /* backing=direct on a file system that refuses O_DIRECT (tmpfs, some
