@@ -19,7 +19,8 @@
 #define FS_MAX_READ (1024 * 1024)
 /* Default -o max_background.  The kernel's own default is 12 background
  * (readahead) requests in flight per mount, and past 3/4 of it
- * fuse_readahead drops the asynchronous part of each window: 15 paced
+ * fuse_readahead drops the asynchronous part of each window (the kernel's
+ * fs/fuse/file.c: "Congested and only async pages left"): 15 paced
  * cached readers then got requests of ~20 KiB instead of 1 MiB, 136000
  * replies in 10 s instead of 2700, and the daemon used 22 % of the
  * machine instead of 10 % (the seed case, README "Performance").  A few
