@@ -87,12 +87,13 @@ void fs_usage(const char *prog)
 	       "                          rows only) or off (run row only) (all)\n"
 	       "    -o hold=ROWS          access rows kept in memory while the database\n"
 	       "                          refuses writes, ~100 bytes each (1000000)\n"
-	       "    -o max_background=N   FUSE read requests the kernel keeps in flight\n"
+	       "    -o max_background=N   readahead requests the kernel keeps in flight\n"
 	       "                          for all readers together; readahead shrinks\n"
 	       "                          to small requests past 3/4 of it (1024)\n"
-	       "    -o splice=auto|off    unpaced reads of 64 KiB and more move frames\n"
-	       "                          from the page cache to the reader with no copy\n"
-	       "                          in the daemon, where the kernel allows (auto)\n"
+	       "    -o splice=auto|off    unpaced direct_io reads of 64 KiB and more move\n"
+	       "                          frames from the page cache to the reader with\n"
+	       "                          no copy in the daemon, where the kernel allows\n"
+	       "                          (auto)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
 	printf("general options:\n");
 	fuse_cmdline_help();

@@ -138,12 +138,6 @@ TL=$MNT/timeline01
 for bs in 512 4k 1M; do
 	put "cached_$bs" "$(best_mbs "$TL" $bs)"
 done
-# zero copy in these steps: the daemon says at start when it is off
-if grep -q "note: zero copy" "$W/daemon.log"; then
-	put cached_zc 0
-else
-	put cached_zc 1
-fi
 # the trace of one bs=1M stream, for the pread loop and fio (7.)
 dd_run "$TL" 1M >/dev/null
 SID=$(last_stream)

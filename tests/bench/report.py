@@ -35,8 +35,6 @@ def main():
     row("2 one stream", "direct_io bs=1M splice=off / dd", v, "x")
     row("2 one stream", "pipe-max-size of splice=auto (host: %d)"
         % int(r["pipe_max_host"]), int(r["pipe_max_bench"]), "B")
-    row("2 one stream", "cached steps with zero copy (host pipes)",
-        "yes" if r.get("cached_zc") == 1 else "no")
     v = r["cached_1M"] / r["preadloop_mbs"]
     row("2 one stream", "cached bs=1M / pread loop", v, "x")
     for n in (1, 4, 16):

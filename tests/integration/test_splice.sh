@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Mounted: -o splice=auto moves an unpaced reader's frames from the page
-# cache through pipes to the kernel (no copy in the daemon) where libfuse's
-# pipe can hold a whole reply, i.e. fs.pipe-max-size >= 2 MiB; the bytes
-# and the access rows are those of splice=off either way.  Raises
-# pipe-max-size for the test when it can (root) and restores it.
+# Mounted: -o splice=auto moves an unpaced direct_io reader's frames from
+# the page cache through pipes to the kernel (no copy in the daemon) where
+# libfuse's pipe can hold a whole reply: where the daemon can have 2 MiB
+# pipes (fs.pipe-max-size >= 2 MiB, or CAP_SYS_RESOURCE).  A cached reader
+# keeps the ring.  The bytes and the access rows are those of splice=off
+# either way.  Raises pipe-max-size for the test when it can (root) and
+# restores it.
 . "$(dirname "$0")/lib.sh"
 
 PMS=/proc/sys/fs/pipe-max-size
