@@ -142,6 +142,7 @@ static void probe_pipes(struct fs *fs)
 	if (fs->pipe_ok || !fs->cfg.splice_v ||
 	    fs->cfg.pace_v.mode != ENG_PACE_OFF)
 		return;
+	/* the likely cause; a user past pipe-user-pages-soft is refused too */
 	fprintf(stderr,
 		"timelinefs: note: zero copy (-o splice=auto) is off: a pipe "
 		"of %lu bytes is refused (fs.pipe-max-size %lu, no "

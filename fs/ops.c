@@ -80,7 +80,9 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	/* many readers' readahead in flight at once (FS_MAX_BACKGROUND);
 	 * the kernel's own threshold is 3/4 of the limit */
 	conn->max_background = fs->cfg.max_background;
-	conn->congestion_threshold = fs->cfg.max_background * 3 / 4;
+	/* 0 would mean "not given": the kernel would keep its 9 */
+	conn->congestion_threshold = fs->cfg.max_background > 1 ?
+				     fs->cfg.max_background * 3 / 4 : 1;
 	conn->want &= ~FUSE_CAP_SPLICE_READ;
 	/* The files never change while mounted and fs_read drops the pages
 	 * itself: no attribute check on every read() of a cached reader. */

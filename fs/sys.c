@@ -124,7 +124,9 @@ int fs_pipe_can_hold(unsigned long bytes)
 
 	/* Ask for one: pipe-max-size binds only processes without
 	 * CAP_SYS_RESOURCE (a root daemon usually has it), and
-	 * pipe-user-pages-soft may bind before it. */
+	 * pipe-user-pages-soft may bind before it.  One pipe, now: without
+	 * the capability, libfuse's pipes (one per worker thread) can still
+	 * pass pipe-user-pages-soft later, and those threads then copy. */
 	if (bytes > INT_MAX || pipe2(fds, O_CLOEXEC) < 0)
 		return 0;
 	rc = fcntl(fds[0], F_SETPIPE_SZ, (int)bytes);

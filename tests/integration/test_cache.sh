@@ -47,14 +47,14 @@ MiB=1048576
 check_cache() {
 	DB=$T/$1.db
 	mount_fs "$M" "$T/mnt" -o db="$DB",backing=buffered,pace="$2"
-	r=$(python3 "$T/resident.py" "$T/mnt/timeline01") || r="(read failed) -1"
+	r=$(python3 "$T/resident.py" "$T/mnt/timeline01") || r="read-failed -1"
 	umount_fs "$T/mnt"
 	sha=${r% *}
 	res=${r#* }
 	check_eq "$1: bytes exact" "$want" "$sha"
 	check "$1: at most $3 MiB of the timeline left in the page cache ($((res / MiB)) MiB)" \
 		test "$res" -ge 0 -a "$res" -le $(($3 * MiB))
-	check_eq "$1: every frame loaded once (no re-read after a drop)" \
+	check_eq "$1: every frame loaded once (no re-read)" \
 		"$(q "select count(*) from access a join stream s on s.id = a.stream_id where a.track = 'V'")" \
 		"$(q "select count(distinct a.frame) from access a where a.track = 'V'")"
 	check_eq "$1: one stream, all its frames played" "1|0" \
