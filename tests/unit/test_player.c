@@ -1880,48 +1880,68 @@ static void zc_read_rest(struct fake *f, struct eng_player *p,
 	assert_int_equal(off, tl->bytes);
 }
 
+/* The setup most zero-copy tests share: the file's expected bytes (and
+ * its slice count), a buffer for what is read, a fake with zero copy and
+ * its player. */
+struct zc_fix {
+	struct eng_timeline *tl;
+	unsigned char *want, *got;
+	size_t nslices;
+	struct fake *f;
+	struct eng_player_config cfg;
+	struct eng_player *p;
+};
+
+static void zc_fix_init(struct zc_fix *z)
+{
+	z->tl = zc_tl();
+	z->want = expected_file(z->tl, &z->nslices);
+	z->got = calloc(1, z->tl->bytes);
+	assert_non_null(z->got);
+	z->f = fake_new();
+	fake_zero_copy(z->f);
+	z->cfg = zc_cfg(z->f);
+	z->p = new_player(z->tl, &z->cfg);
+}
+
+static void zc_fix_free(struct zc_fix *z)
+{
+	eng_player_free(z->p);
+	fake_free(z->f);
+	free(z->got);
+	free(z->want);
+	eng_tl_free(z->tl);
+}
+
 /* Sequential reads of several sizes: the same bytes, the same one backing
  * read per slice as the ring, and nothing left behind in the pipes. */
 static void test_zc_play(void **state)
 {
 	static const size_t sizes[] = { 65536, 131072, 1 << 20, 1000000 };
-	size_t z;
+	size_t k;
 
 	(void)state;
-	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		struct eng_timeline *tl = zc_tl();
-		size_t nslices;
-		unsigned char *want = expected_file(tl, &nslices);
-		unsigned char *got = calloc(1, tl->bytes);
-		struct fake *f = fake_new();
-		struct eng_player_config cfg;
-		struct eng_player *p;
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct zc_fix z;
 		struct eng_player_stats st;
 		int i;
 
-		assert_non_null(got);
-		fake_zero_copy(f);
-		cfg = zc_cfg(f);
-		p = new_player(tl, &cfg);
-		zc_read_rest(f, p, tl, got, 0, sizes[z]);
-		assert_memory_equal(got, want, tl->bytes);
-		assert_int_equal(f->log.n, nslices);
-		assert_int_equal(f->preads, (long)nslices);
-		eng_player_stats(p, &st);
-		assert_int_equal(st.frames, tl->frames);
-		assert_int_equal(st.bytes, tl->bytes);
+		zc_fix_init(&z);
+		zc_read_rest(z.f, z.p, z.tl, z.got, 0, sizes[k]);
+		assert_memory_equal(z.got, z.want, z.tl->bytes);
+		assert_int_equal(z.f->log.n, z.nslices);
+		assert_int_equal(z.f->preads, (long)z.nslices);
+		eng_player_stats(z.p, &st);
+		assert_int_equal(st.frames, z.tl->frames);
+		assert_int_equal(st.bytes, z.tl->bytes);
 		assert_int_equal(st.seeks, 0);
-		assert_true(f->npipes > 0 && f->npipes <= ENG_ZC_MAX_SLOTS);
-		assert_int_equal(f->pipe_skips, 0);
-		for (i = 0; i < f->npipes; i++)
-			assert_int_equal(f->pipes[i].len, 0);
+		assert_true(z.f->npipes > 0 && z.f->npipes <= ENG_ZC_MAX_SLOTS);
+		assert_int_equal(z.f->pipe_skips, 0);
+		for (i = 0; i < z.f->npipes; i++)
+			assert_int_equal(z.f->pipes[i].len, 0);
 		/* the ring is not for this player any more */
-		assert_int_equal(eng_player_copy(p, got, 10, 0), -EXDEV);
-		eng_player_free(p);
-		fake_free(f);
-		free(got);
-		free(want);
-		eng_tl_free(tl);
+		assert_int_equal(eng_player_copy(z.p, z.got, 10, 0), -EXDEV);
+		zc_fix_free(&z);
 	}
 }
 
@@ -1987,49 +2007,39 @@ static void test_zc_reply_short(void **state)
 
 	(void)state;
 	for (c = 0; c < 3; c++) {
-		struct eng_timeline *tl = zc_tl();
-		unsigned char *want = expected_file(tl, NULL);
-		unsigned char *got = calloc(1, tl->bytes);
-		struct fake *f = fake_new();
-		struct eng_player_config cfg;
-		struct eng_player *p;
+		struct zc_fix z;
 		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
-		uint64_t off = 300000, f5 = eng_frame_offset(tl, 5);
+		uint64_t off = 300000, f5;
 		int cnt;
 
-		assert_non_null(got);
-		fake_zero_copy(f);
-		cfg = zc_cfg(f);
-		p = new_player(tl, &cfg);
-		assert_int_equal(zc_read(f, p, got, 0, off), off);
+		zc_fix_init(&z);
+		f5 = eng_frame_offset(z.tl, 5);
+		assert_int_equal(zc_read(z.f, z.p, z.got, 0, off), off);
 		if (c < 2) {
-			assert_int_equal(eng_player_read_zc(p, off, 300000, pc,
+			assert_int_equal(eng_player_read_zc(z.p, off, 300000,
+							    pc,
 							    ENG_ZC_MAX_SLOTS,
 							    &cnt),
 					 300000);
 			assert_true(cnt >= 2);
 			if (c == 1)	/* part of the first piece */
-				pipe_pop(f, pc[0].fd, NULL, pc[0].len / 2);
-			eng_player_zc_done(p, 1);
+				pipe_pop(z.f, pc[0].fd, NULL, pc[0].len / 2);
+			eng_player_zc_done(z.p, 1);
 			off += 300000;
 		} else {
-			f->pipe_skip_fail = 1;
-			assert_int_equal(eng_player_read_zc(p, f5 + 1234, 65536,
-							    pc,
+			z.f->pipe_skip_fail = 1;
+			assert_int_equal(eng_player_read_zc(z.p, f5 + 1234,
+							    65536, pc,
 							    ENG_ZC_MAX_SLOTS,
 							    &cnt),
 					 -EIO);
-			assert_int_equal(f->pipe_skip_fail, 0);
+			assert_int_equal(z.f->pipe_skip_fail, 0);
 		}
-		zc_read_rest(f, p, tl, got, off, 65536);
-		assert_memory_equal(got, want, 300000);
-		assert_memory_equal(got + 600000, want + 600000,
-				    tl->bytes - 600000);
-		eng_player_free(p);
-		fake_free(f);
-		free(got);
-		free(want);
-		eng_tl_free(tl);
+		zc_read_rest(z.f, z.p, z.tl, z.got, off, 65536);
+		assert_memory_equal(z.got, z.want, 300000);
+		assert_memory_equal(z.got + 600000, z.want + 600000,
+				    z.tl->bytes - 600000);
+		zc_fix_free(&z);
 	}
 }
 
@@ -2039,66 +2049,58 @@ static void test_zc_reply_short(void **state)
  * its frames again; a failed read is EIO and only for its frame. */
 static void test_zc_reread(void **state)
 {
-	struct eng_timeline *tl = zc_tl();
-	unsigned char *want = expected_file(tl, NULL);
-	unsigned char *got = calloc(1, tl->bytes);
-	struct fake *f = fake_new();
-	struct eng_player_config cfg;
-	struct eng_player *p;
+	struct zc_fix z;
 	struct eng_player_stats st;
 	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
-	uint64_t f5 = eng_frame_offset(tl, 5), f9 = eng_frame_offset(tl, 9);
+	uint64_t f5, f9;
 	long reads;
 	int cnt;
 
 	(void)state;
-	assert_non_null(got);
-	fake_zero_copy(f);
-	cfg = zc_cfg(f);
-	p = new_player(tl, &cfg);
-	assert_int_equal(zc_read(f, p, got, 0, 300000), 300000);
-	assert_memory_equal(got, want, 300000);
-	reads = f->preads;
+	zc_fix_init(&z);
+	f5 = eng_frame_offset(z.tl, 5);
+	f9 = eng_frame_offset(z.tl, 9);
+	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
+	assert_memory_equal(z.got, z.want, 300000);
+	reads = z.f->preads;
 	/* again from 0: frames 0 and 1 are read again */
-	assert_int_equal(zc_read(f, p, got, 0, 300000), 300000);
-	assert_memory_equal(got, want, 300000);
-	assert_true(f->preads > reads);
+	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
+	assert_memory_equal(z.got, z.want, 300000);
+	assert_true(z.f->preads > reads);
 	/* the rest of frame 1, then a jump into the middle of frame 5 */
-	assert_int_equal(zc_read(f, p, got, 300000, 100000), 100000);
-	assert_memory_equal(got, want + 300000, 100000);
-	assert_int_equal(zc_read(f, p, got, f5 + 1234, 70000), 70000);
-	assert_memory_equal(got, want + f5 + 1234, 70000);
-	assert_true(f->pipe_skips > 0);
+	assert_int_equal(zc_read(z.f, z.p, z.got, 300000, 100000), 100000);
+	assert_memory_equal(z.got, z.want + 300000, 100000);
+	assert_int_equal(zc_read(z.f, z.p, z.got, f5 + 1234, 70000), 70000);
+	assert_memory_equal(z.got, z.want + f5 + 1234, 70000);
+	assert_true(z.f->pipe_skips > 0);
 	/* a reply that failed: the next request still gets its bytes */
-	assert_true(eng_player_read_zc(p, f5 + 71234, 65536, pc,
+	assert_true(eng_player_read_zc(z.p, f5 + 71234, 65536, pc,
 				       ENG_ZC_MAX_SLOTS, &cnt) == 65536);
-	eng_player_zc_done(p, 0);
-	assert_int_equal(zc_read(f, p, got, f5 + 71234, 65536), 65536);
-	assert_memory_equal(got, want + f5 + 71234, 65536);
-	eng_player_stats(p, &st);
+	eng_player_zc_done(z.p, 0);
+	assert_int_equal(zc_read(z.f, z.p, z.got, f5 + 71234, 65536), 65536);
+	assert_memory_equal(z.got, z.want + f5 + 71234, 65536);
+	eng_player_stats(z.p, &st);
 	assert_int_equal(st.seeks, 0);
 	assert_int_equal(st.frames, 6);	/* 0..5, each played once */
 	/* frame 9's video read fails (6..8 come first, two reads each): its
 	 * frame is EIO, the one after not */
-	f->fail_read = f->preads + 6;
-	f->fail_err = EIO;
-	assert_int_equal(zc_read(f, p, got, f9, 65536), -EIO);
-	assert_int_equal(zc_read(f, p, got, eng_frame_offset(tl, 10), 65536),
+	z.f->fail_read = z.f->preads + 6;
+	z.f->fail_err = EIO;
+	assert_int_equal(zc_read(z.f, z.p, z.got, f9, 65536), -EIO);
+	assert_int_equal(zc_read(z.f, z.p, z.got, eng_frame_offset(z.tl, 10),
+				 65536),
 			 65536);
-	assert_memory_equal(got, want + eng_frame_offset(tl, 10), 65536);
+	assert_memory_equal(z.got, z.want + eng_frame_offset(z.tl, 10), 65536);
 	/* the gap (frames 20..22 of the video) comes out as zeros */
-	assert_int_equal(zc_read(f, p, got, eng_frame_offset(tl, 19),
-				 (size_t)(eng_frame_offset(tl, 24) -
-					  eng_frame_offset(tl, 19))),
-			 (ssize_t)(eng_frame_offset(tl, 24) -
-				   eng_frame_offset(tl, 19)));
-	assert_memory_equal(got, want + eng_frame_offset(tl, 19),
-			    eng_frame_offset(tl, 24) - eng_frame_offset(tl, 19));
-	eng_player_free(p);
-	fake_free(f);
-	free(got);
-	free(want);
-	eng_tl_free(tl);
+	assert_int_equal(zc_read(z.f, z.p, z.got, eng_frame_offset(z.tl, 19),
+				 (size_t)(eng_frame_offset(z.tl, 24) -
+					  eng_frame_offset(z.tl, 19))),
+			 (ssize_t)(eng_frame_offset(z.tl, 24) -
+				   eng_frame_offset(z.tl, 19)));
+	assert_memory_equal(z.got, z.want + eng_frame_offset(z.tl, 19),
+			    eng_frame_offset(z.tl, 24) -
+				    eng_frame_offset(z.tl, 19));
+	zc_fix_free(&z);
 }
 
 /* ------------------------------------------------------------ real I/O */
