@@ -255,6 +255,19 @@ static void status_open(fuse_req_t req, struct fs *fs,
 		free(st);
 }
 
+/* Under fs->lock: take s off the streams list, if it is on it, and give
+ * its file's cached mode back. */
+static void stream_detach(struct fs_stream *s)
+{
+	if (s->next) {
+		s->prev->next = s->next;
+		s->next->prev = s->prev;
+		s->next = s->prev = NULL;
+	}
+	if (s->cached)
+		s->file->cached_open = 0;
+}
+
 /* A stream that will not be: give its file's cached mode back, free it
  * (its player already freed) and answer the open with err. */
 static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
@@ -262,8 +275,7 @@ static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 	struct fs *fs = s->fs;
 
 	pthread_mutex_lock(&fs->lock);
-	if (s->cached)
-		s->file->cached_open = 0;
+	stream_detach(s);
 	pthread_mutex_unlock(&fs->lock);
 	pthread_mutex_destroy(&s->busy);
 	free(s->bv);
@@ -367,10 +379,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (fuse_reply_open(req, fi) != 0) {
 		/* the opener is gone: no release will come */
 		pthread_mutex_lock(&fs->lock);
-		s->prev->next = s->next;
-		s->next->prev = s->prev;
-		if (s->cached)
-			f->cached_open = 0;
+		stream_detach(s);
 		pthread_mutex_unlock(&fs->lock);
 		stream_close(s);
 	}
@@ -489,10 +498,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 		return (void)fuse_reply_err(req, 0);
 	}
 	pthread_mutex_lock(&fs->lock);
-	s->prev->next = s->next;
-	s->next->prev = s->prev;
-	if (s->cached)
-		s->file->cached_open = 0;
+	stream_detach(s);
 	pthread_mutex_unlock(&fs->lock);
 	/* wait out a read that has replied but not yet let go */
 	pthread_mutex_lock(&s->busy);
@@ -507,10 +513,7 @@ void fs_close_all_streams(struct fs *fs)
 	while (fs->streams.next != &fs->streams) {
 		struct fs_stream *s = fs->streams.next;
 
-		s->prev->next = s->next;
-		s->next->prev = s->prev;
-		if (s->cached)
-			s->file->cached_open = 0;
+		stream_detach(s);
 		stream_close(s);
 	}
 	pthread_mutex_unlock(&fs->lock);
