@@ -163,8 +163,6 @@ void fs_comm_of(pid_t pid, char *buf, size_t len);
 int fs_set_readahead(const char *mountpoint, unsigned kb);
 /* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */
 unsigned long fs_pipe_max(void);
-/* Can this process get a pipe of at least bytes (F_SETPIPE_SZ)?  1 or 0. */
-int fs_pipe_can_hold(unsigned long bytes);
 /* Soft RLIMIT_NOFILE up to the hard one.  0, or -1 with errno set. */
 int fs_raise_nofile(void);
 /* Largest pipe libfuse needs to splice a reply of len bytes (header and

@@ -136,9 +136,19 @@ nomem:
  * and what would turn it on (only where it would be used: pace=off). */
 static void probe_pipes(struct fs *fs)
 {
+	/* the real I/O, under -o inject's wrapper if there is one */
+	const struct eng_io *io = fs->cfg.inject_v ? &fs->io_base : &fs->io;
 	unsigned long need = fs_splice_pipe_need(FS_MAX_READ);
+	int fds[2];
 
-	fs->pipe_ok = fs_pipe_can_hold(need);
+	/* Asking is the test: pipe-max-size binds only processes without
+	 * CAP_SYS_RESOURCE (a root daemon usually has it), and
+	 * pipe-user-pages-soft may bind before it.  One pipe, now: without
+	 * the capability, libfuse's pipes (one per worker thread) can still
+	 * pass pipe-user-pages-soft later, and those threads then copy. */
+	fs->pipe_ok = io->pipe_new(io->ctx, need, fds) == 0;
+	if (fs->pipe_ok)
+		io->pipe_free(io->ctx, fds);
 	if (fs->pipe_ok || !fs->cfg.splice_v ||
 	    fs->cfg.pace_v.mode != ENG_PACE_OFF)
 		return;

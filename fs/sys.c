@@ -2,7 +2,6 @@
 /* Facts about the host for the run row, and the mount's readahead knob. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,23 +115,6 @@ unsigned long fs_pipe_max(void)
 		v = 0;
 	fclose(f);
 	return v;
-}
-
-int fs_pipe_can_hold(unsigned long bytes)
-{
-	int fds[2], rc;
-
-	/* Ask for one: pipe-max-size binds only processes without
-	 * CAP_SYS_RESOURCE (a root daemon usually has it), and
-	 * pipe-user-pages-soft may bind before it.  One pipe, now: without
-	 * the capability, libfuse's pipes (one per worker thread) can still
-	 * pass pipe-user-pages-soft later, and those threads then copy. */
-	if (bytes > INT_MAX || pipe2(fds, O_CLOEXEC) < 0)
-		return 0;
-	rc = fcntl(fds[0], F_SETPIPE_SZ, (int)bytes);
-	close(fds[0]);
-	close(fds[1]);
-	return rc >= 0 && (unsigned long)rc >= bytes;
 }
 
 unsigned long fs_splice_pipe_need(size_t len)
