@@ -118,14 +118,15 @@ fi
 # Both stat the mount first: mount_fs returns when /proc/mounts shows it,
 # but the kernel takes the daemon's limits from its answer to INIT, and
 # the daemon sets the readahead just before it serves requests.
-bdi() {
+mnt_dev() {
 	stat "$1" >/dev/null
-	dev=$(awk -v m="$1" '$5 == m { print $3 }' /proc/self/mountinfo)
-	cat "/sys/class/bdi/$dev/read_ahead_kb" 2>/dev/null || echo -
+	awk -v m="$1" '$5 == m { print $3 }' /proc/self/mountinfo
+}
+bdi() {
+	cat "/sys/class/bdi/$(mnt_dev "$1")/read_ahead_kb" 2>/dev/null || echo -
 }
 ctl() {
-	stat "$1" >/dev/null
-	dev=$(awk -v m="$1" '$5 == m { print $3 }' /proc/self/mountinfo)
+	dev=$(mnt_dev "$1")
 	minor=${dev#0:}
 	echo "$(cat "$FUSECTL/$minor/max_background")" \
 		"$(cat "$FUSECTL/$minor/congestion_threshold")"
