@@ -221,9 +221,13 @@ done
 
 # -------------------------------------------------- 5. the recorder alone
 say "bench: 5. the recorder alone"
-r=$("$TLB" recorder "$W/rec.db" 1000000)
-put recorder_rows_per_s "$(echo "$r" | tr ' ' '\n' | awk -F= '$1 == "rows_per_s" { print $2 }')"
-rm -f "$W"/rec.db*
+# 16 streams interleaved (a run's shape, and the target's figure), then one
+# stream alone (its index entries all grow at one end: the cheap case)
+for n in 16 1; do
+	r=$("$TLB" recorder "$W/rec.db" 1000000 $n)
+	put "recorder_rows_per_s_$n" "$(echo "$r" | tr ' ' '\n' | awk -F= '$1 == "rows_per_s" { print $2 }')"
+	rm -f "$W"/rec.db*
+done
 
 # --------------------------------------------------- 6. paced, realtime
 say "bench: 6. paced realtime streams at 18 MB/s (dd bs=1M)"

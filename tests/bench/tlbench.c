@@ -2,7 +2,7 @@
 /*
  * Helper of `make bench`: the no-FUSE baselines.  `preadloop IOLOG` replays
  * the reads of a fio v3 iolog with pread into one reused buffer, as fast as
- * it can; `recorder DB ROWS` times the store's recorder alone.
+ * it can; `recorder DB ROWS [STREAMS]` times the store's recorder alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -140,8 +140,17 @@ out:
 	return rc;
 }
 
-/* Rows shaped like a real stream's: 3 tracks per frame, distinct times. */
-static int recorder(const char *db, unsigned long long rows)
+#define REC_MAX_STREAMS 256
+
+/*
+ * Rows shaped like a real run's: `streams` streams reading 3 tracks per
+ * frame, their frames interleaved as the players' are (one frame of each
+ * in turn), distinct times.  The interleaving matters: each stream's
+ * index entries grow at their own place in access(stream_id), so a run of
+ * 16 streams costs the recorder more per row than one stream does.
+ */
+static int recorder(const char *db, unsigned long long rows,
+		    unsigned streams)
 {
 	static const char *const tracks[] = { "V", "A1", "A2" };
 	struct store_run_info ri = { .label = "bench", .kernel = "-",
@@ -151,11 +160,12 @@ static int recorder(const char *db, unsigned long long rows)
 					  .fps_num = 30000, .fps_den = 1001,
 					  .frames = 1, .bytes = 1 };
 	struct store *st = NULL;
-	struct store_stream *ss = NULL;
+	struct store_stream *ss[REC_MAX_STREAMS];
 	struct store_stats stats;
 	char *err = NULL;
 	int64_t tid;
-	unsigned long long i;
+	unsigned long long i, per = rows / streams;
+	unsigned k;
 	double t0, c0, t, c;
 	int rc;
 
@@ -165,9 +175,12 @@ static int recorder(const char *db, unsigned long long rows)
 		free(err);
 		return 1;
 	}
-	if (store_run_begin(st, &ri, 0) < 0 ||
-	    store_timeline_add(st, &ti, &tid) < 0 || store_start(st) < 0 ||
-	    store_stream_open(st, tid, getpid(), "tlbench", 0, &ss) < 0) {
+	rc = store_run_begin(st, &ri, 0) < 0 ||
+	     store_timeline_add(st, &ti, &tid) < 0 || store_start(st) < 0;
+	for (k = 0; k < streams && !rc; k++)
+		rc = store_stream_open(st, tid, getpid(), "tlbench", 0,
+				       &ss[k]) < 0;
+	if (rc) {
 		fprintf(stderr, "tlbench: %s\n", store_errmsg(st));
 		store_close(st);
 		return 1;
@@ -175,11 +188,13 @@ static int recorder(const char *db, unsigned long long rows)
 	t0 = now_s();
 	c0 = cpu_s();
 	for (i = 0; i < rows; i++) {
+		/* row i: frame f of stream k, track i % 3 */
+		unsigned long long f = i / 3 / streams;
 		struct store_access a = {
-			.frame = (int64_t)(i / 3),
+			.frame = (int64_t)f,
 			.track = tracks[i % 3],
 			.clip = "clip0001",
-			.file_offset = i * 600600,
+			.file_offset = f * 600600,
 			.length = i % 3 ? 4800 : 600600,
 			.sched_ns = i * 11122,
 			.due_ns = i * 11122 + 266933600,
@@ -187,16 +202,20 @@ static int recorder(const char *db, unsigned long long rows)
 			.done_ns = i * 11122 + 60000,
 		};
 
-		store_access_add(ss, &a);
+		k = (unsigned)(i / 3 % streams);
+		store_access_add(ss[k], &a);
 	}
-	store_stream_close(ss, rows * 11122, rows, (int64_t)(rows / 3), 0, 0);
+	for (k = 0; k < streams; k++)
+		store_stream_close(ss[k], rows * 11122, per * 600600,
+				   (int64_t)(per / 3), 0, 0);
 	rc = store_run_end(st, rows * 11122 + 1);
 	t = now_s() - t0;	/* includes draining the queue to disk */
 	c = cpu_s() - c0;	/* both threads: steadier than t on a busy host */
 	store_get_stats(st, &stats);
-	printf("rows=%llu written=%llu seconds=%.6f rows_per_s=%.0f "
-	       "cpu=%.6f queue_full_waits=%llu\n", rows,
-	       (unsigned long long)stats.rows_written, t, (double)rows / t, c,
+	printf("rows=%llu streams=%u written=%llu seconds=%.6f "
+	       "rows_per_s=%.0f cpu=%.6f queue_full_waits=%llu\n", rows,
+	       streams, (unsigned long long)stats.rows_written, t,
+	       (double)rows / t, c,
 	       (unsigned long long)stats.queue_full_waits);
 	store_close(st);
 	return rc < 0 || stats.rows_written != rows;
@@ -206,9 +225,15 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "preadloop") == 0)
 		return preadloop(argv[2]);
-	if (argc == 4 && strcmp(argv[1], "recorder") == 0)
-		return recorder(argv[2], strtoull(argv[3], NULL, 10));
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "recorder") == 0) {
+		unsigned long n = argc == 5 ? strtoul(argv[4], NULL, 10) : 1;
+
+		if (n >= 1 && n <= REC_MAX_STREAMS)
+			return recorder(argv[2], strtoull(argv[3], NULL, 10),
+					(unsigned)n);
+	}
 	fprintf(stderr, "usage: tlbench preadloop IOLOG | "
-		"tlbench recorder DB ROWS\n");
+		"tlbench recorder DB ROWS [STREAMS (1-%d)]\n",
+		REC_MAX_STREAMS);
 	return 2;
 }

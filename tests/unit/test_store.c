@@ -546,6 +546,81 @@ static void test_batching(void **state)
 	sqlite3_close(db);
 }
 
+/*
+ * A VFS that passes everything to the default one and counts the statement
+ * journals SQLite opens.  A multi-row INSERT that may abort needs one, and
+ * it cost the recorder a 4 KiB write per row once several streams' index
+ * entries grew side by side (see ACCESS_INSERT in store.c).
+ */
+static sqlite3_vfs *base_vfs;
+static int subjournals;
+
+static int count_open(sqlite3_vfs *vfs, sqlite3_filename name,
+		      sqlite3_file *f, int flags, int *out)
+{
+	(void)vfs;
+	if (flags & SQLITE_OPEN_SUBJOURNAL)
+		subjournals++;
+	return base_vfs->xOpen(base_vfs, name, f, flags, out);
+}
+
+/* Sixteen streams' rows interleaved frame by frame, as players write them:
+ * every row arrives, in multi-row statements, without a statement journal. */
+static void test_no_statement_journal(void **state)
+{
+#define JSTREAMS 16
+#define JFRAMES 400
+	struct store_stream *ss[JSTREAMS];
+	struct store_stats stats;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3_vfs vfs;
+	sqlite3 *db;
+	int64_t tl;
+	int i, k;
+
+	base_vfs = sqlite3_vfs_find(NULL);
+	assert_non_null(base_vfs);
+	vfs = *base_vfs;
+	vfs.zName = "count-subjournal";
+	vfs.xOpen = count_open;
+	assert_int_equal(sqlite3_vfs_register(&vfs, 1), SQLITE_OK);
+	subjournals = 0;
+
+	st = start_ok(t->db, 4096, &run_info, &tl);
+	for (k = 0; k < JSTREAMS; k++)
+		assert_int_equal(store_stream_open(st, tl, 2000 + k, "ws", EPOCH,
+						   &ss[k]),
+				 0);
+	for (i = 0; i < JFRAMES; i++)
+		for (k = 0; k < JSTREAMS; k++) {
+			struct store_access a = mk_access(
+				i, EPOCH + (uint64_t)i * 1000, 500,
+				EPOCH + SEC, 0);
+
+			store_access_add(ss[k], &a);
+		}
+	for (k = 0; k < JSTREAMS; k++)
+		store_stream_close(ss[k], EPOCH + SEC, JFRAMES * 4096ull,
+				   JFRAMES, 0, 0);
+	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
+	store_get_stats(st, &stats);
+	store_close(st);
+	sqlite3_vfs_register(base_vfs, 1);
+	sqlite3_vfs_unregister(&vfs);
+
+	assert_int_equal(stats.rows_written, JSTREAMS * JFRAMES);
+	/* multi-row statements were used: far fewer commits than rows */
+	assert_true(stats.commits < JSTREAMS * JFRAMES / 32);
+	assert_int_equal(subjournals, 0);
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM access"),
+			 JSTREAMS * JFRAMES);
+	sqlite3_close(db);
+#undef JSTREAMS
+#undef JFRAMES
+}
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -1342,6 +1417,7 @@ int main(void)
 		cmocka_unit_test(test_call_order),
 		TMP_TEST(test_summaries),
 		TMP_TEST(test_batching),
+		TMP_TEST(test_no_statement_journal),
 		TMP_TEST(test_commit_interval),
 		TMP_TEST(test_flush_on_end),
 		cmocka_unit_test(test_after_end),
