@@ -566,6 +566,9 @@ struct eng_player_stats {
 	int64_t late_frames;	/* frames whose last read was done after due */
 	int64_t failed_frames;	/* frames with a failed read */
 	uint64_t accesses;	/* backing reads issued */
+	int64_t requests;	/* reads answered with data (FUSE requests) */
+	int64_t reloads;	/* played frames loaded again (their reads are
+				 * accesses; not played or late twice) */
 	int64_t seeks;		/* re-anchorings after the first */
 	int64_t head;		/* next frame to load */
 	uint64_t worst_ns;	/* largest done - issued */

@@ -370,6 +370,8 @@ static void load_end(struct eng_player *p, const struct load *l)
 	p->st.accesses += l->reads;
 	if (l->worst > p->st.worst_ns)
 		p->st.worst_ns = l->worst;
+	if (publish && replay)
+		p->st.reloads++;
 	if (publish && !replay) {
 		p->st.frames++;
 		if (l->failed)
@@ -900,6 +902,7 @@ static ssize_t served(struct eng_player *p, size_t len)
 {
 	pthread_mutex_lock(&p->stats_lock);
 	p->st.bytes += len;
+	p->st.requests++;
 	pthread_mutex_unlock(&p->stats_lock);
 	pthread_mutex_unlock(&p->lock);
 	return (ssize_t)len;

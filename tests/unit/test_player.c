@@ -903,6 +903,9 @@ static void test_out_of_order(void **state)
 	}
 	assert_true(reads > 60);
 	assert_int_equal(st.accesses, (int64_t)reads);
+	/* one track: every read past the 60 frames is a frame loaded again */
+	assert_int_equal(st.reloads, (int64_t)reads - 60);
+	assert_int_equal(st.requests, 15);
 	eng_player_free(p);
 	fake_free(f);
 	free(want);
@@ -1244,6 +1247,9 @@ static void test_read_api(void **state)
 
 	eng_player_stats(p, &st);
 	assert_int_equal(st.bytes, 2600);
+	/* the two that served bytes, not the errors nor the ends of file */
+	assert_int_equal(st.requests, 2);
+	assert_int_equal(st.reloads, 0);
 	assert_int_equal(st.seeks, 1);	/* the jump to the last frame */
 	/* the ring answered the rereads: frames 0..2 and 39 only */
 	assert_int_equal(f->log.n, 4);
