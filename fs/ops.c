@@ -189,9 +189,20 @@ static void stream_close(struct fs_stream *s)
 	 * then, and none may follow the stream's close row */
 	eng_player_stop(s->player);
 	eng_player_stats(s->player, &st);
-	if (s->ss)	/* NULL under -o record=off */
-		store_stream_close(s->ss, fs->io.now(fs->io.ctx), st.bytes,
-				   st.frames, st.late_frames, st.failed_frames);
+	if (s->ss) {	/* NULL under -o record=off */
+		struct store_stream_totals t = {
+			.closed_ns = fs->io.now(fs->io.ctx),
+			.bytes = st.bytes,
+			.frames = st.frames,
+			.late_frames = st.late_frames,
+			.failed_frames = st.failed_frames,
+			.requests = st.requests,
+			.reloads = st.reloads,
+			.seeks = st.seeks,
+		};
+
+		store_stream_close(s->ss, &t);
+	}
 	eng_player_free(s->player);
 	pthread_mutex_destroy(&s->busy);
 	free(s->bv);
@@ -362,8 +373,14 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			       s->opened_ns, &s->ss);
 	if (rc == 0) {
 		rc = eng_player_start(s->player);
-		if (rc < 0 && s->ss)
-			store_stream_close(s->ss, s->opened_ns, 0, 0, 0, 0);
+		if (rc < 0 && s->ss) {
+			/* a stream that never played: closed as it opened */
+			struct store_stream_totals t = {
+				.closed_ns = s->opened_ns,
+			};
+
+			store_stream_close(s->ss, &t);
+		}
 	}
 	if (rc < 0) {
 		eng_player_free(s->player);

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 1 (set by the store).
+-- Schema version: PRAGMA user_version = 2 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -51,7 +51,17 @@ CREATE TABLE IF NOT EXISTS stream (
 	bytes INTEGER,			-- bytes handed to the reader
 	frames INTEGER,
 	late_frames INTEGER,		-- frames completed after their due time
-	failed_frames INTEGER		-- frames with a failed backing read
+	failed_frames INTEGER,		-- frames with a failed backing read
+	-- added in schema version 2 (store_open adds them to older files):
+	requests INTEGER,		-- reads answered with data: the FUSE
+					-- read requests (or the reader's own
+					-- reads under -o direct_io)
+	reloads INTEGER,		-- played frames read from the storage
+					-- again (the reader went back, or the
+					-- kernel asked late for a frame the ring
+					-- had passed): their reads are in access,
+					-- they are not in frames or late_frames
+	seeks INTEGER			-- re-anchorings of the stream's clock
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 

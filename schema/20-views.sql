@@ -25,6 +25,11 @@ FROM access AS a JOIN stream AS s ON s.id = a.stream_id;
 
 -- One row per stream.  late_frames and failed_frames are the player's counts
 -- (per frame); late_accesses counts the individual late reads.
+-- kib_per_request is the mean size of the reads the daemon answered
+-- (bytes / requests / 1024): near the kernel's readahead window (1024 KiB)
+-- for a plain dd in cached mode; far below it, the kernel was splitting the
+-- stream into small requests.  (Schema version 2 added the last four
+-- columns; store_open recreates this view in an older file.)
 CREATE VIEW IF NOT EXISTS stream_summary AS
 WITH ranked AS (
 	SELECT stream_id, errno, done_ns > due_ns AS late,
@@ -58,7 +63,12 @@ SELECT s.id AS stream_id, s.run_id, r.label, t.name AS timeline,
        round(p.p50 / 1e3, 1) AS p50_us,
        round(p.p95 / 1e3, 1) AS p95_us,
        round(p.p99 / 1e3, 1) AS p99_us,
-       round(p.pmax / 1e3, 1) AS max_us
+       round(p.pmax / 1e3, 1) AS max_us,
+       s.requests,
+       CASE WHEN s.requests > 0
+	    THEN round(s.bytes / 1024.0 / s.requests, 1)
+       END AS kib_per_request,
+       s.reloads, s.seeks
 FROM stream AS s
 JOIN run AS r ON r.id = s.run_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id

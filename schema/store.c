@@ -44,13 +44,7 @@ struct entry {
 	struct store_stream *ss;
 	union {
 		struct store_access acc;
-		struct {
-			uint64_t closed_ns;
-			uint64_t bytes;
-			int64_t frames;
-			int64_t late_frames;
-			int64_t failed_frames;
-		} close;
+		struct store_stream_totals close;
 	} u;
 };
 
@@ -127,7 +121,8 @@ static const char *const stmt_sql[STMT_N] = {
 			"opened_ns) VALUES (?, ?, ?, ?, ?)",
 	[STMT_STREAM_CLOSE] = "UPDATE stream SET closed_ns = ?, bytes = ?, "
 			      "frames = ?, late_frames = ?, "
-			      "failed_frames = ? WHERE id = ?",
+			      "failed_frames = ?, requests = ?, reloads = ?, "
+			      "seeks = ? WHERE id = ?",
 	[STMT_ACCESS] = ACCESS_INSERT ACCESS_VALUES,
 };
 
@@ -339,25 +334,50 @@ static int read_user_version(sqlite3 *db, int *version)
 	return rc;
 }
 
-/* A database made before access.injected existed: CREATE TABLE IF NOT
- * EXISTS keeps its old access table, so add the column (idempotent). */
-static int migrate_injected(sqlite3 *db)
+/* Add table.col (declared decl) unless the table has it: a database made
+ * before the column existed keeps its old table under CREATE TABLE IF NOT
+ * EXISTS.  Names are ours, not input. */
+static int add_column(sqlite3 *db, const char *table, const char *col,
+		      const char *decl)
 {
 	sqlite3_stmt *s = NULL;
+	char sql[160];
 	int rc, found = 0;
 
-	rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('access') "
-				"WHERE name = 'injected'", -1, &s, NULL);
+	rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) "
+				"WHERE name = ?", -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(s, 2, col, -1, SQLITE_STATIC);
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(s);
 		found = rc == SQLITE_ROW;
 		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 	}
 	sqlite3_finalize(s);
-	if (rc == SQLITE_OK && !found)
-		rc = sqlite3_exec(db, "ALTER TABLE access ADD COLUMN injected "
-				  "INTEGER NOT NULL DEFAULT 0", NULL, NULL,
-				  NULL);
+	if (rc != SQLITE_OK || found)
+		return rc;
+	snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s", table,
+		 col, decl);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+/* The columns added since the first schema, in every file (idempotent). */
+static int add_columns(sqlite3 *db)
+{
+	static const char *const cols[][3] = {
+		{ "access", "injected", "INTEGER NOT NULL DEFAULT 0" },
+		/* version 2 */
+		{ "stream", "requests", "INTEGER" },
+		{ "stream", "reloads", "INTEGER" },
+		{ "stream", "seeks", "INTEGER" },
+	};
+	size_t i;
+	int rc = SQLITE_OK;
+
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && rc == SQLITE_OK; i++)
+		rc = add_column(db, cols[i][0], cols[i][1], cols[i][2]);
 	return rc;
 }
 
@@ -380,7 +400,14 @@ static int apply_schema(sqlite3 *db, int *newer)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
-		rc = migrate_injected(db);
+		rc = add_columns(db);
+	/* a view changed in version 2: CREATE VIEW IF NOT EXISTS keeps an
+	 * older file's, so drop it and apply the schema again */
+	if (rc == SQLITE_OK && version < 2)
+		rc = sqlite3_exec(db, "DROP VIEW IF EXISTS stream_summary",
+				  NULL, NULL, NULL);
+	if (rc == SQLITE_OK && version < 2)
+		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
 	if (rc == SQLITE_OK && version < STORE_SCHEMA_VERSION) {
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
 			 STORE_SCHEMA_VERSION);
@@ -763,7 +790,10 @@ static int update_stream(struct store *st, const struct entry *e, char **msg)
 	bind_i64(s, 3, e->u.close.frames, &rc);
 	bind_i64(s, 4, e->u.close.late_frames, &rc);
 	bind_i64(s, 5, e->u.close.failed_frames, &rc);
-	bind_i64(s, 6, e->ss->row_id, &rc);
+	bind_i64(s, 6, e->u.close.requests, &rc);
+	bind_i64(s, 7, e->u.close.reloads, &rc);
+	bind_i64(s, 8, e->u.close.seeks, &rc);
+	bind_i64(s, 9, e->ss->row_id, &rc);
 	step_done(st->db, s, "update stream row", &rc, msg);
 	return rc;
 }
@@ -1346,20 +1376,13 @@ void store_access_add(struct store_stream *ss, const struct store_access *a)
 	enqueue(ss->st, &e);
 }
 
-void store_stream_close(struct store_stream *ss, uint64_t closed_ns,
-			uint64_t bytes, int64_t frames, int64_t late_frames,
-			int64_t failed_frames)
+void store_stream_close(struct store_stream *ss,
+			const struct store_stream_totals *t)
 {
 	struct entry e = {
 		.kind = ENTRY_CLOSE,
 		.ss = ss,
-		.u.close = {
-			.closed_ns = closed_ns,
-			.bytes = bytes,
-			.frames = frames,
-			.late_frames = late_frames,
-			.failed_frames = failed_frames,
-		},
+		.u.close = *t,
 	};
 
 	enqueue(ss->st, &e);

@@ -60,7 +60,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
@@ -145,10 +145,20 @@ int store_stream_open(struct store *st, int64_t timeline_id, pid_t pid,
  * first wait of each call counts in queue_full_waits); never drops the row,
  * except after store_run_end(), where it counts in rows_lost. */
 void store_access_add(struct store_stream *ss, const struct store_access *a);
+/* A stream's totals at close (the stream table's columns of that name). */
+struct store_stream_totals {
+	uint64_t closed_ns;	/* monotonic, like every time given */
+	uint64_t bytes;
+	int64_t frames;
+	int64_t late_frames;
+	int64_t failed_frames;
+	int64_t requests;
+	int64_t reloads;
+	int64_t seeks;
+};
 /* Queue the stream's close with its totals; the handle is gone after. */
-void store_stream_close(struct store_stream *ss, uint64_t closed_ns,
-			uint64_t bytes, int64_t frames, int64_t late_frames,
-			int64_t failed_frames);
+void store_stream_close(struct store_stream *ss,
+			const struct store_stream_totals *t);
 
 /* Drain the queue and the hold (one last attempt), stop the recorder,
  * write the run's end time and counts.  Safe to call once after

@@ -205,9 +205,15 @@ static int recorder(const char *db, unsigned long long rows,
 		k = (unsigned)(i / 3 % streams);
 		store_access_add(ss[k], &a);
 	}
-	for (k = 0; k < streams; k++)
-		store_stream_close(ss[k], rows * 11122, per * 600600,
-				   (int64_t)(per / 3), 0, 0);
+	for (k = 0; k < streams; k++) {
+		struct store_stream_totals tot = {
+			.closed_ns = rows * 11122, .bytes = per * 600600,
+			.frames = (int64_t)(per / 3),
+			.requests = (int64_t)(per / 3),
+		};
+
+		store_stream_close(ss[k], &tot);
+	}
 	rc = store_run_end(st, rows * 11122 + 1);
 	t = now_s() - t0;	/* includes draining the queue to disk */
 	c = cpu_s() - c0;	/* both threads: steadier than t on a busy host */

@@ -59,10 +59,28 @@ check_cache() {
 		"$(q "select count(distinct a.frame) from access a where a.track = 'V'")"
 	check_eq "$1: one stream, all its frames played" "1|0" \
 		"$(q "select count(*), sum(frames <> (select max(frame) + 1 from access)) from stream")"
+	check_eq "$1: the stream row says no frame was loaded again" 0 \
+		"$(q "select reloads from stream")"
+	# the kernel's readahead came in large requests (1 MiB windows;
+	# congestion made them 20 KiB once, see -o max_background)
+	kib=$(q "select cast(kib_per_request as int) from stream_summary")
+	check "$1: readahead requests of ${kib:-?} KiB on average (>= 256)" \
+		test "${kib:-0}" -ge 256
 }
 
 # paced: keep 8 + step 8 MiB + the readahead in flight
 check_cache paced 4 20
 # unpaced: keep 8 + step 64 MiB + readahead; 183 MB would be all of it
 check_cache unpaced off 76
+
+# direct_io: no page cache, every read() is one request (max_read 1 MiB)
+DB=$T/direct.db
+mount_fs "$M" "$T/mnt" -o db="$DB",direct_io,pace=off
+size=$(stat -c %s "$T/mnt/timeline01")
+sha=$(dd if="$T/mnt/timeline01" bs=1M 2>/dev/null | sha256sum | cut -d' ' -f1)
+umount_fs "$T/mnt"
+check_eq "direct_io: bytes exact" "$want" "$sha"
+check_eq "direct_io: one request per 1 MiB read" \
+	"$(((size + MiB - 1) / MiB))|$size|0" \
+	"$(q "select requests, bytes, reloads from stream")"
 finish

@@ -282,6 +282,19 @@ check_eq "RUN by id, --steps --csv rows" "11" \
 	"$("$REPORT" "$DB" 2 --steps --csv | awk 'NR > 1' | wc -l | tr -d ' ')"
 check_eq "--csv defaults to the streams" "stream,run,step,timeline" \
 	"$("$REPORT" "$DB" 1 --csv | head -1 | cut -d, -f1-4)"
+check_eq "streams end with the FUSE requests" "max_us,requests,kib_per_req,reloads,seeks" \
+	"$("$REPORT" "$DB" 1 --csv | head -1 | awk -F, '{ print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
+# a file of schema version 1, never opened by this timelinefs: its
+# stream_summary has no requests, and the report leaves them out
+cp "$DB" "$T/v1.db"
+sqlite3 "$T/v1.db" "drop view stream_summary;
+	create view stream_summary as select s.id as stream_id, s.run_id,
+	t.name as timeline, s.pid, s.comm, 0 as duration_s, s.bytes,
+	0 as mb_s, s.frames, s.late_frames, s.failed_frames, 0 as accesses,
+	0 as late_accesses, 0 as p50_us, 0 as p95_us, 0 as p99_us,
+	0 as max_us from stream s left join timeline t on t.id = s.timeline_id"
+check_eq "a version 1 file: streams without the requests" "max_us" \
+	"$("$REPORT" "$T/v1.db" 1 --csv | head -1 | awk -F, '{ print $NF }')"
 check "--json of all tables is valid JSON" python3 -c "
 import json, sys
 d = json.loads(sys.stdin.read())

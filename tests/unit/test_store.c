@@ -183,6 +183,19 @@ static struct store_access mk_access(int64_t frame, uint64_t issued,
 	return a;
 }
 
+/* Close a stream with the totals most tests care about (the rest 0). */
+static void close_stream(struct store_stream *ss, uint64_t closed_ns,
+			 uint64_t bytes, int64_t frames, int64_t late_frames,
+			 int64_t failed_frames)
+{
+	struct store_stream_totals t = {
+		.closed_ns = closed_ns, .bytes = bytes, .frames = frames,
+		.late_frames = late_frames, .failed_frames = failed_frames,
+	};
+
+	store_stream_close(ss, &t);
+}
+
 /* ---------------------------------------------------------------- schema */
 
 static const struct {
@@ -193,7 +206,7 @@ static const struct {
 		 "media_dir queue_full_waits rows_lost duration_ns" },
 	{ "timeline", "id run_id name path fps_num fps_den frames bytes" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
-		    "frames late_frames failed_frames" },
+		    "frames late_frames failed_frames requests reloads seeks" },
 	{ "access", "id stream_id frame track clip file_offset length "
 		    "sched_ns due_ns issued_ns done_ns errno injected" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
@@ -202,7 +215,8 @@ static const struct {
 	{ "stream_summary",
 	  "stream_id run_id label timeline pid comm opened_ns closed_ns "
 	  "duration_s bytes mb_s frames late_frames failed_frames accesses "
-	  "errors late_accesses p50_us p95_us p99_us max_us" },
+	  "errors late_accesses p50_us p95_us p99_us max_us requests "
+	  "kib_per_request reloads seeks" },
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
@@ -265,7 +279,7 @@ static void test_memory_run(void **state)
 			      EPOCH + 2 * SEC, 0);
 		store_access_add(ss, &a);
 	}
-	store_stream_close(ss, EPOCH + 2 * SEC, 1000 * 4096, 1000, 0, 0);
+	close_stream(ss, EPOCH + 2 * SEC, 1000 * 4096, 1000, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + 3 * SEC), 0);
 	assert_int_equal(store_run_end(st, EPOCH + 3 * SEC), 0); /* no-op */
 	store_get_stats(st, &stats);
@@ -343,6 +357,10 @@ static const struct summary_case {
 	{ SA, "timeline", 0, SQLITE_TEXT, "tl1" },
 	{ SA, "label", 0, SQLITE_TEXT, "test" },
 	{ SA, "comm", 0, SQLITE_TEXT, "dd" },
+	{ SA, "requests", 50, SQLITE_INTEGER, NULL },
+	{ SA, "kib_per_request", 976.6, SQLITE_FLOAT, NULL }, /* 976.5625 */
+	{ SA, "reloads", 3, SQLITE_INTEGER, NULL },
+	{ SA, "seeks", 1, SQLITE_INTEGER, NULL },
 	{ SB, "p50_us", 400.0, SQLITE_FLOAT, NULL },
 	{ SB, "p95_us", 7000.0, SQLITE_FLOAT, NULL },
 	{ SB, "p99_us", 7000.0, SQLITE_FLOAT, NULL },
@@ -353,6 +371,8 @@ static const struct summary_case {
 	{ SB, "late_accesses", 2, SQLITE_INTEGER, NULL },
 	{ SB, "late_frames", 1, SQLITE_INTEGER, NULL },
 	{ SB, "failed_frames", 1, SQLITE_INTEGER, NULL },
+	{ SB, "requests", 0, SQLITE_INTEGER, NULL },
+	{ SB, "kib_per_request", 0, SQLITE_NULL, NULL },	/* no request */
 	{ RS, "streams", 2, SQLITE_INTEGER, NULL },
 	{ RS, "bytes", 80000000, SQLITE_INTEGER, NULL },
 	{ RS, "duration_s", 5.0, SQLITE_FLOAT, NULL },
@@ -425,8 +445,13 @@ static void test_summaries(void **state)
 			      i == 3 ? EIO : 0);
 		store_access_add(sb, &a);
 	}
-	store_stream_close(sa, EPOCH + 3 * SEC + SEC / 2, 50000000, 20, 2, 0);
-	store_stream_close(sb, EPOCH + 6 * SEC, 30000000, 7, 1, 1);
+	/* sa: 50 requests of 10^6 B, 3 frames loaded again, one seek */
+	store_stream_close(sa, &(struct store_stream_totals){
+				       .closed_ns = EPOCH + 3 * SEC + SEC / 2,
+				       .bytes = 50000000, .frames = 20,
+				       .late_frames = 2, .requests = 50,
+				       .reloads = 3, .seeks = 1 });
+	close_stream(sb, EPOCH + 6 * SEC, 30000000, 7, 1, 1);
 	assert_int_equal(store_run_end(st, EPOCH + 7 * SEC), 0);
 	store_close(st);
 
@@ -482,8 +507,8 @@ static void *produce(void *arg)
 			      EPOCH + (uint64_t)i * 1000 + 1000, 0);
 		store_access_add(ss, &a);
 	}
-	store_stream_close(ss, EPOCH + SEC, PER_PRODUCER * 4096ull,
-			   PER_PRODUCER, 0, 0);
+	close_stream(ss, EPOCH + SEC, PER_PRODUCER * 4096ull,
+	     PER_PRODUCER, 0, 0);
 	return NULL;
 }
 
@@ -601,8 +626,8 @@ static void test_no_statement_journal(void **state)
 			store_access_add(ss[k], &a);
 		}
 	for (k = 0; k < JSTREAMS; k++)
-		store_stream_close(ss[k], EPOCH + SEC, JFRAMES * 4096ull,
-				   JFRAMES, 0, 0);
+		close_stream(ss[k], EPOCH + SEC, JFRAMES * 4096ull,
+			     JFRAMES, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
 	store_get_stats(st, &stats);
 	store_close(st);
@@ -654,7 +679,7 @@ static void test_commit_interval(void **state)
 	}
 	assert_int_equal(n, 1);
 	assert_true(waited < 10 * STORE_COMMIT_INTERVAL_MS);
-	store_stream_close(ss, EPOCH + SEC, 4096, 1, 0, 0);
+	close_stream(ss, EPOCH + SEC, 4096, 1, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_close(st);
 	sqlite3_close(db);
@@ -677,7 +702,7 @@ static void test_flush_on_end(void **state)
 		a = mk_access(i, EPOCH + (uint64_t)i, 10, EPOCH + SEC, 0);
 		store_access_add(ss, &a);
 	}
-	store_stream_close(ss, EPOCH + SEC, 500 * 4096, 500, 0, 0);
+	close_stream(ss, EPOCH + SEC, 500 * 4096, 500, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
 	/* the data is on disk before store_close */
 	db = raw_open(t->db);
@@ -705,7 +730,7 @@ static void test_after_end(void **state)
 	store_access_add(ss, &a);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_access_add(ss, &a);
-	store_stream_close(ss, EPOCH + SEC, 0, 0, 0, 0);
+	close_stream(ss, EPOCH + SEC, 0, 0, 0, 0);
 	assert_int_equal(store_stream_open(st, tl, 2, "dd", EPOCH, &ss2),
 			 -ESHUTDOWN);
 	assert_null(ss2);
@@ -745,7 +770,7 @@ static void one_run(const char *path, const char *label)
 	st = start_ok(path, 0, &info, &tl);
 	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	store_access_add(ss, &a);
-	store_stream_close(ss, EPOCH + SEC, 4096, 1, 0, 0);
+	close_stream(ss, EPOCH + SEC, 4096, 1, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_close(st);
 }
@@ -833,11 +858,66 @@ static void test_migrate_injected(void **state)
 	assert_int_equal(store_stream_open(st, 0, 1, "dd", EPOCH, &ss), 0);
 	a.injected = 3;
 	store_access_add(ss, &a);
-	store_stream_close(ss, EPOCH + 200, 0, 1, 0, 0);
+	close_stream(ss, EPOCH + 200, 0, 1, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + 300), 0);
 	store_close(st);
 	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
 	assert_int_equal(q_i64(db, "SELECT sum(injected) FROM access"), 3);
+	sqlite3_close(db);
+}
+
+/* A version 1 file (stream without requests, reloads, seeks; its own
+ * stream_summary): store_open adds the columns and replaces the view, a
+ * stream's totals land in them, and opening again changes nothing. */
+static void test_migrate_v2(void **state)
+{
+	struct store_stream *ss;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int i;
+
+	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+	raw_exec(db, "CREATE TABLE stream (id INTEGER PRIMARY KEY, "
+		     "run_id INTEGER NOT NULL, timeline_id INTEGER, pid "
+		     "INTEGER, comm TEXT, opened_ns INTEGER, closed_ns "
+		     "INTEGER, bytes INTEGER, frames INTEGER, late_frames "
+		     "INTEGER, failed_frames INTEGER);"
+		     "INSERT INTO stream (run_id, pid, frames) VALUES (7, 1, 9);"
+		     "CREATE VIEW stream_summary AS SELECT id AS stream_id "
+		     "FROM stream;"
+		     "PRAGMA user_version = 1");
+	sqlite3_close(db);
+	for (i = 0; i < 2; i++) {
+		st = open_ok(t->db, 0);
+		assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+		assert_int_equal(store_start(st), 0);
+		assert_int_equal(store_stream_open(st, 0, 2, "dd", EPOCH, &ss),
+				 0);
+		store_stream_close(ss, &(struct store_stream_totals){
+					       .closed_ns = EPOCH + SEC,
+					       .bytes = 4096, .frames = 1,
+					       .requests = 2, .reloads = 1,
+					       .seeks = 1 });
+		assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+		store_close(st);
+	}
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"), 2);
+	check_columns(db, "stream", schema_cases[2].cols);
+	check_columns(db, "stream_summary", schema_cases[5].cols);
+	/* the old row kept, its new columns NULL */
+	assert_int_equal(q_i64(db, "SELECT frames FROM stream WHERE pid = 1"),
+			 9);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM stream WHERE pid = 1 "
+				   "AND requests IS NULL"),
+			 1);
+	assert_int_equal(q_i64(db, "SELECT sum(requests) + sum(reloads) + "
+				   "sum(seeks) FROM stream WHERE pid = 2"),
+			 8);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM stream_summary "
+				   "WHERE kib_per_request = 2.0"),
+			 2);
 	sqlite3_close(db);
 }
 
@@ -866,7 +946,7 @@ static void test_text_roundtrip(void **state)
 	a.track = odd;
 	a.clip = odd;
 	store_access_add(ss, &a);
-	store_stream_close(ss, EPOCH + SEC, 1, 1, 0, 0);
+	close_stream(ss, EPOCH + SEC, 1, 1, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_close(st);
 
@@ -925,9 +1005,9 @@ static void test_open_errors(void **state)
 	/* a database from a future version is refused, not upgraded */
 	store_close(open_ok(t->db, 0));
 	db = raw_open(t->db);
-	raw_exec(db, "PRAGMA user_version = 2");
+	raw_exec(db, "PRAGMA user_version = 3");
 	sqlite3_close(db);
-	expect_open_error(t->db, -ENOTSUP, "schema version 2 is newer");
+	expect_open_error(t->db, -ENOTSUP, "schema version 3 is newer");
 }
 
 /* The run table dropped behind the store's back: -EIO with the reason. */
@@ -1093,7 +1173,7 @@ static void test_hold_recover(void **state)
 	}
 	a = mk_access(0, EPOCH, 10, EPOCH + SEC, 0);
 	store_access_add(ss2, &a);
-	store_stream_close(ss, EPOCH + SEC, 1010 * 4096ull, 1010, 3, 0);
+	close_stream(ss, EPOCH + SEC, 1010 * 4096ull, 1010, 3, 0);
 	wait_stat(st, stat_held, 1001, "rows_held");
 	usleep(4 * STORE_COMMIT_INTERVAL_MS * 1000);	/* several retries */
 	store_get_stats(st, &stats);
@@ -1114,8 +1194,8 @@ static void test_hold_recover(void **state)
 	store_access_add(ss2, &a);
 	for (i = 0; i < 5; i++)
 		store_access_add(ss3, &a);
-	store_stream_close(ss2, EPOCH + SEC, 0, 2, 0, 0);
-	store_stream_close(ss3, EPOCH + SEC, 0, 5, 0, 0);
+	close_stream(ss2, EPOCH + SEC, 0, 2, 0, 0);
+	close_stream(ss3, EPOCH + SEC, 0, 5, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
 	store_get_stats(st, &stats);
 	store_close(st);
@@ -1194,7 +1274,7 @@ static void test_hold_bound(void **state)
 	assert_int_equal(wait_notes(&nt, "accepts writes again", 1, last), 1);
 	if (!strstr(last, ": 20 held access rows written, 30 lost"))
 		fail_msg("recovery message: %s", last);
-	store_stream_close(ss, EPOCH + SEC, 0, 55, 0, 0);
+	close_stream(ss, EPOCH + SEC, 0, 55, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), -EIO);
 	store_get_stats(st, &stats);
 	store_close(st);
@@ -1234,7 +1314,7 @@ static void test_hold_end_in_outage(void **state)
 	raw_exec(db, "DROP TABLE access");
 	for (i = 0; i < 10; i++)
 		store_access_add(ss, &a);
-	store_stream_close(ss, EPOCH + SEC, 0, 20, 0, 0);
+	close_stream(ss, EPOCH + SEC, 0, 20, 0, 0);
 	wait_stat(st, stat_held, 10, "rows_held");
 	assert_int_equal(store_run_end(st, EPOCH + SEC), -EIO);
 	store_get_stats(st, &stats);
@@ -1283,7 +1363,7 @@ static void test_hold_zero(void **state)
 	for (i = 0; i < 4; i++)
 		store_access_add(ss, &a);
 	wait_written(st, 4);
-	store_stream_close(ss, EPOCH + SEC, 0, 14, 0, 0);
+	close_stream(ss, EPOCH + SEC, 0, 14, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), -EIO);
 	store_get_stats(st, &stats);
 	store_close(st);
@@ -1310,7 +1390,7 @@ static void test_end_without_start(void **state)
 	assert_int_equal(store_stream_open(st, 0, 1, "dd", EPOCH, &ss), 0);
 	for (i = 0; i < 100; i++)
 		store_access_add(ss, &a);
-	store_stream_close(ss, EPOCH + SEC, 1, 1, 0, 0);
+	close_stream(ss, EPOCH + SEC, 1, 1, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_close(st);
 	db = raw_open(t->db);
@@ -1395,7 +1475,7 @@ static void test_discard_after_stream(void **state)
 	st = start_ok(t->db, 0, &run_info, &tl);
 	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	assert_int_equal(store_run_discard(st), -EBUSY);
-	store_stream_close(ss, EPOCH + SEC, 0, 0, 0, 0);
+	close_stream(ss, EPOCH + SEC, 0, 0, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_close(st);
 	db = raw_open(t->db);
@@ -1425,6 +1505,7 @@ int main(void)
 		TMP_TEST(test_two_runs_file),
 		TMP_TEST(test_existing_mode),
 		TMP_TEST(test_migrate_injected),
+		TMP_TEST(test_migrate_v2),
 		TMP_TEST(test_text_roundtrip),
 		TMP_TEST(test_open_errors),
 		TMP_TEST(test_run_begin_error),
