@@ -35,9 +35,11 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Load, validate and resolve every timeline; print every problem. */
-static int load_timelines(struct fs *fs)
+/* Load every timeline of the folder.  Returns 0, or -1 with the problems
+ * printed; those of the input (not "out of memory") are left in *diag for
+ * the database. */
+static int load_timelines(struct fs *fs, struct eng_diag *diag)
 {
-	struct eng_diag diag = { 0 };
 	char **names = NULL;
 	size_t n = 0, cap = 0, i, j;
 	struct dirent *de;
@@ -46,9 +48,10 @@ static int load_timelines(struct fs *fs)
 
 	d = opendir(fs->cfg.timelines);
 	if (!d) {
-		fprintf(stderr, "timelinefs: cannot open timelines folder "
-			"%s: %s\n", fs->cfg.timelines, strerror(errno));
-		return -1;
+		eng_diag_add(diag, fs->cfg.timelines, 0, "cannot open the "
+			     "timelines folder: %s", strerror(errno));
+		rc = -1;
+		goto out;
 	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !has_timeline_ext(de->d_name))
@@ -70,8 +73,8 @@ static int load_timelines(struct fs *fs)
 	closedir(d);
 	d = NULL;
 	if (n == 0) {
-		fprintf(stderr, "timelinefs: no timeline (*.tl, *.edl, *.otio) "
-			"in %s\n", fs->cfg.timelines);
+		eng_diag_add(diag, fs->cfg.timelines, 0, "no timeline (*.tl, "
+			     "*.edl, *.otio) in this folder");
 		rc = -1;
 		goto out;
 	}
@@ -87,16 +90,16 @@ static int load_timelines(struct fs *fs)
 		if (asprintf(&path, "%s/%s", fs->cfg.timelines, names[i]) < 0)
 			goto nomem;
 		if (eng_load_options_for(path, &fs->cfg.load, &o,
-					 &diag) == 0 &&
-		    eng_timeline_load(path, &o, &tl, &diag) == 0 &&
+					 diag) == 0 &&
+		    eng_timeline_load(path, &o, &tl, diag) == 0 &&
 		    eng_media_resolve(tl, fs->media_fd, fs->cfg.media_dir,
-				      &diag) == 0) {
+				      diag) == 0) {
 			for (j = 0; j < fs->nfiles; j++)
 				if (strcmp(fs->files[j].tl->name,
 					   tl->name) == 0)
 					break;
 			if (j < fs->nfiles) {
-				eng_diag_add(&diag, path, 0,
+				eng_diag_add(diag, path, 0,
 					     "same name as %s: both would be "
 					     "/%s", fs->files[j].tl->path,
 					     tl->name);
@@ -109,21 +112,20 @@ static int load_timelines(struct fs *fs)
 		}
 		free(path);
 	}
-	if (diag.n) {
-		for (i = 0; i < diag.n; i++)
-			fprintf(stderr, "%s\n", diag.msgs[i]);
+out:
+	if (diag->n) {
+		for (i = 0; i < diag->n; i++)
+			fprintf(stderr, "%s\n", diag->msgs[i]);
 		fprintf(stderr, "timelinefs: %zu problem%s in the timelines of "
-			"%s; not mounting\n", diag.n, diag.n == 1 ? "" : "s",
+			"%s; not mounting\n", diag->n, diag->n == 1 ? "" : "s",
 			fs->cfg.timelines);
 		rc = -1;
 	}
-out:
 	if (d)
 		closedir(d);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	eng_diag_free(&diag);
 	return rc;
 nomem:
 	fprintf(stderr, "timelinefs: out of memory\n");
@@ -259,12 +261,11 @@ static void store_abandon(struct fs *fs)
 	fs->store = NULL;
 }
 
-/* Open the store, begin the run and describe the timelines. */
-static int store_begin(struct fs *fs, const char *cmdline)
+/* Open the store and begin the run (its row in the header transaction). */
+static int store_open_run(struct fs *fs, const char *cmdline)
 {
 	struct store_run_info info;
 	char *err = NULL, *kernel, *host;
-	size_t i;
 	int rc;
 
 	rc = store_open(fs->cfg.db, 0, &fs->store, &err);
@@ -287,6 +288,18 @@ static int store_begin(struct fs *fs, const char *cmdline)
 	rc = store_run_begin(fs->store, &info, fs->io.now(fs->io.ctx));
 	free(kernel);
 	free(host);
+	return rc;
+}
+
+/* Open the store, begin the run and describe the timelines. */
+static int store_begin(struct fs *fs, const char *cmdline)
+{
+	size_t i;
+	int rc;
+
+	rc = store_open_run(fs, cmdline);
+	if (rc < 0 && !fs->store)
+		return -1;
 	for (i = 0; rc == 0 && i < fs->nfiles; i++) {
 		const struct eng_timeline *tl = fs->files[i].tl;
 		struct store_timeline_info ti = {
@@ -309,6 +322,38 @@ static int store_begin(struct fs *fs, const char *cmdline)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The mount is refused for its input (a malformed timeline, a missing or
+ * short clip): the run is still recorded, ended at once, with one problem
+ * row per message, so that the database says why it holds no streams.
+ * Without a database (it cannot be opened) the messages on stderr stay
+ * the only record, and say so.
+ */
+static void store_refused(struct fs *fs, const char *cmdline,
+			  const struct eng_diag *diag)
+{
+	size_t i;
+	int rc;
+
+	rc = store_open_run(fs, cmdline);
+	if (rc < 0 && !fs->store)
+		return;
+	for (i = 0; rc == 0 && i < diag->n; i++)
+		rc = store_problem_add(fs->store, diag->msgs[i]);
+	if (rc == 0)
+		rc = store_run_end(fs->store, fs->io.now(fs->io.ctx));
+	if (rc < 0)
+		fprintf(stderr, "timelinefs: cannot record the problems in "
+			"%s: %s\n", fs->cfg.db, store_errmsg(fs->store) ?
+			store_errmsg(fs->store) : strerror(-rc));
+	else
+		fprintf(stderr, "timelinefs: recorded in %s: run %lld, "
+			"table problem\n", fs->cfg.db,
+			(long long)store_run_id(fs->store));
+	store_close(fs->store);
+	fs->store = NULL;
 }
 
 static char *join_args(int argc, char **argv)
@@ -335,6 +380,7 @@ int main(int argc, char *argv[])
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *lc = NULL;
+	struct eng_diag diag = { 0 };
 	struct fs fs;
 	char *cmdline = join_args(argc, argv);
 	int ret = 1;
@@ -383,8 +429,11 @@ int main(int argc, char *argv[])
 		if (eng_inject_wrap(fs.cfg.inject_v, &fs.io_base, &fs.io) < 0)
 			goto err_files;
 	}
-	if (load_timelines(&fs) < 0)
+	if (load_timelines(&fs, &diag) < 0) {
+		if (diag.n)
+			store_refused(&fs, cmdline, &diag);
 		goto err_files;
+	}
 	probe_direct(&fs);
 	probe_pipes(&fs);
 	fs.mount_time = (uint64_t)time(NULL);
@@ -492,6 +541,7 @@ err_signals:
 err_session:
 	fuse_session_destroy(fs.se);
 err_files:
+	eng_diag_free(&diag);
 	free_files(&fs);
 	if (fs.media_fd >= 0)
 		close(fs.media_fd);

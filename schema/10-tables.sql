@@ -25,6 +25,17 @@ CREATE TABLE IF NOT EXISTS run (
 	duration_ns INTEGER		-- run start to unmount
 );
 
+-- Why a mount was refused: one row per problem found in its input (a
+-- malformed timeline, a missing or short clip, "FILE:LINE: reason" as the
+-- daemon printed it).  Such a run has no timeline or stream rows and ends
+-- as it starts.  (Schema version 2.)
+CREATE TABLE IF NOT EXISTS problem (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES run(id),
+	message TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS problem_run ON problem(run_id);
+
 -- The timelines a run exposed.
 CREATE TABLE IF NOT EXISTS timeline (
 	id INTEGER PRIMARY KEY,

@@ -77,7 +77,9 @@ ORDER BY s.id;
 
 -- One row per run; duration_s runs from the first open to the last close,
 -- mb_s is the aggregate throughput of all its streams over that time, and
--- the percentiles are over every access of the run.
+-- the percentiles are over every access of the run.  problems counts the
+-- problem rows of a refused mount (0 for a run that mounted; the column
+-- came with schema version 2, like stream_summary's last four).
 CREATE VIEW IF NOT EXISTS run_summary AS
 WITH ranked AS (
 	SELECT s.run_id, a.errno, a.done_ns > a.due_ns AS late,
@@ -121,7 +123,8 @@ SELECT r.id, r.label, r.started_at, r.kernel, r.config_hz,
        round(p.p95 / 1e3, 1) AS p95_us,
        round(p.p99 / 1e3, 1) AS p99_us,
        round(p.pmax / 1e3, 1) AS max_us,
-       r.queue_full_waits, r.rows_lost
+       r.queue_full_waits, r.rows_lost,
+       (SELECT count(*) FROM problem AS x WHERE x.run_id = r.id) AS problems
 FROM run AS r
 LEFT JOIN st ON st.run_id = r.id
 LEFT JOIN pct AS p ON p.run_id = r.id

@@ -72,6 +72,8 @@ enum {
 	STMT_RUN_END,
 	STMT_TIMELINE,
 	STMT_TIMELINE_DEL,
+	STMT_PROBLEM,
+	STMT_PROBLEM_DEL,
 	STMT_RUN_DEL,
 	STMT_STREAM,
 	STMT_STREAM_CLOSE,
@@ -116,6 +118,8 @@ static const char *const stmt_sql[STMT_N] = {
 			  "fps_den, frames, bytes) "
 			  "VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[STMT_TIMELINE_DEL] = "DELETE FROM timeline WHERE run_id = ?",
+	[STMT_PROBLEM] = "INSERT INTO problem (run_id, message) VALUES (?, ?)",
+	[STMT_PROBLEM_DEL] = "DELETE FROM problem WHERE run_id = ?",
 	[STMT_RUN_DEL] = "DELETE FROM run WHERE id = ?",
 	[STMT_STREAM] = "INSERT INTO stream (run_id, timeline_id, pid, comm, "
 			"opened_ns) VALUES (?, ?, ?, ?, ?)",
@@ -401,11 +405,12 @@ static int apply_schema(sqlite3 *db, int *newer)
 		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = add_columns(db);
-	/* a view changed in version 2: CREATE VIEW IF NOT EXISTS keeps an
-	 * older file's, so drop it and apply the schema again */
+	/* two views changed in version 2: CREATE VIEW IF NOT EXISTS keeps
+	 * an older file's, so drop them and apply the schema again */
 	if (rc == SQLITE_OK && version < 2)
-		rc = sqlite3_exec(db, "DROP VIEW IF EXISTS stream_summary",
-				  NULL, NULL, NULL);
+		rc = sqlite3_exec(db, "DROP VIEW IF EXISTS stream_summary;"
+				  "DROP VIEW IF EXISTS run_summary", NULL,
+				  NULL, NULL);
 	if (rc == SQLITE_OK && version < 2)
 		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
 	if (rc == SQLITE_OK && version < STORE_SCHEMA_VERSION) {
@@ -1405,6 +1410,24 @@ static void stop_writer(struct store *st)
 	ckpt_stop(st);
 }
 
+int store_problem_add(struct store *st, const char *message)
+{
+	sqlite3_stmt *s = st->stmt[STMT_PROBLEM];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (!st->run_id || st->started || st->run_ended)
+		return -EINVAL;
+	bind_i64(s, 1, st->run_id, &rc);
+	bind_text(s, 2, message, &rc);
+	step_done(st->db, s, "insert problem row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		keep_error(st, msg);
+		return -EIO;
+	}
+	return 0;
+}
+
 int store_run_end(struct store *st, uint64_t end_ns)
 {
 	sqlite3_stmt *s = st->stmt[STMT_RUN_END];
@@ -1474,6 +1497,9 @@ int store_run_discard(struct store *st)
 		  &msg);
 	bind_i64(st->stmt[STMT_TIMELINE_DEL], 1, st->run_id, &rc);
 	step_done(st->db, st->stmt[STMT_TIMELINE_DEL], "delete timeline rows",
+		  &rc, &msg);
+	bind_i64(st->stmt[STMT_PROBLEM_DEL], 1, st->run_id, &rc);
+	step_done(st->db, st->stmt[STMT_PROBLEM_DEL], "delete problem rows",
 		  &rc, &msg);
 	bind_i64(st->stmt[STMT_RUN_DEL], 1, st->run_id, &rc);
 	step_done(st->db, st->stmt[STMT_RUN_DEL], "delete run row", &rc,

@@ -74,6 +74,11 @@ int store_run_begin(struct store *st, const struct store_run_info *info,
 /* The run's row id (after store_run_begin). */
 int64_t store_run_id(const struct store *st);
 
+/* Record why the run's mount is refused: one problem row ("FILE:LINE:
+ * reason"), at the same point as store_timeline_add(); then end the run.
+ * Returns 0, -EIO (see store_errmsg) or -EINVAL (out of order). */
+int store_problem_add(struct store *st, const char *message);
+
 /* Insert a timeline row for the current run; synchronous, after
  * store_run_begin() and before store_start() (the recorder owns the
  * connection after that).  Returns 0, -EIO (see store_errmsg) or -EINVAL

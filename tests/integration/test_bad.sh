@@ -54,8 +54,24 @@ event V clip0001 0 0
 event A9 clip0001 0 10
 TL
 try_mount "syntax errors, all of them, with lines" \
-	"syntax.tl:3:" "syntax.tl:4:" "syntax.tl:5:" -- \
-	-o timelines="$TLD",db="$T/t.db" "$M" "$T/mnt"
+	"syntax.tl:3:" "syntax.tl:4:" "syntax.tl:5:" "recorded in $T/syntax.db: run 1" -- \
+	-o timelines="$TLD",db="$T/syntax.db",label=bad "$M" "$T/mnt"
+# the refused mount is a run of its own: ended, no timeline nor stream,
+# one problem row per message, as printed
+DB=$T/syntax.db
+check_eq "syntax errors recorded: the run, ended, with 3 problems and nothing else" \
+	"bad|1|3|0|0" \
+	"$(q "select label, ended_at is not null, (select count(*) from problem),
+		(select count(*) from timeline), (select count(*) from stream) from run")"
+check_eq "syntax errors recorded: each problem names the file and its line" \
+	"$TLD/syntax.tl:3:|$TLD/syntax.tl:4:|$TLD/syntax.tl:5:" \
+	"$(q "select group_concat(substr(message, 1, length('$TLD/syntax.tl:3:')), '|')
+		from (select message from problem order by id)")"
+check_eq "syntax errors recorded: the messages are stderr's" \
+	"$(grep -F "$TLD/syntax.tl:" "$T/out")" \
+	"$(q "select message from problem order by id")"
+check_eq "run_summary counts the problems" "1|0|3" \
+	"$(q "select id, streams, problems from run_summary")"
 
 rm -f "$TLD"/*
 cat >"$TLD/media.tl" <<'TL'
@@ -68,7 +84,11 @@ event A1 clip0002 50 100000
 TL
 try_mount "missing and short media name timeline, line, clip and path" \
 	"media.tl:5:" "nosuchclip" "$M/nosuchclip.V" "media.tl:6:" "clip0002" "short" -- \
-	-o timelines="$TLD",db="$T/t.db" "$M" "$T/mnt"
+	-o timelines="$TLD",db="$T/media.db" "$M" "$T/mnt"
+DB=$T/media.db
+check_eq "missing and short media recorded" "2|1|1" \
+	"$(q "select count(*), sum(message like '%media.tl:5:%nosuchclip%'),
+		sum(message like '%media.tl:6:%clip0002%short%') from problem")"
 
 rm -f "$TLD"/*
 cp "$M/timelines/timeline01.tl" "$TLD/ok.tl"
@@ -88,13 +108,20 @@ try_mount "missing media folder" "$T/nope" -- "$T/nope" "$T/mnt"
 try_mount "unwritable database" "cannot open database" -- \
 	-o timelines="$TLD",db="$T/no/such/dir/t.db" "$M" "$T/mnt"
 try_mount "empty timelines folder" "no timeline" -- \
-	-o timelines="$T/mnt",db="$T/t.db" "$M" "$T/mnt"
+	-o timelines="$T/mnt",db="$T/empty.db" "$M" "$T/mnt"
+DB=$T/empty.db
+check_eq "empty timelines folder recorded" "$T/mnt: no timeline (*.tl, *.edl, *.otio) in this folder" \
+	"$(q "select message from problem")"
 try_mount "one argument only" "MEDIA_DIR and MOUNTPOINT" -- "$M"
 : >"$T/afile"
 try_mount "mount point is a file" "mount point $T/afile: Not a directory" -- \
 	-o db="$T/t.db" "$M" "$T/afile"
 check "mount point is a file: not mounted on it" sh -c "! grep -q ' $T/afile fuse' /proc/mounts"
 try_mount "missing mount point" "$T/nomnt" -- -o db="$T/t.db" "$M" "$T/nomnt"
+# bad options stop before the database; a failed mount takes its run back
+DB=$T/t.db
+check_eq "no run for bad options or a failed mount" 0 \
+	"$(if [ -e "$DB" ]; then q "select count(*) from run"; else echo 0; fi)"
 
 out=$("$BIN" -h 2>&1) || true
 check "-h lists every option" sh -c '

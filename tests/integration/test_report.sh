@@ -295,6 +295,8 @@ sqlite3 "$T/v1.db" "drop view stream_summary;
 	0 as max_us from stream s left join timeline t on t.id = s.timeline_id"
 check_eq "a version 1 file: streams without the requests" "max_us" \
 	"$("$REPORT" "$T/v1.db" 1 --csv | head -1 | awk -F, '{ print $NF }')"
+check_eq "runs end with the problems" "rows_lost,problems" \
+	"$("$REPORT" "$DB" --runs --csv | head -1 | awk -F, '{ print $(NF-1) "," $NF }')"
 check "--json of all tables is valid JSON" python3 -c "
 import json, sys
 d = json.loads(sys.stdin.read())

@@ -205,6 +205,7 @@ static const struct {
 	{ "run", "id label started_at ended_at kernel config_hz host options "
 		 "media_dir queue_full_waits rows_lost duration_ns" },
 	{ "timeline", "id run_id name path fps_num fps_den frames bytes" },
+	{ "problem", "id run_id message" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
 		    "frames late_frames failed_frames requests reloads seeks" },
 	{ "access", "id stream_id frame track clip file_offset length "
@@ -220,7 +221,7 @@ static const struct {
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
-	  "p50_us p95_us p99_us max_us queue_full_waits rows_lost" },
+	  "p50_us p95_us p99_us max_us queue_full_waits rows_lost problems" },
 };
 
 static void check_columns(sqlite3 *db, const char *table, const char *want)
@@ -866,6 +867,47 @@ static void test_migrate_injected(void **state)
 	sqlite3_close(db);
 }
 
+/* A refused mount's run: its problems in order, counted by run_summary;
+ * problem rows only in the header, like timeline rows. */
+static void test_problems(void **state)
+{
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	st = open_ok(t->db, 0);
+	assert_int_equal(store_problem_add(st, "x.tl:1: early"), -EINVAL);
+	assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+	assert_int_equal(store_problem_add(st, "a.tl:3: unknown directive"),
+			 0);
+	assert_int_equal(store_problem_add(st, "b.edl:12: bad timecode 'it''s'"),
+			 0);
+	assert_int_equal(store_run_end(st, EPOCH + 1000), 0);
+	assert_int_equal(store_problem_add(st, "c.tl:1: late"), -EINVAL);
+	store_close(st);
+	/* a run that mounted has none, and cannot add any once started */
+	st = start_ok(t->db, 0, &run_info, &(int64_t){ 0 });
+	assert_int_equal(store_problem_add(st, "d.tl:1: started"), -EINVAL);
+	assert_int_equal(store_run_end(st, EPOCH + 1000), 0);
+	store_close(st);
+
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT group_concat(message, '|') FROM (SELECT message "
+		      "FROM problem WHERE run_id = 1 ORDER BY id)",
+		  "a.tl:3: unknown directive|b.edl:12: bad timecode 'it''s'");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM problem"), 2);
+	assert_int_equal(q_i64(db, "SELECT problems FROM run_summary "
+				   "WHERE id = 1"),
+			 2);
+	assert_int_equal(q_i64(db, "SELECT problems FROM run_summary "
+				   "WHERE id = 2"),
+			 0);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run WHERE id = 1 "
+				   "AND ended_at IS NOT NULL"),
+			 1);
+	sqlite3_close(db);
+}
+
 /* A version 1 file (stream without requests, reloads, seeks; its own
  * stream_summary): store_open adds the columns and replaces the view, a
  * stream's totals land in them, and opening again changes nothing. */
@@ -886,6 +928,7 @@ static void test_migrate_v2(void **state)
 		     "INSERT INTO stream (run_id, pid, frames) VALUES (7, 1, 9);"
 		     "CREATE VIEW stream_summary AS SELECT id AS stream_id "
 		     "FROM stream;"
+		     "CREATE VIEW run_summary AS SELECT 1 AS id;"
 		     "PRAGMA user_version = 1");
 	sqlite3_close(db);
 	for (i = 0; i < 2; i++) {
@@ -904,8 +947,9 @@ static void test_migrate_v2(void **state)
 	}
 	db = raw_open(t->db);
 	assert_int_equal(q_i64(db, "PRAGMA user_version"), 2);
-	check_columns(db, "stream", schema_cases[2].cols);
-	check_columns(db, "stream_summary", schema_cases[5].cols);
+	for (i = 0; i < (int)(sizeof(schema_cases) / sizeof(schema_cases[0]));
+	     i++)
+		check_columns(db, schema_cases[i].table, schema_cases[i].cols);
 	/* the old row kept, its new columns NULL */
 	assert_int_equal(q_i64(db, "SELECT frames FROM stream WHERE pid = 1"),
 			 9);
@@ -1506,6 +1550,7 @@ int main(void)
 		TMP_TEST(test_existing_mode),
 		TMP_TEST(test_migrate_injected),
 		TMP_TEST(test_migrate_v2),
+		TMP_TEST(test_problems),
 		TMP_TEST(test_text_roundtrip),
 		TMP_TEST(test_open_errors),
 		TMP_TEST(test_run_begin_error),
