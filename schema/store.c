@@ -697,6 +697,24 @@ int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
 	return 0;
 }
 
+int store_problem_add(struct store *st, const char *message)
+{
+	sqlite3_stmt *s = st->stmt[STMT_PROBLEM];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (!st->run_id || st->started || st->run_ended)
+		return -EINVAL;
+	bind_i64(s, 1, st->run_id, &rc);
+	bind_text(s, 2, message, &rc);
+	step_done(st->db, s, "insert problem row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		keep_error(st, msg);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- writer */
 
 static int insert_stream(struct store *st, struct store_stream *ss,
@@ -1408,24 +1426,6 @@ static void stop_writer(struct store *st)
 	pthread_join(st->thread, NULL);
 	st->started = 0;
 	ckpt_stop(st);
-}
-
-int store_problem_add(struct store *st, const char *message)
-{
-	sqlite3_stmt *s = st->stmt[STMT_PROBLEM];
-	char *msg = NULL;
-	int rc = SQLITE_OK;
-
-	if (!st->run_id || st->started || st->run_ended)
-		return -EINVAL;
-	bind_i64(s, 1, st->run_id, &rc);
-	bind_text(s, 2, message, &rc);
-	step_done(st->db, s, "insert problem row", &rc, &msg);
-	if (rc != SQLITE_OK) {
-		keep_error(st, msg);
-		return -EIO;
-	}
-	return 0;
 }
 
 int store_run_end(struct store *st, uint64_t end_ns)
