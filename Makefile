@@ -113,7 +113,7 @@ integration: $(PROGS)
 	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/run-integration.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(B)/tests/bench/tlbench
 	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/run-all.sh $(UNIT_BIN)
 
 valgrind: $(UNIT_BIN)

@@ -52,12 +52,16 @@ def main():
     row("5 recorder", "rows/s, 1 stream", r["recorder_rows_per_s_1"], "rows/s")
     steps = []
     for s in str(r["paced_steps"]).split():
-        n, late, cpu, p99, mbs = s.split(":")
+        n, late, cpu, p99, mbs, p99f, floor = s.split(":")
         steps.append({"streams": int(n), "late_frames": int(late),
                       "daemon_cpu_pct": float(cpu),
-                      "pacing_p99_us": float(p99), "mb_s": float(mbs)})
+                      "pacing_p99_us": float(p99), "mb_s": float(mbs),
+                      "pacing_first_read_p99_us": float(p99f),
+                      "timer_floor_p99_us": float(floor)})
         row("6 paced", "N=%s late frames / CPU %% / pacing p99 us" % n,
             "%s / %s / %s" % (late, cpu, p99))
+        row("6 paced", "N=%s p99 us: frames' first reads / bare timers" % n,
+            "%s / %s" % (p99f, floor))
     best = int(r["paced_best_n"])
     row("6 paced", "largest N with 0 late frames", best, "streams",
         ">= 100", best >= 100)
@@ -65,6 +69,10 @@ def main():
     p99 = max(s["pacing_p99_us"] for s in okp) if okp else float("nan")
     row("6 paced", "pacing error p99 (steps without late frames)", p99, "us",
         "<= 200", p99 <= 200)
+    row("6 paced", "bare timer wake-up p99, no load", r["wake_idle_p99"], "us")
+    if okp:
+        row("6 paced", "bare timer wake-up p99 beside those steps",
+            max(s["timer_floor_p99_us"] for s in okp), "us")
     row("6 seed", "15 plain dd: late frames", r["seed_late"], "",
         "0", r["seed_late"] == 0)
     row("6 seed", "15 plain dd: daemon share of the machine", r["seed_cpu_pct"],

@@ -2,13 +2,16 @@
 /*
  * Helper of `make bench`: the no-FUSE baselines.  `preadloop IOLOG` replays
  * the reads of a fio v3 iolog with pread into one reused buffer, as fast as
- * it can; `recorder DB ROWS [STREAMS]` times the store's recorder alone.
+ * it can; `recorder DB ROWS [STREAMS]` times the store's recorder alone;
+ * `wakeup THREADS SECONDS` is the timer floor under the pacing error.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -227,6 +230,115 @@ static int recorder(const char *db, unsigned long long rows,
 	return rc < 0 || stats.rows_written != rows;
 }
 
+/*
+ * The floor of the pacing error: THREADS threads wake at 30000/1001 fps
+ * the way a paced stream's filler does (engine/player.c filler_main: a
+ * CLOCK_MONOTONIC condition variable, 1 ns of timer slack, phases spread
+ * over a frame), and do nothing else.  How late they wake is what the
+ * kernel and the machine give any timer at that moment: a paced stream's
+ * pacing error cannot be lower.  Prints the lateness percentiles in us.
+ */
+#define WAKE_MAX_THREADS 256
+#define WAKE_PERIOD_NS 33366667ULL	/* 1001/30000 s */
+
+struct waker {
+	pthread_t thread;
+	pthread_mutex_t lock;	/* one per thread, as one per player */
+	pthread_cond_t cv;
+	uint64_t first_ns;
+	size_t n;
+	int64_t *late_ns;	/* [n] */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void *waker_main(void *arg)
+{
+	struct waker *w = arg;
+	struct timespec ts;
+	uint64_t due;
+	size_t i;
+
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	pthread_mutex_lock(&w->lock);
+	for (i = 0; i < w->n; i++) {
+		due = w->first_ns + i * WAKE_PERIOD_NS;
+		ts.tv_sec = (time_t)(due / 1000000000ULL);
+		ts.tv_nsec = (long)(due % 1000000000ULL);
+		/* nobody signals cv: only the timeout ends a wait */
+		while (mono_ns() < due &&
+		       pthread_cond_timedwait(&w->cv, &w->lock, &ts) == 0)
+			;
+		w->late_ns[i] = (int64_t)(mono_ns() - due);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int wakeup(unsigned threads, double seconds)
+{
+	struct waker w[WAKE_MAX_THREADS];
+	pthread_condattr_t ca;
+	size_t n = (size_t)(seconds * 1e9 / (double)WAKE_PERIOD_NS), all = 0;
+	int64_t *late;
+	uint64_t start;
+	unsigned k;
+	int rc = 1;
+
+	if (n < 1)
+		n = 1;
+	late = calloc(n * threads, sizeof(*late));
+	if (!late)
+		return 1;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	start = mono_ns() + 10000000ULL;
+	for (k = 0; k < threads; k++) {
+		pthread_mutex_init(&w[k].lock, NULL);
+		pthread_cond_init(&w[k].cv, &ca);
+		w[k].first_ns = start + WAKE_PERIOD_NS * k / threads;
+		w[k].n = n;
+		w[k].late_ns = late + (size_t)k * n;
+		if (pthread_create(&w[k].thread, NULL, waker_main, &w[k])) {
+			pthread_cond_destroy(&w[k].cv);
+			pthread_mutex_destroy(&w[k].lock);
+			break;
+		}
+	}
+	pthread_condattr_destroy(&ca);
+	threads = k;
+	for (k = 0; k < threads; k++) {
+		pthread_join(w[k].thread, NULL);
+		pthread_cond_destroy(&w[k].cv);
+		pthread_mutex_destroy(&w[k].lock);
+	}
+	all = (size_t)threads * n;
+	if (all) {
+		qsort(late, all, sizeof(*late), cmp_i64);
+		printf("wakeups=%zu p50_us=%.1f p90_us=%.1f p99_us=%.1f "
+		       "max_us=%.1f\n", all, (double)late[all / 2] / 1e3,
+		       (double)late[all * 9 / 10] / 1e3,
+		       (double)late[all * 99 / 100] / 1e3,
+		       (double)late[all - 1] / 1e3);
+		rc = 0;
+	}
+	free(late);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "preadloop") == 0)
@@ -238,8 +350,16 @@ int main(int argc, char **argv)
 			return recorder(argv[2], strtoull(argv[3], NULL, 10),
 					(unsigned)n);
 	}
+	if (argc == 4 && strcmp(argv[1], "wakeup") == 0) {
+		unsigned long n = strtoul(argv[2], NULL, 10);
+		double s = strtod(argv[3], NULL);
+
+		if (n >= 1 && n <= WAKE_MAX_THREADS && s > 0 && s < 3600)
+			return wakeup((unsigned)n, s);
+	}
 	fprintf(stderr, "usage: tlbench preadloop IOLOG | "
-		"tlbench recorder DB ROWS [STREAMS (1-%d)]\n",
-		REC_MAX_STREAMS);
+		"tlbench recorder DB ROWS [STREAMS (1-%d)] | "
+		"tlbench wakeup THREADS (1-%d) SECONDS\n",
+		REC_MAX_STREAMS, WAKE_MAX_THREADS);
 	return 2;
 }

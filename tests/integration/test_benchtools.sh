@@ -1,0 +1,182 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The pieces of make bench that make test can afford (the bench itself
+# needs 1.1 GB of media and minutes): tlbench's three baselines on small
+# inputs, checked against what they were given, and report.py's table
+# from a results file with every key the bench writes.
+set -eu
+
+: "${TLFS_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TLB=$TLFS_BUILD/tests/bench/tlbench
+PASS=0
+FAIL=0
+for c in sqlite3 python3; do
+	command -v $c >/dev/null 2>&1 || { echo "skip: no $c"; exit 77; }
+done
+[ -x "$TLB" ] || { echo "missing $TLB: run make test" >&2; exit 1; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/tlfs-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+not_ok() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+}
+# val KEY LINE: the value of KEY=... in a key=value line
+val() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# ----------------------------------------------------------- recorder
+r=$("$TLB" recorder "$T/rec.db" 3000 4)
+check_eq "recorder: every row written" 3000 "$(val written "$r")"
+check_eq "recorder: rows in access" 3000 \
+	"$(sqlite3 "$T/rec.db" 'select count(*) from access')"
+check_eq "recorder: 4 streams of 750 rows, interleaved" "4 750 750" \
+	"$(sqlite3 "$T/rec.db" 'select count(distinct stream_id), min(c), max(c) from (select stream_id, count(*) c from access group by 1)' | tr '|' ' ')"
+# the rows of one frame of each stream in turn: stream ids alternate
+check_eq "recorder: consecutive frames of different streams" 3 \
+	"$(sqlite3 "$T/rec.db" 'select count(distinct stream_id) from (select stream_id from access order by id limit 9 offset 3)')"
+if "$TLB" recorder "$T/rec2.db" 10 0 2>/dev/null; then
+	not_ok "recorder: 0 streams refused"
+else
+	ok "recorder: 0 streams refused"
+fi
+
+# ------------------------------------------------------------- wakeup
+# 3 threads for 0.5 s at 30000/1001 fps: 14 wake-ups each
+r=$("$TLB" wakeup 3 0.5)
+check_eq "wakeup: 3 x 14 wake-ups" 42 "$(val wakeups "$r")"
+if echo "$r" | awk -F'[ =]' '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1) }
+	END { exit !(v["p50_us"] >= 0 && v["p50_us"] <= v["p90_us"] &&
+		     v["p90_us"] <= v["p99_us"] && v["p99_us"] <= v["max_us"]) }'; then
+	ok "wakeup: 0 <= p50 <= p90 <= p99 <= max ($r)"
+else
+	not_ok "wakeup: percentiles out of order: $r"
+fi
+if "$TLB" wakeup 0 1 2>/dev/null; then
+	not_ok "wakeup: 0 threads refused"
+else
+	ok "wakeup: 0 threads refused"
+fi
+
+# ---------------------------------------------------------- preadloop
+head -c 100000 /dev/urandom >"$T/a.raw"
+head -c 50000 /dev/urandom >"$T/b.raw"
+cat >"$T/trace.iolog" <<LOG
+fio version 3 iolog
+0 $T/a.raw add
+0 $T/b.raw add
+0 $T/a.raw open
+0 $T/b.raw open
+10 $T/a.raw read 0 60000
+20 $T/b.raw read 1000 4800
+30 $T/a.raw read 60000 40000
+40 $T/a.raw close
+40 $T/b.raw close
+LOG
+r=$("$TLB" preadloop "$T/trace.iolog")
+check_eq "preadloop: reads" 3 "$(val reads "$r")"
+check_eq "preadloop: bytes" 104800 "$(val bytes "$r")"
+echo "10 $T/b.raw read 49000 4800" >"$T/short.iolog"
+if "$TLB" preadloop "$T/short.iolog" 2>"$T/err"; then
+	not_ok "preadloop: a read past the end fails"
+else
+	check_eq "preadloop: a read past the end fails, naming the file" \
+		"tlbench: short read in $T/b.raw" "$(cat "$T/err")"
+fi
+
+# ---------------------------------------------------------- report.py
+# every key bench.sh writes, with values that meet some targets and miss
+# others; two paced steps, the second with late frames
+cat >"$T/results" <<RES
+kernel=6.1.0
+load_start=0.10
+ncpu=2
+media_bytes=1100000000
+base_dd_512=600
+base_dd_4k=3000
+base_dd_1M=8000
+preadloop_mbs=9000
+cached_512=540
+cached_4k=1500
+cached_1M=2400
+tl_bytes=183000000
+ours_cpu_per_gb=0.400
+ours_5x_mbs=2000
+par1_mbs=2000
+par1_cpu_per_gb=0.4
+par4_mbs=2500
+par4_cpu_per_gb=0.45
+par16_mbs=2200
+par16_cpu_per_gb=0.5
+direct_512=30
+direct_4k=250
+direct_1M=4000
+direct_1M_copy=3000
+pipe_max_host=1048576
+pipe_max_bench=4194304
+rec_all_mbs=2450
+rec_all_cpu_per_gb=0.46
+rec_streams_mbs=2500
+rec_streams_cpu_per_gb=0.45
+rec_off_mbs=2500
+rec_off_cpu_per_gb=0.45
+recorder_rows_per_s_16=1050000
+recorder_rows_per_s_1=1400000
+wake_idle_p99=150.5
+paced_steps=15:0:8.7:632.9:271.7:540.2:500.1 25:3:13.7:747.3:451.3:610.0:700.0
+paced_best_n=15
+seed_late=0
+seed_cpu_pct=8.1
+seed_pacing_p99_us=1102.0
+fio_cpu_per_gb=0.2
+fio_mbs=5000
+fio_lat_p99_us=2000
+ours_lat_p99_us=80
+load_end=3.0
+RES
+if python3 "$TOP/tests/bench/report.py" "$T/results" "$T/bench.json" >"$T/table" 2>"$T/err"; then
+	ok "report.py: runs on every key the bench writes"
+else
+	not_ok "report.py failed: $(cat "$T/err")"
+fi
+line() { grep -F "$1" "$T/table" | head -1; }
+case "$(line 'cached bs=512 / dd')" in
+*0.900*ok) ok "report: cached bs=512 0.900, ok" ;;
+*) not_ok "report: cached bs=512: $(line 'cached bs=512 / dd')" ;;
+esac
+case "$(line 'cached bs=4k / dd')" in
+*0.500*MISSED) ok "report: cached bs=4k 0.500, MISSED" ;;
+*) not_ok "report: cached bs=4k: $(line 'cached bs=4k / dd')" ;;
+esac
+case "$(line 'record=all throughput cost')" in
+*2.000*ok) ok "report: record cost 2 %, ok" ;;
+*) not_ok "report: record cost: $(line 'record=all throughput cost')" ;;
+esac
+case "$(line 'largest N with 0 late')" in
+*15*MISSED) ok "report: largest N 15, MISSED" ;;
+*) not_ok "report: largest N: $(line 'largest N with 0 late')" ;;
+esac
+case "$(line 'N=15 p99 us')" in
+*"540.2 / 500.1"*) ok "report: step 15 first-read and timer p99" ;;
+*) not_ok "report: step 15: $(line 'N=15 p99 us')" ;;
+esac
+# the pacing target is read over the steps without late frames only
+case "$(line 'pacing error p99 (steps')" in
+*633*MISSED) ok "report: pacing p99 of step 15 only" ;;
+*) not_ok "report: pacing p99: $(line 'pacing error p99 (steps')" ;;
+esac
+case "$(line 'beside those steps')" in
+*" 500 us"*) ok "report: timer floor beside the steps without late frames" ;;
+*) not_ok "report: timer floor: $(line 'beside those steps')" ;;
+esac
+case "$(line 'timelinefs / fio CPU')" in
+*2.000*MISSED) ok "report: fio ratio 2.0, MISSED" ;;
+*) not_ok "report: fio ratio: $(line 'timelinefs / fio CPU')" ;;
+esac
+check_eq "report: bench.json has both paced steps" "15 25" \
+	"$(python3 -c 'import json, sys; print(*[s["streams"] for s in json.load(open(sys.argv[1]))["paced_steps"]])' "$T/bench.json")"
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
