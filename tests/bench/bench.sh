@@ -18,7 +18,7 @@ R=$W/results		# key=value, one a line, read by report.py
 TICK=$(getconf CLK_TCK)
 NCPU=$(nproc)
 # paced steps: stop at the first with late frames
-: "${BENCH_STEPS:=15 25 50 75 100}"
+: "${BENCH_STEPS:=15 25 50 75 100 125 150 200}"
 
 if [ ! -e /dev/fuse ] || ! command -v fusermount3 >/dev/null 2>&1; then
 	echo "bench: no /dev/fuse or fusermount3" >&2
@@ -49,9 +49,9 @@ put() { echo "$1=$2" >>"$R"; }
 say() { printf '%s\n' "$*" >&2; }
 
 # ---------------------------------------------------------------- media
-# 6 clips of 10 s (1.1 GB) and 100 timelines of 10 s that edit them: the
+# 6 clips of 10 s (1.1 GB) and 200 timelines of 10 s that edit them: the
 # same bytes every time (seeded); regenerated only when missing.
-GEN_OPTS="--clips 6 --clip-seconds 10 --timelines 100 --events 4 --min-seconds 2.5 --max-seconds 2.5 --seed 7"
+GEN_OPTS="--clips 6 --clip-seconds 10 --timelines 200 --events 4 --min-seconds 2.5 --max-seconds 2.5 --seed 7"
 if [ "$(cat "$M/.gen-opts" 2>/dev/null)" != "$GEN_OPTS" ]; then
 	rm -rf "$M"
 	say "bench: generating media in $M"
@@ -235,38 +235,48 @@ p99_of() {
 # as the fillers do (tlbench wakeup), alone and beside each step
 say "bench: 6. timer floor, no load"
 put wake_idle_p99 "$("$TLB" wakeup 1 5 | tr ' ' '\n' | awk -F= '$1 == "p99_us" { print $2 }')"
-say "bench: 6. paced realtime streams at 18 MB/s (dd bs=1M)"
-mount_fs pace=realtime
-best_n=0
-steps=
-for n in $BENCH_STEPS; do
-	before=$(last_stream)
-	"$TLB" wakeup "$n" 10 >"$W/wake.txt" &
-	wpid=$!
-	r=$(parallel "$n" 1M)
-	wait $wpid
-	floor=$(tr ' ' '\n' <"$W/wake.txt" | awk -F= '$1 == "p99_us" { print $2 }')
-	# the stream rows are written at close, by the recorder: wait for them
-	i=0
-	while [ "$(q "select count(*) from stream where id > $before and closed_ns is not null")" -lt "$n" ] && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
+# paced_series PREFIX OPTS: the paced steps on a mount with OPTS, up to
+# the first with late frames; PREFIX_steps and PREFIX_best_n
+paced_series() {
+	mount_fs "$2"
+	best_n=0
+	steps=
+	for n in $BENCH_STEPS; do
+		before=$(last_stream)
+		"$TLB" wakeup "$n" 10 >"$W/wake.txt" &
+		wpid=$!
+		r=$(parallel "$n" 1M)
+		wait $wpid
+		floor=$(tr ' ' '\n' <"$W/wake.txt" | awk -F= '$1 == "p99_us" { print $2 }')
+		# the stream rows are written at close, by the recorder: wait for them
+		i=0
+		while [ "$(q "select count(*) from stream where id > $before and closed_ns is not null")" -lt "$n" ] && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		late=$(q "select coalesce(sum(late_frames), -1) from stream where id > $before")
+		# every backing read; and each frame's first read, the one the
+		# clock issues (the frame's other reads follow it, after its
+		# latency)
+		p99=$(p99_of "select (issued_ns - sched_ns) / 1000.0 from access where stream_id > $before")
+		p99f=$(p99_of "select (min(issued_ns) - min(sched_ns)) / 1000.0 from access where stream_id > $before group by stream_id, frame")
+		cpu=$(echo "$r" | awk -v c="$NCPU" '{ printf "%.1f", 100 * $3 / $2 / c }')
+		mbs=$(echo "$r" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')
+		say "  N=$n: late frames $late, daemon $cpu % of the machine, pacing p99 $p99 us (first reads $p99f, bare timers $floor), $mbs MB/s"
+		steps="$steps $n:$late:$cpu:$p99:$mbs:$p99f:$floor"
+		[ "$late" = 0 ] || break
+		best_n=$n
 	done
-	late=$(q "select coalesce(sum(late_frames), -1) from stream where id > $before")
-	# every backing read; and each frame's first read, the one the clock
-	# issues (the frame's other reads follow it, after its latency)
-	p99=$(p99_of "select (issued_ns - sched_ns) / 1000.0 from access where stream_id > $before")
-	p99f=$(p99_of "select (min(issued_ns) - min(sched_ns)) / 1000.0 from access where stream_id > $before group by stream_id, frame")
-	cpu=$(echo "$r" | awk -v c="$NCPU" '{ printf "%.1f", 100 * $3 / $2 / c }')
-	mbs=$(echo "$r" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')
-	say "  N=$n: late frames $late, daemon $cpu % of the machine, pacing p99 $p99 us (first reads $p99f, bare timers $floor), $mbs MB/s"
-	steps="$steps $n:$late:$cpu:$p99:$mbs:$p99f:$floor"
-	[ "$late" = 0 ] || break
-	best_n=$n
-done
-put paced_steps "${steps# }"
-put paced_best_n "$best_n"
+	put "${1}_steps" "${steps# }"
+	put "${1}_best_n" "$best_n"
+	umount_fs
+}
+say "bench: 6. paced realtime streams at 18 MB/s (dd bs=1M), cached"
+paced_series paced pace=realtime
+say "bench: 6. paced realtime streams at 18 MB/s (dd bs=1M), -o direct_io"
+paced_series paced_dio pace=realtime,direct_io
 
+mount_fs pace=realtime
 say "bench: 6. seed case: 15 paced plain dd (512-byte reads)"
 before=$(last_stream)
 r=$(parallel 15 512 30)

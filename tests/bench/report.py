@@ -50,29 +50,34 @@ def main():
     row("5 recorder", "rows/s into WAL, real schema, 16 streams", v,
         "rows/s", ">= 1000000", v >= 1e6)
     row("5 recorder", "rows/s, 1 stream", r["recorder_rows_per_s_1"], "rows/s")
-    steps = []
-    for s in str(r["paced_steps"]).split():
-        n, late, cpu, p99, mbs, p99f, floor = s.split(":")
-        steps.append({"streams": int(n), "late_frames": int(late),
-                      "daemon_cpu_pct": float(cpu),
-                      "pacing_p99_us": float(p99), "mb_s": float(mbs),
-                      "pacing_first_read_p99_us": float(p99f),
-                      "timer_floor_p99_us": float(floor)})
-        row("6 paced", "N=%s late frames / CPU %% / pacing p99 us" % n,
-            "%s / %s / %s" % (late, cpu, p99))
-        row("6 paced", "N=%s p99 us: frames' first reads / bare timers" % n,
-            "%s / %s" % (p99f, floor))
-    best = int(r["paced_best_n"])
-    row("6 paced", "largest N with 0 late frames", best, "streams",
-        ">= 100", best >= 100)
-    okp = [s for s in steps if s["late_frames"] == 0]
-    p99 = max(s["pacing_p99_us"] for s in okp) if okp else float("nan")
-    row("6 paced", "pacing error p99 (steps without late frames)", p99, "us",
-        "<= 200", p99 <= 200)
+    def paced(key, mode):
+        steps = []
+        for s in str(r["%s_steps" % key]).split():
+            n, late, cpu, p99, mbs, p99f, floor = s.split(":")
+            steps.append({"mode": mode, "streams": int(n),
+                          "late_frames": int(late),
+                          "daemon_cpu_pct": float(cpu),
+                          "pacing_p99_us": float(p99), "mb_s": float(mbs),
+                          "pacing_first_read_p99_us": float(p99f),
+                          "timer_floor_p99_us": float(floor)})
+            row("6 paced", "%s N=%s late / CPU %% / pacing p99 us"
+                % (mode, n), "%s / %s / %s" % (late, cpu, p99))
+            row("6 paced", "%s N=%s p99 us: first reads / bare timers"
+                % (mode, n), "%s / %s" % (p99f, floor))
+        best = int(r["%s_best_n" % key])
+        row("6 paced", "%s: largest N with 0 late frames" % mode, best,
+            "streams", ">= 100", best >= 100)
+        okp = [s for s in steps if s["late_frames"] == 0]
+        p99 = max(s["pacing_p99_us"] for s in okp) if okp else float("nan")
+        row("6 paced", "%s: pacing p99 (steps without late frames)" % mode,
+            p99, "us", "<= 200", p99 <= 200)
+        if okp:
+            row("6 paced", "%s: bare timer p99 beside those steps" % mode,
+                max(s["timer_floor_p99_us"] for s in okp), "us")
+        return steps
+
     row("6 paced", "bare timer wake-up p99, no load", r["wake_idle_p99"], "us")
-    if okp:
-        row("6 paced", "bare timer wake-up p99 beside those steps",
-            max(s["timer_floor_p99_us"] for s in okp), "us")
+    steps = paced("paced", "cached") + paced("paced_dio", "direct_io")
     row("6 seed", "15 plain dd: late frames", r["seed_late"], "",
         "0", r["seed_late"] == 0)
     row("6 seed", "15 plain dd: daemon share of the machine", r["seed_cpu_pct"],

@@ -127,6 +127,8 @@ recorder_rows_per_s_1=1400000
 wake_idle_p99=150.5
 paced_steps=15:0:8.7:632.9:271.7:540.2:500.1 25:3:13.7:747.3:451.3:610.0:700.0
 paced_best_n=15
+paced_dio_steps=15:0:7.0:600.0:271.7:500.0:450.0 25:0:11.0:700.0:451.3:650.0:800.0 50:0:25.0:900.0:900.0:850.0:810.0 75:0:35.0:1500.0:1300.0:1400.0:1200.0 100:0:45.0:2500.0:1700.0:2100.0:2000.0 125:10:60.0:9000.0:2000.0:8000.0:7000.0
+paced_dio_best_n=100
 seed_late=0
 seed_cpu_pct=8.1
 seed_pacing_p99_us=1102.0
@@ -154,20 +156,28 @@ case "$(line 'record=all throughput cost')" in
 *2.000*ok) ok "report: record cost 2 %, ok" ;;
 *) not_ok "report: record cost: $(line 'record=all throughput cost')" ;;
 esac
-case "$(line 'largest N with 0 late')" in
-*15*MISSED) ok "report: largest N 15, MISSED" ;;
-*) not_ok "report: largest N: $(line 'largest N with 0 late')" ;;
+case "$(line 'cached: largest N with 0 late')" in
+*15*MISSED) ok "report: cached largest N 15, MISSED" ;;
+*) not_ok "report: cached largest N: $(line 'cached: largest N with 0 late')" ;;
 esac
-case "$(line 'N=15 p99 us')" in
+case "$(line 'direct_io: largest N with 0 late')" in
+*100*ok) ok "report: direct_io largest N 100, ok" ;;
+*) not_ok "report: direct_io largest N: $(line 'direct_io: largest N with 0 late')" ;;
+esac
+case "$(line 'cached N=15 p99 us')" in
 *"540.2 / 500.1"*) ok "report: step 15 first-read and timer p99" ;;
-*) not_ok "report: step 15: $(line 'N=15 p99 us')" ;;
+*) not_ok "report: step 15: $(line 'cached N=15 p99 us')" ;;
 esac
 # the pacing target is read over the steps without late frames only
-case "$(line 'pacing error p99 (steps')" in
+case "$(line 'cached: pacing p99 (steps')" in
 *633*MISSED) ok "report: pacing p99 of step 15 only" ;;
-*) not_ok "report: pacing p99: $(line 'pacing error p99 (steps')" ;;
+*) not_ok "report: pacing p99: $(line 'cached: pacing p99 (steps')" ;;
 esac
-case "$(line 'beside those steps')" in
+case "$(line 'direct_io: pacing p99 (steps')" in
+*2500*MISSED) ok "report: direct_io pacing p99 up to step 100" ;;
+*) not_ok "report: direct_io pacing p99: $(line 'direct_io: pacing p99 (steps')" ;;
+esac
+case "$(line 'cached: bare timer p99 beside')" in
 *" 500 us"*) ok "report: timer floor beside the steps without late frames" ;;
 *) not_ok "report: timer floor: $(line 'beside those steps')" ;;
 esac
@@ -175,8 +185,8 @@ case "$(line 'timelinefs / fio CPU')" in
 *2.000*MISSED) ok "report: fio ratio 2.0, MISSED" ;;
 *) not_ok "report: fio ratio: $(line 'timelinefs / fio CPU')" ;;
 esac
-check_eq "report: bench.json has both paced steps" "15 25" \
-	"$(python3 -c 'import json, sys; print(*[s["streams"] for s in json.load(open(sys.argv[1]))["paced_steps"]])' "$T/bench.json")"
+check_eq "report: bench.json has every paced step" "cached15 cached25 direct_io15 direct_io25 direct_io50 direct_io75 direct_io100 direct_io125" \
+	"$(python3 -c 'import json, sys; print(*[s["mode"] + str(s["streams"]) for s in json.load(open(sys.argv[1]))["paced_steps"]])' "$T/bench.json")"
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
