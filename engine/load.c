@@ -23,7 +23,7 @@ int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 	struct eng_load_options defaults;
 	const char *base, *dot;
 	char *name = NULL, *text = NULL;
-	size_t len, i;
+	size_t len, i, skip;
 	int rc;
 
 	*out = NULL;
@@ -54,15 +54,23 @@ int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 			     strerror(-rc));
 		goto out;
 	}
+	/* Windows tools (and some NLEs' EDL export) start the file with a
+	 * UTF-8 byte-order mark: to a parser it is text on line 1, and an
+	 * EDL parser took "\xEF\xBB\xBF001" for no event line and dropped
+	 * the first event without a word */
+	skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 	switch (formats[i].fmt) {
 	case FMT_TL:
-		rc = eng_tl_parse(path, name, text, len, out, diag);
+		rc = eng_tl_parse(path, name, text + skip, len - skip, out,
+				  diag);
 		break;
 	case FMT_EDL:
-		rc = eng_edl_parse(path, name, text, len, opt, out, diag);
+		rc = eng_edl_parse(path, name, text + skip, len - skip, opt,
+				   out, diag);
 		break;
 	case FMT_OTIO:
-		rc = eng_otio_parse(path, name, text, len, opt, out, diag);
+		rc = eng_otio_parse(path, name, text + skip, len - skip, opt,
+				    out, diag);
 		break;
 	}
 out:

@@ -492,6 +492,62 @@ static void test_load(void **state)
 	eng_diag_free(&d);
 }
 
+/*
+ * A UTF-8 byte-order mark before the first line is not text of it, in
+ * every format.  Regression: an EDL starting "\xEF\xBB\xBF001 ..." lost
+ * its first event without a message (the line was no event line), and
+ * the second event moved to record frame 0; a .tl read the mark as part
+ * of its first directive and an .otio was "invalid JSON".
+ */
+static void test_bom(void **state)
+{
+	struct tmp *t = *state;
+	struct eng_diag d = { 0 };
+	struct eng_timeline *tl = NULL;
+	const char *p;
+
+	p = tmp_file(t, "bom.edl",
+		     "\xEF\xBB\xBF"
+		     "001  R1 V C 01:00:00:00 01:00:01:00 01:00:00:00 01:00:01:00\n"
+		     "002  R2 V C 01:00:00:00 01:00:01:00 01:00:01:00 01:00:02:00\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(tl->ntracks, 1);
+	assert_int_equal(tl->tracks[0].nsegs, 2);
+	assert_string_equal(tl->clips[tl->tracks[0].segs[0].clip].name, "R1");
+	assert_int_equal(tl->tracks[0].segs[0].rec_in, 0);
+	assert_string_equal(tl->clips[tl->tracks[0].segs[1].clip].name, "R2");
+	assert_int_equal(tl->tracks[0].segs[1].rec_in, 30);
+	eng_tl_free(tl);
+	tl = NULL;
+
+	p = tmp_file(t, "bom.tl",
+		     "\xEF\xBB\xBF# a comment\nfps 25\ntrack V 100\nevent V c 0 5\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(tl->frames, 5);
+	eng_tl_free(tl);
+	tl = NULL;
+
+	p = tmp_file(t, "bom.otio",
+		     "\xEF\xBB\xBF{\"OTIO_SCHEMA\": \"Timeline.1\", \"name\": \"b\","
+		     " \"tracks\": {\"OTIO_SCHEMA\": \"Stack.1\", \"children\": [],"
+		     " \"source_range\": null}}\n");
+	eng_timeline_load(p, NULL, &tl, &d);
+	for (size_t i = 0; i < d.n; i++)
+		assert_null(strstr(d.msgs[i], "invalid JSON"));
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+
+	/* a mark anywhere else is still text */
+	p = tmp_file(t, "mid.tl",
+		     "fps 25\n\xEF\xBB\xBFtrack V 100\nevent V c 0 5\n");
+	assert_int_equal(eng_timeline_load(p, NULL, &tl, &d), -EINVAL);
+	assert_int_equal(d.n, 2);
+	assert_non_null(strstr(d.msgs[0], ":2: "));
+	eng_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +557,8 @@ int main(void)
 		cmocka_unit_test(test_len_bounded),
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
+						tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_bom, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_load, tmp_setup,
 						tmp_teardown),
