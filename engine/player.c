@@ -58,6 +58,10 @@ struct eng_player {
 	 * frames below it that are loaded again are re-reads, not played
 	 * (counted) a second time. */
 	int64_t hwm;
+	/* Frames played on the clocks before the latest seek, when the
+	 * seek went back to just before them (seen_after).  Loaded again on
+	 * the new clock they are re-reads, not played twice. */
+	int64_t seen_lo, seen_hi;
 	/* First frame of the latest request: the filler never evicts it or
 	 * anything above it, so that request (and a re-read of it) is
 	 * served from the ring. */
@@ -357,7 +361,8 @@ static void load_end(struct eng_player *p, const struct load *l)
 	int publish = l->epoch == p->epoch;
 	/* a re-read is real I/O (recorded, counted in accesses) but the
 	 * frame was already played: it is not played, nor late, twice */
-	int replay = l->k < p->hwm;
+	int replay = l->k < p->hwm ||
+		     (l->k >= p->seen_lo && l->k < p->seen_hi);
 
 	p->loading = 0;
 	if (publish) {
@@ -383,6 +388,32 @@ static void load_end(struct eng_player *p, const struct load *l)
 	pthread_mutex_unlock(&p->stats_lock);
 	if (p->waiters)
 		pthread_cond_broadcast(&p->ready_cv);
+}
+
+/*
+ * A seek to frames [a, b]: a reader going backwards asks, a request at a
+ * time, for the frames just before those it had (the kernel's requests
+ * overlap them by a frame, may come out of order, and the filler had read
+ * on past them).  Where the request ends at or in the ring, the ring's
+ * frames join the played ones; anything else (a jump forward, or back to
+ * frames played long ago, as a loop does) plays its frames again.
+ */
+static void seen_after(struct eng_player *p, int64_t a, int64_t b)
+{
+	if (!p->anchored || a >= p->lo || b + 1 < p->lo) {
+		p->seen_lo = p->seen_hi = 0;
+		return;
+	}
+	if (p->seen_hi > p->seen_lo && p->seen_lo <= p->head &&
+	    p->lo <= p->seen_hi) {
+		if (p->lo < p->seen_lo)
+			p->seen_lo = p->lo;
+		if (p->head > p->seen_hi)
+			p->seen_hi = p->head;
+	} else {
+		p->seen_lo = p->lo;
+		p->seen_hi = p->head;
+	}
 }
 
 /* Reader-driven load of frame p->head (pace=off, or no filler running):
@@ -820,8 +851,14 @@ static int player_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 	/* A little behind what the ring holds: concurrent readahead requests
 	 * served out of order, or the reader faulting again pages the kernel
 	 * dropped.  Not a seek: keep the clock, restart the ring at a and
-	 * read those frames again (load_end does not count them twice). */
-	if (p->anchored && a < p->lo && a + p->seek_gap >= p->lo) {
+	 * read those frames again (load_end does not count them twice).
+	 * Only frames played since the clock was anchored can be read
+	 * again: a reader going backwards (tac, a reverse pread loop, J-K-L
+	 * reverse play) asks for frames before the anchor, never played;
+	 * taken for re-reads they were counted as reloads and not played,
+	 * and on the old clock already due, so not paced either. */
+	if (p->anchored && a < p->lo && a + p->seek_gap >= p->lo &&
+	    a >= p->anchor_frame) {
 		p->lo = p->head = a;
 		restarted = 1;
 	} else if (!p->anchored || a < p->lo || a > p->head + p->seek_gap) {
@@ -832,6 +869,7 @@ static int player_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 			p->st.seeks++;
 		p->st.head = a;
 		pthread_mutex_unlock(&p->stats_lock);
+		seen_after(p, a, b);
 		p->anchored = 1;
 		p->lo = p->head = p->hwm = a;
 		p->anchor_ns = io->now(io->ctx);

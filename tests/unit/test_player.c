@@ -912,6 +912,120 @@ static void test_out_of_order(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * A reader going backwards, a request at a time (tac, a reverse pread
+ * loop): every request is before the frame the clock was anchored at, so
+ * it is a seek that plays its frames on a fresh clock.  Regression: such
+ * requests were within the seek gap of the ring and taken for re-reads;
+ * the stream counted 1 frame played and the rest as reloads, and their
+ * reads, due on the first clock, were issued at once (no pacing).
+ */
+static void test_backwards(void **state)
+{
+	/* 1000 B frames, max_request 4000: seek gap 16 frames */
+	struct eng_timeline *tl = simple_tl(1000, 60);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, 4000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+	unsigned char buf[4000];
+	uint64_t t;
+	int64_t a, k;
+	size_t n;
+
+	(void)state;
+	for (a = 56; a >= 0; a -= 4) {
+		uint64_t off = eng_frame_offset(tl, a);
+
+		t = f->now;
+		n = f->log.n;
+		assert_int_equal(eng_player_copy(p, buf, 4000, off), 4000);
+		assert_memory_equal(buf, want + off, 4000);
+		/* the request's 4 frames, paced from the seek on */
+		assert_int_equal(f->log.n, n + 4);
+		for (k = 0; k < 4; k++) {
+			assert_int_equal(f->log.a[n + k].frame, a + k);
+			assert_int_equal(f->log.a[n + k].sched_ns,
+					 t + (uint64_t)k * 40 * MS);
+		}
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 60);
+	assert_int_equal(st.reloads, 0);
+	assert_int_equal(st.seeks, 14);
+	assert_int_equal(st.late_frames, 0);
+	assert_int_equal(st.accesses, 60);
+	assert_int_equal(f->bad_sleeps, 0);
+
+	/* then forward again from 0: frames 4..11 were played, on the
+	 * clocks before: read again, they are reloads */
+	for (a = 4; a < 12; a += 4)
+		assert_int_equal(eng_player_copy(p, buf, 4000,
+						 eng_frame_offset(tl, a)),
+				 4000);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 14);
+	assert_int_equal(st.frames, 60);
+	assert_int_equal(st.reloads, 8);
+	/* a jump back to frames played long ago, as a loop does, plays
+	 * them again */
+	assert_int_equal(eng_player_copy(p, buf, 4000,
+					 eng_frame_offset(tl, 40)), 4000);
+	assert_int_equal(eng_player_copy(p, buf, 4000,
+					 eng_frame_offset(tl, 0)), 4000);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 16);
+	assert_int_equal(st.frames, 68);
+	assert_int_equal(st.reloads, 8);
+	eng_player_free(p);
+
+	/* Two requests of one backwards step served out of order (the
+	 * later frames first), as concurrent kernel requests can be: still
+	 * every frame played once */
+	p = new_player(tl, &cfg);
+	n = f->log.n;
+	for (a = 52; a >= 4; a -= 8) {
+		assert_int_equal(eng_player_copy(p, buf, 4000,
+						 eng_frame_offset(tl, a)),
+				 4000);
+		assert_int_equal(eng_player_copy(p, buf, 4000,
+						 eng_frame_offset(tl, a - 4)),
+				 4000);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 56);	/* 0..55 */
+	assert_int_equal(st.reloads, 0);
+	assert_int_equal(f->log.n - n, 56);
+	eng_player_free(p);
+
+	/* Requests that overlap by a frame, as the kernel's do: 4000 bytes
+	 * from the middle of frame a cover a..a+4, and the next request
+	 * back ends in the frame the one before began with.  That frame is
+	 * read again (the seek restarts the ring) but was played already:
+	 * a reload.  Every frame is played once. */
+	p = new_player(tl, &cfg);
+	n = f->log.n;
+	for (a = 52; a >= 0; a -= 4) {
+		uint64_t off = eng_frame_offset(tl, a) + 500;
+
+		assert_int_equal(eng_player_copy(p, buf, 4000, off), 4000);
+		assert_memory_equal(buf, want + off, 4000);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 57);	/* 0..56 */
+	assert_int_equal(st.seeks, 13);
+	assert_int_equal(st.reloads, 13);
+	assert_int_equal(st.accesses, 70);
+	assert_int_equal(f->log.n - n, 70);
+	assert_int_equal(st.late_frames, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* pace=off never sleeps and still records the speed-1 schedule. */
 static void test_pace_off(void **state)
 {
@@ -2319,6 +2433,7 @@ int main(void)
 		cmocka_unit_test(test_clock_anchored),
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_backwards),
 		cmocka_unit_test(test_pace_off),
 		cmocka_unit_test(test_pace_factor),
 		cmocka_unit_test(test_read_errors),
