@@ -45,16 +45,23 @@
  * generated essence (bars, black) reads no storage.
  *
  * Transitions.  A Transition.1 at a cut overlaps its neighbours: from
- * cut - in_offset to cut + out_offset both clips are read.  A track holds
- * one segment per frame, so the incoming clip is extended backwards by
- * in_offset on the track itself and the outgoing clip is carried over the
- * whole transition (its last in_offset frames, then out_offset frames past
- * its end) on a parallel track named like the main one plus "x" (Vx, A1x),
- * created only when needed, with the main track's rate and alignment, and
- * declared right after it.  A neighbour that is not a clip (gap, stack,
- * generator) is not extended.  An incoming clip that has fewer source
- * frames than in_offset is extended only as far as frame 0 (an error when
- * opt->strict).
+ * cut - in_offset to cut + out_offset both sides play, and each source
+ * frame is read once per record frame.  A track holds one segment per
+ * frame, so the incoming clip is extended backwards by in_offset on the
+ * track itself, and the outgoing clip leaves the track at cut - in_offset
+ * and is carried over the whole transition (its last in_offset frames,
+ * then out_offset frames past its end) on a parallel track named like the
+ * main one plus "x" (Vx, A1x), created only when needed, with the main
+ * track's rate and alignment, and declared right after it.  A side that is
+ * a gap, a generator, a disabled clip, or the start or end of the track is
+ * black, as BL in an EDL dissolve: it reads nothing, so a fade out leaves
+ * the main track empty from cut - in_offset and reads the outgoing clip on
+ * the x track only, and a fade in reads the incoming clip on the main
+ * track only.  A nested composition on either side is neither extended
+ * nor carried.  The incoming clip is not extended before the start of its
+ * track.  An incoming clip that has fewer source frames than in_offset is
+ * extended only as far as frame 0, the main track black before that (an
+ * error when opt->strict).
  *
  * Nesting.  A Stack (or Track) inside a track is flattened into that track
  * at its position: its children are laid down in order, later (upper) ones
@@ -936,15 +943,40 @@ static void emit_item(struct ctx *c, json_object *o, struct otrack *ot,
 		      const struct xform *xf, int64_t pos, int64_t *dur,
 		      struct clipinfo *ci);
 
-/* The children of a track, one after the other. */
+/* A clip of a track whose end on the main track waits for what follows:
+ * a transition after it moves its end back to where the transition
+ * starts (it plays on the x track from there). */
+struct pending {
+	int have;
+	struct clipinfo ci;
+	int64_t src, rec, end; /* first source frame, record [rec, end) */
+};
+
+static void flush(struct ctx *c, struct otrack *ot, const struct xform *xf,
+		  struct pending *p)
+{
+	if (p->have)
+		put_seg(c, &ot->main, xf, p->ci.clip, p->src, p->rec,
+			p->end - p->rec, p->ci.line);
+	p->have = 0;
+}
+
+/* The children of a track, one after the other.  A transition at a cut
+ * plays both sides from cut - in_offset to cut + out_offset, each source
+ * frame once: the incoming side on the main track (a clip extended
+ * backwards), the outgoing side on the x track (a clip carried over the
+ * whole transition, leaving the main track where it starts).  A side that
+ * is no clip (gap, generator, disabled clip, nested composition, the
+ * track's start or end) is black and reads nothing. */
 static void emit_track_children(struct ctx *c, json_object *trk,
 				struct otrack *ot, const struct xform *xf,
 				int64_t *dur)
 {
 	json_object *ch = get(trk, "children");
-	struct clipinfo prev = {0}, ci;
-	int64_t pos = 0, prev_rec = 0, pend_in = 0, d;
-	int have_prev = 0, have_pend = 0;
+	struct pending prev = {0};
+	struct clipinfo ci;
+	int64_t pos = 0, pend_in = 0, d;
+	int have_pend = 0;
 	size_t i, n, old;
 
 	*dur = 0;
@@ -966,36 +998,40 @@ static void emit_track_children(struct ctx *c, json_object *trk,
 
 			if (rt_frames(c, it, "in_offset", &in, NULL) < 0 ||
 			    rt_frames(c, it, "out_offset", &outo, NULL) < 0) {
-				have_prev = have_pend = 0;
+				have_pend = 0;
 			} else if (in < 0 || outo < 0) {
 				err(c, it, "negative transition offset");
-				have_prev = have_pend = 0;
+				have_pend = 0;
 			} else {
 				int on = enabled(c, it);
 
-				if (have_prev && on) {
-					int64_t st = pos - in < prev_rec
-							 ? prev_rec
+				if (prev.have && on) {
+					int64_t st = pos - in < prev.rec
+							 ? prev.rec
 							 : pos - in;
 
-					put_seg(c, &ot->x, xf, prev.clip,
-						prev.src + (st - prev_rec), st,
+					put_seg(c, &ot->x, xf, prev.ci.clip,
+						prev.src + (st - prev.rec), st,
 						pos + outo - st,
 						line_of(c, it));
+					prev.end = st;
 				}
 				have_pend = on;
 				pend_in = in;
-				have_prev = 0;
 			}
+			flush(c, ot, xf, &prev);
 			jp_pop(c, old);
 			continue;
 		}
+		/* what came before is settled: later segments win overlaps */
+		flush(c, ot, xf, &prev);
 		emit_item(c, it, ot, xf, pos, &d, &ci);
 		if (ci.have) {
 			int64_t ext = 0;
 
 			if (have_pend) {
-				ext = pend_in;
+				/* nothing before the track's start */
+				ext = pend_in < pos ? pend_in : pos;
 				if (ext > ci.src) {
 					if (c->opt->strict)
 						err(c, it,
@@ -1006,17 +1042,18 @@ static void emit_track_children(struct ctx *c, json_object *trk,
 					ext = ci.src;
 				}
 			}
-			put_seg(c, &ot->main, xf, ci.clip, ci.src - ext,
-				pos - ext, ci.frames + ext, ci.line);
-			prev = ci;
-			prev_rec = pos;
+			prev.have = 1;
+			prev.ci = ci;
+			prev.src = ci.src - ext;
+			prev.rec = pos - ext;
+			prev.end = pos + ci.frames;
 		}
-		have_prev = ci.have;
 		have_pend = 0;
 		jp_pop(c, old);
 		if (add_pos(c, it, &pos, d) < 0)
 			break;
 	}
+	flush(c, ot, xf, &prev);
 	*dur = pos;
 }
 

@@ -67,6 +67,50 @@ static inline void check_segs(const struct eng_timeline *tl,
 	}
 }
 
+/* Every source frame is read once per record frame: a transition track
+ * "Tx" never reads, at some frame, the clip frame its main track "T"
+ * reads there (the outgoing side of a transition belongs on Tx only). */
+static inline void check_read_once(const struct eng_timeline *tl)
+{
+	size_t t, i, j;
+
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *m = &tl->tracks[t], *x;
+		char xname[ENG_TRACK_NAME_MAX + 1];
+		int xt;
+
+		snprintf(xname, sizeof(xname), "%sx", m->name);
+		xt = eng_tl_find_track(tl, xname);
+		if (xt < 0)
+			continue;
+		x = &tl->tracks[xt];
+		for (i = 0; i < m->nsegs; i++)
+			for (j = 0; j < x->nsegs; j++) {
+				const struct eng_segment *a = &m->segs[i];
+				const struct eng_segment *b = &x->segs[j];
+				int64_t lo = a->rec_in > b->rec_in ? a->rec_in
+								   : b->rec_in;
+				int64_t hi = a->rec_in + a->frames <
+						     b->rec_in + b->frames
+						 ? a->rec_in + a->frames
+						 : b->rec_in + b->frames;
+
+				if (a->clip == b->clip && lo < hi &&
+				    a->src_in - a->rec_in ==
+					b->src_in - b->rec_in)
+					fail_msg("%s and %s both read '%s' "
+						 "source %lld at frames "
+						 "%lld..%lld",
+						 m->name, x->name,
+						 tl->clips[a->clip].name,
+						 (long long)(a->src_in + lo -
+							     a->rec_in),
+						 (long long)lo,
+						 (long long)hi - 1);
+			}
+	}
+}
+
 static inline int has_msg(const struct eng_diag *d, const char *want)
 {
 	size_t i;

@@ -145,6 +145,7 @@ static void test_sample(void **state)
 	assert_int_equal(tl->nclips, c->nclips);
 	check_tracks(tl, c->tracks);
 	check_segs(tl, c->segs, N(c->segs));
+	check_read_once(tl);
 	eng_tl_free(tl);
 	free(text);
 	free(path);
@@ -196,15 +197,16 @@ static const struct fixture_case fixtures[] = {
 	    { "V2", 0, "c", 1, 2, 3, 0 },
 	    { "A1", 0, "e", 0, 0, 4, 0 } } },
 	/* a src 10 for 10 at 0; cut 10, in 3 out 2: b (src 20 for 10 at
-	 * 10) extended back 3 to src 17 at 7, Vx: a over 7..12 = src 17 for
-	 * 5.  Cut 20, in 5 out 1: c (src 2 for 4 at 20) can only go back 2:
-	 * src 0 for 6 at 18; Vx: b over 15..21 = src 20 + 5 = 25 for 6.
-	 * After overlap: V a 0..7, b 7..18 (src 17, 11), c 18..24.  Audio:
-	 * d 0..4, in 0 out 2: e stays at 4, A1x d src 4 for 2 at 4. */
+	 * 10) extended back 3 to src 17 at 7, a ends at 7 on V, Vx: a over
+	 * 7..12 = src 17 for 5.  Cut 20, in 5 out 1: c (src 2 for 4 at 20)
+	 * can only go back 2: src 0 for 6 at 18; b ends at 15 on V, Vx: b
+	 * over 15..21 = src 20 + 5 = 25 for 6.  V: a 0..7, b 7..15 (src 17,
+	 * 8), nothing 15..18, c 18..24.  Audio: d 0..4, in 0 out 2: e stays
+	 * at 4, A1x d src 4 for 2 at 4. */
 	{ .file = "transition.otio", .fps_num = 24, .fps_den = 1,
 	  .frames = 24, .tracks = "V:3 Vx:2 A1:2 A1x:1",
 	  .segs = { { "V", 0, "a", 10, 0, 7, 0 },
-	    { "V", 1, "b", 17, 7, 11, 0 },
+	    { "V", 1, "b", 17, 7, 8, 0 },
 	    { "V", 2, "c", 0, 18, 6, 0 },
 	    { "Vx", 0, "a", 17, 7, 5, 0 },
 	    { "Vx", 1, "b", 25, 15, 6, 0 },
@@ -251,6 +253,7 @@ static void test_fixture(void **state)
 	assert_int_equal(tl->frames, c->frames);
 	check_tracks(tl, c->tracks);
 	check_segs(tl, c->segs, N(c->segs));
+	check_read_once(tl);
 	for (i = 0; i < tl->nclips; i++)
 		assert_null(strchr(tl->clips[i].name, '/'));
 	eng_tl_free(tl);
@@ -307,6 +310,9 @@ static void test_fixture_details(void **state)
 	name "\", \"source_range\": " TR(s, d) ", \"media_reference\": " \
 	"{\"OTIO_SCHEMA\": \"ExternalReference.1\", \"target_url\": \"" url \
 	"\"}}"
+#define TRANS(i, o) "{\"OTIO_SCHEMA\": \"Transition.1\", \"in_offset\": " \
+	RT(i, 24) ", \"out_offset\": " RT(o, 24) "}"
+#define GAP(d) "{\"OTIO_SCHEMA\": \"Gap.1\", \"source_range\": " TR(0, d) "}"
 /* The items of one video track start on line 4, one per line. */
 #define HEAD "{\"OTIO_SCHEMA\": \"Timeline.1\",\n" \
 	"\"tracks\": {\"OTIO_SCHEMA\": \"Stack.1\", \"children\": [\n" \
@@ -535,6 +541,97 @@ static void test_lenient(void **state)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Transitions beside a gap or a track's edge                           */
+
+/* Regression: a Transition.1 next to a Gap or at either end of a track
+ * read the outgoing clip twice.  Clip a (src 10, 20 frames), Transition
+ * in 5 out 0 at the end of the track gave "V a 10 20 @0" and "Vx a 25 5
+ * @15": V and Vx both read a's frames 25..29 at 15..19.  As for an EDL
+ * dissolve to or from black (BL), the black side reads nothing: the
+ * outgoing clip leaves the main track where the transition starts and
+ * plays on Tx only, the incoming clip alone is extended backwards. */
+struct trans_case {
+	const char *name;
+	const char *text;
+	int64_t frames;
+	const char *tracks;
+	struct want_seg segs[4];
+};
+
+static const struct trans_case transitions[] = {
+	/* fade out at the end: V a 10..25 at 0..15, Vx a 25..30 at 15..20 */
+	{ "clip to end of track", HEAD CLIP("a", 10, 20) ",\n" TRANS(5, 0)
+	  TAIL, 20, "V:1 Vx:1",
+	  { { "V", 0, "a", 10, 0, 15, 4 },
+	    { "Vx", 0, "a", 25, 15, 5, 5 } } },
+	/* out 5 past the last clip: Vx carries a on to 25 */
+	{ "clip to end of track, out 5", HEAD CLIP("a", 10, 20) ",\n"
+	  TRANS(5, 5) TAIL, 25, "V:1 Vx:1",
+	  { { "V", 0, "a", 10, 0, 15, 4 },
+	    { "Vx", 0, "a", 25, 15, 10, 5 } } },
+	/* cut at 20, gap 20..30, c at 30: V black over 15..30, Vx a 25 for
+	 * 10 at 15 */
+	{ "clip to gap", HEAD CLIP("a", 10, 20) ",\n" TRANS(5, 5) ",\n"
+	  GAP(10) ",\n" CLIP("c", 0, 10) TAIL, 40, "V:2 Vx:1",
+	  { { "V", 0, "a", 10, 0, 15, 4 },
+	    { "V", 1, "c", 0, 30, 10, 7 },
+	    { "Vx", 0, "a", 25, 15, 10, 5 } } },
+	/* a disabled clip is black like a gap */
+	{ "clip to disabled clip", HEAD CLIP("a", 10, 20) ",\n" TRANS(5, 5)
+	  ",\n{\"OTIO_SCHEMA\": \"Clip.1\", \"name\": \"b\", \"enabled\": "
+	  "false, \"source_range\": " TR(20, 10) "}" TAIL, 25, "V:1 Vx:1",
+	  { { "V", 0, "a", 10, 0, 15, 4 },
+	    { "Vx", 0, "a", 25, 15, 10, 5 } } },
+	/* fade in: gap 0..10, cut 10; b (src 20 at 10) extended back 5 to
+	 * src 15 at 5; nothing on Vx */
+	{ "gap to clip", HEAD GAP(10) ",\n" TRANS(5, 5) ",\n"
+	  CLIP("b", 20, 20) TAIL, 30, "V:1",
+	  { { "V", 0, "b", 15, 5, 25, 6 } } },
+	/* at the start of the track: b from its own first frame */
+	{ "start of track to clip", HEAD TRANS(0, 5) ",\n" CLIP("b", 20, 20)
+	  TAIL, 20, "V:1",
+	  { { "V", 0, "b", 20, 0, 20, 5 } } },
+	/* in_offset before the track's start: nothing to read there */
+	{ "start of track to clip, in 5", HEAD TRANS(5, 5) ",\n"
+	  CLIP("b", 3, 20) TAIL, 20, "V:1",
+	  { { "V", 0, "b", 3, 0, 20, 5 } } },
+	/* control: cut 20, b (src 20) from 15 at src 15, a on Vx 15..25 */
+	{ "clip to clip", HEAD CLIP("a", 10, 20) ",\n" TRANS(5, 5) ",\n"
+	  CLIP("b", 20, 20) TAIL, 40, "V:2 Vx:1",
+	  { { "V", 0, "a", 10, 0, 15, 4 },
+	    { "V", 1, "b", 15, 15, 25, 6 },
+	    { "Vx", 0, "a", 25, 15, 10, 5 } } },
+	/* gap, clip, gap: both sides black in turn */
+	{ "gap to clip to gap", HEAD GAP(10) ",\n" TRANS(2, 2) ",\n"
+	  CLIP("b", 20, 10) ",\n" TRANS(3, 3) ",\n" GAP(10) TAIL, 23,
+	  "V:1 Vx:1",
+	  { { "V", 0, "b", 18, 8, 9, 6 },
+	    { "Vx", 0, "b", 27, 17, 6, 7 } } },
+};
+
+static void test_transition(void **state)
+{
+	const struct trans_case *c = *state;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	int strict;
+
+	for (strict = 0; strict < 2; strict++) {
+		if (parse_str(c->text, strict, &tl, &d) != 0) {
+			print_diag(&d);
+			fail_msg("%s does not load (strict %d)", c->name,
+				 strict);
+		}
+		assert_int_equal(d.n, 0);
+		assert_int_equal(tl->frames, c->frames);
+		check_tracks(tl, c->tracks);
+		check_segs(tl, c->segs, N(c->segs));
+		check_read_once(tl);
+		eng_tl_free(tl);
+	}
+}
+
 static void test_nul(void **state)
 {
 	static const char text[] = HEAD CLIP("a", 0, 5) "\n\0" TAIL;
@@ -692,7 +789,8 @@ static void test_load(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[N(samples) + N(fixtures) + N(errors) + 10];
+	struct CMUnitTest tests[N(samples) + N(fixtures) + N(errors) +
+				N(transitions) + 10];
 	size_t n = 0, i;
 
 	for (i = 0; i < N(samples); i++) {
@@ -718,6 +816,15 @@ int main(void)
 			.name = errors[i].name,
 			.test_func = test_error,
 			.initial_state = (void *)&errors[i],
+		};
+
+		tests[n++] = t;
+	}
+	for (i = 0; i < N(transitions); i++) {
+		struct CMUnitTest t = {
+			.name = transitions[i].name,
+			.test_func = test_transition,
+			.initial_state = (void *)&transitions[i],
 		};
 
 		tests[n++] = t;
