@@ -59,9 +59,10 @@
  * the x track only, and a fade in reads the incoming clip on the main
  * track only.  A nested composition on either side is neither extended
  * nor carried.  The incoming clip is not extended before the start of its
- * track.  An incoming clip that has fewer source frames than in_offset is
- * extended only as far as frame 0, the main track black before that (an
- * error when opt->strict).
+ * track.  An incoming clip that has fewer source frames before its
+ * source_range than in_offset is an error, in every mode, as a
+ * source_range before the media's first frame is (and as a source
+ * timecode before the origin is in an EDL): the handle is not there.
  *
  * Nesting.  A Stack (or Track) inside a track is flattened into that track
  * at its position: its children are laid down in order, later (upper) ones
@@ -1032,13 +1033,19 @@ static void emit_track_children(struct ctx *c, json_object *trk,
 			if (have_pend) {
 				/* nothing before the track's start */
 				ext = pend_in < pos ? pend_in : pos;
+				/* as a source_range before the media:
+				 * frames that are not there */
 				if (ext > ci.src) {
-					if (c->opt->strict)
-						err(c, it,
-						    "transition needs %lld "
-						    "frames before the clip's "
-						    "first source frame",
-						    (long long)(ext - ci.src));
+					err(c, it,
+					    "transition needs %lld frames of "
+					    "clip \"%s\" before the media's "
+					    "first frame (in_offset %lld, "
+					    "the clip starts at media frame "
+					    "%lld)",
+					    (long long)(ext - ci.src),
+					    c->tl->clips[ci.clip].name,
+					    (long long)pend_in,
+					    (long long)ci.src);
 					ext = ci.src;
 				}
 			}
