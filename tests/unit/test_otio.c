@@ -213,6 +213,21 @@ static const struct fixture_case fixtures[] = {
 	    { "Vx", 1, "b", 25, 15, 6, 0 },
 	    { "A1", 1, "e", 0, 4, 4, 0 },
 	    { "A1x", 0, "d", 4, 4, 2, 0 } } },
+	/* Fades, each side black once (the mount reads them too, in
+	 * test_edl_otio.sh).  Gap 0..5; cut 5, in 3 out 2: a (src 10 for 20
+	 * at 5) extended back 3 to src 7 at 2.  Cut 25, in 4 out 4 into a
+	 * gap: a ends at 21 on V, Vx a src 7 + 19 = 26 for 8 at 21..29.  Gap
+	 * 25..35, b src 0 at 35; at the end in 5 out 0: b ends at 40 on V,
+	 * Vx b src 5 for 5 at 40.  A1: d 0..8, at the end in 2 out 2: d
+	 * 0..6, A1x d src 6 for 4 at 6. */
+	{ .file = "fades.otio", .strict = 1, .fps_num = 24, .fps_den = 1,
+	  .frames = 45, .tracks = "V:2 Vx:2 A1:1 A1x:1",
+	  .segs = { { "V", 0, "a", 7, 2, 19, 0 },
+	    { "V", 1, "b", 0, 35, 5, 0 },
+	    { "Vx", 0, "a", 26, 21, 8, 0 },
+	    { "Vx", 1, "b", 5, 40, 5, 0 },
+	    { "A1", 0, "d", 0, 0, 6, 0 },
+	    { "A1x", 0, "d", 6, 6, 4, 0 } } },
 	/* a 0 for 4 at 0.  Stack at 4 (6 long): lower track b 0 for 6 at
 	 * 4..10, upper track gap 2 then c src 5 for 2 at 6..8 on top: b
 	 * 4..6, c 6..8, b src 4 at 8..10.  Stack at 10 trimmed to 1..4 of
