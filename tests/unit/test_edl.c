@@ -263,6 +263,7 @@ static void test_sample(void **state)
 		assert_int_equal(tl->nclips, c->nclips);
 		check_tracks(tl, c->tracks);
 		check_segs(tl, c->segs, N(c->segs));
+		check_read_once(tl);
 	} else {
 		assert_null(tl);
 		assert_int_equal(d.n, c->nmsgs);
@@ -505,6 +506,7 @@ static void test_transitions(void **state)
 	assert_int_equal(tl->frames, 100);
 	check_tracks(tl, "V:3 A1:1 A2:1 Vx:2");
 	check_segs(tl, w, N(w));
+	check_read_once(tl);
 	assert_int_equal(tl->tracks[3].rate, o.video_rate);
 	eng_tl_free(tl);
 	o.strict = 1;
