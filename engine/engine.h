@@ -574,6 +574,8 @@ struct eng_player_stats {
 	uint64_t worst_ns;	/* largest done - issued */
 };
 void eng_player_stats(struct eng_player *p, struct eng_player_stats *st);
+/* Frames the player's ring holds (fixed at eng_player_new). */
+size_t eng_player_slots(const struct eng_player *p);
 
 /* ------------------------------------------------------------------ */
 /* Fault injection (engine/inject.c): an eng_io wrapper, unreliablefs-style */

@@ -604,13 +604,45 @@ static int init_sync(struct eng_player *p)
 	return -rc;
 }
 
+/*
+ * How many frames a window of w bytes can touch, plus 2: w / (the
+ * smallest frame) + 2.  Where frames can be empty (every track slower
+ * than one sample unit a frame: align=1000 at 100 bytes a second) that
+ * was w + 2 frames, a ring of 2 M slots for a file of no bytes (2 GB of
+ * RSS per open).  Any n whole frames hold at least n * R - A bytes (R the
+ * bytes a frame of all tracks, A their sample units), so then w bytes
+ * touch at most (w + A) / R + 2 frames; and never more than the timeline.
+ */
+static uint64_t frames_spanned(const struct eng_timeline *tl, uint64_t w)
+{
+	long double r = 0, a = 0, n;
+	size_t t;
+
+	if (tl->frame_bytes_min)
+		return (w + tl->frame_bytes_min - 1) / tl->frame_bytes_min + 2;
+	for (t = 0; t < tl->ntracks; t++) {
+		r += (long double)tl->tracks[t].rate * tl->fps.den /
+		     tl->fps.num;
+		a += tl->tracks[t].align;
+	}
+	n = r > 0 ? floorl(((long double)w + a) / r) + 3 : 0;
+	if (r <= 0 || n > (long double)tl->frames + 2)
+		n = (long double)tl->frames + 2;
+	return (uint64_t)n;
+}
+
+size_t eng_player_slots(const struct eng_player *p)
+{
+	return p ? p->nslots : 0;
+}
+
 int eng_player_new(const struct eng_timeline *tl,
 		   const struct eng_player_config *cfg,
 		   struct eng_player **out)
 {
 	struct eng_player *p;
 	unsigned __int128 ring_bytes;
-	uint64_t fbmin, nslots, gap;
+	uint64_t nslots, gap;
 	size_t nfds, i;
 	int rc = -ENOMEM;
 
@@ -639,10 +671,9 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->cfg = *cfg;
 	p->speed = cfg->pace.mode == ENG_PACE_FACTOR ? cfg->pace.speed : 1.0L;
 	p->slot_bytes = tl->frame_bytes_max;
-	/* a request plus one concurrent readahead window always fit */
-	fbmin = tl->frame_bytes_min ? tl->frame_bytes_min : 1;
 	p->filled = cfg->filler && cfg->pace.mode != ENG_PACE_OFF;
-	nslots = (2 * (uint64_t)cfg->max_request + fbmin - 1) / fbmin + 2;
+	/* a request plus one concurrent readahead window always fit */
+	nslots = frames_spanned(tl, 2 * (uint64_t)cfg->max_request);
 	/* The filler runs ahead of the requests: it needs `buffer` frames of
 	 * lead on top of a request and a concurrent readahead window.  A
 	 * request-driven ring refills behind the request instead. */
@@ -650,7 +681,7 @@ int eng_player_new(const struct eng_timeline *tl,
 		nslots += cfg->buffer;
 	else if (nslots < cfg->buffer)
 		nslots = cfg->buffer;
-	gap = (4 * (uint64_t)cfg->max_request + fbmin - 1) / fbmin;
+	gap = frames_spanned(tl, 4 * (uint64_t)cfg->max_request) - 2;
 	p->seek_gap = (int64_t)(gap > cfg->buffer ? gap : cfg->buffer);
 	ring_bytes = (unsigned __int128)nslots * p->slot_bytes;
 	if (ring_bytes > SIZE_MAX / 2 || nslots > INT32_MAX)

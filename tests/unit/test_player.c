@@ -1026,6 +1026,51 @@ static void test_backwards(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * Frames of 0 bytes (a track slower than one sample unit a frame) bound
+ * the ring by the rate, and by the timeline, not by the smallest frame.
+ * Regression: a ring of max_request / 1 frames, 2 M slots of 1000 bytes
+ * (2 GB of RSS) for each open of such a timeline.
+ */
+static void test_empty_frames(void **state)
+{
+	/* 100 bytes/s at 25 fps in units of 1000: frame 250 holds the
+	 * track's only 1000 bytes, every other frame none */
+	struct tl_spec sp = {
+		25, 1, { { "V", 100, 1000, 0 } },
+		{ { "V", "c0", 0, 0, 300 } },
+	};
+	struct eng_timeline *tl = make_tl(&sp);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 8, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED,
+						1 << 20);
+	struct eng_player *p;
+	unsigned char buf[4096];
+
+	(void)state;
+	assert_int_equal(tl->bytes, 1000);
+	assert_int_equal(tl->frame_bytes_min, 0);
+	p = new_player(tl, &cfg);
+	assert_true(eng_player_slots(p) <= 300 + 2 + 8);
+	assert_int_equal(eng_player_copy(p, buf, sizeof(buf), 0), 1000);
+	assert_memory_equal(buf, want, 1000);
+	eng_player_free(p);
+	eng_tl_free(tl);
+
+	/* and with bytes in every frame, the smallest frame still rules: 1000
+	 * B frames, max_request 4000 -> 8000 / 1000 + 2 slots */
+	tl = simple_tl(1000, 60);
+	cfg.max_request = 4000;
+	p = new_player(tl, &cfg);
+	assert_int_equal(eng_player_slots(p), 10);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* pace=off never sleeps and still records the speed-1 schedule. */
 static void test_pace_off(void **state)
 {
@@ -2434,6 +2479,7 @@ int main(void)
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_backwards),
+		cmocka_unit_test(test_empty_frames),
 		cmocka_unit_test(test_pace_off),
 		cmocka_unit_test(test_pace_factor),
 		cmocka_unit_test(test_read_errors),
