@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Shutdown with readers active leaves a valid database: SIGTERM of the
 # daemon, and a lazy unmount while a reader is still playing.  32 readers
-# blocked in paced reads starve neither each other nor ls.
+# blocked in paced reads starve neither each other nor ls.  timelinefs-umount
+# waits for the daemon of the mount it unmounts, and for it alone.
 . "$(dirname "$0")/lib.sh"
 
 M=$T/media
@@ -80,4 +81,123 @@ umount_fs "$T/mnt"
 check "the loss is said at unmount" grep -q "access rows could not be stored: .*no such table: access" "$T/daemon.log"
 check_eq "the loss is counted in the run row" 1 \
 	"$(sqlite3 "$T/lost.db" "select rows_lost > 0 and ended_at is not null from run where label = 'lost'")"
+# 5. timelinefs-umount finds the daemon of the mount wherever MOUNTPOINT
+# stands on its command line, waits only for it when mounts are stacked,
+# is silent about processes that exit while it looks, and has a help.
+# Bugs (user acceptance): with the options after the mount point
+# ("timelinefs media mnt -o db=x", daemonized) it took the last argument
+# for the mount point, found no daemon and returned at once (expected: the
+# run ended and its stream closed; got: ended_at empty, the daemon alive);
+# with two mounts stacked it waited for the lower daemon and failed
+# ("daemon N still running after 3s", exit 1); a process named timelinefs
+# exiting during its scan printed "cannot open /proc/N/environ: No such
+# process"; -h said "/.../-h is not mounted".
+UMOUNT=$TOP/mount-scripts/timelinefs-umount
+"$GEN" --clips 2 --clip-seconds 1 --timelines 1 --events 2 --min-seconds 0.3 \
+	--max-seconds 0.5 --video-rate 1M --seed 3 "$T/um" >/dev/null
+UDB=$T/u.db
+uq() {
+	sqlite3 -batch -noheader -cmd ".timeout 5000" "$UDB" "$1"
+}
+mkdir -p "$T/umnt"
+MOUNTS="$MOUNTS $T/umnt"
+(cd "$T" && "$BIN" um umnt -o db="$UDB",label=after,pace=off) 2>"$T/after.log"
+ud=$(pgrep -f "db=$UDB,label=after") || ud=
+PIDS="$PIDS $ud"
+# another program holds the database's write lock for 1.5 s: the daemon's
+# last rows (the stream's close, the run's end) wait for it
+printf 'begin immediate;\n.shell touch %s/locked; sleep 1.5\ncommit;\n' "$T" |
+	sqlite3 "$UDB" &
+locker=$!
+i=0
+while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+dd if="$T/umnt/timeline01" of=/dev/null bs=1M status=none
+rc=0
+(cd "$T" && "$UMOUNT" umnt 10) 2>"$T/uerr" || rc=$?
+check_eq "umount, options after the mount point: exit 0, silent" "0|" "$rc|$(cat "$T/uerr")"
+check_eq "umount, options after the mount point: run ended, stream closed on return" \
+	"1|1" "$(uq "select (select ended_at is not null from run where label = 'after'),
+		(select count(*) = 1 and min(closed_ns) is not null from stream)")"
+# exited: no such process, or a zombie (a daemonized one is nobody's child)
+exited() {
+	[ -n "$1" ] || return 1
+	st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) || st=
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+check "umount, options after the mount point: daemon gone on return" exited "$ud"
+wait $locker
+
+# two mounts stacked on one mount point: the top one goes, the lower stays
+mount_fs "$T/um" "$T/umnt" -o db="$UDB",label=lower,pace=off
+lower=$DAEMON
+"$BIN" -f -o db="$UDB",label=upper,pace=off "$T/um" "$T/umnt" >"$T/upper.log" 2>&1 &
+upper=$!
+PIDS="$PIDS $upper"
+MOUNTS="$MOUNTS $T/umnt"
+i=0
+while [ "$(grep -c " $T/umnt fuse" /proc/mounts)" -lt 2 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rc=0
+"$UMOUNT" "$T/umnt" 3 2>"$T/uerr" || rc=$?
+check_eq "umount, stacked mounts: the top one unmounted, exit 0, silent" "0|" \
+	"$rc|$(cat "$T/uerr")"
+check_eq "umount, stacked mounts: the top run ended, the lower one not" "1|0" \
+	"$(uq "select (select ended_at is not null from run where label = 'upper'),
+		(select ended_at is not null from run where label = 'lower')")"
+check "umount, stacked mounts: the lower daemon still serves its mount" \
+	sh -c "kill -0 $lower && grep -q ' $T/umnt fuse' /proc/mounts && [ -f '$T/umnt/timeline01' ]"
+rc=0
+"$UMOUNT" "$T/umnt" 10 2>"$T/uerr" || rc=$?
+check_eq "umount, stacked mounts: then the lower one, exit 0, silent" "0|" \
+	"$rc|$(cat "$T/uerr")"
+check_eq "umount, stacked mounts: the lower run ended on return" 1 \
+	"$(uq "select ended_at is not null from run where label = 'lower'")"
+
+# processes named timelinefs that come and go while it scans: no noise
+mkdir -p "$T/fake"
+cp "$(command -v sleep)" "$T/fake/timelinefs"
+: >"$T/churn"
+(
+	while [ -e "$T/churn" ]; do
+		for k in 1 2 3 4 5 6 7 8; do
+			"$T/fake/timelinefs" "0.0$k" &
+		done
+		wait
+	done
+) &
+churn=$!
+noise=
+for k in 1 2 3; do
+	mount_fs "$T/um" "$T/umnt" -o db="$UDB",label=churn$k,pace=off
+	"$UMOUNT" "$T/umnt" 10 2>>"$T/churn.err" || noise="$noise exit$?"
+done
+rm -f "$T/churn"
+wait $churn
+check_eq "umount with processes exiting while it scans: silent, exit 0" "" \
+	"$noise$(cat "$T/churn.err")"
+check_eq "umount with processes exiting while it scans: every run ended" 3 \
+	"$(uq "select count(*) from run where label like 'churn%' and ended_at is not null")"
+
+rc=0
+out=$("$UMOUNT" -h) || rc=$?
+check_eq "umount -h: usage on stdout, exit 0" "0|usage: timelinefs-umount" \
+	"$rc|$(printf '%s\n' "$out" | head -1 | cut -d' ' -f1-2)"
+for bad in --bogus "" "a 5 b" "a x"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$UMOUNT" $bad 2>/dev/null || rc=$?
+	check_eq "umount usage error '$bad' exits 2" 2 "$rc"
+done
+rc=0
+"$UMOUNT" "$T/fake" 2>"$T/uerr" || rc=$?
+check_eq "umount of a folder not mounted: exit 1, says so" "1|1" \
+	"$rc|$(grep -c "$T/fake is not mounted" "$T/uerr")"
+if command -v shellcheck >/dev/null 2>&1; then
+	check "shellcheck timelinefs-umount" shellcheck "$UMOUNT"
+fi
 finish
