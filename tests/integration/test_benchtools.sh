@@ -3,7 +3,8 @@
 # The pieces of make bench that make test can afford (the bench itself
 # needs 1.1 GB of media and minutes): tlbench's three baselines on small
 # inputs, checked against what they were given, and report.py's table
-# from a results file with every key the bench writes.
+# from a results file with every key the bench writes; timelinefs-export's
+# iolog of a hand-built stream, replayed by tlbench.
 set -eu
 
 : "${TLFS_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
@@ -84,6 +85,74 @@ if "$TLB" preadloop "$T/short.iolog" 2>"$T/err"; then
 else
 	check_eq "preadloop: a read past the end fails, naming the file" \
 		"tlbench: short read in $T/b.raw" "$(cat "$T/err")"
+fi
+
+# ------------------------------------------------- timelinefs-export
+# The trace bench.sh replays (fio, preadloop) comes from timelinefs-export
+# --fio-iolog.  Bug (user acceptance): a stream of a timeline with a
+# dissolve or wipe failed with "no single media file .../clip_A.Vx.*"
+# (exit 1); expected: the transition track Vx reads clip_A.V.*, as the
+# mount resolves it, and the iolog names each file once.  -h exited 2
+# (expected 0, as the other scripts).
+EXPORT=$TOP/mount-scripts/timelinefs-export
+X=$T/x.db
+mkdir -p "$T/xm"
+head -c 200000 /dev/urandom >"$T/xm/clip_A.V.raw"
+head -c 100000 /dev/urandom >"$T/xm/clip_B.V.raw"
+# a track Wx beside no track W is a main track: its own file
+head -c 100000 /dev/urandom >"$T/xm/solo.Wx.raw"
+head -c 100000 /dev/urandom >"$T/xm/shot one.V.raw"
+cat "$TOP"/schema/*.sql | sqlite3 "$X"
+sqlite3 "$X" "insert into run (id, started_at, media_dir)
+	values (1, '2026-01-01T00:00:00.000Z', '$T/xm');
+insert into timeline (id, run_id, name) values (1, 1, 'dissolve'), (2, 1, 'blank');
+insert into stream (id, run_id, timeline_id) values (1, 1, 1), (2, 1, 1), (3, 1, 2);
+insert into access (stream_id, frame, track, clip, file_offset, length, issued_ns) values
+	(1, 0, 'V', 'clip_A', 0, 60000, 1000000),
+	(1, 1, 'V', 'clip_B', 0, 60000, 2000000),
+	(1, 1, 'Vx', 'clip_A', 60000, 60000, 2000500),
+	(1, 2, 'V', 'clip_B', 60000, 40000, 3000000),
+	(1, 2, 'Vx', 'clip_A', 120000, 60000, 3000500),
+	(1, 2, 'Wx', 'solo', 0, 50000, 3001000),
+	(2, 0, 'Vx', 'clip_C', 0, 60000, 1000000),
+	(3, 0, 'V', 'shot one', 0, 60000, 1000000);"
+rc=0
+"$EXPORT" --fio-iolog "$X" 1 "$T/x.iolog" 2>"$T/err" || rc=$?
+check_eq "export of a dissolve: exit 0, silent" "0|" "$rc|$(cat "$T/err")"
+check_eq "export: the Vx reads are on the V file" \
+	"0 $T/xm/clip_A.V.raw read 0 60000|1000 $T/xm/clip_B.V.raw read 0 60000|1000 $T/xm/clip_A.V.raw read 60000 60000|2000 $T/xm/clip_B.V.raw read 60000 40000|2000 $T/xm/clip_A.V.raw read 120000 60000|2001 $T/xm/solo.Wx.raw read 0 50000" \
+	"$(grep ' read ' "$T/x.iolog" | paste -sd'|')"
+for act in add open close; do
+	check_eq "export: each file's $act once" \
+		"$T/xm/clip_A.V.raw $T/xm/clip_B.V.raw $T/xm/solo.Wx.raw" \
+		"$(awk -v a="$act" '$3 == a { print $2 }' "$T/x.iolog" | sort | paste -sd' ')"
+done
+r=$("$TLB" preadloop "$T/x.iolog" 2>&1) || r="failed: $r"
+check_eq "export: preadloop replays it" "6 330000" "$(val reads "$r") $(val bytes "$r")"
+rc=0
+"$EXPORT" --fio-iolog "$X" 2 >/dev/null 2>"$T/err" || rc=$?
+check_eq "export: a missing main-track file is named" \
+	"1|timelinefs-export: no single media file $T/xm/clip_C.V.* (track Vx reads the files of track V)" \
+	"$rc|$(cat "$T/err")"
+rc=0
+"$EXPORT" --fio-iolog "$X" 3 >/dev/null 2>"$T/err" || rc=$?
+check_eq "export: a file name fio cannot read is refused" \
+	"1|timelinefs-export: fio iologs cannot name a file with white space in it: $T/xm/shot one.V.raw" \
+	"$rc|$(cat "$T/err")"
+rc=0
+out=$("$EXPORT" -h) || rc=$?
+check_eq "export -h: usage on stdout, exit 0" "0|usage: timelinefs-export" \
+	"$rc|$(printf '%s\n' "$out" | head -n 1 | cut -d' ' -f1-2)"
+for bad in "" "--fio-iolog $X" "--fio-iolog $X x" "--csv $X 1" "--fio-iolog $X 1 o p"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$EXPORT" $bad >/dev/null 2>&1 || rc=$?
+	check_eq "export usage error '$bad' exits 2" 2 "$rc"
+done
+if command -v shellcheck >/dev/null 2>&1; then
+	ok_sc=0
+	shellcheck "$EXPORT" || ok_sc=1
+	check_eq "shellcheck timelinefs-export" 0 "$ok_sc"
 fi
 
 # ---------------------------------------------------------- report.py
