@@ -4,7 +4,8 @@
 # step (one per workstation, each on its own timeline), progress lines, the
 # results table, reused media, and the mount released in every case: a
 # killed reader, SIGTERM of the bench, a mount that fails, too few
-# timelines.
+# timelines, stdout closed early; --mount-opts that would override the
+# bench's own options refused.
 . "$(dirname "$0")/lib.sh"
 
 BENCH="$TOP/mount-scripts/timelinefs-bench"
@@ -142,6 +143,38 @@ rc=0
 check_eq "too few timelines: exits 1" 1 "$rc"
 check "too few timelines: says how many" grep -q '5 workstations need 5 timelines, .* has 3' "$T/ferr"
 check "too few timelines: unmounted" released
+
+# 6b. stdout closed early (timelinefs-bench ... | head -1): the shell
+# dies of SIGPIPE at its next write, and a signal's death runs no EXIT
+# trap.  Bug (user acceptance): /tmp/timelinefs-bench.XXXX was left
+# behind; expected: no work folder, nothing mounted.
+"$BENCH" --media "$T/media" --workstations 1 --repeat 1 --db "$T/pipe.db" \
+	--pace off 2>"$T/perr" | head -n 1 >"$T/pout"
+check_eq "stdout closed early: the first line came" "mounted" "$(cut -d' ' -f1 "$T/pout")"
+check_eq "stdout closed early: its work folder is removed" "" \
+	"$(find "$T" -maxdepth 1 -name 'timelinefs-bench.*')"
+check "stdout closed early: unmounted, daemon gone" released
+check_eq "stdout closed early: the run ended" 1 \
+	"$(sqlite3 "$T/pipe.db" 'select ended_at is not null from run')"
+
+# 6c. --mount-opts cannot override what the bench sets itself.  Bug (user
+# acceptance): --mount-opts pace=2 silently replaced --pace while the
+# header still said "pace realtime"; expected: a usage error naming --pace.
+for o in pace=2 "backing=buffered,pace=off" "db=$T/other.db" "label=x,buffer=4"; do
+	rc=0
+	"$BENCH" --media "$T/media" --workstations 1 --repeat 1 --db "$T/mo.db" \
+		--mount-opts "$o" >/dev/null 2>"$T/moerr" || rc=$?
+	want=--${o%%=*}
+	case $o in *pace=*) want=--pace ;; esac
+	check_eq "--mount-opts '$o': usage error (2) naming $want" "2|1" \
+		"$rc|$(grep -c -- "--mount-opts cannot set .*$want" "$T/moerr")"
+done
+check_eq "--mount-opts refused: nothing mounted, no run" "" \
+	"$(ls "$T/mo.db" "$T/other.db" 2>/dev/null)"
+rc=0
+"$BENCH" --media "$T/media" --workstations 1 --repeat 1 --db "$T/mo.db" --pace off \
+	--mount-opts 'backing=buffered,inject=clip=x\,pace=1:delay=1ms' >/dev/null 2>&1 || rc=$?
+check_eq "--mount-opts: an escaped comma is no option of its own" 0 "$rc"
 
 # 7. usage
 for bad in "--workstations 0" "--workstations 5,,6" "--repeat x" "--pace fast" "--bogus"; do
