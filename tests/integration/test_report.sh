@@ -303,6 +303,36 @@ d = json.loads(sys.stdin.read())
 assert set(d) == {'runs', 'steps', 'streams', 'tracks', 'cuts'}
 assert len(d['runs']) == 3 and d['steps'][0]['step'] == 1
 " <"$("$REPORT" "$DB" --json >"$T/all.json" && echo "$T/all.json")"
+# Bug (user acceptance): --json printed floats as sqlite3 -json does,
+# 56.511000000000002783; expected: the numbers as --csv and the text
+# tables print them (15 significant digits: 56.511).
+check "--json numbers read as --csv prints them, every table" python3 -c "
+import csv, json, subprocess, sys
+rep, db = sys.argv[1], sys.argv[2]
+def run(*a):
+    return subprocess.run([rep, db] + list(a), capture_output=True, text=True,
+                          check=True).stdout
+for t in ('runs', 'steps', 'streams', 'tracks', 'cuts'):
+    j = json.loads(run('--' + t, '--json'), parse_float=str, parse_int=str)
+    c = list(csv.DictReader(run('--' + t, '--csv').splitlines()))
+    assert len(j) == len(c), (t, len(j), len(c))
+    for a, b in zip(j, c):
+        assert list(a) == list(b), (t, list(a), list(b))
+        for k, v in a.items():
+            assert ('' if v is None else v) == b[k], (t, k, v, b[k])
+" "$REPORT" "$DB"
+check_eq "--json: no float longer than 15 significant digits" "" \
+	"$("$REPORT" "$DB" --json | grep -oE '[0-9]\.[0-9]{16,}' | head -n 3)"
+check_eq "--json of an empty table is []" "[]" \
+	"$("$REPORT" "$DB" 1 --steps --json)"
+# Bug: --csv --json silently used the last one; expected: a usage error
+for both in "--csv --json" "--json --csv" "--compare a b --csv --json"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$REPORT" "$DB" $both >/dev/null 2>"$T/err" || rc=$?
+	check_eq "'$both' is a usage error naming both" "2|1" \
+		"$rc|$(grep -c -- 'give one of --csv, --json' "$T/err")"
+done
 check "an unknown label is an error" sh -c "! '$REPORT' '$DB' --compare a nope 2>'$T/err' && grep -q \"no run labelled 'nope'\" '$T/err'"
 check "an unknown run is an error" sh -c "! '$REPORT' '$DB' 99 2>/dev/null"
 check "a missing database is an error" sh -c "! '$REPORT' '$T/none.db' 2>/dev/null"
