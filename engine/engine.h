@@ -273,13 +273,18 @@ int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 		      struct eng_timeline **out, struct eng_diag *diag);
 
 /* The load options for the timeline file `path`: *def, with the frame rate
- * of a sidecar file PATH.fps ("NAME.edl.fps" holding e.g. "25" or
- * "24000/1001", first word only) when one can be read.  The mount and
- * timelinefs-gen --for both use it, so they load a timeline alike.
- * Returns 0, -EINVAL for a sidecar with a bad rate (one message naming
- * it; *out is then *def) or -ENOMEM. */
+ * of a sidecar file PATH.fps ("NAME.edl.fps" holding e.g. "25", "23.976"
+ * or "24000/1001") when one can be read.  The rate is the first word after
+ * any UTF-8 BOM, blanks and line ends; what follows it is ignored.  The
+ * mount and timelinefs-gen --for both use it, so they load a timeline
+ * alike.  When sidecar is not NULL, *sidecar is that word, malloc'ed
+ * (what --for writes beside the copy), or NULL when there is no sidecar.
+ * Returns 0, -EINVAL for a sidecar with no or a bad rate (one message
+ * naming its file and line and quoting the word; *out is then *def) or
+ * -ENOMEM. */
 int eng_load_options_for(const char *path, const struct eng_load_options *def,
-			 struct eng_load_options *out, struct eng_diag *diag);
+			 struct eng_load_options *out, char **sidecar,
+			 struct eng_diag *diag);
 
 /* The .tl text (engine/tl_write.c) of a finalized timeline from any
  * parser: a comment line naming it, fps, the tracks in order, then per

@@ -80,29 +80,74 @@ out:
 #undef N_FORMATS
 }
 
-int eng_load_options_for(const char *path, const struct eng_load_options *def,
-			 struct eng_load_options *out, struct eng_diag *diag)
+/* Bytes skipped around a sidecar's rate: blanks and line ends. */
+#define SIDECAR_BLANKS " \t\r\n\v\f"
+#define SIDECAR_QUOTE_MAX 64
+
+/* v, at most SIDECAR_QUOTE_MAX bytes of it, with control bytes as '?':
+ * a message quotes what the file holds without writing a terminal escape. */
+static void quote_word(const char *v, char *out)
 {
-	char *side, *text = NULL;
+	size_t i;
+
+	for (i = 0; v[i] && i < SIDECAR_QUOTE_MAX; i++)
+		out[i] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
+	if (v[i]) {
+		memcpy(out + i, "...", 3);
+		i += 3;
+	}
+	out[i] = '\0';
+}
+
+int eng_load_options_for(const char *path, const struct eng_load_options *def,
+			 struct eng_load_options *out, char **sidecar,
+			 struct eng_diag *diag)
+{
+	char *side, *text = NULL, *v, *end;
+	char shown[SIDECAR_QUOTE_MAX + 4];
 	struct eng_fps fps;
+	unsigned line = 1;
 	size_t len;
-	int rc = 0;
+	int rc;
 
 	*out = *def;
+	if (sidecar)
+		*sidecar = NULL;
 	if (asprintf(&side, "%s.fps", path) < 0)
 		return -ENOMEM;
-	/* no sidecar (or an unreadable one) is no override: the EDL then
-	 * plays at the mount's rate, as before sidecars existed */
-	if (eng_read_file(side, &text, &len) == 0) {
-		text[strcspn(text, " \t\r\n")] = '\0';
-		if (eng_parse_fps(text, &fps) < 0) {
-			eng_diag_add(diag, side, 1, "bad frame rate '%s'",
-				     text);
-			rc = -EINVAL;
-		} else {
-			out->fps = fps;
-		}
+	rc = eng_read_file(side, &text, &len);
+	if (rc < 0) {
+		/* no sidecar (or an unreadable one) is no override: the EDL
+		 * then plays at the mount's rate, as before sidecars existed */
+		rc = rc == -ENOMEM ? rc : 0;
+		goto out;
 	}
+	/* Editors and Windows tools write a BOM, a line end or blanks
+	 * around the one word that matters. */
+	v = text;
+	if (len >= 3 && memcmp(v, "\xEF\xBB\xBF", 3) == 0)
+		v += 3;
+	for (; *v && strchr(SIDECAR_BLANKS, *v); v++)
+		line += *v == '\n';
+	end = v + strcspn(v, SIDECAR_BLANKS);
+	*end = '\0';
+	if (!*v) {
+		/* the whole file is blank: it, not a line past its end */
+		eng_diag_add(diag, side, 1,
+			     "no frame rate (e.g. 25, 30000/1001 or 29.97)");
+		rc = -EINVAL;
+	} else if (eng_parse_fps(v, &fps) < 0) {
+		quote_word(v, shown);
+		eng_diag_add(diag, side, line,
+			     "bad frame rate '%s' (e.g. 25, 30000/1001 or 29.97)",
+			     shown);
+		rc = -EINVAL;
+	} else if (sidecar && !(*sidecar = strdup(v))) {
+		rc = -ENOMEM;
+	} else {
+		out->fps = fps;
+	}
+out:
 	free(text);
 	free(side);
 	return rc;

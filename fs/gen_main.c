@@ -500,7 +500,7 @@ struct for_tl {
 	struct eng_timeline *tl;
 	char *text; /* the file, to copy */
 	size_t len;
-	char *fps;    /* sidecar text to write, or NULL */
+	char *fps;    /* sidecar: its rate as read, then the text to write */
 	int in_place; /* path is already DIR/timelines/base */
 };
 
@@ -541,7 +541,8 @@ static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
 		const char *slash = strrchr(v[i].path, '/');
 
 		v[i].base = slash ? slash + 1 : v[i].path;
-		if (eng_load_options_for(v[i].path, &fo->load, &o, diag) < 0 ||
+		if (eng_load_options_for(v[i].path, &fo->load, &o, &v[i].fps,
+					 diag) < 0 ||
 		    eng_timeline_load(v[i].path, &o, &v[i].tl, diag) < 0) {
 			bad = 1;
 			continue;
@@ -565,28 +566,27 @@ static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
 	return bad ? -EINVAL : 0;
 }
 
-/* The sidecar the copy needs: the original's, or --fps for formats that
- * take a rate from outside (a .tl declares its own). */
+/* The sidecar the copy needs: the original's rate (t->fps, as
+ * eng_load_options_for read it), or --fps for formats that take a rate
+ * from outside (a .tl declares its own). */
 static int for_sidecar(struct for_tl *t, const struct for_opts *fo)
 {
-	char *side;
-	size_t len;
-	int rc;
+	char *word = t->fps;
+	int rc = 0;
 
-	if (asprintf(&side, "%s.fps", t->path) < 0)
-		return -ENOMEM;
-	rc = eng_read_file(side, &t->fps, &len);
-	free(side);
-	if (rc == 0)
-		return 0;
 	t->fps = NULL;
-	if (fo->fps_arg && !is_tl_ext(t->base) &&
-	    asprintf(&t->fps, "%" PRIu32 "/%" PRIu32 "\n", fo->load.fps.num,
-		     fo->load.fps.den) < 0) {
-		t->fps = NULL;
-		return -ENOMEM;
+	if (word) {
+		if (asprintf(&t->fps, "%s\n", word) < 0)
+			rc = -ENOMEM;
+	} else if (fo->fps_arg && !is_tl_ext(t->base)) {
+		if (asprintf(&t->fps, "%" PRIu32 "/%" PRIu32 "\n",
+			     fo->load.fps.num, fo->load.fps.den) < 0)
+			rc = -ENOMEM;
 	}
-	return 0;
+	if (rc < 0)
+		t->fps = NULL;
+	free(word);
+	return rc;
 }
 
 static int same_file(const char *a, const char *b)
@@ -878,7 +878,7 @@ static int run_dump(const char *path, const struct for_opts *fo)
 	size_t len;
 	int ret = EXIT_IO;
 
-	if (eng_load_options_for(path, &fo->load, &o, &diag) < 0 ||
+	if (eng_load_options_for(path, &fo->load, &o, NULL, &diag) < 0 ||
 	    eng_timeline_load(path, &o, &tl, &diag) < 0 ||
 	    eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &diag) < 0) {
 		print_diag(&diag);

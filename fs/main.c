@@ -89,7 +89,7 @@ static int load_timelines(struct fs *fs, struct eng_diag *diag)
 
 		if (asprintf(&path, "%s/%s", fs->cfg.timelines, names[i]) < 0)
 			goto nomem;
-		if (eng_load_options_for(path, &fs->cfg.load, &o,
+		if (eng_load_options_for(path, &fs->cfg.load, &o, NULL,
 					 diag) == 0 &&
 		    eng_timeline_load(path, &o, &tl, diag) == 0 &&
 		    eng_media_resolve(tl, fs->media_fd, fs->cfg.media_dir,

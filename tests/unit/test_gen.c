@@ -1030,14 +1030,14 @@ static void test_load_options_for(void **state)
 	snprintf(side, sizeof(side), "%s.fps", path);
 	eng_load_options_default(&def);
 	def.video_rate = 1234;
-	assert_int_equal(eng_load_options_for(path, &def, &o, &d), 0);
+	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d), 0);
 	assert_int_equal(o.fps.num, 30000);
 	assert_int_equal(o.video_rate, 1234);
 	f = fopen(side, "w");
 	assert_non_null(f);
 	fputs("25 # PAL\n", f);
 	fclose(f);
-	assert_int_equal(eng_load_options_for(path, &def, &o, &d), 0);
+	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d), 0);
 	assert_int_equal(o.fps.num, 25);
 	assert_int_equal(o.fps.den, 1);
 	assert_int_equal(o.video_rate, 1234);
@@ -1046,10 +1046,81 @@ static void test_load_options_for(void **state)
 	assert_non_null(f);
 	fputs("fast\n", f);
 	fclose(f);
-	assert_int_equal(eng_load_options_for(path, &def, &o, &d), -EINVAL);
+	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d), -EINVAL);
 	assert_int_equal(o.fps.num, 30000);
 	assert_int_equal(d.n, 1);
 	assert_non_null(strstr(d.msgs[0], "x.edl.fps:1: bad frame rate 'fast'"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	eng_diag_free(&d);
+}
+
+/*
+ * Regression: a sidecar " 23.976" (a leading blank) was refused as
+ * "side.edl.fps:1: bad frame rate ''", the value cut at its first blank.
+ * Blanks, line ends and a UTF-8 BOM around the rate are skipped; a bad
+ * value is quoted as found, on its line; the rate as written comes back
+ * for --for to copy (one reading for the mount and the generator).
+ */
+static void test_sidecar_blanks(void **state)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		uint32_t num, den;
+		const char *word;	/* as returned, or the message */
+	} cases[] = {
+		{ " 23.976", 0, 24000, 1001, "23.976" },
+		{ "\t25\r\n", 0, 25, 1, "25" },
+		{ "\xEF\xBB\xBF" "24000/1001\n", 0, 24000, 1001, "24000/1001" },
+		{ "\xEF\xBB\xBF 30 # NTSC-ish\n", 0, 30, 1, "30" },
+		{ "\n\n 25fps\n", -EINVAL, 0, 0,
+		  "s.edl.fps:3: bad frame rate '25fps'" },
+		{ " \n", -EINVAL, 0, 0, "s.edl.fps:1: no frame rate" },
+		{ "\x1b[2J", -EINVAL, 0, 0, "bad frame rate '?[2J'" },
+	};
+	char dir[] = "/tmp/test_gen.XXXXXX", path[64], side[80], cmd[64];
+	struct eng_load_options def, o;
+	struct eng_diag d = { 0 };
+	char *word;
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s.edl", dir);
+	snprintf(side, sizeof(side), "%s.fps", path);
+	eng_load_options_default(&def);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f = fopen(side, "w");
+
+		word = (char *)"x";
+
+		assert_non_null(f);
+		fputs(cases[i].text, f);
+		fclose(f);
+		assert_int_equal(eng_load_options_for(path, &def, &o, &word,
+						      &d),
+				 cases[i].rc);
+		if (cases[i].rc == 0) {
+			assert_int_equal(d.n, 0);
+			assert_int_equal(o.fps.num, cases[i].num);
+			assert_int_equal(o.fps.den, cases[i].den);
+			assert_string_equal(word, cases[i].word);
+			free(word);
+		} else {
+			assert_null(word);
+			assert_int_equal(d.n, 1);
+			if (!strstr(d.msgs[0], cases[i].word))
+				fail_msg("case %zu: '%s'", i, d.msgs[0]);
+		}
+		eng_diag_free(&d);
+	}
+	/* no sidecar: no word, the defaults */
+	unlink(side);
+	word = (char *)"x";
+	assert_int_equal(eng_load_options_for(path, &def, &o, &word, &d), 0);
+	assert_null(word);
+	assert_int_equal(o.fps.num, 30000);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 	eng_diag_free(&d);
@@ -1084,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_needed_brute),
 		cmocka_unit_test(test_bytes_needed_sparse_fast),
 		cmocka_unit_test(test_load_options_for),
+		cmocka_unit_test(test_sidecar_blanks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
