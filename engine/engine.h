@@ -256,6 +256,15 @@ struct eng_load_options {
 /* Fill o with the defaults above. */
 void eng_load_options_default(struct eng_load_options *o);
 
+/* Whether `rate` bytes per second is an audio rate of an EDL/OTIO audio
+ * track of `align`-byte mono samples (audio_align, 3): positive, whole
+ * samples per second (a multiple of align), and a sample rate a WAVE
+ * header can hold.  The mount's -o audio_rate= and timelinefs-gen's
+ * --audio-rate both refuse what this refuses, with its reason.  Returns 0,
+ * or -EINVAL with the reason (lower case, no option name) in why[len]. */
+int eng_audio_rate_check(uint64_t rate, uint32_t align, char *why,
+			 size_t len);
+
 /* CMX 3600 EDL (engine/edl_parse.c); same contract as eng_tl_parse. */
 int eng_edl_parse(const char *path, const char *name, const char *text,
 		  size_t len, const struct eng_load_options *opt,

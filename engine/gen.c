@@ -277,7 +277,7 @@ int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
 		  struct eng_diag *diag)
 {
 	struct eng_gen_sizes z = {0};
-	char a[32], b[32], f[32];
+	char a[32], b[32], f[32], why[128];
 	unsigned __int128 total;
 	int bad = 0;
 
@@ -288,17 +288,12 @@ int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
 		    MAX_AUDIO_TRACKS);
 	count_check(diag, &bad, "--video-rate", c->video_rate, 1, MAX_RATE);
 	count_check(diag, &bad, "--audio-rate", c->audio_rate, 1, MAX_RATE);
-	if (c->audio_rate % ENG_GEN_AUDIO_ALIGN) {
-		eng_diag_add(diag, GEN_NAME, 0,
-			     "--audio-rate %" PRIu64
-			     " is not a multiple of 3 (24-bit samples)",
-			     c->audio_rate);
-		bad = 1;
-	} else if (c->audio_rate / ENG_GEN_AUDIO_ALIGN > UINT32_MAX) {
-		eng_diag_add(diag, GEN_NAME, 0,
-			     "--audio-rate %" PRIu64
-			     " is too high for a WAVE file",
-			     c->audio_rate);
+	/* 0 is out of range above */
+	if (c->audio_rate &&
+	    eng_audio_rate_check(c->audio_rate, ENG_GEN_AUDIO_ALIGN, why,
+				 sizeof(why)) < 0) {
+		eng_diag_add(diag, GEN_NAME, 0, "--audio-rate %" PRIu64 ": %s",
+			     c->audio_rate, why);
 		bad = 1;
 	}
 	if (c->fps.num == 0 || c->fps.den == 0) {

@@ -5,7 +5,9 @@
  * Strict: no leading blanks, no signs, no trailing junk.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,6 +220,30 @@ int eng_backing_parse(const char *s, enum eng_backing *out)
 		}
 	}
 	return -EINVAL;
+}
+
+int eng_audio_rate_check(uint64_t rate, uint32_t align, char *why,
+			 size_t len)
+{
+	if (rate == 0) {
+		snprintf(why, len, "must be positive (144000 is 48 kHz)");
+		return -EINVAL;
+	}
+	if (align == 0 || rate % align) {
+		snprintf(why, len,
+			 "not a multiple of %" PRIu32 ": audio tracks hold "
+			 "whole %" PRIu32 "-bit samples (144000 is 48 kHz)",
+			 align, align * 8);
+		return -EINVAL;
+	}
+	if (rate / align > UINT32_MAX) {
+		snprintf(why, len,
+			 "more than %" PRIu32 " samples per second, the most "
+			 "a WAVE file can declare",
+			 UINT32_MAX);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void eng_load_options_default(struct eng_load_options *o)

@@ -980,12 +980,21 @@ int main(int argc, char **argv)
 			rc = parse_count("--audio-tracks", optarg,
 					 &c.audio_tracks);
 			break;
-		case OPT_AUDIO_RATE:
+		case OPT_AUDIO_RATE: {
+			char why[128];
+
 			set |= SET_AUDIO_RATE;
 			rc = parse_rate("--audio-rate", optarg, &c.audio_rate);
+			/* the mount's -o audio_rate= rule, in its words */
+			if (rc == 0 &&
+			    eng_audio_rate_check(c.audio_rate,
+						 fo.load.audio_align, why,
+						 sizeof(why)) < 0)
+				rc = bad_value("--audio-rate", optarg, why);
 			fo.load.audio_rate = c.audio_rate;
 			fo.audio_arg = optarg;
 			break;
+		}
 		case OPT_SEED: {
 			int64_t v;
 

@@ -75,7 +75,8 @@ void fs_usage(const char *prog)
 	       "    -o edl_origin=WHERE   EDL source TC of media frame 0: min, zero or\n"
 	       "                          HH:MM:SS:FF (min)\n"
 	       "    -o video_rate=BYTES   V track rate of EDL/OTIO timelines (18M)\n"
-	       "    -o audio_rate=BYTES   A track rate of EDL/OTIO timelines (144000)\n"
+	       "    -o audio_rate=BYTES   A track rate of EDL/OTIO timelines, a multiple\n"
+	       "                          of 3 (24-bit samples) (144000)\n"
 	       "    -o strict             skipped EDL/OTIO constructs are errors\n"
 	       "    -o inject=RULES       delay or fail backing reads, for tests:\n"
 	       "                          clip=GLOB:track=GLOB:delay=1ms-20ms[@P]:\n"
@@ -238,6 +239,7 @@ static int64_t parse_origin_tc(const char *s, unsigned nom)
 static int parse_load_options(struct fs_config *cfg, struct eng_diag *diag)
 {
 	struct eng_load_options *o = &cfg->load;
+	char why[128];
 
 	eng_load_options_default(o);
 	o->strict = cfg->strict;
@@ -254,12 +256,18 @@ static int parse_load_options(struct fs_config *cfg, struct eng_diag *diag)
 			     cfg->video_rate);
 		return -1;
 	}
-	if (cfg->audio_rate && (eng_parse_size(cfg->audio_rate,
-					       &o->audio_rate) < 0 ||
-				o->audio_rate == 0)) {
+	if (cfg->audio_rate && eng_parse_size(cfg->audio_rate,
+					      &o->audio_rate) < 0) {
 		eng_diag_add(diag, "timelinefs", 0, "bad audio_rate '%s': "
 			     "expected bytes per second, e.g. 144000",
 			     cfg->audio_rate);
+		return -1;
+	}
+	/* the rule timelinefs-gen --audio-rate follows, in its words */
+	if (cfg->audio_rate && eng_audio_rate_check(o->audio_rate, o->audio_align, why,
+				 sizeof(why)) < 0) {
+		eng_diag_add(diag, "timelinefs", 0, "bad audio_rate '%s': %s",
+			     cfg->audio_rate, why);
 		return -1;
 	}
 	if (cfg->edl_origin) {

@@ -104,6 +104,21 @@ try_mount "max_background below 1" "bad max_background '0': expected 1 to 65535"
 	-o timelines="$TLD",db="$T/t.db",max_background=0 "$M" "$T/mnt"
 try_mount "max_background past the kernel's 16 bits" "bad max_background '65536'" -- \
 	-o timelines="$TLD",db="$T/t.db",max_background=65536 "$M" "$T/mnt"
+# Regression: -o audio_rate=100 (and =1) mounted while timelinefs-gen
+# --audio-rate 100 refused "not a multiple of 3": both now refuse a rate
+# that is not whole 24-bit samples, for the same reason in the same words.
+WHY="not a multiple of 3: audio tracks hold whole 24-bit samples (144000 is 48 kHz)"
+try_mount "audio_rate not whole samples" "bad audio_rate '100': $WHY" -- \
+	-o timelines="$TLD",db="$T/t.db",audio_rate=100 "$M" "$T/mnt"
+try_mount "audio_rate of one byte" "bad audio_rate '1': $WHY" -- \
+	-o timelines="$TLD",db="$T/t.db",audio_rate=1 "$M" "$T/mnt"
+for mode in "--clips 1 --timelines 1 $T/g1" "--for $TLD/ok.tl $T/g2" \
+	"--dump-tl $TLD/ok.tl"; do
+	# shellcheck disable=SC2086
+	check "timelinefs-gen --audio-rate 100 ${mode%% *}: the same reason" sh -c "
+		'$GEN' --audio-rate 100 $mode >/dev/null 2>'$T/gen.err'
+		[ \$? -eq 2 ] && grep -qF \"invalid --audio-rate '100': $WHY\" '$T/gen.err'"
+done
 try_mount "missing media folder" "$T/nope" -- "$T/nope" "$T/mnt"
 try_mount "unwritable database" "cannot open database" -- \
 	-o timelines="$TLD",db="$T/no/such/dir/t.db" "$M" "$T/mnt"

@@ -372,8 +372,12 @@ static void test_check_errors(void **state)
 		  "range (1 to 100000)" },
 		{ F_AUDIO_TRACKS, 100, "timelinefs-gen: --audio-tracks 100 is "
 		  "out of range (0 to 99)" },
-		{ F_AUDIO_RATE, 144001, "timelinefs-gen: --audio-rate 144001 "
-		  "is not a multiple of 3 (24-bit samples)" },
+		{ F_AUDIO_RATE, 144001, "timelinefs-gen: --audio-rate 144001: "
+		  "not a multiple of 3: audio tracks hold whole 24-bit "
+		  "samples (144000 is 48 kHz)" },
+		{ F_AUDIO_RATE, 3 * (UINT32_MAX + 1ULL), "timelinefs-gen: "
+		  "--audio-rate 12884901888: more than 4294967295 samples "
+		  "per second, the most a WAVE file can declare" },
 		{ F_VIDEO_RATE, 0, "timelinefs-gen: --video-rate 0 is out of "
 		  "range (1 to 1000000000000)" },
 		{ F_FPS_NUM, 0, "timelinefs-gen: --fps must be positive" },

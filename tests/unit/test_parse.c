@@ -276,6 +276,48 @@ static void test_load_defaults(void **state)
 	assert_int_equal(o.strict, 0);
 }
 
+/* The audio rate rule the mount and timelinefs-gen share: whole samples,
+ * a sample rate a WAVE header holds. */
+static void test_audio_rate_check(void **state)
+{
+	static const struct {
+		uint64_t rate;
+		uint32_t align;
+		const char *why;	/* NULL: accepted */
+	} cases[] = {
+		{ 144000, 3, NULL },
+		{ 3, 3, NULL },
+		{ 4800, 3, NULL },
+		{ 3ULL * UINT32_MAX, 3, NULL },
+		{ 96000, 2, NULL },
+		{ 100, 3, "not a multiple of 3: audio tracks hold whole 24-bit samples (144000 is 48 kHz)" },
+		{ 1, 3, "not a multiple of 3: audio tracks hold whole 24-bit samples (144000 is 48 kHz)" },
+		{ 3, 2, "not a multiple of 2: audio tracks hold whole 16-bit samples (144000 is 48 kHz)" },
+		{ 0, 3, "must be positive (144000 is 48 kHz)" },
+		{ 3ULL * UINT32_MAX + 3, 3, "more than 4294967295 samples per second, the most a WAVE file can declare" },
+	};
+	char why[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		strcpy(why, "untouched");
+		if (!cases[i].why) {
+			assert_int_equal(eng_audio_rate_check(cases[i].rate,
+							      cases[i].align,
+							      why, sizeof(why)),
+					 0);
+			assert_string_equal(why, "untouched");
+			continue;
+		}
+		assert_int_equal(eng_audio_rate_check(cases[i].rate,
+						      cases[i].align, why,
+						      sizeof(why)),
+				 -EINVAL);
+		assert_string_equal(why, cases[i].why);
+	}
+}
+
 static void test_gcd(void **state)
 {
 	static const struct {
@@ -301,6 +343,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fps),
+		cmocka_unit_test(test_audio_rate_check),
 		cmocka_unit_test(test_gcd),
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_int),
