@@ -82,29 +82,12 @@ out:
 
 /* Bytes skipped around a sidecar's rate: blanks and line ends. */
 #define SIDECAR_BLANKS " \t\r\n\v\f"
-#define SIDECAR_QUOTE_MAX 64
-
-/* v, at most SIDECAR_QUOTE_MAX bytes of it, with control bytes as '?':
- * a message quotes what the file holds without writing a terminal escape. */
-static void quote_word(const char *v, char *out)
-{
-	size_t i;
-
-	for (i = 0; v[i] && i < SIDECAR_QUOTE_MAX; i++)
-		out[i] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
-	if (v[i]) {
-		memcpy(out + i, "...", 3);
-		i += 3;
-	}
-	out[i] = '\0';
-}
 
 int eng_load_options_for(const char *path, const struct eng_load_options *def,
 			 struct eng_load_options *out, char **sidecar,
 			 struct eng_diag *diag)
 {
 	char *side, *text = NULL, *v, *end;
-	char shown[SIDECAR_QUOTE_MAX + 4];
 	struct eng_fps fps;
 	unsigned line = 1;
 	size_t len;
@@ -137,10 +120,10 @@ int eng_load_options_for(const char *path, const struct eng_load_options *def,
 			     "no frame rate (e.g. 25, 30000/1001 or 29.97)");
 		rc = -EINVAL;
 	} else if (eng_parse_fps(v, &fps) < 0) {
-		quote_word(v, shown);
+		/* eng_diag_add escapes and bounds the word */
 		eng_diag_add(diag, side, line,
 			     "bad frame rate '%s' (e.g. 25, 30000/1001 or 29.97)",
-			     shown);
+			     v);
 		rc = -EINVAL;
 	} else if (sidecar && !(*sidecar = strdup(v))) {
 		rc = -ENOMEM;

@@ -1081,7 +1081,7 @@ static void test_sidecar_blanks(void **state)
 		{ "\n\n 25fps\n", -EINVAL, 0, 0,
 		  "s.edl.fps:3: bad frame rate '25fps'" },
 		{ " \n", -EINVAL, 0, 0, "s.edl.fps:1: no frame rate" },
-		{ "\x1b[2J", -EINVAL, 0, 0, "bad frame rate '?[2J'" },
+		{ "\x1b[2J", -EINVAL, 0, 0, "bad frame rate '\\x1b[2J'" },
 	};
 	char dir[] = "/tmp/test_gen.XXXXXX", path[64], side[80], cmd[64];
 	struct eng_load_options def, o;
