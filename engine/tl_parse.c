@@ -202,6 +202,46 @@ static size_t event_tracks(struct tl_state *st, unsigned line, char *list)
 	return n;
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * A clip word with every %XX (two hex digits) made the byte XX, in place:
+ * the spelling eng_tl_write gives a blank, '#' or '%' that a .tl word
+ * cannot hold.  A '%' not followed by two hex digits is itself.  Returns
+ * -EINVAL for %00, which would cut the name short (the word stays as it
+ * was, for the message).
+ */
+static int unescape_clip(char *w)
+{
+	char *in, *out;
+	int hi, lo;
+
+	for (in = w; *in; in++)
+		if (in[0] == '%' && hex_digit(in[1]) == 0 &&
+		    hex_digit(in[2]) == 0)
+			return -EINVAL;
+	for (in = out = w; *in; out++) {
+		if (in[0] == '%' && (hi = hex_digit(in[1])) >= 0 &&
+		    (lo = hex_digit(in[2])) >= 0) {
+			*out = (char)(hi << 4 | lo);
+			in += 3;
+		} else {
+			*out = *in++;
+		}
+	}
+	*out = '\0';
+	return 0;
+}
+
 /* A frame number: non-negative, small enough that sums cannot overflow. */
 static int frame_number(const char *s, int64_t *out)
 {
@@ -225,7 +265,15 @@ static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 	if (n > 1)
 		ntr = event_tracks(st, line, tok[1]);
 	if (n > 2) {
-		clip = eng_tl_clip(st->tl, tok[2], line);
+		/* checked decoded: %2F is a '/'; told as written */
+		char *name = strdup(tok[2]);
+
+		if (!name)
+			return -ENOMEM;
+		clip = unescape_clip(name) < 0
+			       ? -EINVAL
+			       : eng_tl_clip(st->tl, name, line);
+		free(name);
 		if (clip == -ENOMEM)
 			return clip;
 		if (clip < 0)

@@ -21,7 +21,7 @@ static int is_blank(char c)
 }
 
 /* A .tl word ends at a blank and one starting with '#' is a comment
- * (engine/tl_parse.c): such clip names have no .tl spelling. */
+ * (engine/tl_parse.c): such clip names have no plain .tl spelling. */
 static int tl_word_ok(const char *s)
 {
 	if (*s == '#')
@@ -40,16 +40,15 @@ static int needs_escape(const char *s)
 	return 0;
 }
 
+/* The parser reads %XX in a clip word as the byte XX, so a '%' is always
+ * written %25; blanks and '#' only when asked (else they were refused). */
 static void put_name(struct eng_strbuf *b, const char *name, unsigned flags)
 {
 	const char *s;
 
-	if (!(flags & ENG_TL_WRITE_ESCAPE)) {
-		eng_strbuf_printf(b, "%s", name);
-		return;
-	}
 	for (s = name; *s && !b->err; s++)
-		if (is_blank(*s) || *s == '#' || *s == '%')
+		if (*s == '%' || ((flags & ENG_TL_WRITE_ESCAPE) &&
+				  (is_blank(*s) || *s == '#')))
 			eng_strbuf_printf(b, "%%%02X", (unsigned char)*s);
 		else
 			eng_strbuf_printf(b, "%c", *s);
@@ -89,6 +88,7 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 				nesc += needs_escape(name);
 				continue;
 			}
+			nesc += strchr(name, '%') != NULL;
 			if (tl_word_ok(name))
 				continue;
 			nbad++;

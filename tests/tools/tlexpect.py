@@ -81,6 +81,18 @@ def parse_size(s):
     return v
 
 
+def clip_name(word):
+    """The clip a .tl word names: %XX (two hex digits) is the byte XX, the
+    spelling of a blank, '#' or '%' in a dump; any other '%' is itself."""
+    raw = word.encode("utf-8", "surrogateescape")
+    name = re.sub(rb"%([0-9A-Fa-f]{2})",
+                  lambda m: bytes([int(m.group(1), 16)]), raw)
+    if (name in (b".", b"..") or b"/" in name or
+            any(c < 0x20 or c == 0x7f for c in name)):
+        raise ValueError("bad clip '%s'" % word)
+    return name.decode("utf-8", "surrogateescape")
+
+
 # ------------------------------------------------------------------ model
 
 class Track:
@@ -196,9 +208,7 @@ def parse_tl(path):
                     if n not in names or names[n] in tracks:
                         raise ValueError("bad track list '%s'" % toks[1])
                     tracks.append(names[n])
-                clip = toks[2]
-                if clip in (".", "..") or "/" in clip:
-                    raise ValueError("bad clip '%s'" % clip)
+                clip = clip_name(toks[2])
                 src = parse_uint(toks[3], "SRC_IN")
                 frames = parse_uint(toks[4], "FRAMES")
                 if frames == 0:

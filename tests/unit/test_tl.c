@@ -350,6 +350,66 @@ static void test_hostile_names(void **state)
 	eng_diag_free(&d);
 }
 
+/*
+ * Regression: %XX in a clip name is the byte XX, the escape --dump-tl
+ * writes (eng_tl_write, ENG_TL_WRITE_ESCAPE) for a blank, '#' or '%'.
+ * The parser took "shot%20one" literally, so a dump named files
+ * shot%20one.V.* that do not exist, and re-dumped it as shot%2520one.
+ * The decoded name is the one checked: %2F is a '/', %00 a NUL.
+ */
+static void test_escaped_names(void **state)
+{
+	static const struct {
+		const char *word;
+		const char *name;	/* NULL: refused */
+	} cases[] = {
+		{ "shot%20one", "shot one" },
+		{ "%231", "#1" },
+		{ "50%25%23", "50%#" },
+		{ "a%2cb%2C", "a,b," },		/* either case */
+		{ "caf%C3%A9", "caf\303\251" },
+		{ "100%", "100%" },		/* no two hex digits: itself */
+		{ "%4", "%4" },
+		{ "%zz%2", "%zz%2" },
+		{ "%%41", "%A" },
+		{ "a%2Fb", NULL },		/* a '/' */
+		{ "%2E%2e", NULL },		/* ".." */
+		{ "x%00y", NULL },		/* a NUL */
+		{ "x%1by", NULL },		/* a control character */
+	};
+	char text[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		struct eng_timeline *tl = NULL;
+		struct eng_diag d = { 0 };
+		char want[128];
+
+		snprintf(text, sizeof(text),
+			 "fps 25\ntrack V 1000\nevent V %s 0 1\n",
+			 cases[i].word);
+		if (cases[i].name) {
+			if (parse(text, &tl, &d) != 0)
+				fail_msg("'%s': %s", cases[i].word,
+					 d.n ? d.msgs[0] : "?");
+			assert_int_equal(tl->nclips, 1);
+			assert_string_equal(tl->clips[0].name, cases[i].name);
+		} else {
+			assert_int_equal(parse(text, &tl, &d), -EINVAL);
+			assert_int_equal(d.n, 1);
+			/* quoted as written */
+			snprintf(want, sizeof(want),
+				 "t.tl:3: clip name '%s' not allowed",
+				 cases[i].word);
+			if (!strstr(d.msgs[0], want))
+				fail_msg("'%s': %s", cases[i].word, d.msgs[0]);
+		}
+		eng_tl_free(tl);
+		eng_diag_free(&d);
+	}
+}
+
 struct tmp {
 	char dir[64];
 	char path[128];
@@ -556,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_all_reported),
 		cmocka_unit_test(test_len_bounded),
 		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_escaped_names),
 		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_bom, tmp_setup,

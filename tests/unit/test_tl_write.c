@@ -159,8 +159,8 @@ static void test_names(void **state)
 {
 	struct eng_timeline *tl = eng_tl_new("n", "n.edl"), *back = NULL;
 	struct eng_diag d = { 0 };
-	char *text = (char *)"x";
-	size_t len = 1;
+	char *text = (char *)"x", *again = NULL;
+	size_t len = 1, len2;
 
 	(void)state;
 	tl->fps = (struct eng_fps){ 25, 1 };
@@ -189,13 +189,80 @@ static void test_names(void **state)
 	assert_non_null(strstr(text, "\nevent V 50%25%23 0 2 @4\n"));
 	assert_non_null(strstr(text, "\nevent V My%20Clip 5 1 @9\n"));
 	assert_non_null(strstr(text, "# in clip names %XX"));
-	assert_int_equal(eng_tl_parse("e.tl", "e", text, len, &back, &d), 0);
+	/* the parser reads %XX back: the same names, the same text again */
+	assert_int_equal(eng_tl_parse("n.edl", "n", text, len, &back, &d), 0);
 	assert_int_equal(back->nclips, 3);
-	assert_string_equal(back->clips[0].name, "My%20Clip");
+	assert_string_equal(back->clips[0].name, "My Clip");
+	assert_string_equal(back->clips[1].name, "#1");
+	assert_string_equal(back->clips[2].name, "50%#");
 	assert_int_equal(back->frames, 10);
+	assert_int_equal(eng_tl_write(back, ENG_TL_WRITE_ESCAPE, &again, &len2,
+				      &d), 0);
+	assert_string_equal(again, text);
+	free(again);
 	free(text);
 	eng_tl_free(back);
 	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/*
+ * Regression: --dump-tl of its own output was not a fixed point.  A clip
+ * "shot one" dumped as shot%20one, which parsed as the name "shot%20one"
+ * and dumped again as shot%2520one.  Now dump -> parse -> dump gives the
+ * same text, and a '%' written without ENG_TL_WRITE_ESCAPE is %25 too, so
+ * the plain text also parses back to the same names.
+ */
+static void test_dump_fixed_point(void **state)
+{
+	static const char *const names[] = {
+		"shot one", "100%", "%20", "a%2Fb", "50%25", "#x%y#",
+	};
+	struct eng_timeline *tl = eng_tl_new("f", "f.edl"), *back = NULL;
+	struct eng_diag d = { 0 };
+	char *text = NULL, *again = NULL;
+	size_t len, len2, i;
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 25, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", 1000, 1), 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_int_equal(eng_tl_clip(tl, names[i], 1), (int)i);
+		assert_int_equal(eng_tl_add_segment(tl, 0, (uint32_t)i, 0,
+						    (int64_t)i, 1, 1), 0);
+	}
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	assert_int_equal(eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &d),
+			 0);
+	assert_non_null(strstr(text, "\nevent V shot%20one 0 1 @0\n"));
+	assert_non_null(strstr(text, "\nevent V 100%25 0 1 @1\n"));
+	assert_non_null(strstr(text, "\nevent V %2520 0 1 @2\n"));
+	assert_non_null(strstr(text, "\nevent V a%252Fb 0 1 @3\n"));
+	assert_int_equal(eng_tl_parse("f.edl", "f", text, len, &back, &d), 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_string_equal(back->clips[i].name, names[i]);
+	assert_int_equal(eng_tl_write(back, ENG_TL_WRITE_ESCAPE, &again, &len2,
+				      &d), 0);
+	assert_string_equal(again, text);
+	free(again);
+	free(text);
+	eng_tl_free(back);
+	back = NULL;
+
+	/* without the flag: blanks refused, every '%' still %25 */
+	eng_tl_free(tl);
+	tl = eng_tl_new("p", "p.edl");
+	tl->fps = (struct eng_fps){ 25, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", 1000, 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "a%41", 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 1, 1), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
+	assert_non_null(strstr(text, "\nevent V a%2541 0 1 @0\n"));
+	round_trip(tl);
+	free(text);
+	eng_tl_free(tl);
+	assert_int_equal(d.n, 0);
 	eng_diag_free(&d);
 }
 
@@ -205,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_exact_text),
 		cmocka_unit_test(test_round_trip_edl_otio),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_dump_fixed_point),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
