@@ -285,6 +285,11 @@ int eng_otio_parse(const char *path, const char *name, const char *text,
 int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 		      struct eng_timeline **out, struct eng_diag *diag);
 
+/* Whether the mount loads the file `name` of its timelines folder: not
+ * hidden, extension .tl, .edl or .otio (lower case).  timelinefs-gen
+ * --for uses it to find the timelines already in DIR/timelines. */
+int eng_timeline_listed(const char *name);
+
 /* The load options for the timeline file `path`: *def, with the frame rate
  * of a sidecar file PATH.fps ("NAME.edl.fps" holding e.g. "25", "23.976"
  * or "24000/1001") when one can be read.  The rate is the first word after
@@ -318,6 +323,9 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 
 /* ------------------------------------------------------------------ */
 /* Media                                                                */
+
+/* How far into a .wav file the mount looks for its data chunk. */
+#define ENG_WAV_HEAD_MAX 65536
 
 /* Find the data chunk of a RIFF/WAVE header held in buf[0..len): sets the
  * offset of the first essence byte and the chunk's size.  -EINVAL when it is
@@ -808,6 +816,7 @@ struct eng_gen_media {
 	uint32_t sample_rate;
 	uint16_t bits;
 	uint64_t bytes;		/* essence: the most any segment needs */
+	uint64_t had;		/* essence of the file already there, or 0 */
 	uint64_t seed;		/* of its stream */
 };
 
@@ -826,6 +835,27 @@ struct eng_gen_media_plan {
 int eng_gen_media_add(struct eng_gen_media_plan *p,
 		      const struct eng_timeline *tl, uint64_t seed,
 		      struct eng_diag *diag);
+/* Grow the files already in the plan to what the finalized timeline tl
+ * needs of them too (a timeline already in DIR/timelines that shares
+ * clips with the ones --for writes for); pairs of tl that are not planned
+ * are left alone.  Returns how many planned files tl reads (0: none),
+ * -EINVAL for a need past 2^64 bytes (one message, as eng_gen_media_add)
+ * or -ENOMEM. */
+int eng_gen_media_widen(struct eng_gen_media_plan *p,
+			const struct eng_timeline *tl, struct eng_diag *diag);
+/* The file m names is already there: head[0..n) is its beginning (64 KiB
+ * is plenty for our header), size its length.  m->had becomes the essence
+ * it holds (after the WAVE header, bounded by the file as the mount bounds
+ * it) and m->bytes at least that, so a file is never written shorter than
+ * it was: a timeline already there that plays it still plays.  (Its stream
+ * depends on the seed, clip and track only, so with the same --seed the
+ * grown file begins with the bytes it had.)  A WAVE file must have the
+ * format m would write (PCM, one channel, m->sample_rate, m->bits),
+ * else -EINVAL with the reason in why[len] ("is a WAVE file of ...") and
+ * m unchanged: rewriting it would change what it was made for.  Returns 0
+ * or -EINVAL. */
+int eng_gen_media_existing(struct eng_gen_media *m, const unsigned char *head,
+			   size_t n, uint64_t size, char *why, size_t len);
 void eng_gen_media_free(struct eng_gen_media_plan *p);
 /* Size of the whole file: essence, plus header and RIFF pad for WAVE. */
 uint64_t eng_gen_media_file_bytes(const struct eng_gen_media *m);

@@ -658,9 +658,12 @@ static int plan_new(struct eng_gen_media_plan *p, const struct eng_timeline *tl,
 	return 0;
 }
 
-int eng_gen_media_add(struct eng_gen_media_plan *p,
-		      const struct eng_timeline *tl, uint64_t seed,
-		      struct eng_diag *diag)
+/* The need of every segment of tl, into the plan: new files for pairs not
+ * planned yet, unless `widen` (then only planned files grow, and seen[i]
+ * is set for each planned file tl reads). */
+static int media_need(struct eng_gen_media_plan *p,
+		      const struct eng_timeline *tl, uint64_t seed, int widen,
+		      unsigned char *seen, struct eng_diag *diag)
 {
 	size_t t, i;
 	int rc, bad = 0;
@@ -675,11 +678,15 @@ int eng_gen_media_add(struct eng_gen_media_plan *p,
 			struct eng_gen_media *m = plan_find(p, clip, tr->media);
 			uint64_t need;
 
+			if (!m && widen)
+				continue;
 			if (!m) {
 				rc = plan_new(p, tl, s->clip, t, seed, &m);
 				if (rc < 0)
 					return rc;
 			}
+			if (seen)
+				seen[m - p->files] = 1;
 			if (eng_segment_bytes_needed(tl, t, s, &need) < 0) {
 				if (!m->too_big)
 					eng_diag_add(diag, tl->path, s->line,
@@ -694,4 +701,111 @@ int eng_gen_media_add(struct eng_gen_media_plan *p,
 		}
 	}
 	return bad ? -EINVAL : 0;
+}
+
+int eng_gen_media_add(struct eng_gen_media_plan *p,
+		      const struct eng_timeline *tl, uint64_t seed,
+		      struct eng_diag *diag)
+{
+	return media_need(p, tl, seed, 0, NULL, diag);
+}
+
+int eng_gen_media_widen(struct eng_gen_media_plan *p,
+			const struct eng_timeline *tl, struct eng_diag *diag)
+{
+	unsigned char *seen;
+	size_t i, n = 0;
+	int rc;
+
+	seen = calloc(p->n + 1, 1);
+	if (!seen)
+		return -ENOMEM;
+	rc = media_need(p, tl, 0, 1, seen, diag);
+	for (i = 0; i < p->n; i++)
+		n += seen[i];
+	free(seen);
+	return rc < 0 ? rc : (int)(n > INT32_MAX ? INT32_MAX : n);
+}
+
+static uint16_t le16_at(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32_at(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* The fmt chunk of a RIFF/WAVE in head[0..n): 0, or -EINVAL. */
+static int wav_fmt(const unsigned char *head, size_t n, uint16_t *format,
+		   uint16_t *channels, uint32_t *rate, uint16_t *bits)
+{
+	uint64_t pos = 12;
+
+	if (n < 12 || memcmp(head + 8, "WAVE", 4) != 0 ||
+	    (memcmp(head, "RIFF", 4) != 0 && memcmp(head, "RF64", 4) != 0))
+		return -EINVAL;
+	while (pos + 8 <= n) {
+		uint32_t csize = le32_at(head + pos + 4);
+
+		if (memcmp(head + pos, "fmt ", 4) == 0) {
+			if (csize < 16 || pos + 24 > n)
+				return -EINVAL;
+			*format = le16_at(head + pos + 8);
+			*channels = le16_at(head + pos + 10);
+			*rate = le32_at(head + pos + 12);
+			*bits = le16_at(head + pos + 22);
+			return 0;
+		}
+		pos += 8 + (uint64_t)csize + (csize & 1);
+	}
+	return -EINVAL;
+}
+
+int eng_gen_media_existing(struct eng_gen_media *m, const unsigned char *head,
+			   size_t n, uint64_t size, char *why, size_t len)
+{
+	uint16_t format, channels, bits;
+	uint64_t off, essence = size;
+	uint32_t rate;
+
+	if (m->wav) {
+		if (wav_fmt(head, n, &format, &channels, &rate, &bits) < 0 ||
+		    eng_wav_data(head, n, &off, &essence) < 0 || off > size) {
+			snprintf(why, len,
+				 "is not a RIFF/WAVE file with its fmt and "
+				 "data chunks in the first %zu bytes",
+				 n);
+			return -EINVAL;
+		}
+		if (format != 1 || channels != 1 || rate != m->sample_rate ||
+		    bits != m->bits) {
+			char ch[32], fmt[32] = "";
+
+			if (channels == 1)
+				snprintf(ch, sizeof(ch), "mono");
+			else
+				snprintf(ch, sizeof(ch), "%" PRIu16 " channels",
+					 channels);
+			if (format != 1)
+				snprintf(fmt, sizeof(fmt),
+					 " (format 0x%04" PRIx16 ", not PCM)",
+					 format);
+			snprintf(why, len,
+				 "is a WAVE file of %" PRIu32 " Hz %" PRIu16
+				 "-bit %s%s, not the %" PRIu32 " Hz %" PRIu16
+				 "-bit mono PCM these timelines need",
+				 rate, bits, ch, fmt, m->sample_rate, m->bits);
+			return -EINVAL;
+		}
+		/* a header may promise more than was written (as the mount) */
+		if (essence > size - off)
+			essence = size - off;
+	}
+	m->had = essence;
+	if (essence > m->bytes)
+		m->bytes = essence;
+	return 0;
 }

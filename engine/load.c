@@ -80,6 +80,15 @@ out:
 #undef N_FORMATS
 }
 
+int eng_timeline_listed(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return name[0] != '.' && dot &&
+	       (strcmp(dot, ".tl") == 0 || strcmp(dot, ".edl") == 0 ||
+		strcmp(dot, ".otio") == 0);
+}
+
 /* Bytes skipped around a sidecar's rate: blanks and line ends. */
 #define SIDECAR_BLANKS " \t\r\n\v\f"
 

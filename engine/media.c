@@ -16,7 +16,7 @@
 
 #include "engine.h"
 
-#define WAV_HEAD_MAX 65536	/* how far to look for the data chunk */
+#define WAV_HEAD_MAX ENG_WAV_HEAD_MAX
 
 static uint32_t le32(const unsigned char *p)
 {

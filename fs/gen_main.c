@@ -97,13 +97,14 @@ static void usage(FILE *f)
 "play instead, each just long enough: DIR/CLIP.TRACK.raw for video\n"
 "tracks, DIR/CLIP.TRACK.wav for audio (A...) tracks; it copies the\n"
 "timelines (and NAME.edl.fps sidecars) into DIR/timelines, so that\n"
-"'timelinefs DIR MNT' mounts them.  Timelines load as the mount loads\n"
-"them: --fps (EDL frame rate, default 29.97; a NAME.edl.fps sidecar wins;\n"
-"given, it is written as the copy's sidecar), --video-rate and\n"
-"--audio-rate (of EDL/OTIO tracks: mount with the same -o video_rate=,\n"
-"audio_rate=).  --dump-tl prints a timeline as the mount resolves it,\n"
-"in .tl form with every segment at its record frame (a blank, '#' or '%%'\n"
-"in a clip name written %%XX).\n"
+"'timelinefs DIR MNT' mounts them; files shared with timelines already\n"
+"in DIR/timelines stay long enough for them, and none is shortened.\n"
+"Timelines load as the mount loads them: --fps (EDL frame rate, default\n"
+"29.97; a NAME.edl.fps sidecar wins; given, it is written as the copy's\n"
+"sidecar), --video-rate and --audio-rate (of EDL/OTIO tracks: mount with\n"
+"the same -o video_rate=,audio_rate=).  --dump-tl prints a timeline as\n"
+"the mount resolves it, in .tl form with every segment at its record\n"
+"frame (a blank, '#' or '%%' in a clip name written %%XX, as .tl reads it).\n"
 "\n"
 "  --clips N            clips to write (default %" PRIu32 ")\n"
 "  --clip-seconds S     length of every clip, decimals allowed (default %s)\n"
@@ -514,6 +515,15 @@ struct for_opts {
 	int force;
 };
 
+/* A timeline already in DIR/timelines that no --for copy replaces: the
+ * mount will load it beside the new ones, so the files they share must
+ * stay long enough for it. */
+struct for_old {
+	char *path;
+	struct eng_timeline *tl; /* NULL: it does not load */
+	int shares;		 /* files of the plan it reads */
+};
+
 static int is_tl_ext(const char *base)
 {
 	const char *dot = strrchr(base, '.');
@@ -595,6 +605,175 @@ static int same_file(const char *a, const char *b)
 
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Load the timelines already in tldir (those a --for copy replaces aside)
+ * as the mount will, and widen the plan's files to what they need.  One
+ * that does not load is told and left out: the mount would refuse it
+ * anyway, and no file is written shorter than it was (for_on_disk).
+ * Returns 0 (*out, *nout set; none when tldir does not exist yet) or
+ * -ENOMEM (reported).
+ */
+static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
+			const struct for_opts *fo,
+			struct eng_gen_media_plan *plan, struct for_old **out,
+			size_t *nout)
+{
+	struct for_old *old = NULL;
+	char **names = NULL;
+	size_t k = 0, cap = 0, i, j;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	*out = NULL;
+	*nout = 0;
+	d = opendir(tldir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!eng_timeline_listed(de->d_name))
+			continue;
+		for (j = 0; j < n && strcmp(v[j].base, de->d_name) != 0; j++)
+			;
+		if (j < n) /* replaced by the copy */
+			continue;
+		if (k == cap) {
+			char **nn;
+
+			cap = cap ? cap * 2 : 16;
+			nn = realloc(names, cap * sizeof(*nn));
+			if (!nn)
+				goto nomem;
+			names = nn;
+		}
+		if (!(names[k] = strdup(de->d_name)))
+			goto nomem;
+		k++;
+	}
+	closedir(d);
+	d = NULL;
+	if (!k)
+		goto done;
+	qsort(names, k, sizeof(*names), cmp_name);
+	old = calloc(k, sizeof(*old));
+	if (!old)
+		goto nomem;
+	for (i = 0; i < k; i++) {
+		struct eng_load_options o;
+		struct eng_diag diag = {0};
+
+		if (asprintf(&old[i].path, "%s/%s", tldir, names[i]) < 0) {
+			old[i].path = NULL;
+			goto nomem;
+		}
+		rc = eng_load_options_for(old[i].path, &fo->load, &o, NULL,
+					  &diag);
+		if (rc == 0)
+			rc = eng_timeline_load(old[i].path, &o, &old[i].tl,
+					       &diag);
+		if (rc == 0) {
+			rc = eng_gen_media_widen(plan, old[i].tl, &diag);
+			if (rc >= 0)
+				old[i].shares = rc;
+		}
+		if (rc < 0 && rc != -ENOMEM) {
+			print_diag(&diag);
+			fprintf(stderr,
+				PROG ": note: %s, already there, does not "
+				     "load (the mount will refuse it too); "
+				     "left as it is\n",
+				old[i].path);
+			eng_tl_free(old[i].tl);
+			old[i].tl = NULL;
+			rc = 0;
+		}
+		eng_diag_free(&diag);
+		if (rc < 0)
+			goto nomem;
+	}
+done:
+	*out = old;
+	*nout = k;
+	old = NULL;
+	rc = 0;
+	goto out;
+nomem:
+	fprintf(stderr, PROG ": out of memory\n");
+	rc = -ENOMEM;
+out:
+	if (d)
+		closedir(d);
+	for (i = 0; old && i < k; i++) {
+		free(old[i].path);
+		eng_tl_free(old[i].tl);
+	}
+	free(old);
+	for (i = 0; i < k; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/*
+ * The files of the plan that are already in dir: never written shorter
+ * than they are (eng_gen_media_existing), and a WAVE file of another
+ * format is refused rather than rewritten.  Returns the number of files
+ * refused (each reported).
+ */
+static unsigned for_on_disk(const char *dir, struct eng_gen_media_plan *plan,
+			    size_t *kept)
+{
+	unsigned char *head;
+	char path[4096], why[512];
+	struct stat sb;
+	unsigned bad = 0;
+	ssize_t got;
+	size_t i;
+	int fd;
+
+	head = malloc(ENG_WAV_HEAD_MAX);
+	if (!head) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	*kept = 0;
+	for (i = 0; i < plan->n; i++) {
+		struct eng_gen_media *m = &plan->files[i];
+		uint64_t need = m->bytes;
+
+		if (snprintf(path, sizeof(path), "%s/%s", dir, m->file) >=
+		    (int)sizeof(path))
+			continue; /* out_open says so */
+		/* not a regular file (a link, a folder): the rename below
+		 * replaces it or fails, as before */
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		got = 0;
+		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && m->wav)
+			got = pread(fd, head, ENG_WAV_HEAD_MAX, 0);
+		if (got >= 0 && S_ISREG(sb.st_mode) &&
+		    eng_gen_media_existing(m, head, (size_t)got,
+					   (uint64_t)sb.st_size, why,
+					   sizeof(why)) < 0) {
+			fprintf(stderr,
+				PROG ": %s %s: remove it, or use another "
+				     "DIR, to have it written anew\n",
+				path, why);
+			bad++;
+		}
+		*kept += m->bytes > need;
+		close(fd);
+	}
+	free(head);
+	return bad;
 }
 
 /*
@@ -716,7 +895,8 @@ static int for_copy(const char *tldir, struct for_tl *v, size_t n)
 
 /* Resolve every timeline against what was written: what the mount will
  * check, so a problem shows here and not at mount time. */
-static int for_verify(const char *dir, struct for_tl *v, size_t n)
+static int for_verify(const char *dir, struct for_tl *v, size_t n,
+		      const struct for_old *old, size_t nold)
 {
 	struct eng_diag diag = {0};
 	size_t i;
@@ -731,6 +911,11 @@ static int for_verify(const char *dir, struct for_tl *v, size_t n)
 	for (i = 0; i < n; i++)
 		if (eng_media_resolve(v[i].tl, fd, dir, &diag) < 0)
 			rc = -EINVAL;
+	/* the mount loads those already there too */
+	for (i = 0; i < nold; i++)
+		if (old[i].tl &&
+		    eng_media_resolve(old[i].tl, fd, dir, &diag) < 0)
+			rc = -EINVAL;
 	close(fd);
 	print_diag(&diag);
 	eng_diag_free(&diag);
@@ -738,6 +923,7 @@ static int for_verify(const char *dir, struct for_tl *v, size_t n)
 }
 
 static void for_report(const char *dir, const struct for_tl *v, size_t n,
+		       const struct for_old *old, size_t nold, size_t kept,
 		       const struct eng_gen_media_plan *p,
 		       const struct for_opts *fo, double secs)
 {
@@ -774,6 +960,15 @@ static void for_report(const char *dir, const struct for_tl *v, size_t n,
 			printf(" %s", tl->tracks[t].name);
 		printf("\n");
 	}
+	for (i = 0; i < nold; i++)
+		if (old[i].shares)
+			printf("  %s, already there, reads %d of these files: "
+			       "written long enough for it too\n",
+			       old[i].path, old[i].shares);
+	if (kept)
+		printf("  %zu file%s longer than every timeline needs: "
+		       "kept at that length\n",
+		       kept, kept == 1 ? " was" : "s were");
 	printf("mount them: timelinefs ");
 	if (fo->video_arg || fo->audio_arg)
 		printf("-o %s%s%s%s%s ", fo->video_arg ? "video_rate=" : "",
@@ -791,6 +986,8 @@ static int run_for(const char *dir, const char **paths, size_t n,
 	struct eng_gen_media_plan plan = {0};
 	struct eng_diag diag = {0};
 	struct timespec t0, t1;
+	struct for_old *old = NULL;
+	size_t nold = 0, kept = 0;
 	struct for_tl *v;
 	char tldir[4096], side[4200];
 	uint64_t need = 0, reclaim = 0;
@@ -823,7 +1020,12 @@ static int run_for(const char *dir, const char **paths, size_t n,
 		fprintf(stderr, PROG ": path too long: %s\n", dir);
 		goto out;
 	}
-	if (for_conflicts(dir, &plan)) {
+	/* Incremental use: what is already in DIR keeps playing.  The
+	 * timelines there widen the files they share with these, and no
+	 * file is written shorter than it is. */
+	if (for_existing(tldir, v, n, fo, &plan, &old, &nold) < 0)
+		goto out;
+	if (for_conflicts(dir, &plan) + for_on_disk(dir, &plan, &kept)) {
 		fprintf(stderr, PROG ": nothing written\n");
 		goto out;
 	}
@@ -845,14 +1047,14 @@ static int run_for(const char *dir, const char **paths, size_t n,
 	if (for_write_media(dir, &plan) < 0 || for_copy(tldir, v, n) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (for_verify(dir, v, n) < 0) {
+	if (for_verify(dir, v, n, old, nold) < 0) {
 		fprintf(stderr,
 			PROG ": with the media in %s timelinefs would not "
 			     "mount these timelines\n",
 			dir);
 		goto out;
 	}
-	for_report(dir, v, n, &plan, fo,
+	for_report(dir, v, n, old, nold, kept, &plan, fo,
 		   (double)(t1.tv_sec - t0.tv_sec) +
 		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	ret = 0;
@@ -863,6 +1065,11 @@ out:
 		free(v[i].fps);
 	}
 	free(v);
+	for (i = 0; i < nold; i++) {
+		free(old[i].path);
+		eng_tl_free(old[i].tl);
+	}
+	free(old);
 	eng_gen_media_free(&plan);
 	eng_diag_free(&diag);
 	return ret;

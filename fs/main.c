@@ -20,15 +20,6 @@
 
 #define TIMELINEFS_VERSION "0.1"
 
-static int has_timeline_ext(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	return dot && dot != name && (strcmp(dot, ".tl") == 0 ||
-				      strcmp(dot, ".edl") == 0 ||
-				      strcmp(dot, ".otio") == 0);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -54,7 +45,7 @@ static int load_timelines(struct fs *fs, struct eng_diag *diag)
 		goto out;
 	}
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !has_timeline_ext(de->d_name))
+		if (!eng_timeline_listed(de->d_name))
 			continue;
 		if (n == cap) {
 			char **nn;

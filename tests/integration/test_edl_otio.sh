@@ -142,6 +142,53 @@ printf '\357\273\277 23.976 \r\n' >"$T/side/chan.edl.fps"
 check_eq "a sidecar ' 23.976' sets the rate" "fps 24000/1001" \
 	"$("$GEN" --dump-tl "$T/side/chan.edl" 2>&1 | grep '^fps')"
 
+# Regression: --for into a DIR that already has timelines shrank the
+# clips they share.  one.edl (60 frames of A001) then two.edl (10 frames)
+# rewrote A001.V.raw to 333666 bytes and the mount refused one.edl ("is
+# too short: needs 2002000 bytes of essence, has 333666").  Now the files
+# are long enough for every timeline in DIR/timelines, never shorter than
+# they were, grown with their first bytes unchanged; both play.
+I=$T/incr
+mkdir -p "$I"
+echo '001  A001 V C 01:00:00:00 01:00:02:00 01:00:00:00 01:00:02:00' >"$I/one.edl"
+echo '001  A001 V C 01:00:00:00 01:00:00:10 01:00:00:00 01:00:00:10' >"$I/two.edl"
+echo '001  A001 V C 01:00:00:00 01:00:04:00 01:00:00:00 01:00:04:00' >"$I/three.edl"
+"$GEN" --video-rate 1M --for "$I/one.edl" "$I/m" >"$I/gen.log" 2>&1 || cat "$I/gen.log"
+"$GEN" --video-rate 1M --for "$I/two.edl" "$I/m" >"$I/gen.log" 2>&1 || cat "$I/gen.log"
+check_eq "a second --for does not shrink a shared clip" 2002000 \
+	"$(stat -c %s "$I/m/A001.V.raw")"
+check "and says the timeline already there was counted" \
+	grep -q 'timelines/one.edl, already there, reads 1 of these files' "$I/gen.log"
+head -c 2002000 "$I/m/A001.V.raw" >"$I/before"
+"$GEN" --video-rate 1M --for "$I/three.edl" "$I/m" >"$I/gen.log" 2>&1 || cat "$I/gen.log"
+check_eq "a longer one grows it" 4004000 "$(stat -c %s "$I/m/A001.V.raw")"
+check "grown, it begins with the bytes it had" \
+	cmp -s -n 2002000 "$I/before" "$I/m/A001.V.raw"
+rm "$I/m/timelines/one.edl" "$I/m/timelines/three.edl"
+"$GEN" --video-rate 1M --for "$I/two.edl" "$I/m" >"$I/gen.log" 2>&1 || cat "$I/gen.log"
+check_eq "with no timeline needing it, a file is still not shortened" \
+	4004000 "$(stat -c %s "$I/m/A001.V.raw")"
+"$GEN" --video-rate 1M --for "$I/one.edl" --for "$I/three.edl" "$I/m" >/dev/null
+if mount_fs "$I/m" "$I/mnt" -o pace=off,backing=buffered,db="$I/t.db",video_rate=1M; then
+	for n in one two three; do
+		"$GEN" --video-rate 1M --dump-tl "$I/m/timelines/$n.edl" >"$I/$n.tl"
+		check_eq "incremental: bytes of $n" \
+			"$($EXPECT sha256 "$I/$n.tl" "$I/m")" \
+			"$(sha256sum <"$I/mnt/$n" | cut -d' ' -f1)"
+	done
+	umount_fs "$I/mnt"
+else
+	not_ok "incremental: mount"
+fi
+# a WAVE file of another rate is told, not silently rewritten
+echo '001  A001 A C 01:00:00:00 01:00:02:00 01:00:00:00 01:00:02:00' >"$I/a.edl"
+echo '001  A001 A C 01:00:00:00 01:00:01:00 01:00:00:00 01:00:01:00' >"$I/b.edl"
+"$GEN" --audio-rate 4800 --for "$I/a.edl" "$I/w" >/dev/null
+check "a WAVE file of another rate is refused, nothing written" sh -c "
+	! '$GEN' --for '$I/b.edl' '$I/w' 2>'$I/w.err' &&
+	grep -qF '$I/w/A001.A1.wav is a WAVE file of 1600 Hz 24-bit mono, not the 48000 Hz 24-bit mono PCM these timelines need' '$I/w.err' &&
+	grep -q 'nothing written' '$I/w.err' && [ ! -e '$I/w/timelines/b.edl' ]"
+
 # --fps writes the rate as the copy's sidecar, so the mount loads alike
 "$GEN" --fps 25 --for "$FIX/edl/channels.edl" "$T/fps" >"$T/fps.log"
 check_eq "--fps is written as the sidecar" 25/1 \

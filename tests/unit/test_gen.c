@@ -1019,6 +1019,136 @@ static void test_bytes_needed_sparse_fast(void **state)
 	eng_tl_free(tl);
 }
 
+static struct eng_timeline *parse_edl_1m(const char *name, const char *text)
+{
+	struct eng_load_options o;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+
+	eng_load_options_default(&o);
+	o.video_rate = 1000000;
+	assert_int_equal(eng_edl_parse(name, name, text, strlen(text), &o, &tl,
+				       &d), 0);
+	eng_diag_free(&d);
+	return tl;
+}
+
+/*
+ * Regression: timelinefs-gen --video-rate 1M --for one.edl m, then --for
+ * two.edl m (the same clip, 10 frames instead of 60) rewrote A001.V.raw
+ * to 333666 bytes, and the mount refused one.edl: "needs 2002000 bytes of
+ * essence, has 333666".  The timelines already in DIR/timelines widen the
+ * files the new ones share with them (2002000), and leave the others out.
+ */
+static void test_media_widen(void **state)
+{
+	static const char one[] =
+		"001  A001 V C 01:00:00:00 01:00:02:00 01:00:00:00 01:00:02:00\n"
+		"002  B001 V C 01:00:00:00 01:00:00:05 01:00:02:00 01:00:02:05\n";
+	static const char two[] =
+		"001  A001 V C 01:00:00:00 01:00:00:10 01:00:00:00 01:00:00:10\n";
+	struct eng_timeline *t1 = parse_edl_1m("one.edl", one);
+	struct eng_timeline *t2 = parse_edl_1m("two.edl", two);
+	struct eng_gen_media_plan p = { 0 };
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(eng_gen_media_add(&p, t2, 1, &d), 0);
+	assert_int_equal(p.n, 1);
+	assert_true(p.files[0].bytes == 333666);
+	assert_int_equal(eng_gen_media_widen(&p, t1, &d), 1);
+	assert_int_equal(p.n, 1);	/* B001: not for two.edl to write */
+	assert_string_equal(p.files[0].file, "A001.V.raw");
+	assert_true(p.files[0].bytes == 2002000);
+	/* a timeline that shares nothing changes nothing */
+	eng_tl_free(t1);
+	t1 = parse_edl_1m("b.edl", "001  B001 V C 00:00:00:00 00:00:09:00 "
+				   "00:00:00:00 00:00:09:00\n");
+	assert_int_equal(eng_gen_media_widen(&p, t1, &d), 0);
+	assert_int_equal(p.n, 1);
+	assert_true(p.files[0].bytes == 2002000);
+	assert_int_equal(d.n, 0);
+	eng_gen_media_free(&p);
+	eng_tl_free(t1);
+	eng_tl_free(t2);
+	eng_diag_free(&d);
+}
+
+/* A file already there is never written shorter (its essence counts,
+ * after a WAVE header, bounded by the file); a WAVE file of another format
+ * is refused with a reason rather than rewritten. */
+static void test_media_existing(void **state)
+{
+	static const char text[] =
+		"fps 25\ntrack V 1000\ntrack A1 4800 align=3\n"
+		"event V,A1 c 0 10\n";
+	struct eng_timeline *tl = parse_tl_text("x.tl", text);
+	struct eng_gen_media_plan p = { 0 };
+	struct eng_diag d = { 0 };
+	struct eng_gen_media *v, *a, save;
+	unsigned char head[ENG_GEN_WAV_HEADER + 16];
+	char why[256];
+
+	(void)state;
+	assert_int_equal(eng_gen_media_add(&p, tl, 1, &d), 0);
+	v = &p.files[0];
+	a = &p.files[1];
+	assert_string_equal(v->file, "c.V.raw");
+	assert_string_equal(a->file, "c.A1.wav");
+	assert_true(v->bytes == 400 && a->bytes == 1920);
+
+	/* raw: its size is its essence */
+	assert_int_equal(eng_gen_media_existing(v, NULL, 0, 100, why,
+						sizeof(why)), 0);
+	assert_true(v->bytes == 400 && v->had == 100);
+	assert_int_equal(eng_gen_media_existing(v, NULL, 0, 5000, why,
+						sizeof(why)), 0);
+	assert_true(v->bytes == 5000 && v->had == 5000);
+
+	/* WAVE of our format: the data chunk, bounded by the file */
+	eng_wav_header(head, 1600, 24, 3000);
+	assert_int_equal(eng_gen_media_existing(a, head, sizeof(head),
+						ENG_GEN_WAV_HEADER + 3000,
+						why, sizeof(why)), 0);
+	assert_true(a->bytes == 3000 && a->had == 3000);
+	eng_wav_header(head, 1600, 24, 9000);	/* the file is shorter */
+	assert_int_equal(eng_gen_media_existing(a, head, sizeof(head),
+						ENG_GEN_WAV_HEADER + 6000,
+						why, sizeof(why)), 0);
+	assert_true(a->bytes == 6000 && a->had == 6000);
+
+	/* another rate: refused, m unchanged */
+	save = *a;
+	eng_wav_header(head, 48000, 24, 300000);
+	assert_int_equal(eng_gen_media_existing(a, head, sizeof(head),
+						ENG_GEN_WAV_HEADER + 300000,
+						why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is a WAVE file of 48000 Hz 24-bit mono, "
+			    "not the 1600 Hz 24-bit mono PCM these timelines "
+			    "need");
+	/* stereo, not PCM (WAVE_FORMAT_EXTENSIBLE) */
+	eng_wav_header(head, 1600, 24, 3000);
+	head[20] = 0xfe;
+	head[21] = 0xff;
+	head[22] = 2;
+	assert_int_equal(eng_gen_media_existing(a, head, sizeof(head),
+						ENG_GEN_WAV_HEADER + 3000,
+						why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is a WAVE file of 1600 Hz 24-bit 2 channels "
+			    "(format 0xfffe, not PCM), not the 1600 Hz 24-bit "
+			    "mono PCM these timelines need");
+	assert_true(a->bytes == save.bytes && a->had == save.had);
+	/* not a WAVE file at all */
+	memset(head, 'x', sizeof(head));
+	assert_int_equal(eng_gen_media_existing(a, head, sizeof(head), 60000,
+						why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "is not a RIFF/WAVE file"));
+	assert_true(a->bytes == save.bytes);
+	eng_gen_media_free(&p);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
 /* --for and the mount load a timeline with the same options: *def, with
  * the rate of a PATH.fps sidecar when there is one. */
 static void test_load_options_for(void **state)
@@ -1158,6 +1288,8 @@ int main(void)
 		cmocka_unit_test(test_media_too_big),
 		cmocka_unit_test(test_bytes_needed_brute),
 		cmocka_unit_test(test_bytes_needed_sparse_fast),
+		cmocka_unit_test(test_media_widen),
+		cmocka_unit_test(test_media_existing),
 		cmocka_unit_test(test_load_options_for),
 		cmocka_unit_test(test_sidecar_blanks),
 	};
