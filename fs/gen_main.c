@@ -756,13 +756,18 @@ static unsigned for_on_disk(const char *dir, struct eng_gen_media_plan *plan,
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		got = 0;
-		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && m->wav)
-			got = pread(fd, head, ENG_WAV_HEAD_MAX, 0);
-		if (got >= 0 && S_ISREG(sb.st_mode) &&
-		    eng_gen_media_existing(m, head, (size_t)got,
-					   (uint64_t)sb.st_size, why,
-					   sizeof(why)) < 0) {
+		if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			close(fd);
+			continue;
+		}
+		got = m->wav ? pread(fd, head, ENG_WAV_HEAD_MAX, 0) : 0;
+		if (got < 0) {
+			fprintf(stderr, PROG ": cannot read %s: %s\n", path,
+				strerror(errno));
+			bad++;
+		} else if (eng_gen_media_existing(m, head, (size_t)got,
+						  (uint64_t)sb.st_size, why,
+						  sizeof(why)) < 0) {
 			fprintf(stderr,
 				PROG ": %s %s: remove it, or use another "
 				     "DIR, to have it written anew\n",
