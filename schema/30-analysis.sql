@@ -177,15 +177,24 @@ SELECT id, stream_id, run_id, frame, track, clip, file_offset, length,
 	   OR abs(file_offset - prev_end) * 2 > length AS after_cut
 FROM w;
 
--- One row per late read: its clip and track, how late (done - due) and
--- whether it was the first read after a cut (see access_cut).
+-- One row per late read: its clip and track, how late (done - due),
+-- whether it was the first read after a cut (see access_cut), and why:
+-- cause is 'storage' when the read took longer than its frame allowed
+-- (done - issued > due - sched: it would have been late issued on time),
+-- else 'issue': it was issued late, by issue_delay_us (issued - sched),
+-- because the reader stopped asking (a pause, a slow consumer: the ring
+-- was full) or the daemon was short of CPU.  (Schema version 3.)
 CREATE VIEW IF NOT EXISTS late_access AS
 SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        c.clip, c.file_offset, c.length, c.due_ns, c.done_ns,
        round(c.latency_ns / 1e3, 1) AS latency_us,
        round((c.done_ns - c.due_ns) / 1e3, 1) AS late_by_us,
-       c.new_file, c.after_cut, c.errno
+       c.new_file, c.after_cut, c.errno,
+       round((c.issued_ns - a.sched_ns) / 1e3, 1) AS issue_delay_us,
+       CASE WHEN c.latency_ns > c.due_ns - a.sched_ns THEN 'storage'
+	    ELSE 'issue' END AS cause
 FROM access_cut AS c
+JOIN access AS a ON a.id = c.id
 JOIN stream AS s ON s.id = c.stream_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id
 WHERE c.late
@@ -193,15 +202,18 @@ ORDER BY c.stream_id, c.frame, c.track;
 
 -- One row per late frame (a frame with at least one late read; the
 -- player's stream.late_frames counts the same frames): the late tracks
--- and their clips, how late its last read was, and whether any late read
--- was the first after a cut.
+-- and their clips, how late its last read was, whether any late read
+-- was the first after a cut, and the cause: 'storage' when any late read
+-- was the storage's, else 'issue' (see late_access).
 CREATE VIEW IF NOT EXISTS late_frame AS
 SELECT run_id, stream_id, timeline, frame, min(due_ns) AS due_ns,
        group_concat(track, ',') AS tracks,
        group_concat(DISTINCT clip) AS clips,
        max(late_by_us) AS late_by_us,
        max(new_file) AS new_file,
-       max(after_cut) AS after_cut
+       max(after_cut) AS after_cut,
+       max(issue_delay_us) AS issue_delay_us,
+       max(cause) AS cause
 FROM late_access
 GROUP BY stream_id, frame
 ORDER BY stream_id, frame;

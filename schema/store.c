@@ -391,8 +391,19 @@ static int add_columns(sqlite3 *db)
  * rolling back. */
 static int apply_schema(sqlite3 *db, int *newer)
 {
+	static const struct {
+		int version;	/* the version that changed them */
+		const char *drop;
+	} changed[] = {
+		{ 2, "DROP VIEW IF EXISTS stream_summary;"
+		     "DROP VIEW IF EXISTS run_summary" },
+		/* late_frame selects from late_access: dropped first */
+		{ 3, "DROP VIEW IF EXISTS late_frame;"
+		     "DROP VIEW IF EXISTS late_access" },
+	};
 	char sql[64];
-	int rc, version = 0;
+	int rc, version = 0, again = 0;
+	size_t i;
 
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
@@ -405,13 +416,16 @@ static int apply_schema(sqlite3 *db, int *newer)
 		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = add_columns(db);
-	/* two views changed in version 2: CREATE VIEW IF NOT EXISTS keeps
-	 * an older file's, so drop them and apply the schema again */
-	if (rc == SQLITE_OK && version < 2)
-		rc = sqlite3_exec(db, "DROP VIEW IF EXISTS stream_summary;"
-				  "DROP VIEW IF EXISTS run_summary", NULL,
-				  NULL, NULL);
-	if (rc == SQLITE_OK && version < 2)
+	/* views changed since: CREATE VIEW IF NOT EXISTS keeps an older
+	 * file's, so drop them and apply the schema again */
+	for (i = 0; i < sizeof(changed) / sizeof(changed[0]); i++) {
+		if (rc == SQLITE_OK && version < changed[i].version) {
+			rc = sqlite3_exec(db, changed[i].drop, NULL, NULL,
+					  NULL);
+			again = 1;
+		}
+	}
+	if (rc == SQLITE_OK && again)
 		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
 	if (rc == SQLITE_OK && version < STORE_SCHEMA_VERSION) {
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",

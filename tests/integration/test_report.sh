@@ -85,6 +85,15 @@ check_eq "late frames: frame, tracks, clip, new file, after cut" \
 		|| new_file || '|' || after_cut, ' ') from late_frame where stream_id = 1")"
 check_eq "late frame count equals the player's count" "3" \
 	"$(q "select count(*) from late_frame where stream_id = 1")"
+# V's late reads took longer than their frame allowed (issued on time);
+# A1's frame 3 was issued 10 ns late with 1 ns of lateness: its cause is
+# the issue, and a frame with both kinds is the storage's
+check_eq "late_access: cause and issue delay" \
+	"3|A1|issue|0.0 3|V|storage|0.0 12|V|storage|0.0 15|V|storage|0.0" \
+	"$(q "select group_concat(frame || '|' || track || '|' || cause || '|' || issue_delay_us, ' ')
+		from (select * from late_access where stream_id = 1 order by frame, track)")"
+check_eq "late_frame: cause" "3|storage 12|storage 15|storage" \
+	"$(q "select group_concat(frame || '|' || cause, ' ') from late_frame where stream_id = 1")"
 check_eq "late_access: how late, in us" "0.5|0.0" \
 	"$(q "select max(late_by_us), min(late_by_us) from late_access where stream_id = 1")"
 check_eq "cuts: V after cut at frames 0, 10, 15; A1 only at 0 (its 1-byte gaps are no cut)" \

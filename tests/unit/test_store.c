@@ -929,6 +929,9 @@ static void test_migrate_v2(void **state)
 		     "CREATE VIEW stream_summary AS SELECT id AS stream_id "
 		     "FROM stream;"
 		     "CREATE VIEW run_summary AS SELECT 1 AS id;"
+		     "CREATE VIEW late_access AS SELECT 1 AS frame;"
+		     "CREATE VIEW late_frame AS SELECT frame FROM "
+		     "late_access;"
 		     "PRAGMA user_version = 1");
 	sqlite3_close(db);
 	for (i = 0; i < 2; i++) {
@@ -946,7 +949,17 @@ static void test_migrate_v2(void **state)
 		store_close(st);
 	}
 	db = raw_open(t->db);
-	assert_int_equal(q_i64(db, "PRAGMA user_version"), 2);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	/* version 3: the late views say why a read was late */
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM "
+				   "pragma_table_info('late_frame') WHERE "
+				   "name IN ('cause', 'issue_delay_us')"),
+			 2);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM "
+				   "pragma_table_info('late_access') WHERE "
+				   "name IN ('cause', 'issue_delay_us')"),
+			 2);
 	for (i = 0; i < (int)(sizeof(schema_cases) / sizeof(schema_cases[0]));
 	     i++)
 		check_columns(db, schema_cases[i].table, schema_cases[i].cols);
@@ -1049,9 +1062,9 @@ static void test_open_errors(void **state)
 	/* a database from a future version is refused, not upgraded */
 	store_close(open_ok(t->db, 0));
 	db = raw_open(t->db);
-	raw_exec(db, "PRAGMA user_version = 3");
+	raw_exec(db, "PRAGMA user_version = 4");
 	sqlite3_close(db);
-	expect_open_error(t->db, -ENOTSUP, "schema version 3 is newer");
+	expect_open_error(t->db, -ENOTSUP, "schema version 4 is newer");
 }
 
 /* The run table dropped behind the store's back: -EIO with the reason. */
