@@ -290,6 +290,13 @@ int eng_timeline_load(const char *path, const struct eng_load_options *opt,
  * --for uses it to find the timelines already in DIR/timelines. */
 int eng_timeline_listed(const char *name);
 
+/* The names of the files of folder dir that eng_timeline_listed takes,
+ * in strcmp order.  Returns 0 with *names (NULL when there are none) and
+ * *n set, to be freed with eng_names_free; or opendir's negative errno,
+ * or -ENOMEM. */
+int eng_timeline_names(const char *dir, char ***names, size_t *n);
+void eng_names_free(char **names, size_t n);
+
 /* The load options for the timeline file `path`: *def, with the frame rate
  * of a sidecar file PATH.fps ("NAME.edl.fps" holding e.g. "25", "23.976"
  * or "24000/1001") when one can be read.  The rate is the first word after

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Load a timeline file with the parser its extension names. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,66 @@ int eng_timeline_listed(const char *name)
 	return name[0] != '.' && dot &&
 	       (strcmp(dot, ".tl") == 0 || strcmp(dot, ".edl") == 0 ||
 		strcmp(dot, ".otio") == 0);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void eng_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int eng_timeline_names(const char *dir, char ***out, size_t *nout)
+{
+	char **names = NULL, **nn;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	*out = NULL;
+	*nout = 0;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!eng_timeline_listed(de->d_name))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			nn = realloc(names, cap * sizeof(*nn));
+			if (!nn) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = nn;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			rc = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (rc < 0) {
+		eng_names_free(names, n);
+		return rc;
+	}
+	/* readdir's order is the filesystem's: name order is the same on
+	 * every machine */
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
+	*out = names;
+	*nout = n;
+	return 0;
 }
 
 /* Bytes skipped around a sidecar's rate: blanks and line ends. */

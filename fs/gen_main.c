@@ -607,11 +607,6 @@ static int same_file(const char *a, const char *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * Load the timelines already in tldir (those a --for copy replaces aside)
  * as the mount will, and widen the plan's files to what they need.  One
@@ -627,41 +622,26 @@ static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 {
 	struct for_old *old = NULL;
 	char **names = NULL;
-	size_t k = 0, cap = 0, i, j;
-	struct dirent *de;
-	DIR *d;
-	int rc = 0;
+	size_t k = 0, m, i, j;
+	int rc;
 
 	*out = NULL;
 	*nout = 0;
-	d = opendir(tldir);
-	if (!d)
+	rc = eng_timeline_names(tldir, &names, &m);
+	if (rc == -ENOMEM)
+		goto nomem;
+	if (rc < 0) /* no folder yet: nothing there */
 		return 0;
-	while ((de = readdir(d))) {
-		if (!eng_timeline_listed(de->d_name))
-			continue;
-		for (j = 0; j < n && strcmp(v[j].base, de->d_name) != 0; j++)
+	for (i = 0; i < m; i++) {
+		for (j = 0; j < n && strcmp(v[j].base, names[i]) != 0; j++)
 			;
 		if (j < n) /* replaced by the copy */
-			continue;
-		if (k == cap) {
-			char **nn;
-
-			cap = cap ? cap * 2 : 16;
-			nn = realloc(names, cap * sizeof(*nn));
-			if (!nn)
-				goto nomem;
-			names = nn;
-		}
-		if (!(names[k] = strdup(de->d_name)))
-			goto nomem;
-		k++;
+			free(names[i]);
+		else
+			names[k++] = names[i];
 	}
-	closedir(d);
-	d = NULL;
 	if (!k)
 		goto done;
-	qsort(names, k, sizeof(*names), cmp_name);
 	old = calloc(k, sizeof(*old));
 	if (!old)
 		goto nomem;
@@ -708,16 +688,12 @@ nomem:
 	fprintf(stderr, PROG ": out of memory\n");
 	rc = -ENOMEM;
 out:
-	if (d)
-		closedir(d);
 	for (i = 0; old && i < k; i++) {
 		free(old[i].path);
 		eng_tl_free(old[i].tl);
 	}
 	free(old);
-	for (i = 0; i < k; i++)
-		free(names[i]);
-	free(names);
+	eng_names_free(names, k);
 	return rc;
 }
 

@@ -5,7 +5,6 @@
  * mount point) is checked before a background mount's parent exits, so the
  * exit code tells (fs/daemon.c).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,56 +19,30 @@
 
 #define TIMELINEFS_VERSION "0.1"
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Load, validate and resolve every timeline; print every problem. */
-/* Load every timeline of the folder.  Returns 0, or -1 with the problems
+/* Load, validate and resolve every timeline of the folder.  Returns 0, or -1 with the problems
  * printed; those of the input (not "out of memory") are left in *diag for
  * the database. */
 static int load_timelines(struct fs *fs, struct eng_diag *diag)
 {
 	char **names = NULL;
-	size_t n = 0, cap = 0, i, j;
-	struct dirent *de;
-	DIR *d;
-	int rc = 0;
+	size_t n = 0, i, j;
+	int rc;
 
-	d = opendir(fs->cfg.timelines);
-	if (!d) {
+	rc = eng_timeline_names(fs->cfg.timelines, &names, &n);
+	if (rc == -ENOMEM)
+		goto nomem;
+	if (rc < 0) {
 		eng_diag_add(diag, fs->cfg.timelines, 0, "cannot open the "
-			     "timelines folder: %s", strerror(errno));
+			     "timelines folder: %s", strerror(-rc));
 		rc = -1;
 		goto out;
 	}
-	while ((de = readdir(d))) {
-		if (!eng_timeline_listed(de->d_name))
-			continue;
-		if (n == cap) {
-			char **nn;
-
-			cap = cap ? cap * 2 : 32;
-			nn = realloc(names, cap * sizeof(*nn));
-			if (!nn)
-				goto nomem;
-			names = nn;
-		}
-		names[n] = strdup(de->d_name);
-		if (!names[n])
-			goto nomem;
-		n++;
-	}
-	closedir(d);
-	d = NULL;
 	if (n == 0) {
 		eng_diag_add(diag, fs->cfg.timelines, 0, "no timeline (*.tl, "
 			     "*.edl, *.otio) in this folder");
 		rc = -1;
 		goto out;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
 	fs->files = calloc(n, sizeof(*fs->files));
 	if (!fs->files)
 		goto nomem;
@@ -112,11 +85,7 @@ out:
 			fs->cfg.timelines);
 		rc = -1;
 	}
-	if (d)
-		closedir(d);
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	eng_names_free(names, n);
 	return rc;
 nomem:
 	fprintf(stderr, "timelinefs: out of memory\n");

@@ -552,6 +552,33 @@ static void test_load(void **state)
 	eng_diag_free(&d);
 }
 
+/* The timeline files of a folder, as the mount and --for list them:
+ * listed names only, in name order; a missing folder is its errno. */
+static void test_names(void **state)
+{
+	struct tmp *t = *state;
+	char **names;
+	size_t n;
+
+	tmp_file(t, "b.edl", "");
+	tmp_file(t, "a.tl", "");
+	tmp_file(t, "c.otio", "");
+	tmp_file(t, ".hidden.tl", "");
+	tmp_file(t, "notes.txt", "");
+	tmp_file(t, "UPPER.TL", "");
+	assert_int_equal(eng_timeline_names(t->dir, &names, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(names[0], "a.tl");
+	assert_string_equal(names[1], "b.edl");
+	assert_string_equal(names[2], "c.otio");
+	eng_names_free(names, n);
+
+	snprintf(t->path, sizeof(t->path), "%s/none", t->dir);
+	assert_int_equal(eng_timeline_names(t->path, &names, &n), -ENOENT);
+	assert_null(names);
+	assert_int_equal(n, 0);
+}
+
 /*
  * A UTF-8 byte-order mark before the first line is not text of it, in
  * every format.  Regression: an EDL starting "\xEF\xBB\xBF001 ..." lost
@@ -618,6 +645,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_escaped_names),
 		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
+						tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_names, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_bom, tmp_setup,
 						tmp_teardown),
