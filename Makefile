@@ -17,7 +17,7 @@ B ?= build
 SANFLAGS =
 endif
 
-PKGS = fuse3 sqlite3 json-c
+PKGS = fuse3 sqlite3 json-c zlib
 CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra $(WERROR) -Wmissing-declarations -Wstrict-prototypes \
        -Wwrite-strings -Wshadow -Wformat=2
@@ -97,7 +97,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 
 # ---------------------------------------------------------------- tests
 # deps: install missing Debian packages when root, else say what to run.
-DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev \
+DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)

@@ -92,6 +92,19 @@ int eng_parse_int(const char *s, int64_t *out);
 /* Greatest common divisor (Euclid); gcd(a, 0) = a, gcd(0, 0) = 0. */
 uint64_t eng_gcd64(uint64_t a, uint64_t b);
 
+/* Kernel build config text (engine/kconfig.c): what /proc/config.gz holds
+ * decompressed, or /boot/config-RELEASE; len bytes, NUL not needed; lines
+ * end LF or CRLF.  The value of the line "KEY=VALUE" (the first such),
+ * as written (a string keeps its quotes), copied NUL-terminated into
+ * buf[buflen].  Returns 0, -ENOENT when no such line ("# KEY is not set"
+ * is none) or -ERANGE when the value does not fit. */
+int eng_kconfig_get(const char *text, size_t len, const char *key,
+		    char *buf, size_t buflen);
+/* CONFIG_HZ of a kernel build config, the tick rate of its timer: > 0, or
+ * -ENOENT when the text has no CONFIG_HZ line, -EINVAL when its value is
+ * not a positive decimal of at most 1000000. */
+int eng_kconfig_hz(const char *text, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Timeline model                                                       */
 

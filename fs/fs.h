@@ -156,6 +156,8 @@ void fs_daemon_ready(void);
 /* fs/sys.c: facts about the host for the run row */
 char *fs_kernel_release(void);
 char *fs_host_name(void);
+/* CONFIG_HZ of the running kernel: from /proc/config.gz, else
+ * /boot/config-RELEASE; -1 when neither is there or gives it. */
 int fs_config_hz(const char *release);
 /* Command name of a process ("?" when gone); writes at most len bytes. */
 void fs_comm_of(pid_t pid, char *buf, size_t len);

@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS run (
 	started_at TEXT NOT NULL,
 	ended_at TEXT,
 	kernel TEXT,
-	config_hz INTEGER,		-- NULL when unknown
+	config_hz INTEGER,		-- /proc/config.gz, else /boot/config-KERNEL; NULL: neither
 	host TEXT,
 	options TEXT,
 	media_dir TEXT,

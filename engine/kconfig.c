@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel build config text (/proc/config.gz decompressed, or
+ * /boot/config-RELEASE): the values a run records about the kernel it ran
+ * on.  Parsing only; fs/sys.c reads the files.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "engine.h"
+
+int eng_kconfig_get(const char *text, size_t len, const char *key,
+		    char *buf, size_t buflen)
+{
+	size_t klen = strlen(key), i = 0;
+
+	while (i < len) {
+		const char *line = text + i;
+		const char *nl = memchr(line, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - line) : len - i;
+
+		i += n + 1;
+		if (n && line[n - 1] == '\r')
+			n--;
+		/* "KEY=", not "KEY_250=y" nor "# KEY is not set" */
+		if (n <= klen || memcmp(line, key, klen) != 0 ||
+		    line[klen] != '=')
+			continue;
+		n -= klen + 1;
+		if (n >= buflen)
+			return -ERANGE;
+		memcpy(buf, line + klen + 1, n);
+		buf[n] = '\0';
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int eng_kconfig_hz(const char *text, size_t len)
+{
+	char v[32];
+	int64_t hz;
+	int rc = eng_kconfig_get(text, len, "CONFIG_HZ", v, sizeof(v));
+
+	if (rc == -ENOENT)
+		return rc;
+	/* the kernel's choices are 100 to 1200; a tick past a million per
+	 * second is not a config but a corrupt file */
+	if (rc < 0 || eng_parse_int(v, &hz) < 0 || hz <= 0 || hz > 1000000)
+		return -EINVAL;
+	return (int)hz;
+}
