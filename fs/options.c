@@ -60,7 +60,8 @@ void fs_usage(const char *prog)
 	printf("usage: %s [options] MEDIA_DIR MOUNTPOINT\n\n", prog);
 	printf("Mount the timelines of MEDIA_DIR as files; reading one plays it.\n\n"
 	       "timelinefs options (-o opt[,opt...]), with defaults:\n"
-	       "    -o db=PATH            SQLite database, appended to (./timelinefs.db)\n"
+	       "    -o db=PATH            SQLite database, appended to (./timelinefs.db;\n"
+	       "                          refused relative when started in /)\n"
 	       "    -o label=TEXT         label of this run, for A/B comparisons (none)\n"
 	       "    -o timelines=DIR      folder of .tl/.edl/.otio files (MEDIA_DIR/timelines)\n"
 	       "    -o pace=MODE          realtime, off, or a speed factor like 2 (realtime)\n"
@@ -168,6 +169,32 @@ static char *absolute(const char *path)
 	if (asprintf(&out, "%s/%s", cwd, path) < 0)
 		return NULL;
 	return out;
+}
+
+/* mount(8) (an fstab line), systemd and most service managers start us in
+ * /: a relative database (the default ./timelinefs.db above all) would
+ * land in /timelinefs.db, a file nobody looks for beside the system's own
+ * that every such mount appends to.  Refused there, naming the cure, so
+ * that the refusal is seen where the mount is set up; a database in / is
+ * still had by asking for it by its absolute name. */
+static int check_db_dir(const char *db, struct eng_diag *diag)
+{
+	char cwd[PATH_MAX];
+
+	if ((db && db[0] == '/') || !getcwd(cwd, sizeof(cwd)) ||
+	    strcmp(cwd, "/") != 0)
+		return 0;
+	if (db)
+		eng_diag_add(diag, "timelinefs", 0, "relative db=%s and the "
+			     "working directory is / (as under mount(8) or "
+			     "systemd): give an absolute path, e.g. "
+			     "-o db=/var/lib/timelinefs/%s", db, db);
+	else
+		eng_diag_add(diag, "timelinefs", 0, "no -o db= and the working "
+			     "directory is / (as under mount(8) or systemd), "
+			     "where the default ./timelinefs.db would be "
+			     "/timelinefs.db: give -o db=/ABSOLUTE/PATH");
+	return -1;
 }
 
 /* Replace *p by its canonical path; the target must exist. */
@@ -332,6 +359,8 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 	    asprintf(&cfg->timelines, "%s/timelines", cfg->media_dir) < 0)
 		return -1;
 	if (canonical(&cfg->timelines, "timelines folder", diag) < 0)
+		return -1;
+	if (check_db_dir(cfg->db, diag) < 0)
 		return -1;
 	{
 		char *db = absolute(cfg->db ? cfg->db : "timelinefs.db");
