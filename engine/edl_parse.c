@@ -41,7 +41,9 @@
  *    source timecode maps to a file frame by opt->edl_origin: MIN (default)
  *    makes the earliest source timecode the EDL uses for that clip frame 0;
  *    ZERO makes 00:00:00:00 frame 0; TC makes opt->edl_origin_tc frame 0
- *    (a source timecode before it is an error).
+ *    (a source timecode before it is an error), counted as this EDL counts
+ *    its timecodes: at its rate (FPS comment or opt->fps), drop frame when
+ *    written with ';' or when its first event is under FCM: DROP FRAME.
  *  - Durations: an event plays its record duration.  When the source
  *    duration differs (and no M2 line applies) the record duration wins;
  *    with opt->strict it is an error.  An event with record out <= record
@@ -124,6 +126,8 @@ struct edl_state {
 	struct eng_fps fps;
 	unsigned nominal;	/* timecode frames per second: 30 at 29.97 */
 	int fcm_drop;		/* FCM: DROP FRAME in effect */
+	int events_seen;	/* an event line was read */
+	int origin_drop;	/* FCM: DROP FRAME at the first event */
 	int df_told;		/* drop frame at a wrong rate reported */
 	unsigned fps_line;	/* the FPS comment, 0 none */
 	struct edl_event *ev;
@@ -206,81 +210,55 @@ static char *trim(char *s)
 /* ------------------------------------------------------------------ */
 /* Timecodes                                                           */
 
-/* Timecode frames per second: the rate rounded, 30 for 30000/1001. */
-static uint64_t nominal_rate(struct eng_fps fps)
+/* The problem of timecode s (as written) that eng_tc_parse or
+ * eng_tc_frames refused with rc.  Drop frame at a rate without it is told
+ * once: every timecode after it would say the same.  Returns -EINVAL. */
+static int tc_problem(struct edl_state *st, unsigned line, const char *what,
+		      const char *s, const struct eng_tc *tc, int rc)
 {
-	return ((uint64_t)fps.num + fps.den / 2) / fps.den;
+	switch (rc) {
+	case -ERANGE:
+		if (tc->mm > 59 || tc->ss > 59)
+			eng_problem(&st->pb, line, "%sbad timecode '%s': "
+				    "minutes and seconds must be below 60",
+				    what, s);
+		else
+			eng_problem(&st->pb, line, "%sbad timecode '%s': "
+				    "frame %u at %u frames per second", what,
+				    s, tc->ff, st->nominal);
+		break;
+	case -ENOTSUP:
+		if (!st->df_told)
+			eng_problem(&st->pb, line, "%sdrop-frame timecode "
+				    "'%s' at %u/%u fps (drop frame needs "
+				    "29.97 or 59.94)", what, s, st->fps.num,
+				    st->fps.den);
+		st->df_told = 1;
+		break;
+	case -ENOENT:
+		eng_problem(&st->pb, line, "%stimecode '%s' does not exist in "
+			    "drop frame (frames 00-%02u are skipped at minute "
+			    "%02u)", what, s, st->nominal / 15 - 1, tc->mm);
+		break;
+	default:
+		eng_problem(&st->pb, line, "%sbad timecode '%s' (expected "
+			    "HH:MM:SS:FF)", what, s);
+	}
+	return -EINVAL;
 }
 
-static int drop_frame_rate(const struct edl_state *st)
-{
-	return st->fps.den == 1001 &&
-	       (st->fps.num == 30000 || st->fps.num == 60000);
-}
-
-/* "HH:MM:SS:FF" (or with ';', '.', ',' before FF: drop frame) to a frame
- * count at the EDL's nominal rate.  Reports and returns -EINVAL. */
+/* "HH:MM:SS:FF" (or with ';', '.', ',' before FF, or under FCM: DROP
+ * FRAME: drop frame) to a frame count at the EDL's nominal rate.  Reports
+ * and returns -EINVAL. */
 static int parse_tc(struct edl_state *st, unsigned line, const char *s,
 		    int64_t *out)
 {
-	unsigned hh, mm, ss, ff, drop = 0;
-	int64_t minutes;
-	int df;
-	char sep;
+	struct eng_tc tc;
+	int rc = eng_tc_parse(s, &tc);
 
-	if (strlen(s) != 11 || !is_digit(s[0]) || !is_digit(s[1]) ||
-	    !is_digit(s[3]) || !is_digit(s[4]) || !is_digit(s[6]) ||
-	    !is_digit(s[7]) || !is_digit(s[9]) || !is_digit(s[10]) ||
-	    !strchr(":;.,", s[2]) || !strchr(":;.,", s[5]) ||
-	    !strchr(":;.,", s[8])) {
-		eng_problem(&st->pb, line,
-			    "bad timecode '%s' (expected HH:MM:SS:FF)",
-			    s);
-		return -EINVAL;
-	}
-	hh = (unsigned)(s[0] - '0') * 10 + (unsigned)(s[1] - '0');
-	mm = (unsigned)(s[3] - '0') * 10 + (unsigned)(s[4] - '0');
-	ss = (unsigned)(s[6] - '0') * 10 + (unsigned)(s[7] - '0');
-	ff = (unsigned)(s[9] - '0') * 10 + (unsigned)(s[10] - '0');
-	sep = s[8];
-	df = st->fcm_drop || sep == ';' || sep == '.' || sep == ',';
-	if (mm > 59 || ss > 59) {
-		eng_problem(&st->pb, line,
-			    "bad timecode '%s': minutes and seconds "
-			    "must be below 60", s);
-		return -EINVAL;
-	}
-	if (ff >= st->nominal) {
-		eng_problem(&st->pb, line,
-			    "bad timecode '%s': frame %u at %u frames "
-			    "per second", s, ff, st->nominal);
-		return -EINVAL;
-	}
-	if (df) {
-		if (!drop_frame_rate(st)) {
-			/* once: every timecode after it would say the same */
-			if (!st->df_told)
-				eng_problem(&st->pb, line,
-					    "drop-frame timecode '%s' at "
-					    "%u/%u fps (drop frame needs 29.97 or "
-					    "59.94)", s, st->fps.num, st->fps.den);
-			st->df_told = 1;
-			return -EINVAL;
-		}
-		drop = st->nominal / 15;	/* 2 at 29.97, 4 at 59.94 */
-		if (ss == 0 && ff < drop && mm % 10 != 0) {
-			eng_problem(&st->pb, line,
-				    "timecode '%s' does not exist in "
-				    "drop frame (frames 00-%02u are skipped at "
-				    "minute %02u)",
-				    s, drop - 1, mm);
-			return -EINVAL;
-		}
-	}
-	minutes = (int64_t)hh * 60 + mm;
-	*out = (minutes * 60 + ss) * st->nominal + ff -
-	       (int64_t)drop * (minutes - minutes / 10);
-	return 0;
+	if (rc == 0)
+		rc = eng_tc_frames(&tc, st->fps, st->fcm_drop, out);
+	return rc < 0 ? tc_problem(st, line, "", s, &tc, rc) : 0;
 }
 
 /* "[+-]DIGITS[.DIGITS]" frames per second, to thousandths (further
@@ -497,6 +475,10 @@ static int do_event(struct edl_state *st, unsigned line, char **tok, int n)
 	}
 	if (parse_transition(st, line, &e, tok + 3, n - 7) < 0)
 		bad = 1;
+	/* the origin timecode is counted as the first event's */
+	if (!st->events_seen)
+		st->origin_drop = st->fcm_drop;
+	st->events_seen = 1;
 	if (parse_tc(st, line, tok[n - 4], &e.src_in) < 0 ||
 	    parse_tc(st, line, tok[n - 3], &e.src_out) < 0 ||
 	    parse_tc(st, line, tok[n - 2], &e.rec_in) < 0 ||
@@ -655,14 +637,14 @@ static void do_fps_comment(struct edl_state *st, unsigned line, char *value)
 	if (st->fps_line)
 		skipped(st, line, "FPS comment given twice (first on line %u)",
 			st->fps_line);
-	if (eng_parse_fps(value, &fps) < 0 || nominal_rate(fps) == 0) {
+	if (eng_parse_fps(value, &fps) < 0 || eng_tc_nominal(fps) == 0) {
 		eng_problem(&st->pb, line,
 			    "bad frame rate '%s' (e.g. 25, 30000/1001 "
 			    "or 29.97)", value);
 		return;
 	}
 	st->fps = fps;
-	st->nominal = (unsigned)nominal_rate(fps);
+	st->nominal = (unsigned)eng_tc_nominal(fps);
 	st->fps_line = line;
 }
 
@@ -869,10 +851,29 @@ static int reads(const struct edl_state *st, const struct edl_event *e)
 	       (event_len(e) > 0 || extension(st, e) > 0);
 }
 
+/* The frame of opt->edl_origin_tc at this EDL's rate (its sidecar or
+ * FPS comment may differ from -o fps=), counted as its first event's
+ * timecodes; -1, told once, when it has no such frame. */
+static int64_t origin_frame(struct edl_state *st)
+{
+	const struct eng_tc *tc = &st->opt->edl_origin_tc;
+	int64_t f;
+	int rc;
+
+	if (st->opt->edl_origin != ENG_EDL_ORIGIN_TC)
+		return 0;
+	rc = eng_tc_frames(tc, st->fps, st->origin_drop, &f);
+	if (rc < 0) {
+		tc_problem(st, 0, "edl_origin: ", tc->text, tc, rc);
+		return -1;
+	}
+	return f;
+}
+
 static int resolve_clips(struct edl_state *st)
 {
+	int64_t *o, origin = origin_frame(st);
 	size_t i;
-	int64_t *o;
 
 	for (i = 0; i < st->nev; i++) {
 		struct edl_event *e = &st->ev[i];
@@ -909,13 +910,15 @@ static int resolve_clips(struct edl_state *st)
 			st->clip_origin[c] = 0;
 			break;
 		case ENG_EDL_ORIGIN_TC:
-			st->clip_origin[c] = st->opt->edl_origin_tc;
-			if (e->src_in < st->opt->edl_origin_tc)
+			/* a bad origin is told; read as zero meanwhile */
+			st->clip_origin[c] = origin < 0 ? 0 : origin;
+			if (origin >= 0 && e->src_in < origin)
 				eng_problem(&st->pb, e->line,
 					    "event %03u: source in is "
-					    "before the source origin (frame %lld)",
-					    e->num,
-					    (long long)st->opt->edl_origin_tc);
+					    "before the source origin %s "
+					    "(frame %lld)", e->num,
+					    st->opt->edl_origin_tc.text,
+					    (long long)origin);
 			break;
 		}
 	}
@@ -1127,12 +1130,12 @@ int eng_edl_parse(const char *path, const char *name, const char *text,
 	}
 	st.opt = opt;
 	st.fps = opt->fps;
-	if (st.fps.den == 0 || nominal_rate(st.fps) == 0) {
+	if (st.fps.den == 0 || eng_tc_nominal(st.fps) == 0) {
 		eng_problem(&st.pb, 0,
 			    "bad frame rate %u/%u", st.fps.num, st.fps.den);
 		return -EINVAL;
 	}
-	st.nominal = (unsigned)nominal_rate(st.fps);
+	st.nominal = (unsigned)eng_tc_nominal(st.fps);
 	st.tl = eng_tl_new(name, path);
 	buf = malloc(len + 1);
 	if (!st.tl || !buf)

@@ -254,6 +254,32 @@ void eng_strbuf_printf(struct eng_strbuf *b, const char *fmt, ...)
  * is text: that is a mistake, not an edit).  *len excludes the NUL. */
 int eng_read_file(const char *path, char **text, size_t *len);
 
+/* A SMPTE timecode as written (engine/timecode.c). */
+struct eng_tc {
+	unsigned hh, mm, ss, ff;
+	int drop;		/* the separator before FF is ';', '.' or ',' */
+	char text[16];		/* as written, for messages */
+};
+
+/* "HH:MM:SS:FF": two digits a field (FF three above 99 fps), each
+ * separator one of ':' ';' '.' ','; the one before FF other than ':'
+ * marks drop frame (01:00:00;00).  No blanks, signs or junk.  Returns 0,
+ * -EINVAL for another form, -ERANGE for minutes or seconds above 59 (*tc
+ * is filled but for that). */
+int eng_tc_parse(const char *s, struct eng_tc *tc);
+/* Timecode frames per second: the rate rounded, 30 at 30000/1001; 0 for
+ * a rate with den 0. */
+unsigned eng_tc_nominal(struct eng_fps fps);
+/* Whether fps has drop-frame timecode: 29.97 and 59.94 (N*1000/1001). */
+int eng_tc_drop_rate(struct eng_fps fps);
+/* The frame count of tc at fps, counted drop frame (frame numbers 0-1, at
+ * 59.94 0-3, skipped at every minute not divisible by ten) when tc->drop
+ * or drop (an EDL's FCM: DROP FRAME).  Returns 0; -ERANGE when FF is not
+ * below the nominal rate; -ENOTSUP for drop frame at a rate that has
+ * none; -ENOENT for a timecode that drop frame skips. */
+int eng_tc_frames(const struct eng_tc *tc, struct eng_fps fps, int drop,
+		  int64_t *frames);
+
 /* What formats that carry no rates need to build a timeline (EDL, OTIO).
  * The .tl format declares its own and ignores these. */
 struct eng_load_options {
@@ -266,12 +292,24 @@ struct eng_load_options {
 		ENG_EDL_ORIGIN_ZERO,	/* 00:00:00:00 = frame 0 */
 		ENG_EDL_ORIGIN_TC,	/* edl_origin_tc = frame 0 */
 	} edl_origin;
-	int64_t edl_origin_tc;	/* in frames at fps, for ENG_EDL_ORIGIN_TC */
+	/* for ENG_EDL_ORIGIN_TC: counted by each EDL at its own rate (its
+	 * sidecar or FPS comment), drop frame when written so or when the
+	 * EDL's first event is under FCM: DROP FRAME */
+	struct eng_tc edl_origin_tc;
 	int strict;		/* skipped constructs become errors */
 };
 
 /* Fill o with the defaults above. */
 void eng_load_options_default(struct eng_load_options *o);
+
+/* The value of the mount's -o edl_origin= and timelinefs-gen
+ * --edl-origin: "min", "zero" or a timecode (eng_tc_parse), into
+ * o->edl_origin and o->edl_origin_tc.  Whether the timecode's frame
+ * exists depends on each EDL's rate, so the EDL parser tells that.
+ * Returns 0, or -EINVAL with the reason (lower case, no option name) in
+ * why[len]. */
+int eng_edl_origin_parse(const char *s, struct eng_load_options *o,
+			 char *why, size_t len);
 
 /* Whether `rate` bytes per second is an audio rate of an EDL/OTIO audio
  * track of `align`-byte mono samples (audio_align, 3): positive, whole

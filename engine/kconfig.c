@@ -10,8 +10,8 @@
 
 #include "engine.h"
 
-int eng_kconfig_get(const char *text, size_t len, const char *key,
-		    char *buf, size_t buflen)
+int eng_kconfig_get(const char *text, size_t len, const char *key, char *buf,
+		    size_t buflen)
 {
 	size_t klen = strlen(key), i = 0;
 

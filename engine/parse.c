@@ -255,6 +255,5 @@ void eng_load_options_default(struct eng_load_options *o)
 	o->audio_rate = 144000;
 	o->audio_align = 3;
 	o->edl_origin = ENG_EDL_ORIGIN_MIN;
-	o->edl_origin_tc = 0;
 	o->strict = 0;
 }

@@ -32,6 +32,9 @@
 #define SET_AUDIO_RATE 8u
 /* Options of the random generator that --for and --dump-tl do not take. */
 #define SET_GEN_ONLY 16u
+/* Options of loading EDL/OTIO that the random generator (.tl) has no use
+ * for. */
+#define SET_LOAD_ONLY 32u
 
 enum {
 	OPT_CLIPS = 256,
@@ -49,6 +52,8 @@ enum {
 	OPT_FORMAT,
 	OPT_FOR,
 	OPT_DUMP_TL,
+	OPT_EDL_ORIGIN,
+	OPT_STRICT,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +72,8 @@ static const struct option long_opts[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"for", required_argument, NULL, OPT_FOR},
     {"dump-tl", required_argument, NULL, OPT_DUMP_TL},
+    {"edl-origin", required_argument, NULL, OPT_EDL_ORIGIN},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -86,9 +93,10 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: " PROG " [options] DIR\n"
 "       " PROG " --for TIMELINE [--for TIMELINE ...] [--fps R]\n"
-"              [--video-rate B] [--audio-rate B] [--seed N] [--force] DIR\n"
+"              [--video-rate B] [--audio-rate B] [--edl-origin WHERE]\n"
+"              [--strict] [--seed N] [--force] DIR\n"
 "       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B]\n"
-"              [--audio-rate B]\n"
+"              [--audio-rate B] [--edl-origin WHERE] [--strict]\n"
 "Write seeded random clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
 "timelines DIR/timelines/timelineNN.tl that edit them, for timelinefs.\n"
 "The same options and seed give the same bytes.\n"
@@ -101,10 +109,11 @@ static void usage(FILE *f)
 "in DIR/timelines stay long enough for them, and none is shortened.\n"
 "Timelines load as the mount loads them: --fps (EDL frame rate, default\n"
 "29.97; a NAME.edl.fps sidecar wins; given, it is written as the copy's\n"
-"sidecar), --video-rate and --audio-rate (of EDL/OTIO tracks: mount with\n"
-"the same -o video_rate=,audio_rate=).  --dump-tl prints a timeline as\n"
-"the mount resolves it, in .tl form with every segment at its record\n"
-"frame (a blank, '#' or '%%' in a clip name written %%XX, as .tl reads it).\n"
+"sidecar), --video-rate, --audio-rate, --edl-origin and --strict (mount\n"
+"with the same -o video_rate=,audio_rate=,edl_origin=,strict; the last\n"
+"line says so).  --dump-tl prints a timeline as the mount resolves it, in\n"
+".tl form with every segment at its record frame (a blank, '#' or '%%' in\n"
+"a clip name written %%XX, as .tl reads it).\n"
 "\n"
 "  --clips N            clips to write (default %" PRIu32 ")\n"
 "  --clip-seconds S     length of every clip, decimals allowed (default %s)\n"
@@ -128,6 +137,9 @@ PRIu32 ")\n"
 "  --force              write even when DIR's file system looks too small\n"
 "  --for TIMELINE       write the media TIMELINE plays (repeatable), see above\n"
 "  --dump-tl TIMELINE   print TIMELINE as the mount resolves it, as .tl\n"
+"  --edl-origin WHERE   EDL source TC of media frame 0: min, zero or\n"
+"                       HH:MM:SS:FF (default min), as -o edl_origin=\n"
+"  --strict             skipped EDL/OTIO constructs are errors, as -o strict\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
 "\n"
@@ -511,6 +523,7 @@ struct for_opts {
 	const char *fps_arg; /* --fps as given, NULL: not given */
 	const char *video_arg;
 	const char *audio_arg;
+	const char *origin_arg; /* --edl-origin as given */
 	uint64_t seed;
 	int force;
 };
@@ -903,6 +916,44 @@ static int for_verify(const char *dir, struct for_tl *v, size_t n,
 	return rc;
 }
 
+/* Append ",NAME=VALUE" (NAME alone when val is NULL) to the mount's -o
+ * line being built in *o. */
+static void mount_opt(char **o, const char *name, const char *val)
+{
+	char *next;
+
+	if (!*o ||
+	    asprintf(&next, "%s%s%s%s%s", *o, **o ? "," : "", name,
+		     val ? "=" : "", val ? val : "") < 0)
+		return;
+	free(*o);
+	*o = next;
+}
+
+/* The options the mount needs to resolve the timelines as --for did:
+ * those that have no sidecar.  Quoted for a shell when a value needs it
+ * (01:00:00;00). */
+static void print_mount_line(const char *dir, const struct for_opts *fo)
+{
+	char *o = strdup("");
+
+	if (fo->video_arg)
+		mount_opt(&o, "video_rate", fo->video_arg);
+	if (fo->audio_arg)
+		mount_opt(&o, "audio_rate", fo->audio_arg);
+	if (fo->origin_arg)
+		mount_opt(&o, "edl_origin", fo->origin_arg);
+	if (fo->load.strict)
+		mount_opt(&o, "strict", NULL);
+	printf("mount them: timelinefs ");
+	if (o && *o)
+		printf(strspn(o, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+			      "TUVWXYZ0123456789_=,.:/+-") == strlen(o) ?
+			       "-o %s " : "-o '%s' ", o);
+	printf("%s MOUNTPOINT\n", dir);
+	free(o);
+}
+
 static void for_report(const char *dir, const struct for_tl *v, size_t n,
 		       const struct for_old *old, size_t nold, size_t kept,
 		       const struct eng_gen_media_plan *p,
@@ -950,14 +1001,7 @@ static void for_report(const char *dir, const struct for_tl *v, size_t n,
 		printf("  %zu file%s longer than every timeline needs: "
 		       "kept at that length\n",
 		       kept, kept == 1 ? " was" : "s were");
-	printf("mount them: timelinefs ");
-	if (fo->video_arg || fo->audio_arg)
-		printf("-o %s%s%s%s%s ", fo->video_arg ? "video_rate=" : "",
-		       fo->video_arg ? fo->video_arg : "",
-		       fo->video_arg && fo->audio_arg ? "," : "",
-		       fo->audio_arg ? "audio_rate=" : "",
-		       fo->audio_arg ? fo->audio_arg : "");
-	printf("%s MOUNTPOINT\n", dir);
+	print_mount_line(dir, fo);
 }
 
 /* timelinefs-gen --for T [--for T ...] DIR */
@@ -1183,6 +1227,21 @@ int main(int argc, char **argv)
 			fo.audio_arg = optarg;
 			break;
 		}
+		case OPT_EDL_ORIGIN: {
+			char why[128];
+
+			/* the mount's -o edl_origin= value, in its words */
+			if (eng_edl_origin_parse(optarg, &fo.load, why,
+						 sizeof(why)) < 0)
+				rc = bad_value("--edl-origin", optarg, why);
+			fo.origin_arg = optarg;
+			set |= SET_LOAD_ONLY;
+			break;
+		}
+		case OPT_STRICT:
+			set |= SET_LOAD_ONLY;
+			fo.load.strict = 1;
+			break;
 		case OPT_SEED: {
 			int64_t v;
 
@@ -1257,6 +1316,12 @@ int main(int argc, char **argv)
 			"--min-seconds, --max-seconds, --audio-tracks and "
 			"--format make random timelines: not with %s\n",
 			dump ? "--dump-tl" : "--for");
+		goto out;
+	}
+	if (!nfor && !dump && (set & SET_LOAD_ONLY)) {
+		fprintf(stderr, PROG ": --edl-origin and --strict are for "
+				     "loading timelines: with --for or "
+				     "--dump-tl\n");
 		goto out;
 	}
 	if ((nfor || dump) &&

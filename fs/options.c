@@ -75,7 +75,7 @@ void fs_usage(const char *prog)
 	       "                          0 leaves the kernel's (1024)\n"
 	       "    -o fps=R              frame rate of EDLs, which carry none (29.97)\n"
 	       "    -o edl_origin=WHERE   EDL source TC of media frame 0: min, zero or\n"
-	       "                          HH:MM:SS:FF (min)\n"
+	       "                          HH:MM:SS:FF, HH:MM:SS;FF drop frame (min)\n"
 	       "    -o video_rate=BYTES   V track rate of EDL/OTIO timelines (18M)\n"
 	       "    -o audio_rate=BYTES   A track rate of EDL/OTIO timelines, a multiple\n"
 	       "                          of 3 (24-bit samples) (144000)\n"
@@ -232,37 +232,6 @@ static int parse_uint_opt(const char *name, const char *v, unsigned lo,
 	return 0;
 }
 
-/* "HH:MM:SS:FF" (';' before FF, drop frame, is counted nominally): two
- * digits a field (FF more above 99 fps), minutes and seconds below 60,
- * frames below the nominal rate nom.  sscanf's %u would take signs,
- * blanks and 99 minutes.  Returns the frame count or -1. */
-static int64_t parse_origin_tc(const char *s, unsigned nom)
-{
-	static const unsigned lim[3] = { 100, 60, 60 };
-	unsigned v[4] = { 0 }, k, d;
-	const char *p = s;
-
-	for (k = 0; k < 4; k++) {
-		if (k && *p != ':' && !(k == 3 && *p == ';'))
-			return -1;
-		if (k)
-			p++;
-		for (d = 0; p[d] >= '0' && p[d] <= '9'; d++) {
-			if (d == 9)
-				return -1;
-			v[k] = v[k] * 10 + (unsigned)(p[d] - '0');
-		}
-		if (d != 2 && !(k == 3 && d > 2))
-			return -1;
-		if (v[k] >= (k == 3 ? nom : lim[k]))
-			return -1;
-		p += d;
-	}
-	if (*p)
-		return -1;
-	return (((int64_t)v[0] * 60 + v[1]) * 60 + v[2]) * nom + v[3];
-}
-
 /* Track options (so both .tl and the load options see the rate defaults). */
 static int parse_load_options(struct fs_config *cfg, struct eng_diag *diag)
 {
@@ -298,26 +267,13 @@ static int parse_load_options(struct fs_config *cfg, struct eng_diag *diag)
 			     cfg->audio_rate, why);
 		return -1;
 	}
-	if (cfg->edl_origin) {
-		/* nominal (non-drop) count; the EDL parser owns drop-frame
-		 * arithmetic for timecodes in files */
-		unsigned nom = (o->fps.num + o->fps.den - 1) / o->fps.den;
-		int64_t tc;
-
-		if (strcmp(cfg->edl_origin, "min") == 0) {
-			o->edl_origin = ENG_EDL_ORIGIN_MIN;
-		} else if (strcmp(cfg->edl_origin, "zero") == 0) {
-			o->edl_origin = ENG_EDL_ORIGIN_ZERO;
-		} else if ((tc = parse_origin_tc(cfg->edl_origin, nom)) >= 0) {
-			o->edl_origin = ENG_EDL_ORIGIN_TC;
-			o->edl_origin_tc = tc;
-		} else {
-			eng_diag_add(diag, "timelinefs", 0, "bad edl_origin "
-				     "'%s': expected min, zero or HH:MM:SS:FF "
-				     "(frames below %u)", cfg->edl_origin,
-				     nom);
-			return -1;
-		}
+	/* the timecode's frame depends on each EDL's rate: its parser
+	 * tells a frame that does not exist there */
+	if (cfg->edl_origin && eng_edl_origin_parse(cfg->edl_origin, o, why,
+						    sizeof(why)) < 0) {
+		eng_diag_add(diag, "timelinefs", 0, "bad edl_origin '%s': %s",
+			     cfg->edl_origin, why);
+		return -1;
 	}
 	return 0;
 }

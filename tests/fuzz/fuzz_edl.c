@@ -24,9 +24,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the first byte picks the options, so that strict mode and the
 	 * origins are explored too */
 	if (size > 0) {
+		static const char *const origin[] = {
+			"min", "zero", "01:00:00:00", "01:00:00;00"
+		};
+		char why[128];
+
 		o.strict = data[0] & 1;
-		o.edl_origin = (data[0] >> 1) % 3;
-		o.edl_origin_tc = 90000;
+		/* as -o edl_origin= sets it */
+		eng_edl_origin_parse(origin[(data[0] >> 1) % 4], &o, why,
+				     sizeof(why));
 		if (data[0] & 8) {
 			o.fps.num = 25;
 			o.fps.den = 1;

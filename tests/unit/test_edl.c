@@ -543,7 +543,8 @@ static void test_record_order(void **state)
 }
 
 /* opt->edl_origin: MIN (earliest source of the clip in the EDL), ZERO,
- * TC (here 01:00:00:00 at 25 = 90000). */
+ * TC (here 01:00:00:00 at 25 = 90000), set as the mount and
+ * timelinefs-gen set it, by eng_edl_origin_parse. */
 static void test_origin(void **state)
 {
 	static const char text[] =
@@ -553,33 +554,109 @@ static void test_origin(void **state)
 	struct eng_timeline *tl = NULL;
 	struct eng_diag d = { 0 };
 	const struct {
-		int origin;
-		int64_t tc;
+		const char *origin;
 		int64_t src0, src1;
 	} cases[] = {
-		{ ENG_EDL_ORIGIN_MIN, 0, 25, 0 },
-		{ ENG_EDL_ORIGIN_ZERO, 0, 90050, 90025 },
-		{ ENG_EDL_ORIGIN_TC, 90000, 50, 25 },
+		{ "min", 25, 0 },
+		{ "zero", 90050, 90025 },
+		{ "01:00:00:00", 50, 25 },
 	};
+	char why[128];
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < N(cases); i++) {
 		options(&o, "25", 1);
-		o.edl_origin = cases[i].origin;
-		o.edl_origin_tc = cases[i].tc;
+		assert_int_equal(eng_edl_origin_parse(cases[i].origin, &o, why,
+						      sizeof(why)), 0);
 		assert_int_equal(parse_opt(text, strlen(text), &o, &tl, &d), 0);
 		assert_int_equal(tl->tracks[0].segs[0].src_in, cases[i].src0);
 		assert_int_equal(tl->tracks[0].segs[1].src_in, cases[i].src1);
 		eng_tl_free(tl);
 	}
 	/* a source before the TC origin */
-	o.edl_origin_tc = 90026;
+	assert_int_equal(eng_edl_origin_parse("01:00:01:01", &o, why,
+					      sizeof(why)), 0);
 	assert_int_equal(parse_opt(text, strlen(text), &o, &tl, &d), -EINVAL);
 	assert_msg(&d, "t.edl:2: event 002: source in is before the source "
-		   "origin");
+		   "origin 01:00:01:01 (frame 90026)");
 	assert_int_equal(d.n, 1);
 	eng_diag_free(&d);
+}
+
+/*
+ * Issue 17 defect 7: the origin timecode is read by the one timecode
+ * parser, at the EDL's own rate and drop frame.  Before, the mount counted
+ * it once, at -o fps= and without drop frame: 01:00:00;00 at 29.97 was
+ * frame 108000 where the EDL's 01:00:00;00 is 107892 (every source "before
+ * the origin"), and an EDL at 25 fps by its FPS comment was given the
+ * origin counted at 30 frames per second.
+ */
+static void test_origin_rate(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *fps;	/* the mount's -o fps= */
+		const char *origin;
+		int rc;
+		int64_t src0;		/* of the first segment */
+		const char *msg;
+	} cases[] = {
+		/* drop frame written in the origin and the EDL: 10 frames */
+		{ "001  R  V  C  01:00:00;10 01:00:01;00 00:00:00:00 "
+		  "00:00:00:20\n", "29.97", "01:00:00;00", 0, 10, NULL },
+		/* FCM: DROP FRAME counts the ':' origin drop frame too */
+		{ "FCM: DROP FRAME\n"
+		  "001  R  V  C  01:00:00:10 01:00:01:00 00:00:00:00 "
+		  "00:00:00:20\n", "29.97", "01:00:00:00", 0, 10, NULL },
+		/* drop frame across minute 1: 00:01:00;02 is frame 1800 */
+		{ "001  R  V  C  00:01:00;02 00:01:00;12 00:00:00:00 "
+		  "00:00:00:10\n", "29.97", "00:00:00;00", 0, 1800, NULL },
+		/* the EDL's FPS comment: the origin counted at 25 */
+		{ "* FPS: 25\n"
+		  "001  R  V  C  01:00:00:10 01:00:01:00 00:00:00:00 "
+		  "00:00:00:15\n", "29.97", "01:00:00:00", 0, 10, NULL },
+		/* a frame the EDL's rate has not */
+		{ "* FPS: 25\n"
+		  "001  R  V  C  01:00:00:10 01:00:01:00 00:00:00:00 "
+		  "00:00:00:15\n", "29.97", "01:00:00:27", -EINVAL, 0,
+		  "t.edl: edl_origin: bad timecode '01:00:00:27': frame 27 "
+		  "at 25 frames per second" },
+		/* drop frame at 25 */
+		{ "001  R  V  C  01:00:00:10 01:00:01:00 00:00:00:00 "
+		  "00:00:00:15\n", "25", "01:00:00;00", -EINVAL, 0,
+		  "t.edl: edl_origin: drop-frame timecode '01:00:00;00' at "
+		  "25/1 fps" },
+		/* a timecode drop frame skips */
+		{ "001  R  V  C  01:01:00;10 01:01:01;00 00:00:00:00 "
+		  "00:00:00:15\n", "29.97", "01:01:00;00", -EINVAL, 0,
+		  "t.edl: edl_origin: timecode '01:01:00;00' does not exist "
+		  "in drop frame" },
+	};
+	struct eng_load_options o;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char why[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		options(&o, cases[i].fps, 0);
+		assert_int_equal(eng_edl_origin_parse(cases[i].origin, &o, why,
+						      sizeof(why)), 0);
+		if (parse_opt(cases[i].text, strlen(cases[i].text), &o, &tl,
+			      &d) != cases[i].rc)
+			fail_msg("case %zu: rc %d, %s", i, cases[i].rc,
+				 d.n ? d.msgs[0] : "no message");
+		if (cases[i].rc == 0)
+			assert_int_equal(tl->tracks[0].segs[0].src_in,
+					 cases[i].src0);
+		else
+			assert_msg(&d, cases[i].msg);
+		eng_tl_free(tl);
+		tl = NULL;
+		eng_diag_free(&d);
+	}
 }
 
 /* Which comment names the clip, and how a name becomes a clip name. */
@@ -910,6 +987,7 @@ int main(void)
 	T(test_transitions);
 	T(test_record_order);
 	T(test_origin);
+	T(test_origin_rate);
 	T(test_clip_names);
 	T(test_misc);
 	T(test_errors);

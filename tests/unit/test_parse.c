@@ -272,7 +272,8 @@ static void test_load_defaults(void **state)
 	assert_int_equal(o.audio_rate, 144000);
 	assert_int_equal(o.audio_align, 3);
 	assert_int_equal(o.edl_origin, ENG_EDL_ORIGIN_MIN);
-	assert_int_equal(o.edl_origin_tc, 0);
+	assert_int_equal(o.edl_origin_tc.hh, 0);
+	assert_int_equal(o.edl_origin_tc.ff, 0);
 	assert_int_equal(o.strict, 0);
 }
 
