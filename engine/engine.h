@@ -429,7 +429,9 @@ struct eng_io {
 	/* pread; returns bytes read or -errno. */
 	ssize_t (*pread)(void *ctx, int fd, void *buf, size_t len,
 			 uint64_t off);
-	/* Drop [off, off+len) of fd from the page cache. */
+	/* Drop [off, off+len) of fd from the page cache, whole pages
+	 * included: the pages it starts and ends in too (len 0: to the end
+	 * of the file). */
 	void (*dontneed)(void *ctx, int fd, uint64_t off, uint64_t len);
 	void (*close)(void *ctx, int fd);
 	void *ctx;

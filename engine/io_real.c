@@ -94,7 +94,8 @@ static int real_open(void *ctx, const char *file, int direct, int *is_direct)
 			if (is_direct)
 				*is_direct = 1;
 		} else if (fd == -EINVAL) {
-			/* tmpfs and some FUSE file systems refuse O_DIRECT */
+			/* ramfs, tmpfs before Linux 6.6 and some FUSE file
+			 * systems refuse O_DIRECT */
 			real->warned_direct = 1;
 		} else {
 			return fd;
@@ -158,7 +159,17 @@ static ssize_t real_pread(void *ctx, int fd, void *buf, size_t len,
 
 static void real_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
 {
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end;
+
 	(void)ctx;
+	/* The kernel keeps the partial pages at either end of the range: a
+	 * 4800-byte audio slice would never lose a page.  Widen it to whole
+	 * pages; the next slice reads its first page from the storage. */
+	if (len) {
+		end = (off + len + page - 1) & ~(page - 1);
+		off &= ~(page - 1);
+		len = end - off;
+	}
 	posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
 }
 

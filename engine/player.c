@@ -125,6 +125,21 @@ static void record(const struct eng_player *p, const struct eng_access *a)
 		p->cfg.record(p->cfg.record_ctx, a);
 }
 
+/* Close a clip's fd.  Where the page cache must not hide the storage
+ * (dontneed, and a direct open that fell back to buffered), drop the whole
+ * file first: each read drops only its own range, and the kernel's
+ * readahead past the last one (read_ahead_kb, megabytes) and the WAV
+ * header read at load would stay cached after the stream. */
+static void close_media(const struct eng_player *p, const struct media_fd *m)
+{
+	const struct eng_io *io = p->cfg.io;
+
+	if (p->cfg.backing != ENG_BACKING_BUFFERED && !m->direct &&
+	    io->dontneed)
+		io->dontneed(io->ctx, m->fd, 0, 0);
+	io->close(io->ctx, m->fd);
+}
+
 /* The fd of (clip, track), opened on first use.  -errno if it cannot be
  * opened; the next frame tries again.  With io->check, the name is checked
  * right after the open and then at most every ENG_MEDIA_CHECK_NS: a file
@@ -160,7 +175,7 @@ static int media_fd(struct eng_player *p, uint32_t clip, size_t t,
 	if (io->check && now - m->checked_ns >= ENG_MEDIA_CHECK_NS) {
 		rc = io->check(io->ctx, m->fd, file);
 		if (rc < 0) {
-			io->close(io->ctx, m->fd);
+			close_media(p, m);
 			m->fd = -1;
 			return rc;
 		}
@@ -748,7 +763,7 @@ void eng_player_free(struct eng_player *p)
 	nfds = p->tl->nclips * p->tl->ntracks;
 	for (i = 0; i < nfds; i++)
 		if (p->fds[i].fd >= 0)
-			p->cfg.io->close(p->cfg.io->ctx, p->fds[i].fd);
+			close_media(p, &p->fds[i]);
 	if (p->zc > 0)
 		for (i = 0; i < p->nslots; i++)
 			p->cfg.io->pipe_free(p->cfg.io->ctx, p->zc_fds[i]);

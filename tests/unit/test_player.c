@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1283,7 +1284,7 @@ static void test_direct(void **state)
 			f, 8, ENG_PACE_OFF, 1, cases[c].backing, 4096);
 		struct eng_player *p = new_player(tl, &cfg);
 		uint64_t off = 0;
-		long unaligned_logical = 0;
+		long unaligned_logical = 0, nd;
 		ssize_t r;
 		size_t i;
 
@@ -1340,8 +1341,20 @@ static void test_direct(void **state)
 						 f->log.a[i].length);
 			}
 		}
+		nd = f->dontneeds;
 		eng_player_free(p);
 		assert_int_equal(f->closes, 2);
+		/* and each file whole at close: readahead past the last
+		 * read would stay cached */
+		if (nd) {
+			assert_int_equal(f->dontneeds, nd + 2);
+			for (i = (size_t)nd; i < (size_t)f->dontneeds; i++) {
+				assert_int_equal(f->dn[i].off, 0);
+				assert_int_equal(f->dn[i].len, 0);
+			}
+		} else {
+			assert_int_equal(f->dontneeds, 0);
+		}
 		fake_free(f);
 	}
 	free(got);
@@ -2286,6 +2299,21 @@ static void write_file(int dirfd, const char *name, uint64_t size)
 	free(buf);
 }
 
+/* Is page `page` of fd in the page cache?  (mincore of a private
+ * mapping, which reads nothing) */
+static int resident_page(int fd, size_t page)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char vec = 0;
+	void *m = mmap(NULL, ps, PROT_READ, MAP_PRIVATE, fd,
+		       (off_t)(page * ps));
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mincore(m, ps, &vec), 0);
+	munmap(m, ps);
+	return vec & 1;
+}
+
 static void test_io_real(void **state)
 {
 	char dir[] = "/tmp/test_player.XXXXXX";
@@ -2335,7 +2363,26 @@ static void test_io_real(void **state)
 	/* short at EOF, 0 past it */
 	assert_int_equal(io.pread(io.ctx, fd, buf, 64, 10000 * 40 - 10), 10);
 	assert_int_equal(io.pread(io.ctx, fd, buf, 64, 10000 * 40), 0);
-	io.dontneed(io.ctx, fd, 0, 4096);
+	/* dontneed drops the pages a range touches, even a range within
+	 * one page, which posix_fadvise alone keeps (a 4800-byte audio
+	 * slice would never leave the page cache).  A file of one page: a
+	 * larger one may be cached in large folios, which the kernel drops
+	 * only whole. */
+	io.close(io.ctx, fd);
+	write_file(dirfd, "one.V", (uint64_t)sysconf(_SC_PAGESIZE));
+	fd = io.open(io.ctx, "one.V", 0, &is_direct);
+	assert_true(fd >= 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	if (resident_page(fd, 0)) {
+		/* tmpfs: the page cache is the file, nothing is dropped */
+		print_message("page cache not droppable here, not checked\n");
+	} else {
+		assert_int_equal(io.pread(io.ctx, fd, buf, 64, 100), 64);
+		assert_true(resident_page(fd, 0));
+		io.dontneed(io.ctx, fd, 100, 200);
+		assert_false(resident_page(fd, 0));
+	}
 	io.close(io.ctx, fd);
 	assert_int_equal(io.pread(io.ctx, -1, buf, 64, 0), -EBADF);
 
@@ -2363,6 +2410,7 @@ static void test_io_real(void **state)
 	eng_player_free(p);
 
 	unlinkat(dirfd, "link.V", 0);
+	unlinkat(dirfd, "one.V", 0);
 	unlinkat(dirfd, "c0.V", 0);
 	unlinkat(dirfd, "c0.A1", 0);
 	close(dirfd);
