@@ -123,9 +123,9 @@ static void probe_pipes(struct fs *fs)
 		need, fs_pipe_max(), need);
 }
 
-/* backing=direct on a file system that refuses O_DIRECT (tmpfs, some
- * FUSE and network file systems) falls back to buffered reads: say so once,
- * at mount, rather than on the read path. */
+/* backing=direct on a file system that refuses O_DIRECT (ramfs, tmpfs
+ * before Linux 6.6, some FUSE and network file systems) falls back to
+ * buffered reads: say so once, at mount, rather than on the read path. */
 static void probe_direct(struct fs *fs)
 {
 	size_t i, c, t;
