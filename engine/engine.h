@@ -330,15 +330,17 @@ int eng_otio_parse(const char *path, const char *name, const char *text,
 		   size_t len, const struct eng_load_options *opt,
 		   struct eng_timeline **out, struct eng_diag *diag);
 
-/* Load a timeline file by its extension (.tl, .edl, .otio); the timeline's
- * name is the file name without directory and extension.  -ENOTSUP for an
- * unknown extension (with a message), else as the parsers. */
+/* Load a timeline file by its extension (.tl, .edl, .otio, in any case);
+ * the timeline's name is the file name without directory and extension
+ * ("REEL1.EDL" is "REEL1").  -ENOTSUP for an unknown extension (with a
+ * message), else as the parsers. */
 int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 		      struct eng_timeline **out, struct eng_diag *diag);
 
 /* Whether the mount loads the file `name` of its timelines folder: not
- * hidden, extension .tl, .edl or .otio (lower case).  timelinefs-gen
- * --for uses it to find the timelines already in DIR/timelines. */
+ * hidden, extension .tl, .edl or .otio in any case (Avid and others write
+ * "REEL1.EDL"), as eng_timeline_load reads them.  timelinefs-gen --for
+ * uses it to find the timelines already in DIR/timelines. */
 int eng_timeline_listed(const char *name);
 
 /* The names of the files of folder dir that eng_timeline_listed takes,
@@ -348,16 +350,23 @@ int eng_timeline_listed(const char *name);
 int eng_timeline_names(const char *dir, char ***names, size_t *n);
 void eng_names_free(char **names, size_t n);
 
+/* The i-th spelling of a sidecar's suffix, ".fps" first (i = 0), then
+ * ".fpS" ... ".FPS"; NULL past the last.  The sidecar of timeline PATH is
+ * PATH followed by any one of them ("REEL1.EDL.fps" or "REEL1.EDL.FPS"),
+ * as the extension of the timeline itself is read in any case. */
+const char *eng_sidecar_ext(unsigned i);
+
 /* The load options for the timeline file `path`: *def, with the frame rate
  * of a sidecar file PATH.fps ("NAME.edl.fps" holding e.g. "25", "23.976"
- * or "24000/1001") when one can be read.  The rate is the first word after
- * any UTF-8 BOM, blanks and line ends; what follows it is ignored.  The
- * mount and timelinefs-gen --for both use it, so they load a timeline
- * alike.  When sidecar is not NULL, *sidecar is that word, malloc'ed
- * (what --for writes beside the copy), or NULL when there is no sidecar.
- * Returns 0, -EINVAL for a sidecar with no or a bad rate (one message
- * naming its file and line and quoting the word; *out is then *def) or
- * -ENOMEM. */
+ * or "24000/1001"; ".fps" in any case, see eng_sidecar_ext) when one can
+ * be read.  The rate is the first word after any UTF-8 BOM, blanks and
+ * line ends; what follows it is ignored.  The mount and timelinefs-gen
+ * --for both use it, so they load a timeline alike.  When sidecar is not
+ * NULL, *sidecar is that word, malloc'ed (what --for writes beside the
+ * copy), or NULL when there is no sidecar.  Returns 0, -EINVAL for a
+ * sidecar with no or a bad rate (one message naming its file and line
+ * and quoting the word) or for two sidecars of one timeline (one message
+ * naming both; *out is then *def), or -ENOMEM. */
 int eng_load_options_for(const char *path, const struct eng_load_options *def,
 			 struct eng_load_options *out, char **sidecar,
 			 struct eng_diag *diag);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "engine.h"
 
@@ -85,9 +86,11 @@ int eng_timeline_listed(const char *name)
 {
 	const char *dot = strrchr(name, '.');
 
+	/* the case eng_timeline_load reads: a "REEL1.EDL" that --for and
+	 * --dump-tl take must not be missing from the mount */
 	return name[0] != '.' && dot &&
-	       (strcmp(dot, ".tl") == 0 || strcmp(dot, ".edl") == 0 ||
-		strcmp(dot, ".otio") == 0);
+	       (strcasecmp(dot, ".tl") == 0 || strcasecmp(dot, ".edl") == 0 ||
+		strcasecmp(dot, ".otio") == 0);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -153,12 +156,63 @@ int eng_timeline_names(const char *dir, char ***out, size_t *nout)
 /* Bytes skipped around a sidecar's rate: blanks and line ends. */
 #define SIDECAR_BLANKS " \t\r\n\v\f"
 
+const char *eng_sidecar_ext(unsigned i)
+{
+	static const char *const ext[] = {
+		".fps", ".fpS", ".fPs", ".fPS", ".Fps", ".FpS", ".FPs", ".FPS",
+	};
+
+	return i < sizeof(ext) / sizeof(ext[0]) ? ext[i] : NULL;
+}
+
+/* The sidecar of timeline path: *side (malloc'ed) is the first spelling
+ * that exists, links followed (NULL: none), *sb its stat.  Two files
+ * would be a rate chosen by spelling: -EINVAL, naming both.  On a
+ * case-insensitive file system every spelling is the one file. */
+static int sidecar_find(const char *path, char **side, struct stat *sb,
+			struct eng_diag *diag)
+{
+	const char *ext;
+	struct stat st;
+	unsigned i;
+	char *p;
+
+	*side = NULL;
+	for (i = 0; (ext = eng_sidecar_ext(i)); i++) {
+		if (asprintf(&p, "%s%s", path, ext) < 0)
+			goto nomem;
+		if (stat(p, &st) < 0 ||
+		    (*side && st.st_dev == sb->st_dev &&
+		     st.st_ino == sb->st_ino)) {
+			free(p);
+			continue;
+		}
+		if (*side) {
+			eng_diag_add(diag, path, 0,
+				     "two frame-rate sidecars, %s and %s: "
+				     "remove one", *side, p);
+			free(p);
+			free(*side);
+			*side = NULL;
+			return -EINVAL;
+		}
+		*side = p;
+		*sb = st;
+	}
+	return 0;
+nomem:
+	free(*side);
+	*side = NULL;
+	return -ENOMEM;
+}
+
 int eng_load_options_for(const char *path, const struct eng_load_options *def,
 			 struct eng_load_options *out, char **sidecar,
 			 struct eng_diag *diag)
 {
-	char *side, *text = NULL, *v, *end;
+	char *side = NULL, *text = NULL, *v, *end;
 	struct eng_fps fps;
+	struct stat sb;
 	unsigned line = 1;
 	size_t len;
 	int rc;
@@ -166,8 +220,9 @@ int eng_load_options_for(const char *path, const struct eng_load_options *def,
 	*out = *def;
 	if (sidecar)
 		*sidecar = NULL;
-	if (asprintf(&side, "%s.fps", path) < 0)
-		return -ENOMEM;
+	rc = sidecar_find(path, &side, &sb, diag);
+	if (rc < 0 || !side)
+		goto out;
 	rc = eng_read_file(side, &text, &len);
 	if (rc < 0) {
 		/* no sidecar (or an unreadable one) is no override: the EDL

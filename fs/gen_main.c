@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -514,6 +515,7 @@ struct for_tl {
 	char *text; /* the file, to copy */
 	size_t len;
 	char *fps;    /* sidecar: its rate as read, then the text to write */
+	int had_fps;  /* a sidecar was read */
 	int in_place; /* path is already DIR/timelines/base */
 };
 
@@ -541,7 +543,8 @@ static int is_tl_ext(const char *base)
 {
 	const char *dot = strrchr(base, '.');
 
-	return dot && strcmp(dot, ".tl") == 0;
+	/* any case, as the mount reads it: a.TL takes no --fps sidecar */
+	return dot && strcasecmp(dot, ".tl") == 0;
 }
 
 static void print_diag(const struct eng_diag *d)
@@ -564,8 +567,10 @@ static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
 		const char *slash = strrchr(v[i].path, '/');
 
 		v[i].base = slash ? slash + 1 : v[i].path;
-		if (eng_load_options_for(v[i].path, &fo->load, &o, &v[i].fps,
-					 diag) < 0 ||
+		rc = eng_load_options_for(v[i].path, &fo->load, &o, &v[i].fps,
+					  diag);
+		v[i].had_fps = v[i].fps != NULL;
+		if (rc < 0 ||
 		    eng_timeline_load(v[i].path, &o, &v[i].tl, diag) < 0) {
 			bad = 1;
 			continue;
@@ -625,8 +630,10 @@ static int same_file(const char *a, const char *b)
  * as the mount will, and widen the plan's files to what they need.  One
  * that does not load is told and left out: the mount would refuse it
  * anyway, and no file is written shorter than it was (for_on_disk).
- * Returns 0 (*out, *nout set; none when tldir does not exist yet) or
- * -ENOMEM (reported).
+ * Returns 0 (*out, *nout set; none when tldir does not exist yet),
+ * -EINVAL when one of them has the name of a copy (a.edl there, a.EDL or
+ * a.tl copied: both would be /a, and the mount refuses both) or -ENOMEM;
+ * each reported.
  */
 static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 			const struct for_opts *fo,
@@ -635,8 +642,8 @@ static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 {
 	struct for_old *old = NULL;
 	char **names = NULL;
-	size_t k = 0, m, i, j;
-	int rc;
+	size_t k = 0, m, i, j, stem;
+	int rc, clash = 0;
 
 	*out = NULL;
 	*nout = 0;
@@ -652,6 +659,26 @@ static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 			free(names[i]);
 		else
 			names[k++] = names[i];
+	}
+	/* the mount's rule (fs/main.c): one timeline per name at the mount,
+	 * the file name without its extension */
+	for (i = 0; i < k; i++) {
+		stem = (size_t)(strrchr(names[i], '.') - names[i]);
+		for (j = 0; j < n; j++)
+			if (strncmp(v[j].tl->name, names[i], stem) == 0 &&
+			    !v[j].tl->name[stem]) {
+				fprintf(stderr,
+					"%s/%s: same name as %s (to be copied "
+					"to %s/%s): both would be /%s\n",
+					tldir, names[i], v[j].path, tldir,
+					v[j].base, v[j].tl->name);
+				clash = 1;
+			}
+	}
+	if (clash) {
+		fprintf(stderr, PROG ": nothing written\n");
+		rc = -EINVAL;
+		goto out;
 	}
 	if (!k)
 		goto done;
@@ -844,6 +871,25 @@ static int for_write_media(const char *dir, const struct eng_gen_media_plan *p)
 	return rc;
 }
 
+/* The mount reads a sidecar of any spelling of ".fps" and refuses two:
+ * remove those of dst but the file keep (NULL: all of them). */
+static void drop_sidecars(const char *dst, const char *keep, const char *why)
+{
+	char side[4200];
+	struct stat sb;
+	const char *ext;
+	unsigned i;
+
+	for (i = 0; (ext = eng_sidecar_ext(i)); i++) {
+		snprintf(side, sizeof(side), "%s%s", dst, ext);
+		/* where case is folded, every spelling is keep itself */
+		if (lstat(side, &sb) < 0 || (keep && same_file(side, keep)))
+			continue;
+		if (unlink(side) == 0)
+			printf("removed %s: %s\n", side, why);
+	}
+}
+
 /* Copy the timelines and their sidecars into DIR/timelines, so that
  * "timelinefs DIR MNT" loads them as they were loaded here. */
 static int for_copy(const char *tldir, struct for_tl *v, size_t n)
@@ -868,7 +914,7 @@ static int for_copy(const char *tldir, struct for_tl *v, size_t n)
 			/* loaded from there: its sidecar, if any, is the
 			 * one that was read */
 			t->in_place = 1;
-			if (!t->fps || access(side, F_OK) == 0)
+			if (!t->fps || t->had_fps)
 				continue;
 		} else if (write_text(tldir, t->base, t->text, t->len) < 0) {
 			return -EIO;
@@ -877,11 +923,11 @@ static int for_copy(const char *tldir, struct for_tl *v, size_t n)
 			if (write_text(tldir, sname, t->fps, strlen(t->fps)) <
 			    0)
 				return -EIO;
-		} else if (unlink(side) == 0) {
+			drop_sidecars(dst, side, "replaced by the .fps one");
+		} else {
 			/* a stale one would change how the mount loads it */
-			printf(
-			    "removed %s: the timeline was loaded without it\n",
-			    side);
+			drop_sidecars(dst, NULL,
+				      "the timeline was loaded without it");
 		}
 	}
 	return 0;

@@ -1260,6 +1260,57 @@ static void test_sidecar_blanks(void **state)
 	eng_diag_free(&d);
 }
 
+/*
+ * Regression (issue 17, defect 2): the sidecar of "REEL1.EDL" is
+ * REEL1.EDL.fps or REEL1.EDL.FPS (".fps" in any case, as the timeline's
+ * own extension is read); REEL1.EDL.FPS was ignored.  Two of them are an
+ * error naming both, not a rate chosen by spelling.
+ */
+static void test_sidecar_any_case(void **state)
+{
+	char dir[] = "/tmp/test_gen.XXXXXX", path[64], up[80], low[80];
+	char cmd[64];
+	struct eng_load_options def, o;
+	struct eng_diag d = { 0 };
+	char *word = NULL;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/REEL1.EDL", dir);
+	snprintf(up, sizeof(up), "%s.FPS", path);
+	snprintf(low, sizeof(low), "%s.fps", path);
+	eng_load_options_default(&def);
+
+	f = fopen(up, "w");
+	assert_non_null(f);
+	fputs("25\n", f);
+	fclose(f);
+	assert_int_equal(eng_load_options_for(path, &def, &o, &word, &d),
+			 0);
+	assert_int_equal(o.fps.num, 25);
+	assert_int_equal(o.fps.den, 1);
+	assert_string_equal(word, "25");
+	free(word);
+	assert_int_equal(d.n, 0);
+
+	/* both spellings: which one wins would be up to the spelling */
+	f = fopen(low, "w");
+	assert_non_null(f);
+	fputs("24\n", f);
+	fclose(f);
+	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d),
+			 -EINVAL);
+	assert_int_equal(o.fps.num, 30000);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "two frame-rate sidecars"));
+	assert_non_null(strstr(d.msgs[0], "REEL1.EDL.fps"));
+	assert_non_null(strstr(d.msgs[0], "REEL1.EDL.FPS"));
+	eng_diag_free(&d);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1292,6 +1343,7 @@ int main(void)
 		cmocka_unit_test(test_media_existing),
 		cmocka_unit_test(test_load_options_for),
 		cmocka_unit_test(test_sidecar_blanks),
+		cmocka_unit_test(test_sidecar_any_case),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

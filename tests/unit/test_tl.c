@@ -565,7 +565,6 @@ static void test_names(void **state)
 	tmp_file(t, "c.otio", "");
 	tmp_file(t, ".hidden.tl", "");
 	tmp_file(t, "notes.txt", "");
-	tmp_file(t, "UPPER.TL", "");
 	assert_int_equal(eng_timeline_names(t->dir, &names, &n), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(names[0], "a.tl");
@@ -577,6 +576,36 @@ static void test_names(void **state)
 	assert_int_equal(eng_timeline_names(t->path, &names, &n), -ENOENT);
 	assert_null(names);
 	assert_int_equal(n, 0);
+}
+
+/*
+ * Regression (issue 17, defect 2): "REEL1.EDL", as Avid exports it, was
+ * not listed (extensions compared in lower case only) while --for and
+ * --dump-tl loaded it, so --for said "mount them" and the mount found "no
+ * timeline".  Every extension is listed in any case, as it is loaded.
+ */
+static void test_names_any_case(void **state)
+{
+	static const char *const files[] = {
+		"REEL1.EDL", "a.TL", "b.Otio", "c.tl", "d.eDl", "e.OTIO",
+		".HIDDEN.TL", "notes.TXT", "f.tl.bak", "REEL1.EDL.fps",
+	};
+	static const char *const want[] = {
+		"REEL1.EDL", "a.TL", "b.Otio", "c.tl", "d.eDl", "e.OTIO",
+	};
+	struct tmp *t = *state;
+	char **names;
+	size_t n, i;
+
+	for (i = 0; i < N(files); i++)
+		tmp_file(t, files[i], "");
+	assert_int_equal(eng_timeline_names(t->dir, &names, &n), 0);
+	assert_int_equal(n, N(want));
+	for (i = 0; i < N(want); i++) {
+		assert_string_equal(names[i], want[i]);
+		assert_true(eng_timeline_listed(want[i]));
+	}
+	eng_names_free(names, n);
 }
 
 /*
@@ -647,6 +676,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_names, tmp_setup,
+						tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_names_any_case, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_bom, tmp_setup,
 						tmp_teardown),
