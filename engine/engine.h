@@ -251,7 +251,10 @@ void eng_strbuf_printf(struct eng_strbuf *b, const char *fmt, ...)
 
 /* Read a whole file into a NUL-terminated buffer (for the parsers); the
  * caller frees *text.  Returns 0 or -errno; -EFBIG over 64 MiB (a timeline
- * is text: that is a mistake, not an edit).  *len excludes the NUL. */
+ * is text: that is a mistake, not an edit); -EISDIR for a folder and
+ * -EINVAL for another file that is not a regular file (a FIFO, device or
+ * socket), which is opened non-blocking and never read: a FIFO without a
+ * writer would block its reader for ever.  *len excludes the NUL. */
 int eng_read_file(const char *path, char **text, size_t *len);
 
 /* A SMPTE timecode as written (engine/timecode.c). */
@@ -332,8 +335,9 @@ int eng_otio_parse(const char *path, const char *name, const char *text,
 
 /* Load a timeline file by its extension (.tl, .edl, .otio, in any case);
  * the timeline's name is the file name without directory and extension
- * ("REEL1.EDL" is "REEL1").  -ENOTSUP for an unknown extension (with a
- * message), else as the parsers. */
+ * ("REEL1.EDL" is "REEL1").  -ENOTSUP for an unknown extension, -EINVAL
+ * for a path that is not a regular file (never opened: a FIFO would block
+ * the load), each with a message; else as the parsers. */
 int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 		      struct eng_timeline **out, struct eng_diag *diag);
 
@@ -344,10 +348,15 @@ int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 int eng_timeline_listed(const char *name);
 
 /* The names of the files of folder dir that eng_timeline_listed takes,
- * in strcmp order.  Returns 0 with *names (NULL when there are none) and
- * *n set, to be freed with eng_names_free; or opendir's negative errno,
- * or -ENOMEM. */
-int eng_timeline_names(const char *dir, char ***names, size_t *n);
+ * in strcmp order.  A listed name that is not a regular file once links
+ * are followed (a FIFO, device, socket or folder named x.tl) is left out
+ * with a note "DIR/NAME: skipped: ..." added to notes (may be NULL): such
+ * a file would block or fail the load, and a folder is no place for it to
+ * stop a mount.  Returns 0 with *names (NULL when there are none) and *n
+ * set, to be freed with eng_names_free; or opendir's negative errno, or
+ * -ENOMEM. */
+int eng_timeline_names(const char *dir, char ***names, size_t *n,
+		       struct eng_diag *notes);
 void eng_names_free(char **names, size_t n);
 
 /* The i-th spelling of a sidecar's suffix, ".fps" first (i = 0), then
@@ -363,13 +372,15 @@ const char *eng_sidecar_ext(unsigned i);
  * line ends; what follows it is ignored.  The mount and timelinefs-gen
  * --for both use it, so they load a timeline alike.  When sidecar is not
  * NULL, *sidecar is that word, malloc'ed (what --for writes beside the
- * copy), or NULL when there is no sidecar.  Returns 0, -EINVAL for a
+ * copy), or NULL when there is no sidecar.  A sidecar that is not a
+ * regular file (a FIFO, a device) is skipped, never opened blocking,
+ * with a note added to notes (may be NULL).  Returns 0, -EINVAL for a
  * sidecar with no or a bad rate (one message naming its file and line
  * and quoting the word) or for two sidecars of one timeline (one message
  * naming both; *out is then *def), or -ENOMEM. */
 int eng_load_options_for(const char *path, const struct eng_load_options *def,
 			 struct eng_load_options *out, char **sidecar,
-			 struct eng_diag *diag);
+			 struct eng_diag *diag, struct eng_diag *notes);
 
 /* The .tl text (engine/tl_write.c) of a finalized timeline from any
  * parser: a comment line naming it, fps, the tracks in order, then per

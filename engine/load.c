@@ -12,6 +12,22 @@
 
 enum tl_format { FMT_TL, FMT_EDL, FMT_OTIO };
 
+/* What a file that is not a regular one is, for a message. */
+static const char *not_regular(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory, not a regular file";
+	if (S_ISFIFO(mode))
+		return "a FIFO, not a regular file";
+	if (S_ISCHR(mode))
+		return "a character device, not a regular file";
+	if (S_ISBLK(mode))
+		return "a block device, not a regular file";
+	if (S_ISSOCK(mode))
+		return "a socket, not a regular file";
+	return "not a regular file";
+}
+
 int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 		      struct eng_timeline **out, struct eng_diag *diag)
 {
@@ -23,6 +39,7 @@ int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 	};
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 	struct eng_load_options defaults;
+	struct stat sb;
 	const char *base, *dot;
 	char *name = NULL, *text = NULL;
 	size_t len, i, skip;
@@ -47,13 +64,21 @@ int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 		eng_load_options_default(&defaults);
 		opt = &defaults;
 	}
+	/* A device is not even opened (opening one can act on it); a file
+	 * swapped for a FIFO after this is refused by eng_read_file */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		eng_diag_add(diag, path, 0,
+			     "cannot read timeline: %s",
+			     not_regular(sb.st_mode));
+		return -EINVAL;
+	}
 	name = strndup(base, (size_t)(dot - base));
 	if (!name)
 		return -ENOMEM;
 	rc = eng_read_file(path, &text, &len);
 	if (rc < 0) {
 		eng_diag_add(diag, path, 0, "cannot read timeline: %s",
-			     strerror(-rc));
+			     rc == -EINVAL ? not_regular(0) : strerror(-rc));
 		goto out;
 	}
 	/* Windows tools (and some NLEs' EDL export) start the file with a
@@ -107,11 +132,13 @@ void eng_names_free(char **names, size_t n)
 	free(names);
 }
 
-int eng_timeline_names(const char *dir, char ***out, size_t *nout)
+int eng_timeline_names(const char *dir, char ***out, size_t *nout,
+		       struct eng_diag *notes)
 {
-	char **names = NULL, **nn;
+	char **names = NULL, **nn, *path;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
+	struct stat sb;
 	DIR *d;
 	int rc = 0;
 
@@ -123,6 +150,20 @@ int eng_timeline_names(const char *dir, char ***out, size_t *nout)
 	while ((de = readdir(d))) {
 		if (!eng_timeline_listed(de->d_name))
 			continue;
+		/* links followed, as the load opens it; one that cannot be
+		 * stat'ed (a dangling link) is listed for the load to say why */
+		if (fstatat(dirfd(d), de->d_name, &sb, 0) == 0 &&
+		    !S_ISREG(sb.st_mode)) {
+			if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			eng_diag_add(notes, path, 0,
+				     "skipped: %s",
+				     not_regular(sb.st_mode));
+			free(path);
+			continue;
+		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
 			nn = realloc(names, cap * sizeof(*nn));
@@ -208,7 +249,7 @@ nomem:
 
 int eng_load_options_for(const char *path, const struct eng_load_options *def,
 			 struct eng_load_options *out, char **sidecar,
-			 struct eng_diag *diag)
+			 struct eng_diag *diag, struct eng_diag *notes)
 {
 	char *side = NULL, *text = NULL, *v, *end;
 	struct eng_fps fps;
@@ -223,10 +264,19 @@ int eng_load_options_for(const char *path, const struct eng_load_options *def,
 	rc = sidecar_find(path, &side, &sb, diag);
 	if (rc < 0 || !side)
 		goto out;
-	rc = eng_read_file(side, &text, &len);
+	/* a FIFO never opened, a device never touched: nothing beside a
+	 * timeline can hold up a mount */
+	rc = S_ISREG(sb.st_mode) ? eng_read_file(side, &text, &len) : -EINVAL;
+	if (rc == -EINVAL) {
+		eng_diag_add(notes, side, 0,
+			     "skipped: %s: no frame rate from it",
+			     not_regular(S_ISREG(sb.st_mode) ? 0 : sb.st_mode));
+		rc = 0;
+		goto out;
+	}
 	if (rc < 0) {
-		/* no sidecar (or an unreadable one) is no override: the EDL
-		 * then plays at the mount's rate, as before sidecars existed */
+		/* an unreadable sidecar is no override: the EDL then plays
+		 * at the mount's rate, as before sidecars existed */
 		rc = rc == -ENOMEM ? rc : 0;
 		goto out;
 	}

@@ -447,19 +447,25 @@ int eng_read_file(const char *path, char **text, size_t *len)
 	ssize_t r;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO for reading waits for a writer, for
+	 * ever when none comes; it is refused below without a read */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &sb) < 0) {
 		rc = -errno;
 		goto out;
 	}
-	if (S_ISREG(sb.st_mode) && sb.st_size > (off_t)TL_FILE_MAX) {
+	if (!S_ISREG(sb.st_mode)) {
+		rc = S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	if (sb.st_size > (off_t)TL_FILE_MAX) {
 		rc = -EFBIG;
 		goto out;
 	}
-	/* st_size is a hint only (it may grow, or be 0 for a pipe) */
-	cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 1 : 65536;
+	/* st_size is a hint only (the file may grow while it is read) */
+	cap = (size_t)sb.st_size + 1;
 	buf = malloc(cap);
 	if (!buf) {
 		rc = -ENOMEM;

@@ -555,10 +555,22 @@ static void print_diag(const struct eng_diag *d)
 		fprintf(stderr, "%s\n", d->msgs[i]);
 }
 
+/* What was skipped (a FIFO named like a timeline or a sidecar), as the
+ * mount will skip it; frees them. */
+static void print_notes(struct eng_diag *notes)
+{
+	size_t i;
+
+	for (i = 0; i < notes->n; i++)
+		fprintf(stderr, PROG ": note: %s\n", notes->msgs[i]);
+	eng_diag_free(notes);
+}
+
 /* Load every timeline, with its sidecar, as the mount does. */
 static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
 		    struct eng_diag *diag)
 {
+	struct eng_diag notes = {0};
 	struct eng_load_options o;
 	size_t i, j;
 	int bad = 0, rc;
@@ -568,7 +580,7 @@ static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
 
 		v[i].base = slash ? slash + 1 : v[i].path;
 		rc = eng_load_options_for(v[i].path, &fo->load, &o, &v[i].fps,
-					  diag);
+					  diag, &notes);
 		v[i].had_fps = v[i].fps != NULL;
 		if (rc < 0 ||
 		    eng_timeline_load(v[i].path, &o, &v[i].tl, diag) < 0) {
@@ -591,6 +603,7 @@ static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
 			bad = 1;
 		}
 	}
+	print_notes(&notes);
 	return bad ? -EINVAL : 0;
 }
 
@@ -640,6 +653,7 @@ static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 			struct eng_gen_media_plan *plan, struct for_old **out,
 			size_t *nout)
 {
+	struct eng_diag notes = {0};
 	struct for_old *old = NULL;
 	char **names = NULL;
 	size_t k = 0, m, i, j, stem;
@@ -647,7 +661,8 @@ static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 
 	*out = NULL;
 	*nout = 0;
-	rc = eng_timeline_names(tldir, &names, &m);
+	rc = eng_timeline_names(tldir, &names, &m, &notes);
+	print_notes(&notes);
 	if (rc == -ENOMEM)
 		goto nomem;
 	if (rc < 0) /* no folder yet: nothing there */
@@ -694,7 +709,8 @@ static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 			goto nomem;
 		}
 		rc = eng_load_options_for(old[i].path, &fo->load, &o, NULL,
-					  &diag);
+					  &diag, &notes);
+		print_notes(&notes);
 		if (rc == 0)
 			rc = eng_timeline_load(old[i].path, &o, &old[i].tl,
 					       &diag);
@@ -1151,12 +1167,14 @@ static int run_dump(const char *path, const struct for_opts *fo)
 {
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
-	struct eng_diag diag = {0};
+	struct eng_diag diag = {0}, notes = {0};
 	char *text = NULL;
 	size_t len;
-	int ret = EXIT_IO;
+	int ret = EXIT_IO, rc;
 
-	if (eng_load_options_for(path, &fo->load, &o, NULL, &diag) < 0 ||
+	rc = eng_load_options_for(path, &fo->load, &o, NULL, &diag, &notes);
+	print_notes(&notes);
+	if (rc < 0 ||
 	    eng_timeline_load(path, &o, &tl, &diag) < 0 ||
 	    eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &diag) < 0) {
 		print_diag(&diag);

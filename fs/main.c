@@ -24,11 +24,12 @@
  * the database. */
 static int load_timelines(struct fs *fs, struct eng_diag *diag)
 {
+	struct eng_diag notes = {0};
 	char **names = NULL;
 	size_t n = 0, i, j;
 	int rc;
 
-	rc = eng_timeline_names(fs->cfg.timelines, &names, &n);
+	rc = eng_timeline_names(fs->cfg.timelines, &names, &n, &notes);
 	if (rc == -ENOMEM)
 		goto nomem;
 	if (rc < 0) {
@@ -53,8 +54,8 @@ static int load_timelines(struct fs *fs, struct eng_diag *diag)
 
 		if (asprintf(&path, "%s/%s", fs->cfg.timelines, names[i]) < 0)
 			goto nomem;
-		if (eng_load_options_for(path, &fs->cfg.load, &o, NULL,
-					 diag) == 0 &&
+		if (eng_load_options_for(path, &fs->cfg.load, &o, NULL, diag,
+					 &notes) == 0 &&
 		    eng_timeline_load(path, &o, &tl, diag) == 0 &&
 		    eng_media_resolve(tl, fs->media_fd, fs->cfg.media_dir,
 				      diag) == 0) {
@@ -77,6 +78,11 @@ static int load_timelines(struct fs *fs, struct eng_diag *diag)
 		free(path);
 	}
 out:
+	/* what was left out, before what stops the mount: a skipped FIFO
+	 * may be why a timeline is missing */
+	for (i = 0; i < notes.n; i++)
+		fprintf(stderr, "timelinefs: note: %s\n", notes.msgs[i]);
+	eng_diag_free(&notes);
 	if (diag->n) {
 		for (i = 0; i < diag->n; i++)
 			fprintf(stderr, "%s\n", diag->msgs[i]);
@@ -144,8 +150,12 @@ static void probe_direct(struct fs *fs)
 
 				if (!f)
 					continue;
+				/* O_NONBLOCK, O_NOFOLLOW: a FIFO or link
+				 * swapped in since eng_media_resolve must
+				 * not hold up the start */
 				fd = openat(fs->media_fd, f, O_RDONLY |
-					    O_DIRECT | O_CLOEXEC);
+					    O_DIRECT | O_CLOEXEC |
+					    O_NONBLOCK | O_NOFOLLOW);
 				if (fd >= 0) {
 					close(fd);
 					return;

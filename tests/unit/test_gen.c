@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1164,14 +1165,14 @@ static void test_load_options_for(void **state)
 	snprintf(side, sizeof(side), "%s.fps", path);
 	eng_load_options_default(&def);
 	def.video_rate = 1234;
-	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d), 0);
+	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d, NULL), 0);
 	assert_int_equal(o.fps.num, 30000);
 	assert_int_equal(o.video_rate, 1234);
 	f = fopen(side, "w");
 	assert_non_null(f);
 	fputs("25 # PAL\n", f);
 	fclose(f);
-	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d), 0);
+	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d, NULL), 0);
 	assert_int_equal(o.fps.num, 25);
 	assert_int_equal(o.fps.den, 1);
 	assert_int_equal(o.video_rate, 1234);
@@ -1180,7 +1181,7 @@ static void test_load_options_for(void **state)
 	assert_non_null(f);
 	fputs("fast\n", f);
 	fclose(f);
-	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d), -EINVAL);
+	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d, NULL), -EINVAL);
 	assert_int_equal(o.fps.num, 30000);
 	assert_int_equal(d.n, 1);
 	assert_non_null(strstr(d.msgs[0], "x.edl.fps:1: bad frame rate 'fast'"));
@@ -1233,7 +1234,7 @@ static void test_sidecar_blanks(void **state)
 		fputs(cases[i].text, f);
 		fclose(f);
 		assert_int_equal(eng_load_options_for(path, &def, &o, &word,
-						      &d),
+						      &d, NULL),
 				 cases[i].rc);
 		if (cases[i].rc == 0) {
 			assert_int_equal(d.n, 0);
@@ -1252,7 +1253,7 @@ static void test_sidecar_blanks(void **state)
 	/* no sidecar: no word, the defaults */
 	unlink(side);
 	word = (char *)"x";
-	assert_int_equal(eng_load_options_for(path, &def, &o, &word, &d), 0);
+	assert_int_equal(eng_load_options_for(path, &def, &o, &word, &d, NULL), 0);
 	assert_null(word);
 	assert_int_equal(o.fps.num, 30000);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -1286,7 +1287,7 @@ static void test_sidecar_any_case(void **state)
 	assert_non_null(f);
 	fputs("25\n", f);
 	fclose(f);
-	assert_int_equal(eng_load_options_for(path, &def, &o, &word, &d),
+	assert_int_equal(eng_load_options_for(path, &def, &o, &word, &d, NULL),
 			 0);
 	assert_int_equal(o.fps.num, 25);
 	assert_int_equal(o.fps.den, 1);
@@ -1299,7 +1300,7 @@ static void test_sidecar_any_case(void **state)
 	assert_non_null(f);
 	fputs("24\n", f);
 	fclose(f);
-	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d),
+	assert_int_equal(eng_load_options_for(path, &def, &o, NULL, &d, NULL),
 			 -EINVAL);
 	assert_int_equal(o.fps.num, 30000);
 	assert_int_equal(d.n, 1);
@@ -1309,6 +1310,40 @@ static void test_sidecar_any_case(void **state)
 	eng_diag_free(&d);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * Regression (issue 17, defect 3): a FIFO sidecar x.edl.fps hung the load
+ * of x.edl (opened blocking, waiting for a writer), so the mount never
+ * started.  It is skipped with a note naming it, and x.edl takes the
+ * default rate.  alarm() turns the old hang into a failure.
+ */
+static void test_sidecar_fifo(void **state)
+{
+	char dir[] = "/tmp/test_gen.XXXXXX", path[64], side[80], cmd[64];
+	struct eng_load_options def, o;
+	struct eng_diag d = { 0 }, notes = { 0 };
+	char *word = (char *)"x";
+
+	(void)state;
+	alarm(10);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.edl", dir);
+	snprintf(side, sizeof(side), "%s.fps", path);
+	eng_load_options_default(&def);
+	assert_int_equal(mkfifo(side, 0644), 0);
+	assert_int_equal(eng_load_options_for(path, &def, &o, &word, &d,
+					      &notes), 0);
+	assert_null(word);
+	assert_int_equal(o.fps.num, 30000);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(notes.n, 1);
+	assert_non_null(strstr(notes.msgs[0], side));
+	assert_non_null(strstr(notes.msgs[0], "skipped: a FIFO"));
+	eng_diag_free(&notes);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	alarm(0);
 }
 
 int main(void)
@@ -1344,6 +1379,7 @@ int main(void)
 		cmocka_unit_test(test_load_options_for),
 		cmocka_unit_test(test_sidecar_blanks),
 		cmocka_unit_test(test_sidecar_any_case),
+		cmocka_unit_test(test_sidecar_fifo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

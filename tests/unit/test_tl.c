@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -565,7 +566,7 @@ static void test_names(void **state)
 	tmp_file(t, "c.otio", "");
 	tmp_file(t, ".hidden.tl", "");
 	tmp_file(t, "notes.txt", "");
-	assert_int_equal(eng_timeline_names(t->dir, &names, &n), 0);
+	assert_int_equal(eng_timeline_names(t->dir, &names, &n, NULL), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(names[0], "a.tl");
 	assert_string_equal(names[1], "b.edl");
@@ -573,7 +574,7 @@ static void test_names(void **state)
 	eng_names_free(names, n);
 
 	snprintf(t->path, sizeof(t->path), "%s/none", t->dir);
-	assert_int_equal(eng_timeline_names(t->path, &names, &n), -ENOENT);
+	assert_int_equal(eng_timeline_names(t->path, &names, &n, NULL), -ENOENT);
 	assert_null(names);
 	assert_int_equal(n, 0);
 }
@@ -599,13 +600,71 @@ static void test_names_any_case(void **state)
 
 	for (i = 0; i < N(files); i++)
 		tmp_file(t, files[i], "");
-	assert_int_equal(eng_timeline_names(t->dir, &names, &n), 0);
+	assert_int_equal(eng_timeline_names(t->dir, &names, &n, NULL), 0);
 	assert_int_equal(n, N(want));
 	for (i = 0; i < N(want); i++) {
 		assert_string_equal(names[i], want[i]);
 		assert_true(eng_timeline_listed(want[i]));
 	}
 	eng_names_free(names, n);
+}
+
+/*
+ * Regression (issue 17, defect 3): a FIFO named x.tl in the timelines
+ * folder hung the mount at start: eng_read_file opened it blocking, and a
+ * FIFO's open waits for a writer.  A listed name that is not a regular
+ * file (FIFO, folder, device, link to one) is left out with a note naming
+ * it; eng_read_file and eng_timeline_load refuse one without blocking.
+ * alarm() turns the old hang into a failure.
+ */
+static void test_not_regular(void **state)
+{
+	struct tmp *t = *state;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag notes = { 0 }, d = { 0 };
+	char fifo[160], want[256], *text = NULL;
+	char **names;
+	size_t n, i;
+	int found;
+
+	alarm(10);
+	tmp_file(t, "ok.tl", "fps 25\ntrack V 100\nevent V c 0 5\n");
+	snprintf(fifo, sizeof(fifo), "%s/x.tl", t->dir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	snprintf(t->path, sizeof(t->path), "%s/dir.edl", t->dir);
+	assert_int_equal(mkdir(t->path, 0755), 0);
+	snprintf(t->path, sizeof(t->path), "%s/null.otio", t->dir);
+	assert_int_equal(symlink("/dev/null", t->path), 0);
+
+	assert_int_equal(eng_read_file(fifo, &text, &n), -EINVAL);
+	assert_int_equal(eng_read_file("/dev/null", &text, &n), -EINVAL);
+	assert_null(text);
+	assert_int_equal(eng_timeline_load(fifo, NULL, &tl, &d), -EINVAL);
+	assert_null(tl);
+	assert_int_equal(d.n, 1);
+	snprintf(want, sizeof(want),
+		 "%s: cannot read timeline: a FIFO, not a regular file", fifo);
+	assert_string_equal(d.msgs[0], want);
+	eng_diag_free(&d);
+	assert_int_equal(eng_timeline_load(t->path, NULL, &tl, &d), -EINVAL);
+	assert_non_null(strstr(d.msgs[0], "a character device"));
+	eng_diag_free(&d);
+
+	assert_int_equal(eng_timeline_names(t->dir, &names, &n, &notes), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(names[0], "ok.tl");
+	eng_names_free(names, n);
+	assert_int_equal(notes.n, 3);
+	snprintf(want, sizeof(want),
+		 "%s: skipped: a FIFO, not a regular file", fifo);
+	for (found = 0, i = 0; i < notes.n; i++)
+		found += strcmp(notes.msgs[i], want) == 0 ||
+			 strstr(notes.msgs[i], "/dir.edl: skipped: a directory") ||
+			 strstr(notes.msgs[i],
+				"/null.otio: skipped: a character device");
+	assert_int_equal(found, 3);
+	eng_diag_free(&notes);
+	alarm(0);
 }
 
 /*
@@ -678,6 +737,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_names, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_names_any_case, tmp_setup,
+						tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_not_regular, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_bom, tmp_setup,
 						tmp_teardown),
