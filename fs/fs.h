@@ -83,6 +83,16 @@ struct fs_file {
 	int cached_open;	/* a stream holds it in cached mode; fs->lock */
 };
 
+/* Who opened a file.  FUSE names the thread that sent the request, and a
+ * player or ffmpeg reads from a thread of its own: the process is that
+ * thread's group. */
+struct fs_reader {
+	pid_t pid;	/* the process (thread group id), 0 when it is gone */
+	pid_t tid;	/* the thread that opened (fuse_ctx pid) */
+	pid_t sid;	/* the process's session, 0 when unknown */
+	char comm[64];	/* the process's command name, "?" when gone */
+};
+
 /* One open file: a player, its store stream and how it was opened. */
 struct fs_stream {
 	struct fs *fs;
@@ -93,8 +103,7 @@ struct fs_stream {
 	int cached;		/* owns the page cache of its inode */
 	struct eng_evict evict;	/* cached: its page cache passed */
 	uint64_t opened_ns;
-	pid_t pid;
-	char comm[64];
+	struct fs_reader who;
 	struct fs_stream *next, *prev; /* fs->streams, under fs->lock */
 	/* Held by fs_read from the player call until after the reply and
 	 * unlock: the kernel may send RELEASE as soon as it has the last
@@ -159,8 +168,10 @@ char *fs_host_name(void);
 /* CONFIG_HZ of the running kernel: from /proc/config.gz, else
  * /boot/config-RELEASE; -1 when neither is there or gives it. */
 int fs_config_hz(const char *release);
-/* Command name of a process ("?" when gone); writes at most len bytes. */
-void fs_comm_of(pid_t pid, char *buf, size_t len);
+/* Who the thread tid (a request's fuse_ctx pid) belongs to: its process,
+ * session and the process's command name, read from /proc and getsid();
+ * what cannot be read (the thread is gone) is 0 or "?". */
+void fs_reader_of(pid_t tid, struct fs_reader *r);
 /* Raise the mount's readahead window; 0 or -errno. */
 int fs_set_readahead(const char *mountpoint, unsigned kb);
 /* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */

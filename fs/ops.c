@@ -241,8 +241,8 @@ static void status_open(fuse_req_t req, struct fs *fs,
 
 		eng_player_stats(s->player, &ps);
 		r->timeline = s->file->tl->name;
-		r->comm = s->comm;
-		r->pid = (int)s->pid;
+		r->comm = s->who.comm;
+		r->pid = (int)(s->who.pid ? s->who.pid : s->who.tid);
 		r->frames_played = ps.head;
 		r->frames_total = s->file->tl->frames;
 		r->bytes = ps.bytes;
@@ -365,11 +365,14 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	rc = eng_player_new(f->tl, &pc, &s->player);
 	if (rc < 0)
 		return open_failed(req, s, -rc);
-	fs_comm_of(ctx->pid, s->comm, sizeof(s->comm));
-	s->pid = ctx->pid;
+	fs_reader_of(ctx->pid, &s->who);
 	s->opened_ns = fs->io.now(fs->io.ctx);
 	rc = fs->cfg.record_v == FS_RECORD_OFF ? 0 :
-	     store_stream_open(fs->store, f->timeline_id, ctx->pid, s->comm,
+	     store_stream_open(fs->store, f->timeline_id,
+			       &(struct store_reader){ .pid = s->who.pid,
+						       .tid = s->who.tid,
+						       .sid = s->who.sid,
+						       .comm = s->who.comm },
 			       s->opened_ns, &s->ss);
 	if (rc == 0) {
 		rc = eng_player_start(s->player);

@@ -95,14 +95,15 @@ int fs_config_hz(const char *release)
 	return hz > 0 ? hz : -1;
 }
 
-void fs_comm_of(pid_t pid, char *buf, size_t len)
+/* The first line of /proc/PID/FILE (no newline) into buf, or "?". */
+static void proc_line(pid_t pid, const char *file, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
 	int fd;
 
 	snprintf(buf, len, "?");
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -114,6 +115,39 @@ void fs_comm_of(pid_t pid, char *buf, size_t len)
 	}
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The thread group of a thread: /proc/TID/status "Tgid:" (a thread that
+ * is not its process's main one has a /proc entry too, unlisted).  0 when
+ * the thread is gone. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid > 0 ? tgid : 0;
+}
+
+void fs_reader_of(pid_t tid, struct fs_reader *r)
+{
+	pid_t sid = tid > 0 ? getsid(tid) : -1;
+
+	r->tid = tid;
+	r->pid = tid > 0 ? tgid_of(tid) : 0;
+	r->sid = sid > 0 ? sid : 0;
+	/* the process's name, not the thread's: a player's reading thread
+	 * names itself ("vlc:demux"); the thread's when the process is
+	 * unknown */
+	proc_line(r->pid ? r->pid : tid, "comm", r->comm, sizeof(r->comm));
 }
 
 /* The kernel only lets FUSE lower its readahead at init (it takes the min

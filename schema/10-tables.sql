@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 3 (set by the store).
+-- Schema version: PRAGMA user_version = 4 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -51,12 +51,16 @@ CREATE INDEX IF NOT EXISTS timeline_run ON timeline(run_id);
 
 -- One row per open of a timeline (one workstation); the totals are written
 -- at close, so they are NULL for a stream still open (or never closed).
+-- FUSE names the thread that opened; pid and comm are its process's (a
+-- player reads from a thread of its own).  Before version 4, pid was that
+-- thread's id and comm its name: the upgrade copies pid into tid.
 CREATE TABLE IF NOT EXISTS stream (
 	id INTEGER PRIMARY KEY,
 	run_id INTEGER NOT NULL REFERENCES run(id),
 	timeline_id INTEGER REFERENCES timeline(id),
-	pid INTEGER,
-	comm TEXT,
+	pid INTEGER,			-- the reader process (thread group
+					-- id); NULL when it was gone
+	comm TEXT,			-- its command name ('?' when gone)
 	opened_ns INTEGER,
 	closed_ns INTEGER,
 	bytes INTEGER,			-- bytes handed to the reader
@@ -72,7 +76,12 @@ CREATE TABLE IF NOT EXISTS stream (
 					-- kernel asked late for a frame the ring
 					-- had passed): their reads are in access,
 					-- they are not in frames or late_frames
-	seeks INTEGER			-- re-anchorings of the stream's clock
+	seeks INTEGER,			-- re-anchorings of the stream's clock
+	-- added in schema version 4:
+	tid INTEGER,			-- the thread that opened (FUSE's pid)
+	sid INTEGER			-- the reader's session (getsid): all
+					-- the processes of a pipeline or
+					-- script started in it; NULL unknown
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 

@@ -28,8 +28,9 @@ FROM access AS a JOIN stream AS s ON s.id = a.stream_id;
 -- kib_per_request is the mean size of the reads the daemon answered
 -- (bytes / requests / 1024): near the kernel's readahead window (1024 KiB)
 -- for a plain dd in cached mode; far below it, the kernel was splitting the
--- stream into small requests.  (Schema version 2 added the last four
--- columns; store_open recreates this view in an older file.)
+-- stream into small requests.  (Schema version 2 added requests,
+-- kib_per_request, reloads and seeks, version 4 tid and sid; store_open
+-- recreates this view in an older file.)
 CREATE VIEW IF NOT EXISTS stream_summary AS
 WITH ranked AS (
 	SELECT stream_id, errno, done_ns > due_ns AS late,
@@ -68,7 +69,7 @@ SELECT s.id AS stream_id, s.run_id, r.label, t.name AS timeline,
        CASE WHEN s.requests > 0
 	    THEN round(s.bytes / 1024.0 / s.requests, 1)
        END AS kib_per_request,
-       s.reloads, s.seeks
+       s.reloads, s.seeks, s.tid, s.sid
 FROM stream AS s
 JOIN run AS r ON r.id = s.run_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id

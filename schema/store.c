@@ -60,7 +60,7 @@ struct store_stream {
 	/* Writer only: 0 before its row is inserted, the row id after,
 	 * -1 when the row was lost (its accesses count in rows_lost). */
 	int64_t row_id;
-	pid_t pid;
+	pid_t pid, tid, sid;
 	char comm[];
 };
 
@@ -122,7 +122,7 @@ static const char *const stmt_sql[STMT_N] = {
 	[STMT_PROBLEM_DEL] = "DELETE FROM problem WHERE run_id = ?",
 	[STMT_RUN_DEL] = "DELETE FROM run WHERE id = ?",
 	[STMT_STREAM] = "INSERT INTO stream (run_id, timeline_id, pid, comm, "
-			"opened_ns) VALUES (?, ?, ?, ?, ?)",
+			"opened_ns, tid, sid) VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[STMT_STREAM_CLOSE] = "UPDATE stream SET closed_ns = ?, bytes = ?, "
 			      "frames = ?, late_frames = ?, "
 			      "failed_frames = ?, requests = ?, reloads = ?, "
@@ -290,6 +290,14 @@ static void bind_i64(sqlite3_stmt *s, int i, int64_t v, int *rc)
 		*rc = sqlite3_bind_int64(s, i, v);
 }
 
+/* A process, thread or session id; 0 (unknown) is NULL. */
+static void bind_id(sqlite3_stmt *s, int i, pid_t v, int *rc)
+{
+	if (*rc == SQLITE_OK)
+		*rc = v > 0 ? sqlite3_bind_int64(s, i, v) :
+			      sqlite3_bind_null(s, i);
+}
+
 /* Strings outlive the statement's use of them (the caller's, the model's,
  * or the stream handle's), hence SQLITE_STATIC: no copy per row. */
 static void bind_text(sqlite3_stmt *s, int i, const char *v, int *rc)
@@ -376,6 +384,9 @@ static int add_columns(sqlite3 *db)
 		{ "stream", "requests", "INTEGER" },
 		{ "stream", "reloads", "INTEGER" },
 		{ "stream", "seeks", "INTEGER" },
+		/* version 4 */
+		{ "stream", "tid", "INTEGER" },
+		{ "stream", "sid", "INTEGER" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -393,13 +404,18 @@ static int apply_schema(sqlite3 *db, int *newer)
 {
 	static const struct {
 		int version;	/* the version that changed them */
-		const char *drop;
+		const char *sql;	/* what upgrades an older file */
 	} changed[] = {
 		{ 2, "DROP VIEW IF EXISTS stream_summary;"
 		     "DROP VIEW IF EXISTS run_summary" },
 		/* late_frame selects from late_access: dropped first */
 		{ 3, "DROP VIEW IF EXISTS late_frame;"
 		     "DROP VIEW IF EXISTS late_access" },
+		/* pid was the opening thread's id (FUSE's), which is tid now;
+		 * it stays in pid, the process's for a reader that opened from
+		 * its main thread (which an old row cannot tell) */
+		{ 4, "DROP VIEW IF EXISTS stream_summary;"
+		     "UPDATE stream SET tid = pid WHERE tid IS NULL" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;
@@ -420,7 +436,7 @@ static int apply_schema(sqlite3 *db, int *newer)
 	 * file's, so drop them and apply the schema again */
 	for (i = 0; i < sizeof(changed) / sizeof(changed[0]); i++) {
 		if (rc == SQLITE_OK && version < changed[i].version) {
-			rc = sqlite3_exec(db, changed[i].drop, NULL, NULL,
+			rc = sqlite3_exec(db, changed[i].sql, NULL, NULL,
 					  NULL);
 			again = 1;
 		}
@@ -742,9 +758,11 @@ static int insert_stream(struct store *st, struct store_stream *ss,
 		bind_i64(s, 2, ss->timeline_id, &rc);
 	else if (rc == SQLITE_OK)
 		rc = sqlite3_bind_null(s, 2);
-	bind_i64(s, 3, ss->pid, &rc);
+	bind_id(s, 3, ss->pid, &rc);
 	bind_text(s, 4, ss->comm, &rc);
 	bind_i64(s, 5, rel_ns(st, ss->opened_ns), &rc);
+	bind_id(s, 6, ss->tid, &rc);
+	bind_id(s, 7, ss->sid, &rc);
 	step_done(st->db, s, "insert stream row", &rc, msg);
 	if (rc == SQLITE_OK)
 		ss->row_id = sqlite3_last_insert_rowid(st->db);
@@ -1361,18 +1379,17 @@ static int enqueue(struct store *st, const struct entry *e)
 	return 0;
 }
 
-int store_stream_open(struct store *st, int64_t timeline_id, pid_t pid,
-		      const char *comm, uint64_t opened_ns,
+int store_stream_open(struct store *st, int64_t timeline_id,
+		      const struct store_reader *who, uint64_t opened_ns,
 		      struct store_stream **out)
 {
 	struct entry e = { .kind = ENTRY_OPEN };
+	const char *comm = who->comm ? who->comm : "";
 	struct store_stream *ss;
 	size_t len;
 	int rc;
 
 	*out = NULL;
-	if (!comm)
-		comm = "";
 	len = strlen(comm);
 	ss = malloc(sizeof(*ss) + len + 1);
 	if (!ss)
@@ -1381,7 +1398,9 @@ int store_stream_open(struct store *st, int64_t timeline_id, pid_t pid,
 	ss->timeline_id = timeline_id;
 	ss->opened_ns = opened_ns;
 	ss->row_id = 0;
-	ss->pid = pid;
+	ss->pid = who->pid;
+	ss->tid = who->tid;
+	ss->sid = who->sid;
 	memcpy(ss->comm, comm, len + 1);
 	e.ss = ss;
 

@@ -60,7 +60,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
@@ -137,14 +137,23 @@ int store_start(struct store *st);
  * nothing is deleted), -EINVAL (no run, or ended) or -EIO. */
 int store_run_discard(struct store *st);
 
-/* Queue a new stream row (timeline row id, reader pid and command name,
- * open time).  The handle is valid until store_stream_close().  comm is
- * copied.  Thread-safe, like the two calls below; call them after
- * store_start() (before it, rows only queue up, and a full queue blocks
- * until the recorder starts) and before store_run_end().  0, -ENOMEM, or
- * -ESHUTDOWN after store_run_end() (no handle then). */
-int store_stream_open(struct store *st, int64_t timeline_id, pid_t pid,
-		      const char *comm, uint64_t opened_ns,
+/* Who opened a stream (the stream table's columns of that name); an id of
+ * 0 is unknown (NULL). */
+struct store_reader {
+	pid_t pid;		/* the process (thread group id) */
+	pid_t tid;		/* the thread that opened */
+	pid_t sid;		/* the process's session */
+	const char *comm;	/* the process's command name; NULL: "" */
+};
+
+/* Queue a new stream row (timeline row id, who opened it, open time).  The
+ * handle is valid until store_stream_close().  who->comm is copied.
+ * Thread-safe, like the two calls below; call them after store_start()
+ * (before it, rows only queue up, and a full queue blocks until the
+ * recorder starts) and before store_run_end().  0, -ENOMEM, or -ESHUTDOWN
+ * after store_run_end() (no handle then). */
+int store_stream_open(struct store *st, int64_t timeline_id,
+		      const struct store_reader *who, uint64_t opened_ns,
 		      struct store_stream **out);
 /* Queue one access of the stream.  Blocks while the queue is full (the
  * first wait of each call counts in queue_full_waits); never drops the row,

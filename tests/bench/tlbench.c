@@ -181,8 +181,12 @@ static int recorder(const char *db, unsigned long long rows,
 	rc = store_run_begin(st, &ri, 0) < 0 ||
 	     store_timeline_add(st, &ti, &tid) < 0 || store_start(st) < 0;
 	for (k = 0; k < streams && !rc; k++)
-		rc = store_stream_open(st, tid, getpid(), "tlbench", 0,
-				       &ss[k]) < 0;
+		rc = store_stream_open(st, tid,
+				       &(struct store_reader){
+					       .pid = getpid(),
+					       .tid = getpid(),
+					       .comm = "tlbench" },
+				       0, &ss[k]) < 0;
 	if (rc) {
 		fprintf(stderr, "tlbench: %s\n", store_errmsg(st));
 		store_close(st);

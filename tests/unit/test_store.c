@@ -183,6 +183,17 @@ static struct store_access mk_access(int64_t frame, uint64_t issued,
 	return a;
 }
 
+/* store_stream_open for a reader that opened from its main thread, in no
+ * session of note. */
+static int stream_open(struct store *st, int64_t tl, pid_t pid,
+		       const char *comm, uint64_t opened_ns,
+		       struct store_stream **out)
+{
+	struct store_reader who = { .pid = pid, .tid = pid, .comm = comm };
+
+	return store_stream_open(st, tl, &who, opened_ns, out);
+}
+
 /* Close a stream with the totals most tests care about (the rest 0). */
 static void close_stream(struct store_stream *ss, uint64_t closed_ns,
 			 uint64_t bytes, int64_t frames, int64_t late_frames,
@@ -207,7 +218,8 @@ static const struct {
 	{ "timeline", "id run_id name path fps_num fps_den frames bytes" },
 	{ "problem", "id run_id message" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
-		    "frames late_frames failed_frames requests reloads seeks" },
+		    "frames late_frames failed_frames requests reloads seeks "
+		    "tid sid" },
 	{ "access", "id stream_id frame track clip file_offset length "
 		    "sched_ns due_ns issued_ns done_ns errno injected" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
@@ -217,7 +229,7 @@ static const struct {
 	  "stream_id run_id label timeline pid comm opened_ns closed_ns "
 	  "duration_s bytes mb_s frames late_frames failed_frames accesses "
 	  "errors late_accesses p50_us p95_us p99_us max_us requests "
-	  "kib_per_request reloads seeks" },
+	  "kib_per_request reloads seeks tid sid" },
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
@@ -241,18 +253,25 @@ static void check_columns(sqlite3 *db, const char *table, const char *want)
 	assert_string_equal(got, want);
 }
 
+/* Every table and view has the columns of schema_cases, in order. */
+static void check_schema(sqlite3 *db)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(schema_cases) / sizeof(schema_cases[0]); i++)
+		check_columns(db, schema_cases[i].table, schema_cases[i].cols);
+}
+
 /* The schema text itself: applies twice (idempotent) and has every name. */
 static void test_schema_text(void **state)
 {
 	sqlite3 *db = NULL;
-	size_t i;
 
 	(void)state;
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
 	raw_exec(db, store_schema_sql);
 	raw_exec(db, store_schema_sql);
-	for (i = 0; i < sizeof(schema_cases) / sizeof(schema_cases[0]); i++)
-		check_columns(db, schema_cases[i].table, schema_cases[i].cols);
+	check_schema(db);
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM sqlite_schema WHERE "
 				   "type = 'index' AND tbl_name = 'access' "
 				   "AND sql LIKE '%(stream_id)%'"),
@@ -273,7 +292,7 @@ static void test_memory_run(void **state)
 	(void)state;
 	st = start_ok(":memory:", 0, &run_info, &tl);
 	assert_int_equal(store_start(st), -EINVAL);	/* only once */
-	assert_int_equal(store_stream_open(st, tl, 42, "dd", EPOCH + SEC, &ss),
+	assert_int_equal(stream_open(st, tl, 42, "dd", EPOCH + SEC, &ss),
 			 0);
 	for (i = 0; i < 1000; i++) {
 		a = mk_access(i, EPOCH + SEC + (uint64_t)i, 1000,
@@ -427,9 +446,9 @@ static void test_summaries(void **state)
 	unsigned i;
 
 	st = start_ok(t->db, 0, &run_info, &tl);
-	assert_int_equal(store_stream_open(st, tl, 100, "dd", EPOCH + SEC, &sa),
+	assert_int_equal(stream_open(st, tl, 100, "dd", EPOCH + SEC, &sa),
 			 0);
-	assert_int_equal(store_stream_open(st, tl, 200, "cat",
+	assert_int_equal(stream_open(st, tl, 200, "cat",
 					   EPOCH + 2 * SEC, &sb),
 			 0);
 	for (i = 0; i < 20; i++) {
@@ -499,7 +518,7 @@ static void *produce(void *arg)
 	struct store_access a;
 	int i;
 
-	p->rc = store_stream_open(p->st, p->tl, 1000 + p->id, "producer",
+	p->rc = stream_open(p->st, p->tl, 1000 + p->id, "producer",
 				  EPOCH, &ss);
 	if (p->rc)
 		return NULL;
@@ -615,7 +634,7 @@ static void test_no_statement_journal(void **state)
 
 	st = start_ok(t->db, 4096, &run_info, &tl);
 	for (k = 0; k < JSTREAMS; k++)
-		assert_int_equal(store_stream_open(st, tl, 2000 + k, "ws", EPOCH,
+		assert_int_equal(stream_open(st, tl, 2000 + k, "ws", EPOCH,
 						   &ss[k]),
 				 0);
 	for (i = 0; i < JFRAMES; i++)
@@ -669,7 +688,7 @@ static void test_commit_interval(void **state)
 
 	st = start_ok(t->db, 0, &run_info, &tl);
 	db = raw_open(t->db);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	t0 = now_ms();
 	store_access_add(ss, &a);
 	while ((waited = now_ms() - t0) < 2000) {
@@ -698,7 +717,7 @@ static void test_flush_on_end(void **state)
 	int i;
 
 	st = start_ok(t->db, 0, &run_info, &tl);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	for (i = 0; i < 500; i++) {
 		a = mk_access(i, EPOCH + (uint64_t)i, 10, EPOCH + SEC, 0);
 		store_access_add(ss, &a);
@@ -727,12 +746,12 @@ static void test_after_end(void **state)
 
 	(void)state;
 	st = start_ok(":memory:", 4, &run_info, &tl);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	store_access_add(ss, &a);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_access_add(ss, &a);
 	close_stream(ss, EPOCH + SEC, 0, 0, 0, 0);
-	assert_int_equal(store_stream_open(st, tl, 2, "dd", EPOCH, &ss2),
+	assert_int_equal(stream_open(st, tl, 2, "dd", EPOCH, &ss2),
 			 -ESHUTDOWN);
 	assert_null(ss2);
 	store_get_stats(st, &stats);
@@ -752,7 +771,7 @@ static void test_unclosed_stream(void **state)
 
 	(void)state;
 	st = start_ok(":memory:", 0, &run_info, &tl);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	store_access_add(ss, &a);
 	store_close(st);	/* leak checked by the sanitizer build */
 }
@@ -769,7 +788,7 @@ static void one_run(const char *path, const char *label)
 
 	info.label = label;
 	st = start_ok(path, 0, &info, &tl);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	store_access_add(ss, &a);
 	close_stream(ss, EPOCH + SEC, 4096, 1, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
@@ -856,7 +875,7 @@ static void test_migrate_injected(void **state)
 	st = open_ok(t->db, 0);
 	assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
 	assert_int_equal(store_start(st), 0);
-	assert_int_equal(store_stream_open(st, 0, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, 0, 1, "dd", EPOCH, &ss), 0);
 	a.injected = 3;
 	store_access_add(ss, &a);
 	close_stream(ss, EPOCH + 200, 0, 1, 0, 0);
@@ -908,16 +927,34 @@ static void test_problems(void **state)
 	sqlite3_close(db);
 }
 
+/* Open an older file twice, as two mounts would: the first open upgrades
+ * it, the second must find nothing to do.  Each run records one stream
+ * read by who, with the totals tot. */
+static void open_twice(const char *path, const struct store_reader *who,
+		       const struct store_stream_totals *tot)
+{
+	struct store_stream *ss;
+	struct store *st;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		st = open_ok(path, 0);
+		assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+		assert_int_equal(store_start(st), 0);
+		assert_int_equal(store_stream_open(st, 0, who, EPOCH, &ss), 0);
+		store_stream_close(ss, tot);
+		assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+		store_close(st);
+	}
+}
+
 /* A version 1 file (stream without requests, reloads, seeks; its own
  * stream_summary): store_open adds the columns and replaces the view, a
  * stream's totals land in them, and opening again changes nothing. */
 static void test_migrate_v2(void **state)
 {
-	struct store_stream *ss;
-	struct store *st;
 	struct tmp *t = *state;
 	sqlite3 *db;
-	int i;
 
 	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
 	raw_exec(db, "CREATE TABLE stream (id INTEGER PRIMARY KEY, "
@@ -934,20 +971,12 @@ static void test_migrate_v2(void **state)
 		     "late_access;"
 		     "PRAGMA user_version = 1");
 	sqlite3_close(db);
-	for (i = 0; i < 2; i++) {
-		st = open_ok(t->db, 0);
-		assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
-		assert_int_equal(store_start(st), 0);
-		assert_int_equal(store_stream_open(st, 0, 2, "dd", EPOCH, &ss),
-				 0);
-		store_stream_close(ss, &(struct store_stream_totals){
-					       .closed_ns = EPOCH + SEC,
-					       .bytes = 4096, .frames = 1,
-					       .requests = 2, .reloads = 1,
-					       .seeks = 1 });
-		assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
-		store_close(st);
-	}
+	open_twice(t->db,
+		   &(struct store_reader){ .pid = 2, .tid = 2, .comm = "dd" },
+		   &(struct store_stream_totals){ .closed_ns = EPOCH + SEC,
+						  .bytes = 4096, .frames = 1,
+						  .requests = 2, .reloads = 1,
+						  .seeks = 1 });
 	db = raw_open(t->db);
 	assert_int_equal(q_i64(db, "PRAGMA user_version"),
 			 STORE_SCHEMA_VERSION);
@@ -960,9 +989,7 @@ static void test_migrate_v2(void **state)
 				   "pragma_table_info('late_access') WHERE "
 				   "name IN ('cause', 'issue_delay_us')"),
 			 2);
-	for (i = 0; i < (int)(sizeof(schema_cases) / sizeof(schema_cases[0]));
-	     i++)
-		check_columns(db, schema_cases[i].table, schema_cases[i].cols);
+	check_schema(db);
 	/* the old row kept, its new columns NULL */
 	assert_int_equal(q_i64(db, "SELECT frames FROM stream WHERE pid = 1"),
 			 9);
@@ -975,6 +1002,103 @@ static void test_migrate_v2(void **state)
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM stream_summary "
 				   "WHERE kib_per_request = 2.0"),
 			 2);
+	sqlite3_close(db);
+}
+
+/* Who read: the process, the thread that opened and the session, each
+ * NULL when unknown (0); comm as given, "" for none. */
+static void test_reader_ids(void **state)
+{
+	static const struct store_reader who[] = {
+		{ .pid = 300, .tid = 301, .sid = 250, .comm = "mpv" },
+		{ .pid = 0, .tid = 401, .sid = 0, .comm = NULL },
+	};
+	struct store_stream *ss;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl;
+	size_t i;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	for (i = 0; i < sizeof(who) / sizeof(who[0]); i++) {
+		assert_int_equal(store_stream_open(st, tl, &who[i], EPOCH,
+						   &ss),
+				 0);
+		close_stream(ss, EPOCH + SEC, 1, 1, 0, 0);
+	}
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT group_concat(coalesce(pid, 'null') || ' ' || "
+		      "coalesce(tid, 'null') || ' ' || coalesce(sid, 'null') "
+		      "|| ' ' || quote(comm), '|') FROM (SELECT * FROM stream "
+		      "ORDER BY id)",
+		  "300 301 250 'mpv'|null 401 null ''");
+	q_text_eq(db, "SELECT group_concat(tid || ' ' || coalesce(sid, 'null'),"
+		      " '|') FROM (SELECT * FROM stream_summary ORDER BY "
+		      "stream_id)",
+		  "301 250|401 null");
+	sqlite3_close(db);
+}
+
+/*
+ * A version 3 file, as timelinefs wrote it before streams had tid and sid
+ * (its pid was FUSE's: the opening thread's id), built by hand from that
+ * version's tables and views: store_open adds the columns, copies the old
+ * pid into tid, recreates stream_summary with them, keeps everything else
+ * (rows, the other views), and a new stream gets all three; opening again
+ * changes nothing.
+ */
+static void test_migrate_v4(void **state)
+{
+	struct store_reader who = {
+		.pid = 500, .tid = 501, .sid = 400, .comm = "ffmpeg",
+	};
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+	raw_exec(db, "CREATE TABLE run (id INTEGER PRIMARY KEY, label TEXT, "
+		     "started_at TEXT NOT NULL, ended_at TEXT, kernel TEXT, "
+		     "config_hz INTEGER, host TEXT, options TEXT, media_dir "
+		     "TEXT, queue_full_waits INTEGER NOT NULL DEFAULT 0, "
+		     "rows_lost INTEGER NOT NULL DEFAULT 0, duration_ns "
+		     "INTEGER);"
+		     "CREATE TABLE stream (id INTEGER PRIMARY KEY, "
+		     "run_id INTEGER NOT NULL, timeline_id INTEGER, pid "
+		     "INTEGER, comm TEXT, opened_ns INTEGER, closed_ns "
+		     "INTEGER, bytes INTEGER, frames INTEGER, late_frames "
+		     "INTEGER, failed_frames INTEGER, requests INTEGER, "
+		     "reloads INTEGER, seeks INTEGER);"
+		     "INSERT INTO run (id, label, started_at) VALUES "
+		     "(1, 'old', '2026-01-01T00:00:00.000Z');"
+		     "INSERT INTO stream (run_id, pid, comm, opened_ns, "
+		     "closed_ns, bytes, frames) VALUES "
+		     "(1, 77, 'vlc:demux', 0, 2000000000, 4000000, 50);"
+		     /* version 3's stream_summary, abridged: no tid, sid */
+		     "CREATE VIEW stream_summary AS SELECT s.id AS stream_id, "
+		     "s.run_id, s.pid, s.comm, s.bytes, s.requests, s.reloads, "
+		     "s.seeks FROM stream AS s;"
+		     "PRAGMA user_version = 3");
+	sqlite3_close(db);
+	open_twice(t->db, &who,
+		   &(struct store_stream_totals){ .closed_ns = EPOCH + SEC,
+						  .bytes = 4096, .frames = 1 });
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	check_schema(db);
+	/* the old row: its thread id in tid as well, no session known;
+	 * the new ones as given */
+	q_text_eq(db, "SELECT group_concat(pid || ' ' || tid || ' ' || "
+		      "coalesce(sid, 'null') || ' ' || comm || ' ' || bytes, "
+		      "'|') FROM (SELECT * FROM stream_summary ORDER BY "
+		      "stream_id)",
+		  "77 77 null vlc:demux 4000000|500 501 400 ffmpeg 4096|"
+		  "500 501 400 ffmpeg 4096");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run"), 3);
+	q_text_eq(db, "SELECT label FROM run_summary WHERE id = 1", "old");
 	sqlite3_close(db);
 }
 
@@ -999,7 +1123,7 @@ static void test_text_roundtrip(void **state)
 	info.config_hz = -1;
 	info.host = NULL;
 	st = start_ok(t->db, 0, &info, &tl);
-	assert_int_equal(store_stream_open(st, tl, 7, odd, EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 7, odd, EPOCH, &ss), 0);
 	a.track = odd;
 	a.clip = odd;
 	store_access_add(ss, &a);
@@ -1062,9 +1186,9 @@ static void test_open_errors(void **state)
 	/* a database from a future version is refused, not upgraded */
 	store_close(open_ok(t->db, 0));
 	db = raw_open(t->db);
-	raw_exec(db, "PRAGMA user_version = 4");
+	raw_exec(db, "PRAGMA user_version = 5");
 	sqlite3_close(db);
-	expect_open_error(t->db, -ENOTSUP, "schema version 4 is newer");
+	expect_open_error(t->db, -ENOTSUP, "schema version 5 is newer");
 }
 
 /* The run table dropped behind the store's back: -EIO with the reason. */
@@ -1214,7 +1338,7 @@ static void test_hold_recover(void **state)
 	int i;
 
 	st = start_hold(t->db, 64, STORE_DEFAULT_HOLD, &nt, &tl);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	for (i = 0; i < 10; i++) {
 		a = mk_access(i, EPOCH + (uint64_t)i, 10, EPOCH + SEC, 0);
 		store_access_add(ss, &a);
@@ -1223,7 +1347,7 @@ static void test_hold_recover(void **state)
 
 	db = raw_open(t->db);
 	raw_exec(db, "DROP TABLE access");
-	assert_int_equal(store_stream_open(st, tl, 2, "dd", EPOCH, &ss2), 0);
+	assert_int_equal(stream_open(st, tl, 2, "dd", EPOCH, &ss2), 0);
 	for (i = 10; i < 1010; i++) {
 		a = mk_access(i, EPOCH + (uint64_t)i, 10, EPOCH + SEC, 0);
 		store_access_add(ss, &a);
@@ -1247,7 +1371,7 @@ static void test_hold_recover(void **state)
 	assert_int_equal(wait_notes(&nt, "accepts writes again", 1, last), 1);
 	if (!strstr(last, ": 1001 held access rows written, 0 lost"))
 		fail_msg("recovery message: %s", last);
-	assert_int_equal(store_stream_open(st, tl, 3, "dd", EPOCH, &ss3), 0);
+	assert_int_equal(stream_open(st, tl, 3, "dd", EPOCH, &ss3), 0);
 	store_access_add(ss2, &a);
 	for (i = 0; i < 5; i++)
 		store_access_add(ss3, &a);
@@ -1310,7 +1434,7 @@ static void test_hold_bound(void **state)
 	int i;
 
 	st = start_hold(t->db, 0, 20, &nt, &tl);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	for (i = 0; i < 5; i++)
 		store_access_add(ss, &a);
 	wait_written(st, 5);
@@ -1363,7 +1487,7 @@ static void test_hold_end_in_outage(void **state)
 	int i;
 
 	st = start_hold(t->db, 0, STORE_DEFAULT_HOLD, &nt, &tl);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	for (i = 0; i < 10; i++)
 		store_access_add(ss, &a);
 	wait_written(st, 10);
@@ -1410,7 +1534,7 @@ static void test_hold_zero(void **state)
 	st = start_hold(t->db, 0, 0, &nt, &tl);
 	db = raw_open(t->db);
 	raw_exec(db, "DROP TABLE access");
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	for (i = 0; i < 10; i++)
 		store_access_add(ss, &a);
 	wait_stat(st, stat_lost, 10, "rows_lost");
@@ -1444,7 +1568,7 @@ static void test_end_without_start(void **state)
 
 	st = open_ok(t->db, 0);
 	assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
-	assert_int_equal(store_stream_open(st, 0, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, 0, 1, "dd", EPOCH, &ss), 0);
 	for (i = 0; i < 100; i++)
 		store_access_add(ss, &a);
 	close_stream(ss, EPOCH + SEC, 1, 1, 0, 0);
@@ -1530,7 +1654,7 @@ static void test_discard_after_stream(void **state)
 	int64_t tl;
 
 	st = start_ok(t->db, 0, &run_info, &tl);
-	assert_int_equal(store_stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 1, "dd", EPOCH, &ss), 0);
 	assert_int_equal(store_run_discard(st), -EBUSY);
 	close_stream(ss, EPOCH + SEC, 0, 0, 0, 0);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
@@ -1563,6 +1687,8 @@ int main(void)
 		TMP_TEST(test_existing_mode),
 		TMP_TEST(test_migrate_injected),
 		TMP_TEST(test_migrate_v2),
+		TMP_TEST(test_reader_ids),
+		TMP_TEST(test_migrate_v4),
 		TMP_TEST(test_problems),
 		TMP_TEST(test_text_roundtrip),
 		TMP_TEST(test_open_errors),
