@@ -81,6 +81,40 @@ check_eq "second run with its own step" "2|b|2|2" \
 		where step_id = b.id) from bench_step b where id = 5")"
 check "no mean row for one repetition" sh -c "! grep -q ' mean ' '$T/out2'"
 
+# 2b. readers whose reading process is not the one the bench started.
+# Bug (issue 17, defect 4): the bench matched stream.pid, the id of the
+# thread that opened the timeline, against its readers' pids; a pipeline
+# under sh -c (cat, the shell's child, opens the file) and a reader that
+# reads from a second thread matched none, and the bench failed after
+# waiting 30 s.  Expected: each step has one stream per reader, read to
+# the end, carrying the reading process's pid and command name.
+RDB=$T/readers.db
+for r in "pipe|sh -c 'cat {} | dd of=/dev/null bs=1M'" \
+	"thread|python3 $TOP/tests/tools/thread_reader.py"; do
+	rc=0
+	"$BENCH" --media "$T/media" --workstations 2 --repeat 1 --label "${r%%|*}" \
+		--db "$RDB" --pace off --reader "${r#*|}" >/dev/null 2>"$T/rerr" || rc=$?
+	check_eq "reader '${r#*|}': the bench runs, no error" "0|" \
+		"$rc|$(grep -v '^step ' "$T/rerr")"
+done
+rq() {
+	sqlite3 -batch -noheader -cmd ".timeout 5000" "$RDB" "$1"
+}
+check_eq "pipeline and threaded readers: 2 streams in each step, each read to the end" \
+	"pipe|2|2 thread|2|2" \
+	"$(rq "select group_concat(x, ' ') from (select b.label || '|' || count(*) || '|'
+		|| sum(s.bytes = t.bytes) as x from bench_step b join bench_stream x
+		on x.step_id = b.id join stream s on s.id = x.stream_id join timeline t
+		on t.id = s.timeline_id group by b.id order by b.id)")"
+check_eq "pipeline: the streams are cat's, a child of each reader's session leader" \
+	"cat|2|2" \
+	"$(rq "select comm, count(distinct sid), sum(pid <> sid and tid = pid) from stream
+		where run_id = 1 group by comm")"
+check_eq "threaded: the streams are python3's (the session leader), opened by another thread" \
+	"python3|2|2" \
+	"$(rq "select comm, count(distinct sid), sum(pid = sid and tid <> pid) from stream
+		where run_id = 2 group by comm")"
+
 # 3. a reader killed in the middle fails the bench, which unmounts
 "$GEN" --clips 3 --clip-seconds 5 --timelines 2 --events 2 --min-seconds 2 \
 	--max-seconds 2.5 --video-rate 1M "$T/long" >/dev/null
