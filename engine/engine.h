@@ -573,6 +573,13 @@ struct eng_player_config {
 	 * best by a copy).  Decided at the first read, for the stream's
 	 * life. */
 	int zero_copy;
+	/* The most pieces (iovecs) the caller's reply takes, 0 for no
+	 * limit.  Where a request of max_request bytes could need more
+	 * (frames of under max_request / max_pieces bytes whose sizes
+	 * vary), the player keeps a spill buffer for the tail of such a
+	 * request (struct eng_pieces), allocated here, never on the read
+	 * path. */
+	int max_pieces;
 };
 
 #define ENG_ZC_MIN_REQUEST (64 * 1024)
@@ -629,8 +636,12 @@ void eng_player_free(struct eng_player *p);
  * Returns the number of bytes (0 at or past the end) with the player's
  * request lock HELD: other requests wait, the filler goes on but never
  * evicts the request's frames, so the iovecs stay valid until
- * eng_player_unlock().  Returns -EIO (a backing read failed or came up
- * short), -E2BIG (len > max_request or more than iovmax vectors needed),
+ * eng_player_unlock().  Frames contiguous in the ring are one iovec; with
+ * iovmax at least cfg.max_pieces, a request that would need more iovecs
+ * than that has its tail copied (struct eng_pieces).  Returns -EIO (a
+ * backing read failed or came up short), -E2BIG (len > max_request, or
+ * more than iovmax iovecs needed and no spill sized for iovmax: iovmax
+ * below cfg.max_pieces, or max_pieces 0),
  * -EXDEV (a zero-copy player: see eng_player_read_zc) or -EINVAL, with
  * the request lock released. */
 ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,

@@ -50,6 +50,10 @@ struct eng_player {
 	unsigned char *ring;	/* [nslots * slot_bytes], frame f in f % nslots */
 	unsigned char *failed;	/* [nslots]: the slot's frame had a failed read */
 	struct iovec *copy_iov;	/* [nslots] for eng_player_copy(); req_lock */
+	/* The copied tail of a request of more pieces than cfg.max_pieces
+	 * (NULL where none can need it); req_lock */
+	unsigned char *spill;
+	size_t spill_bytes;
 	struct media_fd *fds;	/* [nclips * ntracks], opened lazily */
 	void *bounce;		/* aligned, for O_DIRECT reads */
 	size_t bounce_bytes;
@@ -722,6 +726,20 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
 	if (!p->ring || !p->failed || !p->copy_iov || !p->fds)
 		goto err_free;
+	/* Frames of one size fill their slots: a request is at most 2
+	 * pieces (the ring's wrap).  Others may need more than the caller's
+	 * reply takes (800-byte audio frames: 1310 in 1 MiB). */
+	if (cfg->max_pieces > 0 &&
+	    !(tl->frame_bytes_min == tl->frame_bytes_max &&
+	      cfg->max_pieces >= 2))
+		p->spill_bytes = eng_pieces_spill_need(cfg->max_request,
+						       tl->frame_bytes_min,
+						       cfg->max_pieces);
+	if (p->spill_bytes) {
+		p->spill = malloc(p->spill_bytes);
+		if (!p->spill)
+			goto err_free;
+	}
 	/* touch the whole ring now: otherwise the first pass of a stream
 	 * takes a page fault per 4 KiB inside its backing reads (seen: 5 %
 	 * of the daemon's CPU on 10 s timelines) */
@@ -744,6 +762,7 @@ int eng_player_new(const struct eng_timeline *tl,
 	*out = p;
 	return 0;
 err_free:
+	free(p->spill);
 	free(p->bounce);
 	free(p->fds);
 	free(p->copy_iov);
@@ -775,6 +794,7 @@ void eng_player_free(struct eng_player *p)
 	pthread_mutex_destroy(&p->stats_lock);
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->req_lock);
+	free(p->spill);
 	free(p->bounce);
 	free(p->fds);
 	free(p->copy_iov);
@@ -996,9 +1016,10 @@ static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
 			   struct iovec *iov, int iovmax, int *iovcnt,
 			   int nonblock)
 {
+	struct eng_pieces pb;
 	uint64_t fo, from;
 	int64_t a, b, f;
-	int n = 0, rc;
+	int rc;
 	size_t part;
 
 	if (!p || !iovcnt || (len && (!iov || iovmax <= 0)))
@@ -1007,22 +1028,24 @@ static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
 	rc = player_prepare(p, off, &len, &a, &b, nonblock, 0);
 	if (rc <= 0)
 		return rc;
+	/* The request's frames stay put while req_lock is held: a spill's
+	 * copy is made without the ring's lock, which the filler needs. */
+	pthread_mutex_unlock(&p->lock);
+	eng_pieces_init(&pb, iov, iovmax, p->spill, p->spill_bytes);
 	for (f = a; f <= b; f++) {
 		size_t slot = (size_t)(f % (int64_t)p->nslots);
 
 		part = frame_part(p, f, off, len, &fo, &from);
 		if (!part)
 			continue;
-		if (n == iovmax) {
-			pthread_mutex_unlock(&p->lock);
+		if (eng_pieces_add(&pb, p->ring + slot * p->slot_bytes + from,
+				   part) < 0) {
 			pthread_mutex_unlock(&p->req_lock);
 			return -E2BIG;
 		}
-		iov[n].iov_base = p->ring + slot * p->slot_bytes + from;
-		iov[n].iov_len = part;
-		n++;
 	}
-	*iovcnt = n;
+	*iovcnt = pb.n;
+	pthread_mutex_lock(&p->lock);
 	return served(p, len);
 }
 

@@ -1072,6 +1072,124 @@ static void test_empty_frames(void **state)
 	eng_tl_free(tl);
 }
 
+/* The iovecs eng_player_read() should give for [off, off + len) of a
+ * player of nslots slots: a frame joins the one before it in the ring
+ * when that one fills its slot and did not end the ring; at most max, the
+ * rest copied into the last. */
+static int pieces_expected(const struct eng_timeline *tl, size_t nslots,
+			   uint64_t off, size_t len, int max)
+{
+	int64_t f = eng_frame_at(tl, off), last = eng_frame_at(tl, off + len - 1);
+	int n = 0, joins = 0;
+
+	for (; f <= last; f++) {
+		if (eng_frame_size(tl, f) == 0)
+			continue;
+		if (n && joins && f % (int64_t)nslots != 0)
+			;	/* contiguous with the piece before */
+		else
+			n++;
+		joins = eng_frame_size(tl, f) == tl->frame_bytes_max;
+	}
+	return n < max ? n : max;
+}
+
+/*
+ * Frames small and of varying sizes: a request spans more frames than the
+ * caller's reply takes pieces (cfg.max_pieces).  Regression for issue 17
+ * defect 1: 800-byte audio frames, a 1 MiB request of 1310 frames and an
+ * iovec limit of 1024 gave -E2BIG (the reader's dd failed), or at exactly
+ * 1024 a reply the kernel refused unread.  Every request now fits in
+ * max_pieces, bytes exact, the tail copied; without max_pieces the old
+ * -E2BIG stays, and returns unlocked.
+ */
+static void test_small_frames(void **state)
+{
+	static const struct {
+		const char *what;
+		struct tl_spec sp;
+		int64_t frames;
+	} tls[] = {
+		/* 266.1 units of 3 bytes a frame: 798 B, 801 B one in ten */
+		{ "audio", { 30, 1, { { "A1", 23949, 3, 44 } },
+			     { { "A1", "c0", 0, 0, 400 } } }, 400 },
+		/* 1.001 bytes a frame: 1 B, 2 B one in a thousand */
+		{ "byte", { 30000, 1001, { { "V", 30, 1, 0 } },
+			    { { "V", "c0", 5, 0, 20000 } } }, 20000 },
+	};
+	static const size_t sizes[] = { 512, 4096, 65535, 65536 };
+	enum { MAXP = 16 };
+	struct iovec iov[MAXP];
+	size_t t, z;
+
+	(void)state;
+	for (t = 0; t < sizeof(tls) / sizeof(tls[0]); t++) {
+		struct eng_timeline *tl = make_tl(&tls[t].sp);
+		unsigned char *want = expected_file(tl, NULL);
+		unsigned char *got = malloc(65536);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(f, 8, ENG_PACE_OFF, 1,
+							ENG_BACKING_BUFFERED,
+							65536);
+		struct eng_player *p;
+		int spilled = 0, cnt, i;
+
+		assert_non_null(got);
+		assert_int_equal(tl->frames, tls[t].frames);
+		assert_true(tl->frame_bytes_min < tl->frame_bytes_max);
+		/* the limit is the player's to meet */
+		cfg.max_pieces = MAXP;
+		p = new_player(tl, &cfg);
+		for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			uint64_t off;
+
+			/* a whole pass (a seek back to 0 first), from an odd
+			 * offset so requests start inside frames */
+			for (off = z; off < tl->bytes; off += sizes[z]) {
+				size_t len = sizes[z], at = 0;
+				ssize_t n;
+
+				if (len > tl->bytes - off)
+					len = (size_t)(tl->bytes - off);
+				n = eng_player_read(p, off, sizes[z], iov, MAXP,
+						    &cnt);
+				assert_int_equal(n, (ssize_t)len);
+				assert_int_equal(cnt, pieces_expected(tl,
+						 eng_player_slots(p), off, len,
+						 MAXP));
+				for (i = 0; i < cnt; i++) {
+					memcpy(got + at, iov[i].iov_base,
+					       iov[i].iov_len);
+					at += iov[i].iov_len;
+				}
+				eng_player_unlock(p);
+				assert_int_equal(at, len);
+				assert_memory_equal(got, want + off, len);
+				if (pieces_expected(tl, eng_player_slots(p), off,
+						    len, INT32_MAX) > MAXP)
+					spilled++;
+			}
+		}
+		/* the copy was needed, and taken */
+		assert_true(spilled > 0);
+		eng_player_free(p);
+
+		/* no limit given, no spill: more pieces than iovmax is
+		 * -E2BIG, with the locks released */
+		cfg.max_pieces = 0;
+		p = new_player(tl, &cfg);
+		assert_int_equal(eng_player_read(p, 0, 65536, iov, MAXP, &cnt),
+				 -E2BIG);
+		assert_int_equal(eng_player_copy(p, got, 100, 0), 100);
+		assert_memory_equal(got, want, 100);
+		eng_player_free(p);
+		fake_free(f);
+		free(got);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
 /* pace=off never sleeps and still records the speed-1 schedule. */
 static void test_pace_off(void **state)
 {
@@ -1390,19 +1508,16 @@ static void test_read_api(void **state)
 	assert_int_equal(eng_player_new(tl, &cfg, &q), -EINVAL);
 	assert_null(q);
 
+	/* frames of one size fill their slots: one iovec for three frames
+	 * (more pieces, and the limit on them: test_small_frames) */
 	assert_int_equal(eng_player_read(p, 500, 2500, iov, 8, &cnt), 2500);
-	assert_int_equal(cnt, 3);
-	assert_int_equal(iov[0].iov_len, 500);
-	assert_int_equal(iov[1].iov_len, 1000);
-	assert_int_equal(iov[2].iov_len, 1000);
-	assert_memory_equal(iov[0].iov_base, want + 500, 500);
-	assert_memory_equal(iov[1].iov_base, want + 1000, 1000);
-	assert_memory_equal(iov[2].iov_base, want + 2000, 1000);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(iov[0].iov_len, 2500);
+	assert_memory_equal(iov[0].iov_base, want + 500, 2500);
 	eng_player_unlock(p);
 
 	/* each of these returns unlocked: the next read would hang if not */
 	assert_int_equal(eng_player_read(p, 0, 4001, iov, 8, &cnt), -E2BIG);
-	assert_int_equal(eng_player_read(p, 500, 2500, iov, 2, &cnt), -E2BIG);
 	assert_int_equal(eng_player_read(p, 0, 10, NULL, 8, &cnt), -EINVAL);
 	assert_int_equal(eng_player_copy(p, buf, 4001, 0), -E2BIG);
 
@@ -2528,6 +2643,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_backwards),
 		cmocka_unit_test(test_empty_frames),
+		cmocka_unit_test(test_small_frames),
 		cmocka_unit_test(test_pace_off),
 		cmocka_unit_test(test_pace_factor),
 		cmocka_unit_test(test_read_errors),
