@@ -6,6 +6,7 @@
 #ifndef FS_H
 #define FS_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 
@@ -27,8 +28,10 @@
  * requests per stream for hundreds of streams; non-root mounts are capped
  * by the kernel at /sys/module/fuse/parameters/max_user_bgreq. */
 #define FS_MAX_BACKGROUND 1024
-/* Iovecs per reply: a 1 MiB request of audio-only frames spans ~220. */
-#define FS_IOV_MAX 1024
+/* Iovecs per read reply: writev takes IOV_MAX (1024) and fuse_reply_iov
+ * adds the header's.  A 1 MiB request of 800-byte audio frames spans
+ * 1310 frames: the player copies what does not fit (cfg.max_pieces). */
+#define FS_IOV_MAX (IOV_MAX - 1)
 
 /* -o record=: which rows a stream writes to the store. */
 enum fs_record {

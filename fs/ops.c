@@ -33,6 +33,34 @@ static struct fs_file *file_of(struct fs *fs, fuse_ino_t ino)
 	return &fs->files[ino - FS_FIRST_INO];
 }
 
+/* rc: what a fuse_reply_* returned, 0 or -errno when libfuse could not
+ * send the reply.  libfuse has freed the request by then (fuse_free_req in
+ * send_reply_iov and fuse_reply_data), so nothing can answer it again: a
+ * second reply would use freed memory.  The kernel ends a request whose
+ * reply it matched to it (with EIO when the reply does not fit); one whose
+ * reply it refuses unread (writev of more than IOV_MAX pieces: EINVAL)
+ * stays unanswered and its reader waits until the mount goes.  So replies
+ * are made to fit before they are sent (FS_IOV_MAX), and a failure is
+ * logged.  -ENOENT: the request was interrupted, nobody waits for it. */
+static void replied(int rc, const char *op, const char *name)
+{
+	if (rc == 0 || rc == -ENOENT)
+		return;
+	fuse_log(FUSE_LOG_ERR, "timelinefs: cannot reply to %s of %s: %s\n",
+		 op, name, strerror(-rc));
+}
+
+/* fuse_reply_err, checked as replied() says. */
+static void reply_err(fuse_req_t req, int err)
+{
+	int rc = fuse_reply_err(req, err);
+
+	if (rc != 0 && rc != -ENOENT)
+		fuse_log(FUSE_LOG_ERR,
+			 "timelinefs: cannot send the error reply '%s': %s\n",
+			 strerror(err), strerror(-rc));
+}
+
 static void fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
 {
 	struct fs_file *f = file_of(fs, ino);
@@ -96,22 +124,22 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	size_t i;
 
 	if (parent != FS_ROOT_INO)
-		return (void)fuse_reply_err(req, ENOENT);
+		return reply_err(req, ENOENT);
 	memset(&e, 0, sizeof(e));
 	if (strcmp(name, FS_STATUS_NAME) == 0) {
 		e.ino = FS_STATUS_INO;
 		fill_attr(fs, e.ino, &e.attr);
-		return (void)fuse_reply_entry(req, &e);
+		return replied(fuse_reply_entry(req, &e), "lookup", name);
 	}
 	for (i = 0; i < fs->nfiles; i++)
 		if (strcmp(fs->files[i].tl->name, name) == 0)
 			break;
 	if (i == fs->nfiles)
-		return (void)fuse_reply_err(req, ENOENT);
+		return reply_err(req, ENOENT);
 	e.ino = FS_FIRST_INO + i;
 	e.attr_timeout = e.entry_timeout = FS_ATTR_TIMEOUT;
 	fill_attr(fs, e.ino, &e.attr);
-	fuse_reply_entry(req, &e);
+	replied(fuse_reply_entry(req, &e), "lookup", name);
 }
 
 static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
@@ -122,9 +150,11 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 
 	(void)fi;
 	if (ino != FS_ROOT_INO && ino != FS_STATUS_INO && !file_of(fs, ino))
-		return (void)fuse_reply_err(req, ENOENT);
+		return reply_err(req, ENOENT);
 	fill_attr(fs, ino, &st);
-	fuse_reply_attr(req, &st, FS_ATTR_TIMEOUT);
+	replied(fuse_reply_attr(req, &st, FS_ATTR_TIMEOUT), "getattr",
+		file_of(fs, ino) ? file_of(fs, ino)->tl->name :
+		ino == FS_STATUS_INO ? FS_STATUS_NAME : "/");
 }
 
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
@@ -136,10 +166,10 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 
 	(void)fi;
 	if (ino != FS_ROOT_INO)
-		return (void)fuse_reply_err(req, ENOTDIR);
+		return reply_err(req, ENOTDIR);
 	buf = malloc(size);
 	if (!buf)
-		return (void)fuse_reply_err(req, ENOMEM);
+		return reply_err(req, ENOMEM);
 	/* entry i: 0 ".", 1 "..", 2.. the timelines; off is the next one */
 	for (i = (size_t)off; i < fs->nfiles + 2; i++) {
 		struct stat st = { 0 };
@@ -155,7 +185,7 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 			break;
 		used += n;
 	}
-	fuse_reply_buf(req, buf, used);
+	replied(fuse_reply_buf(req, buf, used), "readdir", "/");
 	free(buf);
 }
 
@@ -223,6 +253,7 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	struct fs_status *st = NULL;
 	struct fs_stream *s;
 	size_t n = 0, i, need;
+	int rc;
 	uint64_t now = fs->io.now(fs->io.ctx);
 
 	pthread_mutex_lock(&fs->lock);
@@ -231,7 +262,7 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows) {
 		pthread_mutex_unlock(&fs->lock);
-		return (void)fuse_reply_err(req, ENOMEM);
+		return reply_err(req, ENOMEM);
 	}
 	/* oldest stream first: the list is newest first */
 	i = n;
@@ -259,10 +290,12 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	pthread_mutex_unlock(&fs->lock);
 	free(rows);
 	if (!st)
-		return (void)fuse_reply_err(req, ENOMEM);
+		return reply_err(req, ENOMEM);
 	fi->fh = (uint64_t)(uintptr_t)st;
 	fi->direct_io = 1;
-	if (fuse_reply_open(req, fi) != 0)
+	rc = fuse_reply_open(req, fi);
+	replied(rc, "open", FS_STATUS_NAME);
+	if (rc != 0)
 		free(st);
 }
 
@@ -291,7 +324,7 @@ static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 	pthread_mutex_destroy(&s->busy);
 	free(s->bv);
 	free(s);
-	fuse_reply_err(req, err);
+	reply_err(req, err);
 }
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -305,15 +338,14 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY ||
 	    (fi->flags & (O_TRUNC | O_APPEND)))
-		return (void)fuse_reply_err(req, EROFS);
+		return reply_err(req, EROFS);
 	if (ino == FS_STATUS_INO)
 		return status_open(req, fs, fi);
 	if (!f)
-		return (void)fuse_reply_err(req, ino == FS_ROOT_INO ? EISDIR :
-					    ENOENT);
+		return reply_err(req, ino == FS_ROOT_INO ? EISDIR : ENOENT);
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return (void)fuse_reply_err(req, ENOMEM);
+		return reply_err(req, ENOMEM);
 	s->fs = fs;
 	s->file = f;
 	s->ino = ino;
@@ -342,6 +374,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pc.pace = fs->cfg.pace_v;
 	pc.backing = fs->cfg.backing_v;
 	pc.max_request = FS_MAX_READ;
+	pc.max_pieces = FS_IOV_MAX;
 	pc.io = &fs->io;
 	/* record=streams/off: no callback at all, so the read path does not
 	 * even build the row it would drop */
@@ -396,7 +429,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fs->streams.next = s;
 	pthread_mutex_unlock(&fs->lock);
 	fi->fh = (uint64_t)(uintptr_t)s;
-	if (fuse_reply_open(req, fi) != 0) {
+	rc = fuse_reply_open(req, fi);
+	replied(rc, "open", f->tl->name);
+	if (rc != 0) {
 		/* the opener is gone: no release will come */
 		pthread_mutex_lock(&fs->lock);
 		stream_detach(s);
@@ -431,7 +466,7 @@ static ssize_t reply_zc(fuse_req_t req, struct fs_stream *s, uint64_t off,
 	if (n == -EXDEV)
 		return n;
 	if (n < 0) {
-		fuse_reply_err(req, (int)-n);
+		reply_err(req, (int)-n);
 		return n;
 	}
 	s->bv->count = (size_t)cnt;
@@ -448,6 +483,7 @@ static ssize_t reply_zc(fuse_req_t req, struct fs_stream *s, uint64_t off,
 		rc = fuse_reply_buf(req, NULL, 0);
 	else
 		rc = fuse_reply_data(req, s->bv, 0);
+	replied(rc, "read", s->file->tl->name);
 	/* a failed reply (the reader interrupted) may have taken part of
 	 * the bytes: the player drops its pipes and reads again */
 	eng_player_zc_done(s->player, rc == 0);
@@ -462,16 +498,17 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct iovec iov[FS_IOV_MAX];
 	uint64_t inval_from = 0, inval_len;
 	ssize_t n;
-	int cnt = 0;
+	int cnt = 0, rc;
 
 	if (off < 0)
-		return (void)fuse_reply_err(req, EINVAL);
+		return reply_err(req, EINVAL);
 	if (ino == FS_STATUS_INO) {
 		struct fs_status *st = (struct fs_status *)(uintptr_t)fi->fh;
 		size_t o = (uint64_t)off < st->len ? (size_t)off : st->len;
 		size_t m = st->len - o < size ? st->len - o : size;
 
-		return (void)fuse_reply_buf(req, st->text + o, m);
+		return replied(fuse_reply_buf(req, st->text + o, m), "read",
+			       FS_STATUS_NAME);
 	}
 	pthread_mutex_lock(&s->busy);
 	if (s->bv) {
@@ -488,12 +525,14 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			    &cnt);
 	if (n < 0) {
 		pthread_mutex_unlock(&s->busy);
-		return (void)fuse_reply_err(req, (int)-n);
+		return reply_err(req, (int)-n);
 	}
+	/* eng_player_read kept to FS_IOV_MAX pieces: the kernel takes it */
 	if (cnt == 1)
-		fuse_reply_buf(req, iov[0].iov_base, iov[0].iov_len);
+		rc = fuse_reply_buf(req, iov[0].iov_base, iov[0].iov_len);
 	else
-		fuse_reply_iov(req, iov, cnt);
+		rc = fuse_reply_iov(req, iov, cnt);
+	replied(rc, "read", s->file->tl->name);
 	inval_len = passed_range(s, (uint64_t)off, &inval_from);
 	eng_player_unlock(s->player);
 out:
@@ -515,7 +554,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 
 	if (ino == FS_STATUS_INO) {
 		free((void *)(uintptr_t)fi->fh);
-		return (void)fuse_reply_err(req, 0);
+		return reply_err(req, 0);
 	}
 	pthread_mutex_lock(&fs->lock);
 	stream_detach(s);
@@ -524,7 +563,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 	pthread_mutex_lock(&s->busy);
 	pthread_mutex_unlock(&s->busy);
 	stream_close(s);
-	fuse_reply_err(req, 0);
+	reply_err(req, 0);
 }
 
 void fs_close_all_streams(struct fs *fs)
@@ -555,7 +594,7 @@ static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
 	sv.f_files = fs->nfiles + 1;
 	sv.f_namemax = 255;
 	sv.f_flag = ST_RDONLY;
-	fuse_reply_statfs(req, &sv);
+	replied(fuse_reply_statfs(req, &sv), "statfs", "/");
 }
 
 /* Every write-side operation: the file system is read-only. */
@@ -563,34 +602,34 @@ static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
 	(void)ino, (void)attr, (void)to_set, (void)fi;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode, dev_t rdev)
 {
 	(void)parent, (void)name, (void)mode, (void)rdev;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode)
 {
 	(void)parent, (void)name, (void)mode;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	(void)parent, (void)name;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 		       const char *name)
 {
 	(void)link, (void)parent, (void)name;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -598,48 +637,48 @@ static void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      unsigned int flags)
 {
 	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		    const char *newname)
 {
 	(void)ino, (void)newparent, (void)newname;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
 	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode, struct fuse_file_info *fi)
 {
 	(void)parent, (void)name, (void)mode, (void)fi;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
 	(void)ino, (void)name, (void)value, (void)size, (void)flags;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
 	(void)ino, (void)name;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 static void fs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 			 off_t offset, off_t length, struct fuse_file_info *fi)
 {
 	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
-	fuse_reply_err(req, EROFS);
+	reply_err(req, EROFS);
 }
 
 const struct fuse_lowlevel_ops fs_ops = {
