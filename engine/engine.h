@@ -580,7 +580,44 @@ struct eng_player_config {
 	 * request (struct eng_pieces), allocated here, never on the read
 	 * path. */
 	int max_pieces;
+	/* Media files (one per (clip, track) played) the stream keeps open
+	 * at once; past it the least recently used one is closed, and
+	 * opened again when played again (counted in reopens).  An open
+	 * that fails with EMFILE or ENFILE closes the least recently used
+	 * ones and tries again, until none of the stream's is left: then
+	 * the read fails with that errno (its frame with -EIO).  0: no
+	 * limit but the process's. */
+	unsigned max_files;
+	/* Bytes of memory the stream may take (eng_player_mem); 0: no
+	 * limit.  eng_player_new refuses more with -EFBIG. */
+	uint64_t mem_max;
 };
+
+/* Defaults of the mount's -o stream_mem and -o stream_files.  Memory:
+ * eng_player_mem at buffer=8 and 1 MiB requests is 8.7 MiB for the seed
+ * preset (frames of 610 KB) and 63.5 MiB for the largest of
+ * timelinefs-gen --format, v210-1080p (5.5 MB frames, 11 slots), 85 MiB
+ * unpaced with zero copy: 256 MiB is three times that, and refuses what
+ * would take gigabytes (buffer=10000: 6.1 GB a stream of the seed;
+ * video_rate=18G: 7.2 GB).  Files: a frame holds one file per track open
+ * (3 in the seed, 5 in the other presets); 64 keeps a stream's recent
+ * clips open, and 64 per stream is 16384 streams under a hard
+ * RLIMIT_NOFILE of 1048576 (the daemon raises its soft limit to it). */
+#define ENG_PLAYER_MEM_DEFAULT (256ULL << 20)
+#define ENG_PLAYER_FILES_DEFAULT 64
+/* Where the open file limit is lower, the default shrinks so that
+ * ENG_PLAYER_STREAMS_EXPECTED streams (the paced streams README
+ * "Performance" measured on 2 cores) fit beside ENG_PLAYER_FDS_OWN fds of
+ * the daemon's own, but to no fewer than ENG_PLAYER_FILES_MIN (the tracks
+ * of a frame of any preset open at once). */
+#define ENG_PLAYER_STREAMS_EXPECTED 128
+#define ENG_PLAYER_FDS_OWN 64
+#define ENG_PLAYER_FILES_MIN 8
+/* The default -o stream_files under an open file limit of nofile:
+ * (nofile - ENG_PLAYER_FDS_OWN) / ENG_PLAYER_STREAMS_EXPECTED, within
+ * [ENG_PLAYER_FILES_MIN, ENG_PLAYER_FILES_DEFAULT] (1024: 7, so 8;
+ * 20000: 155, so 64). */
+unsigned eng_player_files_default(uint64_t nofile);
 
 #define ENG_ZC_MIN_REQUEST (64 * 1024)
 #define ENG_ZC_MAX_SLOTS 16
@@ -617,10 +654,30 @@ struct eng_player;
 
 /* Create a player (one stream) over a finalized, media-resolved timeline.
  * All buffers are allocated here, none on the read path.  The clock starts
- * at the first read.  Returns 0, -EINVAL (buffer 0, max_request 0), -ENOMEM. */
+ * at the first read.  Returns 0, -EINVAL (buffer 0, max_request 0),
+ * -EFBIG (more memory than cfg->mem_max), -ENOMEM. */
 int eng_player_new(const struct eng_timeline *tl,
 		   const struct eng_player_config *cfg,
 		   struct eng_player **out);
+/* The memory a player of tl with cfg takes, allocated and touched at
+ * eng_player_new, for as long as the stream is open: its ring of *slots
+ * frames of tl->frame_bytes_max bytes (the frames a request and a
+ * concurrent readahead window span, plus cfg->buffer for a filled player),
+ * the O_DIRECT bounce buffer, the zero-copy pipes' pages where zero copy
+ * may be taken (they are kernel memory, as much as the ring again) and
+ * the tables per slot and per (clip, track).  Saturates at UINT64_MAX.
+ * Needs only tl, buffer, max_request, pace, backing, filler and
+ * zero_copy of cfg.  0, or -EINVAL as eng_player_new. */
+int eng_player_mem(const struct eng_timeline *tl,
+		   const struct eng_player_config *cfg, uint64_t *bytes,
+		   uint64_t *slots);
+/* Whether a stream of tl fits in limit bytes (a mount's -o stream_mem):
+ * 0, or -EFBIG with one message naming the timeline's file, the bytes a
+ * stream needs, how (frames of the ring, their size, the buffer) and the
+ * limit, and the options that change either; -EINVAL as eng_player_mem. */
+int eng_player_mem_check(const struct eng_timeline *tl,
+			 const struct eng_player_config *cfg, uint64_t limit,
+			 struct eng_diag *diag);
 /* Stop the filler (eng_player_stop), close the player's media fds, free it. */
 void eng_player_free(struct eng_player *p);
 
@@ -719,6 +776,14 @@ struct eng_player_stats {
 	int64_t seeks;		/* re-anchorings after the first */
 	int64_t head;		/* next frame to load */
 	uint64_t worst_ns;	/* largest done - issued */
+	uint64_t opens;		/* media files opened (successfully) */
+	uint64_t reopens;	/* of those, files the stream had open before
+				 * and closed (cfg.max_files, an EMFILE, a
+				 * failed io->check) */
+	uint64_t open_retries;	/* opens that failed with EMFILE/ENFILE and
+				 * were tried again after closing one */
+	unsigned files_open;	/* media files open now */
+	unsigned files_peak;	/* most open at once */
 };
 void eng_player_stats(struct eng_player *p, struct eng_player_stats *st);
 /* Frames the player's ring holds (fixed at eng_player_new). */

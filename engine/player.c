@@ -5,8 +5,10 @@
  * access record per backing read.  Time and I/O come through struct eng_io.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,8 +21,12 @@
 #define RING_HUGE (2u << 20)
 
 struct media_fd {
-	int fd;			/* -1: not open yet */
+	int fd;			/* -1: not open (yet, or closed again) */
 	int direct;		/* the fd really is O_DIRECT */
+	int opened;		/* was open once: opening it again is a reopen */
+	/* the open ones, most recently used first (indices into fds, -1
+	 * ends): the least recently used is closed past cfg.max_files */
+	int32_t newer, older;
 	uint64_t checked_ns;	/* last io->check of fd */
 };
 
@@ -55,6 +61,10 @@ struct eng_player {
 	unsigned char *spill;
 	size_t spill_bytes;
 	struct media_fd *fds;	/* [nclips * ntracks], opened lazily */
+	int32_t lru_new, lru_old; /* the open fds' list ends, -1: none */
+	/* the loader's counts of its fds, into st at load_end */
+	unsigned nopen, open_peak;
+	uint64_t opens, reopens, open_retries;
 	void *bounce;		/* aligned, for O_DIRECT reads */
 	size_t bounce_bytes;
 	int64_t lo, head;	/* the ring holds frames [lo, head) */
@@ -144,6 +154,76 @@ static void close_media(const struct eng_player *p, const struct media_fd *m)
 	io->close(io->ctx, m->fd);
 }
 
+/* The open fds are a list, most recently used first; only the loader
+ * touches it (as the fds themselves). */
+static void lru_unlink(struct eng_player *p, int32_t i)
+{
+	struct media_fd *m = &p->fds[i];
+
+	if (m->newer >= 0)
+		p->fds[m->newer].older = m->older;
+	else
+		p->lru_new = m->older;
+	if (m->older >= 0)
+		p->fds[m->older].newer = m->newer;
+	else
+		p->lru_old = m->newer;
+	m->newer = m->older = -1;
+}
+
+static void lru_push(struct eng_player *p, int32_t i)
+{
+	struct media_fd *m = &p->fds[i];
+
+	m->newer = -1;
+	m->older = p->lru_new;
+	if (p->lru_new >= 0)
+		p->fds[p->lru_new].newer = i;
+	else
+		p->lru_old = i;
+	p->lru_new = i;
+}
+
+static void fd_close(struct eng_player *p, int32_t i)
+{
+	lru_unlink(p, i);
+	close_media(p, &p->fds[i]);
+	p->fds[i].fd = -1;
+	p->nopen--;
+}
+
+/* Close the least recently used open fd; 0 when there is none. */
+static int fd_close_lru(struct eng_player *p)
+{
+	if (p->lru_old < 0)
+		return 0;
+	fd_close(p, p->lru_old);
+	return 1;
+}
+
+/* Open (clip, track)'s file within the stream's budget of fds: past
+ * cfg.max_files, and on EMFILE/ENFILE (the process's or the system's
+ * limit, which other streams share), the least recently used fd goes
+ * first.  A feature-length EDL plays thousands of clip files; holding
+ * them all open ran a stream into EMFILE mid-play. */
+static int fd_open(struct eng_player *p, const char *file, int *is_direct)
+{
+	const struct eng_io *io = p->cfg.io;
+	int fd;
+
+	if (p->cfg.max_files)
+		while (p->nopen >= p->cfg.max_files && fd_close_lru(p))
+			;
+	for (;;) {
+		fd = io->open(io->ctx, file,
+			      p->cfg.backing == ENG_BACKING_DIRECT,
+			      is_direct);
+		if ((fd != -EMFILE && fd != -ENFILE) || !fd_close_lru(p))
+			return fd;
+		p->open_retries++;
+	}
+}
+
 /* The fd of (clip, track), opened on first use.  -errno if it cannot be
  * opened; the next frame tries again.  With io->check, the name is checked
  * right after the open and then at most every ENG_MEDIA_CHECK_NS: a file
@@ -156,7 +236,8 @@ static int media_fd(struct eng_player *p, uint32_t clip, size_t t,
 {
 	const struct eng_timeline *tl = p->tl;
 	const struct eng_io *io = p->cfg.io;
-	struct media_fd *m = &p->fds[(size_t)clip * tl->ntracks + t];
+	int32_t i = (int32_t)((size_t)clip * tl->ntracks + t);
+	struct media_fd *m = &p->fds[i];
 	const char *file;
 	int is_direct = 0, fd, rc;
 	uint64_t now = 0;
@@ -167,20 +248,26 @@ static int media_fd(struct eng_player *p, uint32_t clip, size_t t,
 	if (io->check)
 		now = io->now(io->ctx);
 	if (m->fd < 0) {
-		fd = io->open(io->ctx, file,
-			      p->cfg.backing == ENG_BACKING_DIRECT,
-			      &is_direct);
+		fd = fd_open(p, file, &is_direct);
 		if (fd < 0)
 			return fd;
 		m->fd = fd;
 		m->direct = p->cfg.backing == ENG_BACKING_DIRECT && is_direct;
 		m->checked_ns = now - ENG_MEDIA_CHECK_NS;
+		p->opens++;
+		if (m->opened)
+			p->reopens++;
+		m->opened = 1;
+		if (++p->nopen > p->open_peak)
+			p->open_peak = p->nopen;
+	} else {
+		lru_unlink(p, i);
 	}
+	lru_push(p, i);
 	if (io->check && now - m->checked_ns >= ENG_MEDIA_CHECK_NS) {
 		rc = io->check(io->ctx, m->fd, file);
 		if (rc < 0) {
-			close_media(p, m);
-			m->fd = -1;
+			fd_close(p, i);
 			return rc;
 		}
 		m->checked_ns = now;
@@ -404,6 +491,11 @@ static void load_end(struct eng_player *p, const struct load *l)
 			p->st.late_frames++;
 	}
 	p->st.head = p->hwm;
+	p->st.opens = p->opens;
+	p->st.reopens = p->reopens;
+	p->st.open_retries = p->open_retries;
+	p->st.files_open = p->nopen;
+	p->st.files_peak = p->open_peak;
 	pthread_mutex_unlock(&p->stats_lock);
 	if (p->waiters)
 		pthread_cond_broadcast(&p->ready_cv);
@@ -655,25 +747,42 @@ size_t eng_player_slots(const struct eng_player *p)
 	return p ? p->nslots : 0;
 }
 
-int eng_player_new(const struct eng_timeline *tl,
-		   const struct eng_player_config *cfg,
-		   struct eng_player **out)
-{
-	struct eng_player *p;
+/* What a player of tl with cfg allocates: its ring and the rest, so that
+ * eng_player_mem tells what eng_player_new will take. */
+struct ring_plan {
+	int filled;
+	uint64_t nslots;
+	uint64_t seek_gap;
 	unsigned __int128 ring_bytes;
-	uint64_t nslots, gap;
-	size_t nfds, i;
-	int rc = -ENOMEM;
+	size_t bounce_bytes;
+	size_t nfds;
+	unsigned __int128 mem;	/* everything, as eng_player_mem */
+};
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	if (!tl || !cfg || !cfg->io || cfg->buffer == 0 ||
-	    cfg->max_request == 0 || tl->frames <= 0 || tl->ntracks == 0 ||
-	    tl->fps.num == 0 || tl->fps.den == 0 || tl->frame_bytes_max == 0)
-		return -EINVAL;
-	if (!cfg->io->now || !cfg->io->sleep_until || !cfg->io->open ||
-	    !cfg->io->pread || !cfg->io->close)
+/* The O_DIRECT bounce buffer of a frame of slot_bytes, aligned. */
+static size_t bounce_size(size_t slot_bytes)
+{
+	return (size_t)((slot_bytes + 2 * DIRECT_ALIGN + DIRECT_ALIGN - 1) &
+			~(DIRECT_ALIGN - 1));
+}
+
+/* The zero-copy pipes' bytes per slot (zc_decide): a slice spliced from
+ * an unaligned offset starts and ends in part pages, and each pipe buffer
+ * holds at most one page. */
+static size_t zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes)
+{
+	return ((slot_bytes + 4095) / 4096 + 2 * tl->ntracks + 1) * 4096;
+}
+
+static int plan_ring(const struct eng_timeline *tl,
+		     const struct eng_player_config *cfg, struct ring_plan *rp)
+{
+	uint64_t gap;
+
+	memset(rp, 0, sizeof(*rp));
+	if (!tl || !cfg || cfg->buffer == 0 || cfg->max_request == 0 ||
+	    tl->frames <= 0 || tl->ntracks == 0 || tl->fps.num == 0 ||
+	    tl->fps.den == 0 || tl->frame_bytes_max == 0)
 		return -EINVAL;
 	if (cfg->pace.mode == ENG_PACE_FACTOR &&
 	    !(isfinite(cfg->pace.speed) && cfg->pace.speed > 0))
@@ -682,7 +791,141 @@ int eng_player_new(const struct eng_timeline *tl,
 	 * the caller, not something to allocate for */
 	if (cfg->max_request > (1ULL << 40))
 		return -EINVAL;
+	/* the fds' list links are int32_t */
+	if (tl->nclips > INT32_MAX / tl->ntracks)
+		return -EINVAL;
+	rp->filled = cfg->filler && cfg->pace.mode != ENG_PACE_OFF;
+	/* a request plus one concurrent readahead window always fit */
+	rp->nslots = frames_spanned(tl, 2 * (uint64_t)cfg->max_request);
+	/* The filler runs ahead of the requests: it needs `buffer` frames of
+	 * lead on top of a request and a concurrent readahead window.  A
+	 * request-driven ring refills behind the request instead. */
+	if (rp->filled)
+		rp->nslots += cfg->buffer;
+	else if (rp->nslots < cfg->buffer)
+		rp->nslots = cfg->buffer;
+	gap = frames_spanned(tl, 4 * (uint64_t)cfg->max_request) - 2;
+	rp->seek_gap = gap > cfg->buffer ? gap : cfg->buffer;
+	rp->ring_bytes = (unsigned __int128)rp->nslots * tl->frame_bytes_max;
+	rp->nfds = tl->nclips * tl->ntracks;
+	rp->mem = rp->ring_bytes + sizeof(struct eng_player) +
+		  (unsigned __int128)rp->nslots *
+		  (1 + sizeof(struct iovec)) +
+		  (unsigned __int128)(rp->nfds ? rp->nfds : 1) *
+		  sizeof(struct media_fd);
+	if (tl->frame_bytes_max > SIZE_MAX / 4)
+		return 0;	/* more than any ring can be: mem says so */
+	if (cfg->backing == ENG_BACKING_DIRECT) {
+		rp->bounce_bytes = bounce_size((size_t)tl->frame_bytes_max);
+		rp->mem += rp->bounce_bytes;
+	}
+	if (cfg->zero_copy && cfg->pace.mode == ENG_PACE_OFF &&
+	    cfg->backing == ENG_BACKING_BUFFERED &&
+	    rp->nslots <= ENG_ZC_MAX_SLOTS)
+		rp->mem += (unsigned __int128)rp->nslots *
+			   (zc_pipe_bytes(tl, (size_t)tl->frame_bytes_max) +
+			    sizeof(int[2]) + 2 * sizeof(size_t));
+	return 0;
+}
 
+int eng_player_mem(const struct eng_timeline *tl,
+		   const struct eng_player_config *cfg, uint64_t *bytes,
+		   uint64_t *slots)
+{
+	struct ring_plan rp;
+	int rc = plan_ring(tl, cfg, &rp);
+
+	if (rc < 0)
+		return rc;
+	if (bytes)
+		*bytes = rp.mem > UINT64_MAX ? UINT64_MAX : (uint64_t)rp.mem;
+	if (slots)
+		*slots = rp.nslots;
+	return 0;
+}
+
+/* "1.5 GiB", "600 KiB": a figure a reader takes in at a glance, beside
+ * the exact byte count. */
+static void human_bytes(uint64_t n, char *buf, size_t len)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB",
+					    "TiB", "PiB", "EiB" };
+	long double v = (long double)n;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%" PRIu64 " bytes", n);
+	else
+		snprintf(buf, len, "%.1Lf %s", v, unit[u]);
+}
+
+int eng_player_mem_check(const struct eng_timeline *tl,
+			 const struct eng_player_config *cfg, uint64_t limit,
+			 struct eng_diag *diag)
+{
+	char need_h[32], lim_h[32], frame_h[32];
+	uint64_t need, slots;
+	int rc = eng_player_mem(tl, cfg, &need, &slots);
+
+	if (rc < 0)
+		return rc;
+	if (need <= limit)
+		return 0;
+	human_bytes(need, need_h, sizeof(need_h));
+	human_bytes(limit, lim_h, sizeof(lim_h));
+	human_bytes(tl->frame_bytes_max, frame_h, sizeof(frame_h));
+	eng_diag_add(diag, tl->path, 0,
+		     "each stream of this timeline needs %" PRIu64 " bytes "
+		     "(%s: a ring of %" PRIu64 " frames of up to %s, buffer="
+		     "%u), more than stream_mem=%" PRIu64 " (%s); raise -o "
+		     "stream_mem, or lower -o buffer or the timeline's track "
+		     "rates", need, need_h, slots, frame_h, cfg->buffer, limit,
+		     lim_h);
+	return -EFBIG;
+}
+
+unsigned eng_player_files_default(uint64_t nofile)
+{
+	uint64_t n = nofile > ENG_PLAYER_FDS_OWN ?
+		     (nofile - ENG_PLAYER_FDS_OWN) /
+		     ENG_PLAYER_STREAMS_EXPECTED : 0;
+
+	if (n < ENG_PLAYER_FILES_MIN)
+		return ENG_PLAYER_FILES_MIN;
+	return n > ENG_PLAYER_FILES_DEFAULT ? ENG_PLAYER_FILES_DEFAULT :
+					      (unsigned)n;
+}
+
+int eng_player_new(const struct eng_timeline *tl,
+		   const struct eng_player_config *cfg,
+		   struct eng_player **out)
+{
+	struct eng_player *p;
+	struct ring_plan rp;
+	unsigned __int128 ring_bytes;
+	size_t nfds, i;
+	int rc;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!cfg || !cfg->io || !cfg->io->now || !cfg->io->sleep_until ||
+	    !cfg->io->open || !cfg->io->pread || !cfg->io->close)
+		return -EINVAL;
+	rc = plan_ring(tl, cfg, &rp);
+	if (rc < 0)
+		return rc;
+	if (cfg->mem_max && rp.mem > cfg->mem_max)
+		return -EFBIG;
+	ring_bytes = rp.ring_bytes;
+	if (ring_bytes > SIZE_MAX / 2 || rp.nslots > INT32_MAX)
+		return -ENOMEM;
+
+	rc = -ENOMEM;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -690,23 +933,11 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->cfg = *cfg;
 	p->speed = cfg->pace.mode == ENG_PACE_FACTOR ? cfg->pace.speed : 1.0L;
 	p->slot_bytes = tl->frame_bytes_max;
-	p->filled = cfg->filler && cfg->pace.mode != ENG_PACE_OFF;
-	/* a request plus one concurrent readahead window always fit */
-	nslots = frames_spanned(tl, 2 * (uint64_t)cfg->max_request);
-	/* The filler runs ahead of the requests: it needs `buffer` frames of
-	 * lead on top of a request and a concurrent readahead window.  A
-	 * request-driven ring refills behind the request instead. */
-	if (p->filled)
-		nslots += cfg->buffer;
-	else if (nslots < cfg->buffer)
-		nslots = cfg->buffer;
-	gap = frames_spanned(tl, 4 * (uint64_t)cfg->max_request) - 2;
-	p->seek_gap = (int64_t)(gap > cfg->buffer ? gap : cfg->buffer);
-	ring_bytes = (unsigned __int128)nslots * p->slot_bytes;
-	if (ring_bytes > SIZE_MAX / 2 || nslots > INT32_MAX)
-		goto err_free;
-	p->nslots = (size_t)nslots;
-	nfds = tl->nclips * tl->ntracks;
+	p->filled = rp.filled;
+	p->seek_gap = (int64_t)rp.seek_gap;
+	p->nslots = (size_t)rp.nslots;
+	nfds = rp.nfds;
+	p->lru_new = p->lru_old = -1;
 
 	/* A ring of several MiB: in 2 MiB pages where the kernel has them
 	 * (THP "madvise"), 512 times fewer page faults when it is touched
@@ -744,12 +975,12 @@ int eng_player_new(const struct eng_timeline *tl,
 	 * takes a page fault per 4 KiB inside its backing reads (seen: 5 %
 	 * of the daemon's CPU on 10 s timelines) */
 	memset(p->ring, 0, (size_t)ring_bytes);
-	for (i = 0; i < nfds; i++)
+	for (i = 0; i < nfds; i++) {
 		p->fds[i].fd = -1;
+		p->fds[i].newer = p->fds[i].older = -1;
+	}
 	if (cfg->backing == ENG_BACKING_DIRECT) {
-		p->bounce_bytes = (size_t)((p->slot_bytes + 2 * DIRECT_ALIGN +
-					    DIRECT_ALIGN - 1) &
-					   ~(DIRECT_ALIGN - 1));
+		p->bounce_bytes = rp.bounce_bytes;
 		if (posix_memalign(&p->bounce, DIRECT_ALIGN, p->bounce_bytes)) {
 			p->bounce = NULL;
 			goto err_free;
@@ -808,7 +1039,7 @@ void eng_player_free(struct eng_player *p)
 static void zc_decide(struct eng_player *p, size_t len)
 {
 	const struct eng_io *io = p->cfg.io;
-	size_t i = 0, pages, bytes;
+	size_t i = 0, bytes;
 
 	if (p->zc)
 		return;
@@ -819,10 +1050,7 @@ static void zc_decide(struct eng_player *p, size_t len)
 	    p->cfg.backing != ENG_BACKING_BUFFERED ||
 	    len < ENG_ZC_MIN_REQUEST || p->nslots > ENG_ZC_MAX_SLOTS)
 		return;
-	/* a slice spliced from an unaligned offset starts and ends in part
-	 * pages: each pipe buffer holds at most one page */
-	pages = (p->slot_bytes + 4095) / 4096 + 2 * p->tl->ntracks + 1;
-	bytes = pages * 4096;
+	bytes = zc_pipe_bytes(p->tl, p->slot_bytes);
 	p->zc_fds = calloc(p->nslots, sizeof(*p->zc_fds));
 	p->zc_fill = calloc(p->nslots, sizeof(*p->zc_fill));
 	p->zc_pos = calloc(p->nslots, sizeof(*p->zc_pos));

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -26,7 +27,7 @@
 
 #define MS 1000000ULL
 #define T0 5000000000ULL	/* the fake clock's start: not 0 on purpose */
-#define MAX_FILES 16
+#define MAX_FILES 64
 #define MAX_LOG 100000
 #define MAX_PIPES 64
 
@@ -75,6 +76,10 @@ struct fake {
 	int fail_err;
 	long short_read;	/* this pread returns half the bytes */
 	const char *fail_open;	/* open of this name fails with -ENOENT */
+	int open_limit;		/* fds open at once, as RLIMIT_NOFILE: past
+				 * it open fails with -EMFILE; 0 none */
+	int open_now, open_peak;
+	long emfiles;		/* opens refused for open_limit */
 	int can_direct;
 	/* called at the start of each pread: a filled player reads without
 	 * its locks, so a hook may make requests meanwhile */
@@ -148,10 +153,16 @@ static int fake_open(void *ctx, const char *file, int direct, int *is_direct)
 	f->opens++;
 	if (f->fail_open && strcmp(file, f->fail_open) == 0)
 		return -ENOENT;
+	if (f->open_limit && f->open_now >= f->open_limit) {
+		f->emfiles++;
+		return -EMFILE;
+	}
 	ff = fake_file_get(f, file);
 	if (!ff)
 		return -EMFILE;
 	ff->open++;
+	if (++f->open_now > f->open_peak)
+		f->open_peak = f->open_now;
 	ff->direct = direct && f->can_direct;
 	*is_direct = ff->direct;
 	return 100 + (int)(ff - f->files);
@@ -200,8 +211,10 @@ static void fake_close(void *ctx, int fd)
 	struct fake_file *ff = file_of(f, fd);
 
 	f->closes++;
-	if (ff)
+	if (ff) {
 		ff->open--;
+		f->open_now--;
+	}
 }
 
 static struct fake_pipe *pipe_of(struct fake *f, int fd, int end)
@@ -2632,6 +2645,403 @@ static void test_io_real_zc(void **state)
 	eng_tl_free(tl);
 }
 
+/* ------------------------------------------------------------ limits */
+
+/* V (1000 bytes a frame) and A1 (96) at 25 fps: clips c00..c(n-1), two
+ * frames each in order, then again[] (clip numbers, -1 ends), two frames
+ * each.  Many more clip files than a stream may keep open. */
+static struct eng_timeline *many_clips_tl(int n, const int *again)
+{
+	struct eng_timeline *tl = eng_tl_new("many", "many.tl");
+	struct eng_diag diag = { 0 };
+	int64_t rec = 0;
+	size_t i, t;
+	int k, c;
+
+	assert_non_null(tl);
+	tl->fps.num = 25;
+	tl->fps.den = 1;
+	assert_int_equal(eng_tl_add_track(tl, "V", 25000, 1), 0);
+	assert_int_equal(eng_tl_add_track(tl, "A1", 2400, 3), 1);
+	for (k = 0; k < n || (again && again[k - n] >= 0); k++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "c%02d", k < n ? k : again[k - n]);
+		c = eng_tl_clip(tl, name, (unsigned)k + 1);
+		assert_true(c >= 0);
+		for (t = 0; t < 2; t++)
+			assert_int_equal(eng_tl_add_segment(tl, t, (uint32_t)c,
+							    2 * k, rec, 2,
+							    (unsigned)k + 1),
+					 0);
+		rec += 2;
+	}
+	assert_int_equal(eng_tl_finalize(tl, &diag), 0);
+	eng_diag_free(&diag);
+	for (i = 0; i < tl->nclips; i++) {
+		tl->clips[i].media = calloc(tl->ntracks, sizeof(struct eng_media));
+		assert_non_null(tl->clips[i].media);
+		for (t = 0; t < tl->ntracks; t++) {
+			struct eng_media *m = &tl->clips[i].media[t];
+
+			assert_true(asprintf(&m->file, "%s.%s", tl->clips[i].name,
+					     tl->tracks[t].name) > 0);
+			m->size = 1ULL << 40;
+		}
+	}
+	return tl;
+}
+
+/* Read the whole file in steps of `step` bytes; its bytes must be want's. */
+static void read_all(struct eng_player *p, const struct eng_timeline *tl,
+		     const unsigned char *want, size_t step)
+{
+	unsigned char *buf = malloc(tl->bytes);
+	uint64_t off;
+
+	assert_non_null(buf);
+	for (off = 0; off < tl->bytes; off += step) {
+		size_t len = tl->bytes - off < step ? (size_t)(tl->bytes - off) :
+						      step;
+
+		assert_int_equal(eng_player_copy(p, buf + off, len, off),
+				 (ssize_t)len);
+	}
+	assert_memory_equal(buf, want, tl->bytes);
+	free(buf);
+}
+
+/* Regression (issue 17, defect 5): a stream kept every (clip, track) file
+ * it played open, 40 here and thousands for a feature-length EDL, until
+ * EMFILE failed its reads mid-play.  With max_files it keeps at most that
+ * many, the least recently used closed first; the bytes stay exact and a
+ * file played again after its close is opened again (a reopen). */
+static void test_file_limit(void **state)
+{
+	static const int again[] = { 19, 0, 5, -1 };
+	static const struct {
+		unsigned max_files;
+		int peak;		/* most fds open at once */
+		long opens;
+		long reopens;
+	} cases[] = {
+		/* no limit: every file stays open (the old behaviour) */
+		{ 0, 40, 40, 0 },
+		/* c19 plays on from its open files; c0 and c5 were closed */
+		{ 4, 4, 44, 4 },
+		{ 2, 2, 44, 4 },
+		/* below the tracks of a frame: every frame reopens the file
+		 * the other track closed, 2 opens for each of 46 frames */
+		{ 1, 1, 92, 52 },
+		{ 64, 40, 40, 0 },
+	};
+	struct eng_timeline *tl = many_clips_tl(20, again);
+	unsigned char *want = expected_file(tl, NULL);
+	size_t i;
+
+	(void)state;
+	assert_int_equal(tl->nclips * tl->ntracks, 40);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+							ENG_BACKING_BUFFERED,
+							1500);
+		struct eng_player *p;
+		struct eng_player_stats st;
+		size_t k;
+
+		cfg.max_files = cases[i].max_files;
+		p = new_player(tl, &cfg);
+		read_all(p, tl, want, 1500);
+		eng_player_stats(p, &st);
+		assert_int_equal(f->open_peak, cases[i].peak);
+		assert_int_equal(st.files_peak, (unsigned)cases[i].peak);
+		assert_int_equal(st.files_open, (unsigned)f->open_now);
+		assert_int_equal(f->opens, cases[i].opens);
+		assert_int_equal(st.opens, (uint64_t)cases[i].opens);
+		assert_int_equal(st.reopens, (uint64_t)cases[i].reopens);
+		assert_int_equal(st.open_retries, 0);
+		/* one pread per slice, none failed */
+		assert_int_equal(st.failed_frames, 0);
+		for (k = 0; k < f->log.n; k++)
+			assert_int_equal(f->log.a[k].err, 0);
+		eng_player_free(p);
+		assert_int_equal(f->open_now, 0);
+		assert_int_equal(f->closes, f->opens);
+		fake_free(f);
+	}
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* EMFILE (the process's fds are shared by every stream): the stream closes
+ * its least recently used files and tries again; when it has none left to
+ * close, that read fails with EMFILE recorded and its reader gets EIO,
+ * while the other streams play on.  The next frame tries again. */
+static void test_file_emfile(void **state)
+{
+	struct eng_timeline *tl = many_clips_tl(20, NULL);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED, 1500);
+	struct eng_player_config cfg_b;
+	struct acc_log log_b = { calloc(MAX_LOG, sizeof(struct eng_access)),
+				 0, 0 };
+	struct eng_player *a, *b;
+	struct eng_player_stats st;
+	unsigned char buf[1096];
+	size_t k;
+
+	(void)state;
+	assert_non_null(log_b.a);
+	/* a limit of its own well above the process's */
+	cfg.max_files = 64;
+	f->open_limit = 3;
+	a = new_player(tl, &cfg);
+	read_all(a, tl, want, 1500);
+	eng_player_stats(a, &st);
+	assert_true(f->open_peak <= 3);
+	assert_int_equal(st.files_peak, 3);
+	assert_true(st.open_retries > 0);
+	assert_int_equal(st.open_retries, f->emfiles);
+	assert_int_equal(st.opens, 40);
+	assert_int_equal(st.failed_frames, 0);
+	for (k = 0; k < f->log.n; k++)
+		assert_int_equal(f->log.a[k].err, 0);
+
+	/* a holds all 3 fds: b has nothing of its own to close */
+	cfg_b = cfg;
+	cfg_b.record_ctx = &log_b;
+	b = new_player(tl, &cfg_b);
+	assert_int_equal(f->open_now, 3);
+	assert_int_equal(eng_player_copy(b, buf, sizeof(buf), 0), -EIO);
+	assert_int_equal(log_b.n, 2);
+	assert_int_equal(log_b.a[0].err, EMFILE);
+	assert_int_equal(log_b.a[1].err, EMFILE);
+	eng_player_stats(b, &st);
+	assert_int_equal(st.failed_frames, 1);
+	assert_int_equal(st.open_retries, 0);
+	/* only b's reader: a reads on, from its open files and new ones */
+	f->log.n = 0;
+	read_all(a, tl, want, 1500);
+	eng_player_stats(a, &st);
+	assert_int_equal(st.failed_frames, 0);
+	/* a closes: b's next frame opens what it needs */
+	eng_player_free(a);
+	assert_int_equal(f->open_now, 0);
+	assert_int_equal(eng_player_copy(b, buf, sizeof(buf), 1096),
+			 (ssize_t)sizeof(buf));
+	assert_memory_equal(buf, want + 1096, sizeof(buf));
+	eng_player_free(b);
+	assert_int_equal(f->open_now, 0);
+	assert_int_equal(f->closes, f->opens - f->emfiles);
+	free(log_b.a);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* -o stream_files by default: 64, less where the open file limit would
+ * not hold 128 streams of 64 and the daemon's own 64, never below 8. */
+static void test_files_default(void **state)
+{
+	static const struct {
+		uint64_t nofile;
+		unsigned files;
+	} cases[] = {
+		{ 0, 8 }, { 48, 8 }, { 1024, 8 }, { 2048, 15 },
+		{ 8255, 63 }, { 8256, 64 }, { 20000, 64 }, { 1048576, 64 },
+		{ UINT64_MAX, 64 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(eng_player_files_default(cases[i].nofile),
+				 cases[i].files);
+}
+
+/* A timeline of V at `video` bytes a second and two 48 kHz 24-bit audio
+ * tracks at 29.97 fps, 100 frames of one clip. */
+static struct eng_timeline *rate_tl(uint64_t video)
+{
+	struct tl_spec sp = {
+		30000, 1001,
+		{ { "V", video, 1, 0 }, { "A1", 144000, 3, 0 },
+		  { "A2", 144000, 3, 0 } },
+		{ { "V", "c", 0, 0, 100 }, { "A1", "c", 0, 0, 100 },
+		  { "A2", "c", 0, 0, 100 } },
+	};
+
+	return make_tl(&sp);
+}
+
+/* eng_player_mem is what eng_player_new allocates: the ring (slots of the
+ * largest frame), the bounce buffer for O_DIRECT, the zero-copy pipes,
+ * little else; cfg.mem_max refuses a player past it with -EFBIG. */
+static void test_mem(void **state)
+{
+	static const struct {
+		enum eng_pace_mode mode;
+		enum eng_backing backing;
+		int filler, zero_copy;
+		unsigned buffer;
+		uint64_t slots;		/* frames_spanned(2 * 3000) = 8 */
+	} cases[] = {
+		{ ENG_PACE_OFF, ENG_BACKING_BUFFERED, 0, 0, 4, 8 },
+		{ ENG_PACE_OFF, ENG_BACKING_BUFFERED, 0, 0, 20, 20 },
+		{ ENG_PACE_REALTIME, ENG_BACKING_BUFFERED, 1, 0, 4, 12 },
+		{ ENG_PACE_REALTIME, ENG_BACKING_DIRECT, 1, 0, 4, 12 },
+		{ ENG_PACE_OFF, ENG_BACKING_BUFFERED, 1, 1, 4, 8 },
+	};
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	struct fake *f = fake_new();
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct eng_player_config cfg = make_cfg(f, cases[i].buffer,
+							cases[i].mode, 1,
+							cases[i].backing,
+							3000);
+		struct eng_player *p = NULL;
+		uint64_t mem, slots, ring;
+
+		cfg.filler = cases[i].filler;
+		cfg.zero_copy = cases[i].zero_copy;
+		assert_int_equal(eng_player_mem(tl, &cfg, &mem, &slots), 0);
+		assert_int_equal(slots, cases[i].slots);
+		ring = slots * tl->frame_bytes_max;
+		assert_true(mem > ring);
+		if (cases[i].backing == ENG_BACKING_DIRECT)
+			/* the bounce buffer: the frame and 2 pages, aligned */
+			assert_true(mem - ring > 3 * 4096);
+		else if (cases[i].zero_copy)
+			/* a pipe per slot, of whole pages */
+			assert_true(mem - ring > slots * 4096);
+		else
+			/* the player, a byte and an iovec per slot, a fd */
+			assert_true(mem - ring < 4096);
+		/* exactly at the limit it is made, a byte over it is not */
+		cfg.mem_max = mem;
+		p = new_player(tl, &cfg);
+		assert_int_equal(eng_player_slots(p), slots);
+		eng_player_free(p);
+		cfg.mem_max = mem - 1;
+		assert_int_equal(eng_player_new(tl, &cfg, &p), -EFBIG);
+		assert_null(p);
+		cfg.buffer = 0;
+		assert_int_equal(eng_player_mem(tl, &cfg, &mem, &slots),
+				 -EINVAL);
+	}
+	fake_free(f);
+	eng_tl_free(tl);
+}
+
+/* Regression (issue 17, defect 5): -o buffer=10000, or a typo such as
+ * video_rate=18G, made every open allocate and touch gigabytes (its ring)
+ * and ended in the OOM killer.  The mount's check names the timeline, the
+ * bytes a stream needs, how, the limit and what to change.  The default
+ * limit holds every timelinefs-gen --format preset at buffer=8, with room
+ * to spare, and refuses those two. */
+static void test_mem_check(void **state)
+{
+	static const struct {
+		uint64_t video;
+		unsigned buffer;
+		enum eng_pace_mode mode;
+		int rc;
+		const char *say;	/* in the message */
+	} cases[] = {
+		/* the seed: 14 slots of 610212 bytes, 8.7 MiB */
+		{ 18000000, 8, ENG_PACE_REALTIME, 0, NULL },
+		{ 18000000, 8, ENG_PACE_OFF, 0, NULL },
+		/* 10006 slots: 6106570910 bytes */
+		{ 18000000, 10000, ENG_PACE_REALTIME, -EFBIG,
+		  "a ring of 10006 frames of up to 595.9 KiB, buffer=10000" },
+		{ 18000000, 10000, ENG_PACE_OFF, -EFBIG,
+		  "a ring of 10000 frames" },
+		/* frames of 600609612 bytes, 3 of a request and 8 */
+		{ 18000000000ULL, 8, ENG_PACE_REALTIME, -EFBIG,
+		  "a ring of 11 frames of up to 572.8 MiB, buffer=8" },
+	};
+	size_t i, n;
+	const struct eng_gen_format *fm = eng_gen_formats(&n);
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct eng_timeline *tl = rate_tl(cases[i].video);
+		struct eng_player_config cfg = {
+			.buffer = cases[i].buffer,
+			.pace = { cases[i].mode, 1 },
+			.backing = ENG_BACKING_DIRECT,
+			.max_request = 1 << 20,
+			.filler = 1,
+		};
+		struct eng_diag diag = { 0 };
+		uint64_t mem;
+		char want[64];
+
+		assert_int_equal(eng_player_mem(tl, &cfg, &mem, NULL), 0);
+		assert_int_equal(eng_player_mem_check(tl, &cfg,
+						      ENG_PLAYER_MEM_DEFAULT,
+						      &diag), cases[i].rc);
+		if (!cases[i].rc) {
+			assert_int_equal(diag.n, 0);
+			assert_true(mem < (16ULL << 20));
+		} else {
+			assert_int_equal(diag.n, 1);
+			snprintf(want, sizeof(want), "needs %" PRIu64 " bytes",
+				 mem);
+			assert_non_null(strstr(diag.msgs[0], want));
+			assert_non_null(strstr(diag.msgs[0], cases[i].say));
+			assert_true(strncmp(diag.msgs[0], "t.tl: ", 6) == 0);
+			assert_non_null(strstr(diag.msgs[0],
+					       "more than stream_mem=268435456 "
+					       "(256.0 MiB); raise -o "
+					       "stream_mem"));
+		}
+		/* what fits a limit fits it exactly */
+		eng_diag_free(&diag);
+		assert_int_equal(eng_player_mem_check(tl, &cfg, mem, &diag), 0);
+		assert_int_equal(eng_player_mem_check(tl, &cfg, mem - 1,
+						      &diag), -EFBIG);
+		eng_diag_free(&diag);
+		eng_tl_free(tl);
+	}
+	/* the presets, paced and unpaced with zero copy: at most a third of
+	 * the default (the largest, v210-1080p, is 63.5 and 85 MiB) */
+	for (i = 0; i < n; i++) {
+		struct tl_spec sp = {
+			fm[i].fps.num, fm[i].fps.den,
+			{ { "V", fm[i].video_rate, 1, 0 },
+			  { "A1", fm[i].audio_rate, 3, 0 },
+			  { "A2", fm[i].audio_rate, 3, 0 },
+			  { "A3", fm[i].audio_rate, 3, 0 } },
+			{ { "V", "c", 0, 0, 10 }, { "A1", "c", 0, 0, 10 } },
+		};
+		struct eng_timeline *tl = make_tl(&sp);
+		struct eng_player_config cfg = {
+			.buffer = 8,
+			.pace = { ENG_PACE_REALTIME, 1 },
+			.backing = ENG_BACKING_DIRECT,
+			.max_request = 1 << 20,
+			.filler = 1,
+		};
+		uint64_t paced, unpaced;
+
+		assert_int_equal(eng_player_mem(tl, &cfg, &paced, NULL), 0);
+		cfg.pace.mode = ENG_PACE_OFF;
+		cfg.backing = ENG_BACKING_BUFFERED;
+		cfg.zero_copy = 1;
+		assert_int_equal(eng_player_mem(tl, &cfg, &unpaced, NULL), 0);
+		assert_true(paced <= ENG_PLAYER_MEM_DEFAULT / 3);
+		assert_true(unpaced <= ENG_PLAYER_MEM_DEFAULT / 3);
+		eng_tl_free(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2661,6 +3071,11 @@ int main(void)
 		cmocka_unit_test(test_zc_not_taken),
 		cmocka_unit_test(test_zc_reread),
 		cmocka_unit_test(test_zc_reply_short),
+		cmocka_unit_test(test_file_limit),
+		cmocka_unit_test(test_file_emfile),
+		cmocka_unit_test(test_files_default),
+		cmocka_unit_test(test_mem),
+		cmocka_unit_test(test_mem_check),
 		cmocka_unit_test(test_io_real),
 		cmocka_unit_test(test_io_real_zc),
 	};
