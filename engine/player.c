@@ -755,6 +755,7 @@ struct ring_plan {
 	uint64_t seek_gap;
 	unsigned __int128 ring_bytes;
 	size_t bounce_bytes;
+	size_t spill_bytes;	/* eng_pieces' spill, 0 for none */
 	size_t nfds;
 	unsigned __int128 mem;	/* everything, as eng_player_mem */
 };
@@ -813,6 +814,16 @@ static int plan_ring(const struct eng_timeline *tl,
 		  (1 + sizeof(struct iovec)) +
 		  (unsigned __int128)(rp->nfds ? rp->nfds : 1) *
 		  sizeof(struct media_fd);
+	/* Frames of one size fill their slots: a request is at most 2
+	 * pieces (the ring's wrap).  Others may need more than the caller's
+	 * reply takes (800-byte audio frames: 1310 in 1 MiB). */
+	if (cfg->max_pieces > 0 &&
+	    !(tl->frame_bytes_min == tl->frame_bytes_max &&
+	      cfg->max_pieces >= 2))
+		rp->spill_bytes = eng_pieces_spill_need(cfg->max_request,
+							tl->frame_bytes_min,
+							cfg->max_pieces);
+	rp->mem += rp->spill_bytes;
 	if (tl->frame_bytes_max > SIZE_MAX / 4)
 		return 0;	/* more than any ring can be: mem says so */
 	if (cfg->backing == ENG_BACKING_DIRECT) {
@@ -957,15 +968,7 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
 	if (!p->ring || !p->failed || !p->copy_iov || !p->fds)
 		goto err_free;
-	/* Frames of one size fill their slots: a request is at most 2
-	 * pieces (the ring's wrap).  Others may need more than the caller's
-	 * reply takes (800-byte audio frames: 1310 in 1 MiB). */
-	if (cfg->max_pieces > 0 &&
-	    !(tl->frame_bytes_min == tl->frame_bytes_max &&
-	      cfg->max_pieces >= 2))
-		p->spill_bytes = eng_pieces_spill_need(cfg->max_request,
-						       tl->frame_bytes_min,
-						       cfg->max_pieces);
+	p->spill_bytes = rp.spill_bytes;
 	if (p->spill_bytes) {
 		p->spill = malloc(p->spill_bytes);
 		if (!p->spill)

@@ -58,10 +58,14 @@ struct fs_config {
 	char *readahead_arg;
 	char *hold_arg;		/* -o hold= as given, parsed into hold */
 	char *max_background_arg;
+	char *stream_mem_arg;	/* -o stream_mem= as given */
+	char *stream_files_arg;
 	unsigned buffer;
 	unsigned readahead_kb;
 	unsigned hold;		/* -o hold=: rows held in a database outage */
 	unsigned max_background; /* -o max_background=: see fs_init */
+	uint64_t stream_mem;	/* -o stream_mem=: bytes a stream may take */
+	unsigned stream_files;	/* -o stream_files=: media fds per stream */
 	int direct_io;
 	int strict;
 	int show_help;
@@ -154,6 +158,10 @@ void fs_usage(const char *prog);
 
 /* fs/ops.c */
 extern const struct fuse_lowlevel_ops fs_ops;
+/* The player configuration every stream of the mount shares (buffer,
+ * pace, backing, request size, limits); a stream adds its recorder and
+ * whether it may use zero copy. */
+void fs_player_config(struct fs *fs, struct eng_player_config *pc);
 /* Close every stream still open (unmount with readers active). */
 void fs_close_all_streams(struct fs *fs);
 
@@ -179,8 +187,9 @@ void fs_reader_of(pid_t tid, struct fs_reader *r);
 int fs_set_readahead(const char *mountpoint, unsigned kb);
 /* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */
 unsigned long fs_pipe_max(void);
-/* Soft RLIMIT_NOFILE up to the hard one.  0, or -1 with errno set. */
-int fs_raise_nofile(void);
+/* Soft RLIMIT_NOFILE up to the hard one; *soft is the soft limit then
+ * (raised or not).  0, or -1 with errno set. */
+int fs_raise_nofile(uint64_t *soft);
 /* Largest pipe libfuse needs to splice a reply of len bytes (header and
  * slack pages, rounded up to a power of two pages as the kernel does). */
 unsigned long fs_splice_pipe_need(size_t len);

@@ -19,6 +19,18 @@
 
 #define TIMELINEFS_VERSION "0.1"
 
+/* The problems of the timelines, printed; the mount is refused. */
+static void print_refusal(struct fs *fs, const struct eng_diag *diag)
+{
+	size_t i;
+
+	for (i = 0; i < diag->n; i++)
+		fprintf(stderr, "%s\n", diag->msgs[i]);
+	fprintf(stderr, "timelinefs: %zu problem%s in the timelines of "
+		"%s; not mounting\n", diag->n, diag->n == 1 ? "" : "s",
+		fs->cfg.timelines);
+}
+
 /* Load, validate and resolve every timeline of the folder.  Returns 0, or -1 with the problems
  * printed; those of the input (not "out of memory") are left in *diag for
  * the database. */
@@ -84,11 +96,7 @@ out:
 		fprintf(stderr, "timelinefs: note: %s\n", notes.msgs[i]);
 	eng_diag_free(&notes);
 	if (diag->n) {
-		for (i = 0; i < diag->n; i++)
-			fprintf(stderr, "%s\n", diag->msgs[i]);
-		fprintf(stderr, "timelinefs: %zu problem%s in the timelines of "
-			"%s; not mounting\n", diag->n, diag->n == 1 ? "" : "s",
-			fs->cfg.timelines);
+		print_refusal(fs, diag);
 		rc = -1;
 	}
 	eng_names_free(names, n);
@@ -97,6 +105,28 @@ nomem:
 	fprintf(stderr, "timelinefs: out of memory\n");
 	rc = -1;
 	goto out;
+}
+
+/* -o stream_mem: every open of a timeline allocates its ring (touched at
+ * once), so a stream too big for it is a mount error naming the timeline,
+ * not a failed open, nor the OOM killer after a few opens.  Checked with
+ * the backing probe_direct settled on and zero copy as -o splice allows.
+ * 0, or -1 with the problems printed and left in *diag. */
+static int check_stream_mem(struct fs *fs, struct eng_diag *diag)
+{
+	struct eng_player_config pc;
+	size_t i;
+
+	fs_player_config(fs, &pc);
+	pc.zero_copy = fs->cfg.splice_v;
+	/* (-EINVAL, a timeline of empty frames: its opens say so) */
+	for (i = 0; i < fs->nfiles; i++)
+		eng_player_mem_check(fs->files[i].tl, &pc, fs->cfg.stream_mem,
+				     diag);
+	if (!diag->n)
+		return 0;
+	print_refusal(fs, diag);
+	return -1;
 }
 
 /* Zero copy needs libfuse to get a pipe for a whole reply.  Asked for
@@ -353,6 +383,7 @@ int main(int argc, char *argv[])
 	struct eng_diag diag = { 0 };
 	struct fs fs;
 	char *cmdline = join_args(argc, argv);
+	uint64_t nofile;
 	int ret = 1;
 
 	memset(&fs, 0, sizeof(fs));
@@ -380,11 +411,14 @@ int main(int argc, char *argv[])
 	    fuse_parse_cmdline(&args, &opts) != 0)
 		goto err_args;
 
-	if (fs_raise_nofile() < 0)
+	if (fs_raise_nofile(&nofile) < 0)
 		fprintf(stderr,
 			"timelinefs: cannot raise the open file limit: "
 			"%s (many streams may fail with EMFILE)\n",
 			strerror(errno));
+	/* a low limit shares its fds out among the streams expected */
+	if (!fs.cfg.stream_files_arg)
+		fs.cfg.stream_files = eng_player_files_default(nofile);
 	fs.media_fd = open(fs.cfg.media_dir, O_RDONLY | O_DIRECTORY |
 			   O_CLOEXEC);
 	if (fs.media_fd < 0) {
@@ -405,6 +439,10 @@ int main(int argc, char *argv[])
 		goto err_files;
 	}
 	probe_direct(&fs);
+	if (check_stream_mem(&fs, &diag) < 0) {
+		store_refused(&fs, cmdline, &diag);
+		goto err_files;
+	}
 	probe_pipes(&fs);
 	fs.mount_time = (uint64_t)time(NULL);
 

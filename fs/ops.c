@@ -219,6 +219,15 @@ static void stream_close(struct fs_stream *s)
 	 * then, and none may follow the stream's close row */
 	eng_player_stop(s->player);
 	eng_player_stats(s->player, &st);
+	/* the process's open file limit bound this stream: its access rows
+	 * show only the opens that failed for good, so say it here */
+	if (st.open_retries)
+		fuse_log(FUSE_LOG_WARNING, "timelinefs: a stream of %s met "
+			 "the open file limit %llu times (EMFILE) and closed "
+			 "its least recently used clip files to go on; raise "
+			 "ulimit -n or lower -o stream_files\n",
+			 s->file->tl->name,
+			 (unsigned long long)st.open_retries);
 	if (s->ss) {	/* NULL under -o record=off */
 		struct store_stream_totals t = {
 			.closed_ns = fs->io.now(fs->io.ctx),
@@ -327,6 +336,22 @@ static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 	reply_err(req, err);
 }
 
+void fs_player_config(struct fs *fs, struct eng_player_config *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->buffer = fs->cfg.buffer;
+	pc->pace = fs->cfg.pace_v;
+	pc->backing = fs->cfg.backing_v;
+	pc->max_request = FS_MAX_READ;
+	pc->max_pieces = FS_IOV_MAX;
+	pc->io = &fs->io;
+	/* paced streams issue their frames on schedule from a thread of
+	 * their own, whatever the reader does (pace=off ignores it) */
+	pc->filler = 1;
+	pc->max_files = fs->cfg.stream_files;
+	pc->mem_max = fs->cfg.stream_mem;
+}
+
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -369,20 +394,11 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fi->keep_cache = 1;
 	}
 	pthread_mutex_unlock(&fs->lock);
-	memset(&pc, 0, sizeof(pc));
-	pc.buffer = fs->cfg.buffer;
-	pc.pace = fs->cfg.pace_v;
-	pc.backing = fs->cfg.backing_v;
-	pc.max_request = FS_MAX_READ;
-	pc.max_pieces = FS_IOV_MAX;
-	pc.io = &fs->io;
+	fs_player_config(fs, &pc);
 	/* record=streams/off: no callback at all, so the read path does not
 	 * even build the row it would drop */
 	pc.record = fs->cfg.record_v == FS_RECORD_ALL ? record_access : NULL;
 	pc.record_ctx = s;
-	/* paced streams issue their frames on schedule from a thread of
-	 * their own, whatever the reader does (pace=off ignores it) */
-	pc.filler = 1;
 	/* Not for cached streams: the kernel's readahead requests of one
 	 * stream come on several worker threads, out of order, and a pipe
 	 * hands its bytes out once, so the player would read those frames

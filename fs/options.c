@@ -42,6 +42,8 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("splice=%s", splice, 0),
 	FS_OPT("hold=%s", hold_arg, 0),
 	FS_OPT("max_background=%s", max_background_arg, 0),
+	FS_OPT("stream_mem=%s", stream_mem_arg, 0),
+	FS_OPT("stream_files=%s", stream_files_arg, 0),
 	FUSE_OPT_KEY("inject=", KEY_INJECT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -97,6 +99,14 @@ void fs_usage(const char *prog)
 	       "                          frames from the page cache to the reader with\n"
 	       "                          no copy in the daemon, where the kernel allows\n"
 	       "                          (auto)\n"
+	       "    -o stream_mem=BYTES   memory one open of a timeline may take, its ring:\n"
+	       "                          buffer+2 of its largest frames and 2 MiB more\n"
+	       "                          (8.7 MiB for the seed, 64 MiB for v210 1080p);\n"
+	       "                          a timeline needing more refuses the mount; N\n"
+	       "                          readers take N times that (256Mi)\n"
+	       "    -o stream_files=N     clip files one open keeps open; the least\n"
+	       "                          recently used is closed past it (64, fewer\n"
+	       "                          when ulimit -n is below 8256: 1/128 of it)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
 	printf("general options:\n");
 	fuse_cmdline_help();
@@ -155,6 +165,8 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->readahead_kb = 1024;
 	cfg->hold = STORE_DEFAULT_HOLD;
 	cfg->max_background = FS_MAX_BACKGROUND;
+	cfg->stream_mem = ENG_PLAYER_MEM_DEFAULT;
+	cfg->stream_files = ENG_PLAYER_FILES_DEFAULT;
 }
 
 /* An absolute version of path without requiring it to exist. */
@@ -372,6 +384,16 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 	if (parse_uint_opt("readahead", cfg->readahead_arg, 0, 1024 * 1024,
 			   "KiB", &cfg->readahead_kb, diag) < 0)
 		return -1;
+	if (cfg->stream_mem_arg &&
+	    (eng_parse_size(cfg->stream_mem_arg, &cfg->stream_mem) < 0 ||
+	     cfg->stream_mem == 0)) {
+		eng_diag_add(diag, "timelinefs", 0, "bad stream_mem '%s': "
+			     "expected bytes, e.g. 256Mi", cfg->stream_mem_arg);
+		return -1;
+	}
+	if (parse_uint_opt("stream_files", cfg->stream_files_arg, 1,
+			   1024 * 1024, "files", &cfg->stream_files, diag) < 0)
+		return -1;
 	/* its messages are "inject:RULE: reason", each naming the rule */
 	if (cfg->inject) {
 		size_t before = diag ? diag->n : 0;
@@ -423,6 +445,8 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->readahead_arg);
 	free(cfg->hold_arg);
 	free(cfg->max_background_arg);
+	free(cfg->stream_mem_arg);
+	free(cfg->stream_files_arg);
 	free(cfg->inject);
 	eng_inject_free(cfg->inject_v);
 	free(cfg->options);

@@ -216,14 +216,23 @@ unsigned long fs_splice_pipe_need(size_t len)
  * zero copy: a few dozen streams pass the usual soft limit of 1024, and
  * the frames of the next would fail with EMFILE.  The hard limit is the
  * administrator's; the soft one is ours to raise up to it. */
-int fs_raise_nofile(void)
+int fs_raise_nofile(uint64_t *soft)
 {
 	struct rlimit r;
+	int rc = 0;
 
+	*soft = 1024;	/* the usual soft limit, should getrlimit fail */
 	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
 		return -1;
-	if (r.rlim_cur >= r.rlim_max)
-		return 0;
-	r.rlim_cur = r.rlim_max;
-	return setrlimit(RLIMIT_NOFILE, &r);
+	if (r.rlim_cur < r.rlim_max) {
+		rlim_t was = r.rlim_cur;
+
+		r.rlim_cur = r.rlim_max;
+		rc = setrlimit(RLIMIT_NOFILE, &r);
+		if (rc < 0)
+			r.rlim_cur = was;
+	}
+	*soft = r.rlim_cur == RLIM_INFINITY ? UINT64_MAX :
+					      (uint64_t)r.rlim_cur;
+	return rc;
 }

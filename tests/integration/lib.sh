@@ -129,3 +129,38 @@ umount_fs() {
 q() {
 	sqlite3 -batch -noheader -cmd ".timeout 5000" "$DB" "$1"
 }
+
+# try_mount NAME EXPECTED_SUBSTRING... -- ARGS: timelinefs -f ARGS (the
+# mount point $T/mnt among them) must fail, saying every substring
+try_mount() {
+	name=$1
+	shift
+	pats=
+	while [ "$1" != "--" ]; do
+		pats="$pats
+$1"
+		shift
+	done
+	shift
+	rc=0
+	timeout 20 "$BIN" -f "$@" >"$T/out" 2>&1 || rc=$?
+	if is_mounted "$T/mnt"; then
+		fusermount3 -u -z "$T/mnt"
+		not_ok "$name: mounted"
+		return
+	fi
+	if [ "$rc" -eq 0 ]; then
+		not_ok "$name: exit 0"
+		return
+	fi
+	missing=
+	echo "$pats" | while IFS= read -r p; do
+		[ -z "$p" ] && continue
+		grep -qF -- "$p" "$T/out" || echo "$p"
+	done >"$T/missing"
+	if [ -s "$T/missing" ]; then
+		not_ok "$name: message lacks '$(head -1 "$T/missing")': $(cat "$T/out")"
+	else
+		ok "$name (exit $rc)"
+	fi
+}

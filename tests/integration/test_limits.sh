@@ -1,0 +1,165 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Regression (issue 17, defect 5): a stream's memory and open files had no
+# bound.  Its ring is frame_bytes_max x (spanned + buffer), touched at
+# open, so -o buffer=10000 or a typo like video_rate=18G mounted and then
+# cost gigabytes per open (the OOM killer, not an error); now the mount is
+# refused at start, naming the timeline, the bytes a stream needs and
+# -o stream_mem.  And a stream kept every clip file it played open: 300
+# clips (600 files) under a low `ulimit -n` failed with EIO mid-play once
+# EMFILE came; now at most -o stream_files stay open, an EMFILE closes the
+# least recently used and retries, and the bytes are exact (tlexpect.py).
+. "$(dirname "$0")/lib.sh"
+
+M=$T/media
+mkdir -p "$T/mnt"
+"$GEN" --clips 2 --clip-seconds 2 --timelines 1 --events 2 \
+	--min-seconds 0.5 --max-seconds 1 "$M" >/dev/null
+
+# refused NAME DB PATTERN... -- ARGS: the mount must fail at start, with
+# every pattern in its message, and record the refusal in DB
+refused() {
+	name=$1
+	db=$2
+	shift 2
+	n=$FAIL
+	try_mount "$name" "$@" -o db="$db" "$T/mnt"
+	[ "$FAIL" -eq "$n" ] || return 0
+	DB=$db
+	check_eq "$name: recorded as the run's problem" \
+		"$(grep -F "needs" "$T/out")" "$(q "select message from problem")"
+}
+
+TL=$M/timelines/timeline01.tl
+# seed frames are 610212 bytes; 10006 of them (and the tables) a stream
+refused "buffer=10000 is refused at start" "$T/buf.db" \
+	"$TL: each stream of this timeline needs 61065" \
+	"a ring of 10006 frames of up to 595.9 KiB, buffer=10000" \
+	"more than stream_mem=268435456 (256.0 MiB); raise -o stream_mem" \
+	"not mounting" -- -o buffer=10000 "$M"
+refused "a lower stream_mem refuses buffer=100" "$T/low.db" \
+	"$TL: each stream" "stream_mem=33554432 (32.0 MiB)" -- \
+	-o buffer=100,stream_mem=32Mi "$M"
+
+# video_rate=18G (18 GB/s) in an EDL: frames of 600 MB.  The clip file is
+# sparse, long enough for the edit, so that only the memory is wrong.
+E=$T/edl
+mkdir -p "$E/timelines"
+cat >"$E/timelines/reel1.edl" <<'EDL'
+TITLE: reel1
+FCM: NON-DROP FRAME
+001  clipa    V     C        00:00:00:00 00:00:00:10 00:00:00:00 00:00:00:10
+EDL
+truncate -s 7G "$E/clipa.V.raw"
+refused "video_rate=18G is refused at start" "$T/rate.db" \
+	"$E/timelines/reel1.edl: each stream of this timeline needs" \
+	"a ring of 11 frames of up to 572.8 MiB, buffer=8" \
+	"raise -o stream_mem" -- -o video_rate=18G "$E"
+rm -f "$E/clipa.V.raw"
+
+# what the limit allows mounts, and plays
+if mount_fs "$M" "$T/mnt" -o buffer=100,stream_mem=128Mi,pace=off,db="$T/ok.db"; then
+	check_eq "buffer=100 under stream_mem=128Mi plays, bytes exact" \
+		"$($EXPECT sha256 "$TL" "$M")" \
+		"$(sha256sum <"$T/mnt/timeline01" | cut -d' ' -f1)"
+	umount_fs "$T/mnt"
+else
+	not_ok "buffer=100 under stream_mem=128Mi mounts"
+fi
+
+bad=0
+for o in stream_mem=0 stream_mem=lots stream_files=0 stream_files=x; do
+	timeout 20 "$BIN" -f -o "$o,db=$T/bad.db" "$M" "$T/mnt" \
+		>"$T/out" 2>&1 && bad=1
+	grep -qF "bad ${o%%=*} '${o#*=}'" "$T/out" || bad=1
+done
+check_eq "bad stream_mem and stream_files are refused, named" 0 "$bad"
+
+# 300 clips, 2 frames each on V and A1, then 30 of them again: 600 files
+C=$T/clips
+mkdir -p "$C/timelines"
+awk 'BEGIN {
+	print "fps 25"
+	print "track V 25000"
+	print "track A1 2400 align=3"
+	for (i = 1; i <= 300; i++)
+		printf "event V,A1 c%03d 0 2\n", i
+	for (i = 1; i <= 300; i += 10)
+		printf "event V,A1 c%03d 0 2\n", i
+}' >"$C/timelines/many.tl"
+"$GEN" --for "$C/timelines/many.tl" "$C" >/dev/null
+check_eq "the timeline plays 600 clip files" 600 \
+	"$(find "$C" -maxdepth 1 -name 'c*.*' | wc -l)"
+WANT=$($EXPECT sha256 "$C/timelines/many.tl" "$C")
+
+# play_many LABEL DB N: read /many N times at once (the first in cached
+# mode, the others with direct_io), compare each, check no access failed
+play_many() {
+	DB=$2
+	pids=
+	i=1
+	while [ "$i" -le "$3" ]; do
+		dd if="$T/mnt/many" bs=$((i * 64))k 2>/dev/null |
+			sha256sum >"$T/r$i.sum" &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086
+	wait $pids
+	i=1
+	while [ "$i" -le "$3" ]; do
+		check_eq "$1: reader $i's bytes are exact" "$WANT  -" \
+			"$(cat "$T/r$i.sum")"
+		i=$((i + 1))
+	done
+	umount_fs "$T/mnt"
+	check_eq "$1: every access succeeded, none failed" "$3|0|0" \
+		"$(q "select count(*), sum(failed_frames),
+			(select count(*) from access where errno != 0)
+			from stream")"
+}
+
+if mount_fs "$C" "$T/mnt" -o stream_files=4,pace=off,backing=buffered,db="$T/m1.db"; then
+	play_many "stream_files=4" "$T/m1.db" 2
+else
+	not_ok "stream_files=4 mounts"
+fi
+
+# The daemon under a low open file limit, hard too so that it cannot
+# raise it: about 37 fds left for streams.
+cat >"$T/lowfd" <<EOF
+#!/bin/sh
+ulimit -n 48
+exec "$BIN" "\$@"
+EOF
+chmod +x "$T/lowfd"
+REAL=$BIN
+# lowfd_mount DB[,OPTIONS]: 0 when mounted
+lowfd_mount() {
+	BIN=$T/lowfd
+	rc=0
+	mount_fs "$C" "$T/mnt" -o pace=off,backing=buffered,db="$1" || rc=1
+	BIN=$REAL
+	[ "$rc" -eq 0 ] || not_ok "mount under ulimit -n 48 with $1"
+	return "$rc"
+}
+
+# the default under that limit: 8 files a stream, so 3 streams fit
+if lowfd_mount "$T/m3.db"; then
+	check_eq "the daemon runs under ulimit -n 48" 48 \
+		"$(sed -n 's/^Max open files *\([0-9]*\) .*/\1/p' "/proc/$DAEMON/limits")"
+	play_many "ulimit -n 48, the default stream_files" "$T/m3.db" 3
+	check "ulimit -n 48, the default stream_files: the limit was not met" \
+		sh -c "! grep -q 'open file limit' '$T/daemon.log'"
+fi
+
+# stream_files above it: the stream meets EMFILE, closes its own least
+# recently used files and retries, and the daemon says so at its close
+if lowfd_mount "$T/m2.db",stream_files=1000; then
+	play_many "ulimit -n 48, stream_files=1000" "$T/m2.db" 1
+	check "ulimit -n 48, stream_files=1000: the daemon says the limit was met" \
+		grep -q "a stream of many met the open file limit [0-9]* times (EMFILE)" \
+		"$T/daemon.log"
+fi
+
+finish
