@@ -6,6 +6,8 @@
 #ifndef FS_H
 #define FS_H
 
+#define TIMELINEFS_VERSION "0.1"
+
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -28,6 +30,11 @@
  * requests per stream for hundreds of streams; non-root mounts are capped
  * by the kernel at /sys/module/fuse/parameters/max_user_bgreq. */
 #define FS_MAX_BACKGROUND 1024
+/* Worker threads of the multi-threaded loop, whatever -o max_threads=
+ * and max_idle_threads= say: paced readers sleep in their worker until a
+ * frame is due, so every blocked reader holds one thread. */
+#define FS_IDLE_THREADS 64
+#define FS_MAX_THREADS 512
 /* Iovecs per read reply: writev takes IOV_MAX (1024) and fuse_reply_iov
  * adds the header's.  A 1 MiB request of 800-byte audio frames spans
  * 1310 frames: the player copies what does not fit (cfg.max_pieces). */
@@ -121,6 +128,7 @@ struct fs_stream {
 
 struct fs {
 	struct fs_config cfg;
+	const struct fuse_cmdline_opts *fuse_opts; /* libfuse's, main's */
 	struct fuse_session *se;
 	struct eng_io io;
 	struct eng_io_real io_real;
@@ -154,6 +162,12 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 /* fs_config_read, printing the reasons on stderr. */
 int fs_config_parse(struct fuse_args *args, struct fs_config *cfg);
 void fs_config_free(struct fs_config *cfg);
+/* Every timelinefs option of a parsed cfg with the value in effect (the
+ * default where none was given): fn(ctx, NAME, VALUE) in the order of -h,
+ * stopping at fn's first nonzero return, which is returned. */
+int fs_config_each(const struct fs_config *cfg,
+		   int (*fn)(void *ctx, const char *name, const char *value),
+		   void *ctx);
 void fs_usage(const char *prog);
 
 /* fs/ops.c */
@@ -183,6 +197,18 @@ int fs_config_hz(const char *release);
  * session and the process's command name, read from /proc and getsid();
  * what cannot be read (the thread is gone) is 0 or "?". */
 void fs_reader_of(pid_t tid, struct fs_reader *r);
+/* The running kernel's build config (the first of those two files that
+ * reads and has CONFIG_HZ), malloc'ed, *len bytes, its path in
+ * from[fromlen]; NULL when neither. */
+char *fs_kernel_config(const char *release, size_t *len, char *from,
+		       size_t fromlen);
+
+/* fs/env.c: the run environment, one run_env row per fact (README "The
+ * database"), between store_run_begin and store_start; the tick rate is
+ * measured for 200 ms with io's clock.  0 or store_env_add's error. */
+int fs_env_record(struct store *st, const struct fs_config *cfg,
+		  const struct fuse_cmdline_opts *fo, const struct eng_io *io,
+		  const char *release);
 /* Raise the mount's readahead window; 0 or -errno. */
 int fs_set_readahead(const char *mountpoint, unsigned kb);
 /* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */

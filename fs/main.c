@@ -17,7 +17,6 @@
 
 #include "fs.h"
 
-#define TIMELINEFS_VERSION "0.1"
 
 /* The problems of the timelines, printed; the mount is refused. */
 static void print_refusal(struct fs *fs, const struct eng_diag *diag)
@@ -286,6 +285,13 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	info.options = cmdline;
 	info.media_dir = fs->cfg.media_dir;
 	rc = store_run_begin(fs->store, &info, fs->io.now(fs->io.ctx));
+	/* what can decide an A/B result; a run without it is still a run */
+	if (rc == 0 && fs_env_record(fs->store, &fs->cfg, fs->fuse_opts,
+				    &fs->io, kernel) < 0)
+		fprintf(stderr, "timelinefs: %s: cannot record the run "
+			"environment: %s\n", fs->cfg.db,
+			store_errmsg(fs->store) ? store_errmsg(fs->store) :
+			"unknown error");
 	free(kernel);
 	free(host);
 	return rc;
@@ -410,6 +416,7 @@ int main(int argc, char *argv[])
 	    fuse_opt_add_arg(&args, "-omax_read=1048576") < 0 ||
 	    fuse_parse_cmdline(&args, &opts) != 0)
 		goto err_args;
+	fs.fuse_opts = &opts;
 
 	if (fs_raise_nofile(&nofile) < 0)
 		fprintf(stderr,
@@ -504,8 +511,8 @@ int main(int argc, char *argv[])
 		fuse_loop_cfg_set_clone_fd(lc, opts.clone_fd);
 		/* Paced readers sleep in their worker until a frame is due:
 		 * every blocked reader holds one thread, so allow plenty. */
-		fuse_loop_cfg_set_idle_threads(lc, 64);
-		fuse_loop_cfg_set_max_threads(lc, 512);
+		fuse_loop_cfg_set_idle_threads(lc, FS_IDLE_THREADS);
+		fuse_loop_cfg_set_max_threads(lc, FS_MAX_THREADS);
 		ret = fuse_session_loop_mt(fs.se, lc);
 	}
 	ret = ret < 0 ? 1 : 0;

@@ -426,6 +426,44 @@ int fs_config_parse(struct fuse_args *args, struct fs_config *cfg)
 	return rc;
 }
 
+int fs_config_each(const struct fs_config *cfg,
+		   int (*fn)(void *ctx, const char *name, const char *value),
+		   void *ctx)
+{
+	char buffer[16], ra[16], hold[16], mb[16];
+	const char *const v[][2] = {
+		{ "db", cfg->db },
+		{ "label", cfg->label ? cfg->label : "" },
+		{ "timelines", cfg->timelines },
+		{ "pace", cfg->pace ? cfg->pace : "realtime" },
+		{ "buffer", buffer },
+		{ "backing", cfg->backing ? cfg->backing : "direct" },
+		{ "direct_io", cfg->direct_io ? "on" : "off" },
+		{ "readahead", ra },
+		{ "fps", cfg->fps ? cfg->fps : "29.97" },
+		{ "edl_origin", cfg->edl_origin ? cfg->edl_origin : "min" },
+		{ "video_rate", cfg->video_rate ? cfg->video_rate : "18M" },
+		{ "audio_rate", cfg->audio_rate ? cfg->audio_rate : "144000" },
+		{ "strict", cfg->strict ? "on" : "off" },
+		{ "inject", cfg->inject ? cfg->inject : "" },
+		{ "allow_other", cfg->allow_other ? "on" : "off" },
+		{ "record", cfg->record ? cfg->record : "all" },
+		{ "hold", hold },
+		{ "max_background", mb },
+		{ "splice", cfg->splice ? cfg->splice : "auto" },
+	};
+	size_t i;
+	int rc = 0;
+
+	snprintf(buffer, sizeof(buffer), "%u", cfg->buffer);
+	snprintf(ra, sizeof(ra), "%u", cfg->readahead_kb);
+	snprintf(hold, sizeof(hold), "%u", cfg->hold);
+	snprintf(mb, sizeof(mb), "%u", cfg->max_background);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]) && rc == 0; i++)
+		rc = fn(ctx, v[i][0], v[i][1] ? v[i][1] : "");
+	return rc;
+}
+
 void fs_config_free(struct fs_config *cfg)
 {
 	free(cfg->media_dir);

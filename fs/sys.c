@@ -68,30 +68,42 @@ fail:
 }
 
 /*
- * CONFIG_HZ, the figure behind the 100 Hz vs 1000 Hz question, from the
- * running kernel's own config (/proc/config.gz, CONFIG_IKCONFIG_PROC) or
- * else the one installed beside it (/boot/config-RELEASE).  The gzip is
- * read with zlib rather than by running zcat: the daemon then depends on
- * no program in PATH, forks nothing while it holds FUSE and SQLite state,
- * and a failure is a return code, not an exit status to interpret.
- * -1 when neither file gives it.
+ * The running kernel's own config (/proc/config.gz, CONFIG_IKCONFIG_PROC)
+ * or else the one installed beside it (/boot/config-RELEASE): the first
+ * that reads and has a CONFIG_HZ line.  The gzip is read with zlib rather
+ * than by running zcat: the daemon then depends on no program in PATH,
+ * forks nothing while it holds FUSE and SQLite state, and a failure is a
+ * return code, not an exit status to interpret.
  */
-int fs_config_hz(const char *release)
+char *fs_kernel_config(const char *release, size_t *len, char *from,
+		       size_t fromlen)
 {
 	char boot[512];
 	const char *paths[] = { "/proc/config.gz", boot };
-	size_t i, len;
-	int hz = -ENOENT;
+	size_t i;
 
 	snprintf(boot, sizeof(boot), "/boot/config-%s", release);
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && hz < 0; i++) {
-		char *text = read_config(paths[i], &len);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char *text = read_config(paths[i], len);
 
-		if (!text)
-			continue;
-		hz = eng_kconfig_hz(text, len);
+		if (text && eng_kconfig_hz(text, *len) != -ENOENT) {
+			snprintf(from, fromlen, "%s", paths[i]);
+			return text;
+		}
 		free(text);
 	}
+	return NULL;
+}
+
+/* CONFIG_HZ, the figure behind the 100 Hz vs 1000 Hz question. */
+int fs_config_hz(const char *release)
+{
+	char from[512];
+	size_t len;
+	char *text = fs_kernel_config(release, &len, from, sizeof(from));
+	int hz = text ? eng_kconfig_hz(text, len) : -ENOENT;
+
+	free(text);
 	return hz > 0 ? hz : -1;
 }
 

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 4 (set by the store).
+-- Schema version: PRAGMA user_version = 5 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -23,6 +23,16 @@ CREATE TABLE IF NOT EXISTS run (
 	queue_full_waits INTEGER NOT NULL DEFAULT 0,
 	rows_lost INTEGER NOT NULL DEFAULT 0,
 	duration_ns INTEGER		-- run start to unmount
+);
+
+-- What can decide an A/B result, one row per fact about the run's host,
+-- kernel, media device and mount (schema version 5): the keys are listed in
+-- README "The database".  A fact that could not be read has no row.
+CREATE TABLE IF NOT EXISTS run_env (
+	run_id INTEGER NOT NULL REFERENCES run(id),
+	key TEXT NOT NULL,
+	value TEXT NOT NULL,
+	PRIMARY KEY (run_id, key)
 );
 
 -- Why a mount was refused: one row per problem found in its input (a

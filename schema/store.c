@@ -74,6 +74,8 @@ enum {
 	STMT_TIMELINE_DEL,
 	STMT_PROBLEM,
 	STMT_PROBLEM_DEL,
+	STMT_ENV,
+	STMT_ENV_DEL,
 	STMT_RUN_DEL,
 	STMT_STREAM,
 	STMT_STREAM_CLOSE,
@@ -120,6 +122,10 @@ static const char *const stmt_sql[STMT_N] = {
 	[STMT_TIMELINE_DEL] = "DELETE FROM timeline WHERE run_id = ?",
 	[STMT_PROBLEM] = "INSERT INTO problem (run_id, message) VALUES (?, ?)",
 	[STMT_PROBLEM_DEL] = "DELETE FROM problem WHERE run_id = ?",
+	/* a key given twice keeps its last value */
+	[STMT_ENV] = "INSERT OR REPLACE INTO run_env (run_id, key, value) "
+		     "VALUES (?, ?, ?)",
+	[STMT_ENV_DEL] = "DELETE FROM run_env WHERE run_id = ?",
 	[STMT_RUN_DEL] = "DELETE FROM run WHERE id = ?",
 	[STMT_STREAM] = "INSERT INTO stream (run_id, timeline_id, pid, comm, "
 			"opened_ns, tid, sid) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -727,22 +733,45 @@ int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
 	return 0;
 }
 
-int store_problem_add(struct store *st, const char *message)
+/* A header row of the run (its id, then one or two texts) in the header
+ * transaction: 0, -EINVAL out of order, -EIO with the reason kept. */
+static int header_row(struct store *st, int stmt, const char *what,
+		      const char *a, const char *b)
 {
-	sqlite3_stmt *s = st->stmt[STMT_PROBLEM];
+	sqlite3_stmt *s = st->stmt[stmt];
 	char *msg = NULL;
 	int rc = SQLITE_OK;
 
 	if (!st->run_id || st->started || st->run_ended)
 		return -EINVAL;
 	bind_i64(s, 1, st->run_id, &rc);
-	bind_text(s, 2, message, &rc);
-	step_done(st->db, s, "insert problem row", &rc, &msg);
+	bind_text(s, 2, a, &rc);
+	if (b)
+		bind_text(s, 3, b, &rc);
+	step_done(st->db, s, what, &rc, &msg);
 	if (rc != SQLITE_OK) {
 		keep_error(st, msg);
 		return -EIO;
 	}
 	return 0;
+}
+
+int store_problem_add(struct store *st, const char *message)
+{
+	return header_row(st, STMT_PROBLEM, "insert problem row", message,
+			  NULL);
+}
+
+int store_env_add(struct store *st, const char *key, const char *value)
+{
+	if (!key || !value)
+		return -EINVAL;
+	return header_row(st, STMT_ENV, "insert run_env row", key, value);
+}
+
+const char *store_sqlite_version(void)
+{
+	return sqlite3_libversion();
 }
 
 /* ---------------------------------------------------------------- writer */
@@ -1534,6 +1563,9 @@ int store_run_discard(struct store *st)
 	bind_i64(st->stmt[STMT_PROBLEM_DEL], 1, st->run_id, &rc);
 	step_done(st->db, st->stmt[STMT_PROBLEM_DEL], "delete problem rows",
 		  &rc, &msg);
+	bind_i64(st->stmt[STMT_ENV_DEL], 1, st->run_id, &rc);
+	step_done(st->db, st->stmt[STMT_ENV_DEL], "delete run_env rows", &rc,
+		  &msg);
 	bind_i64(st->stmt[STMT_RUN_DEL], 1, st->run_id, &rc);
 	step_done(st->db, st->stmt[STMT_RUN_DEL], "delete run row", &rc,
 		  &msg);

@@ -60,7 +60,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
@@ -85,6 +85,15 @@ int store_problem_add(struct store *st, const char *message);
  * (out of order); *id is its row id. */
 int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
 		       int64_t *id);
+
+/* Record one fact of the run's environment (a run_env row: key, value;
+ * a key given again replaces its value), at the same point as
+ * store_timeline_add().  Returns 0, -EIO (see store_errmsg) or -EINVAL
+ * (out of order, or NULL). */
+int store_env_add(struct store *st, const char *key, const char *value);
+
+/* The SQLite library's version ("3.40.1"), for the run_env row. */
+const char *store_sqlite_version(void);
 
 /*
  * Commit interval: the recorder commits at most this long after the first

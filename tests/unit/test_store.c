@@ -217,6 +217,7 @@ static const struct {
 		 "media_dir queue_full_waits rows_lost duration_ns" },
 	{ "timeline", "id run_id name path fps_num fps_den frames bytes" },
 	{ "problem", "id run_id message" },
+	{ "run_env", "run_id key value" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
 		    "frames late_frames failed_frames requests reloads seeks "
 		    "tid sid" },
@@ -1186,9 +1187,17 @@ static void test_open_errors(void **state)
 	/* a database from a future version is refused, not upgraded */
 	store_close(open_ok(t->db, 0));
 	db = raw_open(t->db);
-	raw_exec(db, "PRAGMA user_version = 5");
-	sqlite3_close(db);
-	expect_open_error(t->db, -ENOTSUP, "schema version 5 is newer");
+	{
+		char sql[64], part[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+			 STORE_SCHEMA_VERSION + 1);
+		raw_exec(db, sql);
+		sqlite3_close(db);
+		snprintf(part, sizeof(part), "schema version %d is newer",
+			 STORE_SCHEMA_VERSION + 1);
+		expect_open_error(t->db, -ENOTSUP, part);
+	}
 }
 
 /* The run table dropped behind the store's back: -EIO with the reason. */
@@ -1625,6 +1634,7 @@ static void test_discard(void **state)
 		assert_int_equal(store_run_discard(st), -EINVAL);
 		assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
 		assert_int_equal(store_timeline_add(st, &ti, &id), 0);
+		assert_int_equal(store_env_add(st, "config_hz", "250"), 0);
 		if (started)
 			assert_int_equal(store_start(st), 0);
 		assert_int_equal(store_run_discard(st), 0);
@@ -1635,6 +1645,7 @@ static void test_discard(void **state)
 		assert_int_equal(q_i64(db, "SELECT count(*) FROM run"), 0);
 		assert_int_equal(q_i64(db, "SELECT count(*) FROM timeline"),
 				 0);
+		assert_int_equal(q_i64(db, "SELECT count(*) FROM run_env"), 0);
 		sqlite3_close(db);
 	}
 	one_run(t->db, "after");
@@ -1667,6 +1678,86 @@ static void test_discard_after_stream(void **state)
 	sqlite3_close(db);
 }
 
+/* run_env: the facts of each run, in the header transaction (seen with
+ * the run row or not at all), a key given again replacing its value;
+ * refused out of order and reported when the table is gone. */
+static void test_env_rows(void **state)
+{
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl;
+
+	st = open_ok(t->db, 0);
+	assert_int_equal(store_env_add(st, "config_hz", "250"), -EINVAL);
+	assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+	assert_int_equal(store_env_add(st, "config_hz", "100"), 0);
+	assert_int_equal(store_env_add(st, "config_hz", "250"), 0);
+	assert_int_equal(store_env_add(st, "clocksource", "tsc"), 0);
+	assert_int_equal(store_env_add(st, NULL, "x"), -EINVAL);
+	assert_int_equal(store_env_add(st, "x", NULL), -EINVAL);
+	/* not committed yet: another connection sees no row */
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run_env"), 0);
+	assert_int_equal(store_start(st), 0);
+	assert_int_equal(store_env_add(st, "late", "1"), -EINVAL);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	q_text_eq(db, "SELECT group_concat(key || '=' || value, ' ') FROM "
+		      "(SELECT * FROM run_env WHERE run_id = (SELECT max(id) "
+		      "FROM run) ORDER BY key)",
+		  "clocksource=tsc config_hz=250");
+	/* a second run has rows of its own */
+	st = start_ok(t->db, 0, &run_info, &tl);
+	store_close(st);
+	assert_int_equal(q_i64(db, "SELECT count(DISTINCT run_id) FROM "
+				   "run_env"),
+			 1);
+	raw_exec(db, "DROP TABLE run_env");
+	sqlite3_close(db);
+	st = open_ok(t->db, 0);
+	db = raw_open(t->db);
+	raw_exec(db, "DROP TABLE run_env");
+	sqlite3_close(db);
+	assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+	assert_int_equal(store_env_add(st, "k", "v"), -EIO);
+	assert_non_null(strstr(store_errmsg(st), "cannot insert run_env row"));
+	store_close(st);
+	assert_non_null(strchr(store_sqlite_version(), '.'));
+}
+
+/* A version 4 file (no run_env): opened, it gets the table and version
+ * 5, its runs are kept, and a new run records its environment. */
+static void test_migrate_v5(void **state)
+{
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+
+	store_close(open_ok(t->db, 0));
+	db = raw_open(t->db);
+	raw_exec(db, "DROP TABLE run_env; INSERT INTO run (label, "
+		     "started_at) VALUES ('old', 'x'); PRAGMA user_version = 4");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM sqlite_schema WHERE "
+				   "name = 'run_env'"),
+			 0);
+	sqlite3_close(db);
+	st = open_ok(t->db, 0);
+	assert_int_equal(store_run_begin(st, &run_info, EPOCH), 0);
+	assert_int_equal(store_env_add(st, "config_hz", "250"), 0);
+	assert_int_equal(store_start(st), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"), 5);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run"), 2);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run_env r JOIN run "
+				   "ON run.id = r.run_id WHERE label IS NOT "
+				   "'old' AND value = '250'"),
+			 1);
+	check_columns(db, "run_env", "run_id key value");
+	sqlite3_close(db);
+}
+
 /* a test that gets a private directory as *state */
 #define TMP_TEST(f) cmocka_unit_test_setup_teardown(f, tmp_setup, tmp_teardown)
 
@@ -1675,6 +1766,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schema_text),
 		cmocka_unit_test(test_memory_run),
+		TMP_TEST(test_env_rows),
+		TMP_TEST(test_migrate_v5),
 		cmocka_unit_test(test_call_order),
 		TMP_TEST(test_summaries),
 		TMP_TEST(test_batching),

@@ -1,0 +1,150 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The run environment (issue 18): each mount writes run_env rows of what can
+# decide an A/B result, checked here against the system's own tools:
+# config_hz against `gzip -dc /proc/config.gz`, the measured tick rate
+# within 2 % of it, the clocksource against sysfs, the media's file system
+# type, mount point and options against findmnt, its disk against lsblk,
+# CPU and memory against /proc, the versions against timelinefs -V and
+# sqlite3, the options in effect against those given.  Media on tmpfs has
+# no block device rows.  Before this change there was no run_env table.
+. "$(dirname "$0")/lib.sh"
+
+M=$T/media
+DB=$T/e.db
+"$GEN" --clips 1 --clip-seconds 1 --timelines 1 --events 1 \
+	--min-seconds 0.5 --max-seconds 0.5 --video-rate 1M "$M" >/dev/null
+
+mount_fs "$M" "$T/mnt" -o db="$DB",label=env,backing=buffered,buffer=5
+umount_fs "$T/mnt"
+run=$(q "select max(id) from run")
+envv() {
+	q "select value from run_env where run_id = $run and key = '$1'"
+}
+
+check_eq "a run_env table with rows of this run" 1 \
+	"$(q "select count(*) > 20 from run_env where run_id = $run")"
+
+# kernel
+check_eq "kernel_release is uname -r" "$(uname -r)" "$(envv kernel_release)"
+check_eq "kernel_cmdline is /proc/cmdline" "$(cat /proc/cmdline)" \
+	"$(envv kernel_cmdline)"
+want=
+from=
+if [ -r /proc/config.gz ]; then
+	want=$(gzip -dc /proc/config.gz | sed -n 's/^CONFIG_HZ=//p' | head -1)
+	from=/proc/config.gz
+fi
+if [ -z "$want" ] && [ -r "/boot/config-$(uname -r)" ]; then
+	want=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" | head -1)
+	from=/boot/config-$(uname -r)
+fi
+echo "# CONFIG_HZ of this kernel: ${want:-none found} ($from)"
+check_eq "config_hz is the config's CONFIG_HZ" "$want" "$(envv config_hz)"
+check_eq "config_hz_from names the file" "$from" "$(envv config_hz_from)"
+if [ -r /proc/timer_list ] && [ -n "$want" ]; then
+	got=$(envv config_hz_measured)
+	echo "# measured: $got jiffies per second"
+	check "config_hz_measured ($got) within 2 % of CONFIG_HZ $want" \
+		awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= w * 0.02) }'
+else
+	echo "# skip: /proc/timer_list unreadable or no CONFIG_HZ"
+fi
+case $(envv preempt) in
+none | voluntary | full | rt | lazy) ok "preempt is a model: $(envv preempt) ($(envv preempt_from))" ;;
+*) not_ok "preempt '$(envv preempt)'" ;;
+esac
+check_eq "clocksource as sysfs says" \
+	"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
+	"$(envv clocksource)"
+
+# host
+check_eq "cpu_count: processors of /proc/cpuinfo" \
+	"$(grep -c '^processor' /proc/cpuinfo)" "$(envv cpu_count)"
+model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+if [ -n "$model" ]; then
+	check_eq "cpu_model" "$model" "$(envv cpu_model)"
+fi
+check_eq "cpus_allowed: nproc" "$(nproc)" "$(envv cpus_allowed)"
+check_eq "mem_total_kb: MemTotal" \
+	"$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)" \
+	"$(envv mem_total_kb)"
+gov=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
+if [ -r $gov ]; then
+	check "cpu_governor holds cpu0's" sh -c "echo '$(envv cpu_governor)' | grep -q '$(cat $gov)'"
+else
+	check_eq "no cpufreq: no cpu_governor row" "" "$(envv cpu_governor)"
+fi
+
+# the media's file system and disk
+if command -v findmnt >/dev/null 2>&1; then
+	check_eq "media_fs_type is findmnt's for MEDIA_DIR" \
+		"$(findmnt -n -o FSTYPE -T "$M")" "$(envv media_fs_type)"
+	check_eq "media_mount_point is findmnt's" \
+		"$(findmnt -n -o TARGET -T "$M")" "$(envv media_mount_point)"
+	check_eq "media_mount_options: findmnt's VFS then FS options" \
+		"$(findmnt -n -o VFS-OPTIONS,FS-OPTIONS -T "$M" | awk '{ print $1 " " $2 }')" \
+		"$(envv media_mount_options)"
+fi
+check_eq "media_fs_type agrees with stat -f" \
+	"$(stat -f -c %T "$M" | sed 's,ext2/ext3,ext4,')" \
+	"$(envv media_fs_type | sed 's,ext[234],ext4,')"
+dev=$(findmnt -n -o MAJ:MIN -T "$M" 2>/dev/null | tr -d ' ' || true)
+if [ -e "/sys/dev/block/$dev" ]; then
+	name=$(basename "$(readlink -f "/sys/dev/block/$dev")")
+	check_eq "media_device: the block device of the mount" "$name" \
+		"$(envv media_device)"
+	disk=$name
+	pk=$(lsblk -n -d -o PKNAME "/dev/$name" 2>/dev/null || true)
+	[ -z "$pk" ] || disk=$pk
+	case $(envv media_disk) in
+	*"$disk"*) ok "media_disk holds the whole disk $disk" ;;
+	*) not_ok "media_disk '$(envv media_disk)' lacks $disk" ;;
+	esac
+	if [ -r "/sys/block/$disk/queue/scheduler" ] && [ "$disk" = "$(envv media_disk)" ]; then
+		check_eq "media_io_scheduler: the [chosen] one" \
+			"$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$disk/queue/scheduler")" \
+			"$(envv media_io_scheduler)"
+		check_eq "media_rotational" "$(cat "/sys/block/$disk/queue/rotational")" \
+			"$(envv media_rotational)"
+		check_eq "media_read_ahead_kb" "$(cat "/sys/block/$disk/queue/read_ahead_kb")" \
+			"$(envv media_read_ahead_kb)"
+	fi
+else
+	echo "# skip: MEDIA_DIR is on no block device ($dev)"
+fi
+
+# versions and options
+check_eq "timelinefs_version as -V says" \
+	"$("$BIN" -V | sed -n 's/^timelinefs \([^ ]*\) .*/\1/p')" \
+	"$(envv timelinefs_version)"
+check_eq "fuse_version as -V says" \
+	"$("$BIN" -V | sed -n 's/.*FUSE library \([^)]*\)).*/\1/p')" \
+	"$(envv fuse_version)"
+check "sqlite_version is a version" sh -c "echo '$(envv sqlite_version)' | grep -Eq '^3\.[0-9]+\.[0-9]+'"
+check_eq "options given: backing, buffer, label" "buffered|5|env" \
+	"$(envv opt.backing)|$(envv opt.buffer)|$(envv opt.label)"
+check_eq "options by default: pace, record, readahead" "realtime|all|1024" \
+	"$(envv opt.pace)|$(envv opt.record)|$(envv opt.readahead)"
+check_eq "every timelinefs option of -h has a row" \
+	"$("$BIN" -h | sed -n '/^timelinefs options/,/^general options/s/^    -o \([a-z_]*\).*/\1/p' |
+		sort -u | tr '\n' ' ')" \
+	"$(q "select substr(key, 5) from run_env where run_id = $run and key like 'opt.%'
+		and key not in ('opt.single_threaded', 'opt.clone_fd', 'opt.max_idle_threads',
+		'opt.max_threads') order by 1" | tr '\n' ' ')"
+check_eq "libfuse's options: -s, clone_fd, threads in effect" "off|off|64|512" \
+	"$(envv opt.single_threaded)|$(envv opt.clone_fd)|$(envv opt.max_idle_threads)|$(envv opt.max_threads)"
+
+# media on tmpfs: no block device rows
+if [ -d /dev/shm ] && [ "$(findmnt -n -o FSTYPE -T /dev/shm 2>/dev/null)" = tmpfs ]; then
+	S=$(mktemp -d /dev/shm/tlfs-env.XXXXXX)
+	cp -r "$M/." "$S/"
+	mount_fs "$S" "$T/mnt" -o db="$DB",label=shm
+	umount_fs "$T/mnt"
+	rm -rf "$S"
+	run=$(q "select max(id) from run")
+	check_eq "tmpfs media: fs type tmpfs, no device, disk nor scheduler" "tmpfs|0" \
+		"$(envv media_fs_type)|$(q "select count(*) from run_env where run_id = $run
+			and key in ('media_device', 'media_disk', 'media_io_scheduler', 'media_rotational')")"
+fi
+finish
