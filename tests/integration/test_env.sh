@@ -7,7 +7,8 @@
 # type, mount point and options against findmnt, its disk against lsblk,
 # CPU and memory against /proc, the versions against timelinefs -V and
 # sqlite3, the options in effect against those given.  Media on tmpfs has
-# no block device rows.  Before this change there was no run_env table.
+# no block device rows.  timelinefs-report --compare of two runs, one
+# edited with sqlite3, prints what differs first.  Before this change there was no run_env table.
 . "$(dirname "$0")/lib.sh"
 
 M=$T/media
@@ -134,6 +135,22 @@ check_eq "every timelinefs option of -h has a row" \
 		'opt.max_threads') order by 1" | tr '\n' ' ')"
 check_eq "libfuse's options: -s, clone_fd, threads in effect" "off|off|64|512" \
 	"$(envv opt.single_threaded)|$(envv opt.clone_fd)|$(envv opt.max_idle_threads)|$(envv opt.max_threads)"
+
+# timelinefs-report --compare of two real runs whose environments differ:
+# a second mount with other options, its config_hz edited as if it had
+# booted another kernel; the differences come first
+mount_fs "$M" "$T/mnt" -o db="$DB",label=env2
+umount_fs "$T/mnt"
+run2=$(q "select max(id) from run")
+hz=$(envv config_hz)
+q "update run_env set value = '100' where run_id = $run2 and key = 'config_hz'"
+"$TOP/mount-scripts/timelinefs-report" "$DB" --compare env env2 >"$T/cmp"
+check_eq "--compare: the environments first, config_hz as edited" \
+	"environment (run_env): what differs between A (env) and B (env2)|  config_hz              ${hz:-(none)} | 100" \
+	"$(sed -n 1,2p "$T/cmp" | paste -sd '|')"
+check_eq "--compare: the options that differ, nothing else" \
+	"opt.buffer 5 | 8 opt.backing buffered | direct" \
+	"$(sed -n '3,/^$/p' "$T/cmp" | awk 'NF { $1 = $1; print }' | paste -sd ' ')"
 
 # media on tmpfs: no block device rows
 if [ -d /dev/shm ] && [ "$(findmnt -n -o FSTYPE -T /dev/shm 2>/dev/null)" = tmpfs ]; then

@@ -4,7 +4,11 @@
 # mount needed): percentiles, late frames after cuts and the timeseries of
 # schema/30-analysis.sql; --compare's means, % differences and Welch 95 %
 # intervals against an independent computation (Python, t quantile by
-# numerical integration); "not significant" and "one repetition" verdicts.
+# numerical integration); "not significant" and "one repetition" verdicts;
+# issue 18: the environments' differences printed first, the warning when
+# a label's runs differ among themselves, and per metric the interval's
+# half-width and the repetitions that would resolve --effect, in the text,
+# CSV and JSON outputs.
 set -eu
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -221,7 +225,7 @@ else
 	not_ok "--compare --csv runs: $(cat "$T/err")"
 fi
 check_eq "--csv header" \
-	"workstations,metric,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,diff_pct,df,t,ci_low,ci_high,ci_low_pct,ci_high_pct,verdict" \
+	"workstations,metric,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,diff_pct,df,t,ci_low,ci_high,ci_low_pct,ci_high_pct,verdict,half_width,half_width_pct,effect_pct,reps_for_effect" \
 	"$(head -1 "$T/csv")"
 # compare field by field, numbers to 1e-6 relative
 cat >"$T/cmp.py" <<'PY'
@@ -277,8 +281,131 @@ check "text: a count in one label only is named" grep -q 'only a has this count'
 check "--json is valid JSON, 6 metrics for each of 4 counts" python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d) == 24 and d[0]['label_b'] == \"b's\" and d[0]['metric'] == 'wall_s'
+c = d['comparisons']
+assert d['label_a'] == 'a' and d['label_b'] == \"b's\" and d['effect_pct'] == 6
+assert len(c) == 24 and c[0]['label_b'] == \"b's\" and c[0]['metric'] == 'wall_s'
 " "$("$REPORT" "$DB" --compare a "b's" --json >"$T/json" && echo "$T/json")"
+
+# ------------------------------------------------------------ resolution
+# Independent: the half-width is half the interval, in % of mean A; N
+# repetitions of each resolve 6 % of mean A with 80 % power by Welch's t:
+# N >= (t(.975, df(N)) + t(.8, df(N)))^2 (va + vb) / d^2 and N - 1 not
+# (N = 2 at least), df by Welch-Satterthwaite for N of each.
+cat >"$T/res.py" <<'PY'
+import csv, math, sys
+src = open(sys.argv[1]).read()
+exec(src[src.index("def tpdf"):src.index("def metrics")])
+eff = float(sys.argv[3])
+bad = 0
+for g in csv.DictReader(open(sys.argv[2])):
+    k = g["workstations"] + " " + g["metric"]
+    if g["effect_pct"] != sys.argv[3]:
+        print(k, "effect_pct", g["effect_pct"]); bad += 1
+    if g["ci_low"] == "" or float(g["mean_a"]) == 0:
+        if g["reps_for_effect"] != "":
+            print(k, "reps without an interval"); bad += 1
+        continue
+    ma = float(g["mean_a"]); lo = float(g["ci_low"]); hi = float(g["ci_high"])
+    hwp = (hi - lo) / 2 / abs(ma) * 100
+    if abs(hwp - float(g["half_width_pct"])) > 1e-4 * max(1, hwp):
+        print(k, "half_width_pct want %g got %s" % (hwp, g["half_width_pct"])); bad += 1
+    if g["metric"] not in ("wall_s", "mb_s"):
+        continue
+    va = float(g["sd_a"]) ** 2; vb = float(g["sd_b"]) ** 2
+    d = eff / 100 * abs(ma)
+    def need(n):
+        if va + vb == 0:
+            return 0
+        df = (va + vb) ** 2 * (n - 1) / (va * va + vb * vb)
+        return (tq(0.975, df) + tq(0.8, df)) ** 2 * (va + vb) / d ** 2
+    n = int(g["reps_for_effect"])
+    if n < 2 or need(n) > n * (1 + 1e-9) or (n > 2 and need(n - 1) <= n - 1):
+        print(k, "reps_for_effect %d: need(n) %g, need(n-1) %g" % (n, need(n), need(n - 1) if n > 2 else 0)); bad += 1
+sys.exit(1 if bad else 0)
+PY
+check "half-width % and repetitions for 6 % match an independent computation" \
+	python3 "$T/res.py" "$T/expect.py" "$T/csv" 6
+check_eq "ws 2 wall: +/-4.54 % now; about 4 repetitions resolve 6 %" "4.53954|4" \
+	"$(awk -F, '$1 == 2 && $2 == "wall_s" { print $19 "|" $21 }' "$T/csv")"
+"$REPORT" "$DB" --compare a "b's" --effect 12 --csv >"$T/csv12" 2>/dev/null
+check "--effect 12: its own repetitions, by the same definition" \
+	python3 "$T/res.py" "$T/expect.py" "$T/csv12" 12
+check_eq "--effect 12 needs fewer repetitions than 6 (ws 3 wall)" "12|4" \
+	"$(awk -F, '$1 == 3 && $2 == "wall_s" { print $21 }' "$T/csv")|$(awk -F, '$1 == 3 && $2 == "wall_s" { print $21 }' "$T/csv12")"
+check "text: the resolution lines, in the seed's words" \
+	grep -q '^  wall s      could detect +/-4.54 %; to resolve 6 % on wall s: about 4 repetitions$' "$T/text"
+check "text: one repetition gives no estimate" \
+	sh -c "sed -n '/^4 workstations/,/^\$/p' '$T/text' | grep -q '^  wall s      no estimate: one repetition'"
+check "json: half-width and repetitions as in the CSV" python3 -c "
+import csv, json, sys
+c = json.load(open(sys.argv[1]))['comparisons']
+r = list(csv.DictReader(open(sys.argv[2])))
+for j, g in zip(c, r):
+    for f in ('half_width_pct', 'reps_for_effect', 'effect_pct'):
+        assert (j[f] is None and g[f] == '') or abs(float(j[f]) - float(g[f])) <= 1e-5 * max(1, abs(float(g[f]))), (f, j[f], g[f])
+" "$T/json" "$T/csv"
+for bad in 0 -3 abc 1.2.3 ''; do
+	rc=0
+	"$REPORT" "$DB" --compare a "b's" --effect "$bad" >/dev/null 2>"$T/err" || rc=$?
+	check_eq "--effect '$bad' is a usage error" "2|1" "$rc|$(grep -c 'bad --effect' "$T/err")"
+done
+check_eq "--effect without --compare is a usage error" 2 \
+	"$("$REPORT" "$DB" --effect 6 >/dev/null 2>&1 || echo $?)"
+
+# ------------------------------------------------------------ environments
+# The environments of a (runs 2 and 4: run 4 has no streams, so no
+# repetition, but its clocksource differs) and b's (run 3): config_hz
+# differs between the labels, clocksource within a; opt.label always
+# differs and is no difference.  On a copy: the summaries below count runs.
+EDB=$T/env.db
+cp "$DB" "$EDB"
+sqlite3 "$EDB" "insert into run (id, label, started_at) values (4, 'a', 'x');
+	insert into run_env values (2, 'config_hz', '100'), (2, 'clocksource', 'tsc'),
+	(2, 'opt.label', 'a'), (2, 'media_fs_type', 'ext4'),
+	(3, 'config_hz', '1000'), (3, 'clocksource', 'tsc'), (3, 'opt.label', 'b''s'),
+	(3, 'media_fs_type', 'ext4'),
+	(4, 'config_hz', '100'), (4, 'clocksource', 'hpet'), (4, 'opt.label', 'a'),
+	(4, 'media_fs_type', 'ext4')"
+"$REPORT" "$EDB" --compare a "b's" >"$T/etext"
+check_eq "text: the environments' difference comes first" \
+	"environment (run_env): what differs between A (a) and B (b's)|  config_hz              100 | 1000" \
+	"$(sed -n 1,2p "$T/etext" | paste -sd '|')"
+check "text: a label whose runs differ is named in the difference" \
+	grep -q '^  clocksource            tsc (run 2), hpet (run 4) | tsc$' "$T/etext"
+check "text: and warned about" \
+	grep -q "^warning: the runs of A (a) differ among themselves in clocksource: tsc (run 2), hpet (run 4)$" "$T/etext"
+check_eq "text: keys alike and the label are no difference" "" \
+	"$(sed -n '1,/^compare/p' "$T/etext" | grep -E 'media_fs_type|opt.label')"
+check "text: the environment before the metrics" \
+	sh -c "[ \$(grep -n '^compare a' '$T/etext' | cut -d: -f1) -gt \$(grep -n 'config_hz' '$T/etext' | cut -d: -f1) ]"
+"$REPORT" "$EDB" --compare a "b's" --csv >"$T/ecsv" 2>"$T/eerr"
+check_eq "csv: the table unchanged on stdout" "$(cat "$T/csv")" "$(cat "$T/ecsv")"
+check "csv: the difference on stderr" \
+	grep -q "^timelinefs-report: environment differs: config_hz  100 | 1000$" "$T/eerr"
+check "csv: the warning on stderr" \
+	grep -q "^timelinefs-report: warning: the runs of A (a) differ among themselves in clocksource" "$T/eerr"
+check "json: environment differences and warnings" python3 -c "
+import json, sys
+e = json.load(open(sys.argv[1]))['environment']
+d = {x['key']: x for x in e['differences']}
+assert set(d) == {'config_hz', 'clocksource'}, d
+assert d['config_hz']['a'] == [{'value': '100', 'runs': [2, 4]}], d
+assert d['config_hz']['b'] == [{'value': '1000', 'runs': [3]}], d
+w = e['warnings']
+assert len(w) == 1 and w[0]['label'] == 'a' and w[0]['key'] == 'clocksource', w
+assert e['runs_without_environment'] == {'a': 0, 'b': 0}
+" "$("$REPORT" "$EDB" --compare a "b's" --json >"$T/ejson" && echo "$T/ejson")"
+check_eq "one label with itself: nothing differs, one warning" "  nothing: the same 3 keys in every run of both|1" \
+	"$("$REPORT" "$EDB" --compare "b's" "b's" | sed -n 2p)|$("$REPORT" "$EDB" --compare a a | grep -c '^warning')"
+# a database of an older timelinefs: no run_env table
+cp "$EDB" "$T/noenv.db"
+sqlite3 "$T/noenv.db" "drop table run_env"
+check "no run_env table: said, and the metrics compared" sh -c \
+	"'$REPORT' '$T/noenv.db' --compare a \"b's\" >'$T/ntext' &&
+	grep -q 'nothing to compare: A has no environment recorded' '$T/ntext' &&
+	grep -q 'note: 2 runs of A (a) have no environment recorded' '$T/ntext' &&
+	grep -q 'note: 1 run of B (b.s) has no environment recorded' '$T/ntext' &&
+	grep -q '^  wall s .*significant' '$T/ntext'"
 
 # ------------------------------------------------------------ summaries
 "$REPORT" "$DB" >"$T/all"
