@@ -156,11 +156,14 @@ int eng_env_mountinfo(const char *text, size_t len, const char *path,
 		      struct eng_mount *m);
 
 /* The timer's tick rate measured: jiffies read through read() (0 or
- * -errno) at two of their changes interval_ns apart (io's now and
- * sleep_until), each change placed midway between the readings around it
- * (readings more than 1 ms apart are not used).  The error is about a
- * reading's duration over interval_ns.  0 and *hz, -ETIMEDOUT (jiffies
- * did not change within 200 ms), read()'s error, -EINVAL. */
+ * -errno) at 4 consecutive changes at each end of an interval of
+ * interval_ns (io's now and sleep_until), each change placed midway
+ * between the readings around it (readings more than 1 ms apart are not
+ * used), the least late change of each end (a tick is never early) giving
+ * the rate.  The interval is stretched (to 5 x interval_ns at most) until
+ * the readings' gaps leave an error within 0.25 Hz: the rate rounds to
+ * the right whole Hz.  0 and *hz, -ETIMEDOUT (no change of jiffies read
+ * closely within 1 s), read()'s error, -EINVAL. */
 typedef int eng_jiffies_fn(void *ctx, uint64_t *jiffies);
 struct eng_io;
 int eng_env_measure_hz(const struct eng_io *io, eng_jiffies_fn *read,

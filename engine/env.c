@@ -383,12 +383,13 @@ static int sample(const struct eng_io *io, eng_jiffies_fn *read, void *ctx,
 }
 
 /* The moment jiffies next changes: *at between the last reading of the
- * old value and the first of the new one, *j the new value.  Readings
- * further apart than max_gap (the daemon was preempted between them) give
- * no edge: the next one is waited for.  -ETIMEDOUT when jiffies does not
- * change within limit_ns. */
+ * old value and the first of the new one (*gap apart), *j the new value.
+ * Readings further apart than max_gap (the daemon was preempted between
+ * them) give no edge: the next one is waited for.  -ETIMEDOUT when
+ * jiffies does not change within limit_ns. */
 static int edge(const struct eng_io *io, eng_jiffies_fn *read, void *ctx,
-		uint64_t limit_ns, uint64_t max_gap, uint64_t *j, uint64_t *at)
+		uint64_t limit_ns, uint64_t max_gap, uint64_t *j, uint64_t *at,
+		uint64_t *gap)
 {
 	uint64_t pj, pt, nj, nt, start;
 	int rc = sample(io, read, ctx, &pj, &pt);
@@ -401,6 +402,7 @@ static int edge(const struct eng_io *io, eng_jiffies_fn *read, void *ctx,
 		if (nj != pj && nt - pt <= max_gap) {
 			*j = nj;
 			*at = pt + (nt - pt) / 2;
+			*gap = nt - pt;
 			return 0;
 		}
 		if (nt - start > limit_ns)
@@ -411,26 +413,99 @@ static int edge(const struct eng_io *io, eng_jiffies_fn *read, void *ctx,
 	return rc;
 }
 
+/* A change of jiffies: the new value, when (midway between the readings
+ * around it), and those readings' distance. */
+struct jedge {
+	uint64_t j, t, gap;
+};
+
+/* ENV_EDGES consecutive changes (one tick apart, or more where a late
+ * tick caught up). */
+#define ENV_EDGES 4
+static int edges(const struct eng_io *io, eng_jiffies_fn *read, void *ctx,
+		 uint64_t limit_ns, uint64_t max_gap, struct jedge *e)
+{
+	int i, rc = 0;
+
+	for (i = 0; i < ENV_EDGES && rc == 0; i++)
+		rc = edge(io, read, ctx, limit_ns, max_gap, &e[i].j, &e[i].t,
+			  &e[i].gap);
+	return rc > 0 ? -EIO : rc;
+}
+
+/* The least late of a set of changes at period p ns: a tick is never
+ * early, but a virtual machine's or a busy CPU's can be late by a
+ * fraction of a tick or more (then jiffies catches up by two), and so is
+ * the change seen.  Each change's phase t - (j - jr) p; the smallest. */
+static int least_late(const struct jedge *e, double p, uint64_t jr, uint64_t tr)
+{
+	double best = 0;
+	int i, b = 0;
+
+	for (i = 0; i < ENV_EDGES; i++) {
+		double ph = ((double)e[i].t - (double)tr) -
+			    ((double)e[i].j - (double)jr) * p;
+
+		if (i == 0 || ph < best) {
+			best = ph;
+			b = i;
+		}
+	}
+	return b;
+}
+
 int eng_env_measure_hz(const struct eng_io *io, eng_jiffies_fn *read, void *ctx,
 		       uint64_t interval_ns, double *hz)
 {
-	/* the slowest kernel tick is 100 Hz (10 ms): 20 of them without a
-	 * change is no ticking jiffies counter */
-	const uint64_t limit = 200000000, max_gap = 1000000;
-	uint64_t j0, t0, j1, t1;
-	int rc;
+	/* the slowest kernel tick is 100 Hz (10 ms): 100 of them without
+	 * a change read closely is no ticking jiffies counter, or a machine
+	 * too loaded to say (at a load of 16 on 2 CPUs, 200 ms was not
+	 * always enough to find one) */
+	const uint64_t limit = 1000000000, max_gap = 1000000;
+	struct jedge e0[ENV_EDGES], e1[ENV_EDGES];
+	uint64_t need = interval_ns, span;
+	int rc, b0 = 0, b1 = 0, k;
+	double p = 0, rate, want;
 
-	rc = edge(io, read, ctx, limit, max_gap, &j0, &t0);
+	rc = edges(io, read, ctx, limit, max_gap, e0);
 	if (rc < 0)
 		return rc;
-	/* the interval's end falls within a tick: the edge that ends that
-	 * tick is found by reading, as the first one was */
-	io->sleep_until(io->ctx, t0 + interval_ns);
-	rc = edge(io, read, ctx, limit, max_gap, &j1, &t1);
-	if (rc < 0)
-		return rc;
-	if (j1 <= j0 || t1 <= t0)
-		return -EINVAL;
-	*hz = (double)(j1 - j0) * 1e9 / (double)(t1 - t0);
+	/* the interval's end falls within a tick: the changes after it
+	 * are found by reading, as the first ones were.  The rate is
+	 * within hz (g0 + g1) / 2 / T of the truth (each change placed
+	 * within half its readings' gap) plus the lateness of the two
+	 * changes used, the least late at each end: T is stretched until
+	 * the first is a quarter of a Hz (at most to 5 times interval_ns),
+	 * so that the rate rounds to the right whole Hz on a loaded
+	 * machine too */
+	for (;;) {
+		io->sleep_until(io->ctx, e0[0].t + need);
+		rc = edges(io, read, ctx, limit, max_gap, e1);
+		if (rc < 0)
+			return rc;
+		if (e1[ENV_EDGES - 1].j <= e0[0].j ||
+		    e1[ENV_EDGES - 1].t <= e0[0].t)
+			return -EINVAL;
+		/* the period from the outermost changes, then from the
+		 * least late ones it picks, until they stay the same */
+		p = (double)(e1[ENV_EDGES - 1].t - e0[0].t) /
+		    (double)(e1[ENV_EDGES - 1].j - e0[0].j);
+		for (k = 0; k < 4; k++) {
+			b0 = least_late(e0, p, e0[0].j, e0[0].t);
+			b1 = least_late(e1, p, e0[0].j, e0[0].t);
+			if (e1[b1].j <= e0[b0].j || e1[b1].t <= e0[b0].t)
+				return -EINVAL;
+			p = (double)(e1[b1].t - e0[b0].t) /
+			    (double)(e1[b1].j - e0[b0].j);
+		}
+		rate = 1e9 / p;
+		span = e1[b1].t - e0[b0].t;
+		want = 2.0 * (double)(e0[b0].gap + e1[b1].gap) * rate;
+		if ((double)span >= want || span >= 5 * interval_ns)
+			break;
+		need = want < 5.0 * (double)interval_ns ? (uint64_t)want
+							: 5 * interval_ns;
+	}
+	*hz = rate;
 	return 0;
 }
