@@ -152,6 +152,42 @@ check_eq "--compare: the options that differ, nothing else" \
 	"opt.buffer 5 | 8 opt.backing buffered | direct" \
 	"$(sed -n '3,/^$/p' "$T/cmp" | awk 'NF { $1 = $1; print }' | paste -sd ' ')"
 
+# media on a loop device (an ext4 image in a file): the device is the loop
+# device, read_ahead_kb its queue's, and the disk the one that holds the
+# image file, with that disk's scheduler (this kernel has no partition
+# table parser, device-mapper nor md to try the others)
+LOOP=
+loop_cleanup() {
+	set +e
+	grep -q " $T/loopmnt " /proc/mounts && umount "$T/loopmnt"
+	[ -z "$LOOP" ] || losetup -d "$LOOP"
+	cleanup
+}
+trap loop_cleanup EXIT
+if command -v losetup >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null 2>&1 &&
+	[ -e "/sys/dev/block/$dev" ] && truncate -s 64M "$T/img" &&
+	mkfs.ext4 -q -F "$T/img" 2>/dev/null && LOOP=$(losetup -f --show "$T/img" 2>/dev/null) &&
+	mkdir -p "$T/loopmnt" && mount "$LOOP" "$T/loopmnt" 2>/dev/null; then
+	cp -r "$M/." "$T/loopmnt/"
+	mount_fs "$T/loopmnt" "$T/mnt" -o db="$DB",label=loop
+	umount_fs "$T/mnt"
+	run=$(q "select max(id) from run")
+	lname=$(basename "$LOOP")
+	check_eq "loop media: device, file, disk under it" \
+		"$lname|$T/img|$disk" \
+		"$(envv media_device)|$(envv media_loop_file)|$(envv media_disk)"
+	check_eq "loop media: the disk's scheduler and rotational, the loop's read_ahead_kb" \
+		"$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$disk/queue/scheduler")|$(cat "/sys/block/$disk/queue/rotational")|$(cat "/sys/block/$lname/queue/read_ahead_kb")" \
+		"$(envv media_io_scheduler)|$(envv media_rotational)|$(envv media_read_ahead_kb)"
+	check_eq "loop media: fs type and mount point" "ext4|$T/loopmnt" \
+		"$(envv media_fs_type)|$(envv media_mount_point)"
+	umount "$T/loopmnt"
+	losetup -d "$LOOP"
+	LOOP=
+else
+	echo "# skip: no loop device to mount an image on"
+fi
+
 # media on tmpfs: no block device rows
 if [ -d /dev/shm ] && [ "$(findmnt -n -o FSTYPE -T /dev/shm 2>/dev/null)" = tmpfs ]; then
 	S=$(mktemp -d /dev/shm/tlfs-env.XXXXXX)
