@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,7 +431,7 @@ int fs_config_each(const struct fs_config *cfg,
 		   int (*fn)(void *ctx, const char *name, const char *value),
 		   void *ctx)
 {
-	char buffer[16], ra[16], hold[16], mb[16];
+	char buffer[16], ra[16], hold[16], mb[16], smem[24], sfiles[16];
 	const char *const v[][2] = {
 		{ "db", cfg->db },
 		{ "label", cfg->label ? cfg->label : "" },
@@ -451,6 +452,8 @@ int fs_config_each(const struct fs_config *cfg,
 		{ "hold", hold },
 		{ "max_background", mb },
 		{ "splice", cfg->splice ? cfg->splice : "auto" },
+		{ "stream_mem", smem },
+		{ "stream_files", sfiles },
 	};
 	size_t i;
 	int rc = 0;
@@ -459,6 +462,8 @@ int fs_config_each(const struct fs_config *cfg,
 	snprintf(ra, sizeof(ra), "%u", cfg->readahead_kb);
 	snprintf(hold, sizeof(hold), "%u", cfg->hold);
 	snprintf(mb, sizeof(mb), "%u", cfg->max_background);
+	snprintf(smem, sizeof(smem), "%" PRIu64, cfg->stream_mem);
+	snprintf(sfiles, sizeof(sfiles), "%u", cfg->stream_files);
 	for (i = 0; i < sizeof(v) / sizeof(v[0]) && rc == 0; i++)
 		rc = fn(ctx, v[i][0], v[i][1] ? v[i][1] : "");
 	return rc;
