@@ -506,6 +506,25 @@ static ssize_t reply_zc(fuse_req_t req, struct fs_stream *s, uint64_t off,
 	return n;
 }
 
+/* A read of .status replies with a copy.  Once the reply is written the
+ * reader may close, and another thread's RELEASE free st while
+ * fuse_reply_buf is still returning: ASan checks writev's buffers after
+ * the write, found st freed, and the daemon died under SANITIZE=1.  st
+ * itself is safe to read until the reply: the read holds the file open. */
+static void status_read(fuse_req_t req, const struct fs_status *st,
+			size_t size, off_t off)
+{
+	size_t o = (uint64_t)off < st->len ? (size_t)off : st->len;
+	size_t m = st->len - o < size ? st->len - o : size;
+	char *copy = malloc(m ? m : 1);
+
+	if (!copy)
+		return reply_err(req, ENOMEM);
+	memcpy(copy, st->text + o, m);
+	replied(fuse_reply_buf(req, copy, m), "read", FS_STATUS_NAME);
+	free(copy);
+}
+
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -518,14 +537,9 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	if (off < 0)
 		return reply_err(req, EINVAL);
-	if (ino == FS_STATUS_INO) {
-		struct fs_status *st = (struct fs_status *)(uintptr_t)fi->fh;
-		size_t o = (uint64_t)off < st->len ? (size_t)off : st->len;
-		size_t m = st->len - o < size ? st->len - o : size;
-
-		return replied(fuse_reply_buf(req, st->text + o, m), "read",
-			       FS_STATUS_NAME);
-	}
+	if (ino == FS_STATUS_INO)
+		return status_read(req, (struct fs_status *)(uintptr_t)fi->fh,
+				   size, off);
 	pthread_mutex_lock(&s->busy);
 	if (s->bv) {
 		n = reply_zc(req, s, (uint64_t)off, size);

@@ -13,6 +13,9 @@ PASS=0
 FAIL=0
 MOUNTS=
 PIDS=
+WATCHED=	# PID:LOG of every daemon that must not die on its own
+STOPPED=	# daemons whose exit the test waited for (wait_daemon)
+NDAEMON=0
 
 if [ ! -e /dev/fuse ] || ! command -v fusermount3 >/dev/null 2>&1; then
 	echo "skip: no /dev/fuse or fusermount3"
@@ -24,8 +27,60 @@ done
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/tlfs-test.XXXXXX")
 
+# exited PID: no such process, or a zombie (a daemonized one is
+# nobody's child)
+exited() {
+	[ -n "$1" ] || return 1
+	st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) || st=
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+
+# sanitizer_report LOG: an ASan, LSan, UBSan or TSan report in LOG
+sanitizer_report() {
+	grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|WARNING: ThreadSanitizer' "$1" 2>/dev/null
+}
+
+# watch_daemon PID LOG: a daemon that must not die before the test stops
+# it (wait_daemon) or unmounts it (exit 0), nor print a sanitizer report.
+# mount_fs watches its daemon; a test that starts one itself may call this.
+watch_daemon() {
+	WATCHED="$WATCHED $1:$2"
+}
+
+# check_daemons: a not_ok, with the daemon's log (which goes with $T),
+# for every watched daemon that died on its own or reported a sanitizer
+# error; each is judged once.  finish runs it, and the EXIT trap for a
+# test that stops early (set -e: a daemon gone makes a kill fail).
+check_daemons() {
+	left=
+	for w in $WATCHED; do
+		p=${w%%:*}
+		l=${w#*:}
+		why=
+		if sanitizer_report "$l"; then
+			why="a sanitizer report"
+		elif ! case " $STOPPED " in *" $p "*) true ;; *) false ;; esac &&
+			exited "$p"; then
+			st=0
+			wait "$p" 2>/dev/null || st=$?
+			# 127: not this shell's child any more (waited for)
+			[ "$st" -eq 0 ] || [ "$st" -eq 127 ] ||
+				why="died on its own (exit status $st)"
+		fi
+		if [ -z "$why" ]; then
+			left="$left $w"
+			continue
+		fi
+		not_ok "daemon $p: $why; its log $l:"
+		sed 's/^/#   /' "$l" 2>/dev/null
+	done
+	WATCHED=$left
+}
+
 cleanup() {
+	rc=$?
 	set +e
+	check_daemons
 	for m in $MOUNTS; do
 		grep -q " $m fuse" /proc/mounts && fusermount3 -u -z "$m"
 	done
@@ -42,7 +97,12 @@ cleanup() {
 	done
 	# readers started by a test are its children: leave none behind
 	pkill -P $$ 2>/dev/null
+	# the daemons stopped here report leaks as they exit
+	STOPPED="$STOPPED $PIDS"
+	before=$FAIL
+	check_daemons
 	rm -rf "$T"
+	[ "$FAIL" -eq "$before" ] || [ "$rc" -ne 0 ] || exit 1
 }
 trap cleanup EXIT
 trap 'echo "interrupted (INT)" >&2; exit 130' INT
@@ -75,6 +135,7 @@ check_eq() {
 }
 
 finish() {
+	check_daemons
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]
 }
@@ -91,15 +152,21 @@ mount_fs() {
 	mnt=$2
 	shift 2
 	mkdir -p "$mnt"
-	"$BIN" -f "$@" "$media" "$mnt" >"$T/daemon.log" 2>&1 &
+	NDAEMON=$((NDAEMON + 1))
+	DAEMON_LOG=$T/daemon.$NDAEMON.log
+	# $T/daemon.log: the newest daemon's
+	ln -sf "daemon.$NDAEMON.log" "$T/daemon.log"
+	"$BIN" -f "$@" "$media" "$mnt" >"$DAEMON_LOG" 2>&1 &
 	DAEMON=$!
 	PIDS="$PIDS $DAEMON"
+	watch_daemon "$DAEMON" "$DAEMON_LOG"
 	MOUNTS="$MOUNTS $mnt"
 	i=0
 	while ! is_mounted "$mnt"; do
 		if ! kill -0 "$DAEMON" 2>/dev/null; then
 			echo "daemon exited:" >&2
-			cat "$T/daemon.log" >&2
+			cat "$DAEMON_LOG" >&2
+			STOPPED="$STOPPED $DAEMON"	# said here
 			return 1
 		fi
 		i=$((i + 1))
@@ -109,7 +176,9 @@ mount_fs() {
 }
 
 # wait_daemon PID [seconds]: wait for a daemon to exit; 1 if it does not.
+# Its exit is expected from then on (kill -9 included).
 wait_daemon() {
+	STOPPED="$STOPPED $1"
 	i=0
 	lim=$(( ${2:-20} * 10 ))
 	while kill -0 "$1" 2>/dev/null; do

@@ -121,12 +121,6 @@ check_eq "umount, options after the mount point: exit 0, silent" "0|" "$rc|$(cat
 check_eq "umount, options after the mount point: run ended, stream closed on return" \
 	"1|1" "$(uq "select (select ended_at is not null from run where label = 'after'),
 		(select count(*) = 1 and min(closed_ns) is not null from stream)")"
-# exited: no such process, or a zombie (a daemonized one is nobody's child)
-exited() {
-	[ -n "$1" ] || return 1
-	st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) || st=
-	[ -z "$st" ] || [ "$st" = Z ]
-}
 check "umount, options after the mount point: daemon gone on return" exited "$ud"
 wait $locker
 
