@@ -146,14 +146,14 @@ bench: deps
 # make fuzz: every tests/fuzz/fuzz_*.c built with clang's libFuzzer, ASan
 # and UBSan into build/fuzz/, each run FUZZ_SECONDS on a scratch copy of
 # its seed corpus tests/fuzz/corpus/NAME (tests/run-fuzz.sh).  The engine
-# objects are built once for all targets.  EDL speed effects are capped
-# lower so that an input stays fast (see fuzz_edl.c).  fuzz_options also
-# links fs/options.c and libfuse (its fuse_opt parser, no session).
+# objects are built once for all targets, with the limits that ship.
+# fuzz_options also links fs/options.c and libfuse (its fuse_opt parser,
+# no session).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 120
 FUZZ_DIR = build/fuzz
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -D_FILE_OFFSET_BITS=64 \
-	      -D_GNU_SOURCE -DEDL_SPEED_SEGS_MAX=2000 -Iengine \
+	      -D_GNU_SOURCE -Iengine \
 	      -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	      -fno-omit-frame-pointer $(call pc_cflags,json-c)
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))

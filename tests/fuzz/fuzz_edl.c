@@ -3,7 +3,6 @@
  * libFuzzer target for the CMX 3600 EDL parser: any bytes must give a
  * timeline or messages, never a crash, leak or undefined behaviour.
  *   clang -fsanitize=fuzzer,address,undefined -Iengine -D_GNU_SOURCE \
- *     -DEDL_SPEED_SEGS_MAX=2000 \
  *     tests/fuzz/fuzz_edl.c engine/\*.c $(pkg-config --cflags --libs json-c) \
  *     -lpthread && ./a.out tests/fuzz/corpus/edl
  */

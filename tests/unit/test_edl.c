@@ -414,6 +414,46 @@ static void test_speed_limits(void **state)
 	eng_diag_free(&d);
 }
 
+/* A speed a hair off normal at 25 fps reads source frame floor(k p / q)
+ * at offset k (q = 25000), in long runs found without stepping frames.
+ * 25.001: floor(k / 25000) extra frames, a jump of one at 25000 and
+ * 50000: [0, 25000) from 0, [25000, 50000) from 25001, the rest from
+ * 50002.  24.999: k - ceil(k / 25000), so offsets 0 and 1 both read 0,
+ * 1..25000 read 0..24999, 25001 repeats 24999 (25001 - 2) and 50001
+ * repeats 49998 (50001 - 3). */
+static void test_speed_runs(void **state)
+{
+	static const struct want_seg fast[] = {
+		{ "V", 0, "R", 0, 0, 25000, 0 },
+		{ "V", 1, "R", 25001, 25000, 25000, 0 },
+		{ "V", 2, "R", 50002, 50000, 10000, 0 },
+	};
+	static const struct want_seg slow[] = {
+		{ "V", 0, "R", 0, 0, 1, 0 },
+		{ "V", 1, "R", 0, 1, 25000, 0 },
+		{ "V", 2, "R", 24999, 25001, 25000, 0 },
+		{ "V", 3, "R", 49998, 50001, 1, 0 },
+	};
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(parse("001 R V C 00:00:01:00 00:40:01:00 00:00:00:00 "
+			       "00:40:00:00\nM2 R 025.001 00:00:01:00\n",
+			       "25", 0, &tl, &d), 0);
+	check_tracks(tl, "V:3");
+	check_segs(tl, fast, N(fast));
+	eng_tl_free(tl);
+	tl = NULL;
+	assert_int_equal(parse("001 R V C 00:00:01:00 00:33:21:02 00:00:00:00 "
+			       "00:33:20:02\nM2 R 024.999 00:00:01:00\n",
+			       "25", 0, &tl, &d), 0);
+	check_tracks(tl, "V:4");
+	check_segs(tl, slow, N(slow));
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
 /* B = V+A1, A2/V, AA/V, A + "AUD 3 4", NONE skipped, A2 + "AUD 3".
  * 29.97 NDF: 001 at 0 for 30, the others 10 each from 30; 005 (NONE)
  * and 006 share 2:00 = 60. */
@@ -982,6 +1022,7 @@ int main(void)
 	T(test_drop_frame_5994);
 	T(test_speed);
 	T(test_speed_limits);
+	T(test_speed_runs);
 	T(test_channels);
 	T(test_crlf_latin1);
 	T(test_transitions);
