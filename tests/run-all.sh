@@ -1,21 +1,46 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# make test: the unit tests, then every mounted integration test; one
-# closing line with the totals, non-zero exit on any failure.
+# make test: the unit tests (the binaries given as arguments), then every
+# mounted integration test; one closing line "N passed, N failed,
+# N skipped", non-zero exit on any failure.  A runner that exits non-zero,
+# or dies before its summary line, is a failure even if it counted none.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-rc=0
-sh "$here/run-unit.sh" "$@" | tee "$log" || rc=1
-up=$(sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$log")
-uf=$(sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$log")
-sh "$here/run-integration.sh" | tee "$log" || rc=1
-ip=$(sed -n 's/^integration: \([0-9]*\) passed, \([0-9]*\) failed.*$/\1/p' "$log")
-if_=$(sed -n 's/^integration: \([0-9]*\) passed, \([0-9]*\) failed.*$/\2/p' "$log")
-is=$(sed -n 's/^integration: .* failed, \([0-9]*\) skipped$/\1/p' "$log")
-p=$(( ${up:-0} + ${ip:-0} ))
-f=$(( ${uf:-0} + ${if_:-0} ))
-[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-echo "$p passed, $f failed, ${is:-0} skipped"
-[ "$rc" -eq 0 ] && [ "$f" -eq 0 ]
+st=$(mktemp)
+trap 'rm -f "$log" "$st"' EXIT
+pass=0 fail=0 skip=0
+
+# suite NAME RUNNER [ARGS...]: run it, its output shown and kept; a
+# pipeline's status is tee's, so the runner's goes through $st
+suite() {
+	name=$1
+	shift
+	: >"$st"
+	{ sh "$@"; echo $? >"$st"; } | tee "$log"
+	rc=$(cat "$st")
+	sum=$(sed -n "s/^$name: \([0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/\1/p" \
+		"$log" | tail -1)
+	if [ -z "$sum" ]; then
+		echo "$name: the runner printed no summary (exit ${rc:-unknown}): a failure" >&2
+		fail=$((fail + 1))
+		return
+	fi
+	p=${sum%% passed*}
+	f=${sum#* passed, }
+	f=${f%% failed*}
+	s=${sum##*failed, }
+	s=${s%% skipped}
+	pass=$((pass + p))
+	fail=$((fail + f))
+	skip=$((skip + s))
+	if [ "${rc:-1}" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "$name: the runner exited ${rc:-unknown} with no failure counted: a failure" >&2
+		fail=$((fail + 1))
+	fi
+}
+
+suite unit "$here/run-unit.sh" "$@"
+suite integration "$here/run-integration.sh"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -98,7 +98,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 			sh -c "! grep -q ' $T/umnt fuse' /proc/mounts"
 	done
 else
-	echo "skip: failed-mount cases need root and setpriv"
+	skip_case "failed-mount cases need root and setpriv"
 fi
 
 # 4. background with a database it cannot open: exit 1, the reason, no mount

@@ -116,7 +116,7 @@ if [ -d "$SAMPLES" ]; then
 			'$T/fail' >'$T/fail.log' 2>&1 && [ ! -e '$T/fail' ] &&
 		grep -q 'nothing written' '$T/fail.log'"
 else
-	echo "# skip: no shared samples in $SAMPLES (set TLFS_SHARED)"
+	skip_sample "no shared samples in $SAMPLES (set TLFS_SHARED)"
 fi
 
 # --dump-tl of a dump is the dump: the same text below its first comment

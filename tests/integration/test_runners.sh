@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The runners' verdicts (tests/run-all.sh, run-unit.sh, run-integration.sh)
+# on fake suites, in a scratch copy of tests/ with fake unit binaries and
+# fake tests/integration/test_*.sh.  Regressions: run-all.sh tested tee's
+# status, so a runner killed before its summary counted 0 failed and make
+# test passed; a unit binary or a test that printed no summary counted
+# nothing and passed; a test that skipped (exit 77) passed under CI=true
+# with nothing tested; cmocka's skipped tests were not counted.
+# RUNNERS=DIR takes the runners from DIR instead of tests/ (to try old ones).
+NO_MOUNT=1
+. "$(dirname "$0")/lib.sh"
+
+RUNNERS=${RUNNERS:-$TOP/tests}
+n=0
+
+# tree: a fresh copy of the runners with no test; sets W
+tree() {
+	n=$((n + 1))
+	W=$T/t$n/tests
+	mkdir -p "$W/integration"
+	cp "$RUNNERS/run-all.sh" "$RUNNERS/run-unit.sh" \
+		"$RUNNERS/run-integration.sh" "$W/"
+}
+
+# unit NAME BODY: a fake cmocka binary
+unit() {
+	printf '#!/bin/sh\n%s\n' "$2" >"$W/$1"
+	chmod +x "$W/$1"
+}
+
+# integ NAME BODY: a fake tests/integration/NAME.sh
+integ() {
+	printf '%s\n' "$2" >"$W/integration/$1.sh"
+}
+
+CM_OK='echo "[==========] 1 test(s) run."; echo "[  PASSED  ] 1 test(s)."'
+CM_SKIP='echo "[==========] 3 test(s) run."; echo "[  PASSED  ] 1 test(s)."
+echo "[  SKIPPED ] 2 test(s), listed below:" >&2
+echo "[  SKIPPED ] sample_a" >&2; echo "[  SKIPPED ] sample_b" >&2'
+IT_OK='echo "ok - one"; echo "1 passed, 0 failed"'
+
+# verdict WHAT WANT_RC WANT_LINE CMD...: the exit status (0 or fail) and
+# the last line of the output
+verdict() {
+	what=$1 want_rc=$2 want_line=$3
+	shift 3
+	rc=0
+	"$@" >"$T/out" 2>&1 || rc=fail
+	line=$(tail -1 "$T/out")
+	if [ "$rc" = "$want_rc" ] && [ "$line" = "$want_line" ]; then
+		ok "$what"
+	else
+		not_ok "$what: want exit $want_rc and '$want_line', got exit $rc and '$line'"
+		sed 's/^/#   /' "$T/out"
+	fi
+}
+
+# 1. a unit runner killed before its summary (a crash, the OOM killer)
+tree
+unit u1 "$CM_OK"
+# shellcheck disable=SC2016 # expanded by the fake binary
+unit u2 'echo "[ RUN      ] test_x"; kill -9 $PPID; sleep 1'
+integ test_a "$IT_OK"
+verdict "run-all: the unit runner killed mid-way is a failure" fail \
+	"1 passed, 1 failed, 0 skipped" env CI= sh "$W/run-all.sh" "$W/u1" "$W/u2"
+
+# 2. the integration runner killed mid-way (its test kills it)
+tree
+unit u1 "$CM_OK"
+integ test_a "$IT_OK"
+# shellcheck disable=SC2016 # expanded by the fake test
+integ test_b 'echo "ok - b"; kill -9 "$(ps -o ppid= -p $PPID | tr -d " ")"; sleep 1'
+verdict "run-all: the integration runner killed mid-way is a failure" fail \
+	"1 passed, 1 failed, 0 skipped" env CI= sh "$W/run-all.sh" "$W/u1"
+
+# 3. a unit binary that exits 0 with no summary
+tree
+unit u1 "$CM_OK"
+unit u2 'echo "[ RUN      ] test_x"; exit 0'
+verdict "run-unit: a binary with no summary is a failure" fail \
+	"unit: 1 passed, 1 failed, 0 skipped" env CI= sh "$W/run-unit.sh" "$W/u1" "$W/u2"
+
+# 4. a test that exits 0 with no summary, one that ran no check
+tree
+integ test_a "$IT_OK"
+integ test_b 'echo "ok - b"; exit 0'
+integ test_c 'echo "0 passed, 0 failed"'
+verdict "run-integration: no summary, no check: two failures" fail \
+	"integration: 1 passed, 2 failed, 0 skipped" env CI= sh "$W/run-integration.sh"
+
+# 5. skips: cmocka's counted; a test skipped whole (77) passes, but not
+# under CI=true; a test's own skips are counted
+tree
+unit u1 "$CM_SKIP"
+integ test_a "$IT_OK"
+integ test_b 'echo "skip: no /dev/fuse or fusermount3"; exit 77'
+integ test_c 'echo "ok - c"; echo "skip - needs root"; echo "1 passed, 0 failed, 1 skipped"'
+verdict "run-all: skips counted (2 of cmocka, 1 test, 1 check)" 0 \
+	"3 passed, 0 failed, 4 skipped" env CI= sh "$W/run-all.sh" "$W/u1"
+verdict "run-all, CI=true: a test that skips is a failure" fail \
+	"3 passed, 1 failed, 3 skipped" env CI=true sh "$W/run-all.sh" "$W/u1"
+
+# 6. lib.sh's skips: skip_case fails under CI=true, skip_sample never
+integ test_d ". '$TOP/tests/integration/lib.sh'
+check one true
+skip_case 'needs root'
+skip_sample 'no shared samples'
+finish"
+verdict "lib.sh: skip_case and skip_sample are skips" 0 \
+	"1 passed, 0 failed, 2 skipped" env CI= NO_MOUNT=1 sh "$W/integration/test_d.sh"
+verdict "lib.sh, CI=true: skip_case is a failure, skip_sample a skip" fail \
+	"1 passed, 1 failed, 1 skipped" env CI=true NO_MOUNT=1 sh "$W/integration/test_d.sh"
+finish
