@@ -3,8 +3,8 @@
 # Run every tests/integration/test_*.sh (TLFS_BUILD names the build).  Each
 # prints "N passed, N failed" or "N passed, N failed, N skipped" last, or
 # exits 77 when it cannot run here at all (no /dev/fuse, not root, a tool
-# missing).  A test that prints no summary (it died), ran no check, or
-# exits non-zero with no failed check is one failure more.  A test skipped
+# missing).  A test that prints no summary (it died), ran and skipped no
+# check, or exits non-zero with no failed check is one failure more.  A test skipped
 # whole is one skip; under CI=true it is a failure instead: CI has FUSE,
 # root and every tool (make deps), so a skip there means nothing was
 # tested.  Prints "integration: N passed, N failed, N skipped" last and
@@ -53,7 +53,7 @@ for t in "$here"/integration/test_*.sh; do
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "$name: exited $rc" >&2
 		fail=$((fail + 1))
-	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
 		echo "$name: ran no check" >&2
 		fail=$((fail + 1))
 	fi
