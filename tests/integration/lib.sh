@@ -84,10 +84,9 @@ check_daemons() {
 	WATCHED=$left
 }
 
-cleanup() {
-	rc=$?
-	set +e
-	check_daemons
+# stop_all: unmount every mount, stop every daemon (TERM, KILL after 5 s)
+# and the readers the test started (its children); safe to call twice
+stop_all() {
 	for m in $MOUNTS; do
 		grep -q " $m fuse" /proc/mounts && fusermount3 -u -z "$m"
 	done
@@ -102,16 +101,25 @@ cleanup() {
 		done
 		kill -9 "$p" 2>/dev/null
 	done
-	# readers started by a test are its children: leave none behind
 	pkill -P $$ 2>/dev/null
-	# the daemons stopped here report leaks as they exit
 	STOPPED="$STOPPED $PIDS"
+	return 0
+}
+
+# The EXIT trap: a test that stopped early (set -e) is told why a daemon
+# died before the others are stopped; those report leaks as they exit.
+# 1 when that found a failure the exit status does not show yet.
+cleanup() {
+	rc=$?
+	set +e
 	before=$FAIL
 	check_daemons
+	stop_all
+	check_daemons
 	rm -rf "$T"
-	[ "$FAIL" -eq "$before" ] || [ "$rc" -ne 0 ] || exit 1
+	[ "$FAIL" -eq "$before" ] || [ "$rc" -ne 0 ]
 }
-trap cleanup EXIT
+trap 'cleanup || exit 1' EXIT
 trap 'echo "interrupted (INT)" >&2; exit 130' INT
 trap 'echo "interrupted (TERM)" >&2; exit 143' TERM
 
@@ -160,7 +168,13 @@ check_eq() {
 	fi
 }
 
+# finish: the daemons' verdicts (stopped here, so that a leak they report
+# as they exit is counted), then the summary line
 finish() {
+	check_daemons
+	set +e
+	stop_all
+	set -e
 	check_daemons
 	if [ "$SKIP" -eq 0 ]; then
 		echo "$PASS passed, $FAIL failed"

@@ -10,7 +10,7 @@
 # byte for byte around 2^32, cached and under -o direct_io.  Bytes are
 # checked against tests/tools/tlexpect.py.  Needs root for the loop image
 # (when TMPDIR is not on a disk) and for ramfs; a part that cannot run
-# says "skip:" (under CI=true it fails).
+# is a skip (lib.sh's skip_case: under CI=true it fails).
 . "$(dirname "$0")/lib.sh"
 
 PC="python3 $TOP/tests/tools/pagecache.py"
@@ -25,14 +25,6 @@ cleanup_backing() {
 	rm -rf "$X"
 }
 trap cleanup_backing EXIT
-
-skip_part() {
-	if [ "${CI:-}" = true ]; then
-		not_ok "$1 (under CI=true nothing is skipped)"
-	else
-		echo "skip: $1"
-	fi
-}
 
 # direct_ok DIR: a file in DIR opens with O_DIRECT
 direct_ok() {
@@ -155,7 +147,7 @@ if [ -n "$DISK" ]; then
 	check "dontneed: the clips are out of the page cache (${r% *} of ${r#* } bytes)" \
 		test "${r% *}" -le $((nfiles * 4096))
 else
-	skip_part "backing=direct and dontneed on a disk: $X is $fstype and no loop image could be made (needs root and mkfs.ext4)"
+	skip_case "backing=direct and dontneed on a disk: $X is $fstype and no loop image could be made (needs root and mkfs.ext4)"
 fi
 
 # ---- backing=direct where O_DIRECT is refused: a warning, buffered reads
@@ -191,7 +183,7 @@ if [ -n "$R" ]; then
 		"$nfiles 0" "$FDS"
 	umount_fs "$T/mnt"
 else
-	skip_part "backing=direct where O_DIRECT is refused: needs root to mount a ramfs"
+	skip_case "backing=direct where O_DIRECT is refused: needs root to mount a ramfs"
 fi
 
 # ---- a timeline past 4 GiB: one 7-frame clip 629 times (4.4 GB from
