@@ -24,9 +24,10 @@ runs() {
 # 1. foreground: at the first sight of the mount, the run and all its rows
 for i in 1 2 3; do
 	before=$(runs 2>/dev/null || echo 0)
-	"$BIN" -f -o db="$DB",label="fg$i" "$M" "$T/mnt" >"$T/fg.log" 2>&1 &
+	"$BIN" -f -o db="$DB",label="fg$i" "$M" "$T/mnt" >"$T/fg$i.log" 2>&1 &
 	DAEMON=$!
 	PIDS="$PIDS $DAEMON"
+	watch_daemon "$DAEMON" "$T/fg$i.log"
 	MOUNTS="$MOUNTS $T/mnt"
 	n=0
 	# no sleep: look as often as the shell can

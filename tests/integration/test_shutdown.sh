@@ -130,6 +130,7 @@ lower=$DAEMON
 "$BIN" -f -o db="$UDB",label=upper,pace=off "$T/um" "$T/umnt" >"$T/upper.log" 2>&1 &
 upper=$!
 PIDS="$PIDS $upper"
+watch_daemon "$upper" "$T/upper.log"
 MOUNTS="$MOUNTS $T/umnt"
 i=0
 while [ "$(grep -c " $T/umnt fuse" /proc/mounts)" -lt 2 ] && [ $i -lt 100 ]; do
