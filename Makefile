@@ -2,8 +2,14 @@
 # timelinefs: make | make test | make demo | make bench | make install
 # Quiet unless V=1; make test SANITIZE=1 builds with ASan+UBSan into build/san.
 
+# The one version string: the programs get it as TLFS_VERSION, make install
+# writes it into the scripts, and the scripts read it from here when run
+# from a checkout.
+VERSION = 0.1
+
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 CC ?= cc
@@ -22,7 +28,8 @@ CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra $(WERROR) -Wmissing-declarations -Wstrict-prototypes \
        -Wwrite-strings -Wshadow -Wformat=2
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_FILE_OFFSET_BITS=64 \
-	     -D_GNU_SOURCE -DFUSE_USE_VERSION=312 -Iengine -Ischema -MMD -MP
+	     -D_GNU_SOURCE -DFUSE_USE_VERSION=312 -DTLFS_VERSION='"$(VERSION)"' \
+	     -Iengine -Ischema -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pc_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
@@ -48,7 +55,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGS = $(B)/timelinefs $(B)/timelinefs-gen
 
-.PHONY: all test unit integration demo bench install uninstall clean format \
+.PHONY: FORCE all test unit integration demo bench install uninstall clean format \
 	check-format deps valgrind soak
 all: $(PROGS)
 
@@ -67,6 +74,14 @@ $(B)/schema/schema_sql.c: $(SCHEMA_SQL) Makefile
 	  echo 'const char store_schema_sql[] ='; \
 	  cat $(SCHEMA_SQL) | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' \
 	    -e 's/^/"/' -e 's/$$/\\n"/'; echo ';'; } > $@
+
+# The objects that print or write TLFS_VERSION follow a change of VERSION,
+# also one on the command line: the stamp is rewritten only then.
+$(B)/version: FORCE
+	@mkdir -p $(B)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+$(B)/engine/gen.o $(B)/fs/gen_main.o $(B)/fs/main.o $(B)/fs/env.o \
+	$(B)/tests/test_gen: $(B)/version
 
 $(B)/schema/schema_sql.o: $(B)/schema/schema_sql.c
 	$(q) CC $@
@@ -154,6 +169,7 @@ FUZZ_SECONDS ?= 120
 FUZZ_DIR = build/fuzz
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -D_FILE_OFFSET_BITS=64 \
 	      -D_GNU_SOURCE -Iengine \
+	      -DTLFS_VERSION='"$(VERSION)"' \
 	      -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	      -fno-omit-frame-pointer $(call pc_cflags,json-c)
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -192,17 +208,28 @@ fuzz:
 	@sh tests/run-fuzz.sh $(FUZZ_SECONDS)
 
 # ---------------------------------------------------------------- install
+# The scripts get VERSION written in; the man pages go to MANDIR/manN by
+# the section their name ends in.
+SCRIPTS = $(sort $(wildcard mount-scripts/timelinefs-*))
+MANPAGES = $(sort $(wildcard docs/man/*.[1-8]))
+
 install: $(PROGS)
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)/
-	for f in mount-scripts/timelinefs-*; do \
-		[ -f "$$f" ] || continue; \
-		install -m 0755 "$$f" $(DESTDIR)$(BINDIR)/; done
+	for f in $(SCRIPTS); do \
+		t=$(DESTDIR)$(BINDIR)/$$(basename "$$f"); \
+		sed 's/@VERSION@/$(VERSION)/' "$$f" >"$$t.tmp" && \
+		chmod 0755 "$$t.tmp" && mv -f "$$t.tmp" "$$t" || exit 1; done
+	for f in $(MANPAGES); do \
+		d=$(DESTDIR)$(MANDIR)/man$${f##*.}; \
+		install -d "$$d" && install -m 0644 "$$f" "$$d/" || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/timelinefs $(DESTDIR)$(BINDIR)/timelinefs-gen
-	for f in mount-scripts/timelinefs-*; do \
+	for f in $(SCRIPTS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$(basename "$$f"); done
+	for f in $(MANPAGES); do \
+		rm -f $(DESTDIR)$(MANDIR)/man$${f##*.}/$$(basename "$$f"); done
 
 clean:
 	rm -rf build

@@ -930,7 +930,12 @@ void eng_wav_header(unsigned char out[44], uint32_t sample_rate,
  * multiple of 8) gives the same bytes as filling a + b; a tail shorter
  * than 8 takes the low bytes of one more output. */
 
-#define ENG_GEN_VERSION "0.1"
+/* The one version of timelinefs: VERSION in the Makefile, passed to every
+ * compile as -DTLFS_VERSION. */
+#ifndef TLFS_VERSION
+#error "TLFS_VERSION comes from the Makefile: build with make"
+#endif
+#define ENG_GEN_VERSION TLFS_VERSION
 #define ENG_GEN_AUDIO_ALIGN 3	/* generated audio is 24-bit mono PCM */
 #define ENG_GEN_WAV_HEADER 44
 

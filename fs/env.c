@@ -465,7 +465,7 @@ int fs_env_record(struct store *st, const struct fs_config *cfg,
 	kernel_facts(&e, io, release ? release : "?");
 	host_facts(&e);
 	media_facts(&e, cfg->media_dir);
-	put(&e, "timelinefs_version", "%s", TIMELINEFS_VERSION);
+	put(&e, "timelinefs_version", "%s", TLFS_VERSION);
 	put(&e, "fuse_version", "%s", fuse_pkgversion());
 	put(&e, "sqlite_version", "%s", store_sqlite_version());
 	if (e.rc == 0)

@@ -6,8 +6,6 @@
 #ifndef FS_H
 #define FS_H
 
-#define TIMELINEFS_VERSION "0.1"
-
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -17,7 +17,6 @@
 
 #include "fs.h"
 
-
 /* The problems of the timelines, printed; the mount is refused. */
 static void print_refusal(struct fs *fs, const struct eng_diag *diag)
 {
@@ -406,8 +405,10 @@ int main(int argc, char *argv[])
 		goto err_args;
 	}
 	if (fs.cfg.show_version) {
-		printf("timelinefs %s (FUSE library %s)\n", TIMELINEFS_VERSION,
-		       fuse_pkgversion());
+		/* the libraries it runs with, which may not be those it
+		 * was built against: what a bug report needs */
+		printf("timelinefs %s\nlibfuse %s\nSQLite %s\n", TLFS_VERSION,
+		       fuse_pkgversion(), store_sqlite_version());
 		ret = 0;
 		goto err_args;
 	}

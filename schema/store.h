@@ -92,7 +92,8 @@ int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
  * (out of order, or NULL). */
 int store_env_add(struct store *st, const char *key, const char *value);
 
-/* The SQLite library's version ("3.40.1"), for the run_env row. */
+/* The version of the SQLite library linked at run time ("3.40.1"), for
+ * the run_env row and timelinefs -V; static storage. */
 const char *store_sqlite_version(void);
 
 /*

@@ -117,12 +117,15 @@ fi
 
 # versions and options
 check_eq "timelinefs_version as -V says" \
-	"$("$BIN" -V | sed -n 's/^timelinefs \([^ ]*\) .*/\1/p')" \
+	"$("$BIN" -V | sed -n 's/^timelinefs //p')" \
 	"$(envv timelinefs_version)"
 check_eq "fuse_version as -V says" \
-	"$("$BIN" -V | sed -n 's/.*FUSE library \([^)]*\)).*/\1/p')" \
+	"$("$BIN" -V | sed -n 's/^libfuse //p')" \
 	"$(envv fuse_version)"
 check "sqlite_version is a version" sh -c "echo '$(envv sqlite_version)' | grep -Eq '^3\.[0-9]+\.[0-9]+'"
+check_eq "sqlite_version as -V says" \
+	"$("$BIN" -V | sed -n 's/^SQLite //p')" \
+	"$(envv sqlite_version)"
 check_eq "options given: backing, buffer, label" "buffered|5|env" \
 	"$(envv opt.backing)|$(envv opt.buffer)|$(envv opt.label)"
 check_eq "options by default: pace, record, readahead" "realtime|all|1024" \
