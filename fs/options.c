@@ -51,10 +51,28 @@ static const struct fuse_opt fs_opts[] = {
 	FUSE_OPT_KEY("--help", KEY_HELP),
 	FUSE_OPT_KEY("-V", KEY_VERSION),
 	FUSE_OPT_KEY("--version", KEY_VERSION),
-	/* fstab noise */
+	/* fstab noise: words for mount(8) and systemd, which reach the daemon
+	 * when mount(8) or mount.fuse3 pass them on (relatime and the other
+	 * atime words: libfuse knows only noatime; x-* in opt_proc) */
+	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("user", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("users", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nouser", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("owner", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("group", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_KEY("_netdev", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("comment=", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("relatime", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("norelatime", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("strictatime", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nostrictatime", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("lazytime", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nolazytime", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nodiratime", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("diratime", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_END
 };
 
@@ -143,6 +161,10 @@ static int opt_proc(void *data, const char *arg, int key,
 		/* passed on to libfuse; fs_config_parse adds the checks */
 		cfg->allow_other = 1;
 		return 1;
+	case FUSE_OPT_KEY_OPT:
+		/* x-systemd.automount, x-gvfs-show ...: for other programs
+		 * that read fstab; fuse_opt matches no prefix without '=' */
+		return strncmp(arg, "x-", 2) == 0 ? 0 : 1;
 	case FUSE_OPT_KEY_NONOPT:
 		if (!cfg->media_dir) {
 			cfg->media_dir = strdup(arg);
