@@ -113,7 +113,8 @@ $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 # ---------------------------------------------------------------- tests
 # deps: install missing Debian packages when root, else say what to run.
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
-	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck
+	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck \
+	    man-db groff-base
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 

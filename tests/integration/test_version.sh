@@ -3,8 +3,8 @@
 # One version string, the Makefile's VERSION: timelinefs -V prints it with
 # the libfuse and SQLite versions it runs with; timelinefs-gen and every
 # mount-scripts/ script print it with -V and --version, from the checkout
-# and as make install writes them; make uninstall removes everything make
-# install wrote.
+# and as make install writes them.  make install puts the man pages under
+# MANDIR/manN; make uninstall removes everything make install wrote.
 # Before issue 19: timelinefs -V printed "timelinefs 0.1 (FUSE library
 # 3.14.0)" and no SQLite version, the scripts refused -V.
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +51,15 @@ for s in $SCRIPTS; do
 done
 check_eq "installed timelinefs -V" "timelinefs $VERSION" \
 	"$("$inst/usr/bin/timelinefs" -V | sed -n 1p)"
+for p in "$TOP"/docs/man/*.[1-8]; do
+	n=$(basename "$p")
+	check "make install: man${n##*.}/$n" test -f "$inst/usr/share/man/man${n##*.}/$n"
+done
+npages=$(find "$inst/usr/share/man" -type f | wc -l)
+check "make install: 7 man pages" test "$npages" -eq 7
+check_eq "man finds the installed timelinefs(1)" \
+	"$inst/usr/share/man/man1/timelinefs.1" \
+	"$(man -M "$inst/usr/share/man" -w timelinefs 2>&1)"
 # shellcheck disable=SC2086
 make -s -C "$TOP" $san B="$TLFS_BUILD" DESTDIR="$inst" PREFIX=/usr \
 	uninstall >"$T/install.log" 2>&1 || not_ok "make uninstall: $(cat "$T/install.log")"

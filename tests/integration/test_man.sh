@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The man pages of docs/man: each renders with man -l and groff with no
+# warning, and holds every option its program's -h prints (each -x, --long
+# and -o name= token of the help text).  The checker is shown to fail: a
+# page with one option taken out is caught.
+. "$(dirname "$0")/lib.sh"
+
+MAN=$TOP/docs/man
+for t in man groff python3; do
+	command -v "$t" >/dev/null 2>&1 ||
+		{ echo "skip: no $t (make deps installs man-db, groff-base)"; exit 77; }
+done
+
+# The option tokens of the help text $1 missing from the page text $2, one
+# a line: -x and --long where they stand alone, -o NAME= and -o NAME as
+# their NAME= or NAME.
+missing() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+help_text, page = (open(f, encoding="utf-8").read() for f in sys.argv[1:3])
+short = r"(?<![\w-])-[A-Za-z](?![\w-])"
+long_ = r"(?<![\w-])--[a-z][a-z0-9-]*"
+onames = r"(?<![\w-])-o\s+([a-z_][a-z0-9_]*=?)"
+page_opts = set(re.findall(short, page)) | set(re.findall(long_, page))
+out = []
+for tok in sorted(set(re.findall(short, help_text)) | set(re.findall(long_, help_text))):
+    if tok not in page_opts:
+        out.append(tok)
+for name in sorted(set(re.findall(onames, help_text))):
+    pat = r"(?<![\w-])" + re.escape(name) + ("" if name.endswith("=") else r"(?![\w-])")
+    if not re.search(pat, page):
+        out.append("-o " + name)
+print("\n".join(out))
+PY
+}
+
+# render PAGE: its text, plain ASCII, no hyphenation
+render() {
+	LC_ALL=C groff -man -Tascii -rHY=0 -P-cbu "$1" 2>/dev/null
+}
+
+# help PROG: what PROG -h prints
+help() {
+	case $1 in
+	timelinefs) "$BIN" -h 2>&1 ;;
+	timelinefs-gen) "$GEN" -h 2>&1 ;;
+	*) sh "$TOP/mount-scripts/$1" -h 2>&1 ;;
+	esac
+}
+
+PROGS="timelinefs timelinefs-gen timelinefs-bench timelinefs-report timelinefs-plot timelinefs-export timelinefs-umount"
+n=0
+for p in "$MAN"/*.[1-8]; do
+	n=$((n + 1))
+	b=$(basename "$p")
+	case " $PROGS " in
+	*" ${b%.*} "*) ok "$b is a page of a program" ;;
+	*) not_ok "$b: no program ${b%.*}" ;;
+	esac
+done
+check_eq "seven pages" 7 "$n"
+
+for prog in $PROGS; do
+	page=
+	for f in "$MAN/$prog".[1-8]; do
+		[ -f "$f" ] && page=$f
+	done
+	if [ -z "$page" ]; then
+		not_ok "$prog: no page in docs/man"
+		continue
+	fi
+	LC_ALL=C MANWIDTH=80 man -l --warnings "$page" >"$T/man.out" 2>"$T/man.err" ||
+		echo "man -l exited $?" >>"$T/man.err"
+	check_eq "$prog: man -l --warnings renders it, no warning" "" "$(cat "$T/man.err")"
+	# shellcheck disable=SC2016
+	check "$prog: man -l output has NAME and SYNOPSIS" \
+		sh -c 'grep -q "^NAME" "$1" && grep -q "^SYNOPSIS" "$1"' sh "$T/man.out"
+	check_eq "$prog: groff -ww no warning" "" \
+		"$(LC_ALL=C groff -ww -z -man "$page" 2>&1)"
+	for s in DESCRIPTION OPTIONS EXAMPLES "EXIT STATUS" "SEE ALSO"; do
+		check "$prog: section $s" grep -q "^\.SH \"*$s\"*\$" "$page"
+	done
+	help "$prog" >"$T/help"
+	render "$page" >"$T/page"
+	check "$prog: -h prints options" grep -q -- "--help" "$T/help"
+	check_eq "$prog: every option of -h is in the page" "" \
+		"$(missing "$T/help" "$T/page")"
+done
+
+# the checker catches a page with an option taken out
+sed '/max_background/d' "$MAN/timelinefs.1" >"$T/cut.1"
+"$BIN" -h >"$T/help" 2>&1
+render "$T/cut.1" >"$T/page"
+check_eq "a page without -o max_background= is caught" "-o max_background=" \
+	"$(missing "$T/help" "$T/page")"
+sed '/stagger/d' "$MAN/timelinefs-bench.1" >"$T/cut.1"
+help timelinefs-bench >"$T/help"
+render "$T/cut.1" >"$T/page"
+check_eq "a page without --stagger is caught" "--stagger" \
+	"$(missing "$T/help" "$T/page")"
+
+finish
