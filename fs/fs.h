@@ -124,12 +124,28 @@ struct fs_stream {
 	struct fuse_bufvec *bv;	/* zero-copy replies (fs->zc), ENG_ZC_MAX_SLOTS */
 };
 
+/* The tick rate measured (config_hz_measured) on a thread of its own, so
+ * that the mount does not wait the 200 ms or more it takes: started once
+ * the daemon is in the background, recorded after store_run_end (the run's
+ * last rows).  fs_env_hz_record joins the thread and returns 0 or the
+ * store's -EIO; nothing is recorded where the rate could not be read. */
+struct fs_env_hz {
+	pthread_t thread;
+	int started;
+	const struct eng_io *io;
+	int rc;		/* the measurement's, written by its thread */
+	double hz;
+};
+void fs_env_hz_start(struct fs_env_hz *h, const struct eng_io *io);
+int fs_env_hz_record(struct fs_env_hz *h, struct store *st);
+
 struct fs {
 	struct fs_config cfg;
 	const struct fuse_cmdline_opts *fuse_opts; /* libfuse's, main's */
 	struct fuse_session *se;
 	struct eng_io io;
 	struct eng_io_real io_real;
+	struct fs_env_hz hz;	/* the tick rate, measured while serving */
 	struct eng_io io_base;	/* the real io under -o inject's wrapper */
 	int media_fd;
 	struct store *store;
@@ -203,10 +219,12 @@ char *fs_kernel_config(const char *release, size_t *len, char *from,
 
 /* fs/env.c: the run environment, one run_env row per fact (README "The
  * database"), between store_run_begin and store_start; the tick rate is
- * measured for 200 ms with io's clock.  0 or store_env_add's error. */
+ * measured apart (fs_env_hz_start).  0 or store_env_add's error. */
 int fs_env_record(struct store *st, const struct fs_config *cfg,
-		  const struct fuse_cmdline_opts *fo, const struct eng_io *io,
+		  const struct fuse_cmdline_opts *fo,
 		  const char *release);
+
+
 /* Raise the mount's readahead window; 0 or -errno. */
 int fs_set_readahead(const char *mountpoint, unsigned kb);
 /* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */

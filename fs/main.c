@@ -286,7 +286,7 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	rc = store_run_begin(fs->store, &info, fs->io.now(fs->io.ctx));
 	/* what can decide an A/B result; a run without it is still a run */
 	if (rc == 0 && fs_env_record(fs->store, &fs->cfg, fs->fuse_opts,
-				    &fs->io, kernel) < 0)
+				    kernel) < 0)
 		fprintf(stderr, "timelinefs: %s: cannot record the run "
 			"environment: %s\n", fs->cfg.db,
 			store_errmsg(fs->store) ? store_errmsg(fs->store) :
@@ -502,6 +502,7 @@ int main(int argc, char *argv[])
 	}
 	fs_daemon_ready();
 	store_to_syslog = !opts.foreground;
+	fs_env_hz_start(&fs.hz, &fs.io);
 
 	if (opts.singlethread) {
 		ret = fuse_session_loop(fs.se);
@@ -528,6 +529,11 @@ err_store:
 
 		if (store_run_end(fs.store, fs.io.now(fs.io.ctx)) < 0)
 			ret = 1;
+		else if (fs_env_hz_record(&fs.hz, fs.store) < 0)
+			store_say(LOG_ERR, "timelinefs: %s: cannot record the "
+				  "measured tick rate: %s\n", fs.cfg.db,
+				  store_errmsg(fs.store) ?
+				  store_errmsg(fs.store) : "unknown error");
 		store_get_stats(fs.store, &ss);
 		/* never silently: say what the database could not take */
 		if (ss.rows_lost || ss.last_error)
@@ -551,6 +557,7 @@ err_store:
 				  ss.stream_rows_lost == 1 ? "" : "s");
 		store_close(fs.store);
 	}
+	fs_env_hz_record(&fs.hz, NULL);	/* joins the thread if not yet */
 	fuse_session_unmount(fs.se);
 err_signals:
 	fuse_remove_signal_handlers(fs.se);

@@ -769,6 +769,26 @@ int store_env_add(struct store *st, const char *key, const char *value)
 	return header_row(st, STMT_ENV, "insert run_env row", key, value);
 }
 
+int store_env_add_ended(struct store *st, const char *key, const char *value)
+{
+	sqlite3_stmt *s = st->stmt[STMT_ENV];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	/* the writer is stopped by store_run_end: the connection is ours */
+	if (!key || !value || !st->run_id || !st->run_ended)
+		return -EINVAL;
+	bind_i64(s, 1, st->run_id, &rc);
+	bind_text(s, 2, key, &rc);
+	bind_text(s, 3, value, &rc);
+	step_done(st->db, s, "insert run_env row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		keep_error(st, msg);
+		return -EIO;
+	}
+	return 0;
+}
+
 const char *store_sqlite_version(void)
 {
 	return sqlite3_libversion();

@@ -92,6 +92,11 @@ int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
  * (out of order, or NULL). */
 int store_env_add(struct store *st, const char *key, const char *value);
 
+/* A run_env row of a fact known only at the end (measured while the run
+ * played), after store_run_end() and before store_close().  Returns 0,
+ * -EIO (see store_errmsg) or -EINVAL (out of order, or NULL). */
+int store_env_add_ended(struct store *st, const char *key, const char *value);
+
 /* The version of the SQLite library linked at run time ("3.40.1"), for
  * the run_env row and timelinefs -V; static storage. */
 const char *store_sqlite_version(void);

@@ -1701,12 +1701,16 @@ static void test_env_rows(void **state)
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM run_env"), 0);
 	assert_int_equal(store_start(st), 0);
 	assert_int_equal(store_env_add(st, "late", "1"), -EINVAL);
+	/* a fact measured while the run played: only once it has ended */
+	assert_int_equal(store_env_add_ended(st, "measured", "250"), -EINVAL);
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	assert_int_equal(store_env_add_ended(st, "measured", "250"), 0);
+	assert_int_equal(store_env_add_ended(st, NULL, "1"), -EINVAL);
 	store_close(st);
 	q_text_eq(db, "SELECT group_concat(key || '=' || value, ' ') FROM "
 		      "(SELECT * FROM run_env WHERE run_id = (SELECT max(id) "
 		      "FROM run) ORDER BY key)",
-		  "clocksource=tsc config_hz=250");
+		  "clocksource=tsc config_hz=250 measured=250");
 	/* a second run has rows of its own */
 	st = start_ok(t->db, 0, &run_info, &tl);
 	store_close(st);
