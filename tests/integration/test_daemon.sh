@@ -94,7 +94,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 		check_eq "failed mount ($mode): the database has no run" 0 \
 			"$(sqlite3 "$UDB" 'select count(*) from run' 2>&1)"
 		check "failed mount ($mode): no daemon left" \
-			sh -c "! pgrep -f 'timelinef[s] .*label=bad$mode' >/dev/null"
+			sh -c "! pgrep -f 'timelinef[s] .*label=bad$mode.* $T/' >/dev/null"
 		check "failed mount ($mode): not mounted" \
 			sh -c "! grep -q ' $T/umnt fuse' /proc/mounts"
 	done
@@ -150,12 +150,12 @@ c.execute("COMMIT")' "$IDB" "$T/locked$mode" &
 		check "interrupted while starting ($mode): says so" \
 			grep -q "interrupted while starting; $T/mnt unmounted, no run recorded" "$T/int.err"
 		i=0
-		while pgrep -f "timelinef[s] .*label=int$mode" >/dev/null && [ $i -lt 50 ]; do
+		while pgrep -f "timelinef[s] .*label=int$mode.* $T/" >/dev/null && [ $i -lt 50 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
 		check "interrupted while starting ($mode): no daemon left" \
-			sh -c "! pgrep -f 'timelinef[s] .*label=int$mode' >/dev/null"
+			sh -c "! pgrep -f 'timelinef[s] .*label=int$mode.* $T/' >/dev/null"
 		check "interrupted while starting ($mode): not mounted" \
 			sh -c "! grep -q ' $T/mnt fuse' /proc/mounts"
 		check_eq "interrupted while starting ($mode): no run" 0 \
