@@ -13,6 +13,7 @@
 #define ENGINE_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -562,12 +563,15 @@ struct eng_io {
  * kernel has it, else openat(O_NOFOLLOW); a symlink is -ELOOP, anything but
  * a regular file -EINVAL.  check() compares the fd with what the name holds
  * now (fstat vs fstatat) and treats a mode without any read bit as -EACCES
- * even for root.  Holds no state but the dirfd; `warned_direct` is set (once) when an
- * O_DIRECT open was refused and a buffered fd was returned. */
+ * even for root.  One serves every player's filler at once: it holds no state
+ * but the dirfd and two flags that any thread may set, atomic (no lock:
+ * each says only itself, and a thread that misses a set one just finds it
+ * again).  `warned_direct` is set when an O_DIRECT open was refused and a
+ * buffered fd was returned. */
 struct eng_io_real {
-	int dirfd;
-	int warned_direct;
-	int no_openat2;		/* the kernel has no openat2: O_NOFOLLOW */
+	int dirfd;		/* set by eng_io_real_init, read-only after */
+	atomic_int warned_direct;
+	atomic_int no_openat2;	/* the kernel has no openat2: O_NOFOLLOW */
 };
 void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd);
 

@@ -58,7 +58,7 @@ static int open_beneath(struct eng_io_real *real, const char *file, int flags)
 	int fd;
 
 #ifdef SYS_openat2
-	if (!real->no_openat2) {
+	if (!atomic_load_explicit(&real->no_openat2, memory_order_relaxed)) {
 		struct open_how how;
 
 		memset(&how, 0, sizeof(how));
@@ -69,7 +69,8 @@ static int open_beneath(struct eng_io_real *real, const char *file, int flags)
 				  sizeof(how));
 		if (fd >= 0 || errno != ENOSYS)
 			return fd < 0 ? -errno : fd;
-		real->no_openat2 = 1;
+		atomic_store_explicit(&real->no_openat2, 1,
+				      memory_order_relaxed);
 	}
 #endif
 	fd = openat(real->dirfd, file, flags | O_NOFOLLOW);
@@ -96,7 +97,8 @@ static int real_open(void *ctx, const char *file, int direct, int *is_direct)
 		} else if (fd == -EINVAL) {
 			/* ramfs, tmpfs before Linux 6.6 and some FUSE file
 			 * systems refuse O_DIRECT */
-			real->warned_direct = 1;
+			atomic_store_explicit(&real->warned_direct, 1,
+					      memory_order_relaxed);
 		} else {
 			return fd;
 		}
@@ -292,8 +294,8 @@ static ssize_t real_pipe_avail(void *ctx, int rd)
 void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 {
 	real->dirfd = dirfd;
-	real->warned_direct = 0;
-	real->no_openat2 = 0;
+	atomic_init(&real->warned_direct, 0);
+	atomic_init(&real->no_openat2, 0);
 	io->now = real_now;
 	io->sleep_until = real_sleep_until;
 	io->open = real_open;

@@ -154,7 +154,6 @@ struct fs {
 	uint64_t mount_time;	/* wall clock seconds, for st_mtime */
 	pthread_mutex_t lock;	/* streams list, fs_file.cached_open */
 	struct fs_stream streams; /* list head */
-	int warned_direct;
 	/* A pipe for a whole 1 MiB reply can be had (main, before the
 	 * mount): libfuse's, or it copies through a buffer per reply. */
 	int pipe_ok;

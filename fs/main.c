@@ -518,7 +518,7 @@ int main(int argc, char *argv[])
 		ret = fuse_session_loop_mt(fs.se, lc);
 	}
 	ret = ret < 0 ? 1 : 0;
-	if (fs.io_real.warned_direct)
+	if (atomic_load(&fs.io_real.warned_direct))
 		fuse_log(FUSE_LOG_WARNING, "timelinefs: O_DIRECT was refused "
 			 "by the media file system; buffered reads were "
 			 "used\n");

@@ -17,9 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <cmocka.h>
 
@@ -2640,6 +2646,152 @@ static void test_io_real(void **state)
 	eng_tl_free(tl);
 }
 
+/* The architecture the seccomp filter below checks a syscall against. */
+#if defined(__x86_64__)
+#define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+/* The low 32 bits of a syscall argument in struct seccomp_data. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TEST_ARG_LO(n) offsetof(struct seccomp_data, args[n])
+#else
+#define TEST_ARG_LO(n) (offsetof(struct seccomp_data, args[n]) + 4)
+#endif
+
+#define SHARED_THREADS 4
+#define SHARED_OPENS 20
+
+/* One filler thread of test_io_real_shared. */
+struct shared_filler {
+	const struct eng_io *io;	/* shared by all */
+	const char *bad;		/* NULL, or what went wrong first */
+};
+
+/* One filler's opens through the shared struct eng_io_real. */
+static void *shared_opens(void *arg)
+{
+	struct shared_filler *sf = arg;
+	const struct eng_io *io = sf->io;
+	int i, fd, is_direct;
+
+	for (i = 0; i < SHARED_OPENS; i++) {
+		is_direct = -1;
+		fd = io->open(io->ctx, "c0.V", 1, &is_direct);
+		if (fd < 0 || is_direct != 0) {
+			sf->bad = "a direct open did not fall back to buffered";
+			break;
+		}
+		io->close(io->ctx, fd);
+		/* the openat fallback refuses a symlink as openat2 did */
+		if (io->open(io->ctx, "link.V", 1, &is_direct) != -ELOOP) {
+			sf->bad = "a symlink was not -ELOOP";
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The child of test_io_real_shared: an old kernel (openat2 is ENOSYS)
+ * and a media file system that refuses O_DIRECT (EINVAL), by a seccomp
+ * filter; SHARED_THREADS threads open at once.  NULL, or what failed. */
+static const char *io_real_shared_child(const struct eng_io *io,
+				const struct eng_io_real *real)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TEST_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TEST_ARG_LO(2)),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_DIRECT, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	pthread_t th[SHARED_THREADS];
+	struct shared_filler sf[SHARED_THREADS];
+	const char *bad = NULL;
+	int i, n;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return "cannot install the seccomp filter";
+	for (n = 0; n < SHARED_THREADS; n++) {
+		sf[n] = (struct shared_filler){ io, NULL };
+		if (pthread_create(&th[n], NULL, shared_opens, &sf[n]))
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		if (sf[i].bad && !bad)
+			bad = sf[i].bad;
+	}
+	if (bad)
+		return bad;
+	if (n < SHARED_THREADS)
+		return "cannot start the threads";
+	if (!real->no_openat2 || !real->warned_direct)
+		return "no_openat2 or warned_direct not set";
+	return NULL;
+}
+
+/* Regression (issue 17): one struct eng_io_real serves every player's
+ * filler thread, and open() set warned_direct and no_openat2 as plain
+ * ints: a data race, reported by ThreadSanitizer (make unit
+ * SANITIZE=thread: the child exits 66) as soon as two opens fell back
+ * at once.  In every build: with openat2 missing and O_DIRECT refused,
+ * each open still succeeds buffered, a symlink is still -ELOOP, and both
+ * flags are set.  In a child process: the seccomp filter stays there. */
+static void test_io_real_shared(void **state)
+{
+	char dir[] = "/tmp/test_player.XXXXXX";
+	struct eng_io io;
+	struct eng_io_real real;
+	int dirfd, status;
+	pid_t pid;
+
+	(void)state;
+#if !defined(TEST_AUDIT_ARCH) || !defined(SYS_openat2)
+	skip();
+#endif
+	assert_non_null(mkdtemp(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dirfd >= 0);
+	write_file(dirfd, "c0.V", 10000);
+	assert_int_equal(symlinkat("c0.V", dirfd, "link.V"), 0);
+	eng_io_real_init(&io, &real, dirfd);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		const char *bad = io_real_shared_child(&io, &real);
+
+		if (bad)
+			fprintf(stderr, "test_io_real_shared: %s\n", bad);
+		_exit(bad ? 1 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	unlinkat(dirfd, "link.V", 0);
+	unlinkat(dirfd, "c0.V", 0);
+	close(dirfd);
+	rmdir(dir);
+	if (!WIFEXITED(status))
+		fail_msg("the child died of signal %d", WTERMSIG(status));
+	/* 66: ThreadSanitizer's exit status after a report */
+	if (WEXITSTATUS(status) == 66)
+		fail_msg("the child's opens raced (see ThreadSanitizer's "
+			 "report: on stderr, or in its log_path)");
+	if (WEXITSTATUS(status))
+		fail_msg("the child failed (the reason is above)");
+}
+
 /* Zero copy through real pipes: splice from the file, vmsplice of zeros
  * for the gap, skips by read(); the bytes come out of the read ends. */
 static void test_io_real_zc(void **state)
@@ -3169,6 +3321,7 @@ int main(void)
 		cmocka_unit_test(test_mem),
 		cmocka_unit_test(test_mem_check),
 		cmocka_unit_test(test_io_real),
+		cmocka_unit_test(test_io_real_shared),
 		cmocka_unit_test(test_io_real_zc),
 	};
 
