@@ -12,8 +12,22 @@ dir=$1
 shift
 rm -rf "$dir"
 mkdir -p "$dir"
-# test_daemon runs the daemon as nobody: its report must be writable too
-chmod 1777 "$dir"
+# test_daemon runs the daemon as nobody: its report must be writable by
+# nobody too, and a checkout may sit below a folder only root can enter
+# (mktemp -d makes 0700: TSan then cannot open its log and the daemon
+# exits 66 at start).  So the processes write to a folder of /tmp, whose
+# reports are moved to DIR at the end; the suppressions go beside them.
+logs=$(mktemp -d "${TMPDIR:-/tmp}/tlfs-tsan.XXXXXX") || exit 1
+trap 'rm -rf "$logs"' EXIT
+chmod 1777 "$logs"
+supp=$(printf '%s\n' "${TSAN_OPTIONS:-}" | tr ':' '\n' |
+	sed -n 's/^suppressions=//p' | tail -1)
+if [ -n "$supp" ]; then
+	cp "$supp" "$logs/tsan.supp" && chmod 644 "$logs/tsan.supp"
+	TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$logs/tsan.supp"
+fi
+TSAN_OPTIONS="${TSAN_OPTIONS:-}:log_path=$logs/report"
+export TSAN_OPTIONS
 
 # The gcc 12 and clang 14 TSan runtimes know a fixed memory layout: where
 # the kernel randomises mmap more (vm.mmap_rnd_bits above 28, the default
@@ -46,6 +60,9 @@ rm -f "$probe" "$probe.c" "$probe.err"
 
 $norand "$@"
 rc=$?
+for f in "$logs"/report.*; do
+	[ -f "$f" ] && mv "$f" "$dir/"
+done
 n=0
 for f in "$dir"/report.*; do
 	[ -f "$f" ] || continue

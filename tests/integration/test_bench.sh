@@ -42,9 +42,14 @@ check_eq "each workstation of a step plays its own timeline" "0" \
 check_eq "every stream of the run belongs to exactly one step" "8|8|8" \
 	"$(q "select (select count(*) from stream), (select count(*) from bench_stream),
 		(select count(distinct stream_id) from bench_stream)")"
-check_eq "the streams were read by the reader (dd), to the end" "0" \
-	"$(q "select count(*) from stream s join timeline t on t.id = s.timeline_id
-		where s.comm <> 'dd' or s.bytes <> t.bytes")"
+short=$(q "select count(*) from stream s join timeline t on t.id = s.timeline_id
+	where s.comm <> 'dd' or s.bytes <> t.bytes")
+check_eq "the streams were read by the reader (dd), to the end" "0" "$short"
+[ "$short" = 0 ] ||
+	q "select 'stream ' || s.id || ': pid ' || ifnull(s.pid, '?') || ' tid ' || ifnull(s.tid, '?') ||
+		' sid ' || ifnull(s.sid, '?') || ' comm ' || ifnull(s.comm, '?') || ', ' || s.bytes ||
+		' of ' || t.bytes || ' bytes' from stream s join timeline t
+		on t.id = s.timeline_id where s.comm <> 'dd' or s.bytes <> t.bytes"
 check_eq "step times span its streams" "0" \
 	"$(q "select count(*) from bench_step b where started_ns <> (select min(opened_ns)
 		from stream s join bench_stream x on x.stream_id = s.id where x.step_id = b.id)
