@@ -144,12 +144,13 @@ static int read_jiffies(void *ctx, uint64_t *j)
 	return eng_env_jiffies(s->buf, n, j);
 }
 
-static void kernel_facts(struct env *e, const char *release)
+static void kernel_facts(struct env *e, const char *release,
+			 const struct fs_kconfig *kc)
 {
-	char buf[4096], cmd[4096] = "", from[512];
+	char buf[4096], cmd[4096] = "";
+	const char *config, *from;
 	struct utsname u;
-	size_t clen = 0;
-	char *config;
+	size_t clen;
 	int hz, dyn;
 
 	put(e, "kernel_release", "%s", release);
@@ -158,7 +159,9 @@ static void kernel_facts(struct env *e, const char *release)
 	if (read_line("/proc/cmdline", cmd, sizeof(cmd)) == 0)
 		put(e, "kernel_cmdline", "%s", cmd);
 
-	config = fs_kernel_config(release, &clen, from, sizeof(from));
+	config = kc ? kc->text : NULL;
+	clen = kc ? kc->len : 0;
+	from = kc ? kc->from : "";
 	hz = config ? eng_kconfig_hz(config, clen) : -ENOENT;
 	if (hz > 0) {
 		put(e, "config_hz", "%d", hz);
@@ -188,7 +191,6 @@ static void kernel_facts(struct env *e, const char *release)
 				    from);
 		}
 	}
-	free(config);
 
 	if (read_line("/sys/devices/system/clocksource/clocksource0/"
 		      "current_clocksource",
@@ -434,11 +436,12 @@ static int put_option(void *ctx, const char *key, const char *value)
 
 int fs_env_record(struct store *st, const struct fs_config *cfg,
 		  const struct fuse_cmdline_opts *fo,
-		  const char *release)
+		  const char *release,
+		  const struct fs_kconfig *kc)
 {
 	struct env e = {.st = st, .rc = 0};
 
-	kernel_facts(&e, release ? release : "?");
+	kernel_facts(&e, release ? release : "?", kc);
 	host_facts(&e);
 	media_facts(&e, cfg->media_dir);
 	put(&e, "timelinefs_version", "%s", TLFS_VERSION);

@@ -203,9 +203,14 @@ void fs_daemon_ready(void);
 /* fs/sys.c: facts about the host for the run row */
 char *fs_kernel_release(void);
 char *fs_host_name(void);
-/* CONFIG_HZ of the running kernel: from /proc/config.gz, else
- * /boot/config-RELEASE; -1 when neither is there or gives it. */
-int fs_config_hz(const char *release);
+/* The running kernel's config as fs_kernel_config() read it, once at
+ * start for the run row and run_env (/proc/config.gz is inflated each
+ * time it is read); text NULL where there is none. */
+struct fs_kconfig {
+	char *text;
+	size_t len;
+	char from[512];
+};
 /* Who the thread tid (a request's fuse_ctx pid) belongs to: its process,
  * session and the process's command name, read from /proc and getsid();
  * what cannot be read (the thread is gone) is 0 or "?". */
@@ -221,7 +226,8 @@ char *fs_kernel_config(const char *release, size_t *len, char *from,
  * measured apart (fs_env_hz_start).  0 or store_env_add's error. */
 int fs_env_record(struct store *st, const struct fs_config *cfg,
 		  const struct fuse_cmdline_opts *fo,
-		  const char *release);
+		  const char *release,
+		  const struct fs_kconfig *kc);
 
 
 /* Raise the mount's readahead window; 0 or -errno. */

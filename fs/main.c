@@ -264,7 +264,8 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 {
 	struct store_run_info info;
 	char *err = NULL, *kernel, *host;
-	int rc;
+	struct fs_kconfig kc = { 0 };
+	int rc, hz;
 
 	rc = store_open(fs->cfg.db, 0, &fs->store, &err);
 	if (rc < 0) {
@@ -279,18 +280,23 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	memset(&info, 0, sizeof(info));
 	info.label = fs->cfg.label;
 	info.kernel = kernel;
-	info.config_hz = kernel ? fs_config_hz(kernel) : -1;
+	if (kernel)
+		kc.text = fs_kernel_config(kernel, &kc.len, kc.from,
+					   sizeof(kc.from));
+	hz = kc.text ? eng_kconfig_hz(kc.text, kc.len) : -ENOENT;
+	info.config_hz = hz > 0 ? hz : -1;
 	info.host = host;
 	info.options = cmdline;
 	info.media_dir = fs->cfg.media_dir;
 	rc = store_run_begin(fs->store, &info, fs->io.now(fs->io.ctx));
 	/* what can decide an A/B result; a run without it is still a run */
 	if (rc == 0 && fs_env_record(fs->store, &fs->cfg, fs->fuse_opts,
-				    kernel) < 0)
+				    kernel, &kc) < 0)
 		fprintf(stderr, "timelinefs: %s: cannot record the run "
 			"environment: %s\n", fs->cfg.db,
 			store_errmsg(fs->store) ? store_errmsg(fs->store) :
 			"unknown error");
+	free(kc.text);
 	free(kernel);
 	free(host);
 	return rc;

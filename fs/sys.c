@@ -96,17 +96,6 @@ char *fs_kernel_config(const char *release, size_t *len, char *from,
 }
 
 /* CONFIG_HZ, the figure behind the 100 Hz vs 1000 Hz question. */
-int fs_config_hz(const char *release)
-{
-	char from[512];
-	size_t len;
-	char *text = fs_kernel_config(release, &len, from, sizeof(from));
-	int hz = text ? eng_kconfig_hz(text, len) : -ENOENT;
-
-	free(text);
-	return hz > 0 ? hz : -1;
-}
-
 /* The first line of /proc/PID/FILE (no newline) into buf, or "?". */
 static void proc_line(pid_t pid, const char *file, char *buf, size_t len)
 {
