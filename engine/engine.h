@@ -93,6 +93,11 @@ int eng_parse_int(const char *s, int64_t *out);
 /* Greatest common divisor (Euclid); gcd(a, 0) = a, gcd(0, 0) = 0. */
 uint64_t eng_gcd64(uint64_t a, uint64_t b);
 
+/* The next line of text[*i..len): its start, its length without the line
+ * end (LF or CRLF) in *n; NULL at the end.  For the /proc, /sys and config
+ * texts of kconfig.c and env.c. */
+const char *eng_next_line(const char *text, size_t len, size_t *i, size_t *n);
+
 /* Kernel build config text (engine/kconfig.c): what /proc/config.gz holds
  * decompressed, or /boot/config-RELEASE; len bytes, NUL not needed; lines
  * end LF or CRLF.  The value of the line "KEY=VALUE" (the first such),

@@ -12,9 +12,7 @@
 
 #include "engine.h"
 
-/* The next line of text[*i..len): its start, its length without the line
- * end (LF or CRLF); NULL at the end. */
-static const char *next_line(const char *text, size_t len, size_t *i, size_t *n)
+const char *eng_next_line(const char *text, size_t len, size_t *i, size_t *n)
 {
 	const char *line, *nl;
 
@@ -52,7 +50,7 @@ static const char *colon_value(const char *text, size_t len, const char *key,
 	size_t i = 0, n, klen = strlen(key);
 	const char *line;
 
-	while ((line = next_line(text, len, &i, &n))) {
+	while ((line = eng_next_line(text, len, &i, &n))) {
 		size_t k = klen;
 
 		if (n < klen || memcmp(line, key, klen) != 0)
@@ -106,7 +104,7 @@ int eng_env_cpuinfo(const char *text, size_t len, char *model, size_t mlen,
 	const char *line, *v = NULL;
 	unsigned c = 0;
 
-	while ((line = next_line(text, len, &i, &n))) {
+	while ((line = eng_next_line(text, len, &i, &n))) {
 		k = strlen("processor");
 		if (n > k && memcmp(line, "processor", k) == 0 &&
 		    (line[k] == ' ' || line[k] == '\t' || line[k] == ':'))
@@ -305,7 +303,7 @@ int eng_env_mountinfo(const char *text, size_t len, const char *path,
 	struct eng_mount cur;
 	int found = 0;
 
-	while ((line = next_line(text, len, &i, &n))) {
+	while ((line = eng_next_line(text, len, &i, &n))) {
 		const char *f[64];
 		size_t fl[64], nf, k, sep;
 		char opt[sizeof(cur.options)];

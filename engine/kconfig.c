@@ -13,16 +13,10 @@
 int eng_kconfig_get(const char *text, size_t len, const char *key, char *buf,
 		    size_t buflen)
 {
-	size_t klen = strlen(key), i = 0;
+	size_t klen = strlen(key), i = 0, n;
+	const char *line;
 
-	while (i < len) {
-		const char *line = text + i;
-		const char *nl = memchr(line, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - line) : len - i;
-
-		i += n + 1;
-		if (n && line[n - 1] == '\r')
-			n--;
+	while ((line = eng_next_line(text, len, &i, &n))) {
 		/* "KEY=", not "KEY_250=y" nor "# KEY is not set" */
 		if (n <= klen || memcmp(line, key, klen) != 0 ||
 		    line[klen] != '=')

@@ -53,12 +53,7 @@ static void replied(int rc, const char *op, const char *name)
 /* fuse_reply_err, checked as replied() says. */
 static void reply_err(fuse_req_t req, int err)
 {
-	int rc = fuse_reply_err(req, err);
-
-	if (rc != 0 && rc != -ENOENT)
-		fuse_log(FUSE_LOG_ERR,
-			 "timelinefs: cannot send the error reply '%s': %s\n",
-			 strerror(err), strerror(-rc));
+	replied(fuse_reply_err(req, err), "an error reply", strerror(err));
 }
 
 static void fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
