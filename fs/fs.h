@@ -101,7 +101,8 @@ struct fs_file {
 struct fs_reader {
 	pid_t pid;	/* the process (thread group id), 0 when it is gone */
 	pid_t tid;	/* the thread that opened (fuse_ctx pid) */
-	pid_t sid;	/* the process's session, 0 when unknown */
+	pid_t sid;	/* the process's session: 0 when its leader is outside
+			 * our PID namespace (getsid(2)), -1 when unknown */
 	char comm[64];	/* the process's command name, "?" when gone */
 };
 

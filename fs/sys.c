@@ -144,7 +144,9 @@ void fs_reader_of(pid_t tid, struct fs_reader *r)
 
 	r->tid = tid;
 	r->pid = tid > 0 ? tgid_of(tid) : 0;
-	r->sid = sid > 0 ? sid : 0;
+	/* 0 is a real answer (a reader in a container whose session
+	 * leader we cannot see; CI runners are), not "unknown" */
+	r->sid = sid >= 0 ? sid : -1;
 	/* the process's name, not the thread's: a player's reading thread
 	 * names itself ("vlc:demux"); the thread's when the process is
 	 * unknown */

@@ -811,7 +811,10 @@ static int insert_stream(struct store *st, struct store_stream *ss,
 	bind_text(s, 4, ss->comm, &rc);
 	bind_i64(s, 5, rel_ns(st, ss->opened_ns), &rc);
 	bind_id(s, 6, ss->tid, &rc);
-	bind_id(s, 7, ss->sid, &rc);
+	if (ss->sid >= 0)
+		bind_i64(s, 7, ss->sid, &rc);
+	else if (rc == SQLITE_OK)
+		rc = sqlite3_bind_null(s, 7);
 	step_done(st->db, s, "insert stream row", &rc, msg);
 	if (rc == SQLITE_OK)
 		ss->row_id = sqlite3_last_insert_rowid(st->db);

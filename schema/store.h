@@ -152,12 +152,13 @@ int store_start(struct store *st);
  * nothing is deleted), -EINVAL (no run, or ended) or -EIO. */
 int store_run_discard(struct store *st);
 
-/* Who opened a stream (the stream table's columns of that name); an id of
- * 0 is unknown (NULL). */
+/* Who opened a stream (the stream table's columns of that name); a pid or
+ * tid of 0 is unknown (NULL); a sid of -1 is unknown (NULL), 0 a session
+ * whose leader is outside the daemon's PID namespace (getsid(2)). */
 struct store_reader {
 	pid_t pid;		/* the process (thread group id) */
 	pid_t tid;		/* the thread that opened */
-	pid_t sid;		/* the process's session */
+	pid_t sid;		/* the process's session, -1: unknown */
 	const char *comm;	/* the process's command name; NULL: "" */
 };
 

@@ -1007,12 +1007,15 @@ static void test_migrate_v2(void **state)
 }
 
 /* Who read: the process, the thread that opened and the session, each
- * NULL when unknown (0); comm as given, "" for none. */
+ * NULL when unknown (pid, tid 0; sid -1); a session 0 (its leader outside
+ * the daemon's PID namespace, as in a CI container) is recorded as 0;
+ * comm as given, "" for none. */
 static void test_reader_ids(void **state)
 {
 	static const struct store_reader who[] = {
 		{ .pid = 300, .tid = 301, .sid = 250, .comm = "mpv" },
-		{ .pid = 0, .tid = 401, .sid = 0, .comm = NULL },
+		{ .pid = 0, .tid = 401, .sid = -1, .comm = NULL },
+		{ .pid = 500, .tid = 500, .sid = 0, .comm = "dd" },
 	};
 	struct store_stream *ss;
 	struct store *st;
@@ -1035,11 +1038,11 @@ static void test_reader_ids(void **state)
 		      "coalesce(tid, 'null') || ' ' || coalesce(sid, 'null') "
 		      "|| ' ' || quote(comm), '|') FROM (SELECT * FROM stream "
 		      "ORDER BY id)",
-		  "300 301 250 'mpv'|null 401 null ''");
+		  "300 301 250 'mpv'|null 401 null ''|500 500 0 'dd'");
 	q_text_eq(db, "SELECT group_concat(tid || ' ' || coalesce(sid, 'null'),"
 		      " '|') FROM (SELECT * FROM stream_summary ORDER BY "
 		      "stream_id)",
-		  "301 250|401 null");
+		  "301 250|401 null|500 0");
 	sqlite3_close(db);
 }
 
