@@ -225,13 +225,13 @@ else
 	not_ok "--compare --csv runs: $(cat "$T/err")"
 fi
 check_eq "--csv header" \
-	"workstations,metric,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,diff_pct,df,t,ci_low,ci_high,ci_low_pct,ci_high_pct,verdict,half_width,half_width_pct,effect_pct,reps_for_effect" \
+	"workstations,metric,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,diff_pct,df,t,ci_low,ci_high,ci_low_pct,ci_high_pct,verdict,half_width,half_width_pct,effect_pct,reps_for_effect,method" \
 	"$(head -1 "$T/csv")"
 # compare field by field, numbers to 1e-6 relative
 cat >"$T/cmp.py" <<'PY'
 import csv, sys
 want = [l.rstrip("\n").split(",") for l in open(sys.argv[1])]
-got = list(csv.DictReader(open(sys.argv[2])))
+got = [r for r in csv.DictReader(open(sys.argv[2])) if r["method"] == "welch"]
 bad = 0
 def close(a, b):
     if a == "" or b == "":
@@ -298,6 +298,8 @@ exec(src[src.index("def tpdf"):src.index("def metrics")])
 eff = float(sys.argv[3])
 bad = 0
 for g in csv.DictReader(open(sys.argv[2])):
+    if g["method"] != "welch":
+        continue
     k = g["workstations"] + " " + g["metric"]
     if g["effect_pct"] != sys.argv[3]:
         print(k, "effect_pct", g["effect_pct"]); bad += 1
@@ -339,11 +341,131 @@ check "text: one repetition gives no estimate" \
 check "json: half-width and repetitions as in the CSV" python3 -c "
 import csv, json, sys
 c = json.load(open(sys.argv[1]))['comparisons']
-r = list(csv.DictReader(open(sys.argv[2])))
+r = [g for g in csv.DictReader(open(sys.argv[2])) if g['method'] == 'welch']
+assert len(c) == len(r), (len(c), len(r))
 for j, g in zip(c, r):
     for f in ('half_width_pct', 'reps_for_effect', 'effect_pct'):
         assert (j[f] is None and g[f] == '') or abs(float(j[f]) - float(g[f])) <= 1e-5 * max(1, abs(float(g[f]))), (f, j[f], g[f])
 " "$T/json" "$T/csv"
+# ---- the second statistic: per repetition the mean play time of its
+# streams and the mean of its reads, compared by a bootstrap over the
+# repetitions.  Independent: the exact percentile bootstrap, every
+# resample enumerated (3 repetitions a side: 27 x 27 equally likely
+# pairs); the report's 2000 resamples must give a low end between the
+# exact 1.5 % and 3.5 % quantiles and a high end between 96.5 % and 98.5 %.
+cat >"$T/boot.py" <<'PY'
+import csv, itertools, sys
+steps = [l.split() for l in open(sys.argv[1])]
+def reps(label, ws, metric):
+    out = []
+    for l in steps:
+        if l[0] == label and int(l[1]) == ws:
+            out.append(float(l[3]) if metric == "stream_s" else sum(float(x) for x in l[6:10]) / 4)
+    return out
+def means(v):
+    return sorted(sum(c) / len(c) for c in itertools.product(v, repeat=len(v)))
+def q(x, p):
+    return x[min(len(x) - 1, int(p * len(x)))]
+bad = 0
+rows = [g for g in csv.DictReader(open(sys.argv[2])) if g["method"] == "bootstrap"]
+for g in rows:
+    ws = int(g["workstations"]); m = g["metric"]
+    a = reps("a", ws, m); b = reps("b's", ws, m)
+    if len(a) < 3 or len(b) < 3:
+        if g["ci_low"] != "" or not g["verdict"].startswith("no interval"):
+            print(ws, m, "an interval from fewer than 3 repetitions"); bad += 1
+        continue
+    d = sorted(y - x for x in means(a) for y in means(b))
+    lo, hi = float(g["ci_low"]), float(g["ci_high"])
+    eps = 1e-5 * max(1, abs(lo), abs(hi))
+    if not (q(d, 0.015) - eps <= lo <= q(d, 0.035) + eps and q(d, 0.965) - eps <= hi <= q(d, 0.985) + eps):
+        print(ws, m, "interval [%g, %g], exact 1.5-3.5 %%: %g-%g, 96.5-98.5 %%: %g-%g" % (
+            lo, hi, q(d, 0.015), q(d, 0.035), q(d, 0.965), q(d, 0.985))); bad += 1
+    if abs(float(g["diff"]) - (sum(b) / len(b) - sum(a) / len(a))) > 1e-5 * max(1, abs(float(g["diff"]))):
+        print(ws, m, "diff", g["diff"]); bad += 1
+    sig = not (lo <= 0 <= hi)
+    if sig != g["verdict"].startswith("significant"):
+        print(ws, m, "verdict", g["verdict"]); bad += 1
+if len(rows) != 8:
+    print("bootstrap rows: want 8 (the 4 counts both labels have, 2 metrics), got %d" % len(rows)); bad += 1
+sys.exit(1 if bad else 0)
+PY
+check "bootstrap: intervals, differences and verdicts against the exact bootstrap" \
+	python3 "$T/boot.py" "$T/steps" "$T/csv"
+check_eq "bootstrap: ws 2 read us significant, worse; ws 3 stream s not" \
+	"significant: B higher (worse)|not significant" \
+	"$(awk -F, '$1 == 2 && $2 == "read_us" { print $17 }' "$T/csv")|$(awk -F, '$1 == 3 && $2 == "stream_s" { print $17 }' "$T/csv")"
+check "bootstrap: the same interval in every report (seeded)" \
+	sh -c "'$REPORT' '$DB' --compare a \"b's\" --csv 2>/dev/null | cmp -s - '$T/csv'"
+check "text: the bootstrap table under each count" \
+	sh -c "sed -n '/^2 workstations/,/^\$/p' '$T/text' | grep -q '^  read us .*significant: B higher (worse)\$'"
+check "json: the bootstrap rows as in the CSV" python3 -c "
+import csv, json, sys
+j = json.load(open(sys.argv[1]))['bootstrap']
+c = [g for g in csv.DictReader(open(sys.argv[2])) if g['method'] == 'bootstrap']
+assert len(j) == len(c) == 8, (len(j), len(c))
+for x, g in zip(j, c):
+    assert (x['workstations'], x['metric']) == (int(g['workstations']), g['metric'])
+    for f in ('mean_a', 'mean_b', 'ci_low', 'ci_high'):
+        assert (x[f] is None and g[f] == '') or abs(x[f] - float(g[f])) <= 1e-5 * max(1, abs(x[f])), (f, x[f], g[f])
+    assert x['verdict'] == g['verdict']
+" "$T/json" "$T/csv"
+check "A against A: the bootstrap finds nothing" sh -c \
+	"'$REPORT' '$DB' --compare a a --csv 2>/dev/null | awk -F, '\$22 == \"bootstrap\" && \$17 ~ /^significant/ { bad = 1 } \$22 == \"bootstrap\" { n++ } END { exit bad || n != 10 }'"
+
+# ---- --spread: per label and count, the agreement of the repetitions
+"$REPORT" "$DB" a --spread --csv >"$T/spread" 2>"$T/err"
+check_eq "--spread --csv header" \
+	"label,workstations,metric,n,mean,sd,cv_pct,t,half_width,half_width_pct,outliers" \
+	"$(head -1 "$T/spread")"
+check "--spread: mean, sd, cv, t and half-width against Python" python3 -c "
+import csv, statistics, sys
+steps = [l.split() for l in open(sys.argv[1]) if l.split()[0] == 'a']
+t975 = {2: 4.302652730, 1: 12.70620474}
+rows = [g for g in csv.DictReader(open(sys.argv[2])) if g['metric'] == 'wall_s']
+assert len(rows) == 5, len(rows)
+for g in rows:
+    v = [float(l[3]) for l in steps if l[1] == g['workstations']]
+    assert int(g['n']) == len(v), g
+    assert abs(float(g['mean']) - statistics.mean(v)) < 1e-6, g
+    if len(v) < 2:
+        assert g['sd'] == '' and g['half_width'] == '', g
+        continue
+    sd = statistics.stdev(v)
+    assert abs(float(g['sd']) - sd) < 1e-5 * max(1, sd), g
+    assert abs(float(g['cv_pct']) - sd / statistics.mean(v) * 100) < 1e-4, g
+    assert abs(float(g['t']) - t975[len(v) - 1]) < 1e-5, g
+    hw = t975[len(v) - 1] * sd / len(v) ** 0.5
+    assert abs(float(g['half_width']) - hw) < 1e-5 * max(1, hw), g
+" "$T/steps" "$T/spread"
+# an outlier is reported, not dropped: 5 repetitions, one far out
+cat >"$T/out.awk" <<'AWK'
+BEGIN {
+	print "begin; insert into run (id, label, started_at) values (9, 'o', 'x');"
+	split("10.0 10.1 9.9 10.05 14.0", w, " ")
+	for (i = 1; i <= 5; i++) {
+		printf "insert into stream (id, run_id, pid, opened_ns, closed_ns, bytes, frames, late_frames, failed_frames) values (%d, 9, 1, 0, %.0f, 1000000, 10, 0, 0);\n", 900 + i, w[i] * 1e9
+		printf "insert into bench_step (id, run_id, label, workstations, repetition, started_ns, ended_ns, wall_s, reader) values (%d, 9, 'o', 1, %d, 0, %.0f, %s, 'dd');\n", 900 + i, i, w[i] * 1e9, w[i]
+		printf "insert into bench_stream values (%d, %d);\n", 900 + i, 900 + i
+	}
+	print "commit;"
+}
+AWK
+ODB=$T/o.db
+cp "$DB" "$ODB"
+awk -f "$T/out.awk" /dev/null | sqlite3 "$ODB"
+check_eq "--spread: the far repetition is an outlier, and still counted" \
+	'5|"step 905 (rep 5) 14"' \
+	"$("$REPORT" "$ODB" 9 --spread --csv | awk -F, '$3 == "wall_s" { print $4 "|" $11 }')"
+check "--spread --json is valid, its outliers listed" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [r for r in d if r['metric'] == 'wall_s'][0]
+assert w['n'] == 5 and w['outliers'] == [{'step': 905, 'repetition': 5, 'value': 14}], w
+" "$("$REPORT" "$ODB" 9 --spread --json >"$T/sj" && echo "$T/sj")"
+check "--spread text: the outlier named" sh -c \
+	"'$REPORT' '$ODB' 9 --spread | grep -q 'step 905 (rep 5) 14\$'"
+
 for bad in 0 -3 abc 1.2.3 ''; do
 	rc=0
 	"$REPORT" "$DB" --compare a "b's" --effect "$bad" >/dev/null 2>"$T/err" || rc=$?
