@@ -14,7 +14,8 @@
 -- and ended_ns are the first open and the last close of its streams (ns
 -- since the run's start); wall_s is their difference in seconds.  label is
 -- the run's label unless the bench was told otherwise; reader is the
--- command that read each timeline.
+-- command that read each timeline.  Repetition 0 is a warm-up
+-- (timelinefs-bench --warmup): shown, left out of comparisons.
 CREATE TABLE IF NOT EXISTS bench_step (
 	id INTEGER PRIMARY KEY,
 	run_id INTEGER NOT NULL REFERENCES run(id),

@@ -29,17 +29,17 @@ else
 	not_ok "bench runs to the end: $(cat "$T/err")"
 fi
 check "it generated the media" grep -q '^generating media in' "$T/out"
-check_eq "one bench_step per count and repetition" "1|1 1|2 3|1 3|2" \
+check_eq "one bench_step per count and repetition, a warm-up (0) first" "1|0 1|1 1|2 3|0 3|1 3|2" \
 	"$(q "select group_concat(workstations || '|' || repetition, ' ') from
 		(select * from bench_step order by id)")"
-check_eq "streams per step: one per workstation" "1 1 3 3" \
+check_eq "streams per step: one per workstation" "1 1 1 3 3 3" \
 	"$(q "select group_concat(n, ' ') from (select count(*) n from bench_stream
 		group by step_id order by step_id)")"
 check_eq "each workstation of a step plays its own timeline" "0" \
 	"$(q "select count(*) from (select b.step_id from bench_stream b join stream s
 		on s.id = b.stream_id group by b.step_id
 		having count(distinct s.timeline_id) <> count(*))")"
-check_eq "every stream of the run belongs to exactly one step" "8|8|8" \
+check_eq "every stream of the run belongs to exactly one step" "12|12|12" \
 	"$(q "select (select count(*) from stream), (select count(*) from bench_stream),
 		(select count(distinct stream_id) from bench_stream)")"
 short=$(q "select count(*) from stream s join timeline t on t.id = s.timeline_id
@@ -60,10 +60,16 @@ check "progress: step, elapsed / expected, streams done, late frames" \
 	grep -Eq '^step 3/4 \(3 workstations, repetition 1/2\): [0-9.]+s / [0-9.]+s expected, 3/3 streams done, [0-9]+ late frames$' "$T/err"
 check "progress of every step" sh -c "[ \$(grep -c '^step [1-4]/4 ' '$T/err') -ge 4 ]"
 check "table header" grep -Eq '^workstations +rep +wall s +MB/s +late frames +frames +p50 us +p99 us +max us$' "$T/out"
-check_eq "table: one row per step plus a mean per count" "1 1|1 2|1 mean|3 1|3 2|3 mean" \
-	"$(awk '/^workstations/ { on = 1; next } on && NF == 9 { printf "%s%s %s", sep, $1, $2; sep = "|" }' "$T/out")"
-want=$(q "select printf('%.2f', mb_s) from bench_step_summary where step_id = 3")
-check "table: MB/s of step 3 as in bench_step_summary ($want)" \
+check_eq "table: one row per step (the warm-up shown) plus a mean per count" \
+	"1 warm|1 1|1 2|1 mean|3 warm|3 1|3 2|3 mean" \
+	"$(awk '/^workstations/ { on = 1; next } on && NF == 0 { exit } on && NF == 9 { printf "%s%s %s", sep, $1, $2; sep = "|" }' "$T/out")"
+check_eq "table: the mean leaves the warm-up out" \
+	"$(q "select printf('%.3f', avg(wall_s)) from bench_step where workstations = 3 and repetition > 0")" \
+	"$(awk '$1 == 3 && $2 == "mean" { print $3 }' "$T/out")"
+check "the spread of the repetitions follows the table" \
+	grep -Eq '^  wall s +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ % +none|step' "$T/out"
+want=$(q "select printf('%.2f', mb_s) from bench_step_summary where step_id = 5")
+check "table: MB/s of step 5 (3 workstations, repetition 1) as in bench_step_summary ($want)" \
 	sh -c "awk '\$1 == 3 && \$2 == 1 { print \$4 }' '$T/out' | grep -qx '$want'"
 check "table names the run and label" grep -q "^run 1, label 'it's a,b', kernel " "$T/out"
 check "mount and daemon are gone after the run" released
@@ -75,7 +81,7 @@ fi
 
 # 2. the same options again reuse the media; a second run, label b
 if "$BENCH" --generate --media "$T/media" --gen-opts "$SMALL" \
-	--workstations 2 --repeat 1 --label b --db "$DB" --pace off >"$T/out2" 2>"$T/err2"; then
+	--workstations 2 --repeat 1 --warmup 0 --label b --db "$DB" --pace off >"$T/out2" 2>"$T/err2"; then
 	ok "second bench into the same database"
 else
 	not_ok "second bench: $(cat "$T/err2")"
@@ -83,8 +89,8 @@ fi
 check "media reused" grep -q '^using the media generated earlier' "$T/out2"
 check_eq "second run with its own step" "2|b|2|2" \
 	"$(q "select run_id, label, workstations, (select count(*) from bench_stream
-		where step_id = b.id) from bench_step b where id = 5")"
-check "no mean row for one repetition" sh -c "! grep -q ' mean ' '$T/out2'"
+		where step_id = b.id) from bench_step b where id = 7")"
+check "no mean row for one repetition" sh -c "! awk '/^workstations/ { on = 1 } on && NF == 0 { exit } on' '$T/out2' | grep -q ' mean '"
 
 # 2b. readers whose reading process is not the one the bench started.
 # Bug (issue 17, defect 4): the bench matched stream.pid, the id of the
@@ -97,7 +103,7 @@ RDB=$T/readers.db
 for r in "pipe|sh -c 'cat {} | dd of=/dev/null bs=1M'" \
 	"thread|python3 $TOP/tests/tools/thread_reader.py"; do
 	rc=0
-	"$BENCH" --media "$T/media" --workstations 2 --repeat 1 --label "${r%%|*}" \
+	"$BENCH" --media "$T/media" --workstations 2 --repeat 1 --warmup 0 --label "${r%%|*}" \
 		--db "$RDB" --pace off --reader "${r#*|}" >/dev/null 2>"$T/rerr" || rc=$?
 	check_eq "reader '${r#*|}': the bench runs, no error" "0|" \
 		"$rc|$(grep -v '^step ' "$T/rerr")"
@@ -214,6 +220,91 @@ rc=0
 "$BENCH" --media "$T/media" --workstations 1 --repeat 1 --db "$T/mo.db" --pace off \
 	--mount-opts 'backing=buffered,inject=clip=x\,pace=1:delay=1ms' >/dev/null 2>&1 || rc=$?
 check_eq "--mount-opts: an escaped comma is no option of its own" 0 "$rc"
+
+# 8. issue 18: --ab alternates two option sets, each leg its own mount
+ADB=$T/ab.db
+rc=0
+"$BENCH" --media "$T/media" --workstations 2 --repeat 2 --label hz --db "$ADB" \
+	--pace off --ab 'backing=buffered' 'backing=direct' >"$T/about" 2>"$T/aberr" || rc=$?
+check_eq "--ab runs to the end" "0|" "$rc|$(grep -v '^step ' "$T/aberr")"
+aq() { sqlite3 -batch -noheader -cmd ".timeout 5000" "$ADB" "$1"; }
+check_eq "--ab: legs alternate A B A B, a warm-up in each side's first leg" \
+	"hz:A 0|hz:A 1|hz:B 0|hz:B 1|hz:A 2|hz:B 2" \
+	"$(aq "select group_concat(label || ' ' || repetition, '|') from (select * from bench_step order by id)")"
+check_eq "--ab: each leg is a mount (a run) of its own, with its options" \
+	"hz:A buffered|hz:B direct|hz:A buffered|hz:B direct" \
+	"$(aq "select group_concat(r.label || ' ' || e.value, '|') from run r join run_env e
+		on e.run_id = r.id and e.key = 'opt.backing' order by r.id")"
+check "--ab: the comparison printed, the options' difference first" \
+	sh -c "grep -A1 '^environment (run_env)' '$T/about' | grep -Eq '^  opt.backing +buffered \\| direct\$'"
+check "--ab: the comparison of the two labels follows" \
+	grep -q "^compare hz:A (A) with hz:B (B)" "$T/about"
+check "--ab: nothing left mounted or running" released
+for bad in "--ab x" "--ab a a" "--ab pace=off ''" "--ab '' db=x.db"; do
+	rc=0
+	eval "\"\$BENCH\" --media \"\$T/media\" --db \"\$T/abbad.db\" $bad" >/dev/null 2>"$T/abbad" || rc=$?
+	check_eq "usage error '$bad' exits 2 with a reason" "2|1" "$rc|$(grep -c "timelinefs-bench: " "$T/abbad")"
+done
+
+# 9. --resolve: repeats until the intervals are tight enough, or says
+# which budget ran out; warm-ups are not counted
+RSDB=$T/resolve.db
+rc=0
+"$BENCH" --media "$T/media" --workstations 1 --repeat 2 --warmup 0 --pace off \
+	--db "$RSDB" --label easy --resolve 1000 >"$T/rsout" 2>&1 || rc=$?
+check_eq "--resolve 1000: resolved at the fewest repetitions (--repeat 2)" "0|1|2" \
+	"$rc|$(grep -c '^1 workstation: resolved: the 95 % intervals of mean wall time and MB/s are within +/-[0-9.]* % (--resolve 1000) after 2 repetitions$' "$T/rsout")|$(sqlite3 "$RSDB" "select count(*) from bench_step where label = 'easy'")"
+rc=0
+"$BENCH" --media "$T/media" --workstations 1 --repeat 2 --pace off --db "$RSDB" \
+	--label hard --resolve 0.0001 --max-repeat 3 >"$T/rsout2" 2>&1 || rc=$?
+check_eq "--resolve 0.0001 --max-repeat 3: stops at 3, says so (exit 0)" "0|1|0 1 2 3" \
+	"$rc|$(grep -c '^1 workstation: not resolved: +/-[0-9.]* % after 3 repetitions, the most --max-repeat allows (--resolve 0.0001)$' "$T/rsout2")|$(sqlite3 "$RSDB" "select group_concat(repetition, ' ') from bench_step where label = 'hard'")"
+rc=0
+"$BENCH" --media "$T/media" --workstations 1 --repeat 2 --pace off --db "$RSDB" \
+	--label time --resolve 0.0001 --max-time 0.1s >"$T/rsout3" 2>&1 || rc=$?
+check_eq "--max-time 0.1s: stops when its share ran out, says so" "0|1" \
+	"$rc|$(grep -c '^1 workstation: not resolved: .* after 2 repetitions, when its share of --max-time (0.1 s) ran out' "$T/rsout3")"
+for bad in "--resolve x" "--resolve 0" "--resolve 5 --repeat 1" "--max-repeat 5" \
+	"--max-time 10m" "--resolve 5 --max-time 10x" "--resolve 5 --max-repeat 2 --repeat 3" \
+	"--warmup -1" "--cache cold"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$BENCH" --media "$T/media" --db "$T/rbad.db" $bad >/dev/null 2>"$T/rbad" || rc=$?
+	check_eq "usage error '$bad' exits 2 with a reason" "2|1" "$rc|$(grep -c "timelinefs-bench: " "$T/rbad")"
+done
+
+# 10. --cache: the same page cache before every repetition.  With
+# backing=direct the daemon's reads leave the cache as it was: after the
+# bench, prime leaves every media file cached, drop none of them.
+PC="python3 $TOP/tests/tools/pagecache.py"
+clips=$(find "$T/media" -maxdepth 1 -type f -name '*.raw' -o -maxdepth 1 -type f -name '*.wav' | sort)
+for mode in prime drop; do
+	# shellcheck disable=SC2086
+	$PC drop $clips
+	rc=0
+	"$BENCH" --media "$T/media" --workstations 1 --repeat 1 --warmup 0 --pace off \
+		--db "$T/cache.db" --cache $mode --mount-opts backing=direct >/dev/null 2>"$T/cerr" || rc=$?
+	# shellcheck disable=SC2086
+	res=$($PC resident $clips)
+	check_eq "--cache $mode: runs" "0" "$rc"
+	case $mode in
+	prime) check "--cache prime: every media byte cached after ($res)" \
+		sh -c "echo '$res' | awk '{ exit !(\$1 == \$2 && \$2 > 0) }'" ;;
+	drop) check "--cache drop: no media page cached after ($res)" \
+		sh -c "echo '$res' | awk '{ exit !(\$1 == 0 && \$2 > 0) }'" ;;
+	esac
+done
+
+# 11. the readers start together: their opens within a fraction of a
+# second, and --stagger still spaces them
+SDB=$T/start.db
+"$BENCH" --media "$T/media" --workstations 3 --repeat 1 --warmup 0 --pace off \
+	--db "$SDB" --label together >/dev/null 2>&1
+"$BENCH" --media "$T/media" --workstations 3 --repeat 1 --warmup 0 --pace off \
+	--db "$SDB" --label staggered --stagger 0.4 >/dev/null 2>&1
+check_eq "readers start together (opens within 0.3 s); --stagger 0.4 spaces them (>= 0.8 s)" "1|1" \
+	"$(sqlite3 "$SDB" "select (select (max(opened_ns) - min(opened_ns)) < 3e8 from stream s join run r on r.id = s.run_id where r.label = 'together'),
+		(select (max(opened_ns) - min(opened_ns)) >= 8e8 from stream s join run r on r.id = s.run_id where r.label = 'staggered')")"
 
 # 7. usage
 for bad in "--workstations 0" "--workstations 5,,6" "--repeat x" "--pace fast" "--bogus"; do
