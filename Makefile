@@ -60,7 +60,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGS = $(B)/timelinefs $(B)/timelinefs-gen
 
-.PHONY: FORCE all test unit integration demo bench install uninstall clean format \
+.PHONY: FORCE all test unit integration demo bench bench-resolve install uninstall clean format \
 	check-format deps valgrind soak
 all: $(PROGS)
 
@@ -186,6 +186,13 @@ bench: deps
 	@sh tests/deps.sh $(BENCH_DEPS)
 	@$(MAKE) --no-print-directory all $(B)/tests/bench/tlbench
 	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_TOP=$(CURDIR) sh tests/bench/bench.sh
+
+# make bench-resolve: does the bench resolve the seed's 6 %?  An A/A and an
+# A/B with a calibrated +6 % slowdown, each by timelinefs-bench --ab
+# --resolve within MINUTES (10) per label, and the run-to-run spread of
+# plain dd doing the same reads (tests/bench/resolve.sh; docs/benchmark.md).
+bench-resolve: all
+	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_TOP=$(CURDIR) sh tests/bench/resolve.sh
 
 # ---------------------------------------------------------------- fuzz
 # make fuzz: every tests/fuzz/fuzz_*.c built with clang's libFuzzer, ASan

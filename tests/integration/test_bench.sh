@@ -240,7 +240,7 @@ check "--ab: the comparison printed, the options' difference first" \
 check "--ab: the comparison of the two labels follows" \
 	grep -q "^compare hz:A (A) with hz:B (B)" "$T/about"
 check "--ab: nothing left mounted or running" released
-for bad in "--ab x" "--ab a a" "--ab pace=off ''" "--ab '' db=x.db"; do
+for bad in "--ab" "--ab x" "--ab pace=off ''" "--ab '' db=x.db"; do
 	rc=0
 	eval "\"\$BENCH\" --media \"\$T/media\" --db \"\$T/abbad.db\" $bad" >/dev/null 2>"$T/abbad" || rc=$?
 	check_eq "usage error '$bad' exits 2 with a reason" "2|1" "$rc|$(grep -c "timelinefs-bench: " "$T/abbad")"
