@@ -266,7 +266,7 @@ check_eq "--max-time 0.1s: stops when its share ran out, says so" "0|1" \
 	"$rc|$(grep -c '^1 workstation: not resolved: .* after 2 repetitions, when its share of --max-time (0.1 s) ran out' "$T/rsout3")"
 for bad in "--resolve x" "--resolve 0" "--resolve 5 --repeat 1" "--max-repeat 5" \
 	"--max-time 10m" "--resolve 5 --max-time 10x" "--resolve 5 --max-repeat 2 --repeat 3" \
-	"--warmup -1" "--cache cold"; do
+	"--warmup -1" "--cache cold" "--plays 0"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$BENCH" --media "$T/media" --db "$T/rbad.db" $bad >/dev/null 2>"$T/rbad" || rc=$?
@@ -294,6 +294,16 @@ for mode in prime drop; do
 		sh -c "echo '$res' | awk '{ exit !(\$1 == 0 && \$2 > 0) }'" ;;
 	esac
 done
+
+# 10b. --plays: each reader plays its timeline N times in a repetition
+rc=0
+"$BENCH" --media "$T/media" --workstations 2 --repeat 1 --warmup 0 --pace off --plays 3 \
+	--db "$T/plays.db" --reader "sh -c 'cat {} | dd of=/dev/null bs=1M'" >"$T/plout" 2>&1 || rc=$?
+check_eq "--plays 3: 3 streams per reader in its session, each read to the end; wall spans them" "0|6|2|6|1" \
+	"$rc|$(sqlite3 "$T/plays.db" "select count(*), count(distinct s.sid), sum(s.bytes = t.bytes),
+		(select abs(wall_s - (max(s2.closed_ns) - min(s2.opened_ns)) / 1e9) < 1e-6 from bench_step, stream s2)
+		from bench_stream b join stream s on s.id = b.stream_id join timeline t on t.id = s.timeline_id")"
+check "--plays 3: the header says so" grep -q ', 3 plays a repetition$' "$T/plout"
 
 # 11. the readers start together: their opens within a fraction of a
 # second, and --stagger still spaces them
