@@ -23,23 +23,26 @@ REFDEF = re.compile(r'^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$')
 FENCE = re.compile(r'^\s{0,3}(```|~~~)')
 
 
-def strip_code(lines):
-    """The lines with fenced blocks blanked and code spans removed."""
-    out = []
+def outside_fences(lines):
+    """The lines, each None inside a fenced code block (fences included)."""
     fence = None
     for line in lines:
         m = FENCE.match(line)
         if fence:
             if m and line.strip().startswith(fence):
                 fence = None
-            out.append('')
-            continue
-        if m:
+            yield None
+        elif m:
             fence = m.group(1)
-            out.append('')
-            continue
-        out.append(re.sub(r'(`+)(?:(?!\1).)+?\1', '', line))
-    return out
+            yield None
+        else:
+            yield line
+
+
+def strip_code(lines):
+    """The lines with fenced blocks blanked and code spans removed."""
+    return [re.sub(r'(`+)(?:(?!\1).)+?\1', '', line) if line is not None
+            else '' for line in outside_fences(lines)]
 
 
 def slug(heading):
@@ -55,15 +58,8 @@ def anchors(path):
     seen = {}
     with open(path, encoding='utf-8') as f:
         lines = f.read().split('\n')
-    fence = None
-    for line in lines:
-        m = FENCE.match(line)
-        if fence:
-            if m and line.strip().startswith(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
+    for line in outside_fences(lines):
+        if line is None:
             continue
         h = re.match(r'^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$', line)
         if not h:
