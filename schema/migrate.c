@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The schema's versions: applies the .sql files of schema/ (compiled in)
+ * to a new or older database file and upgrades what CREATE ... IF NOT
+ * EXISTS cannot (added columns, changed views); refuses a newer file.
+ */
+#include <stdio.h>
+
+#include "store_i.h"
+
+static int read_user_version(sqlite3 *db, int *version)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			*version = sqlite3_column_int(s, 0);
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Add table.col (declared decl) unless the table has it: a database made
+ * before the column existed keeps its old table under CREATE TABLE IF NOT
+ * EXISTS.  Names are ours, not input. */
+static int add_column(sqlite3 *db, const char *table, const char *col,
+		      const char *decl)
+{
+	sqlite3_stmt *s = NULL;
+	char sql[160];
+	int rc, found = 0;
+
+	rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) "
+				"WHERE name = ?", -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(s, 2, col, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(s);
+		found = rc == SQLITE_ROW;
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_OK || found)
+		return rc;
+	snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s", table,
+		 col, decl);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+/* The columns added since the first schema, in every file (idempotent). */
+static int add_columns(sqlite3 *db)
+{
+	static const char *const cols[][3] = {
+		{ "access", "injected", "INTEGER NOT NULL DEFAULT 0" },
+		/* version 2 */
+		{ "stream", "requests", "INTEGER" },
+		{ "stream", "reloads", "INTEGER" },
+		{ "stream", "seeks", "INTEGER" },
+		/* version 4 */
+		{ "stream", "tid", "INTEGER" },
+		{ "stream", "sid", "INTEGER" },
+	};
+	size_t i;
+	int rc = SQLITE_OK;
+
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && rc == SQLITE_OK; i++)
+		rc = add_column(db, cols[i][0], cols[i][1], cols[i][2]);
+	return rc;
+}
+
+int store_migrate(sqlite3 *db, int *newer)
+{
+	static const struct {
+		int version;	/* the version that changed them */
+		const char *sql;	/* what upgrades an older file */
+	} changed[] = {
+		{ 2, "DROP VIEW IF EXISTS stream_summary;"
+		     "DROP VIEW IF EXISTS run_summary" },
+		/* late_frame selects from late_access: dropped first */
+		{ 3, "DROP VIEW IF EXISTS late_frame;"
+		     "DROP VIEW IF EXISTS late_access" },
+		/* pid was the opening thread's id (FUSE's), which is tid now;
+		 * it stays in pid, the process's for a reader that opened from
+		 * its main thread (which an old row cannot tell) */
+		{ 4, "DROP VIEW IF EXISTS stream_summary;"
+		     "UPDATE stream SET tid = pid WHERE tid IS NULL" },
+	};
+	char sql[64];
+	int rc, version = 0, again = 0;
+	size_t i;
+
+	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = read_user_version(db, &version);
+	if (rc == SQLITE_OK && version > STORE_SCHEMA_VERSION) {
+		*newer = version;
+		rc = SQLITE_ERROR;
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = add_columns(db);
+	/* views changed since: CREATE VIEW IF NOT EXISTS keeps an older
+	 * file's, so drop them and apply the schema again */
+	for (i = 0; i < sizeof(changed) / sizeof(changed[0]); i++) {
+		if (rc == SQLITE_OK && version < changed[i].version) {
+			rc = sqlite3_exec(db, changed[i].sql, NULL, NULL,
+					  NULL);
+			again = 1;
+		}
+	}
+	if (rc == SQLITE_OK && again)
+		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK && version < STORE_SCHEMA_VERSION) {
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+			 STORE_SCHEMA_VERSION);
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	return rc;
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run's rows: the header transaction (the run row, its timeline,
+ * problem and run_env rows, committed together by store_start), the
+ * run's end (the writer stopped, the queue drained, the run row
+ * completed) and the discard of a run nobody read from.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "store_i.h"
+
+/* UTC ISO-8601 with milliseconds: 2026-12-02T14:45:26.123Z */
+static void iso_now(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+int store_run_begin(struct store *st, const struct store_run_info *info,
+		    uint64_t epoch_ns)
+{
+	sqlite3_stmt *s = st->stmt[STMT_RUN];
+	char started[40];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (st->run_id || st->started)
+		return -EINVAL;
+	iso_now(started, sizeof(started));
+	store_step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
+			&msg);
+	store_bind_text(s, 1, info->label, &rc);
+	store_bind_text(s, 2, started, &rc);
+	store_bind_text(s, 3, info->kernel, &rc);
+	if (info->config_hz >= 0)
+		store_bind_i64(s, 4, info->config_hz, &rc);
+	else if (rc == SQLITE_OK)
+		rc = sqlite3_bind_null(s, 4);
+	store_bind_text(s, 5, info->host, &rc);
+	store_bind_text(s, 6, info->options, &rc);
+	store_bind_text(s, 7, info->media_dir, &rc);
+	store_step_done(st->db, s, "insert run row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		store_rollback_open(st);
+		store_keep_error(st, msg);
+		return -EIO;
+	}
+	st->run_id = sqlite3_last_insert_rowid(st->db);
+	st->epoch_ns = epoch_ns;
+	st->header_open = 1;
+	return 0;
+}
+
+/* Commit the run and timeline rows, so that readers of the database see
+ * them (all of them at once).  0 or -EIO, the rows then gone. */
+int store_header_commit(struct store *st)
+{
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (!st->header_open)
+		return 0;
+	st->header_open = 0;
+	store_step_done(st->db, st->stmt[STMT_COMMIT], "commit the run row",
+			&rc, &msg);
+	if (rc != SQLITE_OK) {
+		store_rollback_open(st);
+		store_keep_error(st, msg);
+		st->run_id = 0;
+		return -EIO;
+	}
+	return 0;
+}
+
+int64_t store_run_id(const struct store *st)
+{
+	return st->run_id;
+}
+
+int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
+		       int64_t *id)
+{
+	sqlite3_stmt *s = st->stmt[STMT_TIMELINE];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	/* after store_start the writer owns the connection */
+	if (!st->run_id || st->started || st->run_ended)
+		return -EINVAL;
+	store_bind_i64(s, 1, st->run_id, &rc);
+	store_bind_text(s, 2, tl->name, &rc);
+	store_bind_text(s, 3, tl->path, &rc);
+	store_bind_i64(s, 4, tl->fps_num, &rc);
+	store_bind_i64(s, 5, tl->fps_den, &rc);
+	store_bind_i64(s, 6, tl->frames, &rc);
+	store_bind_i64(s, 7, (int64_t)tl->bytes, &rc);
+	store_step_done(st->db, s, "insert timeline row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		store_keep_error(st, msg);
+		return -EIO;
+	}
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/* A header row of the run (its id, then one or two texts) in the header
+ * transaction: 0, -EINVAL out of order, -EIO with the reason kept. */
+static int header_row(struct store *st, int stmt, const char *what,
+		      const char *a, const char *b)
+{
+	sqlite3_stmt *s = st->stmt[stmt];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (!st->run_id || st->started || st->run_ended)
+		return -EINVAL;
+	store_bind_i64(s, 1, st->run_id, &rc);
+	store_bind_text(s, 2, a, &rc);
+	if (b)
+		store_bind_text(s, 3, b, &rc);
+	store_step_done(st->db, s, what, &rc, &msg);
+	if (rc != SQLITE_OK) {
+		store_keep_error(st, msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+int store_problem_add(struct store *st, const char *message)
+{
+	return header_row(st, STMT_PROBLEM, "insert problem row", message,
+			  NULL);
+}
+
+int store_env_add(struct store *st, const char *key, const char *value)
+{
+	if (!key || !value)
+		return -EINVAL;
+	return header_row(st, STMT_ENV, "insert run_env row", key, value);
+}
+
+int store_env_add_ended(struct store *st, const char *key, const char *value)
+{
+	sqlite3_stmt *s = st->stmt[STMT_ENV];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	/* the writer is stopped by store_run_end: the connection is ours */
+	if (!key || !value || !st->run_id || !st->run_ended)
+		return -EINVAL;
+	store_bind_i64(s, 1, st->run_id, &rc);
+	store_bind_text(s, 2, key, &rc);
+	store_bind_text(s, 3, value, &rc);
+	store_step_done(st->db, s, "insert run_env row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		store_keep_error(st, msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+int store_run_end(struct store *st, uint64_t end_ns)
+{
+	sqlite3_stmt *s = st->stmt[STMT_RUN_END];
+	struct store_stats stats;
+	char ended[40];
+	char *msg = NULL;
+	int rc = SQLITE_OK, hdr;
+
+	if (st->run_ended)
+		return 0;
+	hdr = store_header_commit(st);
+	store_writer_stop(st);
+	/* Refuse new entries and wake producers still blocked on a full
+	 * queue, then write what they queued after the writer's last look. */
+	pthread_mutex_lock(&st->lock);
+	st->ended = 1;
+	pthread_cond_broadcast(&st->notfull);
+	pthread_mutex_unlock(&st->lock);
+	if (hdr == 0)
+		store_drain_sync(st);
+	st->run_ended = 1;
+	if (hdr < 0)
+		return -EIO;
+	if (!st->run_id)
+		return 0;
+
+	store_get_stats(st, &stats);
+	iso_now(ended, sizeof(ended));
+	store_bind_text(s, 1, ended, &rc);
+	store_bind_i64(s, 2, store_rel_ns(st, end_ns), &rc);
+	store_bind_i64(s, 3, (int64_t)stats.queue_full_waits, &rc);
+	store_bind_i64(s, 4, (int64_t)stats.rows_lost, &rc);
+	store_bind_i64(s, 5, st->run_id, &rc);
+	store_step_done(st->db, s, "update run row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		store_keep_error(st, msg);
+		return -EIO;
+	}
+	return stats.last_error ? -EIO : 0;
+}
+
+int store_run_discard(struct store *st)
+{
+	int any, rc = SQLITE_OK;
+	char *msg = NULL;
+
+	if (!st->run_id || st->run_ended)
+		return -EINVAL;
+	pthread_mutex_lock(&st->lock);
+	any = st->any_stream;
+	pthread_mutex_unlock(&st->lock);
+	if (any)
+		return -EBUSY;
+	store_writer_stop(st);
+	pthread_mutex_lock(&st->lock);
+	st->ended = 1;
+	pthread_mutex_unlock(&st->lock);
+	st->run_ended = 1;
+	if (st->header_open) {
+		/* never committed: nobody saw the rows */
+		st->header_open = 0;
+		store_rollback_open(st);
+		st->run_id = 0;
+		return 0;
+	}
+	store_step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
+			&msg);
+	store_bind_i64(st->stmt[STMT_TIMELINE_DEL], 1, st->run_id, &rc);
+	store_step_done(st->db, st->stmt[STMT_TIMELINE_DEL],
+			"delete timeline rows", &rc, &msg);
+	store_bind_i64(st->stmt[STMT_PROBLEM_DEL], 1, st->run_id, &rc);
+	store_step_done(st->db, st->stmt[STMT_PROBLEM_DEL],
+			"delete problem rows", &rc, &msg);
+	store_bind_i64(st->stmt[STMT_ENV_DEL], 1, st->run_id, &rc);
+	store_step_done(st->db, st->stmt[STMT_ENV_DEL], "delete run_env rows",
+			&rc, &msg);
+	store_bind_i64(st->stmt[STMT_RUN_DEL], 1, st->run_id, &rc);
+	store_step_done(st->db, st->stmt[STMT_RUN_DEL], "delete run row", &rc,
+			&msg);
+	store_step_done(st->db, st->stmt[STMT_COMMIT], "commit", &rc, &msg);
+	st->run_id = 0;
+	if (rc != SQLITE_OK) {
+		store_rollback_open(st);
+		store_keep_error(st, msg);
+		return -EIO;
+	}
+	return 0;
+}
