@@ -197,7 +197,7 @@ bench-resolve: all
 # ---------------------------------------------------------------- fuzz
 # make fuzz: every tests/fuzz/fuzz_*.c built with clang's libFuzzer, ASan
 # and UBSan into build/fuzz/, each run FUZZ_SECONDS on a scratch copy of
-# its seed corpus tests/fuzz/corpus/NAME (tests/run-fuzz.sh).  The engine
+# its seed corpus build/fuzz/seed/NAME (tests/run-fuzz.sh).  The engine
 # objects are built once for all targets, with the limits that ship.
 # fuzz_options also links fs/options.c and libfuse (its fuse_opt parser,
 # no session).
@@ -237,9 +237,49 @@ $(FUZZ_DIR)/fuzz_options: tests/fuzz/fuzz_options.c $(FUZZ_FS_OBJ) $(FUZZ_OBJ)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FS_CFLAGS) -fsanitize=fuzzer -o $@ \
 		$< $(FUZZ_FS_OBJ) $(FUZZ_OBJ) $(call pc_libs,fuse3 json-c) -lpthread
 
-.PHONY: fuzz fuzz-build
+# The seed corpus is built, not committed: copies of the fixtures drifted
+# from them.  build/fuzz/seed/NAME holds tests/fuzz/corpus/NAME, the
+# inputs that are not fixtures (a crash or timeout reproduced, hand-made
+# edge cases), and from tests/fixtures/FORMAT/*:
+#   edl/, otio/  each fixture of that format as it is,
+#   otio/min_*   each OTIO fixture minified (the same timeline in a third
+#                of the bytes, for the mutator),
+#   tl/FORMAT_*  each fixture as the mount resolves it, as .tl
+#                (timelinefs-gen --dump-tl).
+# tests/fuzz/check-seed.sh fails the build when a fixture is missing from
+# the seed, or tests/fuzz/corpus holds a copy of one again.  The folders
+# are prerequisites too: a file removed from them rebuilds the seed.
+FUZZ_SEED = $(FUZZ_DIR)/seed
+FIXTURES = $(sort $(wildcard tests/fixtures/*/*))
+FUZZ_CORPUS = $(sort $(wildcard tests/fuzz/corpus/*/*))
+# the blanks outside strings removed, all else byte for byte (a fixture may
+# hold what OTIO allows and strict JSON does not, as Inf)
+JSON_MINIFY = python3 -c 'import re, sys; \
+	s = open(sys.argv[1], "rb").read(); \
+	sys.stdout.buffer.write(re.sub(rb"(\"(?:[^\"\\]|\\.)*\")|\s+", \
+	lambda m: m.group(1) or b"", s) + b"\n")'
+
+$(FUZZ_SEED)/.stamp: $(FIXTURES) $(FUZZ_CORPUS) $(wildcard tests/fixtures/*) \
+		$(wildcard tests/fuzz/corpus/*) $(B)/timelinefs-gen \
+		tests/fuzz/check-seed.sh Makefile
+	$(q) SEED $(FUZZ_SEED)
+	$(Q)rm -rf $(FUZZ_SEED) && mkdir -p $(FUZZ_SEED)/tl && \
+	cp -R tests/fuzz/corpus/. $(FUZZ_SEED)/ && \
+	for f in $(FIXTURES); do \
+		fmt=$$(basename $$(dirname $$f)) && name=$$(basename $$f) && \
+		mkdir -p $(FUZZ_SEED)/$$fmt && cp $$f $(FUZZ_SEED)/$$fmt/ && \
+		$(B)/timelinefs-gen --dump-tl $$f \
+			>$(FUZZ_SEED)/tl/$${fmt}_$${name%.*}.tl || exit 1; \
+		[ $$fmt != otio ] || $(JSON_MINIFY) $$f \
+			>$(FUZZ_SEED)/otio/min_$$name || exit 1; \
+	done
+	$(Q)sh tests/fuzz/check-seed.sh $(FUZZ_SEED)
+	@touch $@
+
+.PHONY: fuzz fuzz-build fuzz-seed
 .SECONDARY: $(FUZZ_OBJ) $(FUZZ_FS_OBJ)
 fuzz-build: $(FUZZ_BIN)
+fuzz-seed: $(FUZZ_SEED)/.stamp
 
 fuzz:
 	@sh tests/run-fuzz.sh $(FUZZ_SECONDS)

@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# tests/run-fuzz.sh SECONDS: build every tests/fuzz/fuzz_*.c with libFuzzer
+# tests/run-fuzz.sh SECONDS: build the seed corpora (make fuzz-seed, into
+# build/fuzz/seed: the fixtures and tests/fuzz/corpus, checked by
+# tests/fuzz/check-seed.sh), build every tests/fuzz/fuzz_*.c with libFuzzer
 # (make fuzz-build, into build/fuzz) and run each for SECONDS on a scratch
-# corpus seeded from tests/fuzz/corpus/NAME (read only: new inputs go to
+# corpus seeded from build/fuzz/seed/NAME (read only: new inputs go to
 # build/fuzz/corpus-NAME, crashes to build/fuzz/crash-NAME-*).  A target
 # passes when it ran SECONDS without a crash, leak or timeout.  Prints
-# "N passed, N failed" last; exit 77 when clang's libFuzzer is missing.
+# "N passed, N failed" last; exit 77 when clang's libFuzzer is missing
+# (after the seed's check, which needs no clang).
 set -u
 secs=${1:-120}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +19,11 @@ case $secs in
 '' | *[!0-9]*) echo "usage: $0 SECONDS" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
+if ! make -C "$top" --no-print-directory fuzz-seed; then
+	echo "the seed corpus does not build, or misses a fixture"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 probe=$out/probe
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\n%s\n' \
 	'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
@@ -45,14 +53,14 @@ for src in "$top"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
 	name=${name#fuzz_}
 	bin=$out/fuzz_$name
-	seeds=$top/tests/fuzz/corpus/$name
+	seeds=$out/seed/$name
 	work=$out/corpus-$name
 	log=$out/$name.log
 	rm -rf "$work"
 	mkdir -p "$work"
 	[ -d "$seeds" ] || seeds=
 	# -timeout: one input taking this long is a hang (a failure);
-	# the committed corpus is the second directory: only read
+	# the seed is the second directory: only read
 	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$out/crash-$name-" \

@@ -4,7 +4,7 @@
  * timeline or messages, never a crash, leak or undefined behaviour.
  *   clang -fsanitize=fuzzer,address,undefined -Iengine -D_GNU_SOURCE \
  *     tests/fuzz/fuzz_edl.c engine/\*.c $(pkg-config --cflags --libs json-c) \
- *     -lpthread && ./a.out tests/fuzz/corpus/edl
+ *     -lpthread && make fuzz-seed && ./a.out build/fuzz/seed/edl
  */
 #include <stddef.h>
 #include <stdint.h>

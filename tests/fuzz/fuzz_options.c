@@ -13,7 +13,7 @@
  * removed at exit; libFuzzer's single-input runs and crashes skip exit
  * handlers, so run-fuzz.sh points TMPDIR at build/fuzz/tmp and clears it.
  *   make fuzz (tests/run-fuzz.sh) builds and runs it on
- *   tests/fuzz/corpus/options
+ *   build/fuzz/seed/options (tests/fuzz/corpus/options)
  */
 #include <stdarg.h>
 #include <stddef.h>

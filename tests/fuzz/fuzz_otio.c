@@ -4,7 +4,7 @@
  * timeline or messages, never a crash, leak, hang or undefined behaviour.
  *   clang -fsanitize=fuzzer,address,undefined -Iengine -D_GNU_SOURCE \
  *     tests/fuzz/fuzz_otio.c engine/\*.c $(pkg-config --cflags --libs json-c) \
- *     -lpthread && ./a.out tests/fuzz/corpus/otio
+ *     -lpthread && make fuzz-seed && ./a.out build/fuzz/seed/otio
  */
 #include <stddef.h>
 #include <stdint.h>

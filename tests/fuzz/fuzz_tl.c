@@ -5,7 +5,7 @@
  * that parses is also written back (eng_tl_write, plain and escaped) and
  * parsed again, which must give the same edit, and planned for
  * timelinefs-gen --for.
- *   make fuzz (tests/run-fuzz.sh) builds and runs it on tests/fuzz/corpus/tl
+ *   make fuzz (tests/run-fuzz.sh) builds and runs it on build/fuzz/seed/tl
  */
 #include <stddef.h>
 #include <stdint.h>

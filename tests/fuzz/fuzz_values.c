@@ -5,7 +5,7 @@
  * value or an error, never a crash or undefined behaviour, and a value
  * that parses is in range.
  *   make fuzz (tests/run-fuzz.sh) builds and runs it on
- *   tests/fuzz/corpus/values
+ *   build/fuzz/seed/values (tests/fuzz/corpus/values)
  */
 #include <stddef.h>
 #include <stdint.h>
