@@ -30,7 +30,7 @@
  * transaction already changed, and that journal was a 4 KiB write per row
  * (strace: 326 k pwrite for 300 k rows of 16 streams, 16 k for one
  * stream).  FAIL keeps the rows before a failing one, which costs nothing
- * here: any error rolls the whole transaction back (write_chunk).
+ * here: any error rolls the whole transaction back (store_write_chunk).
  */
 #define ACCESS_INSERT "INSERT OR FAIL INTO access (stream_id, frame, " \
 		      "track, clip, file_offset, length, sched_ns, due_ns, " \

@@ -195,12 +195,15 @@ static inline void store_bind_text(sqlite3_stmt *s, int i, const char *v,
 		*rc = sqlite3_bind_null(s, i);
 }
 
-/* store.c */
+/* store.c: a message (malloc'ed, NULL when out of memory); the first
+ * failure kept for store_errmsg (msg taken over, -EIO in the stats); a
+ * statement that returns no row stepped and reset (sticky *rc, the reason
+ * in *msg); the connection's open transaction rolled back, if any. */
 char *store_fmt_msg(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void store_keep_error(struct store *st, char *msg);
 void store_step_done(sqlite3 *db, sqlite3_stmt *s, const char *what,
-			   int *rc, char **msg);
+		     int *rc, char **msg);
 void store_rollback_open(struct store *st);
 
 /* migrate.c: bring the connection's file to STORE_SCHEMA_VERSION, in one
@@ -212,24 +215,31 @@ int store_migrate(sqlite3 *db, int *newer);
 /* run.c: commit the header transaction (0, or -EIO with the rows gone). */
 int store_header_commit(struct store *st);
 
-/* queue.c */
+/* queue.c: move up to batch_cap entries to st->batch (under lock),
+ * returning how many; take a stream handle off st->streams (under lock). */
 size_t store_queue_take(struct store *st);
 void store_unlink_stream(struct store *st, struct store_stream *ss);
 
-/* write.c */
+/* write.c: write n entries in one transaction (without lock): SQLITE_OK,
+ * or a SQLite code with it rolled back and the reason in *msg. */
 int store_write_chunk(struct store *st, const struct entry *e, size_t n,
-			    char **msg);
+		      char **msg);
 
-/* hold.c */
+/* hold.c: write st->batch's n entries or hold them (force: retry the hold
+ * now); write the hold, oldest first; give up on it at the run's end.
+ * Writer only, or the caller once the writer is joined. */
 void store_write_or_hold(struct store *st, size_t n, int force);
 void store_hold_flush(struct store *st);
 void store_hold_give_up(struct store *st);
 
-/* writer.c */
+/* writer.c: stop and join the writer (and the checkpointer); write what
+ * is still queued in the caller's thread, then give up on the hold. */
 void store_writer_stop(struct store *st);
 void store_drain_sync(struct store *st);
 
-/* checkpoint.c */
+/* checkpoint.c: install the WAL hook on st->db (at open); start the
+ * checkpointer with the writer (none for :memory: or on failure: the
+ * hook then checkpoints inline); stop it after the writer is joined. */
 void store_ckpt_hook(struct store *st);
 void store_ckpt_start(struct store *st);
 void store_ckpt_stop(struct store *st);
