@@ -111,17 +111,15 @@ int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
 	return 0;
 }
 
-/* A header row of the run (its id, then one or two texts) in the header
- * transaction: 0, -EINVAL out of order, -EIO with the reason kept. */
-static int header_row(struct store *st, int stmt, const char *what,
-		      const char *a, const char *b)
+/* A row of the run (its id, then one or two texts), by the caller's
+ * thread: 0, or -EIO with the reason kept. */
+static int run_row(struct store *st, int stmt, const char *what,
+		   const char *a, const char *b)
 {
 	sqlite3_stmt *s = st->stmt[stmt];
 	char *msg = NULL;
 	int rc = SQLITE_OK;
 
-	if (!st->run_id || st->started || st->run_ended)
-		return -EINVAL;
 	store_bind_i64(s, 1, st->run_id, &rc);
 	store_bind_text(s, 2, a, &rc);
 	if (b)
@@ -132,6 +130,15 @@ static int header_row(struct store *st, int stmt, const char *what,
 		return -EIO;
 	}
 	return 0;
+}
+
+/* A row of the run in the header transaction: -EINVAL out of order. */
+static int header_row(struct store *st, int stmt, const char *what,
+		      const char *a, const char *b)
+{
+	if (!st->run_id || st->started || st->run_ended)
+		return -EINVAL;
+	return run_row(st, stmt, what, a, b);
 }
 
 int store_problem_add(struct store *st, const char *message)
@@ -149,22 +156,10 @@ int store_env_add(struct store *st, const char *key, const char *value)
 
 int store_env_add_ended(struct store *st, const char *key, const char *value)
 {
-	sqlite3_stmt *s = st->stmt[STMT_ENV];
-	char *msg = NULL;
-	int rc = SQLITE_OK;
-
 	/* the writer is stopped by store_run_end: the connection is ours */
 	if (!key || !value || !st->run_id || !st->run_ended)
 		return -EINVAL;
-	store_bind_i64(s, 1, st->run_id, &rc);
-	store_bind_text(s, 2, key, &rc);
-	store_bind_text(s, 3, value, &rc);
-	store_step_done(st->db, s, "insert run_env row", &rc, &msg);
-	if (rc != SQLITE_OK) {
-		store_keep_error(st, msg);
-		return -EIO;
-	}
-	return 0;
+	return run_row(st, STMT_ENV, "insert run_env row", key, value);
 }
 
 int store_run_end(struct store *st, uint64_t end_ns)
