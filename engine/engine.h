@@ -90,6 +90,10 @@ int eng_parse_size(const char *s, uint64_t *out);
 /* A non-negative decimal integer that fits in int64_t; 0 or -EINVAL. */
 int eng_parse_int(const char *s, int64_t *out);
 
+/* The value of hex digit c (0-9, a-f, A-F), or -1: the %XX escapes of
+ * .tl clip words and of OTIO file URLs. */
+int eng_hex_digit(char c);
+
 /* Greatest common divisor (Euclid); gcd(a, 0) = a, gcd(0, 0) = 0. */
 uint64_t eng_gcd64(uint64_t a, uint64_t b);
 
@@ -234,6 +238,8 @@ struct eng_timeline {
 struct eng_timeline *eng_tl_new(const char *name, const char *path);
 void eng_tl_free(struct eng_timeline *tl);
 
+/* Whether name is a valid track name: 1..15 of [A-Za-z0-9_]. */
+int eng_track_name_valid(const char *name);
 /* Add a track; returns its index, -EEXIST (same name), -EINVAL (bad name:
  * must be 1..15 of [A-Za-z0-9_], rate 0 or align 0) or -ENOMEM. */
 int eng_tl_add_track(struct eng_timeline *tl, const char *name,

@@ -43,7 +43,7 @@ void eng_tl_free(struct eng_timeline *tl)
 	free(tl);
 }
 
-static int valid_track_name(const char *name)
+int eng_track_name_valid(const char *name)
 {
 	size_t n = strlen(name), i;
 
@@ -64,7 +64,7 @@ int eng_tl_add_track(struct eng_timeline *tl, const char *name,
 {
 	struct eng_track *tr;
 
-	if (!valid_track_name(name) || rate == 0 || align == 0)
+	if (!eng_track_name_valid(name) || rate == 0 || align == 0)
 		return -EINVAL;
 	if (eng_tl_find_track(tl, name) >= 0)
 		return -EEXIST;

@@ -599,17 +599,6 @@ out:
 /* ------------------------------------------------------------------ */
 /* Clip names                                                           */
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* The clip name of a target_url, malloc'ed into *out; -EINVAL with *why. */
 static int url_clip_name(const char *url, char **out, const char **why)
 {
@@ -642,9 +631,10 @@ static int url_clip_name(const char *url, char **out, const char **why)
 		return -ENOMEM;
 	q = buf;
 	for (s = p; s < p + n; s++) {
-		if (is_url && *s == '%' && s + 2 < p + n && hexval(s[1]) >= 0 &&
-		    hexval(s[2]) >= 0) {
-			char ch = (char)(hexval(s[1]) * 16 + hexval(s[2]));
+		if (is_url && *s == '%' && s + 2 < p + n &&
+		    eng_hex_digit(s[1]) >= 0 && eng_hex_digit(s[2]) >= 0) {
+			char ch = (char)(eng_hex_digit(s[1]) * 16 +
+					 eng_hex_digit(s[2]));
 
 			if (ch == '\0') {
 				free(buf);

@@ -18,6 +18,17 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+int eng_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* Digits only, at least one, value <= max.  Sets *end past the digits. */
 static int parse_u64_prefix(const char *s, uint64_t max, uint64_t *out,
 			    const char **end)

@@ -62,20 +62,6 @@ static void do_fps(struct tl_state *st, unsigned line, char **tok, int n)
 			    "unexpected '%s' after frame rate", tok[2]);
 }
 
-static int valid_track_name(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n == 0 || n >= ENG_TRACK_NAME_MAX)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-			return 0;
-	return 1;
-}
-
 static int grow_tracks(struct tl_state *st)
 {
 	size_t cap = st->cap ? st->cap * 2 : 8;
@@ -113,7 +99,7 @@ static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
 		eng_problem(&st->pb, line, "missing track NAME");
 		return 0;
 	}
-	if (!valid_track_name(tok[1])) {
+	if (!eng_track_name_valid(tok[1])) {
 		eng_problem(&st->pb, line,
 			    "bad track name '%s': must be 1-%d letters, digits or '_'",
 			    tok[1], ENG_TRACK_NAME_MAX - 1);
@@ -202,17 +188,6 @@ static size_t event_tracks(struct tl_state *st, unsigned line, char *list)
 	return n;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * A clip word with every %XX (two hex digits) made the byte XX, in place:
  * the spelling eng_tl_write gives a blank, '#' or '%' that a .tl word
@@ -226,12 +201,12 @@ static int unescape_clip(char *w)
 	int hi, lo;
 
 	for (in = w; *in; in++)
-		if (in[0] == '%' && hex_digit(in[1]) == 0 &&
-		    hex_digit(in[2]) == 0)
+		if (in[0] == '%' && eng_hex_digit(in[1]) == 0 &&
+		    eng_hex_digit(in[2]) == 0)
 			return -EINVAL;
 	for (in = out = w; *in; out++) {
-		if (in[0] == '%' && (hi = hex_digit(in[1])) >= 0 &&
-		    (lo = hex_digit(in[2])) >= 0) {
+		if (in[0] == '%' && (hi = eng_hex_digit(in[1])) >= 0 &&
+		    (lo = eng_hex_digit(in[2])) >= 0) {
 			*out = (char)(hi << 4 | lo);
 			in += 3;
 		} else {
