@@ -47,7 +47,7 @@ Q = @
 q = @printf '  %-6s %s\n'
 endif
 
-ENGINE_SRC = $(sort $(wildcard engine/*.c))
+ENGINE_SRC = $(sort $(wildcard engine/*/*.c))
 SCHEMA_SRC = $(sort $(wildcard schema/*.c))
 SCHEMA_SQL = $(sort $(wildcard schema/*.sql))
 FS_SRC = $(filter-out fs/gen_main.c,$(sort $(wildcard fs/*.c)))
@@ -85,7 +85,7 @@ $(B)/schema/schema_sql.c: $(SCHEMA_SQL) Makefile
 $(B)/version: FORCE
 	@mkdir -p $(B)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
-$(B)/engine/gen.o $(B)/fs/gen_main.o $(B)/fs/main.o $(B)/fs/env.o \
+$(B)/engine/media/gen.o $(B)/fs/gen_main.o $(B)/fs/main.o $(B)/fs/env.o \
 	$(B)/tests/test_gen: $(B)/version
 
 $(B)/schema/schema_sql.o: $(B)/schema/schema_sql.c
@@ -312,9 +312,9 @@ clean:
 	rm -rf build
 
 format:
-	clang-format -i engine/*.[ch] schema/*.[ch] fs/*.[ch] tests/unit/*.[ch]
+	clang-format -i engine/*.h engine/*/*.[ch] schema/*.[ch] fs/*.[ch] tests/unit/*.[ch]
 
 check-format:
-	@clang-format --dry-run --Werror engine/*.[ch] schema/*.[ch] fs/*.[ch]
+	@clang-format --dry-run --Werror engine/*.h engine/*/*.[ch] schema/*.[ch] fs/*.[ch]
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -12,7 +12,18 @@
 
 #include <fuse_lowlevel.h>
 
-#include "engine.h"
+#include "host/env.h"
+#include "host/kconfig.h"
+#include "io/inject.h"
+#include "io/io.h"
+#include "media/media.h"
+#include "play/evict.h"
+#include "play/player.h"
+#include "play/status.h"
+#include "timeline/load.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+#include "util/values.h"
 #include "store.h"
 
 /* Largest read the kernel sends us: passed as -o max_read and used to size

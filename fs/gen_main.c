@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * timelinefs-gen: write seeded random clip files (raw video essence, WAVE
- * audio) and .tl timelines editing them.  The plan is engine/gen.c's; this
+ * audio) and .tl timelines editing them.  The plan is engine/media/gen.c's; this
  * file parses options and does the file I/O.
  */
 #include <dirent.h>
@@ -18,7 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "media/gen.h"
+#include "media/media.h"
+#include "timeline/load.h"
+#include "timeline/model.h"
+#include "timeline/tl.h"
+#include "util/diag.h"
+#include "util/rng.h"
+#include "util/values.h"
 
 #define PROG "timelinefs-gen"
 #define BLOCK (1u << 20) /* fill and write unit: a multiple of 8 */

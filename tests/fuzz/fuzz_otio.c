@@ -9,7 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "timeline/load.h"
+#include "timeline/model.h"
+#include "timeline/otio.h"
+#include "util/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

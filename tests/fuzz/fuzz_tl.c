@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "media/gen.h"
+#include "timeline/model.h"
+#include "timeline/tl.h"
+#include "util/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

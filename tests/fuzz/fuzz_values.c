@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "media/gen.h"
+#include "util/values.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Mounted: a cached reader's page cache is let go of behind it, in 8 MiB
 # steps for paced streams and 64 MiB steps for unpaced ones
-# (engine/evict.c), and letting go costs no re-read: every frame is loaded
+# (engine/play/evict.c), and letting go costs no re-read: every frame is loaded
 # once and the bytes are exact.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for engine/diag.c: eng_escape() byte by byte (controls,
+ * Unit tests for engine/util/diag.c: eng_escape() byte by byte (controls,
  * invalid UTF-8, hidden Unicode controls, text kept), messages escaped as
  * a whole, and eng_problem() counting with and without a diag.
  */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "util/diag.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

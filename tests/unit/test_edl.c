@@ -17,7 +17,11 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "timeline/edl.h"
+#include "timeline/load.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+#include "util/values.h"
 #include "parser_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

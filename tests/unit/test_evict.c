@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for engine/evict.c: which page cache a cached reader has
+ * Unit tests for engine/play/evict.c: which page cache a cached reader has
  * passed.  Nothing within keep of the newest request, whole pages, steps
  * of 64 MiB unpaced and 8 MiB paced, ranges that follow one another, and
  * nothing for requests behind what was dropped.
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "play/evict.h"
 
 #define MiB (1ULL << 20)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of engine/gen.c: PRNG streams, the WAVE header, config checks,
+/* Unit tests of engine/media/gen.c: PRNG streams, the WAVE header, config checks,
  * timeline planning, the .tl text (parsed back by the real parser) and the
  * clip files --for plans (checked by the real media resolution). */
 #include <errno.h>
@@ -16,7 +16,16 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "media/gen.h"
+#include "media/media.h"
+#include "timeline/edl.h"
+#include "timeline/layout.h"
+#include "timeline/load.h"
+#include "timeline/model.h"
+#include "timeline/tl.h"
+#include "util/diag.h"
+#include "util/rng.h"
+#include "util/values.h"
 
 /* ---------------------------------------------------------------- rng */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of engine/inject.c (the -o inject parser and the eng_io fault
+ * Unit tests of engine/io/inject.c (the -o inject parser and the eng_io fault
  * wrapper, over a fake io with a fake clock) and of the player's use of
  * io->check (a clip deleted while played) and of injected-fault records.
  */
@@ -15,7 +15,12 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "io/inject.h"
+#include "io/io.h"
+#include "play/player.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+#include "util/values.h"
 
 #define MS 1000000ULL
 

@@ -14,7 +14,10 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "timeline/layout.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+#include "util/values.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

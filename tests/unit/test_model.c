@@ -16,7 +16,10 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "timeline/layout.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+#include "util/values.h"
 
 #define SPAN 64		/* record frames of the random tracks */
 #define MAX_DEFS 40

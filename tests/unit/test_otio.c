@@ -17,7 +17,10 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "timeline/load.h"
+#include "timeline/model.h"
+#include "timeline/otio.h"
+#include "util/diag.h"
 #include "parser_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

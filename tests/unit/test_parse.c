@@ -10,7 +10,8 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "timeline/load.h"
+#include "util/values.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for engine/pieces.c: a reply's pieces within the caller's
+ * Unit tests for engine/play/pieces.c: a reply's pieces within the caller's
  * limit.  Regression for issue 17 defect 1: a 1 MiB reply of 800-byte
  * frames took 1310 iovecs, more than writev's 1024, and failed (E2BIG, or
  * at exactly 1024 a reply the kernel never saw and a reader that hung).
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "play/pieces.h"
 
 #define MAXP 8
 

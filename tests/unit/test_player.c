@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the player (engine/player.c) with a fake clock and fake
- * backing I/O, plus a short check of the real I/O (engine/io_real.c).
+ * Unit tests of the player (engine/play/player.c) with a fake clock and fake
+ * backing I/O, plus a short check of the real I/O (engine/io/io_real.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +29,14 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "io/io.h"
+#include "media/gen.h"
+#include "media/media.h"
+#include "play/player.h"
+#include "timeline/layout.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+#include "util/values.h"
 
 #define MS 1000000ULL
 #define T0 5000000000ULL	/* the fake clock's start: not 0 on purpose */

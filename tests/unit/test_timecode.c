@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for engine/timecode.c, the one timecode parser of EDL files,
+ * Unit tests for engine/timeline/timecode.c, the one timecode parser of EDL files,
  * -o edl_origin= and timelinefs-gen --edl-origin (issue 17 defect 7: the
  * mount had a second one, without drop frame).
  */
@@ -13,7 +13,9 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "timeline/load.h"
+#include "timeline/timecode.h"
+#include "util/values.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -18,7 +18,11 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "timeline/layout.h"
+#include "timeline/load.h"
+#include "timeline/model.h"
+#include "timeline/tl.h"
+#include "util/diag.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

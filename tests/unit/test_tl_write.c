@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of engine/tl_write.c: the exact text for a small edit, round
+ * Unit tests of engine/timeline/tl_write.c: the exact text for a small edit, round
  * trips through the real .tl parser from .tl, EDL and OTIO timelines, and
  * clip names .tl cannot hold (refused, or %XX-escaped on request).
  */
@@ -15,7 +15,13 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
+#include "timeline/edl.h"
+#include "timeline/load.h"
+#include "timeline/model.h"
+#include "timeline/otio.h"
+#include "timeline/tl.h"
+#include "util/diag.h"
+#include "util/values.h"
 
 static void print_diag(const struct eng_diag *d)
 {

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fault injection (inject.c): an eng_io wrapper, unreliablefs-style, that
+ * delays or fails the reads of chosen media files (the mount's -o inject=).
+ * Reproducible: its choices come from a seeded eng_rng.
+ */
+#ifndef ENG_INJECT_H
+#define ENG_INJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/io.h"
+#include "util/diag.h"
+
+#define ENG_INJECT_DELAY 1u	/* the read was delayed */
+#define ENG_INJECT_ERROR 2u	/* the read failed with an injected errno */
+#define ENG_INJECT_MAX_RULES 32
+
+/*
+ * A spec is rules separated by ';' or '+'; a rule is ':'-separated
+ * key=value fields (',' is never used: mount options split on it):
+ *     clip=GLOB        clip name (fnmatch; default *)
+ *     track=GLOB       track name (V, A1, A*; default *)
+ *     delay=D[-D][@P]  sleep D (or uniform in [D1, D2]) before the read;
+ *                      D is a number with unit ns, us, ms or s
+ *     error=E[@P]      fail the read with errno E (EIO, ENOSPC, ETIMEDOUT,
+ *                      EACCES, ENOENT, ESTALE, ENXIO, ENODATA or a number)
+ *     seed=N           seed of the random choices (default 1; any rule)
+ * P is the probability per read: 0.01, 1% (default 1).  A rule needs a
+ * delay or an error.  Every rule matching a read applies: delays add up,
+ * the first matching error wins.
+ * Example: "clip=clip000*:track=V:delay=1ms-20ms;track=A1:error=EIO@0.01".
+ */
+struct eng_inject;
+
+/* Parse spec.  Each problem is added to diag as "inject:RULE: reason"
+ * (RULE counts from 1); returns 0, -EINVAL (diag says why) or -ENOMEM;
+ * *out is NULL on failure.  Free with eng_inject_free(). */
+int eng_inject_parse(const char *spec, struct eng_inject **out,
+		     struct eng_diag *diag);
+/* Number of rules of a parsed spec. */
+size_t eng_inject_rules(const struct eng_inject *inj);
+/* Make *out an eng_io that forwards to *inner (which must outlive it, as
+ * must inj) with the faults of inj on the reads of the files whose names
+ * match (media file NAME.TRACK.EXT, as eng_media_resolve names them).
+ * Delays sleep with inner's clock; choices come from a seeded eng_rng, so
+ * a single-threaded sequence of reads is reproducible.  Thread-safe.
+ * 0, or -EINVAL when inner lacks pread/open/close/now/sleep_until. */
+int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
+		    struct eng_io *out);
+
+struct eng_inject_stats {
+	uint64_t reads;		/* preads through the wrapper */
+	uint64_t matched;	/* reads of a file some rule matches */
+	uint64_t delayed;	/* reads delayed */
+	uint64_t delay_ns;	/* total injected delay */
+	uint64_t errors;	/* reads failed by injection */
+};
+void eng_inject_stats(struct eng_inject *inj, struct eng_inject_stats *st);
+void eng_inject_free(struct eng_inject *inj);
+
+#endif /* ENG_INJECT_H */

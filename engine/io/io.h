@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The injected clock and backing I/O (struct eng_io) and its real
+ * implementation (io_real.c).  Owns the rule that keeps the engine testable:
+ * every sleep, clock read and media read of the player goes through an
+ * eng_io, which tests replace with a fake clock and fake files.
+ */
+#ifndef ENG_IO_H
+#define ENG_IO_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct eng_io {
+	/* CLOCK_MONOTONIC in ns */
+	uint64_t (*now)(void *ctx);
+	/* Sleep until now() >= ns (absolute). */
+	void (*sleep_until)(void *ctx, uint64_t ns);
+	/* Open a media file by name inside the media folder, read-only.
+	 * With direct set, try O_DIRECT; *is_direct tells what was got.
+	 * Returns an fd or -errno. */
+	int (*open)(void *ctx, const char *file, int direct, int *is_direct);
+	/* pread; returns bytes read or -errno. */
+	ssize_t (*pread)(void *ctx, int fd, void *buf, size_t len,
+			 uint64_t off);
+	/* Drop [off, off+len) of fd from the page cache, whole pages
+	 * included: the pages it starts and ends in too (len 0: to the end
+	 * of the file). */
+	void (*dontneed)(void *ctx, int fd, uint64_t off, uint64_t len);
+	void (*close)(void *ctx, int fd);
+	void *ctx;
+	/* Optional (NULL: never checked).  Is fd, got from open(file), still
+	 * the readable regular file that `file` names?  The player calls it
+	 * right after each open and then at most every ENG_MEDIA_CHECK_NS per
+	 * open fd, so that a clip deleted, replaced (a symlink swapped in) or
+	 * made unreadable while it is played fails its reads instead of
+	 * serving the old inode.  0, or -ENOENT (deleted or renamed away),
+	 * -ESTALE (the name now holds another file), -ELOOP (now a symlink),
+	 * -EACCES (no read permission bit left), other -errno. */
+	int (*check)(void *ctx, int fd, const char *file);
+	/* Optional: pread that also says which faults were injected into it
+	 * (ENG_INJECT_* bits, 0 for none); the player prefers it to pread. */
+	ssize_t (*pread_ex)(void *ctx, int fd, void *buf, size_t len,
+			    uint64_t off, unsigned *injected);
+	/* Optional, all or none: zero copy (cfg.zero_copy).  A pipe is two
+	 * ints the player keeps per ring slot and hands back; a backing read
+	 * moves the file's pages into it instead of copying them into the
+	 * ring, and the caller replies from it (see eng_player_read_zc).
+	 * pipe_new: a pipe that holds `bytes` of data in page-sized pieces,
+	 * fds[0] read end, fds[1] write end; -errno if it cannot be had.
+	 * splice_in: pread of fd into write end wr; bytes moved or -errno.
+	 * pipe_zero: len zero bytes into wr; len or -errno.
+	 * pipe_skip: discard len bytes at the read end rd (SIZE_MAX: all it
+	 * holds); 0, or -errno (-EIO: it held fewer than len).
+	 * pipe_avail: the bytes the read end rd holds, or -errno.
+	 * Nothing of these blocks. */
+	int (*pipe_new)(void *ctx, size_t bytes, int fds[2]);
+	void (*pipe_free)(void *ctx, const int fds[2]);
+	ssize_t (*splice_in)(void *ctx, int fd, uint64_t off, size_t len,
+			     int wr);
+	ssize_t (*pipe_zero)(void *ctx, int wr, size_t len);
+	int (*pipe_skip)(void *ctx, int rd, size_t len);
+	ssize_t (*pipe_avail)(void *ctx, int rd);
+};
+
+/* How often the player re-checks an open media fd (struct eng_io.check). */
+#define ENG_MEDIA_CHECK_NS (100 * 1000 * 1000ULL)
+
+/* The real clock and I/O on the media folder open as dirfd (io_real.c).
+ * open() takes a plain file name (no '/', not "." or ".."; -EINVAL) and
+ * resolves it with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the
+ * kernel has it, else openat(O_NOFOLLOW); a symlink is -ELOOP, anything but
+ * a regular file -EINVAL.  check() compares the fd with what the name holds
+ * now (fstat vs fstatat) and treats a mode without any read bit as -EACCES
+ * even for root.  One serves every player's filler at once: it holds no state
+ * but the dirfd and two flags that any thread may set, atomic (no lock:
+ * each says only itself, and a thread that misses a set one just finds it
+ * again).  `warned_direct` is set when an O_DIRECT open was refused and a
+ * buffered fd was returned. */
+struct eng_io_real {
+	int dirfd;		/* set by eng_io_real_init, read-only after */
+	atomic_int warned_direct;
+	atomic_int no_openat2;	/* the kernel has no openat2: O_NOFOLLOW */
+};
+void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd);
+
+#endif /* ENG_IO_H */

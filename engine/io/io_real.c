@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The real clock and backing I/O behind struct eng_io: CLOCK_MONOTONIC,
+ * absolute sleeps, and reads of the media folder's files, opened so that a
+ * name can never leave the folder or follow a symlink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
+
+#include "io/io.h"
+#include "util/values.h"
+
+static uint64_t real_now(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * ENG_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void real_sleep_until(void *ctx, uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / ENG_NS_PER_SEC),
+		.tv_nsec = (long)(ns % ENG_NS_PER_SEC),
+	};
+
+	(void)ctx;
+	/* absolute: a signal does not stretch the wait */
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+/* A media file name is one path component: nothing to resolve. */
+static int plain_name(const char *file)
+{
+	return file[0] && !strchr(file, '/') && strcmp(file, ".") != 0 &&
+	       strcmp(file, "..") != 0;
+}
+
+/* openat2 confines the lookup in the kernel (no symlink anywhere, nothing
+ * outside dirfd); kernels before 5.6 get openat + O_NOFOLLOW, which is
+ * equivalent for a name without '/'. */
+static int open_beneath(struct eng_io_real *real, const char *file, int flags)
+{
+	int fd;
+
+#ifdef SYS_openat2
+	if (!atomic_load_explicit(&real->no_openat2, memory_order_relaxed)) {
+		struct open_how how;
+
+		memset(&how, 0, sizeof(how));
+		how.flags = (uint64_t)flags;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			      RESOLVE_NO_MAGICLINKS;
+		fd = (int)syscall(SYS_openat2, real->dirfd, file, &how,
+				  sizeof(how));
+		if (fd >= 0 || errno != ENOSYS)
+			return fd < 0 ? -errno : fd;
+		atomic_store_explicit(&real->no_openat2, 1,
+				      memory_order_relaxed);
+	}
+#endif
+	fd = openat(real->dirfd, file, flags | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+static int real_open(void *ctx, const char *file, int direct, int *is_direct)
+{
+	struct eng_io_real *real = ctx;
+	/* O_NONBLOCK: a FIFO swapped in must not hang the open */
+	int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+	struct stat st;
+	int fd = -EINVAL;
+
+	if (is_direct)
+		*is_direct = 0;
+	if (!file || !plain_name(file))
+		return -EINVAL;
+	if (direct) {
+		fd = open_beneath(real, file, flags | O_DIRECT);
+		if (fd >= 0) {
+			if (is_direct)
+				*is_direct = 1;
+		} else if (fd == -EINVAL) {
+			/* ramfs, tmpfs before Linux 6.6 and some FUSE file
+			 * systems refuse O_DIRECT */
+			atomic_store_explicit(&real->warned_direct, 1,
+					      memory_order_relaxed);
+		} else {
+			return fd;
+		}
+	}
+	if (fd < 0)
+		fd = open_beneath(real, file, flags);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		if (is_direct)
+			*is_direct = 0;
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static int real_check(void *ctx, int fd, const char *file)
+{
+	struct eng_io_real *real = ctx;
+	struct stat a, b;
+
+	if (fstat(fd, &a) < 0)
+		return -errno;
+	if (a.st_nlink == 0)
+		return -ENOENT;
+	if (fstatat(real->dirfd, file, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISLNK(b.st_mode))
+		return -ELOOP;
+	if (a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		return -ESTALE;
+	/* root reads a mode 000 file anyway; an NLE user would not */
+	if (!(b.st_mode & 0444))
+		return -EACCES;
+	return 0;
+}
+
+static ssize_t real_pread(void *ctx, int fd, void *buf, size_t len,
+			  uint64_t off)
+{
+	size_t done = 0;
+	ssize_t r;
+
+	(void)ctx;
+	while (done < len) {
+		r = pread(fd, (char *)buf + done, len - done,
+			  (off_t)(off + done));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+static void real_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end;
+
+	(void)ctx;
+	/* The kernel keeps the partial pages at either end of the range: a
+	 * 4800-byte audio slice would never lose a page.  Widen it to whole
+	 * pages; the next slice reads its first page from the storage. */
+	if (len) {
+		end = (off + len + page - 1) & ~(page - 1);
+		off &= ~(page - 1);
+		len = end - off;
+	}
+	posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+}
+
+static void real_close(void *ctx, int fd)
+{
+	(void)ctx;
+	close(fd);
+}
+
+/* Zero copy.  Pipes are non-blocking: a full or empty pipe is a short
+ * count, never a hung request. */
+static int real_pipe_new(void *ctx, size_t bytes, int fds[2])
+{
+	int rc;
+
+	(void)ctx;
+	if (bytes > INT_MAX)
+		return -EINVAL;
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) < 0)
+		return -errno;
+	/* the kernel rounds up to a power of two pages; above
+	 * /proc/sys/fs/pipe-max-size (or a user's pipe-user-pages) it
+	 * refuses, and the player uses its ring */
+	rc = fcntl(fds[1], F_SETPIPE_SZ, (int)bytes);
+	if (rc < 0 || (size_t)rc < bytes) {
+		rc = rc < 0 ? -errno : -ENOSPC;
+		close(fds[0]);
+		close(fds[1]);
+		return rc;
+	}
+	return 0;
+}
+
+static void real_pipe_free(void *ctx, const int fds[2])
+{
+	(void)ctx;
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static ssize_t real_splice_in(void *ctx, int fd, uint64_t off, size_t len,
+			      int wr)
+{
+	loff_t o = (loff_t)off;
+	size_t got = 0;
+	ssize_t n;
+
+	(void)ctx;
+	while (got < len) {
+		n = splice(fd, &o, wr, NULL, len - got, SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return got ? (ssize_t)got : -errno;
+		if (n == 0)
+			break;		/* end of file: a short clip */
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* Zero pages to give a pipe references to; never written. */
+static unsigned char zero_pages[64 * 1024] __attribute__((aligned(4096)));
+
+static ssize_t real_pipe_zero(void *ctx, int wr, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	(void)ctx;
+	while (got < len) {
+		struct iovec v = {
+			.iov_base = zero_pages,
+			.iov_len = len - got < sizeof(zero_pages) ?
+					   len - got : sizeof(zero_pages),
+		};
+
+		n = vmsplice(wr, &v, 1, SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return got ? (ssize_t)got : n < 0 ? -errno : -EIO;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static int real_pipe_skip(void *ctx, int rd, size_t len)
+{
+	unsigned char sink[16 * 1024];	/* written, never read */
+	int all = len == SIZE_MAX;
+	ssize_t n;
+
+	(void)ctx;
+	/* read(), not splice to /dev/null: no fd to keep, and what is
+	 * skipped is rare (a seek into a frame, bytes never asked for) */
+	while (len) {
+		n = read(rd, sink, len < sizeof(sink) ? len : sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		if (n <= 0)	/* empty: fine for "all", short otherwise */
+			return all ? 0 : -EIO;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static ssize_t real_pipe_avail(void *ctx, int rd)
+{
+	int n;
+
+	(void)ctx;
+	if (ioctl(rd, FIONREAD, &n) < 0)
+		return -errno;
+	return n;
+}
+
+void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
+{
+	real->dirfd = dirfd;
+	atomic_init(&real->warned_direct, 0);
+	atomic_init(&real->no_openat2, 0);
+	io->now = real_now;
+	io->sleep_until = real_sleep_until;
+	io->open = real_open;
+	io->pread = real_pread;
+	io->dontneed = real_dontneed;
+	io->close = real_close;
+	io->check = real_check;
+	io->pread_ex = NULL;
+	io->pipe_new = real_pipe_new;
+	io->pipe_free = real_pipe_free;
+	io->splice_in = real_splice_in;
+	io->pipe_zero = real_pipe_zero;
+	io->pipe_skip = real_pipe_skip;
+	io->pipe_avail = real_pipe_avail;
+	io->ctx = real;
+}

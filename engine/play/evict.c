@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cached mode: which part of a timeline's page cache the reader has passed
+ * and may be dropped.  The kernel's readahead requests tell where the
+ * reader is, give or take its readahead windows; the daemon drops
+ * (fuse_lowlevel_notify_inval_inode) in steps what lies well behind them.
+ */
+#include "play/evict.h"
+
+void eng_evict_init(struct eng_evict *ev, int paced)
+{
+	ev->done = 0;
+	ev->keep = ENG_EVICT_KEEP;
+	ev->step = paced ? ENG_EVICT_STEP_PACED : ENG_EVICT_STEP;
+}
+
+uint64_t eng_evict_passed(struct eng_evict *ev, uint64_t off, uint64_t *from)
+{
+	uint64_t upto;
+
+	if (off < ev->keep)
+		return 0;
+	/* whole pages: the kernel drops the pages a range touches */
+	upto = (off - ev->keep) & ~(uint64_t)(ENG_EVICT_PAGE - 1);
+	/* behind what is dropped already (a re-read, a seek back) or not a
+	 * step past it: nothing yet */
+	if (upto < ev->done || upto - ev->done < ev->step)
+		return 0;
+	*from = ev->done;
+	ev->done = upto;
+	return upto - *from;
+}

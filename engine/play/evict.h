@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Cached mode (evict.c): which page cache a reader has passed and may be
+ * dropped, in steps that keep a stream's page cache bounded.
+ */
+#ifndef ENG_EVICT_H
+#define ENG_EVICT_H
+
+#include <stdint.h>
+
+/* Never drop within ENG_EVICT_KEEP behind the newest request: under load a
+ * reader can be several readahead windows behind it, and a page dropped
+ * before it was copied is read again (a re-read of frames already
+ * played).  Unpaced streams drop in 64 MiB steps: each drop runs in the
+ * worker that serves the stream, between its replies, and one unpaced
+ * stream read 1.16x faster at bs=1M with 64 MiB steps than with 8 MiB
+ * (tests/bench/xport.sh, idle machine).  Paced streams drop in 8 MiB
+ * steps: readers started together reach each step together, and 50 paced
+ * streams dropping 64 MiB each at once stalled their fillers for up to
+ * 0.7 s (11 and 80 late frames in two runs, 7512 and 14217 at 75
+ * streams; with 8 MiB steps 0 and 0, 88 and 0).  Bound on the page cache
+ * of one cached stream: keep + step (72 or 16 MiB) plus its readahead. */
+#define ENG_EVICT_KEEP (8ULL << 20)
+#define ENG_EVICT_STEP (64ULL << 20)
+#define ENG_EVICT_STEP_PACED (8ULL << 20)
+#define ENG_EVICT_PAGE 4096ULL
+
+struct eng_evict {
+	uint64_t done;		/* [0, done) was handed out to be dropped */
+	uint64_t step;
+	uint64_t keep;
+};
+
+void eng_evict_init(struct eng_evict *ev, int paced);
+/* A request at offset off is being served: the range [*from, *from + n)
+ * to drop now, n the return value; 0 when nothing is due (then *from is
+ * left alone).  Ranges are whole pages, each starts where the last one
+ * ended, and none comes within keep of off. */
+uint64_t eng_evict_passed(struct eng_evict *ev, uint64_t off, uint64_t *from);
+
+#endif /* ENG_EVICT_H */

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The player (player*.c): one stream of a timeline, paced at its frame
+ * rate.  Owns the ring of frames, the clock of the stream (anchored at the
+ * first read, re-anchored at a seek), the filler thread of a paced stream,
+ * the stream's media fds and the zero-copy pipes.  Every backing read is
+ * recorded once (struct eng_access).  All memory is allocated at
+ * eng_player_new, none on the read path; time and I/O come through cfg.io.
+ */
+#ifndef ENG_PLAYER_H
+#define ENG_PLAYER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "io/io.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+
+/* One backing read, as the player issued it.  Times are now() values. */
+struct eng_access {
+	int64_t frame;
+	uint32_t track;
+	uint32_t clip;
+	uint64_t file_offset;
+	uint64_t length;
+	uint64_t sched_ns;	/* when the player meant to issue it */
+	uint64_t due_ns;	/* the frame's presentation time */
+	uint64_t issued_ns;
+	uint64_t done_ns;
+	int err;		/* 0 or a positive errno */
+	unsigned injected;	/* ENG_INJECT_* bits: faults injected into it */
+};
+
+typedef void (*eng_record_fn)(void *ctx, const struct eng_access *a);
+
+struct eng_player_config {
+	unsigned buffer;	/* frames of lead: due = issue + buffer/fps */
+	struct eng_pace pace;
+	enum eng_backing backing;
+	size_t max_request;	/* largest read the caller will ask for */
+	const struct eng_io *io;
+	eng_record_fn record;	/* called once per backing read; may be NULL;
+				 * from the filler thread when one runs */
+	void *record_ctx;
+	/* Paced players only (ignored for pace=off, which stays driven by
+	 * the requests): frames are loaded on schedule by eng_player_fill(),
+	 * which the thread of eng_player_start() runs, instead of by the
+	 * request that needs them. */
+	int filler;
+	/* Let the player move frames through pipes (io->pipe_new ...) rather
+	 * than its ring, so the caller can splice replies with no copy of
+	 * the data in user space.  Taken only where a pipe's FIFO order fits:
+	 * pace=off, buffered backing, frames large enough that a request
+	 * spans at most ENG_ZC_MAX_SLOTS ring slots, and a first request of
+	 * at least ENG_ZC_MIN_REQUEST bytes (a small-block reader is served
+	 * best by a copy).  Decided at the first read, for the stream's
+	 * life. */
+	int zero_copy;
+	/* The most pieces (iovecs) the caller's reply takes, 0 for no
+	 * limit.  Where a request of max_request bytes could need more
+	 * (frames of under max_request / max_pieces bytes whose sizes
+	 * vary), the player keeps a spill buffer for the tail of such a
+	 * request (struct eng_pieces), allocated here, never on the read
+	 * path. */
+	int max_pieces;
+	/* Media files (one per (clip, track) played) the stream keeps open
+	 * at once; past it the least recently used one is closed, and
+	 * opened again when played again (counted in reopens).  An open
+	 * that fails with EMFILE or ENFILE closes the least recently used
+	 * ones and tries again, until none of the stream's is left: then
+	 * the read fails with that errno (its frame with -EIO).  0: no
+	 * limit but the process's. */
+	unsigned max_files;
+	/* Bytes of memory the stream may take (eng_player_mem); 0: no
+	 * limit.  eng_player_new refuses more with -EFBIG. */
+	uint64_t mem_max;
+};
+
+/* Defaults of the mount's -o stream_mem and -o stream_files.  Memory:
+ * eng_player_mem at buffer=8 and 1 MiB requests is 8.7 MiB for the seed
+ * preset (frames of 610 KB) and 63.5 MiB for the largest of
+ * timelinefs-gen --format, v210-1080p (5.5 MB frames, 11 slots), 85 MiB
+ * unpaced with zero copy: 256 MiB is three times that, and refuses what
+ * would take gigabytes (buffer=10000: 6.1 GB a stream of the seed;
+ * video_rate=18G: 7.2 GB).  Files: a frame holds one file per track open
+ * (3 in the seed, 5 in the other presets); 64 keeps a stream's recent
+ * clips open, and 64 per stream is 16384 streams under a hard
+ * RLIMIT_NOFILE of 1048576 (the daemon raises its soft limit to it). */
+#define ENG_PLAYER_MEM_DEFAULT (256ULL << 20)
+#define ENG_PLAYER_FILES_DEFAULT 64
+/* Where the open file limit is lower, the default shrinks so that
+ * ENG_PLAYER_STREAMS_EXPECTED streams (the paced streams README
+ * "Performance" measured on 2 cores) fit beside ENG_PLAYER_FDS_OWN fds of
+ * the daemon's own, but to no fewer than ENG_PLAYER_FILES_MIN (the tracks
+ * of a frame of any preset open at once). */
+#define ENG_PLAYER_STREAMS_EXPECTED 128
+#define ENG_PLAYER_FDS_OWN 64
+#define ENG_PLAYER_FILES_MIN 8
+/* The default -o stream_files under an open file limit of nofile:
+ * (nofile - ENG_PLAYER_FDS_OWN) / ENG_PLAYER_STREAMS_EXPECTED, within
+ * [ENG_PLAYER_FILES_MIN, ENG_PLAYER_FILES_DEFAULT] (1024: 7, so 8;
+ * 20000: 155, so 64). */
+unsigned eng_player_files_default(uint64_t nofile);
+
+#define ENG_ZC_MIN_REQUEST (64 * 1024)
+#define ENG_ZC_MAX_SLOTS 16
+
+struct eng_player;
+
+/* Create a player (one stream) over a finalized, media-resolved timeline.
+ * All buffers are allocated here, none on the read path.  The clock starts
+ * at the first read.  Returns 0, -EINVAL (buffer 0, max_request 0),
+ * -EFBIG (more memory than cfg->mem_max), -ENOMEM. */
+int eng_player_new(const struct eng_timeline *tl,
+		   const struct eng_player_config *cfg,
+		   struct eng_player **out);
+/* The memory a player of tl with cfg takes, allocated and touched at
+ * eng_player_new, for as long as the stream is open: its ring of *slots
+ * frames of tl->frame_bytes_max bytes (the frames a request and a
+ * concurrent readahead window span, plus cfg->buffer for a filled player),
+ * the O_DIRECT bounce buffer, the zero-copy pipes' pages where zero copy
+ * may be taken (they are kernel memory, as much as the ring again) and
+ * the tables per slot and per (clip, track).  Saturates at UINT64_MAX.
+ * Needs only tl, buffer, max_request, pace, backing, filler and
+ * zero_copy of cfg.  0, or -EINVAL as eng_player_new. */
+int eng_player_mem(const struct eng_timeline *tl,
+		   const struct eng_player_config *cfg, uint64_t *bytes,
+		   uint64_t *slots);
+/* Whether a stream of tl fits in limit bytes (a mount's -o stream_mem):
+ * 0, or -EFBIG with one message naming the timeline's file, the bytes a
+ * stream needs, how (frames of the ring, their size, the buffer) and the
+ * limit, and the options that change either; -EINVAL as eng_player_mem. */
+int eng_player_mem_check(const struct eng_timeline *tl,
+			 const struct eng_player_config *cfg, uint64_t limit,
+			 struct eng_diag *diag);
+/* Stop the filler (eng_player_stop), close the player's media fds, free it. */
+void eng_player_free(struct eng_player *p);
+
+/* Serve [off, off+len) of the virtual file and point iov[0..*iovcnt) into
+ * the player's ring.  The first read anchors the clock (t0), a read far
+ * from the play head re-anchors it (a seek), a read a little behind the
+ * ring reads those frames again on the same clock.
+ * Without a filler (pace=off, cfg.filler unset, or no filler thread
+ * running) the read loads the frames it covers itself (sleeping through
+ * io->sleep_until until each frame's issue time, one pread per non-gap
+ * slice), and the frames already due after them.  With a filler thread it
+ * waits until the filler has loaded them.
+ * Returns the number of bytes (0 at or past the end) with the player's
+ * request lock HELD: other requests wait, the filler goes on but never
+ * evicts the request's frames, so the iovecs stay valid until
+ * eng_player_unlock().  Frames contiguous in the ring are one iovec; with
+ * iovmax at least cfg.max_pieces, a request that would need more iovecs
+ * than that has its tail copied (struct eng_pieces).  Returns -EIO (a
+ * backing read failed or came up short), -E2BIG (len > max_request, or
+ * more than iovmax iovecs needed and no spill sized for iovmax: iovmax
+ * below cfg.max_pieces, or max_pieces 0),
+ * -EXDEV (a zero-copy player: see eng_player_read_zc) or -EINVAL, with
+ * the request lock released. */
+ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
+			struct iovec *iov, int iovmax, int *iovcnt);
+/* A piece of a zero-copy reply: len bytes at the read end fd of a pipe. */
+struct eng_piece {
+	int fd;
+	size_t len;
+};
+/* eng_player_read() for a zero-copy player: the frames' bytes wait in the
+ * pieces' pipes, in order; the caller moves exactly those bytes out (one
+ * splice reply) and then calls eng_player_zc_done(), which releases the
+ * request lock.  The first read decides: -EXDEV (no lock held) when the
+ * player uses its ring, and from then on; call eng_player_read() instead.
+ * A request that starts before what a pipe still holds (bytes already
+ * handed out) reads those frames again, as for a re-read behind the ring.
+ * Other returns as eng_player_read(). */
+ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
+			   struct eng_piece *pc, int pcmax, int *pccnt);
+/* End of a zero-copy request.  consumed: the reply says it took every
+ * byte of the pieces, which the player checks against what the pipes
+ * still hold (io->pipe_avail); 0, or pipes that disagree (a failed reply,
+ * how far it got unknown), empties every pipe so that the next request
+ * reads its frames again. */
+void eng_player_zc_done(struct eng_player *p, int consumed);
+/* eng_player_read() that does not wait for the filler: for a filled player
+ * whose frames are not all loaded yet it returns -EAGAIN (request lock
+ * released) after positioning the clock and the ring as the read would,
+ * and never loads frames itself.  For tests that drive eng_player_fill(). */
+ssize_t eng_player_try_read(struct eng_player *p, uint64_t off, size_t len,
+			    struct iovec *iov, int iovmax, int *iovcnt);
+void eng_player_unlock(struct eng_player *p);
+
+/* What eng_player_fill() did, or what the filler waits for. */
+enum eng_fill {
+	ENG_FILL_LOADED = 1,	/* loaded a frame: call again at once */
+	ENG_FILL_AT,		/* the next frame is issued at *next_ns */
+	ENG_FILL_IDLE,		/* no clock yet, the ring is full up to the
+				 * latest request, or the timeline is done:
+				 * wait for a request */
+};
+/* One step of the filler of a filled player (cfg.filler, paced): load the
+ * next frame if the clock is anchored, its issue time has come and the
+ * ring has room.  Never sleeps; does the frame's preads without the
+ * player's locks.  Returns an ENG_FILL_*, or -EINVAL (not a filled
+ * player).  Not to be called while the filler thread runs. */
+int eng_player_fill(struct eng_player *p, uint64_t *next_ns);
+/* Stack of a filler thread: it reads into the ring, records, nothing more. */
+#define ENG_FILLER_STACK (256 * 1024)
+/* Start the filler thread of a filled player: it runs eng_player_fill()
+ * and waits on CLOCK_MONOTONIC (the clock eng_io.now must be) until the
+ * next issue time, or until a request anchors, seeks or makes room.  0
+ * (also for a player without a filler, or one already started) or -errno
+ * from pthread_create.  Call before the first read. */
+int eng_player_start(struct eng_player *p);
+/* Stop and join the filler thread (a frame it is reading is finished and
+ * recorded first); no-op when none runs.  No record callback runs after it
+ * returns. */
+void eng_player_stop(struct eng_player *p);
+
+/* eng_player_read() then copy into buf and unlock: for tests and callers
+ * that want one contiguous buffer. */
+ssize_t eng_player_copy(struct eng_player *p, void *buf, size_t len,
+			uint64_t off);
+
+struct eng_player_stats {
+	uint64_t bytes;		/* bytes served to the reader */
+	int64_t frames;		/* frames loaded (played) */
+	int64_t late_frames;	/* frames whose last read was done after due */
+	int64_t failed_frames;	/* frames with a failed read */
+	uint64_t accesses;	/* backing reads issued */
+	int64_t requests;	/* reads answered with data (FUSE requests) */
+	int64_t reloads;	/* played frames loaded again (their reads are
+				 * accesses; not played or late twice) */
+	int64_t seeks;		/* re-anchorings after the first */
+	int64_t head;		/* next frame to load */
+	uint64_t worst_ns;	/* largest done - issued */
+	uint64_t opens;		/* media files opened (successfully) */
+	uint64_t reopens;	/* of those, files the stream had open before
+				 * and closed (cfg.max_files, an EMFILE, a
+				 * failed io->check) */
+	uint64_t open_retries;	/* opens that failed with EMFILE/ENFILE and
+				 * were tried again after closing one */
+	unsigned files_open;	/* media files open now */
+	unsigned files_peak;	/* most open at once */
+};
+void eng_player_stats(struct eng_player *p, struct eng_player_stats *st);
+/* Frames the player's ring holds (fixed at eng_player_new). */
+size_t eng_player_slots(const struct eng_player *p);
+
+#endif /* ENG_PLAYER_H */

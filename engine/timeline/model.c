@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/* Timeline model: tracks, clips, segments; overlap resolution at finalize. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline/layout.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+
+struct eng_timeline *eng_tl_new(const char *name, const char *path)
+{
+	struct eng_timeline *tl = calloc(1, sizeof(*tl));
+
+	if (!tl)
+		return NULL;
+	tl->name = strdup(name ? name : "");
+	tl->path = strdup(path ? path : "");
+	if (!tl->name || !tl->path) {
+		eng_tl_free(tl);
+		return NULL;
+	}
+	return tl;
+}
+
+void eng_tl_free(struct eng_timeline *tl)
+{
+	size_t i, t;
+
+	if (!tl)
+		return;
+	for (t = 0; t < tl->ntracks; t++)
+		free(tl->tracks[t].segs);
+	for (i = 0; i < tl->nclips; i++) {
+		if (tl->clips[i].media)
+			for (t = 0; t < tl->ntracks; t++)
+				free(tl->clips[i].media[t].file);
+		free(tl->clips[i].media);
+		free(tl->clips[i].name);
+	}
+	free(tl->tracks);
+	free(tl->clips);
+	free(tl->name);
+	free(tl->path);
+	free(tl);
+}
+
+int eng_track_name_valid(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (n == 0 || n >= ENG_TRACK_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		      (c >= '0' && c <= '9') || c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+int eng_tl_add_track(struct eng_timeline *tl, const char *name,
+		     uint64_t rate, uint32_t align)
+{
+	struct eng_track *tr;
+
+	if (!eng_track_name_valid(name) || rate == 0 || align == 0)
+		return -EINVAL;
+	if (eng_tl_find_track(tl, name) >= 0)
+		return -EEXIST;
+	/* Tracks are added before clips get media, so no clip holds a
+	 * per-track array yet that would need to grow with this one. */
+	tr = realloc(tl->tracks, (tl->ntracks + 1) * sizeof(*tr));
+	if (!tr)
+		return -ENOMEM;
+	tl->tracks = tr;
+	tr = &tl->tracks[tl->ntracks];
+	memset(tr, 0, sizeof(*tr));
+	strcpy(tr->name, name);
+	strcpy(tr->media, name);
+	{
+		size_t n = strlen(name);
+
+		if (n > 1 && name[n - 1] == 'x') {
+			char base[ENG_TRACK_NAME_MAX];
+			int b;
+
+			memcpy(base, name, n - 1);
+			base[n - 1] = '\0';
+			b = eng_tl_find_track(tl, base);
+			if (b >= 0)
+				strcpy(tr->media, tl->tracks[b].media);
+		}
+	}
+	tr->rate = rate;
+	tr->align = align;
+	return (int)tl->ntracks++;
+}
+
+int eng_tl_find_track(const struct eng_timeline *tl, const char *name)
+{
+	size_t t;
+
+	for (t = 0; t < tl->ntracks; t++)
+		if (strcmp(tl->tracks[t].name, name) == 0)
+			return (int)t;
+	return -ENOENT;
+}
+
+static int valid_clip_name(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+
+	if (!*p || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return 0;
+	for (; *p; p++)
+		if (*p == '/' || *p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line)
+{
+	struct eng_clip *c;
+	size_t i;
+
+	if (!valid_clip_name(name))
+		return -EINVAL;
+	for (i = 0; i < tl->nclips; i++)
+		if (strcmp(tl->clips[i].name, name) == 0)
+			return (int)i;
+	c = realloc(tl->clips, (tl->nclips + 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	tl->clips = c;
+	c = &tl->clips[tl->nclips];
+	memset(c, 0, sizeof(*c));
+	c->name = strdup(name);
+	if (!c->name)
+		return -ENOMEM;
+	c->line = line;
+	return (int)tl->nclips++;
+}
+
+static int push_seg(struct eng_track *tr, const struct eng_segment *s)
+{
+	if (tr->nsegs == tr->cap) {
+		size_t cap = tr->cap ? tr->cap * 2 : 16;
+		struct eng_segment *n = realloc(tr->segs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		tr->segs = n;
+		tr->cap = cap;
+	}
+	tr->segs[tr->nsegs++] = *s;
+	return 0;
+}
+
+int eng_tl_add_segment(struct eng_timeline *tl, size_t track, uint32_t clip,
+		       int64_t src_in, int64_t rec_in, int64_t frames,
+		       unsigned line)
+{
+	struct eng_segment s = {
+		.clip = clip, .src_in = src_in, .rec_in = rec_in,
+		.frames = frames, .line = line,
+	};
+
+	if (track >= tl->ntracks || clip >= tl->nclips || frames <= 0 ||
+	    src_in < 0 || rec_in < 0 || frames > INT64_MAX / 4 ||
+	    rec_in > INT64_MAX / 4 || src_in > INT64_MAX / 4)
+		return -EINVAL;
+	return push_seg(&tl->tracks[track], &s);
+}
+
+int64_t eng_tl_track_end(const struct eng_timeline *tl, size_t track)
+{
+	const struct eng_track *tr = &tl->tracks[track];
+	int64_t end = 0;
+	size_t i;
+
+	for (i = 0; i < tr->nsegs; i++)
+		if (tr->segs[i].rec_in + tr->segs[i].frames > end)
+			end = tr->segs[i].rec_in + tr->segs[i].frames;
+	return end;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Definition indices sorted by rec_in: qsort_r needs the segments. */
+static int cmp_def_rec(const void *a, const void *b, void *ctx)
+{
+	const struct eng_segment *segs = ctx;
+	int64_t x = segs[*(const size_t *)a].rec_in;
+	int64_t y = segs[*(const size_t *)b].rec_in;
+
+	return (x > y) - (x < y);
+}
+
+/* A binary max-heap of definition indices: the latest definition on top. */
+static void heap_push(size_t *h, size_t *n, size_t v)
+{
+	size_t i = (*n)++;
+
+	while (i > 0 && h[(i - 1) / 2] < v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static void heap_pop(size_t *h, size_t *n)
+{
+	size_t v = h[--(*n)], i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] > h[c])
+			c++;
+		if (h[c] <= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+}
+
+/*
+ * Resolve overlaps: the later definition wins.  Sweep the elementary
+ * intervals between consecutive segment boundaries in record order,
+ * keeping the segments that have started in a max-heap by definition
+ * index; those that have ended are dropped lazily when they reach the top.
+ * The top one covers the whole interval (its end is a boundary past the
+ * interval's start), so it owns it.  Consecutive intervals of the same
+ * definition are joined again, so each piece is a maximal visible run of
+ * one definition, with src_in moved by what was cut from its head and its
+ * defining line: the same result as laying the segments down one by one,
+ * in O(n log n) (an EDL's speed effects make 10^5 segments on one track).
+ */
+static int flatten(struct eng_track *tr)
+{
+	const struct eng_segment *defs = tr->segs;
+	size_t n = tr->nsegs, cap = 2 * n, nb = 0, nh = 0, next = 0, nout = 0;
+	size_t i, j;
+	size_t *order = NULL, *heap = NULL, last = SIZE_MAX;
+	struct eng_segment *out = NULL;
+	int64_t *bounds = NULL;
+	int rc = -ENOMEM;
+
+	if (n == 0)
+		return 0;
+	bounds = malloc(2 * n * sizeof(*bounds));
+	order = malloc(n * sizeof(*order));
+	heap = malloc(n * sizeof(*heap));
+	/* each definition adds at most two boundaries, so at most 2n - 1
+	 * intervals, each at most one piece */
+	out = malloc(cap * sizeof(*out));
+	if (!bounds || !order || !heap || !out)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (defs[i].frames <= 0)
+			continue;
+		order[nout++] = i;
+		bounds[nb++] = defs[i].rec_in;
+		bounds[nb++] = defs[i].rec_in + defs[i].frames;
+	}
+	qsort_r(order, nout, sizeof(*order), cmp_def_rec, (void *)defs);
+	qsort(bounds, nb, sizeof(*bounds), cmp_i64);
+	for (i = j = 0; i < nb; i++)
+		if (j == 0 || bounds[i] != bounds[j - 1])
+			bounds[j++] = bounds[i];
+	nb = j;
+	n = nout;
+	nout = 0;
+	for (j = 0; j + 1 < nb; j++) {
+		int64_t a = bounds[j], b = bounds[j + 1];
+		const struct eng_segment *d;
+		struct eng_segment *o;
+
+		while (next < n && defs[order[next]].rec_in <= a)
+			heap_push(heap, &nh, order[next++]);
+		while (nh && defs[heap[0]].rec_in + defs[heap[0]].frames <= a)
+			heap_pop(heap, &nh);
+		if (!nh)
+			continue;
+		d = &defs[heap[0]];
+		if (heap[0] == last && out[nout - 1].rec_in +
+					       out[nout - 1].frames == a) {
+			out[nout - 1].frames += b - a;
+			continue;
+		}
+		o = &out[nout++];
+		*o = *d;
+		o->src_in = d->src_in + (a - d->rec_in);
+		o->rec_in = a;
+		o->frames = b - a;
+		last = heap[0];
+	}
+	free(tr->segs);
+	tr->segs = out;
+	tr->nsegs = nout;
+	tr->cap = cap;
+	out = NULL;
+	rc = 0;
+out:
+	free(bounds);
+	free(order);
+	free(heap);
+	free(out);
+	return rc;
+}
+
+int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
+{
+	unsigned __int128 fmin = 0, fmax = 0;
+	size_t t;
+	int rc;
+
+	if (tl->fps.num == 0 || tl->fps.den == 0) {
+		eng_diag_add(diag, tl->path, 0, "no frame rate");
+		return -EINVAL;
+	}
+	if (tl->ntracks == 0) {
+		eng_diag_add(diag, tl->path, 0, "no track");
+		return -EINVAL;
+	}
+	tl->frames = 0;
+	tl->frame_bytes_min = tl->frame_bytes_max = 0;
+	for (t = 0; t < tl->ntracks; t++) {
+		struct eng_track *tr = &tl->tracks[t];
+		unsigned __int128 q_num = (unsigned __int128)tr->rate * tl->fps.den;
+		unsigned __int128 q_den = (unsigned __int128)tl->fps.num * tr->align;
+		unsigned __int128 lo = q_num / q_den;
+
+		rc = flatten(tr);
+		if (rc < 0)
+			return rc;
+		if (tr->nsegs) {
+			const struct eng_segment *last = &tr->segs[tr->nsegs - 1];
+
+			if (last->rec_in + last->frames > tl->frames)
+				tl->frames = last->rec_in + last->frames;
+		}
+		/* each frame holds floor(q) or ceil(q) sample units */
+		fmin += lo * tr->align;
+		fmax += (lo + (q_num % q_den ? 1 : 0)) * tr->align;
+	}
+	if (tl->frames == 0) {
+		eng_diag_add(diag, tl->path, 0, "timeline has no event");
+		return -EINVAL;
+	}
+	/* Offsets are off_t: bound the size (frames of the largest size)
+	 * before computing it, so that it cannot wrap around.  This also
+	 * keeps the 128-bit products in eng_upto_rate() in range for every
+	 * frame of the file.  Per track lo * align <= rate * den < 2^96,
+	 * so fmax fits; once it is below 2^63, so is its product with
+	 * frames (< 2^63) below 2^128. */
+	if (fmax > INT64_MAX ||
+	    fmax * (unsigned __int128)tl->frames > INT64_MAX) {
+		eng_diag_add(diag, tl->path, 0,
+			     "timeline too large: %lld frames of up to %.0Lf bytes exceed 2^63 bytes",
+			     (long long)tl->frames, (long double)fmax);
+		return -EINVAL;
+	}
+	tl->frame_bytes_min = (uint64_t)fmin;
+	tl->frame_bytes_max = (uint64_t)fmax;
+	tl->bytes = eng_frame_offset(tl, tl->frames);
+	return 0;
+}

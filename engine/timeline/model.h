@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The timeline model (model.c): tracks, clips and segments, built by every
+ * parser through these functions and finalized once.  Owns the rules of what
+ * a timeline may hold: track names (1..15 of [A-Za-z0-9_]), clip names that
+ * never leave the media folder, and "the later definition wins" for
+ * overlapping segments.  After eng_tl_finalize() a timeline is read-only and
+ * may be shared by every stream that plays it.
+ */
+#ifndef ENG_MODEL_H
+#define ENG_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/diag.h"
+#include "util/values.h"
+
+#define ENG_TRACK_NAME_MAX 16	/* including the NUL: "V", "A1" .. "A99" */
+
+/* One edit on one track: timeline frames [rec_in, rec_in + frames) play
+ * source frames [src_in, src_in + frames) of clip `clip`. */
+struct eng_segment {
+	uint32_t clip;		/* index into eng_timeline.clips */
+	int64_t src_in;
+	int64_t rec_in;
+	int64_t frames;
+	unsigned line;		/* defining line of the timeline file */
+};
+
+/* The file that holds one clip's essence for one track. */
+struct eng_media {
+	char *file;		/* name inside MEDIA_DIR; NULL: not used */
+	uint64_t header;	/* offset of the essence: WAV data chunk, 0 raw */
+	uint64_t size;		/* essence bytes available after header */
+};
+
+struct eng_track {
+	char name[ENG_TRACK_NAME_MAX];
+	/* The track whose media files this one reads: its own name, except
+	 * for a transition track "Tx" added after a track "T" (the outgoing
+	 * side of a dissolve or wipe, see edl_parse.c): that reads T's
+	 * files, since it plays the same clips' essence. */
+	char media[ENG_TRACK_NAME_MAX];
+	uint64_t rate;		/* bytes of essence per second */
+	uint32_t align;		/* bytes per sample unit (>= 1) */
+	struct eng_segment *segs; /* after finalize: sorted, disjoint */
+	size_t nsegs;
+	size_t cap;
+};
+
+struct eng_clip {
+	char *name;
+	unsigned line;		/* first line that uses the clip */
+	struct eng_media *media; /* [ntracks] after eng_media_resolve */
+};
+
+struct eng_timeline {
+	char *name;		/* file name without extension */
+	char *path;		/* the timeline file, as given */
+	struct eng_fps fps;
+	struct eng_track *tracks;
+	size_t ntracks;
+	struct eng_clip *clips;
+	size_t nclips;
+	/* Filled by eng_tl_finalize(): */
+	int64_t frames;		/* length of the longest track */
+	uint64_t bytes;		/* size of the virtual file */
+	uint64_t frame_bytes_min; /* smallest and largest frame of the file */
+	uint64_t frame_bytes_max;
+};
+
+/* Create an empty timeline; name and path are copied.  NULL on ENOMEM. */
+struct eng_timeline *eng_tl_new(const char *name, const char *path);
+void eng_tl_free(struct eng_timeline *tl);
+
+/* Whether name is a valid track name: 1..15 of [A-Za-z0-9_]. */
+int eng_track_name_valid(const char *name);
+/* Add a track; returns its index, -EEXIST (same name), -EINVAL (bad name:
+ * must be 1..15 of [A-Za-z0-9_], rate 0 or align 0) or -ENOMEM. */
+int eng_tl_add_track(struct eng_timeline *tl, const char *name,
+		     uint64_t rate, uint32_t align);
+/* Index of the named track or -ENOENT. */
+int eng_tl_find_track(const struct eng_timeline *tl, const char *name);
+/* Index of the named clip, adding it (with `line`) if new; -ENOMEM, or
+ * -EINVAL when the name could leave the media folder or break a file name
+ * (empty, ".", "..", contains '/', NUL or a control character). */
+int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line);
+/* Append a segment in definition order (overlaps are resolved by
+ * eng_tl_finalize: the later one wins).  -EINVAL for frames <= 0 or a
+ * negative src_in/rec_in, -ENOMEM. */
+int eng_tl_add_segment(struct eng_timeline *tl, size_t track, uint32_t clip,
+		       int64_t src_in, int64_t rec_in, int64_t frames,
+		       unsigned line);
+/* End (exclusive) of the last frame defined so far on a track: where an
+ * appended event starts. */
+int64_t eng_tl_track_end(const struct eng_timeline *tl, size_t track);
+
+/* Resolve overlaps (later definition wins; an overlapped segment is trimmed
+ * or split, its src_in moved accordingly), sort, and compute frames, bytes
+ * and frame sizes.  Adds a message and returns -EINVAL for a timeline with
+ * no track or no frame; -ENOMEM. */
+int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag);
+
+#endif /* ENG_MODEL_H */

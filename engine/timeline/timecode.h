@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SMPTE timecode (timecode.c): the one parser of "HH:MM:SS:FF" for the EDL
+ * parser, the mount's -o edl_origin= and timelinefs-gen, and drop-frame
+ * counting.
+ */
+#ifndef ENG_TIMECODE_H
+#define ENG_TIMECODE_H
+
+#include <stdint.h>
+
+#include "util/values.h"
+
+/* A SMPTE timecode as written (timecode.c). */
+struct eng_tc {
+	unsigned hh, mm, ss, ff;
+	int drop;		/* the separator before FF is ';', '.' or ',' */
+	char text[16];		/* as written, for messages */
+};
+
+/* "HH:MM:SS:FF": two digits a field (FF three above 99 fps), each
+ * separator one of ':' ';' '.' ','; the one before FF other than ':'
+ * marks drop frame (01:00:00;00).  No blanks, signs or junk.  Returns 0,
+ * -EINVAL for another form, -ERANGE for minutes or seconds above 59 (*tc
+ * is filled but for that). */
+int eng_tc_parse(const char *s, struct eng_tc *tc);
+/* Timecode frames per second: the rate rounded, 30 at 30000/1001; 0 for
+ * a rate with den 0. */
+unsigned eng_tc_nominal(struct eng_fps fps);
+/* Whether fps has drop-frame timecode: 29.97 and 59.94 (N*1000/1001). */
+int eng_tc_drop_rate(struct eng_fps fps);
+/* The frame count of tc at fps, counted drop frame (frame numbers 0-1, at
+ * 59.94 0-3, skipped at every minute not divisible by ten) when tc->drop
+ * or drop (an EDL's FCM: DROP FRAME).  Returns 0; -ERANGE when FF is not
+ * below the nominal rate; -ENOTSUP for drop frame at a rate that has
+ * none; -ENOENT for a timecode that drop frame skips. */
+int eng_tc_frames(const struct eng_tc *tc, struct eng_fps fps, int drop,
+		  int64_t *frames);
+
+#endif /* ENG_TIMECODE_H */

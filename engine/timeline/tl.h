@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native .tl format: its parser (tl_parse.c) and writer (tl_write.c).
+ * Owns the .tl spelling of a clip name (%XX escapes), so that writing a
+ * parsed timeline and parsing it again gives the same timeline.
+ */
+#ifndef ENG_TL_H
+#define ENG_TL_H
+
+#include <stddef.h>
+
+#include "timeline/model.h"
+
+/* Native .tl (DESIGN.md).  `path` names the file in messages, `name` is
+ * the timeline's name; text[0..len) need not be NUL-terminated.  '#' at
+ * the start of a word begins a comment (so a clip may be named "take#2").
+ * In a clip word %XX (two hex digits) is the byte XX, as eng_tl_write
+ * spells a blank, '#' or '%' ("shot%20one" is the clip "shot one"); a '%'
+ * not followed by two hex digits is itself.  The decoded name is the one
+ * checked ("a%2Fb" holds a '/': refused).
+ * Every problem found is added to diag; returns 0, -EINVAL (diag has the
+ * reasons) or -ENOMEM; *out is NULL on failure. */
+int eng_tl_parse(const char *path, const char *name, const char *text,
+		 size_t len, struct eng_timeline **out, struct eng_diag *diag);
+
+/* The .tl text (tl_write.c) of a finalized timeline from any
+ * parser: a comment line naming it, fps, the tracks in order, then per
+ * track one "event TRACK CLIP SRC FRAMES @REC" per resolved segment, in
+ * record order.  Parsing it gives the same tracks, segments and clip
+ * names (lines aside), hence the same virtual file, and writing that
+ * again gives the same text.  In a .tl clip word %XX is the byte XX
+ * (eng_tl_parse), so every '%' of a name is written %25.  A clip whose
+ * name has no plain .tl spelling (a blank in it, or a leading '#') is one
+ * message each and -EINVAL, unless flags has ENG_TL_WRITE_ESCAPE: then
+ * every blank and '#' is written %XX too (upper-case hex); a second
+ * comment line says so when a name was escaped.  *text is malloc'ed and
+ * NUL-terminated (*len excludes the NUL; NULL on failure); returns 0,
+ * -EINVAL or -ENOMEM. */
+#define ENG_TL_WRITE_ESCAPE 1u
+int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
+		 size_t *len, struct eng_diag *diag);
+
+#endif /* ENG_TL_H */

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The native .tl timeline format (DESIGN.md "Native format .tl"): fps,
+ * track and event lines.  Every problem is reported, not just the first.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline/model.h"
+#include "timeline/tl.h"
+#include "util/diag.h"
+#include "util/values.h"
+
+#define TL_MAX_TOKENS 8		/* an event has at most 6 */
+
+struct tl_state {
+	struct eng_problems pb;
+	struct eng_timeline *tl;
+	unsigned fps_line;	/* first fps line, 0 before it */
+	int order_told;		/* "X before fps" was reported */
+	/* per declared track: its line and where an appended event starts */
+	unsigned *track_line;
+	int64_t *track_end;
+	size_t *listed;		/* scratch: the tracks of one event */
+	size_t cap;
+};
+
+static void need_fps(struct tl_state *st, unsigned line, const char *what)
+{
+	/* once: every later line would say the same */
+	if (!st->fps_line && !st->order_told) {
+		eng_problem(&st->pb, line, "%s before fps", what);
+		st->order_told = 1;
+	}
+}
+
+static void do_fps(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	struct eng_fps fps;
+
+	if (st->fps_line) {
+		eng_problem(&st->pb, line, "fps given twice (first on line %u)",
+			    st->fps_line);
+		return;
+	}
+	/* even a bad fps line is the fps line: no "no fps" cascade */
+	st->fps_line = line;
+	if (n < 2) {
+		eng_problem(&st->pb, line, "missing frame rate after 'fps'");
+		return;
+	}
+	if (eng_parse_fps(tok[1], &fps) < 0)
+		eng_problem(&st->pb, line,
+			    "bad frame rate '%s' (e.g. 25, 30000/1001 or 29.97)",
+			    tok[1]);
+	else
+		st->tl->fps = fps;
+	if (n > 2)
+		eng_problem(&st->pb, line,
+			    "unexpected '%s' after frame rate", tok[2]);
+}
+
+static int grow_tracks(struct tl_state *st)
+{
+	size_t cap = st->cap ? st->cap * 2 : 8;
+	unsigned *l;
+	int64_t *e;
+	size_t *x;
+
+	l = realloc(st->track_line, cap * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	st->track_line = l;
+	e = realloc(st->track_end, cap * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	st->track_end = e;
+	x = realloc(st->listed, cap * sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	st->listed = x;
+	st->cap = cap;
+	return 0;
+}
+
+static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	uint64_t rate = 0;
+	int64_t align = 1;
+	int have_align = 0, i, t, rc;
+	unsigned before;
+
+	/* a misplaced line is still used, so its names do not cascade */
+	need_fps(st, line, "track");
+	before = st->pb.n;
+	if (n < 2) {
+		eng_problem(&st->pb, line, "missing track NAME");
+		return 0;
+	}
+	if (!eng_track_name_valid(tok[1])) {
+		eng_problem(&st->pb, line,
+			    "bad track name '%s': must be 1-%d letters, digits or '_'",
+			    tok[1], ENG_TRACK_NAME_MAX - 1);
+	} else if ((t = eng_tl_find_track(st->tl, tok[1])) >= 0) {
+		eng_problem(&st->pb, line,
+			    "duplicate track '%s' (first on line %u)",
+			    tok[1], st->track_line[t]);
+	}
+	if (n < 3) {
+		eng_problem(&st->pb, line,
+			    "missing RATE (bytes per second) for track '%s'",
+			    tok[1]);
+		return 0;
+	}
+	rc = eng_parse_size(tok[2], &rate);
+	if (rc == -ERANGE)
+		eng_problem(&st->pb, line, "rate '%s' is too large", tok[2]);
+	else if (rc < 0)
+		eng_problem(&st->pb, line,
+			    "bad rate '%s': bytes per second, e.g. 144000 or 18M",
+			    tok[2]);
+	else if (rate == 0)
+		eng_problem(&st->pb, line,
+			    "bad rate '%s': must be positive", tok[2]);
+	for (i = 3; i < n; i++) {
+		if (strncmp(tok[i], "align=", 6) != 0) {
+			eng_problem(&st->pb, line,
+				    "unexpected '%s' after RATE (only align=N may follow)",
+				    tok[i]);
+		} else if (have_align++) {
+			eng_problem(&st->pb, line, "align given twice");
+		} else if (eng_parse_int(tok[i] + 6, &align) < 0 || align == 0 ||
+			   align > UINT32_MAX) {
+			eng_problem(&st->pb, line,
+				    "bad align '%s': must be a positive integer (bytes per sample)",
+				    tok[i] + 6);
+		}
+	}
+	if (st->pb.n != before)
+		return 0;
+	if (st->tl->ntracks == st->cap && (rc = grow_tracks(st)) < 0)
+		return rc;
+	rc = eng_tl_add_track(st->tl, tok[1], rate, (uint32_t)align);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0) {
+		eng_problem(&st->pb, line, "cannot add track '%s'", tok[1]);
+		return 0;
+	}
+	st->track_line[rc] = line;
+	st->track_end[rc] = 0;
+	return 0;
+}
+
+/* Resolve "V,A1,A2" into st->listed; returns how many, problems reported. */
+static size_t event_tracks(struct tl_state *st, unsigned line, char *list)
+{
+	size_t n = 0, j;
+	char *p = list, *comma;
+	int t;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*p) {
+			eng_problem(&st->pb, line,
+				    "empty track name in track list");
+		} else if ((t = eng_tl_find_track(st->tl, p)) < 0) {
+			eng_problem(&st->pb, line,
+				    "track '%s' not declared", p);
+		} else {
+			for (j = 0; j < n && st->listed[j] != (size_t)t; j++)
+				;
+			if (j < n)
+				eng_problem(&st->pb, line,
+					    "track '%s' listed twice", p);
+			else
+				st->listed[n++] = (size_t)t;
+		}
+		if (!comma)
+			break;
+		*comma = ',';
+		p = comma + 1;
+	}
+	return n;
+}
+
+/*
+ * A clip word with every %XX (two hex digits) made the byte XX, in place:
+ * the spelling eng_tl_write gives a blank, '#' or '%' that a .tl word
+ * cannot hold.  A '%' not followed by two hex digits is itself.  Returns
+ * -EINVAL for %00, which would cut the name short (the word stays as it
+ * was, for the message).
+ */
+static int unescape_clip(char *w)
+{
+	char *in, *out;
+	int hi, lo;
+
+	for (in = w; *in; in++)
+		if (in[0] == '%' && eng_hex_digit(in[1]) == 0 &&
+		    eng_hex_digit(in[2]) == 0)
+			return -EINVAL;
+	for (in = out = w; *in; out++) {
+		if (in[0] == '%' && (hi = eng_hex_digit(in[1])) >= 0 &&
+		    (lo = eng_hex_digit(in[2])) >= 0) {
+			*out = (char)(hi << 4 | lo);
+			in += 3;
+		} else {
+			*out = *in++;
+		}
+	}
+	*out = '\0';
+	return 0;
+}
+
+/* A frame number: non-negative, small enough that sums cannot overflow. */
+static int frame_number(const char *s, int64_t *out)
+{
+	if (eng_parse_int(s, out) < 0)
+		return -EINVAL;
+	return *out > INT64_MAX / 4 ? -ERANGE : 0;
+}
+
+static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	static const char *const missing[] = {
+		"TRACKS", "CLIP", "SRC_IN", "FRAMES",
+	};
+	int64_t src_in = 0, frames = 0, rec_in = -1;
+	size_t ntr = 0, i;
+	int clip = -1, rc;
+	unsigned before;
+
+	need_fps(st, line, "event");
+	before = st->pb.n;
+	if (n > 1)
+		ntr = event_tracks(st, line, tok[1]);
+	if (n > 2) {
+		/* checked decoded: %2F is a '/'; told as written */
+		char *name = strdup(tok[2]);
+
+		if (!name)
+			return -ENOMEM;
+		clip = unescape_clip(name) < 0
+			       ? -EINVAL
+			       : eng_tl_clip(st->tl, name, line);
+		free(name);
+		if (clip == -ENOMEM)
+			return clip;
+		if (clip < 0)
+			eng_problem(&st->pb, line,
+				    "clip name '%s' not allowed (no '/', control characters, '.' or '..')",
+				    tok[2]);
+	}
+	if (n > 3) {
+		rc = frame_number(tok[3], &src_in);
+		if (rc == -ERANGE)
+			eng_problem(&st->pb, line,
+				    "SRC_IN '%s' is too large", tok[3]);
+		else if (rc < 0)
+			eng_problem(&st->pb, line,
+				    "bad SRC_IN '%s': must be a non-negative integer",
+				    tok[3]);
+	}
+	if (n > 4) {
+		rc = frame_number(tok[4], &frames);
+		if (rc == -ERANGE)
+			eng_problem(&st->pb, line,
+				    "frame count '%s' is too large", tok[4]);
+		else if (rc < 0 || frames == 0)
+			eng_problem(&st->pb, line,
+				    "bad frame count '%s': must be a positive integer",
+				    tok[4]);
+	}
+	if (n > 5) {
+		if (tok[5][0] != '@')
+			eng_problem(&st->pb, line,
+				    "unexpected '%s' after FRAMES (REC_IN is written @N)",
+				    tok[5]);
+		else if ((rc = frame_number(tok[5] + 1, &rec_in)) == -ERANGE)
+			eng_problem(&st->pb, line,
+				    "REC_IN '%s' is too large", tok[5]);
+		else if (rc < 0)
+			eng_problem(&st->pb, line,
+				    "bad REC_IN '%s': must be @ and a non-negative integer",
+				    tok[5]);
+	}
+	if (n > 6)
+		eng_problem(&st->pb, line,
+			    "unexpected '%s' after @REC_IN", tok[6]);
+	if (n < 5)
+		eng_problem(&st->pb, line, "missing %s", missing[n - 1]);
+	if (st->pb.n != before)
+		return 0;
+
+	/* Without @ the event starts where the latest of its tracks ends, so
+	 * that tracks listed together stay in sync. */
+	if (rec_in < 0)
+		for (rec_in = 0, i = 0; i < ntr; i++)
+			if (st->track_end[st->listed[i]] > rec_in)
+				rec_in = st->track_end[st->listed[i]];
+	for (i = 0; i < ntr; i++) {
+		size_t t = st->listed[i];
+
+		rc = eng_tl_add_segment(st->tl, t, (uint32_t)clip, src_in,
+					rec_in, frames, line);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc < 0) {
+			eng_problem(&st->pb, line,
+				    "event ends too far (frame %lld)",
+				    (long long)rec_in + frames);
+			return 0;
+		}
+		if (rec_in + frames > st->track_end[t])
+			st->track_end[t] = rec_in + frames;
+	}
+	return 0;
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Split a line in place; a token starting with '#' starts a comment. */
+static int tokenize(char *s, char **tok)
+{
+	int n = 0;
+
+	for (;;) {
+		while (is_blank(*s))
+			s++;
+		if (!*s || *s == '#')
+			break;
+		if (n < TL_MAX_TOKENS)
+			tok[n] = s;
+		n++;
+		while (*s && !is_blank(*s))
+			s++;
+		if (!*s)
+			break;
+		*s++ = '\0';
+	}
+	return n < TL_MAX_TOKENS ? n : TL_MAX_TOKENS;
+}
+
+int eng_tl_parse(const char *path, const char *name, const char *text,
+		 size_t len, struct eng_timeline **out, struct eng_diag *diag)
+{
+	struct tl_state st = { .pb = { .diag = diag, .path = path } };
+	char *buf = NULL, *line, *next, *tok[TL_MAX_TOKENS];
+	unsigned lineno = 0;
+	int rc = -ENOMEM, n;
+
+	*out = NULL;
+	st.tl = eng_tl_new(name, path);
+	buf = malloc(len + 1);
+	if (!st.tl || !buf)
+		goto out;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+
+	for (line = buf; line < buf + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(buf + len - line));
+
+		next = nl ? nl + 1 : buf + len;
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		if (memchr(line, '\0', (size_t)(next - line) - (nl ? 1 : 0))) {
+			eng_problem(&st.pb, lineno, "NUL byte in line");
+			continue;
+		}
+		n = tokenize(line, tok);
+		if (n == 0)
+			continue;
+		if (strcmp(tok[0], "fps") == 0) {
+			do_fps(&st, lineno, tok, n);
+			rc = 0;
+		} else if (strcmp(tok[0], "track") == 0) {
+			rc = do_track(&st, lineno, tok, n);
+		} else if (strcmp(tok[0], "event") == 0) {
+			rc = do_event(&st, lineno, tok, n);
+		} else {
+			eng_problem(&st.pb, lineno,
+				    "unknown directive '%s' (expected fps, track or event)",
+				    tok[0]);
+			rc = 0;
+		}
+		if (rc < 0)
+			goto out;
+	}
+	if (!st.fps_line)
+		eng_problem(&st.pb, 0, "no fps line (e.g. 'fps 30000/1001')");
+	rc = -EINVAL;
+	if (st.pb.n)
+		goto out;
+	rc = eng_tl_finalize(st.tl, diag);
+	if (rc < 0)
+		goto out;
+	*out = st.tl;
+	st.tl = NULL;
+out:
+	eng_tl_free(st.tl);
+	free(buf);
+	free(st.track_line);
+	free(st.track_end);
+	free(st.listed);
+	return rc;
+}
+

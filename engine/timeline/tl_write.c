@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Serialize a finalized timeline (from any parser) as .tl text with an
+ * explicit @REC for every segment: the resolved edit, readable by the .tl
+ * parser and by tests/tools/tlexpect.py, which only know .tl.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline/model.h"
+#include "timeline/tl.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' ||
+	       c == '\n';
+}
+
+/* A .tl word ends at a blank and one starting with '#' is a comment
+ * (engine/timeline/tl_parse.c): such clip names have no plain .tl spelling. */
+static int tl_word_ok(const char *s)
+{
+	if (*s == '#')
+		return 0;
+	for (; *s; s++)
+		if (is_blank(*s))
+			return 0;
+	return 1;
+}
+
+static int needs_escape(const char *s)
+{
+	for (; *s; s++)
+		if (is_blank(*s) || *s == '#' || *s == '%')
+			return 1;
+	return 0;
+}
+
+/* The parser reads %XX in a clip word as the byte XX, so a '%' is always
+ * written %25; blanks and '#' only when asked (else they were refused). */
+static void put_name(struct eng_strbuf *b, const char *name, unsigned flags)
+{
+	const char *s;
+
+	for (s = name; *s && !b->err; s++)
+		if (*s == '%' || ((flags & ENG_TL_WRITE_ESCAPE) &&
+				  (is_blank(*s) || *s == '#')))
+			eng_strbuf_printf(b, "%%%02X", (unsigned char)*s);
+		else
+			eng_strbuf_printf(b, "%c", *s);
+}
+
+/* The path in the header comment, with line breaks made harmless. */
+static void put_comment_path(struct eng_strbuf *b, const char *path)
+{
+	const char *s;
+
+	for (s = path; *s && !b->err; s++)
+		eng_strbuf_printf(b, "%c", *s == '\n' || *s == '\r' ? '?' : *s);
+}
+
+int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
+		 size_t *len, struct eng_diag *diag)
+{
+	struct eng_strbuf b = {0};
+	unsigned char *told = NULL;
+	size_t t, i, nbad = 0, nesc = 0;
+	int rc;
+
+	*text = NULL;
+	*len = 0;
+	told = calloc(tl->nclips + 1, 1);
+	if (!told)
+		return -ENOMEM;
+	for (t = 0; t < tl->ntracks; t++)
+		for (i = 0; i < tl->tracks[t].nsegs; i++) {
+			const struct eng_segment *s = &tl->tracks[t].segs[i];
+			const char *name = tl->clips[s->clip].name;
+
+			if (told[s->clip])
+				continue;
+			told[s->clip] = 1;
+			if (flags & ENG_TL_WRITE_ESCAPE) {
+				nesc += needs_escape(name);
+				continue;
+			}
+			nesc += strchr(name, '%') != NULL;
+			if (tl_word_ok(name))
+				continue;
+			nbad++;
+			eng_diag_add(diag, tl->path, s->line,
+				     "clip '%s' cannot be written as .tl: its "
+				     "name has a blank or starts with '#'",
+				     name);
+		}
+	free(told);
+	if (nbad)
+		return -EINVAL;
+
+	eng_strbuf_printf(&b, "# %s resolved from ", tl->name);
+	put_comment_path(&b, tl->path);
+	eng_strbuf_printf(&b,
+		  ": %" PRId64 " frames, every segment at its record frame\n",
+		  tl->frames);
+	if (nesc)
+		eng_strbuf_printf(&b, "# in clip names %%XX is the byte a blank, '#' "
+			      "or '%%' was\n");
+	eng_strbuf_printf(&b, "fps %" PRIu32 "/%" PRIu32 "\n", tl->fps.num,
+		  tl->fps.den);
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+
+		eng_strbuf_printf(&b, "track %s %" PRIu64, tr->name, tr->rate);
+		if (tr->align != 1)
+			eng_strbuf_printf(&b, " align=%" PRIu32, tr->align);
+		eng_strbuf_printf(&b, "\n");
+	}
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+
+		for (i = 0; i < tr->nsegs; i++) {
+			const struct eng_segment *s = &tr->segs[i];
+
+			eng_strbuf_printf(&b, "event %s ", tr->name);
+			put_name(&b, tl->clips[s->clip].name, flags);
+			eng_strbuf_printf(&b, " %" PRId64 " %" PRId64 " @%" PRId64 "\n",
+				  s->src_in, s->frames, s->rec_in);
+		}
+	}
+	if (b.err) {
+		rc = b.err;
+		free(b.p);
+		return rc;
+	}
+	*text = b.p;
+	*len = b.len;
+	return 0;
+}
