@@ -50,12 +50,14 @@ endif
 ENGINE_SRC = $(sort $(wildcard engine/*/*.c))
 SCHEMA_SRC = $(sort $(wildcard schema/*.c))
 SCHEMA_SQL = $(sort $(wildcard schema/*.sql))
-FS_SRC = $(filter-out fs/gen_main.c,$(sort $(wildcard fs/*.c)))
+FS_SRC = $(sort $(wildcard fs/*.c))
+GEN_SRC = $(sort $(wildcard gen/*.c))
 UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
 
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(B)/%.o)
 SCHEMA_OBJ = $(SCHEMA_SRC:%.c=$(B)/%.o) $(B)/schema/schema_sql.o
 FS_OBJ = $(FS_SRC:%.c=$(B)/%.o)
+GEN_OBJ = $(GEN_SRC:%.c=$(B)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGS = $(B)/timelinefs $(B)/timelinefs-gen
@@ -85,7 +87,7 @@ $(B)/schema/schema_sql.c: $(SCHEMA_SQL) Makefile
 $(B)/version: FORCE
 	@mkdir -p $(B)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
-$(B)/engine/media/gen.o $(B)/fs/gen_main.o $(B)/fs/main.o $(B)/fs/env.o \
+$(B)/engine/media/gen.o $(B)/gen/main.o $(B)/fs/main.o $(B)/fs/env.o \
 	$(B)/tests/test_gen: $(B)/version
 
 $(B)/schema/schema_sql.o: $(B)/schema/schema_sql.c
@@ -104,7 +106,7 @@ $(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS)) -lpthread $(LDLIBS)
 
-$(B)/timelinefs-gen: $(B)/fs/gen_main.o $(B)/libengine.a
+$(B)/timelinefs-gen: $(GEN_OBJ) $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,json-c) -lpthread $(LDLIBS)
 
@@ -312,9 +314,9 @@ clean:
 	rm -rf build
 
 format:
-	clang-format -i engine/*.h engine/*/*.[ch] schema/*.[ch] fs/*.[ch] tests/unit/*.[ch]
+	clang-format -i engine/*.h engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] tests/unit/*.[ch]
 
 check-format:
-	@clang-format --dry-run --Werror engine/*.h engine/*/*.[ch] schema/*.[ch] fs/*.[ch]
+	@clang-format --dry-run --Werror engine/*.h engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch]
 
 -include $(shell find build -name '*.d' 2>/dev/null)

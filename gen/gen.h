@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs-gen's front end (gen/): what the command line does with the
+ * engine's generator (engine/media/gen.h).  The plans are the engine's,
+ * pure and unit-tested; here are the arguments (main.c), the messages and
+ * tables printed (print.c), the file I/O (files.c) and the runs that tie
+ * them together: random timelines (random.c) and --for/--dump-tl (for.c).
+ * Not FUSE: fs/ is the daemon only.  Private to gen/.
+ */
+#ifndef GEN_H
+#define GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "media/gen.h"
+#include "timeline/load.h"
+#include "util/diag.h"
+#include "util/values.h"
+
+#define PROG "timelinefs-gen"
+#define BLOCK (1u << 20) /* fill and write unit: a multiple of 8 */
+#define EXIT_USAGE 2
+#define EXIT_IO 1
+
+/* What --for is given besides the timelines. */
+struct for_opts {
+	struct eng_load_options load;
+	const char *fps_arg; /* --fps as given, NULL: not given */
+	const char *video_arg;
+	const char *audio_arg;
+	const char *origin_arg; /* --edl-origin as given */
+	uint64_t seed;
+	int force;
+};
+
+/* print.c */
+/* Human sizes in powers of 1000, as disks are sold: "3.51 GB". */
+void gen_fmt_bytes(uint64_t b, char *buf, size_t len);
+/* Play time of `frames`: "2.47s" under a minute, else rounded to the
+ * second: "1m24s", "1h02m03s". */
+void gen_fmt_duration(int64_t frames, struct eng_fps fps, char *buf,
+		      size_t len);
+/* "29.97", "25", "23.976": at most 3 decimals, trailing zeros dropped. */
+void gen_fmt_fps(struct eng_fps fps, char *buf, size_t len);
+/* Every message of d on stderr, one a line. */
+void gen_print_diag(const struct eng_diag *d);
+/* What was skipped (a FIFO named like a timeline or a sidecar), as the
+ * mount will skip it; frees them. */
+void gen_print_notes(struct eng_diag *notes);
+
+/* files.c: each failure is reported on stderr and returned as -errno. */
+/* Write `len` bytes of the stream r after an optional header (and a RIFF
+ * pad byte when pad) to DIR/NAME, under a temporary name renamed when
+ * complete; buf is a BLOCK-byte scratch buffer. */
+int gen_write_stream(const char *dir, const char *name, struct eng_rng *r,
+		     const unsigned char *hdr, size_t hdrlen, uint64_t len,
+		     int pad, unsigned char *buf);
+/* Write text[0..len) to DIR/NAME the same way. */
+int gen_write_text(const char *dir, const char *name, const char *text,
+		   size_t len);
+/* mkdir that accepts a folder already there. */
+int gen_make_dir(const char *path);
+/* Space held by DIR/NAME, a file we are about to replace: freed as we go. */
+uint64_t gen_held(const char *dir, const char *name);
+/* Refuse to start a run that cannot fit, rather than fill the disk and
+ * stop half way: `need` bytes are to be written, `reclaim` of them replace
+ * files already there.  Returns 0 or -ENOSPC (reported). */
+int gen_check_space_bytes(const char *dir, uint64_t need, uint64_t reclaim);
+
+/* The runs; each returns the exit status (0, EXIT_IO). */
+/* Random timelines and their clips into DIR (c as the options set it). */
+int gen_run_random(const char *dir, const struct eng_gen_config *c,
+		   int force);
+/* timelinefs-gen --for T [--for T ...] DIR */
+int gen_run_for(const char *dir, const char **paths, size_t n,
+		const struct for_opts *fo);
+/* timelinefs-gen --dump-tl T: the resolved edit as .tl on stdout. */
+int gen_run_dump(const char *path, const struct for_opts *fo);
+
+#endif /* GEN_H */

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs-gen: write seeded random clip files (raw video essence, WAVE
+ * audio) and .tl timelines editing them, or the clip files of timelines
+ * that exist (--for).  This file parses the command line and says what
+ * went wrong with it; the runs are random.c and for.c (gen.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+/* Options that a --format preset sets, remembered when given explicitly
+ * so that they win over the preset whatever their order. */
+#define SET_FPS 1u
+#define SET_VIDEO_RATE 2u
+#define SET_AUDIO_TRACKS 4u
+#define SET_AUDIO_RATE 8u
+/* Options of the random generator that --for and --dump-tl do not take. */
+#define SET_GEN_ONLY 16u
+/* Options of loading EDL/OTIO that the random generator (.tl) has no use
+ * for. */
+#define SET_LOAD_ONLY 32u
+
+enum {
+	OPT_CLIPS = 256,
+	OPT_CLIP_SECONDS,
+	OPT_TIMELINES,
+	OPT_EVENTS,
+	OPT_MIN_SECONDS,
+	OPT_MAX_SECONDS,
+	OPT_FPS,
+	OPT_VIDEO_RATE,
+	OPT_AUDIO_TRACKS,
+	OPT_AUDIO_RATE,
+	OPT_SEED,
+	OPT_FORCE,
+	OPT_FORMAT,
+	OPT_FOR,
+	OPT_DUMP_TL,
+	OPT_EDL_ORIGIN,
+	OPT_STRICT,
+};
+
+static const struct option long_opts[] = {
+    {"clips", required_argument, NULL, OPT_CLIPS},
+    {"clip-seconds", required_argument, NULL, OPT_CLIP_SECONDS},
+    {"timelines", required_argument, NULL, OPT_TIMELINES},
+    {"events", required_argument, NULL, OPT_EVENTS},
+    {"min-seconds", required_argument, NULL, OPT_MIN_SECONDS},
+    {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+    {"fps", required_argument, NULL, OPT_FPS},
+    {"video-rate", required_argument, NULL, OPT_VIDEO_RATE},
+    {"audio-tracks", required_argument, NULL, OPT_AUDIO_TRACKS},
+    {"audio-rate", required_argument, NULL, OPT_AUDIO_RATE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"for", required_argument, NULL, OPT_FOR},
+    {"dump-tl", required_argument, NULL, OPT_DUMP_TL},
+    {"edl-origin", required_argument, NULL, OPT_EDL_ORIGIN},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static void usage(FILE *f)
+{
+	struct eng_gen_config d;
+	char cs[32], mn[32], mx[32];
+
+	eng_gen_config_default(&d);
+	eng_gen_seconds_str(d.clip_us, cs, sizeof(cs));
+	eng_gen_seconds_str(d.min_us, mn, sizeof(mn));
+	eng_gen_seconds_str(d.max_us, mx, sizeof(mx));
+	/* One source line per help line reads best. */
+	/* clang-format off */
+	fprintf(f,
+"usage: " PROG " [options] DIR\n"
+"       " PROG " --for TIMELINE [--for TIMELINE ...] [--fps R]\n"
+"              [--video-rate B] [--audio-rate B] [--edl-origin WHERE]\n"
+"              [--strict] [--seed N] [--force] DIR\n"
+"       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B]\n"
+"              [--audio-rate B] [--edl-origin WHERE] [--strict]\n"
+"Write seeded random clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
+"timelines DIR/timelines/timelineNN.tl that edit them, for timelinefs.\n"
+"The same options and seed give the same bytes.\n"
+"\n"
+"--for writes the clip files that existing timelines (.tl, .edl, .otio)\n"
+"play instead, each just long enough: DIR/CLIP.TRACK.raw for video\n"
+"tracks, DIR/CLIP.TRACK.wav for audio (A...) tracks; it copies the\n"
+"timelines (and NAME.edl.fps sidecars) into DIR/timelines, so that\n"
+"'timelinefs DIR MNT' mounts them; files shared with timelines already\n"
+"in DIR/timelines stay long enough for them, and none is shortened.\n"
+"Timelines load as the mount loads them: --fps (EDL frame rate, default\n"
+"29.97; a NAME.edl.fps sidecar wins; given, it is written as the copy's\n"
+"sidecar), --video-rate, --audio-rate, --edl-origin and --strict (mount\n"
+"with the same -o video_rate=,audio_rate=,edl_origin=,strict; the last\n"
+"line says so).  --dump-tl prints a timeline as the mount resolves it, in\n"
+".tl form with every segment at its record frame (a blank, '#' or '%%' in\n"
+"a clip name written %%XX, as .tl reads it).\n"
+"\n"
+"  --clips N            clips to write (default %" PRIu32 ")\n"
+"  --clip-seconds S     length of every clip, decimals allowed (default %s)\n"
+"  --timelines N        timelines to write (default %" PRIu32 ")\n"
+"  --events N           events per timeline (default %" PRIu32 ")\n"
+"  --min-seconds S      shortest event (default %s)\n"
+"  --max-seconds S      longest event, at most --clip-seconds (default %s)\n"
+"  --fps R              frame rate: 30000/1001, 29.97, 25 (default %" PRIu32
+"/%" PRIu32 ")\n"
+"  --video-rate BYTES   video bytes per second: 18000000, 18M, 18Mi\n"
+"                       (default %" PRIu64 ")\n"
+"  --audio-tracks N     audio tracks A1..AN per clip, 0 for none (default %"
+PRIu32 ")\n"
+"  --audio-rate BYTES   bytes per second of each audio track, 24-bit mono,\n"
+"                       a multiple of 3 (default %" PRIu64 " = 48 kHz)\n"
+"  --format NAME        frame rate, video rate and audio tracks of a real\n"
+"                       format (sd-ntsc, prores-hq-1080p29.97, ...); the\n"
+"                       four options above override it; '--format list'\n"
+"                       lists the presets with their sources\n"
+"  --seed N             random seed (default %" PRIu64 ")\n"
+"  --force              write even when DIR's file system looks too small\n"
+"  --for TIMELINE       write the media TIMELINE plays (repeatable), see above\n"
+"  --dump-tl TIMELINE   print TIMELINE as the mount resolves it, as .tl\n"
+"  --edl-origin WHERE   EDL source TC of media frame 0: min, zero or\n"
+"                       HH:MM:SS:FF (default min), as -o edl_origin=\n"
+"  --strict             skipped EDL/OTIO constructs are errors, as -o strict\n"
+"  -h, --help           print this help and exit\n"
+"  -V, --version        print the version and exit\n"
+"\n"
+"Exit status: 0 done, 1 I/O error, bad timeline or not enough space,\n"
+"2 usage error.\n",
+		d.clips, cs, d.timelines, d.events, mn, mx, d.fps.num, d.fps.den,
+		d.video_rate, d.audio_tracks, d.audio_rate, d.seed);
+	/* clang-format on */
+}
+
+static int bad_value(const char *opt, const char *val, const char *what)
+{
+	fprintf(stderr, PROG ": invalid %s '%s': %s\n", opt, val, what);
+	return -EINVAL;
+}
+
+static int parse_count(const char *opt, const char *val, uint32_t *out)
+{
+	int64_t v;
+
+	if (eng_parse_int(val, &v) < 0 || v > UINT32_MAX)
+		return bad_value(opt, val, "expected a whole number");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_secs(const char *opt, const char *val, int64_t *out)
+{
+	if (eng_gen_parse_seconds(val, out) < 0)
+		return bad_value(
+		    opt, val,
+		    "expected seconds like 8 or 3.5 (up to 6 decimals)");
+	return 0;
+}
+
+static int parse_rate(const char *opt, const char *val, uint64_t *out)
+{
+	if (eng_parse_size(val, out) < 0)
+		return bad_value(
+		    opt, val,
+		    "expected bytes per second like 18000000, 18M or 18Mi");
+	return 0;
+}
+
+/* --format list: one block per preset, its rates and their source. */
+static void list_formats(void)
+{
+	const struct eng_gen_format *f;
+	struct eng_gen_config c;
+	struct eng_gen_sizes z;
+	char fps[32], media[32];
+	size_t i, n;
+
+	f = eng_gen_formats(&n);
+	printf("format presets (--format NAME); media sizes are for the "
+	       "default 24 clips of 8 s:\n");
+	for (i = 0; i < n; i++) {
+		eng_gen_config_default(&c);
+		eng_gen_format_apply(&c, &f[i]);
+		gen_fmt_fps(f[i].fps, fps, sizeof(fps));
+		if (eng_gen_check(&c, &z, NULL) == 0)
+			gen_fmt_bytes(z.media_bytes, media, sizeof(media));
+		else
+			snprintf(media, sizeof(media), "?");
+		printf("\n%-22s %s fps, video %.3f MB/s", f[i].name, fps,
+		       (double)f[i].video_rate / 1e6);
+		if (f[i].frame_bytes)
+			printf(" (%" PRIu64 " bytes/frame)", f[i].frame_bytes);
+		printf(", %" PRIu32 " x audio %" PRIu64 " B/s (48 kHz 24-bit)"
+		       ", media %s\n",
+		       f[i].audio_tracks, f[i].audio_rate, media);
+		printf("    %s\n    source: %s\n", f[i].summary, f[i].source);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct eng_gen_config c;
+	const char *dir;
+	const struct eng_gen_format *format = NULL;
+	struct for_opts fo;
+	const char **fors = NULL, *dump = NULL;
+	size_t nfor = 0;
+	unsigned int set = 0;
+	int force = 0, opt, ret = EXIT_USAGE, rc;
+
+	eng_gen_config_default(&c);
+	memset(&fo, 0, sizeof(fo));
+	eng_load_options_default(&fo.load);
+	fors = calloc((size_t)argc + 1, sizeof(*fors));
+	if (!fors) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_IO;
+	}
+	opterr = 0; /* our messages name the program, not argv[0] */
+	while ((opt = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1) {
+		rc = 0;
+		switch (opt) {
+		case OPT_CLIPS:
+			set |= SET_GEN_ONLY;
+			rc = parse_count("--clips", optarg, &c.clips);
+			break;
+		case OPT_CLIP_SECONDS:
+			set |= SET_GEN_ONLY;
+			rc = parse_secs("--clip-seconds", optarg, &c.clip_us);
+			break;
+		case OPT_TIMELINES:
+			set |= SET_GEN_ONLY;
+			rc = parse_count("--timelines", optarg, &c.timelines);
+			break;
+		case OPT_EVENTS:
+			set |= SET_GEN_ONLY;
+			rc = parse_count("--events", optarg, &c.events);
+			break;
+		case OPT_MIN_SECONDS:
+			set |= SET_GEN_ONLY;
+			rc = parse_secs("--min-seconds", optarg, &c.min_us);
+			break;
+		case OPT_MAX_SECONDS:
+			set |= SET_GEN_ONLY;
+			rc = parse_secs("--max-seconds", optarg, &c.max_us);
+			break;
+		case OPT_FPS:
+			set |= SET_FPS;
+			if (eng_parse_fps(optarg, &c.fps) < 0)
+				rc = bad_value(
+				    "--fps", optarg,
+				    "expected 30000/1001, 29.97 or 25");
+			fo.load.fps = c.fps;
+			fo.fps_arg = optarg;
+			break;
+		case OPT_VIDEO_RATE:
+			set |= SET_VIDEO_RATE;
+			rc = parse_rate("--video-rate", optarg, &c.video_rate);
+			fo.load.video_rate = c.video_rate;
+			fo.video_arg = optarg;
+			break;
+		case OPT_AUDIO_TRACKS:
+			set |= SET_AUDIO_TRACKS | SET_GEN_ONLY;
+			rc = parse_count("--audio-tracks", optarg,
+					 &c.audio_tracks);
+			break;
+		case OPT_AUDIO_RATE: {
+			char why[128];
+
+			set |= SET_AUDIO_RATE;
+			rc = parse_rate("--audio-rate", optarg, &c.audio_rate);
+			/* the mount's -o audio_rate= rule, in its words */
+			if (rc == 0 &&
+			    eng_audio_rate_check(c.audio_rate,
+						 fo.load.audio_align, why,
+						 sizeof(why)) < 0)
+				rc = bad_value("--audio-rate", optarg, why);
+			fo.load.audio_rate = c.audio_rate;
+			fo.audio_arg = optarg;
+			break;
+		}
+		case OPT_EDL_ORIGIN: {
+			char why[128];
+
+			/* the mount's -o edl_origin= value, in its words */
+			if (eng_edl_origin_parse(optarg, &fo.load, why,
+						 sizeof(why)) < 0)
+				rc = bad_value("--edl-origin", optarg, why);
+			fo.origin_arg = optarg;
+			set |= SET_LOAD_ONLY;
+			break;
+		}
+		case OPT_STRICT:
+			set |= SET_LOAD_ONLY;
+			fo.load.strict = 1;
+			break;
+		case OPT_SEED: {
+			int64_t v;
+
+			if (eng_parse_int(optarg, &v) < 0)
+				rc = bad_value("--seed", optarg,
+					       "expected a whole number");
+			else
+				c.seed = (uint64_t)v;
+			break;
+		}
+		case OPT_FORCE:
+			force = 1;
+			break;
+		case OPT_FOR:
+			fors[nfor++] = optarg;
+			break;
+		case OPT_DUMP_TL:
+			if (dump) {
+				fprintf(stderr,
+					PROG ": --dump-tl given twice\n");
+				goto out;
+			}
+			dump = optarg;
+			break;
+		case OPT_FORMAT:
+			set |= SET_GEN_ONLY;
+			if (strcmp(optarg, "list") == 0) {
+				list_formats();
+				ret = 0;
+				goto out;
+			}
+			format = eng_gen_format_find(optarg);
+			if (!format) {
+				fprintf(stderr,
+					PROG ": unknown --format '%s'\n"
+					     "Try '" PROG " --format list'.\n",
+					optarg);
+				goto out;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			ret = 0;
+			goto out;
+		case 'V':
+			printf(PROG " " ENG_GEN_VERSION "\n");
+			ret = 0;
+			goto out;
+		case ':':
+			fprintf(stderr,
+				PROG ": option '%s' needs a value\n"
+				     "Try '" PROG " --help'.\n",
+				argv[optind - 1]);
+			goto out;
+		default:
+			if (optopt)
+				fprintf(stderr, PROG ": unknown option '-%c'\n",
+					optopt);
+			else
+				fprintf(stderr, PROG ": unknown option '%s'\n",
+					argv[optind - 1]);
+			fprintf(stderr, "Try '" PROG " --help'.\n");
+			goto out;
+		}
+		if (rc < 0)
+			goto out;
+	}
+	if ((nfor || dump) && (set & SET_GEN_ONLY)) {
+		fprintf(stderr,
+			PROG
+			": --clips, --clip-seconds, --timelines, --events, "
+			"--min-seconds, --max-seconds, --audio-tracks and "
+			"--format make random timelines: not with %s\n",
+			dump ? "--dump-tl" : "--for");
+		goto out;
+	}
+	if (!nfor && !dump && (set & SET_LOAD_ONLY)) {
+		fprintf(stderr, PROG ": --edl-origin and --strict are for "
+				     "loading timelines: with --for or "
+				     "--dump-tl\n");
+		goto out;
+	}
+	if ((nfor || dump) &&
+	    (fo.load.video_rate == 0 || fo.load.audio_rate == 0)) {
+		fprintf(stderr, PROG ": a rate of 0 plays nothing\n");
+		goto out;
+	}
+	fo.seed = c.seed;
+	fo.force = force;
+	if (dump) {
+		if (nfor || optind != argc) {
+			fprintf(stderr,
+				PROG ": --dump-tl takes no --for and "
+				     "no DIR\nTry '" PROG " --help'.\n");
+			goto out;
+		}
+		ret = gen_run_dump(dump, &fo);
+		goto out;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n",
+			optind == argc ? "missing DIR" : "more than one DIR");
+		goto out;
+	}
+	dir = argv[optind];
+	if (nfor) {
+		ret = gen_run_for(dir, fors, nfor, &fo);
+		goto out;
+	}
+	if (format) {
+		struct eng_gen_config given = c;
+
+		eng_gen_format_apply(&c, format);
+		if (set & SET_FPS)
+			c.fps = given.fps;
+		if (set & SET_VIDEO_RATE)
+			c.video_rate = given.video_rate;
+		if (set & SET_AUDIO_TRACKS)
+			c.audio_tracks = given.audio_tracks;
+		if (set & SET_AUDIO_RATE)
+			c.audio_rate = given.audio_rate;
+	}
+	ret = gen_run_random(dir, &c, force);
+out:
+	free(fors);
+	return ret;
+}
