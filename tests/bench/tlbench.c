@@ -236,9 +236,9 @@ static int recorder(const char *db, unsigned long long rows,
 
 /*
  * The floor of the pacing error: THREADS threads wake at 30000/1001 fps
- * the way a paced stream's filler does (engine/play/player.c filler_main: a
- * CLOCK_MONOTONIC condition variable, 1 ns of timer slack, phases spread
- * over a frame), and do nothing else.  How late they wake is what the
+ * the way a paced stream's filler does (engine/play/player_fill.c
+ * filler_main: a CLOCK_MONOTONIC condition variable, 1 ns of timer slack,
+ * phases spread over a frame), and do nothing else.  How late they wake is what the
  * kernel and the machine give any timer at that moment: a paced stream's
  * pacing error cannot be lower.  Prints the lateness percentiles in us.
  */

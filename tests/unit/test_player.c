@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the player (engine/play/player.c) with a fake clock and fake
+ * Unit tests of the player (engine/play/player*.c) with a fake clock and fake
  * backing I/O, plus a short check of the real I/O (engine/io/io_real.c).
  */
 #include <errno.h>

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The player's internals, shared by its files and by nothing else.  One job
+ * a file:
+ *   player.c       a player's life: the ring's plan and memory, new, free
+ *   player_load.c  loading a frame into its ring slot: the clock, the
+ *                  preads, publishing the frame (one loader at a time)
+ *   player_read.c  a request: positioning the ring (play on, re-read,
+ *                  seek), waiting for or loading its frames, the iovecs
+ *   player_fill.c  the filler thread of a paced stream
+ *   player_fds.c   the stream's cache of open media fds (LRU, limits)
+ *   player_zc.c    zero copy: the slots' pipes and the requests from them
+ * Locks: struct eng_player's fields name theirs; the functions below say
+ * which they need.
+ */
+#ifndef ENG_PLAYER_I_H
+#define ENG_PLAYER_I_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "io/io.h"
+#include "play/player.h"
+#include "timeline/model.h"
+#include "util/values.h"
+
+/* O_DIRECT's alignment of offset, length and buffer. */
+#define DIRECT_ALIGN 4096ULL
+
+struct media_fd {
+	int fd;			/* -1: not open (yet, or closed again) */
+	int direct;		/* the fd really is O_DIRECT */
+	int opened;		/* was open once: opening it again is a reopen */
+	/* the open ones, most recently used first (indices into fds, -1
+	 * ends): the least recently used is closed past cfg.max_files */
+	int32_t newer, older;
+	uint64_t checked_ns;	/* last io->check of fd */
+};
+
+struct eng_player {
+	/* Held by a request from eng_player_read() to eng_player_unlock():
+	 * one request at a time, and its frames stay in the ring while the
+	 * caller replies from them.  The filler never takes it. */
+	pthread_mutex_t req_lock;
+	/* The ring's state; held only briefly (never across a pread or a
+	 * sleep), so a reply never delays an issue. */
+	pthread_mutex_t lock;
+	pthread_cond_t fill_cv;	/* the filler waits: time, room, anchoring */
+	pthread_cond_t ready_cv; /* requests wait for the filler's frames */
+	/* Set at creation, read-only afterwards. */
+	const struct eng_timeline *tl;
+	struct eng_player_config cfg;
+	long double speed;	/* 1 for realtime and off */
+	size_t nslots;
+	size_t slot_bytes;	/* tl->frame_bytes_max */
+	int64_t seek_gap;	/* frames past head still read as "play on" */
+	int filled;		/* paced with cfg.filler: frames come from the
+				 * filler, not from the request */
+	/* Everything below is protected by lock.  The ring slots, fds and
+	 * bounce buffer are written only by the one loader (the filler, or
+	 * the request when no filler runs) between load_begin and load_end,
+	 * without the lock. */
+	unsigned char *ring;	/* [nslots * slot_bytes], frame f in f % nslots */
+	unsigned char *failed;	/* [nslots]: the slot's frame had a failed read */
+	struct iovec *copy_iov;	/* [nslots] for eng_player_copy(); req_lock */
+	/* The copied tail of a request of more pieces than cfg.max_pieces
+	 * (NULL where none can need it); req_lock */
+	unsigned char *spill;
+	size_t spill_bytes;
+	struct media_fd *fds;	/* [nclips * ntracks], opened lazily */
+	int32_t lru_new, lru_old; /* the open fds' list ends, -1: none */
+	/* the loader's counts of its fds, into st at load_end */
+	unsigned nopen, open_peak;
+	uint64_t opens, reopens, open_retries;
+	void *bounce;		/* aligned, for O_DIRECT reads */
+	size_t bounce_bytes;
+	int64_t lo, head;	/* the ring holds frames [lo, head) */
+	/* One past the newest frame played since the clock was anchored:
+	 * frames below it that are loaded again are re-reads, not played
+	 * (counted) a second time. */
+	int64_t hwm;
+	/* Frames played on the clocks before the latest seek, when the
+	 * seek went back to just before them (seen_after).  Loaded again on
+	 * the new clock they are re-reads, not played twice. */
+	int64_t seen_lo, seen_hi;
+	/* First frame of the latest request: the filler never evicts it or
+	 * anything above it, so that request (and a re-read of it) is
+	 * served from the ring. */
+	int64_t need_lo;
+	/* Bumped whenever the ring restarts (seek, re-read behind it): a load
+	 * reserved before is not published. */
+	uint64_t epoch;
+	int loading;		/* a frame is reserved and being read */
+	int waiters;		/* requests waiting on ready_cv */
+	int anchored;
+	uint64_t anchor_ns;
+	int64_t anchor_frame;
+	/* the filler thread */
+	pthread_t filler;
+	int filler_on;		/* started and not yet joined */
+	int stop;		/* asked to stop */
+	int fill_waiting;	/* 0, or the ENG_FILL_* it waits on */
+	/* st is written under lock and stats_lock, read under stats_lock
+	 * alone: a status reader must not wait for a player sleeping until
+	 * its next frame is due. */
+	pthread_mutex_t stats_lock;
+	struct eng_player_stats st;
+	/* Zero copy: 0 undecided (no read yet), 1 the slots' bytes are in
+	 * pipes, -1 in the ring.  Per slot (zc > 0): its pipe, the bytes the
+	 * loader put in and the bytes handed out of it, all of the one
+	 * loader and the request holding req_lock (pace=off: the same). */
+	int zc;
+	int (*zc_fds)[2];
+	size_t *zc_fill, *zc_pos;
+	/* the slots the request holding req_lock handed out, for
+	 * eng_player_zc_done to see that their pipes were emptied */
+	size_t zc_used[ENG_ZC_MAX_SLOTS];
+	int zc_nused;
+};
+
+/* One frame being loaded: reserved under the lock (load_begin), read with
+ * the lock released (load_read), published under the lock (load_end). */
+struct load {
+	int64_t k;
+	size_t slot;
+	uint64_t epoch;		/* p->epoch at reservation */
+	uint64_t sched, due;
+	uint64_t last_done, worst;
+	int reads, failed;
+};
+
+/* Duration of k frames at the player's speed, in ns.  At speed 1 the
+ * integer form is exact, so that schedules can be checked to the ns. */
+static inline uint64_t period_ns(const struct eng_player *p, int64_t k)
+{
+	const struct eng_fps *fps = &p->tl->fps;
+	long double v;
+
+	if (k <= 0)
+		return 0;
+	if (p->speed == 1.0L)
+		return (uint64_t)((unsigned __int128)k * fps->den *
+				  ENG_NS_PER_SEC / fps->num);
+	v = (long double)k * fps->den * 1e9L / fps->num / p->speed;
+	/* keep the clock sane even for absurdly slow factors */
+	return v >= 9e18L ? (uint64_t)9e18 : (uint64_t)v;
+}
+
+static inline uint64_t issue_ns(const struct eng_player *p, int64_t k)
+{
+	return p->anchor_ns + period_ns(p, k - p->anchor_frame);
+}
+
+static inline void record(const struct eng_player *p, const struct eng_access *a)
+{
+	if (p->cfg.record)
+		p->cfg.record(p->cfg.record_ctx, a);
+}
+
+/* player_fds.c: only the loader calls these. */
+/* The fd of (clip, track), opened on first use (see player_fds.c). */
+int eng_pl_media_fd(struct eng_player *p, uint32_t clip, size_t t,
+		    int *direct);
+/* Close every media fd the stream has open, at its end. */
+void eng_pl_fds_close(struct eng_player *p);
+
+/* player_load.c */
+/* Reserve frame p->head (lock held). */
+void eng_pl_load_begin(struct eng_player *p, struct load *l);
+/* Its preads, without the lock. */
+void eng_pl_load_read(struct eng_player *p, struct load *l);
+/* Publish it (lock held). */
+void eng_pl_load_end(struct eng_player *p, const struct load *l);
+/* Reader-driven load of frame p->head: lock held, dropped while
+ * sleeping and reading. */
+void eng_pl_load_frame(struct eng_player *p);
+
+/* player_read.c */
+/* Position the ring for [off, off + *lenp) and get frames [*ap, *bp]
+ * loaded: 1 with both locks held, 0 (nothing to read: req_lock held) or
+ * -errno (no lock held). */
+int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
+		   int64_t *ap, int64_t *bp, int nonblock, int zc);
+/* Count len bytes served; drops the lock, keeps req_lock. */
+ssize_t eng_pl_served(struct eng_player *p, size_t len);
+/* The part of frame f that [off, off + len) covers (see player_read.c). */
+size_t eng_pl_frame_part(const struct eng_player *p, int64_t f, uint64_t off,
+			 size_t len, uint64_t *fo, uint64_t *from);
+
+/* player_fill.c */
+/* Wake the filler when it waits for something a request just changed
+ * (lock held). */
+void eng_pl_wake_filler(struct eng_player *p, int reanchored);
+
+/* player_zc.c */
+/* The pipe bytes per slot of a zero-copy player. */
+size_t eng_pl_zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes);
+/* Decide zero copy at the first request (lock held). */
+void eng_pl_zc_decide(struct eng_player *p, size_t len);
+/* Empty slot's pipe of what its last frame left (the loader). */
+void eng_pl_zc_reset_slot(struct eng_player *p, size_t slot);
+/* A gap's zero bytes into the reserved slot's pipe (the loader). */
+void eng_pl_zc_zero(struct eng_player *p, struct load *l, size_t len);
+/* One backing read into a slot's pipe (the loader). */
+void eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
+		      uint64_t len, struct eng_access *a);
+/* Does a request at off need frames [a, b] read again (lock held)? */
+int eng_pl_zc_behind(const struct eng_player *p, uint64_t off, int64_t a,
+		     int64_t b);
+/* The pipes of a zero-copy player, at its end. */
+void eng_pl_zc_free(struct eng_player *p);
+
+#endif /* ENG_PLAYER_I_H */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A request of the virtual file: position the ring (play on, a re-read a
+ * little behind it, or a seek on a fresh clock), get the request's frames
+ * loaded (by the filler, or by the request itself), and hand them out as
+ * iovecs into the ring while the request lock is held.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "play/pieces.h"
+#include "play/player_i.h"
+#include "timeline/layout.h"
+
+/*
+ * A seek to frames [a, b]: a reader going backwards asks, a request at a
+ * time, for the frames just before those it had (the kernel's requests
+ * overlap them by a frame, may come out of order, and the filler had read
+ * on past them).  Where the request ends at or in the ring, the ring's
+ * frames join the played ones; anything else (a jump forward, or back to
+ * frames played long ago, as a loop does) plays its frames again.
+ */
+static void seen_after(struct eng_player *p, int64_t a, int64_t b)
+{
+	if (!p->anchored || a >= p->lo || b + 1 < p->lo) {
+		p->seen_lo = p->seen_hi = 0;
+		return;
+	}
+	if (p->seen_hi > p->seen_lo && p->seen_lo <= p->head &&
+	    p->lo <= p->seen_hi) {
+		if (p->lo < p->seen_lo)
+			p->seen_lo = p->lo;
+		if (p->head > p->seen_hi)
+			p->seen_hi = p->head;
+	} else {
+		p->seen_lo = p->lo;
+		p->seen_hi = p->head;
+	}
+}
+
+/* The part of frame f (starting at byte fo of the file) that the request
+ * [off, off + len) covers: from byte *from of the frame, 0 bytes if none. */
+size_t eng_pl_frame_part(const struct eng_player *p, int64_t f, uint64_t off,
+			 size_t len, uint64_t *fo, uint64_t *from)
+{
+	uint64_t s, e, fe;
+
+	*fo = eng_frame_offset(p->tl, f);
+	fe = eng_frame_offset(p->tl, f + 1);
+	s = off > *fo ? off : *fo;
+	e = off + len < fe ? off + len : fe;
+	*from = s - *fo;
+	return e > s ? (size_t)(e - s) : 0;
+}
+
+/* A request: position the ring (play on, re-read or seek) and get frames
+ * [*a, *b] loaded.  Returns 1 with both locks held and *len clipped to
+ * the file, 0 (nothing to read: req_lock held) or -errno (no lock held).
+ * nonblock: -EAGAIN rather than wait for the filler.  zc: the request is
+ * a zero-copy one (-EXDEV if the player uses its ring), else a ring one
+ * (-EXDEV if it uses pipes). */
+int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
+			  int64_t *ap, int64_t *bp, int nonblock, int zc)
+{
+	const struct eng_timeline *tl = p->tl;
+	const struct eng_io *io = p->cfg.io;
+	size_t len = *lenp;
+	int64_t a, b, f;
+	int rc, restarted = 0;
+
+	pthread_mutex_lock(&p->req_lock);
+	pthread_mutex_lock(&p->lock);
+	if (len > p->cfg.max_request) {
+		rc = -E2BIG;
+		goto out_unlock;
+	}
+	if (zc)
+		eng_pl_zc_decide(p, len);
+	else if (!p->zc)
+		p->zc = -1;
+	if ((p->zc > 0) != !!zc) {
+		rc = -EXDEV;
+		goto out_unlock;
+	}
+	if (len == 0 || off >= tl->bytes) {
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	if (len > tl->bytes - off)
+		len = (size_t)(tl->bytes - off);
+	a = eng_frame_at(tl, off);
+	b = eng_frame_at(tl, off + len - 1);
+
+	/* A little behind what the ring holds: concurrent readahead requests
+	 * served out of order, or the reader faulting again pages the kernel
+	 * dropped.  Not a seek: keep the clock, restart the ring at a and
+	 * read those frames again (load_end does not count them twice).
+	 * Only frames played since the clock was anchored can be read
+	 * again: a reader going backwards (tac, a reverse pread loop, J-K-L
+	 * reverse play) asks for frames before the anchor, never played;
+	 * taken for re-reads they were counted as reloads and not played,
+	 * and on the old clock already due, so not paced either. */
+	if (p->anchored && a < p->lo && a + p->seek_gap >= p->lo &&
+	    a >= p->anchor_frame) {
+		p->lo = p->head = a;
+		restarted = 1;
+	} else if (!p->anchored || a < p->lo || a > p->head + p->seek_gap) {
+		/* Far from the play head: the workstation jumped; play from
+		 * there on a fresh clock. */
+		pthread_mutex_lock(&p->stats_lock);
+		if (p->anchored)
+			p->st.seeks++;
+		p->st.head = a;
+		pthread_mutex_unlock(&p->stats_lock);
+		seen_after(p, a, b);
+		p->anchored = 1;
+		p->lo = p->head = p->hwm = a;
+		p->anchor_ns = io->now(io->ctx);
+		p->anchor_frame = a;
+		restarted = 1;
+	} else if (p->zc > 0 && eng_pl_zc_behind(p, off, a, b)) {
+		/* bytes already handed out of a pipe: a re-read */
+		p->lo = p->head = a;
+		restarted = 1;
+	}
+	if (restarted)
+		p->epoch++;
+	if (p->filled) {
+		/* the request's frames are pinned from here on; those below
+		 * are free for the filler to reuse */
+		p->need_lo = a;
+		eng_pl_wake_filler(p, restarted);
+		while (p->head <= b) {
+			if (p->filler_on) {
+				if (nonblock) {
+					rc = -EAGAIN;
+					goto out_unlock;
+				}
+				p->waiters++;
+				pthread_cond_wait(&p->ready_cv, &p->lock);
+				p->waiters--;
+			} else if (nonblock) {
+				rc = -EAGAIN;
+				goto out_unlock;
+			} else {
+				/* no filler (not started, or stopped): the
+				 * request loads its frames, as unfilled */
+				eng_pl_load_frame(p);
+			}
+		}
+	} else {
+		/* frames between the head and a are played too, as a player
+		 * would */
+		while (p->head <= b)
+			eng_pl_load_frame(p);
+		/* A reader behind schedule: load what is already due, without
+		 * sleeping and without evicting anything this request needs. */
+		if (p->cfg.pace.mode != ENG_PACE_OFF)
+			while (p->head < tl->frames &&
+			       p->head <= b + (int64_t)p->cfg.buffer &&
+			       p->head - a < (int64_t)p->nslots &&
+			       issue_ns(p, p->head) <= io->now(io->ctx))
+				eng_pl_load_frame(p);
+	}
+
+	for (f = a; f <= b; f++)
+		if (p->failed[f % (int64_t)p->nslots]) {
+			rc = -EIO;
+			goto out_unlock;
+		}
+	*lenp = len;
+	*ap = a;
+	*bp = b;
+	return 1;
+out_unlock:
+	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->req_lock);
+	return rc;
+}
+
+/* The bytes handed to the reader; then the request's lock stays held. */
+ssize_t eng_pl_served(struct eng_player *p, size_t len)
+{
+	pthread_mutex_lock(&p->stats_lock);
+	p->st.bytes += len;
+	p->st.requests++;
+	pthread_mutex_unlock(&p->stats_lock);
+	pthread_mutex_unlock(&p->lock);
+	return (ssize_t)len;
+}
+
+static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
+			   struct iovec *iov, int iovmax, int *iovcnt,
+			   int nonblock)
+{
+	struct eng_pieces pb;
+	uint64_t fo, from;
+	int64_t a, b, f;
+	int rc;
+	size_t part;
+
+	if (!p || !iovcnt || (len && (!iov || iovmax <= 0)))
+		return -EINVAL;
+	*iovcnt = 0;
+	rc = eng_pl_prepare(p, off, &len, &a, &b, nonblock, 0);
+	if (rc <= 0)
+		return rc;
+	/* The request's frames stay put while req_lock is held: a spill's
+	 * copy is made without the ring's lock, which the filler needs. */
+	pthread_mutex_unlock(&p->lock);
+	eng_pieces_init(&pb, iov, iovmax, p->spill, p->spill_bytes);
+	for (f = a; f <= b; f++) {
+		size_t slot = (size_t)(f % (int64_t)p->nslots);
+
+		part = eng_pl_frame_part(p, f, off, len, &fo, &from);
+		if (!part)
+			continue;
+		if (eng_pieces_add(&pb, p->ring + slot * p->slot_bytes + from,
+				   part) < 0) {
+			pthread_mutex_unlock(&p->req_lock);
+			return -E2BIG;
+		}
+	}
+	*iovcnt = pb.n;
+	pthread_mutex_lock(&p->lock);
+	return eng_pl_served(p, len);
+}
+
+ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
+			struct iovec *iov, int iovmax, int *iovcnt)
+{
+	return player_read(p, off, len, iov, iovmax, iovcnt, 0);
+}
+
+ssize_t eng_player_try_read(struct eng_player *p, uint64_t off, size_t len,
+			    struct iovec *iov, int iovmax, int *iovcnt)
+{
+	return player_read(p, off, len, iov, iovmax, iovcnt, 1);
+}
+
+void eng_player_unlock(struct eng_player *p)
+{
+	pthread_mutex_unlock(&p->req_lock);
+}
+
+ssize_t eng_player_copy(struct eng_player *p, void *buf, size_t len,
+			uint64_t off)
+{
+	unsigned char *d = buf;
+	ssize_t rc;
+	int cnt, i;
+
+	if (!p || (len && !buf))
+		return -EINVAL;
+	/* copy_iov is only touched while the lock is held */
+	rc = eng_player_read(p, off, len, p->copy_iov, (int)p->nslots, &cnt);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < cnt; i++) {
+		memcpy(d, p->copy_iov[i].iov_base, p->copy_iov[i].iov_len);
+		d += p->copy_iov[i].iov_len;
+	}
+	eng_player_unlock(p);
+	return rc;
+}
