@@ -156,17 +156,12 @@ skipped(struct edl_state *st, unsigned line, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static int all_digits(const char *s)
 {
 	if (!*s)
 		return 0;
 	for (; *s; s++)
-		if (!is_digit(*s))
+		if (!eng_is_digit(*s))
 			return 0;
 	return 1;
 }
@@ -276,7 +271,7 @@ static int parse_speed(const char *s, int64_t *milli)
 			decimals = 0;
 			continue;
 		}
-		if (!is_digit(*s))
+		if (!eng_is_digit(*s))
 			return -EINVAL;
 		digits++;
 		if (decimals >= 3)
@@ -529,7 +524,7 @@ static char *clip_name_from(const char *v)
 		for (q = p + 1; *q; q++) {
 			if ((*q | 0x20) >= 'a' && (*q | 0x20) <= 'z')
 				letter = 1;
-			else if (!is_digit(*q))
+			else if (!eng_is_digit(*q))
 				dot = NULL;
 		}
 		if (dot && letter)

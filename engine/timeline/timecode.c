@@ -12,11 +12,6 @@
 #include "timeline/timecode.h"
 #include "util/values.h"
 
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static int is_sep(char c)
 {
 	return c == ':' || c == ';' || c == '.' || c == ',';
@@ -32,7 +27,7 @@ int eng_tc_parse(const char *s, struct eng_tc *tc)
 	for (k = 0; k < 4; k++) {
 		if (k && !is_sep(*p++))
 			return -EINVAL;
-		for (d = 0; is_digit(p[d]); d++) {
+		for (d = 0; eng_is_digit(p[d]); d++) {
 			/* two digits, FF three above 99 fps */
 			if (d == (k == 3 ? 3 : 2))
 				return -EINVAL;

@@ -14,11 +14,6 @@
 
 #include "util/values.h"
 
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 int eng_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -37,9 +32,9 @@ static int parse_u64_prefix(const char *s, uint64_t max, uint64_t *out,
 	uint64_t v = 0;
 	const char *p = s;
 
-	if (!is_digit(*p))
+	if (!eng_is_digit(*p))
 		return -EINVAL;
-	for (; is_digit(*p); p++) {
+	for (; eng_is_digit(*p); p++) {
 		unsigned d = (unsigned)(*p - '0');
 
 		if (v > (max - d) / 10)
@@ -123,7 +118,7 @@ static int fps_decimal(uint64_t ip, const char *frac, struct eng_fps *out)
 	uint64_t scale = 1, i = ip, n, g, den;
 	int d = 0;
 
-	for (; is_digit(*frac); frac++, d++) {
+	for (; eng_is_digit(*frac); frac++, d++) {
 		if (d == 9)
 			return -EINVAL; /* 10^d must fit a 32-bit denominator */
 		scale *= 10;
@@ -196,7 +191,7 @@ int eng_pace_parse(const char *s, struct eng_pace *out)
 	/* Plain decimals only: strtod would also take "nan", "inf", hex and
 	 * exponents, none of which a user means by a speed factor. */
 	for (p = s; *p; p++) {
-		if (is_digit(*p))
+		if (eng_is_digit(*p))
 			digits++;
 		else if (*p == '.' && dots++ == 0)
 			;

@@ -38,6 +38,12 @@ uint64_t eng_gcd64(uint64_t a, uint64_t b);
  * texts of kconfig.c and env.c. */
 const char *eng_next_line(const char *text, size_t len, size_t *i, size_t *n);
 
+/* Whether c is a decimal digit: no locale, unlike isdigit(). */
+static inline int eng_is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
 /* The value of hex digit c (0-9, a-f, A-F), or -1: the %XX escapes of
  * .tl clip words and of OTIO file URLs. */
 int eng_hex_digit(char c);
