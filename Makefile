@@ -314,9 +314,9 @@ clean:
 	rm -rf build
 
 format:
-	clang-format -i engine/*.h engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] tests/unit/*.[ch]
+	clang-format -i engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] tests/unit/*.[ch]
 
 check-format:
-	@clang-format --dry-run --Werror engine/*.h engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch]
+	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch]
 
 -include $(shell find build -name '*.d' 2>/dev/null)

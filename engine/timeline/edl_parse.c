@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * CMX 3600 EDL parser: a lenient, token-based reader of edit decision lists
- * that builds the timeline an NLE would play from them (engine.h model).
+ * that builds the timeline an NLE would play from them (timeline/model.h).
  *
  * How an EDL maps onto the timeline model (README.md has a copy):
  *

@@ -4,8 +4,9 @@
  * formats that carry no rates, the choice of parser by extension, the .fps
  * sidecar and the listing of a timelines folder.  The mount and
  * timelinefs-gen --for both load through here, so that they agree on what a
- * folder holds and how each file plays.  This module and io_real.c are the
- * engine's only direct file I/O (reads of timeline text, never media).
+ * folder holds and how each file plays.  It reads the files itself (the
+ * timeline text, the sidecar, the folder), at load time only: a stream's
+ * reads of media go through struct eng_io.
  */
 #ifndef ENG_LOAD_H
 #define ENG_LOAD_H

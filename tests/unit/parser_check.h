@@ -2,7 +2,7 @@
 /*
  * Checks shared by the EDL and OTIO parser tests (test_edl.c, test_otio.c):
  * the public samples under ../shared/samples, tracks and segments against a
- * table, and messages.  Include after <cmocka.h> and "engine.h".
+ * table, and messages.  Include after <cmocka.h> and the parser headers.
  */
 #ifndef PARSER_CHECK_H
 #define PARSER_CHECK_H
