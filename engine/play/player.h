@@ -4,8 +4,9 @@
  * rate.  Owns the ring of frames, the clock of the stream (anchored at the
  * first read, re-anchored at a seek), the filler thread of a paced stream,
  * the stream's media fds and the zero-copy pipes.  Every backing read is
- * recorded once (struct eng_access).  All memory is allocated at
- * eng_player_new, none on the read path; time and I/O come through cfg.io.
+ * recorded once (struct eng_access).  Its memory is allocated at
+ * eng_player_new (the zero-copy pipes at the first read, which decides
+ * zero copy), never per request; time and I/O come through cfg.io.
  */
 #ifndef ENG_PLAYER_H
 #define ENG_PLAYER_H
