@@ -88,11 +88,9 @@ int gen_run_random(const char *dir, const struct eng_gen_config *cfg,
 	double secs;
 	int ret = EXIT_USAGE, rc;
 	uint32_t i;
-	size_t k;
 
 	if (eng_gen_check(&c, &z, &diag) < 0) {
-		for (k = 0; k < diag.n; k++)
-			fprintf(stderr, "%s\n", diag.msgs[k]);
+		gen_print_diag(&diag);
 		goto out;
 	}
 
