@@ -35,7 +35,7 @@
  * fs/fuse/file.c: "Congested and only async pages left"): 15 paced
  * cached readers then got requests of ~20 KiB instead of 1 MiB, 136000
  * replies in 10 s instead of 2700, and the daemon used 22 % of the
- * machine instead of 10 % (the seed case, README "Performance").  A few
+ * machine instead of 10 % (the seed case, docs/performance.md).  A few
  * requests per stream for hundreds of streams; non-root mounts are capped
  * by the kernel at /sys/module/fuse/parameters/max_user_bgreq. */
 #define FS_MAX_BACKGROUND 1024
@@ -233,8 +233,8 @@ void fs_reader_of(pid_t tid, struct fs_reader *r);
 char *fs_kernel_config(const char *release, size_t *len, char *from,
 		       size_t fromlen);
 
-/* fs/env.c: the run environment, one run_env row per fact (README "The
- * database"), between store_run_begin and store_start; the tick rate is
+/* fs/env.c: the run environment, one run_env row per fact (docs/database.md),
+ * between store_run_begin and store_start; the tick rate is
  * measured apart (fs_env_hz_start).  0 or store_env_add's error. */
 int fs_env_record(struct store *st, const struct fs_config *cfg,
 		  const struct fuse_cmdline_opts *fo,

@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS run (
 
 -- What can decide an A/B result, one row per fact about the run's host,
 -- kernel, media device and mount (schema version 5): the keys are listed in
--- README "The database".  A fact that could not be read has no row.
+-- docs/database.md.  A fact that could not be read has no row.
 CREATE TABLE IF NOT EXISTS run_env (
 	run_id INTEGER NOT NULL REFERENCES run(id),
 	key TEXT NOT NULL,

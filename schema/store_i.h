@@ -39,7 +39,7 @@ struct entry {
 	} u;
 };
 
-/* the README's memory cost of the hold, per row */
+/* the memory cost of the hold docs/reliability.md gives, per row */
 _Static_assert(sizeof(struct entry) <= STORE_HOLD_ROW_BYTES,
 	       "struct entry outgrew STORE_HOLD_ROW_BYTES");
 

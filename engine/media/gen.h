@@ -131,7 +131,7 @@ uint64_t eng_gen_timeline_bytes(const struct eng_gen_config *c,
 void eng_gen_clip_name(uint32_t clip, char *buf, size_t len);
 void eng_gen_timeline_name(uint32_t index, char *buf, size_t len);
 
-/* The .tl text of a planned timeline (DESIGN.md format): a comment line
+/* The .tl text of a planned timeline (docs/design.md format): a comment line
  * with the generator's version, options and the timeline's place, then
  * fps, the tracks and one appending "event V,A1,.. clipNNNN SRC FRAMES"
  * per event.  *text is malloc'ed and NUL-terminated (*len excludes the

@@ -336,7 +336,7 @@ static int upto_checked(const struct eng_track *trk, struct eng_fps fps,
  * Bytes of essence a segment needs: the largest end, over its frames
  * k in [r, r+f), of upto(s + k - r) + len(k), where len(k) =
  * upto(k+1) - upto(k): the offset follows the source frame, the length the
- * timeline frame (DESIGN.md).  Every len is lo or hi = lo + align (hi = lo
+ * timeline frame (docs/design.md).  Every len is lo or hi = lo + align (hi = lo
  * when the rate divides evenly).  Walk back from the last frame: the term
  * of frame j is at most upto(s + j - r) + hi, which falls with j, so once
  * that bound is <= the best seen no earlier frame can do better.  When

@@ -40,7 +40,7 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 
 /* Bytes of essence (after the header) that segment s of track t needs in
  * its clip file: the largest end over its frames of the slice at the
- * source frame's offset with the timeline frame's length (DESIGN.md), the
+ * source frame's offset with the timeline frame's length (docs/design.md), the
  * rule eng_media_resolve() checks files by and timelinefs-gen --for sizes
  * them by.  0, or -ERANGE when the need does not fit 64 bits. */
 int eng_segment_bytes_needed(const struct eng_timeline *tl, size_t t,

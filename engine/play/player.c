@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The per-stream player (DESIGN.md "Playback"): an anchored frame clock, a
+ * The per-stream player (docs/design.md "Playback"): an anchored frame clock, a
  * ring of frame slots filled with one pread per (frame, track), and one
  * access record per backing read.  Time and I/O come through struct eng_io.
  * This file: the ring's plan (its memory, told before it is taken), creating

@@ -93,7 +93,7 @@ struct eng_player_config {
 #define ENG_PLAYER_MEM_DEFAULT (256ULL << 20)
 #define ENG_PLAYER_FILES_DEFAULT 64
 /* Where the open file limit is lower, the default shrinks so that
- * ENG_PLAYER_STREAMS_EXPECTED streams (the paced streams README
+ * ENG_PLAYER_STREAMS_EXPECTED streams (the paced streams docs/performance.md
  * "Performance" measured on 2 cores) fit beside ENG_PLAYER_FDS_OWN fds of
  * the daemon's own, but to no fewer than ENG_PLAYER_FILES_MIN (the tracks
  * of a frame of any preset open at once). */

@@ -3,7 +3,7 @@
  * CMX 3600 EDL parser: a lenient, token-based reader of edit decision lists
  * that builds the timeline an NLE would play from them (timeline/model.h).
  *
- * How an EDL maps onto the timeline model (README.md has a copy):
+ * How an EDL maps onto the timeline model (docs/formats.md has a copy):
  *
  *  - Lines: "TITLE:", "FCM: DROP FRAME" / "FCM: NON-DROP FRAME" (applies to
  *    the events after it), event lines "NNN REEL CHANNEL TRANSITION

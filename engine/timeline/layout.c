@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Byte layout of a timeline file (DESIGN.md): for each frame, the slice of
+ * Byte layout of a timeline file (docs/design.md): for each frame, the slice of
  * every track in declared order.  Everything is a closed form of
  * upto(t, k); offsets map back to frames by binary search.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The byte layout of the virtual file (layout.c, DESIGN.md): frame k's
+ * The byte layout of the virtual file (layout.c, docs/design.md): frame k's
  * tracks one after another, each track's bytes a closed form of its rate, so
  * that no per-frame table is ever built.  Every reader of the virtual file
  * (the player, the media checks, the generator, tests/tools/tlexpect.py)

@@ -11,7 +11,7 @@
 
 #include "timeline/model.h"
 
-/* Native .tl (DESIGN.md).  `path` names the file in messages, `name` is
+/* Native .tl (docs/design.md).  `path` names the file in messages, `name` is
  * the timeline's name; text[0..len) need not be NUL-terminated.  '#' at
  * the start of a word begins a comment (so a clip may be named "take#2").
  * In a clip word %XX (two hex digits) is the byte XX, as eng_tl_write

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The native .tl timeline format (DESIGN.md "Native format .tl"): fps,
+ * The native .tl timeline format (docs/design.md "Native format .tl"): fps,
  * track and event lines.  Every problem is reported, not just the first.
  */
 #include <errno.h>

@@ -63,7 +63,7 @@ result() {
 	fi
 }
 
-# bytes of the first 1024 frames of audio.tl: upto(1024), DESIGN.md
+# bytes of the first 1024 frames of audio.tl: upto(1024), docs/design.md
 FRAMES1024=$(python3 -c 'print(1024 * 24000 * 1001 // (30000 * 3) * 3)')
 
 LOGS=$T/daemons.log

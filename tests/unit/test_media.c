@@ -370,7 +370,7 @@ static uint64_t upto(const struct eng_timeline *tl, size_t t, int64_t k)
 	return eng_upto(tl, t, k);
 }
 
-/* DESIGN.md, frame by frame: slice k reads upto(src) .. + len(k). */
+/* docs/design.md, frame by frame: slice k reads upto(src) .. + len(k). */
 static uint64_t brute_need(const struct eng_timeline *tl, size_t t,
 			   const struct eng_segment *s)
 {
