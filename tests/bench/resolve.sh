@@ -60,12 +60,22 @@ reads=$(q "select avg(n) from (select count(*) n from access a join bench_stream
 # on a fraction P of the reads is what the kernel can do exactly.
 p=$(awk -v s="$stream_s" -v r="$reads" -v e="$EFFECT" 'BEGIN { printf "%.6f", s / r * e / 100 / 0.001 }')
 log "calibration: a stream plays in $stream_s s with $reads backing reads: delay=1ms@$p"
-# shellcheck disable=SC2086
-"$BENCH" $COMMON --repeat 6 --label cal --ab '' "inject=delay=1ms@$p" >"$W/cal.out" 2>/dev/null
-got=$("$REPORT" "$DB" --compare cal:A cal:B --csv 2>/dev/null | awk -F, '$2 == "wall_s" { print $10 }')
-p=$(awk -v p="$p" -v g="$got" -v e="$EFFECT" 'BEGIN { q = (g > 0.5 ? p * e / g : p); printf "%.6f", (q > 1 ? 1 : q) }')
+# The cost is not linear in P (the read-ahead hides a few delays, not
+# many): measure, rescale, until it is within 0.5 % of EFFECT (5 tries).
+i=1
+while :; do
+	# shellcheck disable=SC2086
+	"$BENCH" $COMMON --repeat 4 --resolve 1 --label "cal$i" --ab '' "inject=delay=1ms@$p" \
+		>"$W/cal$i.out" 2>/dev/null
+	got=$("$REPORT" "$DB" --compare "cal$i:A" "cal$i:B" --csv 2>/dev/null | awk -F, '$2 == "wall_s" && $22 == "welch" { print $10 }')
+	log "calibration $i: delay=1ms@$p cost ${got} % of wall time"
+	if awk -v g="$got" -v e="$EFFECT" 'BEGIN { exit !(g - e <= 0.5 && e - g <= 0.5) }' || [ $i -ge 5 ]; then
+		break
+	fi
+	p=$(awk -v p="$p" -v g="$got" -v e="$EFFECT" 'BEGIN { q = (g > 0.5 ? p * e / g : p * 4); printf "%.6f", (q > 1 ? 1 : q) }')
+	i=$((i + 1))
+done
 delay="delay=1ms@$p"
-log "calibration: that cost ${got} % of wall time; rescaled: $delay"
 
 # ---- 2. A/A and 3. A/B, each within MINUTES per label
 # shellcheck disable=SC2086
@@ -91,18 +101,22 @@ sed -n '/^2 workstations/,$p' "$W/ab.compare" | grep -E '^  (wall s|MB/s|late|p5
 
 # ---- 4. plain dd, the same reads, no FUSE
 # the contiguous byte ranges each stream of the A/A's first counted
-# repetition read, in order: one dd per range
+# repetition read, in order: one dd per range (an audio frame's slice
+# starts at its source frame's sample and may overlap or miss the
+# previous one's last sample: docs/design.md; a range runs on while the
+# reads go forward by at most 4 KiB)
 step=$(q "select min(id) from bench_step where label = 'aa:A' and repetition > 0")
 for s in $(q "select stream_id from bench_stream where step_id = $step order by stream_id"); do
 	q "with a as (
 		select frame, track, clip, file_offset o, length l,
 		       case when lag(clip) over w = clip and
-				 lag(file_offset + length) over w = file_offset
+				 file_offset >= lag(file_offset) over w and
+				 file_offset - lag(file_offset + length) over w <= 4096
 			    then 0 else 1 end as new
 		from access where stream_id = $s window w as (partition by track order by frame)),
 	   b as (select *, sum(new) over (partition by track order by frame) as island from a)
 	select clip || '.' || track || case when track like 'V%' then '.raw' else '.wav' end,
-	       min(o), sum(l), min(frame), track
+	       min(o), max(o + l) - min(o), min(frame), track
 	from b group by track, island order by min(frame), track" |
 		awk -F'|' -v m="$M" '{ printf "dd if=%s/%s iflag=skip_bytes,count_bytes skip=%s count=%s bs=1M of=/dev/null status=none\n", m, $1, $2, $3 }' >"$W/dd.$s.sh"
 done

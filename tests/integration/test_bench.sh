@@ -240,6 +240,8 @@ check "--ab: the comparison printed, the options' difference first" \
 	sh -c "grep -A1 '^environment (run_env)' '$T/about' | grep -Eq '^  opt.backing +buffered \\| direct\$'"
 check "--ab: the comparison of the two labels follows" \
 	grep -q "^compare hz:A (A) with hz:B (B)" "$T/about"
+check "--ab: progress names the leg's side (the B leg's line was the A leg's plus ') B')" \
+	grep -Eq '^step 2/2 \(2 workstations, repetition 2/2\) B: [0-9.]+s / \?s expected' "$T/aberr"
 check "--ab: nothing left mounted or running" released
 for bad in "--ab" "--ab x" "--ab pace=off ''" "--ab '' db=x.db"; do
 	rc=0
