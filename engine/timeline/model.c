@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Timeline model: tracks, clips, segments; overlap resolution at finalize. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,110 @@ int eng_track_name_valid(const char *name)
 			return 0;
 	}
 	return 1;
+}
+
+enum eng_pix eng_pix_find(const char *name)
+{
+	if (strcmp(name, "2vuy") == 0)
+		return ENG_PIX_2VUY;
+	if (strcmp(name, "v210") == 0)
+		return ENG_PIX_V210;
+	return ENG_PIX_NONE;
+}
+
+const char *eng_pix_name(uint32_t pix)
+{
+	return pix == ENG_PIX_2VUY ? "2vuy" : pix == ENG_PIX_V210 ? "v210" : "";
+}
+
+uint64_t eng_picture_bytes(const struct eng_picture *p)
+{
+	uint64_t w = p->width, h = p->height;
+
+	switch (p->pix) {
+	case ENG_PIX_2VUY:
+		return w * h * 2;
+	case ENG_PIX_V210:
+		/* 48 pixels in 128 bytes; a row is padded to a whole group */
+		return (w + 47) / 48 * 128 * h;
+	}
+	return 0;
+}
+
+int eng_picture_size_word(const char *s)
+{
+	const char *x = strchr(s, 'x');
+
+	if (!x || x == s || !x[1])
+		return 0;
+	for (; *s; s++)
+		if (s != x && (*s < '0' || *s > '9'))
+			return 0;
+	return 1;
+}
+
+/* A width or height: 1..ENG_PICTURE_MAX, else 0. */
+static uint32_t picture_dim(const char *s, size_t n)
+{
+	uint32_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (uint32_t)(s[i] - '0');
+		if (v > ENG_PICTURE_MAX)
+			return 0;
+	}
+	return v;
+}
+
+int eng_picture_parse(const char *format, const char *size,
+		      struct eng_picture *out, const char **why)
+{
+	const char *x = strchr(size, 'x');
+
+	memset(out, 0, sizeof(*out));
+	out->pix = eng_pix_find(format);
+	if (out->pix == ENG_PIX_NONE) {
+		*why = "unknown picture format (2vuy or v210)";
+		return -EINVAL;
+	}
+	if (!eng_picture_size_word(size)) {
+		*why = "bad picture size: WIDTHxHEIGHT, e.g. 720x486";
+		return -EINVAL;
+	}
+	out->width = picture_dim(size, (size_t)(x - size));
+	out->height = picture_dim(x + 1, strlen(x + 1));
+	if (!out->width || !out->height) {
+		*why = "picture width and height must be 1 to 16384";
+		return -EINVAL;
+	}
+	/* 4:2:2: one Cb and one Cr per two pixels of a row */
+	if (out->width & 1) {
+		*why = "picture width must be even for 4:2:2";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int eng_tl_add_picture_track(struct eng_timeline *tl, const char *name,
+			     const struct eng_picture *p)
+{
+	uint64_t fs = eng_picture_bytes(p);
+	unsigned __int128 n;
+	int t;
+
+	/* fs < 2^32 by ENG_PICTURE_MAX, so it is an align */
+	if (!fs || fs > UINT32_MAX || !tl->fps.num || !tl->fps.den)
+		return -EINVAL;
+	n = (unsigned __int128)fs * tl->fps.num;
+	t = eng_tl_add_track(tl, name, (uint64_t)((n + tl->fps.den - 1) /
+						  tl->fps.den),
+			     (uint32_t)fs);
+	if (t >= 0)
+		tl->tracks[t].pic = *p;
+	return t;
 }
 
 int eng_tl_add_track(struct eng_timeline *tl, const char *name,
@@ -320,6 +425,50 @@ out:
 	return rc;
 }
 
+/*
+ * A picture track's closed form upto(k) = floor(k * rate * den / (num * fs))
+ * * fs with rate = ceil(fs * num / den) is k * fs while k * excess < num * fs,
+ * excess = rate * den - fs * num (0 <= excess < den): past that a frame
+ * would be one frame longer.  Checked against the furthest frame any
+ * offset is computed for, of the timeline or of a clip (src_in + frames),
+ * so that every slice and every source offset is whole frames.  Only tiny
+ * pictures reach it (2x2 at 30000/1001: 999 frames; 720x486: 92.9 million, 36 days).
+ */
+static int picture_exact(const struct eng_timeline *tl,
+			 const struct eng_track *tr, struct eng_diag *diag)
+{
+	unsigned __int128 excess, fsnum;
+	int64_t kmax = tl->frames;
+	unsigned line = 0;
+	size_t i;
+
+	if (tr->pic.pix == ENG_PIX_NONE)
+		return 0;
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		int64_t end = s->src_in > s->rec_in ? s->src_in : s->rec_in;
+
+		if (end + s->frames >= kmax) {
+			kmax = end + s->frames;
+			line = s->line;
+		}
+	}
+	excess = (unsigned __int128)tr->rate * tl->fps.den -
+		 (unsigned __int128)tr->align * tl->fps.num;
+	fsnum = (unsigned __int128)tr->align * tl->fps.num;
+	if (excess == 0 || (unsigned __int128)kmax * excess < fsnum)
+		return 0;
+	eng_diag_add(diag, tl->path, line,
+		     "track %s: %s %" PRIu32 "x%" PRIu32 " frames at %" PRIu32
+		     "/%" PRIu32 " fps stay whole only up to frame %llu, "
+		     "the timeline reaches frame %lld",
+		     tr->name, eng_pix_name(tr->pic.pix), tr->pic.width,
+		     tr->pic.height, tl->fps.num, tl->fps.den,
+		     (unsigned long long)((fsnum - 1) / excess),
+		     (long long)kmax);
+	return -EINVAL;
+}
+
 int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 {
 	unsigned __int128 fmin = 0, fmax = 0;
@@ -359,6 +508,12 @@ int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 		eng_diag_add(diag, tl->path, 0, "timeline has no event");
 		return -EINVAL;
 	}
+	rc = 0;
+	for (t = 0; t < tl->ntracks; t++)
+		if (picture_exact(tl, &tl->tracks[t], diag) < 0)
+			rc = -EINVAL;
+	if (rc < 0)
+		return rc;
 	/* Offsets are off_t: bound the size (frames of the largest size)
 	 * before computing it, so that it cannot wrap around.  This also
 	 * keeps the 128-bit products in eng_upto_rate() in range for every

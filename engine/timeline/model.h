@@ -35,6 +35,37 @@ struct eng_media {
 	uint64_t size;		/* essence bytes available after header */
 };
 
+/* What a video track's frames are (docs/design.md "Pictures"): an
+ * uncompressed 4:2:2 format and a size.  A track with a picture gives every
+ * frame exactly eng_picture_bytes() bytes: its rate is
+ * ceil(bytes * fps.num / fps.den) and its align the frame size, so the one
+ * closed form of layout.h holds (eng_tl_finalize checks that it stays exact
+ * over the whole timeline). */
+enum eng_pix {
+	ENG_PIX_NONE = 0,	/* a rate track: bytes, no picture */
+	ENG_PIX_2VUY,		/* 8-bit Y'CbCr 4:2:2, UYVY: w*h*2 bytes */
+	ENG_PIX_V210,		/* 10-bit 4:2:2: rows of ((w+47)/48)*128 */
+};
+#define ENG_PICTURE_MAX 16384	/* largest width and height */
+struct eng_picture {
+	uint32_t pix;		/* enum eng_pix */
+	uint32_t width, height;
+};
+
+/* The format named `name` ("2vuy", "v210"), or ENG_PIX_NONE. */
+enum eng_pix eng_pix_find(const char *name);
+/* The name of a format ("2vuy"), "" for ENG_PIX_NONE. */
+const char *eng_pix_name(uint32_t pix);
+/* Bytes of one frame of p; 0 for no picture. */
+uint64_t eng_picture_bytes(const struct eng_picture *p);
+/* A picture from its .tl words: FORMAT and WIDTHxHEIGHT.  Returns 0, or
+ * -EINVAL with *why a reason naming the word (static text for the
+ * message: "unknown picture format", "width must be even for 4:2:2" ...). */
+int eng_picture_parse(const char *format, const char *size,
+		      struct eng_picture *out, const char **why);
+/* Whether a word has the form of a picture size, digits 'x' digits. */
+int eng_picture_size_word(const char *s);
+
 struct eng_track {
 	char name[ENG_TRACK_NAME_MAX];
 	/* The track whose media files this one reads: its own name, except
@@ -44,6 +75,7 @@ struct eng_track {
 	char media[ENG_TRACK_NAME_MAX];
 	uint64_t rate;		/* bytes of essence per second */
 	uint32_t align;		/* bytes per sample unit (>= 1) */
+	struct eng_picture pic;	/* pix ENG_PIX_NONE: no picture */
 	struct eng_segment *segs; /* after finalize: sorted, disjoint */
 	size_t nsegs;
 	size_t cap;
@@ -80,6 +112,10 @@ int eng_track_name_valid(const char *name);
  * must be 1..15 of [A-Za-z0-9_], rate 0 or align 0) or -ENOMEM. */
 int eng_tl_add_track(struct eng_timeline *tl, const char *name,
 		     uint64_t rate, uint32_t align);
+/* Add a track of pictures p (a valid one, see eng_picture_parse) at the
+ * timeline's fps, which must be set; returns as eng_tl_add_track. */
+int eng_tl_add_picture_track(struct eng_timeline *tl, const char *name,
+			     const struct eng_picture *p);
 /* Index of the named track or -ENOENT. */
 int eng_tl_find_track(const struct eng_timeline *tl, const char *name);
 /* Index of the named clip, adding it (with `line`) if new; -ENOMEM, or
@@ -99,7 +135,8 @@ int64_t eng_tl_track_end(const struct eng_timeline *tl, size_t track);
 /* Resolve overlaps (later definition wins; an overlapped segment is trimmed
  * or split, its src_in moved accordingly), sort, and compute frames, bytes
  * and frame sizes.  Adds a message and returns -EINVAL for a timeline with
- * no track or no frame; -ENOMEM. */
+ * no track or no frame, or one so long that a picture track's closed form
+ * would no longer give every frame exactly its size; -ENOMEM. */
 int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag);
 
 #endif /* ENG_MODEL_H */

@@ -84,6 +84,49 @@ static int grow_tracks(struct tl_state *st)
 	return 0;
 }
 
+/* Add a checked track line's track: of pictures pic, else of rate/align. */
+static int add_track(struct tl_state *st, unsigned line, const char *name,
+		     uint64_t rate, uint32_t align,
+		     const struct eng_picture *pic)
+{
+	int rc;
+
+	if (st->tl->ntracks == st->cap && (rc = grow_tracks(st)) < 0)
+		return rc;
+	rc = pic ? eng_tl_add_picture_track(st->tl, name, pic)
+		 : eng_tl_add_track(st->tl, name, rate, align);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0) {
+		eng_problem(&st->pb, line, "cannot add track '%s'", name);
+		return 0;
+	}
+	st->track_line[rc] = line;
+	st->track_end[rc] = 0;
+	return 0;
+}
+
+/* "track NAME FORMAT WIDTHxHEIGHT" (docs/formats.md): its frames are
+ * pictures, each exactly their size; nothing may follow. */
+static int do_picture_track(struct tl_state *st, unsigned line, char **tok,
+			    int n, unsigned before)
+{
+	struct eng_picture pic;
+	const char *why;
+
+	if (eng_picture_parse(tok[2], tok[3], &pic, &why) < 0)
+		eng_problem(&st->pb, line, "track '%s' picture '%s %s': %s",
+			    tok[1], tok[2], tok[3], why);
+	if (n > 4)
+		eng_problem(&st->pb, line,
+			    "unexpected '%s' after picture size (a picture track "
+			    "has no RATE or align)",
+			    tok[4]);
+	if (st->pb.n != before || !st->fps_line || !st->tl->fps.num)
+		return 0;
+	return add_track(st, line, tok[1], 0, 0, &pic);
+}
+
 static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
 {
 	uint64_t rate = 0;
@@ -113,6 +156,16 @@ static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
 			    tok[1]);
 		return 0;
 	}
+	/* "track NAME FORMAT WxH": a picture; a size word never follows a
+	 * RATE (only align=N does), so the two forms cannot be confused */
+	if (n >= 4 && eng_picture_size_word(tok[3]))
+		return do_picture_track(st, line, tok, n, before);
+	if (n == 3 && eng_pix_find(tok[2]) != ENG_PIX_NONE) {
+		eng_problem(&st->pb, line,
+			    "missing WIDTHxHEIGHT after picture format '%s'",
+			    tok[2]);
+		return 0;
+	}
 	rc = eng_parse_size(tok[2], &rate);
 	if (rc == -ERANGE)
 		eng_problem(&st->pb, line, "rate '%s' is too large", tok[2]);
@@ -139,18 +192,7 @@ static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
 	}
 	if (st->pb.n != before)
 		return 0;
-	if (st->tl->ntracks == st->cap && (rc = grow_tracks(st)) < 0)
-		return rc;
-	rc = eng_tl_add_track(st->tl, tok[1], rate, (uint32_t)align);
-	if (rc == -ENOMEM)
-		return rc;
-	if (rc < 0) {
-		eng_problem(&st->pb, line, "cannot add track '%s'", tok[1]);
-		return 0;
-	}
-	st->track_line[rc] = line;
-	st->track_end[rc] = 0;
-	return 0;
+	return add_track(st, line, tok[1], rate, (uint32_t)align, NULL);
 }
 
 /* Resolve "V,A1,A2" into st->listed; returns how many, problems reported. */

@@ -117,8 +117,14 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 	for (t = 0; t < tl->ntracks; t++) {
 		const struct eng_track *tr = &tl->tracks[t];
 
-		eng_strbuf_printf(&b, "track %s %" PRIu64, tr->name, tr->rate);
-		if (tr->align != 1)
+		if (tr->pic.pix != ENG_PIX_NONE)
+			eng_strbuf_printf(&b, "track %s %s %" PRIu32 "x%" PRIu32,
+					  tr->name, eng_pix_name(tr->pic.pix),
+					  tr->pic.width, tr->pic.height);
+		else
+			eng_strbuf_printf(&b, "track %s %" PRIu64, tr->name,
+					  tr->rate);
+		if (tr->pic.pix == ENG_PIX_NONE && tr->align != 1)
 			eng_strbuf_printf(&b, " align=%" PRIu32, tr->align);
 		eng_strbuf_printf(&b, "\n");
 	}
