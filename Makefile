@@ -320,3 +320,11 @@ check-format:
 	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch]
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# A development check of issue 20 (not in make test: needs ffmpeg):
+# tlmov MEDIA_DIR T.tl T.mov writes a timeline's movie for real players.
+$(B)/tests/tools/tlmov: tests/tools/tlmov.c $(B)/libengine.a
+	$(q) CC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libengine.a $(ALL_LDFLAGS) \
+		$(call pc_libs,json-c) $(LDLIBS)

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A timeline as a QuickTime movie (mov.c, issue 20,
+ * /work/shared/notes/quicktime.md): owns the header that, followed by the
+ * timeline's virtual file unchanged, makes a movie any player opens.  The
+ * header is ftyp ('qt  '), moov (fast start: nothing needed from the end),
+ * a small mdat of one black picture per picture size that has gaps, and the
+ * header of the mdat whose payload is exactly tl->bytes of the interleave.
+ * Video tracks (those with a picture) are one sample per frame, 2vuy or
+ * v210 with colr, fiel and pasp; audio tracks (align 3: 24-bit mono at
+ * rate / 3 samples a second) are in24 little-endian, one chunk per frame.
+ * A video gap's samples point at the black picture (no backing read); an
+ * audio gap is zeros in the interleave already (silence).  Pure: built in
+ * memory from a finalized timeline, no I/O.
+ */
+#ifndef ENG_MOV_H
+#define ENG_MOV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timeline/model.h"
+
+struct eng_mov {
+	uint8_t *head;		/* the header bytes, malloc'ed */
+	uint64_t head_len;	/* the movie's offset of timeline byte 0 */
+	uint64_t size;		/* head_len + tl->bytes */
+};
+
+/* Build the header of tl's movie.  Returns 0; -EINVAL when tl cannot be a
+ * movie, with the reason in why[0..whylen) ("track V has no picture
+ * format"); -EFBIG when a table would not fit its field; -ENOMEM. */
+int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
+		  char *why, size_t whylen);
+void eng_mov_free(struct eng_mov *m);
+
+/* What byte `off` of the movie is: 1, header byte m->head[off] (*n bytes of
+ * header from there); 0, timeline byte *tl_off (*n bytes of timeline from
+ * there); -ERANGE at or past the end. */
+int eng_mov_map(const struct eng_mov *m, uint64_t off, uint64_t *tl_off,
+		uint64_t *n);
+
+#endif /* ENG_MOV_H */
