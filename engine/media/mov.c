@@ -504,6 +504,10 @@ static void put_blacks(struct bbuf *b, struct movie *mv, uint64_t at)
 	const struct eng_timeline *tl = mv->tl;
 	size_t c, t, u;
 
+	for (t = 0; t < tl->ntracks && !mv->tr[t].gaps; t++)
+		;
+	if (t == tl->ntracks)
+		return;		/* no gap, no black picture */
 	c = box(b, "mdat");
 	for (t = 0; t < tl->ntracks; t++) {
 		if (!mv->tr[t].gaps)
