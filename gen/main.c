@@ -415,10 +415,18 @@ int main(int argc, char **argv)
 		struct eng_gen_config given = c;
 
 		eng_gen_format_apply(&c, format);
-		if (set & SET_FPS)
+		/* a picture keeps its size at another fps; a rate of one's
+		 * own makes V a rate track again */
+		if (set & SET_FPS) {
 			c.fps = given.fps;
-		if (set & SET_VIDEO_RATE)
+			if (c.pic.pix != ENG_PIX_NONE)
+				c.video_rate =
+					eng_gen_picture_rate(&c.pic, c.fps);
+		}
+		if (set & SET_VIDEO_RATE) {
 			c.video_rate = given.video_rate;
+			c.pic.pix = ENG_PIX_NONE;
+		}
 		if (set & SET_AUDIO_TRACKS)
 			c.audio_tracks = given.audio_tracks;
 		if (set & SET_AUDIO_RATE)

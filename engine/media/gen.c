@@ -160,6 +160,21 @@ void eng_gen_config_default(struct eng_gen_config *c)
 	c->seed = 1;
 }
 
+uint64_t eng_gen_picture_rate(const struct eng_picture *p, struct eng_fps fps)
+{
+	unsigned __int128 n = (unsigned __int128)eng_picture_bytes(p) * fps.num;
+
+	return fps.den ? (uint64_t)((n + fps.den - 1) / fps.den) : 0;
+}
+
+/* Bytes of track V before frame k: a picture track's align is a frame. */
+static uint64_t video_upto(const struct eng_gen_config *c, int64_t k)
+{
+	uint64_t fs = eng_picture_bytes(&c->pic);
+
+	return eng_upto_rate(c->video_rate, fs ? (uint32_t)fs : 1, c->fps, k);
+}
+
 static void count_check(struct eng_diag *diag, int *bad, const char *opt,
 			uint64_t v, uint64_t lo, uint64_t hi)
 {
@@ -186,6 +201,15 @@ int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
 	count_check(diag, &bad, "--audio-tracks", c->audio_tracks, 0,
 		    MAX_AUDIO_TRACKS);
 	count_check(diag, &bad, "--video-rate", c->video_rate, 1, MAX_RATE);
+	if (c->pic.pix != ENG_PIX_NONE &&
+	    c->video_rate != eng_gen_picture_rate(&c->pic, c->fps)) {
+		eng_diag_add(diag, GEN_NAME, 0,
+			     "video rate %" PRIu64 " is not the rate of a %s "
+			     "%" PRIu32 "x%" PRIu32 " picture track",
+			     c->video_rate, eng_pix_name(c->pic.pix),
+			     c->pic.width, c->pic.height);
+		bad = 1;
+	}
 	count_check(diag, &bad, "--audio-rate", c->audio_rate, 1, MAX_RATE);
 	/* 0 is out of range above */
 	if (c->audio_rate &&
@@ -249,7 +273,7 @@ int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
 	if (bad)
 		return -EINVAL;
 	z.sample_rate = (uint32_t)(c->audio_rate / ENG_GEN_AUDIO_ALIGN);
-	z.video_bytes = eng_upto_rate(c->video_rate, 1, c->fps, z.clip_frames);
+	z.video_bytes = video_upto(c, z.clip_frames);
 	z.audio_bytes = eng_upto_rate(c->audio_rate, ENG_GEN_AUDIO_ALIGN,
 				      c->fps, z.clip_frames);
 	z.audio_file = ENG_GEN_WAV_HEADER + z.audio_bytes + (z.audio_bytes & 1);
@@ -269,11 +293,15 @@ int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
 
 /* ---------------------------------------------------------------- formats */
 
-/* Bytes per second of a format with a fixed frame size, rounded down. */
+/* Bytes per second of a format with a fixed frame size, rounded down;
+ * PICTURE_RATE rounded up, a picture track's (eng_gen_picture_rate). */
 #define FRAME_RATE(bytes, num, den) ((uint64_t)(bytes) * (num) / (den))
+#define PICTURE_RATE(bytes, num, den)                                         \
+	(((uint64_t)(bytes) * (num) + (den) - 1) / (den))
 /* 48 kHz, 24-bit mono PCM: the rate of every preset's audio track. */
 #define AUDIO_48K_24 (48000u * ENG_GEN_AUDIO_ALIGN)
 #define NTSC 30000, 1001
+#define NOPIC {ENG_PIX_NONE, 0, 0}
 #define SRC_601 "ITU-R BT.601 (720 samples per line, 8-bit 4:2:2 = 2 bytes/pixel)"
 #define SRC_V210                                                              \
 	"Apple, Uncompressed Y'CbCr Video in QuickTime Files: v210 packs "    \
@@ -295,39 +323,41 @@ static const struct eng_gen_format formats[] = {
 	{"seed", "the seed scenario (default): ~18 MB/s video, 2 audio tracks",
 	 "the report that motivated timelinefs: one ~18 MB/s video and two "
 	 "audio files per clip",
-	 {NTSC}, 0, 18000000, 2, AUDIO_48K_24},
+	 {NTSC}, 0, 18000000, 2, AUDIO_48K_24, NOPIC},
 	{"sd-ntsc", "SD 525/59.94: 720x486 8-bit 4:2:2 UYVY uncompressed",
 	 SRC_601 "; SMPTE 125M (486 active lines)",
-	 {NTSC}, 699840, FRAME_RATE(699840, 30000, 1001), 2, AUDIO_48K_24},
+	 {NTSC}, 699840, PICTURE_RATE(699840, 30000, 1001), 2, AUDIO_48K_24,
+	 {ENG_PIX_2VUY, 720, 486}},
 	{"sd-pal", "SD 625/50: 720x576 8-bit 4:2:2 UYVY uncompressed, 25 fps",
 	 SRC_601 "; 625-line system (576 active lines)",
-	 {25, 1}, 829440, FRAME_RATE(829440, 25, 1), 2, AUDIO_48K_24},
+	 {25, 1}, 829440, PICTURE_RATE(829440, 25, 1), 2, AUDIO_48K_24,
+	 {ENG_PIX_2VUY, 720, 576}},
 	{"v210-1080p29.97", "HD 1920x1080p 10-bit 4:2:2 v210 uncompressed",
-	 SRC_V210, {NTSC}, 5529600, FRAME_RATE(5529600, 30000, 1001), 4,
-	 AUDIO_48K_24},
+	 SRC_V210, {NTSC}, 5529600, PICTURE_RATE(5529600, 30000, 1001), 4,
+	 AUDIO_48K_24, {ENG_PIX_V210, 1920, 1080}},
 	{"v210-1080p25", "HD 1920x1080p 10-bit 4:2:2 v210 uncompressed, 25 fps",
-	 SRC_V210, {25, 1}, 5529600, FRAME_RATE(5529600, 25, 1), 4,
-	 AUDIO_48K_24},
+	 SRC_V210, {25, 1}, 5529600, PICTURE_RATE(5529600, 25, 1), 4,
+	 AUDIO_48K_24, {ENG_PIX_V210, 1920, 1080}},
 	{"prores-hq-1080p29.97", "Apple ProRes 422 HQ 1920x1080p, 220 Mb/s",
-	 SRC_PRORES, {NTSC}, 0, 220000000 / 8, 4, AUDIO_48K_24},
+	 SRC_PRORES, {NTSC}, 0, 220000000 / 8, 4, AUDIO_48K_24, NOPIC},
 	{"prores-hq-1080p25", "Apple ProRes 422 HQ 1920x1080p, 184 Mb/s",
-	 SRC_PRORES, {25, 1}, 0, 184000000 / 8, 4, AUDIO_48K_24},
+	 SRC_PRORES, {25, 1}, 0, 184000000 / 8, 4, AUDIO_48K_24, NOPIC},
 	{"prores-hq-uhd29.97", "Apple ProRes 422 HQ 3840x2160p, 884 Mb/s",
-	 SRC_PRORES, {NTSC}, 0, 884000000 / 8, 4, AUDIO_48K_24},
+	 SRC_PRORES, {NTSC}, 0, 884000000 / 8, 4, AUDIO_48K_24, NOPIC},
 	{"prores-hq-uhd25", "Apple ProRes 422 HQ 3840x2160p, 737 Mb/s",
-	 SRC_PRORES, {25, 1}, 0, 737000000 / 8, 4, AUDIO_48K_24},
+	 SRC_PRORES, {25, 1}, 0, 737000000 / 8, 4, AUDIO_48K_24, NOPIC},
 	{"dnxhd-220x-1080p29.97", "Avid DNxHD 220x 1920x1080p 10-bit",
 	 SRC_VC3_HD, {NTSC}, 917504, FRAME_RATE(917504, 30000, 1001), 4,
-	 AUDIO_48K_24},
+	 AUDIO_48K_24, NOPIC},
 	{"dnxhd-185x-1080p25", "Avid DNxHD 185x 1920x1080p 10-bit, 25 fps",
 	 SRC_VC3_HD, {25, 1}, 917504, FRAME_RATE(917504, 25, 1), 4,
-	 AUDIO_48K_24},
+	 AUDIO_48K_24, NOPIC},
 	{"dnxhr-hqx-uhd29.97", "Avid DNxHR HQX 3840x2160p 10/12-bit",
 	 SRC_DNXHR, {NTSC}, 3641344, FRAME_RATE(3641344, 30000, 1001), 4,
-	 AUDIO_48K_24},
+	 AUDIO_48K_24, NOPIC},
 	{"dnxhr-hqx-uhd25", "Avid DNxHR HQX 3840x2160p 10/12-bit, 25 fps",
 	 SRC_DNXHR, {25, 1}, 3641344, FRAME_RATE(3641344, 25, 1), 4,
-	 AUDIO_48K_24},
+	 AUDIO_48K_24, NOPIC},
 };
 
 const struct eng_gen_format *eng_gen_formats(size_t *n)
@@ -355,6 +385,7 @@ void eng_gen_format_apply(struct eng_gen_config *c,
 	c->video_rate = f->video_rate;
 	c->audio_tracks = f->audio_tracks;
 	c->audio_rate = f->audio_rate;
+	c->pic = f->pic;
 }
 
 /* ---------------------------------------------------------------- plan */
@@ -385,7 +416,7 @@ int eng_gen_plan(const struct eng_gen_config *c, uint32_t index,
 
 uint64_t eng_gen_timeline_bytes(const struct eng_gen_config *c, int64_t frames)
 {
-	return eng_upto_rate(c->video_rate, 1, c->fps, frames) +
+	return video_upto(c, frames) +
 	       c->audio_tracks * eng_upto_rate(c->audio_rate,
 					       ENG_GEN_AUDIO_ALIGN, c->fps,
 					       frames);
@@ -402,6 +433,17 @@ void eng_gen_timeline_name(uint32_t index, char *buf, size_t len)
 }
 
 /* ---------------------------------------------------------------- text */
+
+/* The first preset with picture p: the --format that gives it. */
+static const char *picture_preset(const struct eng_picture *p)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!memcmp(&formats[i].pic, p, sizeof(*p)))
+			return formats[i].name;
+	return "?";
+}
 
 int eng_gen_tl_text(const struct eng_gen_config *c, uint32_t index,
 		    const struct eng_gen_event *ev, char **text, size_t *len)
@@ -430,13 +472,23 @@ int eng_gen_tl_text(const struct eng_gen_config *c, uint32_t index,
 	eng_strbuf_printf(&b,
 		  "# timelinefs-gen --seed %" PRIu64 " --clips %" PRIu32
 		  " --clip-seconds %s --timelines %" PRIu32 " --events %" PRIu32
-		  " --min-seconds %s --max-seconds %s --fps %s"
-		  " --video-rate %" PRIu64 " --audio-tracks %" PRIu32
-		  " --audio-rate %" PRIu64 "\n",
-		  c->seed, c->clips, cs, c->timelines, c->events, mn, mx, f,
-		  c->video_rate, c->audio_tracks, c->audio_rate);
+		  " --min-seconds %s --max-seconds %s --fps %s",
+		  c->seed, c->clips, cs, c->timelines, c->events, mn, mx, f);
+	/* a picture comes from its preset (--fps keeps it, --video-rate
+	 * would make V a rate track) */
+	if (c->pic.pix != ENG_PIX_NONE)
+		eng_strbuf_printf(&b, " --format %s", picture_preset(&c->pic));
+	else
+		eng_strbuf_printf(&b, " --video-rate %" PRIu64, c->video_rate);
+	eng_strbuf_printf(&b, " --audio-tracks %" PRIu32
+		  " --audio-rate %" PRIu64 "\n", c->audio_tracks, c->audio_rate);
 	eng_strbuf_printf(&b, "fps %" PRIu32 "/%" PRIu32 "\n", c->fps.num, c->fps.den);
-	eng_strbuf_printf(&b, "track V %" PRIu64 "\n", c->video_rate);
+	if (c->pic.pix != ENG_PIX_NONE)
+		eng_strbuf_printf(&b, "track V %s %" PRIu32 "x%" PRIu32 "\n",
+				  eng_pix_name(c->pic.pix), c->pic.width,
+				  c->pic.height);
+	else
+		eng_strbuf_printf(&b, "track V %" PRIu64 "\n", c->video_rate);
 	strcpy(tracks, "V");
 	tl = 1;
 	for (t = 1; t <= c->audio_tracks; t++) {

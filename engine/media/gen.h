@@ -54,6 +54,9 @@ struct eng_gen_config {
 	uint32_t audio_tracks;	/* A1 .. AN; 0 is allowed */
 	uint64_t audio_rate;	/* bytes per second per audio track */
 	uint64_t seed;
+	/* Track V's picture (an uncompressed preset's), ENG_PIX_NONE for a
+	 * rate track; with one, video_rate is eng_gen_picture_rate()'s. */
+	struct eng_picture pic;
 };
 
 /* The seed scenario: 24 clips of 8 s, 15 timelines of 21 events of 3-5 s,
@@ -64,7 +67,9 @@ void eng_gen_config_default(struct eng_gen_config *c);
  * track's data rate and the audio tracks of one real-world format.
  * frame_bytes is the fixed size of one video frame for the formats that
  * have one (uncompressed, DNxHD/DNxHR), else 0 (ProRes: a target rate);
- * video_rate is then frame_bytes * fps rounded down.  source says where
+ * video_rate is then frame_bytes * fps rounded down, or for the
+ * uncompressed presets, which carry their picture, rounded up (the
+ * picture track's rate: every frame exactly one picture).  source says where
  * the data rate comes from. */
 struct eng_gen_format {
 	const char *name;	/* "prores-hq-1080p29.97" */
@@ -75,6 +80,7 @@ struct eng_gen_format {
 	uint64_t video_rate;	/* bytes per second of track V */
 	uint32_t audio_tracks;	/* >= 2, each 48 kHz 24-bit mono */
 	uint64_t audio_rate;	/* 144000 */
+	struct eng_picture pic;	/* uncompressed presets: what a frame is */
 };
 
 /* The presets in listing order (the first is the seed scenario, equal to
@@ -83,10 +89,14 @@ struct eng_gen_format {
 const struct eng_gen_format *eng_gen_formats(size_t *n);
 /* The preset named `name` (exact, case-sensitive), or NULL. */
 const struct eng_gen_format *eng_gen_format_find(const char *name);
-/* Set c's fps, video_rate, audio_tracks and audio_rate from f; the other
- * fields (clips, lengths, timelines, seed) are left as they are. */
+/* Set c's fps, video_rate, audio_tracks, audio_rate and pic from f; the
+ * other fields (clips, lengths, timelines, seed) are left as they are. */
 void eng_gen_format_apply(struct eng_gen_config *c,
 			  const struct eng_gen_format *f);
+
+/* The rate of a picture track of p at fps: ceil(bytes * num / den), the
+ * model's (eng_tl_add_picture_track), so that a frame is one picture. */
+uint64_t eng_gen_picture_rate(const struct eng_picture *p, struct eng_fps fps);
 
 /* Sizes derived from a valid config. */
 struct eng_gen_sizes {

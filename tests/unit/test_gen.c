@@ -671,6 +671,42 @@ static void test_formats_table(void **state)
 		assert_int_equal(c.fps.num, f[i].fps.num);
 		assert_int_equal(c.video_rate, f[i].video_rate);
 		assert_int_equal(eng_gen_check(&c, &z, NULL), 0);
+		/* a preset with a picture: every frame exactly one, in the
+		 * track line of its timelines too */
+		if (f[i].pic.pix != ENG_PIX_NONE) {
+			uint64_t fs = eng_picture_bytes(&f[i].pic);
+			struct eng_gen_event ev = {0, 0, 10};
+			char *text, want[64];
+			size_t len;
+
+			assert_int_equal(fs, f[i].frame_bytes);
+			assert_int_equal(c.pic.pix, f[i].pic.pix);
+			assert_int_equal(z.video_bytes, z.clip_frames * fs);
+			assert_int_equal(eng_gen_timeline_bytes(&c, 1000) -
+					 c.audio_tracks *
+					 eng_upto_rate(c.audio_rate, 3, c.fps, 1000),
+					 1000 * fs);
+			c.events = 1;
+			assert_int_equal(eng_gen_tl_text(&c, 0, &ev, &text, &len), 0);
+			snprintf(want, sizeof(want), "\ntrack V %s %ux%u\n",
+				 eng_pix_name(f[i].pic.pix), f[i].pic.width,
+				 f[i].pic.height);
+			assert_non_null(strstr(text, want));
+			assert_non_null(strstr(text, " --format "));
+			{
+				struct eng_timeline *tl;
+				struct eng_diag dg = {0};
+
+				assert_int_equal(eng_tl_parse("g.tl", "g", text, len,
+							      &tl, &dg), 0);
+				assert_int_equal(tl->tracks[0].pic.pix, f[i].pic.pix);
+				assert_int_equal(tl->bytes,
+						 eng_gen_timeline_bytes(&c, 10));
+				eng_tl_free(tl);
+			}
+			free(text);
+			continue;
+		}
 		/* a fixed-size format reads one frame per frame, give or
 		 * take the byte that the rounded-down rate loses */
 		if (f[i].frame_bytes) {
@@ -690,15 +726,16 @@ static void test_formats_table(void **state)
 static void test_format_rates(void **state)
 {
 	/* expected rates computed by hand from the sources: frame bytes
-	 * x fps rounded down, or Mb/s / 8 */
+	 * x fps rounded down, or Mb/s / 8; rounded up for the presets with
+	 * a picture (a picture track's rate, issue 20) */
 	static const struct {
 		const char *name;
 		uint32_t num, den;
 		uint64_t rate;
 	} cases[] = {
-		{ "sd-ntsc", 30000, 1001, 20974225 },	/* 720*486*2 */
+		{ "sd-ntsc", 30000, 1001, 20974226 },	/* 720*486*2 */
 		{ "sd-pal", 25, 1, 20736000 },		/* 720*576*2 */
-		{ "v210-1080p29.97", 30000, 1001, 165722277 }, /* 5120*1080 */
+		{ "v210-1080p29.97", 30000, 1001, 165722278 }, /* 5120*1080 */
 		{ "v210-1080p25", 25, 1, 138240000 },
 		{ "prores-hq-1080p29.97", 30000, 1001, 27500000 }, /* 220 */
 		{ "prores-hq-1080p25", 25, 1, 23000000 },	     /* 184 */
