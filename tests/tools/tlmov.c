@@ -20,6 +20,11 @@
 #include "timeline/tl.h"
 #include "util/diag.h"
 
+static int nonzero(const char *p, size_t n)
+{
+	return n && (p[0] || memcmp(p, p + 1, n - 1));
+}
+
 int main(int argc, char **argv)
 {
 	struct eng_timeline *tl;
@@ -56,6 +61,12 @@ int main(int argc, char **argv)
 		perror("tlmov: write");
 		return 1;
 	}
+	/* sized first, and zero slices not written: a movie of sparse
+	 * media past 4 GiB (co64) stays sparse */
+	if (ftruncate(out, (off_t)m.size) < 0) {
+		perror("tlmov: truncate");
+		return 1;
+	}
 	buf = malloc(tl->frame_bytes_max);
 	for (k = 0; k < tl->frames; k++)
 		for (i = 0; i < tl->ntracks; i++) {
@@ -73,6 +84,8 @@ int main(int argc, char **argv)
 				}
 				close(fd);
 			}
+			if (!nonzero(buf, s.len))
+				continue;
 			if (pwrite(out, buf, s.len, (off_t)(m.head_len + s.pos)) !=
 			    (ssize_t)s.len) {
 				perror("tlmov: write");
