@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A timeline as a QuickTime movie (mov.c, issue 20,
- * /work/shared/notes/quicktime.md): owns the header that, followed by the
+ * A timeline as a QuickTime movie (mov.c, issue 20; the atoms and fields
+ * that FFmpeg and GStreamer were checked to need: docs/design.md): owns the
+ * header that, followed by the
  * timeline's virtual file unchanged, makes a movie any player opens.  The
  * header is ftyp ('qt  '), moov (fast start: nothing needed from the end),
  * a small mdat of one black picture per picture size that has gaps, and the
