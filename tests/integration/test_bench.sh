@@ -320,9 +320,12 @@ SDB=$T/start.db
 	--db "$SDB" --label together >/dev/null 2>&1
 "$BENCH" --media "$T/media" --workstations 3 --repeat 1 --warmup 0 --pace off \
 	--db "$SDB" --label staggered --stagger 0.4 >/dev/null 2>&1
-check_eq "readers start together (opens within 0.3 s); --stagger 0.4 spaces them (>= 0.8 s)" "1|1" \
-	"$(sqlite3 "$SDB" "select (select (max(opened_ns) - min(opened_ns)) < 3e8 from stream s join run r on r.id = s.run_id where r.label = 'together'),
-		(select (max(opened_ns) - min(opened_ns)) >= 8e8 from stream s join run r on r.id = s.run_id where r.label = 'staggered')")"
+# (bounds with room for a loaded CI machine: a reader's exec and open take
+# milliseconds to tens of them; a clean-clone CI run beside other jobs
+# spread the staggered opens just under 0.8 s)
+check_eq "readers start together (opens within 0.4 s); --stagger 0.4 spaces them (>= 0.7 s)" "1|1" \
+	"$(sqlite3 "$SDB" "select (select (max(opened_ns) - min(opened_ns)) < 4e8 from stream s join run r on r.id = s.run_id where r.label = 'together'),
+		(select (max(opened_ns) - min(opened_ns)) >= 7e8 from stream s join run r on r.id = s.run_id where r.label = 'staggered')")"
 
 # 7. usage
 for bad in "--workstations 0" "--workstations 5,,6" "--repeat x" "--pace fast" "--bogus"; do
