@@ -43,7 +43,11 @@ fill() {
 
 # unmount_rc: unmount, wait for the daemon, its exit status in DRC (not
 # in a $(...) subshell: the daemon is this shell's child, and kill -0 on
-# an unreaped child succeeds, so only this shell can see it exit)
+# an unreaped child succeeds, so only this shell can see it exit).  60 s:
+# once, in a clean-clone CI run under ThreadSanitizer, the daemon had not
+# exited 30 s after the unmount of case 1 (its last line was the
+# recovery's; 0 of 9 runs alone or beside two busy loops did it again), so
+# a daemon still there prints where each of its threads waits.
 unmount_rc() {
 	fusermount3 -u "$T/mnt"
 	DRC=timeout
@@ -52,7 +56,16 @@ unmount_rc() {
 	while [ "$(cut -d' ' -f3 "/proc/$DAEMON/stat" 2>/dev/null)" != Z ] &&
 		kill -0 "$DAEMON" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 300 ] || return 0
+		if [ $i -ge 600 ]; then
+			for t in /proc/"$DAEMON"/task/*; do
+				echo "# thread ${t##*/} $(cat "$t/comm" 2>/dev/null): waits in $(cat "$t/wchan" 2>/dev/null)"
+			done
+			if command -v gdb >/dev/null 2>&1; then
+				gdb -q -batch -p "$DAEMON" -ex 'thread apply all bt' 2>&1 |
+					sed 's/^/# /' | head -n 200
+			fi
+			return 0
+		fi
 		sleep 0.1
 	done
 	DRC=0
