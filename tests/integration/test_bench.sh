@@ -68,7 +68,7 @@ check "table: the mean leaves the warm-up out" awk \
 	-v want="$(q "select avg(wall_s) from bench_step where workstations = 3 and repetition > 0")" \
 	'$1 == 3 && $2 == "mean" { d = $3 - want; found = 1 } END { exit !(found && d < 0.0015 && d > -0.0015) }' "$T/out"
 check "the spread of the repetitions follows the table" \
-	grep -Eq '^  wall s +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ % +none|step' "$T/out"
+	grep -Eq '^  wall s +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ % +(none|step [0-9]+ \(rep [0-9]+\) .*)$' "$T/out"
 want=$(q "select printf('%.2f', mb_s) from bench_step_summary where step_id = 5")
 check "table: MB/s of step 5 (3 workstations, repetition 1) as in bench_step_summary ($want)" \
 	sh -c "awk '\$1 == 3 && \$2 == 1 { print \$4 }' '$T/out' | grep -qx '$want'"
