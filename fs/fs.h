@@ -17,7 +17,9 @@
 #include "io/inject.h"
 #include "io/io.h"
 #include "media/media.h"
+#include "media/mov.h"
 #include "play/evict.h"
+#include "play/movie.h"
 #include "play/player.h"
 #include "play/status.h"
 #include "timeline/load.h"
@@ -99,11 +101,16 @@ struct fs_config {
 	struct eng_diag *diag;	/* fs_config_read's, while fuse_opt runs */
 };
 
-/* One mounted timeline file. */
+/* One mounted timeline: its file NAME and, where it can be a movie, its
+ * movie NAME.mov (fs_movies, at start). */
 struct fs_file {
 	struct eng_timeline *tl;
 	int64_t timeline_id;	/* store row */
-	int cached_open;	/* a stream holds it in cached mode; fs->lock */
+	struct eng_mov mov;	/* head NULL: no NAME.mov */
+	char *mov_name;		/* "NAME.mov", with mov */
+	/* [0] NAME, [1] NAME.mov: a stream holds that inode in cached
+	 * mode (each inode has its own page cache); fs->lock */
+	int cached_open[2];
 };
 
 /* Who opened a file.  FUSE names the thread that sent the request, and a
@@ -122,6 +129,8 @@ struct fs_stream {
 	struct fs *fs;
 	struct fs_file *file;
 	fuse_ino_t ino;
+	int movie;		/* reads NAME.mov: file->mov before NAME */
+	const char *name;	/* the file's name in the mount */
 	struct eng_player *player;
 	struct store_stream *ss;
 	int cached;		/* owns the page cache of its inode */

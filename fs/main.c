@@ -201,12 +201,60 @@ static void probe_direct(struct fs *fs)
 	}
 }
 
+/* NAME.mov beside NAME for every timeline that can be a movie, its header
+ * built now, once.  A timeline that cannot be one is mounted as before
+ * and the start says why, once (the user asked for no movie, or for one
+ * the format cannot express): a note naming the timeline, its file and
+ * the reason; so is a NAME.mov that another timeline's own name holds.
+ * 0, or -1: out of memory (said). */
+static int build_movies(struct fs *fs)
+{
+	char why[256];
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < fs->nfiles; i++) {
+		struct fs_file *f = &fs->files[i];
+
+		rc = eng_mov_build(f->tl, &f->mov, why, sizeof(why));
+		if (rc == -ENOMEM)
+			goto nomem;
+		if (rc < 0) {
+			fprintf(stderr, "timelinefs: note: no %s.mov: %s: %s\n",
+				f->tl->name, f->tl->path, why);
+			continue;
+		}
+		if (asprintf(&f->mov_name, "%s.mov", f->tl->name) < 0) {
+			f->mov_name = NULL;
+			goto nomem;
+		}
+		for (j = 0; j < fs->nfiles; j++)
+			if (strcmp(fs->files[j].tl->name, f->mov_name) == 0)
+				break;
+		if (j < fs->nfiles) {
+			fprintf(stderr, "timelinefs: note: no %s: %s: the "
+				"timeline %s has that name\n", f->mov_name,
+				f->tl->path, fs->files[j].tl->path);
+			eng_mov_free(&f->mov);
+			free(f->mov_name);
+			f->mov_name = NULL;
+		}
+	}
+	return 0;
+nomem:
+	fprintf(stderr, "timelinefs: out of memory\n");
+	return -1;
+}
+
 static void free_files(struct fs *fs)
 {
 	size_t i;
 
-	for (i = 0; i < fs->nfiles; i++)
+	for (i = 0; i < fs->nfiles; i++) {
 		eng_tl_free(fs->files[i].tl);
+		eng_mov_free(&fs->files[i].mov);
+		free(fs->files[i].mov_name);
+	}
 	free(fs->files);
 }
 
@@ -457,6 +505,8 @@ int main(int argc, char *argv[])
 		store_refused(&fs, cmdline, &diag);
 		goto err_files;
 	}
+	if (build_movies(&fs) < 0)
+		goto err_files;
 	probe_pipes(&fs);
 	fs.mount_time = (uint64_t)time(NULL);
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Low-level FUSE operations: inode 1 is the root, inode 2+i the i-th
- * timeline.  Each open is one stream: an engine player plus a store stream.
+ * Low-level FUSE operations: inode 1 is the root, 2 .status, 3+i the i-th
+ * timeline's file NAME and 3+n+i its movie NAME.mov (n timelines), where it
+ * has one.  Each open is one stream: an engine player plus a store stream;
+ * a movie's stream reads through the movie layer (play/movie.h).
  * Nothing here decides layout or pacing; it unpacks, calls, and replies.
  */
 #include <errno.h>
@@ -26,11 +28,39 @@ static struct fs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-static struct fs_file *file_of(struct fs *fs, fuse_ino_t ino)
+/* The timeline of inode ino, NULL for none; *movie: ino is its NAME.mov. */
+static struct fs_file *file_of(struct fs *fs, fuse_ino_t ino, int *movie)
 {
-	if (ino < FS_FIRST_INO || ino - FS_FIRST_INO >= fs->nfiles)
+	uint64_t i;
+
+	*movie = 0;
+	if (ino < FS_FIRST_INO)
 		return NULL;
-	return &fs->files[ino - FS_FIRST_INO];
+	i = ino - FS_FIRST_INO;
+	if (i < fs->nfiles)
+		return &fs->files[i];
+	i -= fs->nfiles;
+	if (i >= fs->nfiles || !fs->files[i].mov.head)
+		return NULL;
+	*movie = 1;
+	return &fs->files[i];
+}
+
+/* The inode of timeline i's file (movie 0) or movie (1). */
+static fuse_ino_t ino_of(const struct fs *fs, size_t i, int movie)
+{
+	return FS_FIRST_INO + (movie ? fs->nfiles : 0) + i;
+}
+
+/* The name in the mount of inode ino (the root "/"). */
+static const char *name_of(struct fs *fs, fuse_ino_t ino)
+{
+	int movie;
+	struct fs_file *f = file_of(fs, ino, &movie);
+
+	if (f)
+		return movie ? f->mov_name : f->tl->name;
+	return ino == FS_STATUS_INO ? FS_STATUS_NAME : "/";
 }
 
 /* rc: what a fuse_reply_* returned, 0 or -errno when libfuse could not
@@ -58,7 +88,9 @@ static void reply_err(fuse_req_t req, int err)
 
 static void fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
 {
-	struct fs_file *f = file_of(fs, ino);
+	int movie;
+	struct fs_file *f = file_of(fs, ino, &movie);
+	uint64_t size;
 
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
@@ -80,8 +112,9 @@ static void fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
 	}
 	st->st_mode = S_IFREG | 0444;
 	st->st_nlink = 1;
-	st->st_size = (off_t)f->tl->bytes;
-	st->st_blocks = (blkcnt_t)((f->tl->bytes + 511) / 512);
+	size = movie ? f->mov.size : f->tl->bytes;
+	st->st_size = (off_t)size;
+	st->st_blocks = (blkcnt_t)((size + 511) / 512);
 }
 
 static void fs_init(void *userdata, struct fuse_conn_info *conn)
@@ -117,6 +150,7 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
 	size_t i;
+	int movie = 0;
 
 	if (parent != FS_ROOT_INO)
 		return reply_err(req, ENOENT);
@@ -126,12 +160,18 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fill_attr(fs, e.ino, &e.attr);
 		return replied(fuse_reply_entry(req, &e), "lookup", name);
 	}
-	for (i = 0; i < fs->nfiles; i++)
+	for (i = 0; i < fs->nfiles; i++) {
 		if (strcmp(fs->files[i].tl->name, name) == 0)
 			break;
+		if (fs->files[i].mov_name &&
+		    strcmp(fs->files[i].mov_name, name) == 0) {
+			movie = 1;
+			break;
+		}
+	}
 	if (i == fs->nfiles)
 		return reply_err(req, ENOENT);
-	e.ino = FS_FIRST_INO + i;
+	e.ino = ino_of(fs, i, movie);
 	e.attr_timeout = e.entry_timeout = FS_ATTR_TIMEOUT;
 	fill_attr(fs, e.ino, &e.attr);
 	replied(fuse_reply_entry(req, &e), "lookup", name);
@@ -142,14 +182,15 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 {
 	struct fs *fs = fs_of(req);
 	struct stat st;
+	int movie;
 
 	(void)fi;
-	if (ino != FS_ROOT_INO && ino != FS_STATUS_INO && !file_of(fs, ino))
+	if (ino != FS_ROOT_INO && ino != FS_STATUS_INO &&
+	    !file_of(fs, ino, &movie))
 		return reply_err(req, ENOENT);
 	fill_attr(fs, ino, &st);
 	replied(fuse_reply_attr(req, &st, FS_ATTR_TIMEOUT), "getattr",
-		file_of(fs, ino) ? file_of(fs, ino)->tl->name :
-		ino == FS_STATUS_INO ? FS_STATUS_NAME : "/");
+		name_of(fs, ino));
 }
 
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
@@ -165,14 +206,21 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	buf = malloc(size);
 	if (!buf)
 		return reply_err(req, ENOMEM);
-	/* entry i: 0 ".", 1 "..", 2.. the timelines; off is the next one */
-	for (i = (size_t)off; i < fs->nfiles + 2; i++) {
+	/* entry i: 0 ".", 1 "..", then 2 + 2j timeline j's NAME and
+	 * 3 + 2j its NAME.mov (none where it has no movie); off is the
+	 * next one */
+	for (i = (size_t)off; i < 2 * fs->nfiles + 2; i++) {
 		struct stat st = { 0 };
+		const struct fs_file *f = i < 2 ? NULL : &fs->files[(i - 2) / 2];
+		int movie = i >= 2 && (i - 2) % 2;
 		const char *name = i == 0 ? "." : i == 1 ? ".." :
-				   fs->files[i - 2].tl->name;
+				   movie ? f->mov_name : f->tl->name;
 		size_t n;
 
-		st.st_ino = i < 2 ? FS_ROOT_INO : FS_FIRST_INO + i - 2;
+		if (!name)
+			continue;	/* no movie */
+		st.st_ino = i < 2 ? FS_ROOT_INO :
+			    ino_of(fs, (i - 2) / 2, movie);
 		st.st_mode = i < 2 ? S_IFDIR : S_IFREG;
 		n = fuse_add_direntry(req, buf + used, size - used, name, &st,
 				      (off_t)(i + 1));
@@ -221,7 +269,7 @@ static void stream_close(struct fs_stream *s)
 			 "the open file limit %llu times (EMFILE) and closed "
 			 "its least recently used clip files to go on; raise "
 			 "ulimit -n or lower -o stream_files\n",
-			 s->file->tl->name,
+			 s->name,
 			 (unsigned long long)st.open_retries);
 	if (s->ss) {	/* NULL under -o record=off */
 		struct store_stream_totals t = {
@@ -275,7 +323,7 @@ static void status_open(fuse_req_t req, struct fs *fs,
 		struct eng_player_stats ps;
 
 		eng_player_stats(s->player, &ps);
-		r->timeline = s->file->tl->name;
+		r->timeline = s->name;
 		r->comm = s->who.comm;
 		r->pid = (int)(s->who.pid ? s->who.pid : s->who.tid);
 		r->frames_played = ps.head;
@@ -313,7 +361,7 @@ static void stream_detach(struct fs_stream *s)
 		s->next = s->prev = NULL;
 	}
 	if (s->cached)
-		s->file->cached_open = 0;
+		s->file->cached_open[s->movie] = 0;
 }
 
 /* A stream that will not be: give its file's cached mode back, free it
@@ -350,7 +398,8 @@ void fs_player_config(struct fs *fs, struct eng_player_config *pc)
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	struct fs_file *f = file_of(fs, ino);
+	int movie;
+	struct fs_file *f = file_of(fs, ino, &movie);
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct eng_player_config pc;
 	struct fs_stream *s;
@@ -369,16 +418,19 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	s->fs = fs;
 	s->file = f;
 	s->ino = ino;
+	s->movie = movie;
+	s->name = name_of(fs, ino);
 	pthread_mutex_init(&s->busy, NULL);
 	/* The first reader of a file gets cached mode: its 512-byte reads hit
 	 * the page cache that kernel readahead fills from the ring.  Any other
 	 * concurrent open, and every open under -o direct_io, bypasses the
 	 * cache so that each stream sees only its own reads; keep_cache there
 	 * stops that open from dropping the first stream's pages.  Undone by
-	 * open_failed() if the open fails. */
+	 * open_failed() if the open fails.  NAME and NAME.mov are two inodes,
+	 * each with its own page cache and its own first reader. */
 	pthread_mutex_lock(&fs->lock);
-	if (!fs->cfg.direct_io && !f->cached_open) {
-		f->cached_open = 1;
+	if (!fs->cfg.direct_io && !f->cached_open[movie]) {
+		f->cached_open[movie] = 1;
 		s->cached = 1;
 		eng_evict_init(&s->evict,
 			       fs->cfg.pace_v.mode != ENG_PACE_OFF);
@@ -400,9 +452,12 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * from the storage again (seen: 305 frames loaded of 300 in 4 of 9
 	 * unpaced runs of tests/integration/test_cache.sh with 2 MiB pipes). */
 	pc.zero_copy = fs->zc && !s->cached;
+	if (movie)
+		eng_movie_config(&pc);
 	if (pc.zero_copy) {
+		/* and one for a movie's header */
 		s->bv = malloc(sizeof(*s->bv) +
-			       ENG_ZC_MAX_SLOTS * sizeof(s->bv->buf[0]));
+			       (ENG_ZC_MAX_SLOTS + 1) * sizeof(s->bv->buf[0]));
 		if (!s->bv)
 			return open_failed(req, s, ENOMEM);
 	}
@@ -416,7 +471,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			       &(struct store_reader){ .pid = s->who.pid,
 						       .tid = s->who.tid,
 						       .sid = s->who.sid,
-						       .comm = s->who.comm },
+						       .comm = s->who.comm,
+						       .file = s->name },
 			       s->opened_ns, &s->ss);
 	if (rc == 0) {
 		rc = eng_player_start(s->player);
@@ -441,7 +497,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pthread_mutex_unlock(&fs->lock);
 	fi->fh = (uint64_t)(uintptr_t)s;
 	rc = fuse_reply_open(req, fi);
-	replied(rc, "open", f->tl->name);
+	replied(rc, "open", s->name);
 	if (rc != 0) {
 		/* the opener is gone: no release will come */
 		pthread_mutex_lock(&fs->lock);
@@ -469,32 +525,49 @@ static ssize_t reply_zc(fuse_req_t req, struct fs_stream *s, uint64_t off,
 			size_t size)
 {
 	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	struct iovec head = { NULL, 0 };
+	struct fuse_buf *b = s->bv->buf;
 	ssize_t n;
 	int cnt = 0, i, rc;
 
-	n = eng_player_read_zc(s->player, off, size, pc, ENG_ZC_MAX_SLOTS,
-			       &cnt);
+	if (s->movie)
+		n = eng_movie_read_zc(s->player, &s->file->mov, off, size,
+				      &head, pc, ENG_ZC_MAX_SLOTS, &cnt);
+	else
+		n = eng_player_read_zc(s->player, off, size, pc,
+				       ENG_ZC_MAX_SLOTS, &cnt);
 	if (n == -EXDEV)
 		return n;
 	if (n < 0) {
 		reply_err(req, (int)-n);
 		return n;
 	}
-	s->bv->count = (size_t)cnt;
 	s->bv->idx = 0;
 	s->bv->off = 0;
-	for (i = 0; i < cnt; i++) {
-		s->bv->buf[i].size = pc[i].len;
-		s->bv->buf[i].flags = FUSE_BUF_IS_FD;
-		s->bv->buf[i].mem = NULL;
-		s->bv->buf[i].fd = pc[i].fd;
-		s->bv->buf[i].pos = 0;
+	if (head.iov_len) {
+		/* a movie's header bytes: memory before the pipes' */
+		b->size = head.iov_len;
+		b->flags = 0;
+		b->mem = head.iov_base;
+		b->fd = -1;
+		b->pos = 0;
+		b++;
 	}
-	if (cnt == 0)
+	for (i = 0; i < cnt; i++, b++) {
+		b->size = pc[i].len;
+		b->flags = FUSE_BUF_IS_FD;
+		b->mem = NULL;
+		b->fd = pc[i].fd;
+		b->pos = 0;
+	}
+	s->bv->count = (size_t)(b - s->bv->buf);
+	if (s->bv->count == 0)
 		rc = fuse_reply_buf(req, NULL, 0);
+	else if (!cnt)
+		rc = fuse_reply_buf(req, head.iov_base, head.iov_len);
 	else
 		rc = fuse_reply_data(req, s->bv, 0);
-	replied(rc, "read", s->file->tl->name);
+	replied(rc, "read", s->name);
 	/* a failed reply (the reader interrupted) may have taken part of
 	 * the bytes: the player drops its pipes and reads again */
 	eng_player_zc_done(s->player, rc == 0);
@@ -546,8 +619,12 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		free(s->bv);
 		s->bv = NULL;
 	}
-	n = eng_player_read(s->player, (uint64_t)off, size, iov, FS_IOV_MAX,
-			    &cnt);
+	if (s->movie)
+		n = eng_movie_read(s->player, &s->file->mov, (uint64_t)off,
+				   size, iov, FS_IOV_MAX, &cnt);
+	else
+		n = eng_player_read(s->player, (uint64_t)off, size, iov,
+				    FS_IOV_MAX, &cnt);
 	if (n < 0) {
 		pthread_mutex_unlock(&s->busy);
 		return reply_err(req, (int)-n);
@@ -557,7 +634,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		rc = fuse_reply_buf(req, iov[0].iov_base, iov[0].iov_len);
 	else
 		rc = fuse_reply_iov(req, iov, cnt);
-	replied(rc, "read", s->file->tl->name);
+	replied(rc, "read", s->name);
 	inval_len = passed_range(s, (uint64_t)off, &inval_from);
 	eng_player_unlock(s->player);
 out:
@@ -612,11 +689,13 @@ static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
 
 	(void)ino;
 	for (i = 0; i < fs->nfiles; i++)
-		total += fs->files[i].tl->bytes;
+		total += fs->files[i].tl->bytes + fs->files[i].mov.size;
 	memset(&sv, 0, sizeof(sv));
 	sv.f_bsize = sv.f_frsize = 4096;
 	sv.f_blocks = (total + 4095) / 4096;
-	sv.f_files = fs->nfiles + 1;
+	sv.f_files = 1;
+	for (i = 0; i < fs->nfiles; i++)
+		sv.f_files += fs->files[i].mov.head ? 2 : 1;
 	sv.f_namemax = 255;
 	sv.f_flag = ST_RDONLY;
 	replied(fuse_reply_statfs(req, &sv), "statfs", "/");

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 5 (set by the store).
+-- Schema version: PRAGMA user_version = 6 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -89,9 +89,12 @@ CREATE TABLE IF NOT EXISTS stream (
 	seeks INTEGER,			-- re-anchorings of the stream's clock
 	-- added in schema version 4:
 	tid INTEGER,			-- the thread that opened (FUSE's pid)
-	sid INTEGER			-- the reader's session (getsid): all
+	sid INTEGER,			-- the reader's session (getsid): all
 					-- the processes of a pipeline or
 					-- script started in it; NULL unknown
+	-- added in schema version 6:
+	file TEXT			-- the file opened: the timeline's name,
+					-- or NAME.mov for its movie
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 

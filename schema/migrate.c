@@ -66,6 +66,8 @@ static int add_columns(sqlite3 *db)
 		/* version 4 */
 		{ "stream", "tid", "INTEGER" },
 		{ "stream", "sid", "INTEGER" },
+		/* version 6 */
+		{ "stream", "file", "TEXT" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -91,6 +93,10 @@ int store_migrate(sqlite3 *db, int *newer)
 		 * its main thread (which an old row cannot tell) */
 		{ 4, "DROP VIEW IF EXISTS stream_summary;"
 		     "UPDATE stream SET tid = pid WHERE tid IS NULL" },
+		/* before NAME.mov every stream read its timeline's file */
+		{ 6, "UPDATE stream SET file = (SELECT name FROM timeline "
+		     "WHERE timeline.id = stream.timeline_id) "
+		     "WHERE file IS NULL" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;

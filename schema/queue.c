@@ -84,12 +84,12 @@ int store_stream_open(struct store *st, int64_t timeline_id,
 	struct entry e = { .kind = ENTRY_OPEN };
 	const char *comm = who->comm ? who->comm : "";
 	struct store_stream *ss;
-	size_t len;
+	size_t len, flen = who->file ? strlen(who->file) + 1 : 0;
 	int rc;
 
 	*out = NULL;
 	len = strlen(comm);
-	ss = malloc(sizeof(*ss) + len + 1);
+	ss = malloc(sizeof(*ss) + len + 1 + flen);
 	if (!ss)
 		return -ENOMEM;
 	ss->st = st;
@@ -100,6 +100,9 @@ int store_stream_open(struct store *st, int64_t timeline_id,
 	ss->tid = who->tid;
 	ss->sid = who->sid;
 	memcpy(ss->comm, comm, len + 1);
+	ss->file = NULL;
+	if (who->file)
+		ss->file = memcpy(ss->comm + len + 1, who->file, flen);
 	e.ss = ss;
 
 	pthread_mutex_lock(&st->lock);

@@ -60,7 +60,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
@@ -160,10 +160,14 @@ struct store_reader {
 	pid_t tid;		/* the thread that opened */
 	pid_t sid;		/* the process's session, -1: unknown */
 	const char *comm;	/* the process's command name; NULL: "" */
+	/* and what it opened: the file's name in the mount, NAME or
+	 * NAME.mov (the stream table's file); NULL: none recorded */
+	const char *file;
 };
 
 /* Queue a new stream row (timeline row id, who opened it, open time).  The
- * handle is valid until store_stream_close().  who->comm is copied.
+ * handle is valid until store_stream_close().  who->comm and who->file are
+ * copied.
  * Thread-safe, like the two calls below; call them after store_start()
  * (before it, rows only queue up, and a full queue blocks until the
  * recorder starts) and before store_run_end().  0, -ENOMEM, or -ESHUTDOWN

@@ -28,6 +28,10 @@ static int insert_stream(struct store *st, struct store_stream *ss,
 		store_bind_i64(s, 7, ss->sid, &rc);
 	else if (rc == SQLITE_OK)
 		rc = sqlite3_bind_null(s, 7);
+	if (ss->file)
+		store_bind_text(s, 8, ss->file, &rc);
+	else if (rc == SQLITE_OK)
+		rc = sqlite3_bind_null(s, 8);
 	store_step_done(st->db, s, "insert stream row", &rc, msg);
 	if (rc == SQLITE_OK)
 		ss->row_id = sqlite3_last_insert_rowid(st->db);

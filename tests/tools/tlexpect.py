@@ -12,6 +12,12 @@ layout, media resolution, WAVE data offsets) for the mounted tests.
                                                access rows a full read makes),
                                                then "TRACK COUNT" per track
 
+size, bytes and sha256 take --mov: the same of NAME.mov, the timeline as a
+QuickTime movie (docs/design.md; the field choices of the QuickTime notes:
+ftyp qt, moov first, a black picture per picture size that has gaps, then
+one mdat holding the file above).  A timeline that cannot be a movie exits
+1 saying why.
+
 Streams in constant memory.  Exit 1 on a bad timeline or media, 2 on usage.
 """
 
@@ -95,11 +101,23 @@ def clip_name(word):
 
 # ------------------------------------------------------------------ model
 
+PIX = ("2vuy", "v210")
+
+
+def picture_bytes(pix, w, h):
+    """Bytes of one frame: 2vuy 4:2:2 8-bit is 2 bytes a pixel; v210
+    packs 6 pixels in 16 bytes, rows padded to 48 pixels (128 bytes)."""
+    if pix == "2vuy":
+        return w * h * 2
+    return (w + 47) // 48 * 128 * h
+
+
 class Track:
-    def __init__(self, name, rate, align):
+    def __init__(self, name, rate, align, pic=None):
         self.name = name
         self.rate = rate
         self.align = align
+        self.pic = pic       # (format, width, height) or None
         self.defs = []       # (rec_in, frames, clip, src_in) as defined
         self.pieces = []     # flattened: (rec_in, rec_end, clip, src_in)
         self.starts = []
@@ -116,8 +134,11 @@ class Timeline:
         self.frames = 0
 
     def upto(self, t, k):
-        """Bytes of track t before frame k."""
+        """Bytes of track t before frame k: whole pictures on a picture
+        track, else the floor of the rate at the track's alignment."""
         tr = self.tracks[t]
+        if tr.pic:
+            return k * picture_bytes(*tr.pic)
         num, den = self.fps
         return (k * tr.rate * den // (num * tr.align)) * tr.align
 
@@ -186,6 +207,22 @@ def parse_tl(path):
                 if len(toks) != 2 or tl.fps:
                     raise ValueError("bad fps line")
                 tl.fps = parse_fps(toks[1])
+            elif toks[0] == "track" and len(toks) == 4 and \
+                    re.fullmatch(r"[0-9]+x[0-9]+", toks[3]):
+                # track NAME FORMAT WIDTHxHEIGHT: a picture track
+                name = toks[1]
+                if tl.fps is None or toks[2] not in PIX:
+                    raise ValueError("bad picture track line")
+                if not re.fullmatch(r"[A-Za-z0-9_]{1,15}", name) or name in names:
+                    raise ValueError("bad or duplicate track '%s'" % name)
+                w, h = (int(v) for v in toks[3].split("x"))
+                if w == 0 or h == 0 or w % 2 or w > 16384 or h > 16384:
+                    raise ValueError("bad picture size '%s'" % toks[3])
+                fb = picture_bytes(toks[2], w, h)
+                num, den = tl.fps
+                names[name] = len(tl.tracks)
+                tl.tracks.append(Track(name, -(-fb * num // den), fb,
+                                       (toks[2], w, h)))
             elif toks[0] == "track":
                 if tl.fps is None or len(toks) not in (3, 4):
                     raise ValueError("bad track line")
@@ -377,6 +414,237 @@ def chunks(tl, media, offset=0, length=None):
         k += 1
 
 
+# ------------------------------------------------------------------ movie
+
+U32 = 0xFFFFFFFF
+
+
+def be(v, n):
+    return v.to_bytes(n, "big")
+
+
+def atom(kind, *parts):
+    body = b"".join(parts)
+    return be(8 + len(body), 4) + kind.encode() + body
+
+
+def full_atom(kind, version, flags, *parts):
+    return atom(kind, be(version << 24 | flags, 4), *parts)
+
+
+# the unity matrix of QuickTime's 3x3 (16.16, 16.16, 2.30 columns)
+MATRIX = b"".join(be(v, 4) for v in (0x10000, 0, 0, 0, 0x10000, 0, 0, 0,
+                                     0x40000000))
+
+
+class Movie:
+    """The QuickTime header of a timeline's movie, its size and where the
+    timeline's bytes start in it."""
+
+    def __init__(self, tl):
+        self.tl = tl
+        self.kinds = []
+        for t, tr in enumerate(tl.tracks):
+            if tr.pic:
+                self.kinds.append("video")
+            elif tr.align == 3 and tr.rate % 3 == 0 and tr.rate // 3 < 65536:
+                for k in range(tl.frames):
+                    if tl.upto(t, k + 1) == tl.upto(t, k):
+                        raise TlError("track %s: frame %d has no audio "
+                                      "sample" % (tr.name, k))
+                self.kinds.append("audio")
+            elif tr.align == 3:
+                raise TlError("track %s: audio rate not 3 bytes times a "
+                              "sample rate below 65536" % tr.name)
+            else:
+                raise TlError("track %s has no picture format" % tr.name)
+        if tl.frames > U32:
+            raise TlError("too many frames for a movie")
+        self.gaps = [self.kinds[t] == "video" and
+                     any(piece_at(tr, k) is None for k in range(tl.frames))
+                     for t, tr in enumerate(tl.tracks)]
+        self.frame_off = [0] * (tl.frames + 1)
+        for k in range(1, tl.frames + 1):
+            self.frame_off[k] = tl.offset(k)
+        # pass 1 decides stco or co64 (the offsets' values change no
+        # size), pass 2 gives the header's size, pass 3 the real offsets
+        self.co64 = False
+        self.base = 0
+        head = self.build()
+        self.co64 = len(head) + tl.size() > U32
+        self.base = len(self.build())
+        self.head = self.build()
+        assert len(self.head) == self.base
+        self.size = self.base + tl.size()
+
+    def black(self, pic):
+        n = picture_bytes(*pic)
+        if pic[0] == "2vuy":
+            # Cb Y Cr Y: 128 16 128 16, black in video range
+            return b"\x80\x10" * (n // 2)
+        # v210: Cb=Cr=512 and Y=64 packed 10 bits at a time, little
+        # endian words: Cb Y Cr | Y Cb Y | Cr Y Cb | Y Cr Y
+        w0 = 512 | 64 << 10 | 512 << 20
+        w1 = 64 | 512 << 10 | 64 << 20
+        return (w0.to_bytes(4, "little") + w1.to_bytes(4, "little")) * (n // 8)
+
+    def blacks(self, at):
+        """The black mdat at movie offset at: one picture per distinct
+        picture among the video tracks that have gaps; offsets by track."""
+        self.black_at = {}
+        if not any(self.gaps):
+            return b""
+        body, seen = b"", {}
+        for t, tr in enumerate(self.tl.tracks):
+            if not self.gaps[t]:
+                continue
+            if tr.pic not in seen:
+                seen[tr.pic] = at + 8 + len(body)
+                body += self.black(tr.pic)
+            self.black_at[t] = seen[tr.pic]
+        return atom("mdat", body)
+
+    def chunk_offsets(self, t):
+        tl = self.tl
+        out = []
+        for k in range(tl.frames):
+            if self.kinds[t] == "video" and piece_at(tl.tracks[t], k) is None:
+                out.append(self.black_at.get(t, 0))
+                continue
+            off = self.frame_off[k]
+            for u in range(t):
+                off += tl.upto(u, k + 1) - tl.upto(u, k)
+            out.append(self.base + off)
+        return out
+
+    def vdesc(self, tr):
+        pix, w, h = tr.pic
+        name = (b"Component Y'CbCr 8-bit 4:2:2" if pix == "2vuy" else
+                b"Component Y'CbCr 10-bit 4:2:2")
+        hd = h > 576
+        colr = atom("colr", b"nclc", be(1 if hd else 6, 2), be(1, 2),
+                    be(1 if hd else 6, 2))
+        return atom(pix, bytes(6), be(1, 2),       # data reference 1
+                    be(0, 2), be(0, 2), be(0, 4),  # version, revision, vendor
+                    be(0, 4), be(0x200, 4),        # temporal, spatial quality
+                    be(w, 2), be(h, 2), be(72 << 16, 4), be(72 << 16, 4),
+                    be(0, 4), be(1, 2),            # data size, frames/sample
+                    bytes([len(name)]) + name.ljust(31, b"\0"),
+                    be(24, 2), be(0xFFFF, 2),      # depth, no color table
+                    colr, atom("fiel", b"\x01\x00"),
+                    atom("pasp", be(1, 4), be(1, 4)))
+
+    def adesc(self, tr):
+        wave = atom("wave", atom("frma", b"in24"), atom("enda", be(1, 2)),
+                    be(8, 4) + bytes(4))
+        return atom("in24", bytes(6), be(1, 2),
+                    be(1, 2), be(0, 2), be(0, 4),  # sound description v1
+                    be(1, 2), be(16, 2), be(0, 2), be(0, 2),
+                    be((tr.rate // 3) << 16, 4),
+                    be(1, 4), be(3, 4), be(3, 4), be(2, 4), wave)
+
+    def stbl(self, t):
+        tl, tr = self.tl, self.tl.tracks[t]
+        video = self.kinds[t] == "video"
+        samples = tl.upto(t, tl.frames) // 3
+        stsd = full_atom("stsd", 0, 0, be(1, 4),
+                         self.vdesc(tr) if video else self.adesc(tr))
+        if video:
+            stts = full_atom("stts", 0, 0, be(1, 4), be(tl.frames, 4),
+                             be(tl.fps[1], 4))
+        else:
+            stts = full_atom("stts", 0, 0, be(1, 4), be(samples, 4), be(1, 4))
+        runs, prev = [], None
+        for k in range(tl.frames):
+            per = 1 if video else (tl.upto(t, k + 1) - tl.upto(t, k)) // 3
+            if per != prev:
+                runs.append(be(k + 1, 4) + be(per, 4) + be(1, 4))
+                prev = per
+        stsc = full_atom("stsc", 0, 0, be(len(runs), 4), *runs)
+        if video:
+            stsz = full_atom("stsz", 0, 0, be(picture_bytes(*tr.pic), 4),
+                             be(tl.frames, 4))
+        else:
+            stsz = full_atom("stsz", 0, 0, be(3, 4), be(samples, 4))
+        offs = self.chunk_offsets(t)
+        width = 8 if self.co64 else 4
+        stco = full_atom("co64" if self.co64 else "stco", 0, 0,
+                         be(len(offs), 4), b"".join(be(o, width) for o in offs))
+        return atom("stbl", stsd, stts, stsc, stsz, stco)
+
+    def trak(self, t, mdur):
+        tl, tr = self.tl, self.tl.tracks[t]
+        video = self.kinds[t] == "video"
+        v1 = mdur > U32
+        tw = 8 if v1 else 4
+        tkhd = full_atom("tkhd", int(v1), 0xF, bytes(2 * tw), be(t + 1, 4),
+                         be(0, 4), be(mdur, tw), bytes(8), be(0, 2), be(0, 2),
+                         be(0 if video else 0x100, 2), be(0, 2), MATRIX,
+                         be(tr.pic[1] << 16 if video else 0, 4),
+                         be(tr.pic[2] << 16 if video else 0, 4))
+        if video:
+            scale, dur = tl.fps[0], tl.frames * tl.fps[1]
+        else:
+            scale, dur = tr.rate // 3, tl.upto(t, tl.frames) // 3
+        v1 = dur > U32
+        tw = 8 if v1 else 4
+        mdhd = full_atom("mdhd", int(v1), 0, bytes(2 * tw), be(scale, 4),
+                         be(dur, tw), be(0, 2), be(0, 2))
+        hdlr = full_atom("hdlr", 0, 0, b"mhlr",
+                         b"vide" if video else b"soun", bytes(12), b"\0")
+        if video:
+            mhd = full_atom("vmhd", 0, 1, be(0x40, 2), bytes(6))
+        else:
+            mhd = full_atom("smhd", 0, 0, bytes(4))
+        dhlr = full_atom("hdlr", 0, 0, b"dhlr", b"alis", bytes(12), b"\0")
+        dinf = atom("dinf", full_atom("dref", 0, 0, be(1, 4),
+                                      full_atom("alis", 0, 1)))
+        minf = atom("minf", mhd, dhlr, dinf, self.stbl(t))
+        return atom("trak", tkhd, atom("mdia", mdhd, hdlr, minf))
+
+    def build(self):
+        tl = self.tl
+        ftyp = atom("ftyp", b"qt  ", be(0x200, 4), b"qt  ")
+        mdur = tl.frames * tl.fps[1]
+        v1 = mdur > U32
+        tw = 8 if v1 else 4
+        mvhd = full_atom("mvhd", int(v1), 0, bytes(2 * tw), be(tl.fps[0], 4),
+                         be(mdur, tw), be(0x10000, 4), be(0x100, 2),
+                         bytes(10), MATRIX, bytes(24),
+                         be(len(tl.tracks) + 1, 4))
+        # the black mdat's offset does not depend on the offsets in moov:
+        # its pictures' offsets are known before the traks are built
+        moov_len = len(atom("moov", mvhd, *[self.trak_sized(t, mdur)
+                                           for t in range(len(tl.tracks))]))
+        blacks = self.blacks(len(ftyp) + moov_len)
+        moov = atom("moov", mvhd, *[self.trak(t, mdur)
+                                    for t in range(len(tl.tracks))])
+        assert len(moov) == moov_len
+        n = tl.size()
+        if 8 + n > U32:
+            mdat = be(1, 4) + b"mdat" + be(16 + n, 8)
+        else:
+            mdat = be(8 + n, 4) + b"mdat"
+        return ftyp + moov + blacks + mdat
+
+    def trak_sized(self, t, mdur):
+        """A trak of the right size (gap offsets not known yet)."""
+        self.black_at = {}
+        return self.trak(t, mdur)
+
+
+def movie_chunks(tl, media, mv, offset=0, length=None):
+    """The bytes of [offset, offset + length) of the movie, in pieces."""
+    end = mv.size if length is None else min(mv.size, offset + length)
+    if offset >= end:
+        return
+    if offset < mv.base:
+        yield mv.head[offset:min(end, mv.base)]
+    if end > mv.base:
+        start = max(offset, mv.base) - mv.base
+        yield from chunks(tl, media, start, end - mv.base - start)
+
+
 def count_slices(tl):
     per = []
     for t, tr in enumerate(tl.tracks):
@@ -395,14 +663,17 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("size")
     p.add_argument("timeline")
+    p.add_argument("--mov", action="store_true")
     p = sub.add_parser("bytes")
     p.add_argument("timeline")
     p.add_argument("media_dir")
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--length", type=int, default=None)
+    p.add_argument("--mov", action="store_true")
     p = sub.add_parser("sha256")
     p.add_argument("timeline")
     p.add_argument("media_dir")
+    p.add_argument("--mov", action="store_true")
     p = sub.add_parser("slices")
     p.add_argument("timeline")
     args = ap.parse_args(argv)
@@ -411,8 +682,9 @@ def main(argv):
         ap.error("--offset and --length must not be negative")
     try:
         tl = parse_tl(args.timeline)
+        mv = Movie(tl) if getattr(args, "mov", False) else None
         if args.cmd == "size":
-            print(tl.size())
+            print(mv.size if mv else tl.size())
         elif args.cmd == "slices":
             per = count_slices(tl)
             print(sum(n for _, n in per))
@@ -421,14 +693,22 @@ def main(argv):
         else:
             media = Media(tl, args.media_dir)
             try:
+                if mv:
+                    pieces = movie_chunks(tl, media, mv, args.offset,
+                                          args.length) \
+                        if args.cmd == "bytes" else movie_chunks(tl, media, mv)
+                elif args.cmd == "bytes":
+                    pieces = chunks(tl, media, args.offset, args.length)
+                else:
+                    pieces = chunks(tl, media)
                 if args.cmd == "bytes":
                     out = sys.stdout.buffer
-                    for c in chunks(tl, media, args.offset, args.length):
+                    for c in pieces:
                         out.write(c)
                     out.flush()
                 else:
                     h = hashlib.sha256()
-                    for c in chunks(tl, media):
+                    for c in pieces:
                         h.update(c)
                     print(h.hexdigest())
             finally:

@@ -220,7 +220,7 @@ static const struct {
 	{ "run_env", "run_id key value" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
 		    "frames late_frames failed_frames requests reloads seeks "
-		    "tid sid" },
+		    "tid sid file" },
 	{ "access", "id stream_id frame track clip file_offset length "
 		    "sched_ns due_ns issued_ns done_ns errno injected" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
@@ -1755,13 +1755,51 @@ static void test_migrate_v5(void **state)
 	assert_int_equal(store_start(st), 0);
 	store_close(st);
 	db = raw_open(t->db);
-	assert_int_equal(q_i64(db, "PRAGMA user_version"), 5);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM run"), 2);
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM run_env r JOIN run "
 				   "ON run.id = r.run_id WHERE label IS NOT "
 				   "'old' AND value = '250'"),
 			 1);
 	check_columns(db, "run_env", "run_id key value");
+	sqlite3_close(db);
+}
+
+/* A version 5 file (streams without file): opened, its streams get their
+ * timeline's name (before version 6 NAME was the only file), and a new
+ * stream records the file it opened, NAME.mov or none. */
+static void test_migrate_v6(void **state)
+{
+	struct store_reader who = { .pid = 9, .tid = 9, .comm = "ffmpeg",
+				    .file = "tl1.mov" };
+	struct store_stream *ss;
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 7, "dd", EPOCH, &ss), 0);
+	close_stream(ss, EPOCH + SEC, 1, 1, 0, 0);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	raw_exec(db, "ALTER TABLE stream DROP COLUMN file; "
+		     "PRAGMA user_version = 5");
+	sqlite3_close(db);
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(store_stream_open(st, tl, &who, EPOCH, &ss), 0);
+	close_stream(ss, EPOCH + SEC, 1, 1, 0, 0);
+	assert_int_equal(stream_open(st, tl, 8, "cat", EPOCH, &ss), 0);
+	close_stream(ss, EPOCH + SEC, 1, 1, 0, 0);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"), 6);
+	q_text_eq(db, "SELECT group_concat(comm || ' ' || coalesce(file, "
+		      "'null'), '|') FROM (SELECT * FROM stream ORDER BY id)",
+		  "dd tl1|ffmpeg tl1.mov|cat null");
 	sqlite3_close(db);
 }
 
@@ -1775,6 +1813,7 @@ int main(void)
 		cmocka_unit_test(test_memory_run),
 		TMP_TEST(test_env_rows),
 		TMP_TEST(test_migrate_v5),
+		TMP_TEST(test_migrate_v6),
 		cmocka_unit_test(test_call_order),
 		TMP_TEST(test_summaries),
 		TMP_TEST(test_batching),

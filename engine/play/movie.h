@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A stream of a timeline's movie, NAME.mov (movie.c, issue 20): the header
+ * eng_mov_build made (media/mov.h), served from memory, in front of the
+ * player's file NAME.  Movie byte off is header byte off below
+ * m->head_len, else byte off - m->head_len of NAME.  Only a request's
+ * timeline bytes reach the player, at their offsets in NAME: a reader
+ * probing the header (the moov, a gap's black picture, at any time) costs
+ * no backing read and moves no play head, clock or seek count, so the
+ * stream of NAME.mov is paced, read and counted as a stream of NAME reading
+ * the same timeline bytes.  A request across the boundary is one reply
+ * (cached mode takes a short reply for the end of the file).  The header's
+ * bytes count in the stream's bytes, a request of header bytes only in
+ * its requests.
+ */
+#ifndef ENG_MOVIE_H
+#define ENG_MOVIE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "media/mov.h"
+#include "play/player.h"
+
+/* Make cfg (a stream's player configuration) fit a movie stream: its
+ * replies take one piece (iovec) more than the player's, the header's, so
+ * the player keeps to cfg->max_pieces - 1 (where there is a limit). */
+void eng_movie_config(struct eng_player_config *cfg);
+
+/* eng_player_read() of the movie: [off, off + len) of m's movie, header
+ * bytes as iov[0] into m->head, the rest from p (a player created with
+ * eng_movie_config) at off - m->head_len.  Returns the number of bytes (0
+ * at or past m->size) with p's request lock held, also for a request of
+ * header bytes only: release it with eng_player_unlock().  Errors as
+ * eng_player_read(), with no lock held; iovmax must be at least 2 for a
+ * request across the boundary. */
+ssize_t eng_movie_read(struct eng_player *p, const struct eng_mov *m,
+		       uint64_t off, size_t len, struct iovec *iov,
+		       int iovmax, int *iovcnt);
+
+/* eng_player_read_zc() of the movie: *head (iov_len 0 for none) holds the
+ * request's header bytes, which come first in the reply, pc[0..*pccnt) its
+ * timeline bytes.  A request of header bytes only leaves the player's
+ * choice of zero copy to the first request with timeline bytes.  Returns
+ * as eng_player_read_zc() (-EXDEV, no lock held, once the player uses its
+ * ring: call eng_movie_read()); end the request with
+ * eng_player_zc_done(). */
+ssize_t eng_movie_read_zc(struct eng_player *p, const struct eng_mov *m,
+			  uint64_t off, size_t len, struct iovec *head,
+			  struct eng_piece *pc, int pcmax, int *pccnt);
+
+#endif /* ENG_MOVIE_H */
