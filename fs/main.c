@@ -201,18 +201,68 @@ static void probe_direct(struct fs *fs)
 	}
 }
 
+/* Why timeline i has no movie (eng_mov_build's reason, malloc'ed), NULL
+ * when it has one. */
+struct no_movie {
+	char *why;
+};
+
+/* Say, once at start, why timelines have no NAME.mov: one note per
+ * reason, naming the timeline and its file, or (a folder of many alike)
+ * the first few of them and how many. */
+static void say_no_movies(const struct fs *fs, struct no_movie *nm)
+{
+	size_t i, j, n, said;
+
+	for (i = 0; i < fs->nfiles; i++) {
+		if (!nm[i].why)
+			continue;
+		for (n = 0, j = i; j < fs->nfiles; j++)
+			n += nm[j].why && strcmp(nm[j].why, nm[i].why) == 0;
+		if (n == 1) {
+			fprintf(stderr, "timelinefs: note: no %s.mov: %s: %s\n",
+				fs->files[i].tl->name, fs->files[i].tl->path,
+				nm[i].why);
+			free(nm[i].why);
+			nm[i].why = NULL;
+			continue;
+		}
+		fprintf(stderr, "timelinefs: note: no NAME.mov for %zu "
+			"timelines (", n);
+		for (said = 0, j = i; j < fs->nfiles; j++) {
+			if (!nm[j].why || (j > i && strcmp(nm[j].why,
+							   nm[i].why)))
+				continue;
+			if (said < 3)
+				fprintf(stderr, "%s%s", said ? ", " : "",
+					fs->files[j].tl->path);
+			said++;
+			if (j > i) {
+				free(nm[j].why);
+				nm[j].why = NULL;
+			}
+		}
+		fprintf(stderr, "%s): %s\n", n > 3 ? " ..." : "", nm[i].why);
+		free(nm[i].why);
+		nm[i].why = NULL;
+	}
+}
+
 /* NAME.mov beside NAME for every timeline that can be a movie, its header
  * built now, once.  A timeline that cannot be one is mounted as before
- * and the start says why, once (the user asked for no movie, or for one
- * the format cannot express): a note naming the timeline, its file and
- * the reason; so is a NAME.mov that another timeline's own name holds.
- * 0, or -1: out of memory (said). */
+ * and the start says why, once (say_no_movies), as it does for a NAME.mov
+ * that another timeline's own name holds.  0, or -1: out of memory
+ * (said). */
 static int build_movies(struct fs *fs)
 {
+	struct no_movie *nm = calloc(fs->nfiles ? fs->nfiles : 1,
+				     sizeof(*nm));
 	char why[256];
 	size_t i, j;
-	int rc;
+	int rc = -1;
 
+	if (!nm)
+		goto nomem;
 	for (i = 0; i < fs->nfiles; i++) {
 		struct fs_file *f = &fs->files[i];
 
@@ -220,8 +270,9 @@ static int build_movies(struct fs *fs)
 		if (rc == -ENOMEM)
 			goto nomem;
 		if (rc < 0) {
-			fprintf(stderr, "timelinefs: note: no %s.mov: %s: %s\n",
-				f->tl->name, f->tl->path, why);
+			nm[i].why = strdup(why);
+			if (!nm[i].why)
+				goto nomem;
 			continue;
 		}
 		if (asprintf(&f->mov_name, "%s.mov", f->tl->name) < 0) {
@@ -232,18 +283,27 @@ static int build_movies(struct fs *fs)
 			if (strcmp(fs->files[j].tl->name, f->mov_name) == 0)
 				break;
 		if (j < fs->nfiles) {
-			fprintf(stderr, "timelinefs: note: no %s: %s: the "
-				"timeline %s has that name\n", f->mov_name,
-				f->tl->path, fs->files[j].tl->path);
+			if (asprintf(&nm[i].why, "the timeline %s has that "
+				     "name", fs->files[j].tl->path) < 0) {
+				nm[i].why = NULL;
+				goto nomem;
+			}
 			eng_mov_free(&f->mov);
 			free(f->mov_name);
 			f->mov_name = NULL;
 		}
 	}
-	return 0;
+	say_no_movies(fs, nm);
+	rc = 0;
+	goto out;
 nomem:
 	fprintf(stderr, "timelinefs: out of memory\n");
-	return -1;
+	rc = -1;
+out:
+	for (i = 0; nm && i < fs->nfiles; i++)
+		free(nm[i].why);
+	free(nm);
+	return rc;
 }
 
 static void free_files(struct fs *fs)

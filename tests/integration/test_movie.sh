@@ -1,0 +1,219 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Mounted: NAME.mov, the timeline as a QuickTime movie (issue 20).  Checked
+# against an independent model (tests/tools/tlexpect.py --mov, written in
+# Python from the QuickTime notes, not calling the C code): the listing and
+# sizes, the bytes at many offsets and block sizes in cached and direct_io
+# mode (requests across the header's end included); header reads make no
+# access row and no seek; a whole read of NAME.mov makes exactly the access
+# rows (frame, track, clip, offset, length) of a whole read of NAME; the
+# stream row says which file was opened; NAME and NAME.mov each have their
+# own first cached reader; a timeline with a video track without a picture
+# gets no NAME.mov and the start says so once, naming it; ffprobe reads the
+# mounted movie's size, rate and frame count.
+. "$(dirname "$0")/lib.sh"
+
+M=$T/media
+mkdir -p "$T/src"
+# cuts, an overlap, gaps in V (frames 20-29 and 45-49: black pictures)
+# and an L-cut, 2vuy at 29.97 with two audio tracks
+cat >"$T/src/edit.tl" <<'TL'
+fps 30000/1001
+track V 2vuy 64x48
+track A1 144000 align=3
+track A2 144000 align=3
+event V,A1,A2 clip0001 10 20
+event V,A1    clip0002 0 15 @30
+event A2      clip0003 5 25 @25
+event V       clip0004 40 5 @12
+TL
+# v210 at 25 with a transition track Vx that has gaps (one black picture
+# shared by V and Vx) and one audio track
+cat >"$T/src/hd.tl" <<'TL'
+fps 25
+track V v210 96x20
+track Vx v210 96x20
+track A1 144000 align=3
+event V,A1 a 0 30
+event Vx b 3 10 @20
+event V,A1 c 0 20 @30
+TL
+# no picture: no plain.mov
+cat >"$T/src/plain.tl" <<'TL'
+fps 25
+track V 1M
+track A1 144000 align=3
+event V,A1 a 0 10
+TL
+"$GEN" --for "$T/src/edit.tl" --for "$T/src/hd.tl" --for "$T/src/plain.tl" \
+	"$M" >/dev/null
+MOVIES="edit hd"
+for n in $MOVIES; do
+	$EXPECT sha256 --mov "$M/timelines/$n.tl" "$M" >"$T/$n.mov.sha"
+	$EXPECT size --mov "$M/timelines/$n.tl" >"$T/$n.mov.size"
+done
+DB=$T/m.db
+
+# --- the listing, the sizes, the start message
+mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"
+check_eq "root lists NAME.mov beside NAME, none for plain" \
+	"edit edit.mov hd hd.mov plain " "$(ls "$T/mnt" | tr '\n' ' ')"
+for n in $MOVIES; do
+	check_eq "size of $n.mov" "$(cat "$T/$n.mov.size")" \
+		"$(stat -c %s "$T/mnt/$n.mov")"
+	check_eq "size of $n unchanged" "$($EXPECT size "$M/timelines/$n.tl")" \
+		"$(stat -c %s "$T/mnt/$n")"
+done
+check "no plain.mov" sh -c "! test -e '$T/mnt/plain.mov'"
+check_eq "the start says once why plain has no movie" \
+	"timelinefs: note: no plain.mov: $M/timelines/plain.tl: track V has no picture format" \
+	"$(grep 'plain.mov' "$DAEMON_LOG")"
+check_eq "and nothing of the movies" "" "$(grep -E 'edit.mov|hd.mov' "$DAEMON_LOG")"
+
+# --- ffprobe: a quick sanity check (the real players are test_players)
+if command -v ffprobe >/dev/null 2>&1; then
+	got=$(ffprobe -v error -select_streams v:0 -show_entries \
+		stream=codec_name,width,height,r_frame_rate,nb_frames -of csv=p=0 \
+		"$T/mnt/edit.mov")
+	check_eq "ffprobe edit.mov: 2vuy 64x48 29.97 50 frames" \
+		"rawvideo,64,48,30000/1001,50" "$got"
+	got=$(ffprobe -v error -select_streams v:1 -show_entries \
+		stream=codec_name,width,height,r_frame_rate,nb_frames -of csv=p=0 \
+		"$T/mnt/hd.mov")
+	check_eq "ffprobe hd.mov: Vx v210 96x20 25 fps 50 frames" \
+		"v210,96,20,25/1,50" "$got"
+else
+	skip_case "ffprobe is not installed"
+fi
+umount_fs "$T/mnt"
+
+# --- bytes: every block size, cached and direct_io, and random preads
+# around and across the header's end
+cat >"$T/preads.py" <<'PY'
+import os, random, subprocess, sys
+path, tl, media, expect, head = sys.argv[1:6]
+size = os.stat(path).st_size
+rnd = random.Random(20)
+fd = os.open(path, os.O_RDONLY)
+want = subprocess.run(expect.split() + ["bytes", "--mov", tl, media],
+                      capture_output=True, check=True).stdout
+head = int(head)
+bad = 0
+for i in range(80):
+    if i < 30:
+        # within a few bytes of the header's end, across it
+        off = max(0, head - rnd.randrange(1, 5000))
+    else:
+        off = rnd.randrange(size)
+    ln = rnd.choice([1, 511, 4096, 65537, 1 << 20, rnd.randrange(1, 300000)])
+    got = os.pread(fd, ln, off)
+    if got != want[off:off + ln]:
+        bad += 1
+        print("mismatch at", off, ln, len(got))
+os.close(fd)
+sys.exit(1 if bad else 0)
+PY
+# the header's length: where the mdat of NAME's bytes begins
+for n in $MOVIES; do
+	echo $(( $(cat "$T/$n.mov.size") - $($EXPECT size "$M/timelines/$n.tl") )) \
+		>"$T/$n.head"
+done
+for mode in cached direct_io; do
+	OPTS=pace=off,backing=buffered,record=off,db=$DB
+	[ "$mode" = direct_io ] && OPTS=$OPTS,direct_io
+	mount_fs "$M" "$T/mnt" -o "$OPTS"
+	for n in $MOVIES; do
+		for bs in 512 4k 65537 1M 8M; do
+			got=$(dd if="$T/mnt/$n.mov" bs=$bs status=none |
+				sha256sum | cut -d' ' -f1)
+			check_eq "$mode: dd bs=$bs of $n.mov: bytes" \
+				"$(cat "$T/$n.mov.sha")" "$got"
+		done
+		check "$mode: 80 preads of $n.mov across the header's end and anywhere" \
+			python3 "$T/preads.py" "$T/mnt/$n.mov" \
+			"$M/timelines/$n.tl" "$M" "$EXPECT" "$(cat "$T/$n.head")"
+	done
+	umount_fs "$T/mnt"
+done
+
+# --- the accesses: header reads make none; NAME.mov read whole makes
+# NAME's.  direct_io, so that each read is one request (no readahead);
+# through the ring (splice=off) and the zero-copy pipes (auto: the first
+# request with timeline bytes, 64 KiB, takes them).
+H=$(cat "$T/edit.head")
+rows() {
+	q "SELECT frame || ' ' || track || ' ' || clip || ' ' || file_offset || ' ' || length FROM access WHERE stream_id = $1 ORDER BY id"
+}
+$EXPECT slices "$M/timelines/edit.tl" >"$T/slices"
+for sp in off auto; do
+	rm -f "$DB"
+	mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,direct_io,splice=$sp,db="$DB"
+	HB=$(python3 - "$T/mnt/edit.mov" "$H" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+head = int(sys.argv[2])
+total = 0
+# the ftyp, the whole header, the black pictures, its last byte, the moov:
+# header bytes only
+for off, ln in ((0, 32), (0, head), (head // 2, 100), (head - 1, 1), (8, 4096)):
+    n = len(os.pread(fd, min(ln, head - off), off))
+    assert n == min(ln, head - off)
+    total += n
+os.close(fd)
+print(total)
+PY
+)
+	dd if="$T/mnt/edit" bs=64k status=none of=/dev/null
+	dd if="$T/mnt/edit.mov" bs=64k status=none of=/dev/null
+	umount_fs "$T/mnt"
+	check_eq "splice=$sp: stream rows say which file was opened" \
+		"edit.mov|edit|edit.mov" \
+		"$(q "SELECT group_concat(file, '|') FROM (SELECT file FROM stream ORDER BY id)")"
+	check_eq "splice=$sp: header reads: no access row, no frame, no seek; their bytes and requests counted" \
+		"0|0|0|$HB|5" \
+		"$(q "SELECT (SELECT count(*) FROM access WHERE stream_id = s.id), frames, seeks, bytes, requests FROM stream s WHERE id = 1")"
+	rows 2 >"$T/rows.name"
+	rows 3 >"$T/rows.mov"
+	check_eq "splice=$sp: a whole read of NAME makes one access row per slice" \
+		"$(head -1 "$T/slices")" "$(wc -l <"$T/rows.name")"
+	check "splice=$sp: a whole read of edit.mov makes exactly the access rows of edit" \
+		cmp -s "$T/rows.name" "$T/rows.mov"
+	check_eq "splice=$sp: both: the same frames, no seek, no reload" "50 0 0|50 0 0" \
+		"$(q "SELECT group_concat(frames || ' ' || seeks || ' ' || reloads, '|') FROM (SELECT * FROM stream WHERE id > 1 ORDER BY id)")"
+	check_eq "splice=$sp: edit.mov's bytes are its size" "$(cat "$T/edit.mov.size")" \
+		"$(q "SELECT bytes FROM stream WHERE id = 3")"
+done
+
+# --- cached mode: NAME.mov has its own first reader.  With NAME held open
+# by a cached reader, a dd bs=512 of edit.mov is still served through the
+# page cache (few large requests), not one request per 512 bytes.
+rm -f "$DB"
+mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"
+exec 3<"$T/mnt/edit"
+dd if="$T/mnt/edit.mov" bs=512 status=none of=/dev/null
+exec 3<&-
+umount_fs "$T/mnt"
+req=$(q "SELECT requests FROM stream WHERE file = 'edit.mov'")
+size=$(cat "$T/edit.mov.size")
+if [ -n "$req" ] && [ "$req" -gt 0 ] && [ $((req * 4096)) -lt "$size" ]; then
+	ok "edit.mov cached while edit is open: $req requests for $size bytes"
+else
+	not_ok "edit.mov not cached while edit is open: '$req' requests for $size bytes"
+fi
+
+# --- a timeline whose name is another's NAME.mov keeps it: that one gets
+# no movie, and the start says why
+mkdir -p "$T/tl2"
+cp "$M/timelines/edit.tl" "$T/tl2/edit.tl"
+cp "$M/timelines/hd.tl" "$T/tl2/edit.mov.tl"
+mount_fs "$M" "$T/mnt" -o pace=off,record=off,timelines="$T/tl2",db="$DB"
+check_eq "edit.mov.tl takes the name edit.mov (its movie edit.mov.mov)" "edit edit.mov edit.mov.mov " \
+	"$(ls "$T/mnt" | tr '\n' ' ')"
+check_eq "edit.mov is that timeline's file" \
+	"$($EXPECT size "$M/timelines/hd.tl")" "$(stat -c %s "$T/mnt/edit.mov")"
+check_eq "the start says why edit has no movie" \
+	"timelinefs: note: no edit.mov: $T/tl2/edit.tl: the timeline $T/tl2/edit.mov.tl has that name" \
+	"$(grep 'no edit.mov' "$DAEMON_LOG")"
+umount_fs "$T/mnt"
+
+finish
