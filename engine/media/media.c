@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,7 +519,26 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 		for (t = 0; t < nt; t++) {
 			const struct pair *p = &r.pairs[c * nt + t];
 			const struct eng_media *m = &tl->clips[c].media[t];
+			const struct eng_picture *pic = &tl->tracks[t].pic;
+			uint64_t fb = eng_picture_bytes(pic);
 
+			/* A picture track's clip is whole pictures of its
+			 * size: a file that is not was made for another
+			 * size or format, and its frames would be cut
+			 * across pictures (the movie shows them so). */
+			if (m->file && fb && m->size % fb)
+				problem(&r, p->line, c, t,
+					"%s/%s holds %llu bytes, not whole "
+					"%s %" PRIu32 "x%" PRIu32 " pictures "
+					"of %llu bytes (%llu and %llu bytes "
+					"over): a clip of another picture "
+					"size or format",
+					media_dir, m->file,
+					(unsigned long long)m->size,
+					eng_pix_name(pic->pix), pic->width,
+					pic->height, (unsigned long long)fb,
+					(unsigned long long)(m->size / fb),
+					(unsigned long long)(m->size % fb));
 			if (!m->file || p->need <= m->size)
 				continue;
 			if (p->need == UINT64_MAX)

@@ -2,6 +2,7 @@
 /* Timeline model: tracks, clips, segments; overlap resolution at finalize. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -469,6 +470,50 @@ static int picture_exact(const struct eng_timeline *tl,
 	return -EINVAL;
 }
 
+/* A picture as a .tl names it ("2vuy 720x486"), or a rate track's rate. */
+static void picture_text(const struct eng_track *tr, char *buf, size_t len)
+{
+	if (tr->pic.pix == ENG_PIX_NONE)
+		snprintf(buf, len, "no picture (%" PRIu64 " bytes a second)",
+			 tr->rate);
+	else
+		snprintf(buf, len, "%s %" PRIu32 "x%" PRIu32,
+			 eng_pix_name(tr->pic.pix), tr->pic.width,
+			 tr->pic.height);
+}
+
+/*
+ * A track that plays another's files (a transition track Vx reads V's)
+ * plays that track's pictures: its frames must be the same picture, or
+ * its slices would cut V's pictures at another size (and its movie track
+ * would show them so).  Said at its first clip's line, with both.
+ */
+static int picture_shared(const struct eng_timeline *tl,
+			  const struct eng_track *tr, struct eng_diag *diag)
+{
+	const struct eng_track *src;
+	char mine[64], theirs[64];
+	int u;
+
+	if (!tr->nsegs || strcmp(tr->media, tr->name) == 0)
+		return 0;
+	u = eng_tl_find_track(tl, tr->media);
+	if (u < 0)
+		return 0;
+	src = &tl->tracks[u];
+	if (src->pic.pix == tr->pic.pix && src->pic.width == tr->pic.width &&
+	    src->pic.height == tr->pic.height)
+		return 0;
+	picture_text(tr, mine, sizeof(mine));
+	picture_text(src, theirs, sizeof(theirs));
+	eng_diag_add(diag, tl->path, tr->segs[0].line,
+		     "clip %s on track %s: %s, but it plays the files of track "
+		     "%s, whose frames are %s: a clip of two picture sizes",
+		     tl->clips[tr->segs[0].clip].name, tr->name, mine, src->name,
+		     theirs);
+	return -EINVAL;
+}
+
 int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 {
 	unsigned __int128 fmin = 0, fmax = 0;
@@ -510,7 +555,8 @@ int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 	}
 	rc = 0;
 	for (t = 0; t < tl->ntracks; t++)
-		if (picture_exact(tl, &tl->tracks[t], diag) < 0)
+		if (picture_exact(tl, &tl->tracks[t], diag) < 0 ||
+		    picture_shared(tl, &tl->tracks[t], diag) < 0)
 			rc = -EINVAL;
 	if (rc < 0)
 		return rc;

@@ -43,7 +43,7 @@ cat >"$T/src/plain.tl" <<'TL'
 fps 25
 track V 1M
 track A1 144000 align=3
-event V,A1 a 0 10
+event V,A1 p 0 10
 TL
 "$GEN" --for "$T/src/edit.tl" --for "$T/src/hd.tl" --for "$T/src/plain.tl" \
 	"$M" >/dev/null
@@ -215,5 +215,24 @@ check_eq "the start says why edit has no movie" \
 	"timelinefs: note: no edit.mov: $T/tl2/edit.tl: the timeline $T/tl2/edit.mov.tl has that name" \
 	"$(grep 'no edit.mov' "$DAEMON_LOG")"
 umount_fs "$T/mnt"
+
+# --- bad input: clips of two picture sizes on one track, refused with the
+# file, line, clip and both sizes.  A clip file that is not whole pictures
+# of its track (made for another size): edit's clip0004.V.raw a byte long
+M2=$T/media2
+mkdir -p "$M2/timelines"
+cp "$M"/clip000* "$M2/"
+cp "$M/timelines/edit.tl" "$M2/timelines/"
+printf x >>"$M2/clip0004.V.raw"
+try_mount "a clip file of another picture size refuses the mount" \
+	"$M2/timelines/edit.tl:8: clip clip0004 track V: $M2/clip0004.V.raw holds 276481 bytes, not whole 2vuy 64x48 pictures of 6144 bytes (45 and 1 bytes over): a clip of another picture size or format" \
+	-- -o db="$DB" "$M2" "$T/mnt"
+# a transition track of another picture than the track whose files it plays
+rm "$M2/timelines/edit.tl"
+sed 's/^track Vx v210 96x20/track Vx v210 48x20/' "$M/timelines/hd.tl" >"$M2/timelines/hd.tl"
+cp "$M"/a.* "$M"/b.* "$M"/c.* "$M2/"
+try_mount "a transition track of another picture size refuses the mount" \
+	"$M2/timelines/hd.tl:6: clip b on track Vx: v210 48x20, but it plays the files of track V, whose frames are v210 96x20: a clip of two picture sizes" \
+	-- -o db="$DB" "$M2" "$T/mnt"
 
 finish

@@ -503,6 +503,68 @@ static void test_worst_segment(void **state)
 	eng_tl_free(tl);
 }
 
+/* A picture track's clip file is whole pictures of the track's size: one
+ * that is not was made for another size or format (a 1920x1080 frame
+ * where the track is 720x486, v210 where it is 2vuy, a byte too many),
+ * refused at the clip's line with both sizes.  Long enough files only:
+ * a short one is its own message.  Found by issue 20: before, they were
+ * mounted and their frames cut across pictures. */
+static void test_picture_whole(void **state)
+{
+	static const struct {
+		const char *track;
+		uint64_t size;
+		const char *want;	/* NULL: fine */
+	} cases[] = {
+		{ "2vuy 64x48", 6144 * 10, NULL },
+		{ "2vuy 64x48", 6144 * 12, NULL },
+		{ "2vuy 64x48", 6144 * 10 + 1,
+		  "holds 61441 bytes, not whole 2vuy 64x48 pictures of 6144 "
+		  "bytes (10 and 1 bytes over): a clip of another picture size "
+		  "or format" },
+		/* ten 1920x1080 2vuy frames on a 720x486 track */
+		{ "2vuy 720x486", 41472000,
+		  "holds 41472000 bytes, not whole 2vuy 720x486 pictures of "
+		  "699840 bytes (59 and 181440 bytes over)" },
+		/* 2vuy 96x20 frames (3840 B) on a v210 96x20 track (5120 B) */
+		{ "v210 96x20", 3840 * 15,
+		  "holds 57600 bytes, not whole v210 96x20 pictures of 5120 "
+		  "bytes (11 and 1280 bytes over)" },
+	};
+	struct env *e = *state;
+	char text[128], want[512];
+	size_t i;
+
+	for (i = 0; i < N(cases); i++) {
+		struct eng_timeline *tl;
+		struct eng_diag d = { 0 };
+
+		snprintf(text, sizeof(text),
+			 "fps 25\ntrack V %s\nevent V c 0 10\n", cases[i].track);
+		tl = tl_from(text);
+		unlinkat(e->dfd, "c.V.raw", 0);
+		put(e, "c.V.raw", NULL, 0, cases[i].size);
+		if (!cases[i].want) {
+			if (eng_media_resolve(tl, e->dfd, e->dir, &d) != 0) {
+				print_diag(&d);
+				fail_msg("case %zu: refused", i);
+			}
+			eng_tl_free(tl);
+			continue;
+		}
+		assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d),
+				 -EINVAL);
+		snprintf(want, sizeof(want), "t.tl:3: clip c track V: %s/c.V.raw %s",
+			 e->dir, cases[i].want);
+		if (d.n != 1 || !strstr(d.msgs[0], want)) {
+			print_diag(&d);
+			fail_msg("case %zu: want '%s'", i, want);
+		}
+		eng_diag_free(&d);
+		eng_tl_free(tl);
+	}
+}
+
 /* A legal but hostile clip name (invalid UTF-8, a C1 CSI, a backslash)
  * with no media: the message escapes it, the timeline keeps its bytes,
  * and its media file is found by the exact bytes. */
@@ -545,6 +607,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_too_short, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_name, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_picture_whole, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_worst_segment, env_setup,
 						env_teardown),

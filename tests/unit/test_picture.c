@@ -53,9 +53,9 @@ static void test_parse_write(void **state)
 {
 	static const char text[] = "fps 30000/1001\n"
 				   "track V 2vuy 720x486\n"
-				   "track Vx v210 1920x1080\n"
+				   "track V2 v210 1920x1080\n"
 				   "track A1 144000 align=3\n"
-				   "event V,Vx,A1 c 0 100\n";
+				   "event V,V2,A1 c 0 100\n";
 	struct eng_timeline *tl, *tl2;
 	struct eng_diag d = {0};
 	char *out, *out2;
@@ -79,7 +79,7 @@ static void test_parse_write(void **state)
 	}
 	assert_int_equal(eng_tl_write(tl, 0, &out, &len, &d), 0);
 	assert_non_null(strstr(out, "\ntrack V 2vuy 720x486\n"));
-	assert_non_null(strstr(out, "\ntrack Vx v210 1920x1080\n"));
+	assert_non_null(strstr(out, "\ntrack V2 v210 1920x1080\n"));
 	assert_non_null(strstr(out, "\ntrack A1 144000 align=3\n"));
 	assert_int_equal(eng_tl_parse("p.tl", "p", out, len, &tl2, &d), 0);
 	assert_int_equal(tl2->bytes, tl->bytes);
@@ -125,6 +125,61 @@ static void test_bad(void **state)
 	expect_bad("track V 2vuy", "p.tl:2: missing WIDTHxHEIGHT after picture format '2vuy'");
 	/* today's rate lines keep their messages */
 	expect_bad("track V 18M 720x486x", "unexpected '720x486x' after RATE");
+}
+
+/* A transition track plays its main track's files (Vx reads V's): a clip
+ * there of another picture than V's, or of a picture where V has none,
+ * or none where V has one, is refused at its line, naming the clip and
+ * both pictures.  Found by issue 20: before, a .tl could cut V's
+ * 720x486 frames as 1920x1080 ones on Vx and mount (test_parse_write did
+ * exactly that). */
+static void test_two_sizes(void **state)
+{
+	static const struct {
+		const char *v, *vx, *want;
+	} cases[] = {
+		{ "2vuy 720x486", "2vuy 1920x1080",
+		  "p.tl:5: clip b on track Vx: 2vuy 1920x1080, but it plays the "
+		  "files of track V, whose frames are 2vuy 720x486: a clip of two "
+		  "picture sizes" },
+		{ "2vuy 720x486", "v210 720x486",
+		  "p.tl:5: clip b on track Vx: v210 720x486, but it plays the "
+		  "files of track V, whose frames are 2vuy 720x486" },
+		{ "18M", "2vuy 720x486",
+		  "p.tl:5: clip b on track Vx: 2vuy 720x486, but it plays the "
+		  "files of track V, whose frames are no picture (18000000 bytes "
+		  "a second)" },
+		{ "2vuy 64x48", "18M",
+		  "p.tl:5: clip b on track Vx: no picture (18000000 bytes a "
+		  "second), but it plays the files of track V, whose frames are "
+		  "2vuy 64x48" },
+		{ "2vuy 64x48", "2vuy 64x48", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		struct eng_timeline *tl;
+		struct eng_diag d = {0};
+
+		snprintf(text, sizeof(text),
+			 "fps 25\ntrack V %s\ntrack Vx %s\n"
+			 "event V a 0 10\nevent Vx b 3 4 @5\n",
+			 cases[i].v, cases[i].vx);
+		if (!cases[i].want) {
+			assert_int_equal(parse(text, &tl, &d), 0);
+			eng_tl_free(tl);
+			continue;
+		}
+		assert_int_equal(parse(text, &tl, &d), -EINVAL);
+		assert_null(tl);
+		assert_int_equal(d.n, 1);
+		if (!strstr(d.msgs[0], cases[i].want))
+			fail_msg("case %zu: got '%s', want '%s'", i, d.msgs[0],
+				 cases[i].want);
+		eng_diag_free(&d);
+	}
 }
 
 /* 2x2 2vuy (8 bytes) at 30000/1001: rate ceil(240000/1001) = 240,
@@ -180,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_parse_write),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_boundary),
+		cmocka_unit_test(test_two_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
