@@ -3598,7 +3598,8 @@ static ssize_t movie_zc(struct fake *f, struct eng_player *p,
 			      &cnt);
 	if (n < 0)
 		return n;
-	memcpy(out, head.iov_base, head.iov_len);
+	if (head.iov_len)
+		memcpy(out, head.iov_base, head.iov_len);
 	got = head.iov_len;
 	for (i = 0; i < cnt; i++) {
 		assert_int_equal(pipe_pop(f, pc[i].fd, out + got, pc[i].len),
