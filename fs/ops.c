@@ -497,7 +497,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pthread_mutex_unlock(&fs->lock);
 	fi->fh = (uint64_t)(uintptr_t)s;
 	rc = fuse_reply_open(req, fi);
-	replied(rc, "open", s->name);
+	/* not s->name: once replied, a release may have freed s */
+	replied(rc, "open", name_of(fs, ino));
 	if (rc != 0) {
 		/* the opener is gone: no release will come */
 		pthread_mutex_lock(&fs->lock);
