@@ -69,6 +69,7 @@ struct fs_config {
 	char *fps;
 	char *edl_origin;
 	char *video_rate;
+	char *picture;		/* -o picture= as given (none: NULL) */
 	char *audio_rate;
 	char *record;		/* all, streams or off */
 	char *splice;		/* auto or off */

@@ -37,6 +37,7 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("fps=%s", fps, 0),
 	FS_OPT("edl_origin=%s", edl_origin, 0),
 	FS_OPT("video_rate=%s", video_rate, 0),
+	FS_OPT("picture=%s", picture, 0),
 	FS_OPT("audio_rate=%s", audio_rate, 0),
 	FS_OPT("strict", strict, 1),
 	FS_OPT("record=%s", record, 0),
@@ -98,6 +99,9 @@ void fs_usage(const char *prog)
 	       "    -o edl_origin=WHERE   EDL source TC of media frame 0: min, zero or\n"
 	       "                          HH:MM:SS:FF, HH:MM:SS;FF drop frame (min)\n"
 	       "    -o video_rate=BYTES   V track rate of EDL/OTIO timelines (18M)\n"
+	       "    -o picture=FMT:WxH    V track picture of EDL/OTIO timelines instead,\n"
+	       "                          2vuy or v210, e.g. 2vuy:720x486: whole pictures\n"
+	       "                          at each timeline's frame rate, and NAME.mov (none)\n"
 	       "    -o audio_rate=BYTES   A track rate of EDL/OTIO timelines, a multiple\n"
 	       "                          of 3 (24-bit samples) (144000)\n"
 	       "    -o strict             skipped EDL/OTIO constructs are errors\n"
@@ -288,6 +292,21 @@ static int parse_load_options(struct fs_config *cfg, struct eng_diag *diag)
 			     cfg->video_rate);
 		return -1;
 	}
+	/* A picture gives the video tracks their bytes (whole pictures at
+	 * each timeline's frame rate), as video_rate does: one of the two. */
+	if (cfg->picture && eng_picture_option_parse(cfg->picture, &o->picture,
+						     why, sizeof(why)) < 0) {
+		eng_diag_add(diag, "timelinefs", 0, "bad picture '%s': %s",
+			     cfg->picture, why);
+		return -1;
+	}
+	if (cfg->video_rate && o->picture.pix != ENG_PIX_NONE) {
+		eng_diag_add(diag, "timelinefs", 0, "bad picture '%s': "
+			     "-o video_rate=%s also sets the video tracks' "
+			     "bytes; give one of the two", cfg->picture,
+			     cfg->video_rate);
+		return -1;
+	}
 	if (cfg->audio_rate && eng_parse_size(cfg->audio_rate,
 					      &o->audio_rate) < 0) {
 		eng_diag_add(diag, "timelinefs", 0, "bad audio_rate '%s': "
@@ -466,6 +485,7 @@ int fs_config_each(const struct fs_config *cfg,
 		{ "fps", cfg->fps ? cfg->fps : "29.97" },
 		{ "edl_origin", cfg->edl_origin ? cfg->edl_origin : "min" },
 		{ "video_rate", cfg->video_rate ? cfg->video_rate : "18M" },
+		{ "picture", cfg->picture ? cfg->picture : "none" },
 		{ "audio_rate", cfg->audio_rate ? cfg->audio_rate : "144000" },
 		{ "strict", cfg->strict ? "on" : "off" },
 		{ "inject", cfg->inject ? cfg->inject : "" },
@@ -503,6 +523,7 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->fps);
 	free(cfg->edl_origin);
 	free(cfg->video_rate);
+	free(cfg->picture);
 	free(cfg->audio_rate);
 	free(cfg->record);
 	free(cfg->splice);

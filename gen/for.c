@@ -491,6 +491,8 @@ static void print_mount_line(const char *dir, const struct for_opts *fo)
 
 	if (fo->video_arg)
 		mount_opt(&o, "video_rate", fo->video_arg);
+	if (fo->picture_arg)
+		mount_opt(&o, "picture", fo->picture_arg);
 	if (fo->audio_arg)
 		mount_opt(&o, "audio_rate", fo->audio_arg);
 	if (fo->origin_arg)

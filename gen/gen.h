@@ -28,6 +28,7 @@ struct for_opts {
 	struct eng_load_options load;
 	const char *fps_arg; /* --fps as given, NULL: not given */
 	const char *video_arg;
+	const char *picture_arg; /* --picture as given */
 	const char *audio_arg;
 	const char *origin_arg; /* --edl-origin as given */
 	uint64_t seed;

@@ -44,6 +44,7 @@ enum {
 	OPT_DUMP_TL,
 	OPT_EDL_ORIGIN,
 	OPT_STRICT,
+	OPT_PICTURE,
 };
 
 static const struct option long_opts[] = {
@@ -64,6 +65,7 @@ static const struct option long_opts[] = {
     {"dump-tl", required_argument, NULL, OPT_DUMP_TL},
     {"edl-origin", required_argument, NULL, OPT_EDL_ORIGIN},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"picture", required_argument, NULL, OPT_PICTURE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -83,9 +85,9 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: " PROG " [options] DIR\n"
 "       " PROG " --for TIMELINE [--for TIMELINE ...] [--fps R]\n"
-"              [--video-rate B] [--audio-rate B] [--edl-origin WHERE]\n"
-"              [--strict] [--seed N] [--force] DIR\n"
-"       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B]\n"
+"              [--video-rate B | --picture P] [--audio-rate B]\n"
+"              [--edl-origin WHERE] [--strict] [--seed N] [--force] DIR\n"
+"       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B | --picture P]\n"
 "              [--audio-rate B] [--edl-origin WHERE] [--strict]\n"
 "Write seeded random clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
 "timelines DIR/timelines/timelineNN.tl that edit them, for timelinefs.\n"
@@ -99,9 +101,9 @@ static void usage(FILE *f)
 "in DIR/timelines stay long enough for them, and none is shortened.\n"
 "Timelines load as the mount loads them: --fps (EDL frame rate, default\n"
 "29.97; a NAME.edl.fps sidecar wins; given, it is written as the copy's\n"
-"sidecar), --video-rate, --audio-rate, --edl-origin and --strict (mount\n"
-"with the same -o video_rate=,audio_rate=,edl_origin=,strict; the last\n"
-"line says so).  --dump-tl prints a timeline as the mount resolves it, in\n"
+"sidecar), --video-rate or --picture, --audio-rate, --edl-origin and\n"
+"--strict (mount with the same -o video_rate= or picture=, audio_rate=,\n"
+"edl_origin=, strict; the last line says so).  --dump-tl prints a timeline as the mount resolves it, in\n"
 ".tl form with every segment at its record frame (a blank, '#' or '%%' in\n"
 "a clip name written %%XX, as .tl reads it).\n"
 "\n"
@@ -130,6 +132,9 @@ PRIu32 ")\n"
 "  --edl-origin WHERE   EDL source TC of media frame 0: min, zero or\n"
 "                       HH:MM:SS:FF (default min), as -o edl_origin=\n"
 "  --strict             skipped EDL/OTIO constructs are errors, as -o strict\n"
+"  --picture FMT:WxH    EDL/OTIO video tracks are pictures (2vuy:720x486,\n"
+"                       v210:1920x1080), as -o picture=: clips of whole\n"
+"                       pictures\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
 "\n"
@@ -302,6 +307,17 @@ int main(int argc, char **argv)
 			set |= SET_LOAD_ONLY;
 			fo.load.strict = 1;
 			break;
+		case OPT_PICTURE: {
+			char why[128];
+
+			/* the mount's -o picture= value, in its words */
+			if (eng_picture_option_parse(optarg, &fo.load.picture,
+						     why, sizeof(why)) < 0)
+				rc = bad_value("--picture", optarg, why);
+			fo.picture_arg = optarg;
+			set |= SET_LOAD_ONLY;
+			break;
+		}
 		case OPT_SEED: {
 			int64_t v;
 
@@ -379,9 +395,17 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!nfor && !dump && (set & SET_LOAD_ONLY)) {
-		fprintf(stderr, PROG ": --edl-origin and --strict are for "
-				     "loading timelines: with --for or "
-				     "--dump-tl\n");
+		fprintf(stderr, PROG ": --edl-origin, --strict and --picture "
+				     "are for loading timelines: with --for or "
+				     "--dump-tl (--format gives random ones a "
+				     "picture)\n");
+		goto out;
+	}
+	if (fo.picture_arg && fo.video_arg &&
+	    fo.load.picture.pix != ENG_PIX_NONE) {
+		fprintf(stderr, PROG ": --picture %s and --video-rate %s both "
+				     "set the video tracks' bytes: give one of "
+				     "the two\n", fo.picture_arg, fo.video_arg);
 		goto out;
 	}
 	if ((nfor || dump) &&

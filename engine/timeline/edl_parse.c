@@ -23,8 +23,9 @@
  *    V+A1+A2); "AUD 3 4" adds A3, A4 to the event before it (both lines of
  *    a transition).  NONE: the event is skipped.  Only tracks used are
  *    declared, in this order: V, A1, A2, ..., then the transition tracks
- *    (below).  Rates: opt->video_rate (align 1) for video, opt->audio_rate
- *    and opt->audio_align for audio; transition tracks as their main track.
+ *    (below).  Rates: opt->video_rate (align 1) for video, or a picture
+ *    track of opt->picture where one is given; opt->audio_rate and
+ *    opt->audio_align for audio; transition tracks as their main track.
  *  - Record: the timeline starts at the earliest record-in of the EDL (so
  *    an edit recorded from 01:00:00:00 plays from frame 0); every event is
  *    placed by its record timecodes, whatever the order of the lines, and
@@ -949,7 +950,12 @@ static int add_tracks(struct edl_state *st)
 		int *slot = x ? &st->vxtrack : &st->vtrack;
 
 		if (v) {
-			*slot = eng_tl_add_track(st->tl, x ? "Vx" : "V",
+			const char *nm = x ? "Vx" : "V";
+
+			*slot = st->opt->picture.pix != ENG_PIX_NONE ?
+				eng_tl_add_picture_track(st->tl, nm,
+							 &st->opt->picture) :
+				eng_tl_add_track(st->tl, nm,
 						 st->opt->video_rate, 1);
 			if (*slot < 0)
 				return *slot;
@@ -1117,6 +1123,8 @@ static int build(struct edl_state *st)
 	}
 	if (st->pb.n)
 		return -EINVAL;
+	/* a picture track's rate is of the timeline's frame rate */
+	st->tl->fps = st->fps;
 	rc = add_tracks(st);
 	if (rc == 0)
 		rc = resolve_clips(st);
@@ -1125,7 +1133,6 @@ static int build(struct edl_state *st)
 	rc = add_segments(st, rec_origin);
 	if (rc < 0)
 		return rc;
-	st->tl->fps = st->fps;
 	return eng_tl_finalize(st->tl, st->pb.diag);
 }
 

@@ -23,6 +23,10 @@
 struct eng_load_options {
 	struct eng_fps fps;	/* EDL frame rate: default 30000/1001 */
 	uint64_t video_rate;	/* bytes/s of V tracks: default 18000000 */
+	/* The picture of the video tracks (pix ENG_PIX_NONE, the default:
+	 * none, video_rate rules): each a picture track at the timeline's
+	 * own rate, so that it can be a movie. */
+	struct eng_picture picture;
 	uint64_t audio_rate;	/* bytes/s of A tracks: default 144000 */
 	uint32_t audio_align;	/* default 3 (24-bit mono) */
 	enum {
@@ -57,6 +61,12 @@ int eng_edl_origin_parse(const char *s, struct eng_load_options *o,
  * or -EINVAL with the reason (lower case, no option name) in why[len]. */
 int eng_audio_rate_check(uint64_t rate, uint32_t align, char *why,
 			 size_t len);
+
+/* The value of the mount's -o picture= and timelinefs-gen --picture:
+ * FORMAT:WIDTHxHEIGHT ("2vuy:720x486"), or "none", into *out.  Returns 0,
+ * or -EINVAL with the reason (lower case, no option name) in why[len]. */
+int eng_picture_option_parse(const char *s, struct eng_picture *out,
+			     char *why, size_t len);
 
 /* Read a whole file into a NUL-terminated buffer (for the parsers); the
  * caller frees *text.  Returns 0 or -errno; -EFBIG over 64 MiB (a timeline

@@ -47,6 +47,30 @@ int eng_audio_rate_check(uint64_t rate, uint32_t align, char *why,
 	return 0;
 }
 
+int eng_picture_option_parse(const char *s, struct eng_picture *out,
+			     char *why, size_t len)
+{
+	const char *colon = strchr(s, ':'), *reason;
+	char format[8];
+
+	memset(out, 0, sizeof(*out));
+	if (strcmp(s, "none") == 0)
+		return 0;
+	if (!colon || (size_t)(colon - s) >= sizeof(format)) {
+		snprintf(why, len, "expected FORMAT:WIDTHxHEIGHT, e.g. "
+			 "2vuy:720x486 or v210:1920x1080, or none");
+		return -EINVAL;
+	}
+	memcpy(format, s, (size_t)(colon - s));
+	format[colon - s] = '\0';
+	if (eng_picture_parse(format, colon + 1, out, &reason) < 0) {
+		memset(out, 0, sizeof(*out));
+		snprintf(why, len, "%s", reason);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int eng_edl_origin_parse(const char *s, struct eng_load_options *o, char *why,
 			 size_t len)
 {

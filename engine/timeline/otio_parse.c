@@ -8,7 +8,8 @@
  * Tracks.  The enabled Track.1 children of the timeline's Stack become, in
  * document order, V, V2, V3 ... (kind "Video", the default) and A1, A2 ...
  * (kind "Audio"), at most 99 of each; video tracks get opt->video_rate and
- * align 1, audio tracks opt->audio_rate and opt->audio_align.  A track with
+ * align 1 (or opt->picture, where one is given: picture tracks), audio
+ * tracks opt->audio_rate and opt->audio_align.  A track with
  * "enabled": false is dropped and takes no name.  A disabled item (clip,
  * gap, nested stack) keeps its duration but plays nothing (as in OTIO).
  *
@@ -1317,7 +1318,10 @@ static int build(struct ctx *c)
 				continue;
 			snprintf(nm, sizeof(nm), "%s%s", ot->name,
 				 k ? "x" : "");
-			t = eng_tl_add_track(c->tl, nm, rate, align);
+			t = !ot->audio && o->picture.pix != ENG_PIX_NONE ?
+				eng_tl_add_picture_track(c->tl, nm,
+							 &o->picture) :
+				eng_tl_add_track(c->tl, nm, rate, align);
 			if (t == -ENOMEM)
 				return t;
 			if (t < 0) {

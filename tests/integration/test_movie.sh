@@ -235,4 +235,53 @@ try_mount "a transition track of another picture size refuses the mount" \
 	"$M2/timelines/hd.tl:6: clip b on track Vx: v210 48x20, but it plays the files of track V, whose frames are v210 96x20: a clip of two picture sizes" \
 	-- -o db="$DB" "$M2" "$T/mnt"
 
+# --- EDL and OTIO: -o picture= makes their video tracks (V and the
+# transition track Vx) pictures, so they get a movie; timelinefs-gen
+# --picture writes their clips as whole pictures.  Checked against the
+# model reading the timelines as the mount resolves them (--dump-tl).
+M3=$T/media3
+"$GEN" --for "$TOP/tests/fixtures/edl/transitions.edl" \
+	--for "$TOP/tests/fixtures/otio/transition.otio" --picture 2vuy:64x48 \
+	"$M3" >"$T/gen3.out"
+check "timelinefs-gen --picture: the mount line says -o picture=" \
+	grep -q "^mount them: timelinefs -o picture=2vuy:64x48 $M3 MOUNTPOINT" "$T/gen3.out"
+for f in transitions.edl transition.otio; do
+	"$GEN" --dump-tl "$M3/timelines/$f" --picture 2vuy:64x48 >"$T/$f.tl"
+done
+mount_fs "$M3" "$T/mnt" -o pace=off,backing=buffered,record=off,picture=2vuy:64x48,db="$DB"
+check_eq "-o picture: EDL and OTIO timelines get NAME.mov" \
+	"transition transition.mov transitions transitions.mov " \
+	"$(ls "$T/mnt" | tr '\n' ' ')"
+for f in transitions.edl transition.otio; do
+	n=${f%.*}
+	check_eq "-o picture: $n.mov byte-exact (dd bs=64k)" \
+		"$($EXPECT sha256 --mov "$T/$f.tl" "$M3")" \
+		"$(dd if="$T/mnt/$n.mov" bs=64k status=none | sha256sum | cut -d' ' -f1)"
+done
+if command -v ffprobe >/dev/null 2>&1; then
+	check_eq "ffprobe transitions.mov: V and Vx 64x48 at 25 fps, 100 frames" \
+		"rawvideo,64,48,25/1,100|rawvideo,64,48,25/1,100" \
+		"$(ffprobe -v error -select_streams v -show_entries \
+			stream=codec_name,width,height,r_frame_rate,nb_frames \
+			-of csv=p=0 "$T/mnt/transitions.mov" | tr '\n' '|' | sed 's/|$//')"
+fi
+umount_fs "$T/mnt"
+# without it the same timelines are rate tracks: no movie, said once
+# (a rate their clips are long enough for)
+mount_fs "$M3" "$T/mnt" -o pace=off,record=off,video_rate=100K,db="$DB"
+check_eq "without -o picture: no NAME.mov" "transition transitions " \
+	"$(ls "$T/mnt" | tr '\n' ' ')"
+check_eq "without -o picture: one note for both" 1 \
+	"$(grep -c 'note: no NAME.mov for 2 timelines.*track V has no picture format' "$DAEMON_LOG")"
+umount_fs "$T/mnt"
+try_mount "-o picture= of an odd width" \
+	"timelinefs: bad picture '2vuy:721x486': picture width must be even for 4:2:2" \
+	-- -o picture=2vuy:721x486,db="$DB" "$M3" "$T/mnt"
+try_mount "-o picture= without a size" \
+	"timelinefs: bad picture 'v210': expected FORMAT:WIDTHxHEIGHT, e.g. 2vuy:720x486 or v210:1920x1080, or none" \
+	-- -o picture=v210,db="$DB" "$M3" "$T/mnt"
+try_mount "-o picture= beside -o video_rate=" \
+	"timelinefs: bad picture '2vuy:64x48': -o video_rate=18M also sets the video tracks' bytes; give one of the two" \
+	-- -o picture=2vuy:64x48,video_rate=18M,db="$DB" "$M3" "$T/mnt"
+
 finish

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "timeline/layout.h"
+#include "timeline/load.h"
 #include "timeline/model.h"
 #include "timeline/tl.h"
 #include "util/diag.h"
@@ -182,6 +183,117 @@ static void test_two_sizes(void **state)
 	}
 }
 
+/* -o picture= and timelinefs-gen --picture: FORMAT:WIDTHxHEIGHT or none,
+ * the reasons in eng_picture_parse's words. */
+static void test_option(void **state)
+{
+	static const struct {
+		const char *s;
+		uint32_t pix, w, h;
+		const char *why;	/* NULL: valid */
+	} cases[] = {
+		{ "2vuy:720x486", ENG_PIX_2VUY, 720, 486, NULL },
+		{ "v210:1920x1080", ENG_PIX_V210, 1920, 1080, NULL },
+		{ "none", ENG_PIX_NONE, 0, 0, NULL },
+		{ "2vuy", 0, 0, 0, "expected FORMAT:WIDTHxHEIGHT, e.g. 2vuy:720x486" },
+		{ "720x486", 0, 0, 0, "expected FORMAT:WIDTHxHEIGHT" },
+		{ "", 0, 0, 0, "expected FORMAT:WIDTHxHEIGHT" },
+		{ "verylongformat:2x2", 0, 0, 0, "expected FORMAT:WIDTHxHEIGHT" },
+		{ "yuv2:720x486", 0, 0, 0, "unknown picture format (2vuy or v210)" },
+		{ "2vuy:721x486", 0, 0, 0, "picture width must be even for 4:2:2" },
+		{ "2vuy:720x", 0, 0, 0, "bad picture size" },
+		{ "2vuy:720x486:", 0, 0, 0, "bad picture size" },
+		{ "v210:16386x2", 0, 0, 0, "must be 1 to 16384" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct eng_picture p;
+		char why[128] = "";
+		int rc = eng_picture_option_parse(cases[i].s, &p, why,
+						  sizeof(why));
+
+		if (!cases[i].why) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(p.pix, cases[i].pix);
+			assert_int_equal(p.width, cases[i].w);
+			assert_int_equal(p.height, cases[i].h);
+			continue;
+		}
+		assert_int_equal(rc, -EINVAL);
+		assert_int_equal(p.pix, ENG_PIX_NONE);
+		if (!strstr(why, cases[i].why))
+			fail_msg("'%s': got '%s', want '%s'", cases[i].s, why,
+				 cases[i].why);
+	}
+}
+
+/* An EDL and an OTIO file loaded with a picture (the mount's -o
+ * picture=): every video track, the transition tracks too, is a picture
+ * track at the file's own rate (the EDL 25 fps, the OTIO 24), audio as
+ * before; without one, video_rate as before. */
+static void test_edl_otio(void **state)
+{
+	static const struct {
+		const char *path;
+		uint32_t fps;
+		const char *video[3];
+	} cases[] = {
+		{ "tests/fixtures/edl/transitions.edl", 25, { "V", "Vx" } },
+		{ "tests/fixtures/otio/transition.otio", 24, { "V", "Vx" } },
+	};
+	size_t i, t, v;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct eng_load_options o, o2;
+		struct eng_timeline *tl;
+		struct eng_diag d = {0};
+		char why[128];
+
+		eng_load_options_default(&o);
+		assert_int_equal(eng_load_options_for(cases[i].path, &o, &o2,
+						      NULL, &d, NULL), 0);
+		assert_int_equal(eng_picture_option_parse("2vuy:64x48",
+							  &o2.picture, why,
+							  sizeof(why)), 0);
+		if (eng_timeline_load(cases[i].path, &o2, &tl, &d) < 0) {
+			for (t = 0; t < d.n; t++)
+				print_message("%s\n", d.msgs[t]);
+			fail_msg("%s does not load", cases[i].path);
+		}
+		assert_int_equal(tl->fps.num, cases[i].fps);
+		for (v = 0; cases[i].video[v]; v++) {
+			int k = eng_tl_find_track(tl, cases[i].video[v]);
+			int64_t f;
+
+			assert_true(k >= 0);
+			assert_int_equal(tl->tracks[k].pic.pix, ENG_PIX_2VUY);
+			assert_int_equal(tl->tracks[k].pic.width, 64);
+			assert_int_equal(tl->tracks[k].align, 6144);
+			for (f = 0; f < tl->frames; f++)
+				assert_int_equal(eng_upto(tl, (size_t)k, f),
+						 (uint64_t)f * 6144);
+		}
+		for (t = 0; t < tl->ntracks; t++)
+			if (tl->tracks[t].name[0] == 'A') {
+				assert_int_equal(tl->tracks[t].pic.pix,
+						 ENG_PIX_NONE);
+				assert_int_equal(tl->tracks[t].rate, 144000);
+			}
+		eng_tl_free(tl);
+		/* none: the rate */
+		o2.picture.pix = ENG_PIX_NONE;
+		assert_int_equal(eng_timeline_load(cases[i].path, &o2, &tl, &d),
+				 0);
+		assert_int_equal(tl->tracks[0].pic.pix, ENG_PIX_NONE);
+		assert_int_equal(tl->tracks[0].rate, o2.video_rate);
+		eng_tl_free(tl);
+		eng_diag_free(&d);
+	}
+}
+
 /* 2x2 2vuy (8 bytes) at 30000/1001: rate ceil(240000/1001) = 240,
  * excess 240 * 1001 - 8 * 30000 = 240, so frames stay whole while
  * k * 240 < 240000: up to frame 999. */
@@ -236,6 +348,8 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_boundary),
 		cmocka_unit_test(test_two_sizes),
+		cmocka_unit_test(test_option),
+		cmocka_unit_test(test_edl_otio),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
