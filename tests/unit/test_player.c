@@ -423,8 +423,29 @@ struct tl_spec {
 	struct seg_spec segs[12];
 };
 
+/* What eng_media_resolve would find for a finalized tl: NAME.TRACK files
+ * of 1 TiB, the essence of track t at headers[t] (headers NULL: 0). */
+static void fake_resolve(struct eng_timeline *tl, const uint64_t *headers)
+{
+	size_t i, t;
+
+	for (i = 0; i < tl->nclips; i++) {
+		tl->clips[i].media = calloc(tl->ntracks, sizeof(struct eng_media));
+		assert_non_null(tl->clips[i].media);
+		for (t = 0; t < tl->ntracks; t++) {
+			struct eng_media *m = &tl->clips[i].media[t];
+
+			assert_true(asprintf(&m->file, "%s.%s", tl->clips[i].name,
+					     tl->tracks[t].name) > 0);
+			m->header = headers ? headers[t] : 0;
+			m->size = 1ULL << 40;
+		}
+	}
+}
+
 static struct eng_timeline *make_tl(const struct tl_spec *sp)
 {
+	uint64_t headers[4];
 	struct eng_timeline *tl = eng_tl_new("t", "t.tl");
 	struct eng_diag diag = { 0 };
 	size_t i, t;
@@ -449,19 +470,9 @@ static struct eng_timeline *make_tl(const struct tl_spec *sp)
 	}
 	assert_int_equal(eng_tl_finalize(tl, &diag), 0);
 	eng_diag_free(&diag);
-	/* what eng_media_resolve would find: NAME.TRACK files */
-	for (i = 0; i < tl->nclips; i++) {
-		tl->clips[i].media = calloc(tl->ntracks, sizeof(struct eng_media));
-		assert_non_null(tl->clips[i].media);
-		for (t = 0; t < tl->ntracks; t++) {
-			struct eng_media *m = &tl->clips[i].media[t];
-
-			assert_true(asprintf(&m->file, "%s.%s", tl->clips[i].name,
-					     tl->tracks[t].name) > 0);
-			m->header = sp->tracks[t].header;
-			m->size = 1ULL << 40;
-		}
-	}
+	for (t = 0; t < tl->ntracks; t++)
+		headers[t] = sp->tracks[t].header;
+	fake_resolve(tl, headers);
 	return tl;
 }
 
@@ -2255,19 +2266,15 @@ static struct eng_player_config zc_cfg(struct fake *f)
 	return cfg;
 }
 
-/* One zero-copy request: its bytes taken out of the pieces, as a splice
- * reply does.  Returns the count or the error. */
-static ssize_t zc_read(struct fake *f, struct eng_player *p,
-		       unsigned char *out, uint64_t off, size_t len)
+/* The reply of a zero-copy request of n bytes whose first `got` are in
+ * out already: the pieces' bytes taken out of their pipes after them, as
+ * a splice reply does, and the request ended.  Returns n. */
+static ssize_t zc_reply(struct fake *f, struct eng_player *p,
+			const struct eng_piece *pc, int cnt,
+			unsigned char *out, size_t got, ssize_t n)
 {
-	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
-	ssize_t n;
-	size_t got = 0;
-	int cnt = -1, i;
+	int i;
 
-	n = eng_player_read_zc(p, off, len, pc, ENG_ZC_MAX_SLOTS, &cnt);
-	if (n < 0)
-		return n;
 	for (i = 0; i < cnt; i++) {
 		assert_int_equal(pipe_pop(f, pc[i].fd, out + got, pc[i].len),
 				 pc[i].len);
@@ -2276,6 +2283,21 @@ static ssize_t zc_read(struct fake *f, struct eng_player *p,
 	assert_int_equal(got, (size_t)n);
 	eng_player_zc_done(p, 1);
 	return n;
+}
+
+/* One zero-copy request: its bytes taken out of the pieces, as a splice
+ * reply does.  Returns the count or the error. */
+static ssize_t zc_read(struct fake *f, struct eng_player *p,
+		       unsigned char *out, uint64_t off, size_t len)
+{
+	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	ssize_t n;
+	int cnt = -1;
+
+	n = eng_player_read_zc(p, off, len, pc, ENG_ZC_MAX_SLOTS, &cnt);
+	if (n < 0)
+		return n;
+	return zc_reply(f, p, pc, cnt, out, 0, n);
 }
 
 /* Zero-copy requests of step bytes from off to the end of the file, into
@@ -2907,7 +2929,7 @@ static struct eng_timeline *many_clips_tl(int n, const int *again)
 	struct eng_timeline *tl = eng_tl_new("many", "many.tl");
 	struct eng_diag diag = { 0 };
 	int64_t rec = 0;
-	size_t i, t;
+	size_t t;
 	int k, c;
 
 	assert_non_null(tl);
@@ -2930,17 +2952,7 @@ static struct eng_timeline *many_clips_tl(int n, const int *again)
 	}
 	assert_int_equal(eng_tl_finalize(tl, &diag), 0);
 	eng_diag_free(&diag);
-	for (i = 0; i < tl->nclips; i++) {
-		tl->clips[i].media = calloc(tl->ntracks, sizeof(struct eng_media));
-		assert_non_null(tl->clips[i].media);
-		for (t = 0; t < tl->ntracks; t++) {
-			struct eng_media *m = &tl->clips[i].media[t];
-
-			assert_true(asprintf(&m->file, "%s.%s", tl->clips[i].name,
-					     tl->tracks[t].name) > 0);
-			m->size = 1ULL << 40;
-		}
-	}
+	fake_resolve(tl, NULL);
 	return tl;
 }
 
@@ -3305,7 +3317,6 @@ static struct eng_timeline *movie_tl(uint32_t w, uint32_t h)
 	struct eng_picture pic = { ENG_PIX_2VUY, w, h };
 	struct eng_diag diag = { 0 };
 	int c0, c1;
-	size_t i, t;
 
 	assert_non_null(tl);
 	tl->fps.num = 25;
@@ -3320,17 +3331,7 @@ static struct eng_timeline *movie_tl(uint32_t w, uint32_t h)
 	assert_int_equal(eng_tl_add_segment(tl, 1, (uint32_t)c0, 7, 0, 40, 3), 0);
 	assert_int_equal(eng_tl_finalize(tl, &diag), 0);
 	eng_diag_free(&diag);
-	for (i = 0; i < tl->nclips; i++) {
-		tl->clips[i].media = calloc(tl->ntracks, sizeof(struct eng_media));
-		assert_non_null(tl->clips[i].media);
-		for (t = 0; t < tl->ntracks; t++) {
-			struct eng_media *m = &tl->clips[i].media[t];
-
-			assert_true(asprintf(&m->file, "%s.%s", tl->clips[i].name,
-					     tl->tracks[t].name) > 0);
-			m->size = 1ULL << 40;
-		}
-	}
+	fake_resolve(tl, NULL);
 	return tl;
 }
 
@@ -3591,8 +3592,7 @@ static ssize_t movie_zc(struct fake *f, struct eng_player *p,
 	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
 	struct iovec head;
 	ssize_t n;
-	size_t got;
-	int cnt = -1, i;
+	int cnt = -1;
 
 	n = eng_movie_read_zc(p, m, off, len, &head, pc, ENG_ZC_MAX_SLOTS,
 			      &cnt);
@@ -3600,15 +3600,7 @@ static ssize_t movie_zc(struct fake *f, struct eng_player *p,
 		return n;
 	if (head.iov_len)
 		memcpy(out, head.iov_base, head.iov_len);
-	got = head.iov_len;
-	for (i = 0; i < cnt; i++) {
-		assert_int_equal(pipe_pop(f, pc[i].fd, out + got, pc[i].len),
-				 pc[i].len);
-		got += pc[i].len;
-	}
-	assert_int_equal(got, (size_t)n);
-	eng_player_zc_done(p, 1);
-	return n;
+	return zc_reply(f, p, pc, cnt, out, head.iov_len, n);
 }
 
 /* Zero copy: a small header probe first leaves the choice to the first
