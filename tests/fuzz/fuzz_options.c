@@ -169,6 +169,7 @@ static int names_it(const char *msg, char **argv, int argc)
 		"fps", "video_rate", "audio_rate", "edl_origin", "pace",
 		"backing", "buffer", "record", "readahead", "inject", "hold",
 		"splice", "max_background", "stream_mem", "stream_files",
+		"picture",
 	};
 	static const char *const fixed[] = {
 		"timelinefs: need MEDIA_DIR and MOUNTPOINT",
@@ -264,6 +265,15 @@ static void check_accepted(const struct fs_config *c, char **argv, int argc)
 	    !c->load.audio_rate || !(c->pace_v.speed > 0))
 		__builtin_trap();
 	if (!!c->inject != !!c->inject_v)
+		__builtin_trap();
+	/* an accepted picture is one a track can have, never beside a
+	 * video_rate */
+	if (c->load.picture.pix != ENG_PIX_NONE &&
+	    (c->video_rate || !c->load.picture.width ||
+	     c->load.picture.width % 2 ||
+	     c->load.picture.width > ENG_PICTURE_MAX ||
+	     !c->load.picture.height ||
+	     c->load.picture.height > ENG_PICTURE_MAX))
 		__builtin_trap();
 }
 
