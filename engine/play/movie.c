@@ -47,8 +47,8 @@ static size_t head_part(const struct eng_mov *m, uint64_t off, size_t *len)
 }
 
 ssize_t eng_movie_read(struct eng_player *p, const struct eng_mov *m,
-		       uint64_t off, size_t len, struct iovec *iov,
-		       int iovmax, int *iovcnt)
+		       uint64_t off, size_t len, struct iovec *iov, int iovmax,
+		       int *iovcnt)
 {
 	ssize_t n;
 	size_t h;

@@ -37,8 +37,8 @@ void eng_movie_config(struct eng_player_config *cfg);
  * eng_player_read(), with no lock held; iovmax must be at least 2 for a
  * request across the boundary. */
 ssize_t eng_movie_read(struct eng_player *p, const struct eng_mov *m,
-		       uint64_t off, size_t len, struct iovec *iov,
-		       int iovmax, int *iovcnt);
+		       uint64_t off, size_t len, struct iovec *iov, int iovmax,
+		       int *iovcnt);
 
 /* eng_player_read_zc() of the movie: *head (iov_len 0 for none) holds the
  * request's header bytes, which come first in the reply, pc[0..*pccnt) its
