@@ -470,9 +470,11 @@ class Movie:
         # size), pass 2 gives the header's size, pass 3 the real offsets
         self.co64 = False
         self.base = 0
+        self.sizing = True      # offsets written as 0 until they are known
         head = self.build()
         self.co64 = len(head) + tl.size() > U32
         self.base = len(self.build())
+        self.sizing = False
         self.head = self.build()
         assert len(self.head) == self.base
         self.size = self.base + tl.size()
@@ -569,7 +571,9 @@ class Movie:
         offs = self.chunk_offsets(t)
         width = 8 if self.co64 else 4
         stco = full_atom("co64" if self.co64 else "stco", 0, 0,
-                         be(len(offs), 4), b"".join(be(o, width) for o in offs))
+                         be(len(offs), 4),
+                         b"".join(be(0 if self.sizing else o, width)
+                                  for o in offs))
         return atom("stbl", stsd, stts, stsc, stsz, stco)
 
     def trak(self, t, mdur):
