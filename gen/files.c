@@ -91,11 +91,84 @@ static int out_close(struct out_file *o, int rc)
 	return rc;
 }
 
-/* Write `len` bytes of the stream r after an optional header. */
-int gen_write_stream(const char *dir, const char *name, struct eng_rng *r,
-			const unsigned char *hdr, size_t hdrlen, uint64_t len,
-			int pad, unsigned char *buf)
+void gen_src_random(struct gen_src *s, uint64_t seed)
 {
+	memset(s, 0, sizeof(*s));
+	s->kind = GEN_SRC_RANDOM;
+	eng_rng_seed(&s->rng, seed);
+}
+
+int gen_src_picture(struct gen_src *s, const struct eng_picture *p,
+		    uint64_t seed, const char *clip)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = GEN_SRC_PICTURE;
+	s->pic = *p;
+	eng_pic_layout(p, &s->layout);
+	s->seed = seed;
+	s->clip_id = eng_pic_clip_id(clip);
+	s->frame = malloc(eng_picture_bytes(p));
+	if (!s->frame) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void gen_src_tone(struct gen_src *s, uint32_t rate, uint64_t seed,
+		  const char *clip)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = GEN_SRC_TONE;
+	s->rate = rate;
+	s->seed = seed;
+	s->clip_id = eng_pic_clip_id(clip);
+}
+
+void gen_src_free(struct gen_src *s)
+{
+	free(s->frame);
+	s->frame = NULL;
+}
+
+/* The next at most `left` bytes of s, and how many (*n): a whole frame
+ * of a picture (made in s->frame), else up to BLOCK made in buf. */
+static const unsigned char *src_next(struct gen_src *s, unsigned char *buf,
+				     uint64_t left, size_t *n)
+{
+	uint64_t fs;
+	size_t k;
+
+	switch (s->kind) {
+	case GEN_SRC_PICTURE:
+		fs = eng_picture_bytes(&s->pic);
+		eng_pic_render(&s->pic, &s->layout, s->seed, s->clip_id,
+			       s->pos++, s->frame);
+		*n = left < fs ? (size_t)left : (size_t)fs;
+		return s->frame;
+	case GEN_SRC_TONE:
+		/* whole samples; a tail shorter than one is cut from one */
+		k = (left < BLOCK ? (size_t)left : BLOCK) / 3 + 1;
+		if (k > BLOCK / 3)
+			k = BLOCK / 3;
+		eng_tone_render(s->seed, s->clip_id, s->rate, s->pos, k, buf);
+		s->pos += k;
+		*n = left < 3 * k ? (size_t)left : 3 * k;
+		return buf;
+	case GEN_SRC_RANDOM:
+	default:
+		*n = left < BLOCK ? (size_t)left : BLOCK;
+		eng_rng_fill(&s->rng, buf, *n);
+		return buf;
+	}
+}
+
+/* Write `len` bytes of s after an optional header. */
+int gen_write_stream(const char *dir, const char *name, struct gen_src *s,
+		     const unsigned char *hdr, size_t hdrlen, uint64_t len,
+		     int pad, unsigned char *buf)
+{
+	const unsigned char *p;
 	struct out_file o;
 	uint64_t left = len;
 	size_t n;
@@ -107,9 +180,8 @@ int gen_write_stream(const char *dir, const char *name, struct eng_rng *r,
 	if (hdrlen)
 		rc = out_write(&o, hdr, hdrlen);
 	while (rc == 0 && left) {
-		n = left < BLOCK ? (size_t)left : BLOCK;
-		eng_rng_fill(r, buf, n);
-		rc = out_write(&o, buf, n);
+		p = src_next(s, buf, left, &n);
+		rc = out_write(&o, p, n);
 		left -= n;
 	}
 	if (rc == 0 && pad)

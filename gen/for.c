@@ -354,7 +354,7 @@ static unsigned for_conflicts(const char *dir,
 static int for_write_media(const char *dir, const struct eng_gen_media_plan *p)
 {
 	unsigned char hdr[ENG_GEN_WAV_HEADER], *buf;
-	struct eng_rng r;
+	struct gen_src s;
 	size_t i;
 	int rc = 0;
 
@@ -366,12 +366,20 @@ static int for_write_media(const char *dir, const struct eng_gen_media_plan *p)
 	for (i = 0; i < p->n && rc == 0; i++) {
 		const struct eng_gen_media *m = &p->files[i];
 
-		eng_rng_seed(&r, m->seed);
+		if (m->pic.pix != ENG_PIX_NONE)
+			rc = gen_src_picture(&s, &m->pic, m->seed, m->clip);
+		else if (m->tone)
+			gen_src_tone(&s, m->sample_rate, m->seed, m->clip);
+		else
+			gen_src_random(&s, m->seed);
 		if (m->wav)
 			eng_wav_header(hdr, m->sample_rate, m->bits, m->bytes);
-		rc = gen_write_stream(dir, m->file, &r, hdr,
-				  m->wav ? sizeof(hdr) : 0, m->bytes,
-				  m->wav && (m->bytes & 1), buf);
+		if (rc == 0)
+			rc = gen_write_stream(dir, m->file, &s, hdr,
+					      m->wav ? sizeof(hdr) : 0,
+					      m->bytes,
+					      m->wav && (m->bytes & 1), buf);
+		gen_src_free(&s);
 	}
 	free(buf);
 	return rc;

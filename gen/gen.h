@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "media/gen.h"
+#include "media/picture.h"
 #include "timeline/load.h"
 #include "util/diag.h"
 #include "util/values.h"
@@ -51,10 +52,34 @@ void gen_print_diag(const struct eng_diag *d);
 void gen_print_notes(struct eng_diag *notes);
 
 /* files.c: each failure is reported on stderr and returned as -errno. */
-/* Write `len` bytes of the stream r after an optional header (and a RIFF
- * pad byte when pad) to DIR/NAME, under a temporary name renamed when
- * complete; buf is a BLOCK-byte scratch buffer. */
-int gen_write_stream(const char *dir, const char *name, struct eng_rng *r,
+/* What a clip file's essence is: the seeded random stream (rate tracks,
+ * as before pictures), pictures (engine/media/picture.h) or a tone. */
+enum gen_src_kind { GEN_SRC_RANDOM, GEN_SRC_PICTURE, GEN_SRC_TONE };
+struct gen_src {
+	enum gen_src_kind kind;
+	struct eng_rng rng;		/* random */
+	struct eng_picture pic;		/* picture */
+	struct eng_pic_layout layout;
+	unsigned char *frame;		/* picture: one frame, malloc'ed */
+	uint64_t seed;			/* picture, tone: the media seed */
+	uint32_t clip_id;
+	uint32_t rate;			/* tone: samples per second */
+	uint64_t pos;			/* frames or samples made */
+};
+/* The random stream of seed. */
+void gen_src_random(struct gen_src *s, uint64_t seed);
+/* Pictures p of clip `clip` (its name) from media seed `seed`: 0, or
+ * -ENOMEM (reported). */
+int gen_src_picture(struct gen_src *s, const struct eng_picture *p,
+		    uint64_t seed, const char *clip);
+/* 24-bit samples at `rate` Hz of clip `clip` from media seed `seed`. */
+void gen_src_tone(struct gen_src *s, uint32_t rate, uint64_t seed,
+		  const char *clip);
+void gen_src_free(struct gen_src *s);
+/* Write `len` bytes of s after an optional header (and a RIFF pad byte
+ * when pad) to DIR/NAME, under a temporary name renamed when complete;
+ * buf is a BLOCK-byte scratch buffer. */
+int gen_write_stream(const char *dir, const char *name, struct gen_src *s,
 		     const unsigned char *hdr, size_t hdrlen, uint64_t len,
 		     int pad, unsigned char *buf);
 /* Write text[0..len) to DIR/NAME the same way. */

@@ -89,9 +89,11 @@ static void usage(FILE *f)
 "              [--edl-origin WHERE] [--strict] [--seed N] [--force] DIR\n"
 "       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B | --picture P]\n"
 "              [--audio-rate B] [--edl-origin WHERE] [--strict]\n"
-"Write seeded random clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
+"Write seeded clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
 "timelines DIR/timelines/timelineNN.tl that edit them, for timelinefs.\n"
-"The same options and seed give the same bytes.\n"
+"The same options and seed give the same bytes.  Pictures (the default,\n"
+"and the uncompressed --format presets) show their clip and frame number\n"
+"and a moving bar, over noise; their audio is a tone per clip.\n"
 "\n"
 "--for writes the clip files that existing timelines (.tl, .edl, .otio)\n"
 "play instead, each just long enough: DIR/CLIP.TRACK.raw for video\n"
@@ -115,8 +117,9 @@ static void usage(FILE *f)
 "  --max-seconds S      longest event, at most --clip-seconds (default %s)\n"
 "  --fps R              frame rate: 30000/1001, 29.97, 25 (default %" PRIu32
 "/%" PRIu32 ")\n"
-"  --video-rate BYTES   video bytes per second: 18000000, 18M, 18Mi\n"
-"                       (default %" PRIu64 ")\n"
+"  --video-rate BYTES   video bytes per second: 18000000, 18M, 18Mi; the\n"
+"                       video is then random bytes, no picture (default:\n"
+"                       the picture's rate, %" PRIu64 ")\n"
 "  --audio-tracks N     audio tracks A1..AN per clip, 0 for none (default %"
 PRIu32 ")\n"
 "  --audio-rate BYTES   bytes per second of each audio track, 24-bit mono,\n"
@@ -435,6 +438,9 @@ int main(int argc, char **argv)
 		ret = gen_run_for(dir, fors, nfor, &fo);
 		goto out;
 	}
+	/* without --format, the seed's: its picture goes the same way */
+	if (!format)
+		format = eng_gen_format_find("seed");
 	if (format) {
 		struct eng_gen_config given = c;
 

@@ -12,12 +12,31 @@
 
 #include "gen.h"
 
+/* A clip's track: pictures and a tone when track V has a picture (seeded
+ * per clip and track as --for seeds them: the same files either way),
+ * else the random stream of (seed, clip, track) as before pictures. */
+static int clip_src(const struct eng_gen_config *c, uint32_t i, uint32_t t,
+		    const char *clip, const char *track, uint32_t rate,
+		    struct gen_src *s)
+{
+	uint64_t seed = eng_gen_media_seed(c->seed, clip, track);
+
+	if (c->pic.pix == ENG_PIX_NONE) {
+		gen_src_random(s, eng_rng_derive(c->seed, i, t));
+		return 0;
+	}
+	if (t == 0)
+		return gen_src_picture(s, &c->pic, seed, clip);
+	gen_src_tone(s, rate, seed, clip);
+	return 0;
+}
+
 static int write_clips(const char *dir, const struct eng_gen_config *c,
 		       const struct eng_gen_sizes *z)
 {
 	unsigned char hdr[ENG_GEN_WAV_HEADER], *buf;
-	char clip[32], name[64];
-	struct eng_rng r;
+	char clip[32], name[64], track[16];
+	struct gen_src s;
 	uint32_t i, t;
 	int rc = 0;
 
@@ -31,16 +50,18 @@ static int write_clips(const char *dir, const struct eng_gen_config *c,
 	for (i = 0; i < c->clips && rc == 0; i++) {
 		eng_gen_clip_name(i, clip, sizeof(clip));
 		snprintf(name, sizeof(name), "%s.V.raw", clip);
-		eng_rng_seed(&r, eng_rng_derive(c->seed, i, 0));
-		rc = gen_write_stream(dir, name, &r, NULL, 0, z->video_bytes, 0,
-				  buf);
+		rc = clip_src(c, i, 0, clip, "V", 0, &s);
+		if (rc == 0)
+			rc = gen_write_stream(dir, name, &s, NULL, 0,
+					      z->video_bytes, 0, buf);
+		gen_src_free(&s);
 		for (t = 1; t <= c->audio_tracks && rc == 0; t++) {
-			snprintf(name, sizeof(name), "%s.A%" PRIu32 ".wav",
-				 clip, t);
-			eng_rng_seed(&r, eng_rng_derive(c->seed, i, t));
-			rc = gen_write_stream(dir, name, &r, hdr, sizeof(hdr),
-					  z->audio_bytes,
-					  (int)(z->audio_bytes & 1), buf);
+			snprintf(track, sizeof(track), "A%" PRIu32, t);
+			snprintf(name, sizeof(name), "%s.%s.wav", clip, track);
+			clip_src(c, i, t, clip, track, z->sample_rate, &s);
+			rc = gen_write_stream(dir, name, &s, hdr, sizeof(hdr),
+					      z->audio_bytes,
+					      (int)(z->audio_bytes & 1), buf);
 		}
 	}
 	free(buf);

@@ -143,6 +143,14 @@ static void fps_str(struct eng_fps fps, char *buf, size_t len)
 
 /* ---------------------------------------------------------------- config */
 
+/* The seed's picture: the report that motivated timelinefs read one
+ * ~18 MB/s video file per clip at 29.97 fps.  Uncompressed 8-bit 4:2:2
+ * of about that rate is SD: 640x480 2vuy (square-pixel 4:3 NTSC, the
+ * size a computer shows SD at) is 614400 bytes a frame, 18.41 MB/s at
+ * 30000/1001, 2.3 % above the seed's 18 MB/s; 720x486 (sd-ntsc, BT.601)
+ * would be 20.97 MB/s, 17 % above. */
+static const struct eng_picture seed_picture = {ENG_PIX_2VUY, 640, 480};
+
 void eng_gen_config_default(struct eng_gen_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -154,7 +162,8 @@ void eng_gen_config_default(struct eng_gen_config *c)
 	c->max_us = 5 * US_PER_SEC;
 	c->fps.num = 30000;
 	c->fps.den = 1001;
-	c->video_rate = 18000000;
+	c->pic = seed_picture;
+	c->video_rate = eng_gen_picture_rate(&c->pic, c->fps);
 	c->audio_tracks = 2;
 	c->audio_rate = 144000;
 	c->seed = 1;
@@ -320,10 +329,12 @@ int eng_gen_check(const struct eng_gen_config *c, struct eng_gen_sizes *out,
 /* Frame rates and data rates of real formats, each with its source, so a
  * benchmark's "MB/s per workstation" is one a user can look up. */
 static const struct eng_gen_format formats[] = {
-	{"seed", "the seed scenario (default): ~18 MB/s video, 2 audio tracks",
+	{"seed", "the seed scenario (default): 640x480 8-bit 4:2:2 UYVY "
+	 "uncompressed, 18.4 MB/s, 2 audio tracks",
 	 "the report that motivated timelinefs: one ~18 MB/s video and two "
-	 "audio files per clip",
-	 {NTSC}, 0, 18000000, 2, AUDIO_48K_24, NOPIC},
+	 "audio files per clip; 640x480 is square-pixel 4:3 NTSC SD",
+	 {NTSC}, 614400, PICTURE_RATE(614400, 30000, 1001), 2, AUDIO_48K_24,
+	 {ENG_PIX_2VUY, 640, 480}},
 	{"sd-ntsc", "SD 525/59.94: 720x486 8-bit 4:2:2 UYVY uncompressed",
 	 SRC_601 "; SMPTE 125M (486 active lines)",
 	 {NTSC}, 699840, PICTURE_RATE(699840, 30000, 1001), 2, AUDIO_48K_24,
@@ -568,6 +579,17 @@ static struct eng_gen_media *plan_find(struct eng_gen_media_plan *p,
 	return NULL;
 }
 
+/* Whether a track of tl has pictures: its media are made to be watched. */
+static int has_picture(const struct eng_timeline *tl)
+{
+	size_t t;
+
+	for (t = 0; t < tl->ntracks; t++)
+		if (tl->tracks[t].pic.pix != ENG_PIX_NONE)
+			return 1;
+	return 0;
+}
+
 /* A new file of the plan for (clip, track t of tl), needing no bytes yet. */
 static int plan_new(struct eng_gen_media_plan *p, const struct eng_timeline *tl,
 		    size_t clip, size_t t, uint64_t seed,
@@ -604,6 +626,9 @@ static int plan_new(struct eng_gen_media_plan *p, const struct eng_timeline *tl,
 	}
 	strcpy(m->track, tr->media);
 	m->seed = eng_gen_media_seed(seed, name, tr->media);
+	if (!eng_gen_track_is_audio(tr->media))
+		m->pic = tr->pic;
+	m->tone = m->wav && m->bits == 24 && has_picture(tl);
 	p->n++;
 	*out = m;
 	return 0;

@@ -60,7 +60,8 @@ struct eng_gen_config {
 };
 
 /* The seed scenario: 24 clips of 8 s, 15 timelines of 21 events of 3-5 s,
- * 30000/1001 fps, V at 18000000 B/s, 2 audio tracks at 144000 B/s, seed 1. */
+ * 30000/1001 fps, V pictures of 640x480 2vuy (18413587 B/s), 2 audio
+ * tracks at 144000 B/s, seed 1. */
 void eng_gen_config_default(struct eng_gen_config *c);
 
 /* A format preset of timelinefs-gen --format NAME: a frame rate, the video
@@ -154,9 +155,10 @@ int eng_gen_tl_text(const struct eng_gen_config *c, uint32_t index,
  * WAVE file CLIP.TRACK.wav with the 44-byte header (one channel, sample
  * rate rate/align, align*8 bits; raw when those do not fit a WAVE header),
  * every other track (V, V2, Vx ...) raw essence CLIP.TRACK.raw.  The
- * essence is the stream eng_rng_fill() gives from eng_gen_media_seed(),
- * the same bytes whatever its length, so that files for more timelines
- * only grow. */
+ * essence is a picture track's pictures and, in a timeline with one, the
+ * audio's tone (engine/media/picture.h), else the stream eng_rng_fill()
+ * gives, all from eng_gen_media_seed(): the same bytes whatever its
+ * length, so that files for more timelines only grow. */
 struct eng_gen_media {
 	char *clip;		/* clip name */
 	char *file;		/* "CLIP.TRACK.raw" or "CLIP.TRACK.wav" */
@@ -168,6 +170,11 @@ struct eng_gen_media {
 	uint64_t bytes;		/* essence: the most any segment needs */
 	uint64_t had;		/* essence of the file already there, or 0 */
 	uint64_t seed;		/* of its stream */
+	/* What the essence is (engine/media/picture.h): the pictures of a
+	 * picture track; a tone for a 24-bit WAVE of a timeline with a
+	 * picture track; else (both unset) the random stream. */
+	struct eng_picture pic;
+	int tone;
 };
 
 struct eng_gen_media_plan {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of engine/media/gen.c: PRNG streams, the WAVE header, config checks,
  * timeline planning, the .tl text (parsed back by the real parser) and the
- * clip files --for plans (checked by the real media resolution). */
+ * clip files --for plans (checked by the real media resolution); and of
+ * engine/media/picture.c: generated pictures read back (code and digits)
+ * and the audio's tone and code. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -18,6 +20,7 @@
 
 #include "media/gen.h"
 #include "media/media.h"
+#include "media/picture.h"
 #include "timeline/edl.h"
 #include "timeline/layout.h"
 #include "timeline/load.h"
@@ -315,6 +318,16 @@ static void test_names(void **state)
 
 /* ---------------------------------------------------------------- check */
 
+/* The seed scenario with track V a rate track of 18000000 B/s, as it was
+ * before it carried a picture (issue 20): the config the cases that set
+ * fps or video rate by hand start from, since a picture fixes the rate. */
+static void rate_config(struct eng_gen_config *c)
+{
+	eng_gen_config_default(c);
+	c->pic.pix = ENG_PIX_NONE;
+	c->video_rate = 18000000;
+}
+
 static void test_check_defaults(void **state)
 {
 	struct eng_gen_config c;
@@ -329,12 +342,21 @@ static void test_check_defaults(void **state)
 	assert_int_equal(z.min_frames, 90);
 	assert_int_equal(z.max_frames, 150);
 	assert_int_equal(z.sample_rate, 48000);
-	/* 240 frames * 600600 bytes, 240 * 4804.8 */
-	assert_int_equal(z.video_bytes, 144144000);
+	/* the seed's picture (issue 20): 640x480 2vuy, 614400 bytes a
+	 * frame, ceil(614400 * 30000 / 1001) B/s; 240 * 4804.8 */
+	assert_int_equal(c.pic.pix, ENG_PIX_2VUY);
+	assert_int_equal(c.pic.width, 640);
+	assert_int_equal(c.pic.height, 480);
+	assert_int_equal(c.video_rate, 18413587);
+	assert_int_equal(z.video_bytes, 240 * 614400);
 	assert_int_equal(z.audio_bytes, 1153152);
 	assert_int_equal(z.audio_file, 1153196);
 	assert_int_equal(z.media_files, 72);
-	assert_int_equal(z.media_bytes, 24ULL * (144144000 + 2 * 1153196));
+	assert_int_equal(z.media_bytes, 24ULL * (147456000 + 2 * 1153196));
+	/* as a rate track, 240 frames * 600600 bytes, as before */
+	rate_config(&c);
+	assert_int_equal(eng_gen_check(&c, &z, &d), 0);
+	assert_int_equal(z.video_bytes, 144144000);
 }
 
 enum field {
@@ -403,7 +425,7 @@ static void test_check_errors(void **state)
 		struct eng_diag d = { 0 };
 		int rc;
 
-		eng_gen_config_default(&c);
+		rate_config(&c);
 		set_field(&c, cases[i].f, cases[i].v);
 		rc = eng_gen_check(&c, &z, &d);
 		if (!cases[i].msg) {
@@ -500,7 +522,7 @@ static void test_plan_bounds_reached(void **state)
 	uint32_t i;
 
 	(void)state;
-	eng_gen_config_default(&c);
+	rate_config(&c);
 	/* 25 fps: 1 to 3 frames per event, clips of 5 frames */
 	c.fps.num = 25;
 	c.fps.den = 1;
@@ -548,7 +570,9 @@ static void check_text_parses(const struct eng_gen_config *c, uint32_t idx)
 	assert_int_equal(tl->ntracks, 1 + c->audio_tracks);
 	assert_string_equal(tl->tracks[0].name, "V");
 	assert_int_equal(tl->tracks[0].rate, c->video_rate);
-	assert_int_equal(tl->tracks[0].align, 1);
+	assert_int_equal(tl->tracks[0].pic.pix, c->pic.pix);
+	assert_int_equal(tl->tracks[0].align,
+			 c->pic.pix ? eng_picture_bytes(&c->pic) : 1);
 	for (t = 1; t < tl->ntracks; t++) {
 		snprintf(want, sizeof(want), "A%zu", t);
 		assert_string_equal(tl->tracks[t].name, want);
@@ -587,6 +611,8 @@ static void test_text_parses(void **state)
 	eng_gen_config_default(&c);
 	check_text_parses(&c, 0);
 	check_text_parses(&c, 14);
+	rate_config(&c);
+	check_text_parses(&c, 0);
 	c.audio_tracks = 0;
 	c.fps.num = 25;
 	c.fps.den = 1;
@@ -617,10 +643,10 @@ static void test_text_header(void **state)
 		"of 15, 2 events, 210 frames\n"
 		"# timelinefs-gen --seed 1 --clips 24 --clip-seconds 8.5 "
 		"--timelines 15 --events 2 --min-seconds 3 --max-seconds 5 "
-		"--fps 30000/1001 --video-rate 18000000 --audio-tracks 2 "
+		"--fps 30000/1001 --format seed --audio-tracks 2 "
 		"--audio-rate 144000\n"
 		"fps 30000/1001\n"
-		"track V 18000000\n"
+		"track V 2vuy 640x480\n"
 		"track A1 144000 align=3\n"
 		"track A2 144000 align=3\n"
 		"event V,A1,A2 clip0007 123 120\n"
@@ -1392,6 +1418,289 @@ static void test_sidecar_fifo(void **state)
 	alarm(0);
 }
 
+/* ---------------------------------------------------------------- pictures */
+
+static const unsigned char seg_digits[10] = {
+	0x3f, 0x06, 0x5b, 0x4f, 0x66, 0x6d, 0x7d, 0x07, 0x7f, 0x6f,
+};
+
+/* Read glyph j of line i the way a person does: which of its 7 segments
+ * are lit, sampled at each segment's middle.  A digit, 'C', 'F', or '?'. */
+static char read_glyph(const struct eng_picture *p,
+		       const struct eng_pic_layout *l, const unsigned char *in,
+		       int i, uint32_t j)
+{
+	uint32_t x = l->text_x + j * (l->glyph_w + l->stroke_w);
+	uint32_t y = l->line_y[i], w = l->glyph_w, h = l->glyph_h;
+	uint32_t sx = l->stroke_w / 2, sy = l->stroke_h / 2;
+	/* a, b, c, d, e, f, g */
+	const uint32_t gx[7] = {x + w / 2, x + w - 1 - sx, x + w - 1 - sx,
+				x + w / 2, x + sx, x + sx, x + w / 2};
+	const uint32_t gy[7] = {y + sy, y + h / 4, y + 3 * h / 4,
+				y + h - 1 - sy, y + 3 * h / 4, y + h / 4,
+				y + h / 2};
+	unsigned segs = 0, k;
+
+	for (k = 0; k < 7; k++) {
+		int v = eng_pic_light(p, in, gx[k], gy[k]);
+
+		if (v < 0)
+			return '?';
+		segs |= (unsigned)v << k;
+	}
+	for (k = 0; k < 10; k++)
+		if (segs == seg_digits[k])
+			return (char)('0' + k);
+	return segs == 0x39 ? 'C' : segs == 0x71 ? 'F' : '?';
+}
+
+static void read_line(const struct eng_picture *p,
+		      const struct eng_pic_layout *l, const unsigned char *in,
+		      int i, char *out)
+{
+	uint32_t j, n = i ? 7 : 6;
+
+	for (j = 0; j < n; j++)
+		out[j] = read_glyph(p, l, in, i, j);
+	out[n] = '\0';
+}
+
+/* The group of the bar's band that is light: where the bar is. */
+static uint32_t bar_at(const struct eng_picture *p,
+		       const struct eng_pic_layout *l, const unsigned char *in)
+{
+	uint32_t g, y = l->bar_y + l->bar_h / 2;
+
+	for (g = 0; g < l->groups; g++)
+		if (eng_pic_light(p, in, g, y) == 1)
+			return g;
+	return UINT32_MAX;
+}
+
+static void test_picture_read_back(void **state)
+{
+	static const struct {
+		uint32_t pix, w, h;
+	} pics[] = {
+		{ ENG_PIX_2VUY, 640, 480 },	/* the seed */
+		{ ENG_PIX_2VUY, 720, 486 },
+		{ ENG_PIX_V210, 1920, 1080 },
+		{ ENG_PIX_V210, 720, 486 },
+		{ ENG_PIX_2VUY, 192, 96 },	/* the smallest with text */
+		{ ENG_PIX_V210, 1280, 720 },	/* rows padded to 48 pixels */
+	};
+	static const struct {
+		uint32_t clip;
+		uint64_t frame;
+		const char *c, *f;
+	} cases[] = {
+		{ 7, 0, "C00007", "F000000" },
+		{ 65535, 123456, "C65535", "F123456" },
+		{ 1, 999999, "C00001", "F999999" },
+		/* past 2^24 the code wraps, past 10^6 the digits do */
+		{ 42, (1u << 24) + 5, "C00042", "F777221" },
+	};
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(pics) / sizeof(pics[0]); i++) {
+		struct eng_picture p = { pics[i].pix, pics[i].w, pics[i].h };
+		struct eng_pic_layout l;
+		uint64_t fs = eng_picture_bytes(&p);
+		unsigned char *a = malloc(fs), *b = malloc(fs);
+		uint32_t clip, frame, bar;
+		char line[8];
+
+		assert_non_null(a);
+		assert_non_null(b);
+		eng_pic_layout(&p, &l);
+		assert_true(l.ok);
+		/* digits at least an eighth of the height */
+		assert_true(l.glyph_h * 8 >= p.height);
+		for (j = 0; j < sizeof(cases) / sizeof(cases[0]); j++) {
+			eng_pic_render(&p, &l, 99, cases[j].clip,
+				       cases[j].frame, a);
+			assert_int_equal(eng_pic_decode(&p, &l, a, &clip,
+							&frame), 0);
+			assert_int_equal(clip, cases[j].clip);
+			assert_int_equal(frame, cases[j].frame & 0xffffff);
+			read_line(&p, &l, a, 0, line);
+			assert_string_equal(line, cases[j].c);
+			read_line(&p, &l, a, 1, line);
+			assert_string_equal(line, cases[j].f);
+			/* the bar moves one step a frame */
+			bar = bar_at(&p, &l, a);
+			assert_int_equal(bar, cases[j].frame % l.bar_steps *
+						      l.bar_w);
+			eng_pic_render(&p, &l, 99, cases[j].clip,
+				       cases[j].frame + 1, b);
+			assert_int_equal(bar_at(&p, &l, b),
+					 (cases[j].frame + 1) % l.bar_steps *
+					     l.bar_w);
+			assert_memory_not_equal(a, b, fs);
+		}
+		/* the same frame again: the same bytes; another seed: the
+		 * same code on other noise */
+		eng_pic_render(&p, &l, 99, 3, 10, a);
+		eng_pic_render(&p, &l, 99, 3, 10, b);
+		assert_memory_equal(a, b, fs);
+		eng_pic_render(&p, &l, 100, 3, 10, b);
+		assert_memory_not_equal(a, b, fs);
+		assert_int_equal(eng_pic_decode(&p, &l, b, &clip, &frame), 0);
+		assert_int_equal(clip, 3);
+		assert_int_equal(frame, 10);
+		if (p.pix == ENG_PIX_V210) {
+			uint64_t k;
+
+			for (k = 3; k < fs; k += 4)
+				if (a[k] & 0xc0)
+					fail_msg("v210 word %llu has its top "
+						 "bits set",
+						 (unsigned long long)k / 4);
+		}
+		free(a);
+		free(b);
+	}
+}
+
+/* A gap of the movie is a black picture (mov.c's: 2vuy 80 10, v210's
+ * black words): -ENODATA; noise and a damaged code: -EINVAL. */
+static void test_picture_black_and_bad(void **state)
+{
+	struct eng_picture p2 = { ENG_PIX_2VUY, 640, 480 };
+	struct eng_picture pv = { ENG_PIX_V210, 720, 486 };
+	struct eng_pic_layout l2, lv;
+	uint64_t fs2 = eng_picture_bytes(&p2), fsv = eng_picture_bytes(&pv);
+	unsigned char *a = malloc(fs2), *v = malloc(fsv);
+	uint32_t clip, frame, y, g;
+	struct eng_rng r;
+	uint64_t k;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(v);
+	eng_pic_layout(&p2, &l2);
+	eng_pic_layout(&pv, &lv);
+	for (k = 0; k < fs2; k += 2) {
+		a[k] = 0x80;
+		a[k + 1] = 0x10;
+	}
+	assert_int_equal(eng_pic_decode(&p2, &l2, a, &clip, &frame), -ENODATA);
+	for (k = 0; k < fsv; k += 16) {
+		/* Cb Y Cr | Y Cb Y | Cr Y Cb | Y Cr Y at 512 / 64 */
+		uint32_t w[4] = {
+			0x200 | 0x40 << 10 | 0x200u << 20,
+			0x40 | 0x200 << 10 | 0x40u << 20,
+			0x200 | 0x40 << 10 | 0x200u << 20,
+			0x40 | 0x200 << 10 | 0x40u << 20,
+		};
+		int j;
+
+		for (j = 0; j < 4; j++) {
+			v[k + 4 * j] = w[j] & 0xff;
+			v[k + 4 * j + 1] = (w[j] >> 8) & 0xff;
+			v[k + 4 * j + 2] = (w[j] >> 16) & 0xff;
+			v[k + 4 * j + 3] = (w[j] >> 24) & 0xff;
+		}
+	}
+	assert_int_equal(eng_pic_decode(&pv, &lv, v, &clip, &frame), -ENODATA);
+	/* today's random bytes are no frame */
+	eng_rng_seed(&r, 5);
+	eng_rng_fill(&r, a, fs2);
+	assert_int_equal(eng_pic_decode(&p2, &l2, a, &clip, &frame), -EINVAL);
+	/* a frame whose code lost one cell (turned black) is refused:
+	 * the check catches what the magic does not */
+	eng_pic_render(&p2, &l2, 1, 12, 345, a);
+	assert_int_equal(eng_pic_decode(&p2, &l2, a, &clip, &frame), 0);
+	for (g = 0; g < 64; g++) {
+		uint32_t r0 = g / 32, c = g % 32;
+		int bit = (int)(eng_pic_code(12, 345) >> (63 - g)) & 1;
+
+		if (!bit || g < 8)
+			continue;
+		for (y = r0 * l2.cell_h; y < (r0 + 1) * l2.cell_h; y++)
+			for (k = 0; k < l2.cell_w * 12u; k += 2)
+				a[y * 1280 + (l2.code_x + c * l2.cell_w) * 12 +
+				  k + 1] = 0x10;
+		assert_int_equal(eng_pic_decode(&p2, &l2, a, &clip, &frame),
+				 -EINVAL);
+		break;
+	}
+	/* too small for the overlay: noise only, and no code */
+	{
+		struct eng_picture t = { ENG_PIX_2VUY, 186, 96 };
+		struct eng_pic_layout lt;
+
+		eng_pic_layout(&t, &lt);
+		assert_false(lt.ok);
+		eng_pic_render(&t, &lt, 1, 1, 1, a);
+		assert_int_equal(eng_pic_decode(&t, &lt, a, &clip, &frame),
+				 -EINVAL);
+	}
+	free(a);
+	free(v);
+}
+
+static void test_picture_clip_id(void **state)
+{
+	(void)state;
+	assert_int_equal(eng_pic_clip_id("clip0007"), 7);
+	assert_int_equal(eng_pic_clip_id("clip65535"), 65535);
+	/* known answers of tests/tools/tlcode.py clipid (FNV-1a folded) */
+	assert_int_equal(eng_pic_clip_id("clip65536"), 45246);
+	assert_int_equal(eng_pic_clip_id("A001C003"), 37981);
+	assert_true(eng_pic_clip_id("clip") < 65536);
+	assert_true(eng_pic_code(7, 123456) == 0xa5000701e2401388ULL);
+}
+
+static void test_tone(void **state)
+{
+	/* known answers of tests/tools/tlcode.py, an independent reading
+	 * of docs/formats.md */
+	static const struct {
+		uint64_t seed;
+		uint32_t clip, rate;
+		uint64_t i;
+		int32_t v;
+	} cases[] = {
+		{ 1, 7, 48000, 0, 3265 },
+		{ 1, 7, 48000, 1, 130151 },
+		{ 1, 7, 48000, 12345, 818706 },
+		{ 0xdeadbeef, 65535, 44100, 1000000000, 1941858 },
+		{ 1, 3, 48000, 1200, -1573845 },
+	};
+	unsigned char buf[3 * 4800];
+	int64_t crossings = 0;
+	int32_t prev = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(eng_tone_sample(cases[i].seed, cases[i].clip,
+						 cases[i].rate, cases[i].i),
+				 cases[i].v);
+	/* 0.1 s of clip 7 (375 Hz): 37.5 rising zero crossings of the tone,
+	 * within 24 bits; render = sample, little-endian */
+	eng_tone_render(1, 7, 48000, 0, 4800, buf);
+	assert_int_equal(eng_tone_hz(7), 375);
+	for (i = 0; i < 4800; i++) {
+		int32_t v = (int32_t)((uint32_t)buf[3 * i] |
+				      (uint32_t)buf[3 * i + 1] << 8 |
+				      (uint32_t)buf[3 * i + 2] << 16);
+
+		if (v & 0x800000)
+			v -= 0x1000000;
+		assert_int_equal(v, eng_tone_sample(1, 7, 48000, i));
+		assert_true(v >= -(1 << 21) && v < (1 << 21) + 4096);
+		crossings += prev >> 12 < 0 && v >> 12 >= 0;
+		prev = v;
+	}
+	assert_true(crossings >= 37 && crossings <= 38);
+	/* the code (low bits) differs between tracks' seeds */
+	assert_true((eng_tone_sample(1, 7, 48000, 5) & 0xfff) !=
+		    (eng_tone_sample(2, 7, 48000, 5) & 0xfff));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1426,6 +1735,10 @@ int main(void)
 		cmocka_unit_test(test_sidecar_blanks),
 		cmocka_unit_test(test_sidecar_any_case),
 		cmocka_unit_test(test_sidecar_fifo),
+		cmocka_unit_test(test_picture_read_back),
+		cmocka_unit_test(test_picture_black_and_bad),
+		cmocka_unit_test(test_picture_clip_id),
+		cmocka_unit_test(test_tone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
