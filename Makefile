@@ -156,11 +156,12 @@ endif
 unit: $(UNIT_BIN)
 	@$(TSAN_RUN) sh tests/run-unit.sh $(UNIT_BIN)
 
-integration: $(PROGS)
+integration: $(PROGS) $(B)/tests/tools/tlmov
 	@TLFS_BUILD=$(CURDIR)/$(B) $(TSAN_RUN) sh tests/run-integration.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(B)/tests/bench/tlbench
+	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(B)/tests/bench/tlbench \
+		$(B)/tests/tools/tlmov
 	@TLFS_BUILD=$(CURDIR)/$(B) $(TSAN_RUN) sh tests/run-all.sh $(UNIT_BIN)
 
 valgrind: $(UNIT_BIN)
@@ -321,8 +322,8 @@ check-format:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# A development check of issue 20 (not in make test: needs ffmpeg):
-# tlmov MEDIA_DIR T.tl T.mov writes a timeline's movie for real players.
+# tlmov MEDIA_DIR T.tl T.mov writes a timeline's movie for real players
+# (test_pictures.sh; it skips without ffmpeg).
 $(B)/tests/tools/tlmov: tests/tools/tlmov.c $(B)/libengine.a
 	$(q) CC $@
 	@mkdir -p $(dir $@)

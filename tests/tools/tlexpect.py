@@ -11,6 +11,10 @@ layout, media resolution, WAVE data offsets) for the mounted tests.
   tlexpect.py slices TIMELINE.tl               non-gap non-empty slices (the
                                                access rows a full read makes),
                                                then "TRACK COUNT" per track
+  tlexpect.py frames TIMELINE.tl TRACK         per frame of TRACK: "K CLIP SRC"
+                                               (the clip and its source frame
+                                               that play at timeline frame K)
+                                               or "K gap"
 
 size, bytes and sha256 take --mov: the same of NAME.mov, the timeline as a
 QuickTime movie (docs/design.md; the field choices of the QuickTime notes:
@@ -661,6 +665,19 @@ def count_slices(tl):
     return per
 
 
+def frames(tl, track, out):
+    names = [tr.name for tr in tl.tracks]
+    if track not in names:
+        raise TlError("%s: no track %s" % (tl.path, track))
+    tr = tl.tracks[names.index(track)]
+    for k in range(tl.frames):
+        p = piece_at(tr, k)
+        if p is None:
+            out.write("%d gap\n" % k)
+        else:
+            out.write("%d %s %d\n" % (k, p[2], p[3] + k - p[0]))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="tlexpect.py",
                                  description=__doc__.split("\n\n")[0])
@@ -680,6 +697,9 @@ def main(argv):
     p.add_argument("--mov", action="store_true")
     p = sub.add_parser("slices")
     p.add_argument("timeline")
+    p = sub.add_parser("frames")
+    p.add_argument("timeline")
+    p.add_argument("track")
     args = ap.parse_args(argv)
     if args.cmd == "bytes" and (args.offset < 0 or
                                 (args.length is not None and args.length < 0)):
@@ -689,6 +709,8 @@ def main(argv):
         mv = Movie(tl) if getattr(args, "mov", False) else None
         if args.cmd == "size":
             print(mv.size if mv else tl.size())
+        elif args.cmd == "frames":
+            frames(tl, args.track, sys.stdout)
         elif args.cmd == "slices":
             per = count_slices(tl)
             print(sum(n for _, n in per))
