@@ -9,19 +9,19 @@
 #include "media/picture.h"
 #include "util/rng.h"
 
-/* Levels of the overlay; a pixel keeps its random low bits (3 of 8, 5 of
+/* Levels of the overlay; a value keeps its random low bits (4 of 8, 6 of
  * 10) so that what is flat to the eye is not flat to a compressor. */
 #define LEV_KEEP 0
 #define LEV_BLACK 1
 #define LEV_WHITE 2
 #define Y8_BLACK 0x10u
-#define Y8_WHITE 0xe8u
+#define Y8_WHITE 0xe0u
 #define C8_GREY 0x80u
-#define LOW8 0x07u
+#define LOW8 0x0fu
 #define Y10_BLACK 0x040u
-#define Y10_WHITE 0x3a0u
+#define Y10_WHITE 0x380u
 #define C10_GREY 0x200u
-#define LOW10 0x01fu
+#define LOW10 0x03fu
 #define NOISE_DOMAIN 0x70696374ULL /* "pict" */
 
 /* 7-segment glyphs: bits a (top), b, c, d (bottom), e, f, g (middle). */
@@ -210,21 +210,84 @@ static int row_levels(const struct eng_pic_layout *l, uint64_t code,
 	return 0;
 }
 
-static void put_2vuy(unsigned char *row, const unsigned char *lev,
-		     uint32_t groups)
+/* A group of the overlay is one level: each 32-bit word of it (2vuy: U Y
+ * V Y; v210: three 10-bit values) becomes (word & keep) | set, with keep
+ * the random low bits and set the level's high bits, built as bytes so
+ * that the host's byte order does not matter. */
+struct put_words {
+	uint32_t keep;
+	uint32_t set[3][4];	/* per level, per word of a v210 group */
+};
+
+static uint32_t word_of(const unsigned char b[4])
 {
-	uint32_t g;
+	uint32_t w;
+
+	memcpy(&w, b, 4);
+	return w;
+}
+
+static void le_bytes(uint32_t v, unsigned char b[4])
+{
+	b[0] = v & 0xff;
+	b[1] = (v >> 8) & 0xff;
+	b[2] = (v >> 16) & 0xff;
+	b[3] = (v >> 24) & 0xff;
+}
+
+/* Which of the 12 components of a v210 group (4 words x 3) are luma:
+ * Cb Y Cr | Y Cb Y | Cr Y Cb | Y Cr Y. */
+static const unsigned char v210_luma[12] = {0, 1, 0, 1, 0, 1,
+					    0, 1, 0, 1, 0, 1};
+
+static void put_words_init(uint32_t pix, struct put_words *pw)
+{
+	unsigned char b[4];
+	int lev, k, c;
+
+	if (pix == ENG_PIX_V210) {
+		le_bytes(LOW10 | LOW10 << 10 | LOW10 << 20, b);
+		pw->keep = word_of(b);
+	} else {
+		memset(b, LOW8, 4);
+		pw->keep = word_of(b);
+	}
+	for (lev = LEV_BLACK; lev <= LEV_WHITE; lev++)
+		for (k = 0; k < 4; k++) {
+			uint32_t v = 0;
+
+			if (pix == ENG_PIX_V210) {
+				uint32_t y = lev == LEV_WHITE ? Y10_WHITE
+							      : Y10_BLACK;
+
+				for (c = 0; c < 3; c++)
+					v |= (v210_luma[3 * k + c] ? y
+								   : C10_GREY)
+					     << (10 * c);
+				le_bytes(v, b);
+			} else {
+				b[0] = b[2] = C8_GREY;
+				b[1] = b[3] = lev == LEV_WHITE ? Y8_WHITE
+							       : Y8_BLACK;
+			}
+			pw->set[lev][k] = word_of(b);
+		}
+}
+
+/* One row: a group is 3 words of 2vuy, 4 of v210. */
+static void put_row(unsigned char *row, const unsigned char *lev,
+		    uint32_t groups, int words, const struct put_words *pw)
+{
+	uint32_t g, w;
 	int k;
 
-	for (g = 0; g < groups; g++, row += 12) {
-		unsigned y;
-
+	for (g = 0; g < groups; g++, row += 4 * words) {
 		if (lev[g] == LEV_KEEP)
 			continue;
-		y = lev[g] == LEV_WHITE ? Y8_WHITE : Y8_BLACK;
-		for (k = 0; k < 12; k += 2) {
-			row[k] = (unsigned char)(C8_GREY | (row[k] & LOW8));
-			row[k + 1] = (unsigned char)(y | (row[k + 1] & LOW8));
+		for (k = 0; k < words; k++) {
+			memcpy(&w, row + 4 * k, 4);
+			w = (w & pw->keep) | pw->set[lev[g]][k];
+			memcpy(row + 4 * k, &w, 4);
 		}
 	}
 }
@@ -233,44 +296,6 @@ static uint32_t get_le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
-}
-
-static void set_le32(unsigned char *p, uint32_t v)
-{
-	p[0] = v & 0xff;
-	p[1] = (v >> 8) & 0xff;
-	p[2] = (v >> 16) & 0xff;
-	p[3] = (v >> 24) & 0xff;
-}
-
-/* Which of the 12 components of a v210 group (4 words x 3) are luma:
- * Cb Y Cr | Y Cb Y | Cr Y Cb | Y Cr Y. */
-static const unsigned char v210_luma[12] = {0, 1, 0, 1, 0, 1,
-					    0, 1, 0, 1, 0, 1};
-
-static void put_v210(unsigned char *row, const unsigned char *lev,
-		     uint32_t groups)
-{
-	uint32_t g, w, y, v;
-	int k, c;
-
-	for (g = 0; g < groups; g++, row += 16) {
-		if (lev[g] == LEV_KEEP)
-			continue;
-		y = lev[g] == LEV_WHITE ? Y10_WHITE : Y10_BLACK;
-		for (k = 0; k < 4; k++) {
-			w = get_le32(row + 4 * k);
-			v = 0;
-			for (c = 0; c < 3; c++) {
-				uint32_t comp = (w >> (10 * c)) & 0x3ff;
-				uint32_t base = v210_luma[3 * k + c] ? y
-								     : C10_GREY;
-
-				v |= (base | (comp & LOW10)) << (10 * c);
-			}
-			set_le32(row + 4 * k, v);
-		}
-	}
 }
 
 static uint64_t row_bytes(const struct eng_picture *p)
@@ -285,27 +310,36 @@ void eng_pic_render(const struct eng_picture *p,
 	unsigned char glyphs[2][ENG_PIC_GLYPHS], lev[ENG_PICTURE_MAX / 6];
 	uint64_t n = eng_picture_bytes(p), stride = row_bytes(p), i;
 	uint64_t code = eng_pic_code(clip_id, frame);
+	struct put_words pw;
 	struct eng_rng r;
 	uint32_t y;
 
 	eng_rng_seed(&r, eng_rng_derive(seed, frame, NOISE_DOMAIN));
 	eng_rng_fill(&r, out, n);
 	/* v210's words hold three 10-bit values and two bits that must
-	 * be zero */
-	if (p->pix == ENG_PIX_V210)
-		for (i = 3; i < n; i += 4)
-			out[i] &= 0x3f;
+	 * be zero (a v210 frame is a whole number of 16-byte groups) */
+	if (p->pix == ENG_PIX_V210) {
+		static const unsigned char m[8] = {0xff, 0xff, 0xff, 0x3f,
+						   0xff, 0xff, 0xff, 0x3f};
+		uint64_t mask, w;
+
+		memcpy(&mask, m, 8);
+		for (i = 0; i + 8 <= n; i += 8) {
+			memcpy(&w, out + i, 8);
+			w &= mask;
+			memcpy(out + i, &w, 8);
+		}
+	}
 	if (!l->ok)
 		return;
+	put_words_init(p->pix, &pw);
 	line_glyphs(clip_id, frame, 0, glyphs[0]);
 	line_glyphs(clip_id, frame, 1, glyphs[1]);
 	for (y = 0; y < p->height; y++) {
 		if (!row_levels(l, code, glyphs, frame, y, lev))
 			continue;
-		if (p->pix == ENG_PIX_V210)
-			put_v210(out + y * stride, lev, l->groups);
-		else
-			put_2vuy(out + y * stride, lev, l->groups);
+		put_row(out + y * stride, lev, l->groups,
+			p->pix == ENG_PIX_V210 ? 4 : 3, &pw);
 	}
 }
 
