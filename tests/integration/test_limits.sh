@@ -13,8 +13,10 @@
 
 M=$T/media
 mkdir -p "$T/mnt"
+# V a rate track of 18 MB/s, the seed before it had pictures: the sizes
+# below are its frames'
 "$GEN" --clips 2 --clip-seconds 2 --timelines 1 --events 2 \
-	--min-seconds 0.5 --max-seconds 1 "$M" >/dev/null
+	--min-seconds 0.5 --max-seconds 1 --video-rate 18M "$M" >/dev/null
 
 # refused NAME DB PATTERN... -- ARGS: the mount must fail at start, with
 # every pattern in its message, and record the refusal in DB
@@ -31,7 +33,7 @@ refused() {
 }
 
 TL=$M/timelines/timeline01.tl
-# seed frames are 610212 bytes; 10006 of them (and the tables) a stream
+# 18 MB/s frames are 610212 bytes; 10006 of them (and the tables) a stream
 refused "buffer=10000 is refused at start" "$T/buf.db" \
 	"$TL: each stream of this timeline needs 61065" \
 	"a ring of 10006 frames of up to 595.9 KiB, buffer=10000" \
