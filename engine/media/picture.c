@@ -33,16 +33,16 @@
 #define SEG_F 32u
 #define SEG_G 64u
 static const unsigned char digit_segs[10] = {
-	SEG_A | SEG_B | SEG_C | SEG_D | SEG_E | SEG_F,
-	SEG_B | SEG_C,
-	SEG_A | SEG_B | SEG_D | SEG_E | SEG_G,
-	SEG_A | SEG_B | SEG_C | SEG_D | SEG_G,
-	SEG_B | SEG_C | SEG_F | SEG_G,
-	SEG_A | SEG_C | SEG_D | SEG_F | SEG_G,
-	SEG_A | SEG_C | SEG_D | SEG_E | SEG_F | SEG_G,
-	SEG_A | SEG_B | SEG_C,
-	SEG_A | SEG_B | SEG_C | SEG_D | SEG_E | SEG_F | SEG_G,
-	SEG_A | SEG_B | SEG_C | SEG_D | SEG_F | SEG_G,
+    SEG_A | SEG_B | SEG_C | SEG_D | SEG_E | SEG_F,
+    SEG_B | SEG_C,
+    SEG_A | SEG_B | SEG_D | SEG_E | SEG_G,
+    SEG_A | SEG_B | SEG_C | SEG_D | SEG_G,
+    SEG_B | SEG_C | SEG_F | SEG_G,
+    SEG_A | SEG_C | SEG_D | SEG_F | SEG_G,
+    SEG_A | SEG_C | SEG_D | SEG_E | SEG_F | SEG_G,
+    SEG_A | SEG_B | SEG_C,
+    SEG_A | SEG_B | SEG_C | SEG_D | SEG_E | SEG_F | SEG_G,
+    SEG_A | SEG_B | SEG_C | SEG_D | SEG_F | SEG_G,
 };
 #define GLYPH_C (SEG_A | SEG_D | SEG_E | SEG_F)
 #define GLYPH_F (SEG_A | SEG_E | SEG_F | SEG_G)
@@ -83,8 +83,8 @@ void eng_pic_layout(const struct eng_picture *p, struct eng_pic_layout *l)
 	l->bar_y = h - l->bar_h;
 	l->bar_w = 2 * l->stroke_w;
 	l->bar_steps = l->groups / l->bar_w;
-	l->ok = l->box_x + l->box_w <= l->groups &&
-		l->box_y + l->box_h <= l->bar_y;
+	l->ok =
+	    l->box_x + l->box_w <= l->groups && l->box_y + l->box_h <= l->bar_y;
 }
 
 /* FNV-1a-64 of a name, folded to 16 bits. */
@@ -125,8 +125,7 @@ uint64_t eng_pic_code(uint32_t clip_id, uint64_t frame)
 	return (uint64_t)ENG_PIC_MAGIC << 56 | v << 16 | check;
 }
 
-static void fill(unsigned char *lev, uint32_t from, uint32_t n,
-		 unsigned char v)
+static void fill(unsigned char *lev, uint32_t from, uint32_t n, unsigned char v)
 {
 	memset(lev + from, v, n);
 }
@@ -203,8 +202,8 @@ static int row_levels(const struct eng_pic_layout *l, uint64_t code,
 	}
 	if (y >= l->bar_y) {
 		memset(lev, LEV_BLACK, l->groups);
-		fill(lev, (uint32_t)(frame % l->bar_steps) * l->bar_w,
-		     l->bar_w, LEV_WHITE);
+		fill(lev, (uint32_t)(frame % l->bar_steps) * l->bar_w, l->bar_w,
+		     LEV_WHITE);
 		return 1;
 	}
 	return 0;
@@ -216,7 +215,7 @@ static int row_levels(const struct eng_pic_layout *l, uint64_t code,
  * that the host's byte order does not matter. */
 struct put_words {
 	uint32_t keep;
-	uint32_t set[3][4];	/* per level, per word of a v210 group */
+	uint32_t set[3][4]; /* per level, per word of a v210 group */
 };
 
 static uint32_t word_of(const unsigned char b[4])
@@ -237,8 +236,7 @@ static void le_bytes(uint32_t v, unsigned char b[4])
 
 /* Which of the 12 components of a v210 group (4 words x 3) are luma:
  * Cb Y Cr | Y Cb Y | Cr Y Cb | Y Cr Y. */
-static const unsigned char v210_luma[12] = {0, 1, 0, 1, 0, 1,
-					    0, 1, 0, 1, 0, 1};
+static const unsigned char v210_luma[12] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
 
 static void put_words_init(uint32_t pix, struct put_words *pw)
 {
@@ -257,8 +255,8 @@ static void put_words_init(uint32_t pix, struct put_words *pw)
 			uint32_t v = 0;
 
 			if (pix == ENG_PIX_V210) {
-				uint32_t y = lev == LEV_WHITE ? Y10_WHITE
-							      : Y10_BLACK;
+				uint32_t y =
+				    lev == LEV_WHITE ? Y10_WHITE : Y10_BLACK;
 
 				for (c = 0; c < 3; c++)
 					v |= (v210_luma[3 * k + c] ? y
@@ -267,8 +265,8 @@ static void put_words_init(uint32_t pix, struct put_words *pw)
 				le_bytes(v, b);
 			} else {
 				b[0] = b[2] = C8_GREY;
-				b[1] = b[3] = lev == LEV_WHITE ? Y8_WHITE
-							       : Y8_BLACK;
+				b[1] = b[3] =
+				    lev == LEV_WHITE ? Y8_WHITE : Y8_BLACK;
 			}
 			pw->set[lev][k] = word_of(b);
 		}
@@ -303,9 +301,9 @@ static uint64_t row_bytes(const struct eng_picture *p)
 	return p->height ? eng_picture_bytes(p) / p->height : 0;
 }
 
-void eng_pic_render(const struct eng_picture *p,
-		    const struct eng_pic_layout *l, uint64_t seed,
-		    uint32_t clip_id, uint64_t frame, unsigned char *out)
+void eng_pic_render(const struct eng_picture *p, const struct eng_pic_layout *l,
+		    uint64_t seed, uint32_t clip_id, uint64_t frame,
+		    unsigned char *out)
 {
 	unsigned char glyphs[2][ENG_PIC_GLYPHS], lev[ENG_PICTURE_MAX / 6];
 	uint64_t n = eng_picture_bytes(p), stride = row_bytes(p), i;
@@ -378,9 +376,8 @@ int eng_pic_light(const struct eng_picture *p, const unsigned char *in,
 	return light == 6 ? 1 : light == 0 ? 0 : -1;
 }
 
-int eng_pic_decode(const struct eng_picture *p,
-		   const struct eng_pic_layout *l, const unsigned char *in,
-		   uint32_t *clip_id, uint32_t *frame)
+int eng_pic_decode(const struct eng_picture *p, const struct eng_pic_layout *l,
+		   const unsigned char *in, uint32_t *clip_id, uint32_t *frame)
 {
 	uint64_t code = 0;
 	uint32_t r, c, luma[6], g, y;
@@ -458,8 +455,8 @@ void eng_tone_render(uint64_t seed, uint32_t clip_id, uint32_t rate,
 	size_t k;
 
 	for (k = 0; k < n; k++, out += 3) {
-		uint32_t v = (uint32_t)eng_tone_sample(seed, clip_id, rate,
-						       first + k);
+		uint32_t v =
+		    (uint32_t)eng_tone_sample(seed, clip_id, rate, first + k);
 
 		out[0] = v & 0xff;
 		out[1] = (v >> 8) & 0xff;

@@ -25,26 +25,26 @@
  * is smaller than 192x96 and is noise only. */
 struct eng_pic_layout {
 	int ok;
-	uint32_t groups;	/* width / 6 */
-	uint32_t code_x;	/* first group of the code */
-	uint32_t cell_w;	/* groups per code cell */
-	uint32_t cell_h;	/* rows per code row (2 rows of 32 cells) */
-	uint32_t box_x, box_y;	/* black box behind the digits */
-	uint32_t box_w, box_h;	/* groups, rows */
-	uint32_t glyph_w;	/* groups */
-	uint32_t glyph_h;	/* rows */
-	uint32_t stroke_w;	/* groups */
-	uint32_t stroke_h;	/* rows */
-	uint32_t text_x;	/* first group of the first glyph */
-	uint32_t line_y[2];	/* first rows of "C" + clip and "F" + frame */
-	uint32_t bar_y, bar_h;	/* the moving bar's band (rows) */
-	uint32_t bar_w;		/* groups */
-	uint32_t bar_steps;	/* positions: frame % bar_steps */
+	uint32_t groups;       /* width / 6 */
+	uint32_t code_x;       /* first group of the code */
+	uint32_t cell_w;       /* groups per code cell */
+	uint32_t cell_h;       /* rows per code row (2 rows of 32 cells) */
+	uint32_t box_x, box_y; /* black box behind the digits */
+	uint32_t box_w, box_h; /* groups, rows */
+	uint32_t glyph_w;      /* groups */
+	uint32_t glyph_h;      /* rows */
+	uint32_t stroke_w;     /* groups */
+	uint32_t stroke_h;     /* rows */
+	uint32_t text_x;       /* first group of the first glyph */
+	uint32_t line_y[2];    /* first rows of "C" + clip and "F" + frame */
+	uint32_t bar_y, bar_h; /* the moving bar's band (rows) */
+	uint32_t bar_w;	       /* groups */
+	uint32_t bar_steps;    /* positions: frame % bar_steps */
 };
 
 #define ENG_PIC_CODE_BITS 64
 #define ENG_PIC_MAGIC 0xa5u
-#define ENG_PIC_GLYPHS 7	/* "C" + 5 digits, "F" + 6 digits */
+#define ENG_PIC_GLYPHS 7 /* "C" + 5 digits, "F" + 6 digits */
 
 /* The layout of p (a picture track's, pix not ENG_PIX_NONE). */
 void eng_pic_layout(const struct eng_picture *p, struct eng_pic_layout *l);
@@ -60,17 +60,16 @@ uint64_t eng_pic_code(uint32_t clip_id, uint64_t frame);
 
 /* Render frame `frame` of a clip into out[eng_picture_bytes(p)]: noise
  * seeded by (seed, frame), then the overlay. */
-void eng_pic_render(const struct eng_picture *p,
-		    const struct eng_pic_layout *l, uint64_t seed,
-		    uint32_t clip_id, uint64_t frame, unsigned char *out);
+void eng_pic_render(const struct eng_picture *p, const struct eng_pic_layout *l,
+		    uint64_t seed, uint32_t clip_id, uint64_t frame,
+		    unsigned char *out);
 
 /* Read the code of a rendered frame.  0 with *clip_id and *frame set;
  * -ENODATA for a black frame (every code cell black: a gap); -EINVAL for
  * a code that does not decode (a cell neither black nor white, the magic
  * or the check wrong) or a layout without one. */
-int eng_pic_decode(const struct eng_picture *p,
-		   const struct eng_pic_layout *l, const unsigned char *in,
-		   uint32_t *clip_id, uint32_t *frame);
+int eng_pic_decode(const struct eng_picture *p, const struct eng_pic_layout *l,
+		   const unsigned char *in, uint32_t *clip_id, uint32_t *frame);
 
 /* The pixel group (g, y): 1 light (every luma above the middle), 0 dark
  * (every one below), -1 mixed. */
