@@ -15,6 +15,11 @@ layout, media resolution, WAVE data offsets) for the mounted tests.
                                                (the clip and its source frame
                                                that play at timeline frame K)
                                                or "K gap"
+  tlexpect.py movie TIMELINE.tl                what a player finds in NAME.mov:
+                                               "frames N", "fps NUM/DEN",
+                                               "duration S", then per track
+                                               "video NAME FORMAT W H BYTES"
+                                               or "audio NAME HZ SAMPLES"
 
 size, bytes and sha256 take --mov: the same of NAME.mov, the timeline as a
 QuickTime movie (docs/design.md; the field choices of the QuickTime notes:
@@ -676,6 +681,22 @@ def frames(tl, track, out):
             out.write("%d gap\n" % k)
         else:
             out.write("%d %s %d\n" % (k, p[2], p[3] + k - p[0]))
+def movie(tl):
+    """The movie's streams as a player reports them: a picture track is
+    a video stream of one picture a frame; any other track is 24-bit
+    mono PCM at rate / 3 samples a second (the timeline's bytes of it /
+    3 samples)."""
+    num, den = tl.fps
+    out = ["frames %d" % tl.frames, "fps %d/%d" % (num, den),
+           "duration %.6f" % (tl.frames * den / num)]
+    for t, tr in enumerate(tl.tracks):
+        if tr.pic:
+            out.append("video %s %s %d %d %d" % ((tr.name,) + tr.pic +
+                                               (picture_bytes(*tr.pic),)))
+        else:
+            out.append("audio %s %d %d" % (tr.name, tr.rate // 3,
+                                           tl.upto(t, tl.frames) // 3))
+    return out
 
 
 def main(argv):
@@ -700,6 +721,8 @@ def main(argv):
     p = sub.add_parser("frames")
     p.add_argument("timeline")
     p.add_argument("track")
+    p = sub.add_parser("movie")
+    p.add_argument("timeline")
     args = ap.parse_args(argv)
     if args.cmd == "bytes" and (args.offset < 0 or
                                 (args.length is not None and args.length < 0)):
@@ -711,6 +734,8 @@ def main(argv):
             print(mv.size if mv else tl.size())
         elif args.cmd == "frames":
             frames(tl, args.track, sys.stdout)
+        elif args.cmd == "movie":
+            print("\n".join(movie(tl)))
         elif args.cmd == "slices":
             per = count_slices(tl)
             print(sum(n for _, n in per))

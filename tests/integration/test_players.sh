@@ -1,0 +1,191 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Real players on a timeline's movie, NAME.mov at the mount (issue 20):
+# ffprobe reports the codec, pixel format, size, rate, frame count and
+# duration the .tl says (computed by tlexpect.py movie, not by the
+# engine), ffmpeg decodes every stream without a word, GStreamer's
+# qtdemux (a demuxer of its own) hands out every frame and sample to the
+# end, and mpv plays it at real time through a paced mount from the page
+# cache with no frame dropped: its stream row has the timeline's frames,
+# no late frame, no seek and no reload.  Byte-exact reads and the
+# pictures' frame codes are test_mov's and test_gen's.  A missing player
+# is a skip, a failure under CI=true (make deps installs them).
+. "$(dirname "$0")/lib.sh"
+
+have=1
+for c in ffprobe ffmpeg gst-launch-1.0 gst-discoverer-1.0 mpv; do
+	command -v "$c" >/dev/null 2>&1 || { skip_case "no $c (make deps installs it)"; have=0; }
+done
+if [ $have -eq 0 ]; then
+	finish
+	exit
+fi
+
+DB=$T/t.db
+# sd-ntsc (720x486 2vuy at 29.97, two in24 tracks): 2 timelines of 2-3 s;
+# beside them a v210 timeline at 25 fps of a size no preset has, one
+# audio track (clips cam1, cam2: --for writes them into the same folder)
+M=$T/media
+"$GEN" --format sd-ntsc --clips 3 --clip-seconds 2 --timelines 2 --events 3 \
+	--min-seconds 0.5 --max-seconds 1 --seed 5 "$M" >/dev/null
+mkdir -p "$T/tl"
+cat >"$T/tl/t210.tl" <<'EOF'
+fps 25
+track V v210 96x64
+track A1 144000 align=3
+event V,A1 cam1 0 10
+event V,A1 cam2 5 8
+EOF
+"$GEN" --for "$T/tl/t210.tl" "$M" >/dev/null
+# the seed preset (a picture since issue 20): one short timeline
+S=$T/seed
+"$GEN" --clips 2 --clip-seconds 1 --timelines 1 --events 2 \
+	--min-seconds 0.4 --max-seconds 0.5 --seed 6 "$S" >/dev/null
+
+# expect TL KEY: a value of tlexpect.py movie (frames, fps, duration)
+expect() {
+	$EXPECT movie "$1" | awk -v k="$2" '$1 == k { print $2 }'
+}
+
+# probe MOV: ffprobe's view, one line a stream:
+# codec|tag|pix_fmt|width|height|rate|frames|duration|sample_rate|channels
+probe() {
+	ffprobe -v error -show_entries stream=codec_type,codec_name,codec_tag_string,pix_fmt,width,height,r_frame_rate,nb_frames,duration,sample_rate,channels \
+		-of compact=p=0:nk=0 "$1"
+}
+
+# want_streams TL: the same lines from the .tl
+want_streams() {
+	$EXPECT movie "$1" | awk '
+		$1 == "fps" { fps = $2 }
+		$1 == "frames" { frames = $2 }
+		$1 == "duration" { dur = $2 }
+		$1 == "video" {
+			pf = $3 == "2vuy" ? "uyvy422" : "yuv422p10le"
+			codec = $3 == "2vuy" ? "rawvideo" : "v210"
+			printf "video %s %s %s %sx%s %s %s %s\n", codec, $3, pf, $4, $5, fps, frames, dur
+		}
+		$1 == "audio" {
+			# audio duration: samples / rate, to the microsecond
+			printf "audio pcm_s24le in24 %s 1 %s %.6f\n", $3, $4, $4 / $3
+		}'
+}
+
+# got_streams MOV: ffprobe's lines in the same form
+got_streams() {
+	probe "$1" | tr '|' '\n' | awk -F= '
+		function out() {
+			if (t == "video")
+				printf "video %s %s %s %sx%s %s %s %s\n", v["codec_name"], v["codec_tag_string"], v["pix_fmt"], v["width"], v["height"], v["r_frame_rate"], v["nb_frames"], v["duration"]
+			else if (t == "audio")
+				printf "audio %s %s %s %s %s %s\n", v["codec_name"], v["codec_tag_string"], v["sample_rate"], v["channels"], v["nb_frames"], v["duration"]
+		}
+		$1 == "codec_name" && t != "" { out(); delete v }
+		{ v[$1] = $2 }
+		$1 == "codec_type" { t = $2 }
+		END { out() }'
+}
+
+# check_movie WHAT MOV TL MEDIA: the players' checks of one movie
+check_movie() {
+	what=$1 mov=$2 tl=$3
+	want=$(want_streams "$tl")
+	got=$(got_streams "$mov")
+	check_eq "$what: ffprobe: codec, tag, pixel format, size, rate, frames, duration of every stream" "$want" "$got"
+	check_eq "$what: ffprobe: the movie's duration" "$(expect "$tl" duration)" \
+		"$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$mov")"
+	check_eq "$what: ffprobe -count_frames decodes every frame" "$(expect "$tl" frames)" \
+		"$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$mov")"
+	rc=0
+	ffmpeg -nostdin -v error -i "$mov" -f null - >"$T/ff.out" 2>&1 || rc=$?
+	check_eq "$what: ffmpeg -v error -i NAME.mov -f null - prints nothing, exit 0" "0:" "$rc:$(cat "$T/ff.out")"
+	rc=0
+	ffmpeg -nostdin -v error -i "$mov" -map 0 -f null - >"$T/ff.out" 2>&1 || rc=$?
+	check_eq "$what: ffmpeg -map 0 (every audio track too) prints nothing, exit 0" "0:" "$rc:$(cat "$T/ff.out")"
+	# GStreamer: qtdemux hands every stream to a sink; the video's bytes
+	# counted through a pipe, each audio track's into a file: every
+	# frame and sample of the movie went through, to the end
+	pipe="filesrc location=$mov ! qtdemux name=d d.video_0 ! queue ! fdsink fd=1"
+	na=$($EXPECT movie "$tl" | grep -c '^audio') || :
+	i=0
+	while [ "$i" -lt "$na" ]; do
+		pipe="$pipe d.audio_$i ! queue ! filesink location=$T/gst.a$i"
+		i=$((i + 1))
+	done
+	rc=0
+	# shellcheck disable=SC2086 # the pipeline's words
+	vbytes=$(gst-launch-1.0 -q $pipe 2>"$T/gst.err" | wc -c) || rc=$?
+	check_eq "$what: gst-launch-1.0 qtdemux plays to the end (exit 0, no message)" "0:" \
+		"$rc:$(grep -v '^$' "$T/gst.err" | head -3)"
+	want=$($EXPECT movie "$tl" | awk '
+		$1 == "frames" { f = $2 }
+		$1 == "video" { printf "video %d bytes", f * $6 }
+		$1 == "audio" { printf ", audio %d bytes", $4 * 3 }')
+	got="video $vbytes bytes"
+	i=0
+	while [ "$i" -lt "$na" ]; do
+		got="$got, audio $(stat -c %s "$T/gst.a$i" 2>/dev/null || echo none) bytes"
+		i=$((i + 1))
+	done
+	check_eq "$what: qtdemux delivered every frame (frames x picture) and sample (samples x 3)" "$want" "$got"
+	d=$(gst-discoverer-1.0 "$mov" | sed -n 's/^ *Duration: //p')
+	check "$what: gst-discoverer-1.0 says the duration ($d)" awk -v d="$d" -v w="$(expect "$tl" duration)" '
+		BEGIN { split(d, p, ":"); s = p[1] * 3600 + p[2] * 60 + p[3]; x = s - w; exit !(x < 1e-6 && x > -1e-6) }'
+	rm -f "$T"/gst.a*
+}
+
+# The players' checks, unpaced (pace=off): they test the movie, not time
+MNT=$T/mnt
+mount_fs "$M" "$MNT" -o db="$DB",pace=off,backing=buffered
+for name in timeline01 timeline02 t210; do
+	if [ -f "$MNT/$name.mov" ]; then
+		check_movie "$name.mov" "$MNT/$name.mov" "$M/timelines/$name.tl"
+	else
+		not_ok "the mount shows $name.mov beside $name: $(cd "$MNT" && echo *)"
+	fi
+done
+if grep -q '^track V [a-z0-9]* [0-9]*x[0-9]*' "$S/timelines/timeline01.tl"; then
+	mount_fs "$S" "$T/smnt" -o db="$T/s.db",pace=off,backing=buffered
+	check_movie "seed preset timeline01.mov" "$T/smnt/timeline01.mov" "$S/timelines/timeline01.tl"
+fi
+
+# mpv plays timeline01.mov at real time through a paced mount, from the
+# page cache: it reaches the end with no frame dropped (its own counts,
+# by a script), and its stream is one whole play: every frame of the
+# timeline once, none late, no seek, no reload, the movie's bytes.
+cat >"$T/count.lua" <<'EOF'
+local drop, ddrop = 0, 0
+mp.observe_property("time-pos", "number", function()
+	drop = mp.get_property_number("frame-drop-count") or drop
+	ddrop = mp.get_property_number("decoder-frame-drop-count") or ddrop
+end)
+mp.register_event("end-file", function(e)
+	io.stderr:write(string.format("mpv: end %s, dropped %d, decoder dropped %d\n", e.reason, drop, ddrop))
+end)
+EOF
+DB=$T/rt.db
+mount_fs "$M" "$T/rmnt" -o db="$DB",pace=realtime,backing=buffered
+cat "$M"/clip* "$M"/cam* >/dev/null
+rc=0
+mpv --no-config --vo=null --ao=null --really-quiet --script="$T/count.lua" \
+	"$T/rmnt/timeline01.mov" </dev/null >"$T/mpv.out" 2>&1 || rc=$?
+check_eq "mpv --vo=null --ao=null plays timeline01.mov to the end, drops none" \
+	"0:mpv: end eof, dropped 0, decoder dropped 0" "$rc:$(grep '^mpv: end' "$T/mpv.out")"
+grep -q '^mpv: end' "$T/mpv.out" || sed 's/^/#   /' "$T/mpv.out"
+want=$(expect "$M/timelines/timeline01.tl" frames)
+# the stream rows are written at close
+i=0
+while [ "$(q "select count(*) from stream where comm = 'mpv' and closed_ns is not null")" = 0 ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check_eq "mpv's stream: one play of timeline01.mov, frames $want, 0 late, 0 seeks, 0 reloads, the whole movie" \
+	"1|timeline01.mov|$want|0|0|0|$(stat -c %s "$T/rmnt/timeline01.mov")" \
+	"$(q "select count(*) || '|' || group_concat(file) || '|' || sum(frames) || '|' || sum(late_frames) || '|' ||
+		sum(seeks) || '|' || sum(reloads) || '|' || sum(bytes) from stream where comm = 'mpv' and bytes > 0")"
+dur=$(expect "$M/timelines/timeline01.tl" duration)
+secs=$(q "select (closed_ns - opened_ns) / 1e9 from stream where comm = 'mpv' and bytes > 0")
+check "mpv played at real time: its stream lasted $secs s for $dur s" \
+	awk -v s="$secs" -v d="$dur" 'BEGIN { exit !(s > d - 0.4 && s < d + 1.5) }'
+
+finish
