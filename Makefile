@@ -185,7 +185,8 @@ demo: deps
 	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/demo.sh
 
 # bench: the daemon's own cost against dd, pread and fio on page-cached
-# media (tests/bench/bench.sh); a table on stdout and $(B)/bench.json.
+# media, and of a timeline's movie read by dd and ffmpeg beside it
+# (tests/bench/bench.sh); a table on stdout and $(B)/bench.json.
 BENCH_DEPS = fio sqlite3 python3
 $(B)/tests/bench/tlbench: tests/bench/tlbench.c $(B)/libstore.a
 	$(q) CC $@

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make bench: what timelinefs costs, measured against dd, a pread loop and
-# fio on the same page-cached media, in one run.  Prints a table and
+# fio on the same page-cached media, in one run; and what a timeline's
+# movie (NAME.mov) costs dd and ffmpeg beside NAME.  Prints a table and
 # writes $TLFS_BUILD/bench.json.  Not part of make test.
 set -eu
 
@@ -302,6 +303,73 @@ print("fio_cpu_per_gb=%.3f" % (cpu / gb))
 print("fio_mbs=%.1f" % (rd["io_bytes"] / (j["job_runtime"] / 1000.0) / 1e6))
 print("fio_lat_p99_us=%.1f" % (rd["clat_ns"]["percentile"]["99.000000"] / 1000.0))
 PY
+
+# ------------------------------------- 8. NAME.mov, by dd and by ffmpeg
+# The movie beside timeline01 (issue 20), on a pace=off mount: the backing
+# reads of one whole read of NAME by dd, of NAME.mov by dd and by ffmpeg
+# -f null (counts and bytes, printed against NAME's: they should be the
+# same, never asserted here), then the speeds, best of 3 alternated: dd
+# bs=1M of NAME.mov against NAME, and ffmpeg through the mount against
+# ffmpeg on a plain copy of the movie in the page cache.
+say "bench: 8. NAME.mov read by dd and by ffmpeg -f null beside NAME"
+mount_fs pace=off
+MOV=$MNT/timeline01.mov
+# reads_of CMD...: "reads bytes" of the backing reads of the streams CMD opens
+reads_of() {
+	before=$(last_stream)
+	"$@" >/dev/null 2>&1 || { say "bench: failed: $*"; exit 1; }
+	i=0
+	while [ "$(q "select count(*) = count(closed_ns) and count(*) > 0 from stream where id > $before")" != 1 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	q "select count(*) || ' ' || coalesce(sum(length), 0) from access where stream_id > $before"
+}
+# wall_mbs BYTES CMD...: MB/s of BYTES in CMD's wall time, best of 3
+if [ ! -f "$MOV" ]; then
+	say "bench: 8. skipped: the mount shows no $MOV (the seed media's timelines have no picture format)"
+	put mov_skipped 1
+elif ! command -v ffmpeg >/dev/null 2>&1; then
+	say "bench: 8. skipped: no ffmpeg (make deps installs it)"
+	put mov_skipped 1
+else
+	put mov_skipped 0
+	put mov_head "$(($(stat -c %s "$MOV") - $(stat -c %s "$TL")))"
+	# shellcheck disable=SC2046 # "reads bytes", two words
+	set -- $(reads_of dd if="$TL" of=/dev/null bs=1M)
+	put mov_name_reads "$1"
+	put mov_name_bytes "$2"
+	# shellcheck disable=SC2046 # "reads bytes", two words
+	set -- $(reads_of dd if="$MOV" of=/dev/null bs=1M)
+	put mov_dd_reads "$1"
+	put mov_dd_bytes "$2"
+	# shellcheck disable=SC2046 # "reads bytes", two words
+	set -- $(reads_of ffmpeg -nostdin -v error -i "$MOV" -f null -)
+	put mov_ffmpeg_reads "$1"
+	put mov_ffmpeg_bytes "$2"
+	# the movie as a plain file, in the page cache, for ffmpeg's own cost
+	cat "$MOV" >"$W/plain.mov"
+	cat "$W/plain.mov" >/dev/null
+	movbytes=$(stat -c %s "$MOV")
+	ffmpeg_s() {
+		s=$(now)
+		ffmpeg -nostdin -v error -i "$1" -f null - >/dev/null 2>&1
+		echo "$s $(now)" | awk '{ printf "%.4f", $2 - $1 }'
+	}
+	bn=0 bm=0 fm=0 fp=0
+	for _ in 1 2 3; do
+		bn=$(dd_run "$TL" 1M | awk -v b="$bn" '{ m = $1 / $2 / 1e6; print (m > b ? m : b) }')
+		bm=$(dd_run "$MOV" 1M | awk -v b="$bm" '{ m = $1 / $2 / 1e6; print (m > b ? m : b) }')
+		fm=$(ffmpeg_s "$MOV" | awk -v n="$movbytes" -v b="$fm" '{ m = n / $1 / 1e6; print (m > b ? m : b) }')
+		fp=$(ffmpeg_s "$W/plain.mov" | awk -v n="$movbytes" -v b="$fp" '{ m = n / $1 / 1e6; print (m > b ? m : b) }')
+	done
+	rm -f "$W/plain.mov"
+	put mov_name_dd_1M "$bn"
+	put mov_dd_1M "$bm"
+	put mov_ffmpeg_mbs "$fm"
+	put mov_ffmpeg_plain_mbs "$fp"
+fi
+umount_fs
 
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
 python3 "$TOP/tests/bench/report.py" "$R" "$TLFS_BUILD/bench.json"

@@ -90,6 +90,34 @@ def main():
     row("7 fio", "fio latency p99", r["fio_lat_p99_us"], "us")
     row("7 fio", "timelinefs backing-read latency p99", r["ours_lat_p99_us"], "us")
 
+    if r.get("mov_skipped") == 0:
+        # NAME.mov: the same backing reads as NAME (counts and ratios, not
+        # asserted), and its cost beside NAME's
+        sec = "8 NAME.mov"
+        row(sec, "movie header", r["mov_head"], "B")
+        for who, what in (("name", "NAME by dd bs=1M"),
+                          ("dd", "NAME.mov by dd bs=1M"),
+                          ("ffmpeg", "NAME.mov by ffmpeg -f null")):
+            row(sec, "backing reads: %s" % what,
+                "%d, %d B" % (r["mov_%s_reads" % who], r["mov_%s_bytes" % who]))
+        for who in ("dd", "ffmpeg"):
+            row(sec, "reads / NAME's, bytes / NAME's: %s" % who, "%.3f, %.3f" % (
+                r["mov_%s_reads" % who] / r["mov_name_reads"],
+                r["mov_%s_bytes" % who] / r["mov_name_bytes"]), "x")
+        row(sec, "dd bs=1M: NAME.mov", r["mov_dd_1M"], "MB/s")
+        row(sec, "dd bs=1M: NAME, same mount", r["mov_name_dd_1M"], "MB/s")
+        row(sec, "dd bs=1M: NAME.mov / NAME", r["mov_dd_1M"] / r["mov_name_dd_1M"], "x")
+        row(sec, "dd bs=1M: NAME.mov / dd clip file",
+            r["mov_dd_1M"] / r["base_dd_1M"], "x")
+        row(sec, "dd bs=1M: NAME / dd clip file (as in 2)",
+            r["mov_name_dd_1M"] / r["base_dd_1M"], "x")
+        row(sec, "ffmpeg -f null: NAME.mov", r["mov_ffmpeg_mbs"], "MB/s")
+        row(sec, "ffmpeg -f null: a plain copy", r["mov_ffmpeg_plain_mbs"], "MB/s")
+        row(sec, "ffmpeg -f null: NAME.mov / plain copy",
+            r["mov_ffmpeg_mbs"] / r["mov_ffmpeg_plain_mbs"], "x")
+    elif r.get("mov_skipped") == 1:
+        row("8 NAME.mov", "skipped (no NAME.mov or no ffmpeg)", "-")
+
     out = {"kernel": r.get("kernel"), "ncpu": r.get("ncpu"), "raw": r,
            "paced_steps": steps, "rows": []}
     print("%-11s %-46s %14s %-6s %-11s %s" % ("section", "measure", "value",
