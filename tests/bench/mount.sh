@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-# Sourced by bench.sh and xport.sh: mount the daemon under test in the
-# foreground on generated media with buffered backing (every backing read
-# a page-cache hit), and unmount it.  Needs BIN, M, MNT, W and BENCH_DB.
+# Sourced by bench.sh, xport.sh and players.sh: mount the daemon under
+# test in the foreground on generated media with buffered backing (every
+# backing read a page-cache hit), and unmount it.  Needs BIN, M, MNT, W
+# and BENCH_DB.
 
 # mount_fs OPTS: OPTS are added after db= and backing=buffered
 mount_fs() {
@@ -24,4 +25,12 @@ umount_fs() {
 	while kill -0 "$DAEMON" 2>/dev/null; do sleep 0.1; done
 	wait "$DAEMON" 2>/dev/null || true
 	DAEMON=
+}
+
+# cleanup_fs: an EXIT trap's work: the mount and the daemon gone, W removed
+cleanup_fs() {
+	set +e
+	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
+	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON"
+	rm -rf "$W"
 }

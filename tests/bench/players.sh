@@ -19,35 +19,25 @@ for c in ffmpeg ffprobe mpv gst-launch-1.0 sqlite3; do
 	command -v "$c" >/dev/null 2>&1 || { echo "players: no $c (make deps)" >&2; exit 1; }
 done
 W=$(mktemp -d "${TMPDIR:-/tmp}/tlfs-players.XXXXXX")
+M=$W/media
 MNT=$W/mnt
-DB=$W/p.db
+BENCH_DB=$W/p.db
+DB=$BENCH_DB
 DAEMON=
-cleanup() {
-	set +e
-	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
-	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON"
-	rm -rf "$W"
-}
-trap cleanup EXIT
+# shellcheck source=tests/bench/mount.sh
+. "$(dirname "$0")/mount.sh"
+trap cleanup_fs EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
 "$GEN" --format sd-ntsc --clips 3 --clip-seconds 3 --timelines 1 --events 2 \
-	--min-seconds 2.5 --max-seconds 2.5 --seed 9 "$W/media" >/dev/null
+	--min-seconds 2.5 --max-seconds 2.5 --seed 9 "$M" >/dev/null
 mkdir -p "$MNT"
-"$BIN" -f -o "db=$DB,backing=buffered,pace=realtime" "$W/media" "$MNT" >"$W/daemon.log" 2>&1 &
-DAEMON=$!
-i=0
-while ! grep -q " $MNT fuse" /proc/mounts; do
-	kill -0 "$DAEMON" 2>/dev/null || { cat "$W/daemon.log" >&2; exit 1; }
-	i=$((i + 1))
-	[ $i -lt 100 ] || { echo "players: mount timed out" >&2; exit 1; }
-	sleep 0.1
-done
+mount_fs pace=realtime
 [ -f "$MNT/timeline01.mov" ] || { echo "players: the mount shows no timeline01.mov" >&2; exit 1; }
 q() { sqlite3 -batch -noheader -cmd '.timeout 5000' "$DB" "$1"; }
-cat "$W"/media/clip* >/dev/null
-cat "$W"/media/clip* >/dev/null
+cat "$M"/clip* >/dev/null
+cat "$M"/clip* >/dev/null
 
 T=$MNT/timeline01
 readers="dd|dd if=$T of=/dev/null status=none

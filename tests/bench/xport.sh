@@ -34,13 +34,10 @@ shift $((OPTIND - 1))
 LABEL=${1:-$(basename "$TLFS_BUILD")}
 
 DAEMON=
-cleanup() {
-	set +e
-	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
-	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON"
-	rm -rf "$W"
-}
-trap cleanup EXIT
+BENCH_DB=$W/x.db
+# shellcheck source=tests/bench/mount.sh
+. "$(dirname "$0")/mount.sh"
+trap cleanup_fs EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 mkdir -p "$MNT"
@@ -86,9 +83,6 @@ best_mbs() {
 		awk -v t="$TICK" '{ printf "%s %.3f", $1, ($2 + ($5 - $4) / t) / ($3 / 1e9) }'
 }
 
-BENCH_DB=$W/x.db
-# shellcheck source=tests/bench/mount.sh
-. "$(dirname "$0")/mount.sh"
 
 out="$LABEL load=$(cut -d' ' -f1 /proc/loadavg)"
 for mode in cached direct; do
