@@ -86,6 +86,28 @@ got_streams() {
 		END { out() }'
 }
 
+# last_stream: the newest stream's id in $DB
+last_stream() {
+	q "select coalesce(max(id), 0) from stream"
+}
+
+# played COMM AFTER TL: the streams of command COMM after stream AFTER
+# (those that read: gst-launch-1.0 opens once more to find the type) are
+# one whole play: every frame of TL once, no seek (the header probe is
+# none), no reload.  The rows are written at close, so the one of a
+# player before may come after AFTER: COMM tells them apart.
+played() {
+	sel="from stream where id > $2 and comm = '$1'"
+	i=0
+	while [ "$(q "select count(*) > 0 and count(*) = count(closed_ns) $sel")" != 1 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check_eq "$what: $1's stream is one play: frames, seeks, reloads" \
+		"1|$(expect "$3" frames)|0|0" \
+		"$(q "select count(*) || '|' || sum(frames) || '|' || sum(seeks) || '|' || sum(reloads) $sel and bytes > 0")"
+}
+
 # check_movie WHAT MOV TL MEDIA: the players' checks of one movie
 check_movie() {
 	what=$1 mov=$2 tl=$3
@@ -97,8 +119,10 @@ check_movie() {
 	check_eq "$what: ffprobe -count_frames decodes every frame" "$(expect "$tl" frames)" \
 		"$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$mov")"
 	rc=0
+	s0=$(last_stream)
 	ffmpeg -nostdin -v error -i "$mov" -f null - >"$T/ff.out" 2>&1 || rc=$?
 	check_eq "$what: ffmpeg -v error -i NAME.mov -f null - prints nothing, exit 0" "0:" "$rc:$(cat "$T/ff.out")"
+	played ffmpeg "$s0" "$tl"
 	rc=0
 	ffmpeg -nostdin -v error -i "$mov" -map 0 -f null - >"$T/ff.out" 2>&1 || rc=$?
 	check_eq "$what: ffmpeg -map 0 (every audio track too) prints nothing, exit 0" "0:" "$rc:$(cat "$T/ff.out")"
@@ -113,6 +137,7 @@ check_movie() {
 		i=$((i + 1))
 	done
 	rc=0
+	s0=$(last_stream)
 	# shellcheck disable=SC2086 # the pipeline's words
 	vbytes=$(gst-launch-1.0 -q $pipe 2>"$T/gst.err" | wc -c) || rc=$?
 	check_eq "$what: gst-launch-1.0 qtdemux plays to the end (exit 0, no message)" "0:" \
@@ -128,13 +153,15 @@ check_movie() {
 		i=$((i + 1))
 	done
 	check_eq "$what: qtdemux delivered every frame (frames x picture) and sample (samples x 3)" "$want" "$got"
+	played gst-launch-1.0 "$s0" "$tl"
 	d=$(gst-discoverer-1.0 "$mov" | sed -n 's/^ *Duration: //p')
 	check "$what: gst-discoverer-1.0 says the duration ($d)" awk -v d="$d" -v w="$(expect "$tl" duration)" '
 		BEGIN { split(d, p, ":"); s = p[1] * 3600 + p[2] * 60 + p[3]; x = s - w; exit !(x < 1e-6 && x > -1e-6) }'
 	rm -f "$T"/gst.a*
 }
 
-# The players' checks, unpaced (pace=off): they test the movie, not time
+# The players' checks, unpaced (pace=off): they test the movie and the
+# accounting of a player's reads, not time
 MNT=$T/mnt
 mount_fs "$M" "$MNT" -o db="$DB",pace=off,backing=buffered
 for name in timeline01 timeline02 t210; do
@@ -145,7 +172,8 @@ for name in timeline01 timeline02 t210; do
 	fi
 done
 if grep -q '^track V [a-z0-9]* [0-9]*x[0-9]*' "$S/timelines/timeline01.tl"; then
-	mount_fs "$S" "$T/smnt" -o db="$T/s.db",pace=off,backing=buffered
+	DB=$T/s.db
+	mount_fs "$S" "$T/smnt" -o db="$DB",pace=off,backing=buffered
 	check_movie "seed preset timeline01.mov" "$T/smnt/timeline01.mov" "$S/timelines/timeline01.tl"
 fi
 
