@@ -421,6 +421,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	s->movie = movie;
 	s->name = name_of(fs, ino);
 	pthread_mutex_init(&s->busy, NULL);
+	fs_reader_of(ctx->pid, &s->who);
 	/* The first reader of a file gets cached mode: its 512-byte reads hit
 	 * the page cache that kernel readahead fills from the ring.  Any other
 	 * concurrent open, and every open under -o direct_io, bypasses the
@@ -433,7 +434,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		f->cached_open[movie] = 1;
 		s->cached = 1;
 		eng_evict_init(&s->evict,
-			       fs->cfg.pace_v.mode != ENG_PACE_OFF);
+			       fs->cfg.pace_v.mode != ENG_PACE_OFF,
+			       eng_player_window(s->who.comm));
 		fi->direct_io = 0;
 		fi->keep_cache = 0;
 	} else {
@@ -442,6 +444,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	pthread_mutex_unlock(&fs->lock);
 	fs_player_config(fs, &pc);
+	/* a file server's reads in flight arrive out of order: its stream's
+	 * ring holds them (docs/network.md) */
+	pc.window = eng_player_window(s->who.comm);
 	/* record=streams/off: no callback at all, so the read path does not
 	 * even build the row it would drop */
 	pc.record = fs->cfg.record_v == FS_RECORD_ALL ? record_access : NULL;
@@ -464,7 +469,6 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	rc = eng_player_new(f->tl, &pc, &s->player);
 	if (rc < 0)
 		return open_failed(req, s, -rc);
-	fs_reader_of(ctx->pid, &s->who);
 	s->opened_ns = fs->io.now(fs->io.ctx);
 	rc = fs->cfg.record_v == FS_RECORD_OFF ? 0 :
 	     store_stream_open(fs->store, f->timeline_id,

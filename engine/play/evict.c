@@ -7,10 +7,10 @@
  */
 #include "play/evict.h"
 
-void eng_evict_init(struct eng_evict *ev, int paced)
+void eng_evict_init(struct eng_evict *ev, int paced, uint64_t window)
 {
 	ev->done = 0;
-	ev->keep = ENG_EVICT_KEEP;
+	ev->keep = ENG_EVICT_KEEP + window;
 	ev->step = paced ? ENG_EVICT_STEP_PACED : ENG_EVICT_STEP;
 }
 

@@ -31,7 +31,10 @@ struct eng_evict {
 	uint64_t keep;
 };
 
-void eng_evict_init(struct eng_evict *ev, int paced);
+/* window: the bytes of reads the reader keeps in flight
+ * (eng_player_config.window): they are kept too, since its requests
+ * arrive out of order over that many bytes. */
+void eng_evict_init(struct eng_evict *ev, int paced, uint64_t window);
 /* A request at offset off is being served: the range [*from, *from + n)
  * to drop now, n the return value; 0 when nothing is due (then *from is
  * left alone).  Ranges are whole pages, each starts where the last one

@@ -84,6 +84,14 @@ static uint64_t frames_spanned(const struct eng_timeline *tl, uint64_t w)
 	return (uint64_t)n;
 }
 
+uint64_t eng_player_window(const char *comm)
+{
+	/* Samba's file server; each client connection is a process of that
+	 * name.  ksmbd and the kernel's nfsd read from kernel threads that
+	 * FUSE does not name as a process, and are not handled. */
+	return comm && strcmp(comm, "smbd") == 0 ? ENG_PLAYER_WINDOW_SMB : 0;
+}
+
 size_t eng_player_slots(const struct eng_player *p)
 {
 	return p ? p->nslots : 0;
@@ -130,8 +138,12 @@ static int plan_ring(const struct eng_timeline *tl,
 	if (tl->nclips > INT32_MAX / tl->ntracks)
 		return -EINVAL;
 	rp->filled = cfg->filler && cfg->pace.mode != ENG_PACE_OFF;
-	/* a request plus one concurrent readahead window always fit */
-	rp->nslots = frames_spanned(tl, 2 * (uint64_t)cfg->max_request);
+	/* a request plus one concurrent readahead window always fit, and
+	 * the reads a file server keeps in flight (cfg->window) */
+	if (cfg->window > (1ULL << 40))
+		return -EINVAL;
+	rp->nslots = frames_spanned(tl, 2 * (uint64_t)cfg->max_request +
+					cfg->window);
 	/* The filler runs ahead of the requests: it needs `buffer` frames of
 	 * lead on top of a request and a concurrent readahead window.  A
 	 * request-driven ring refills behind the request instead. */
@@ -139,13 +151,14 @@ static int plan_ring(const struct eng_timeline *tl,
 		rp->nslots += cfg->buffer;
 	else if (rp->nslots < cfg->buffer)
 		rp->nslots = cfg->buffer;
-	gap = frames_spanned(tl, 4 * (uint64_t)cfg->max_request) - 2;
+	gap = frames_spanned(tl, 4 * (uint64_t)cfg->max_request +
+				 cfg->window) - 2;
 	rp->seek_gap = gap > cfg->buffer ? gap : cfg->buffer;
 	rp->ring_bytes = (unsigned __int128)rp->nslots * tl->frame_bytes_max;
 	rp->nfds = tl->nclips * tl->ntracks;
 	rp->mem = rp->ring_bytes + sizeof(struct eng_player) +
 		  (unsigned __int128)rp->nslots *
-		  (1 + sizeof(struct iovec)) +
+		  (1 + sizeof(struct iovec) + sizeof(int64_t)) +
 		  (unsigned __int128)(rp->nfds ? rp->nfds : 1) *
 		  sizeof(struct media_fd);
 	/* Frames of one size fill their slots: a request is at most 2
@@ -252,6 +265,7 @@ static void free_mem(struct eng_player *p)
 	free(p->bounce);
 	free(p->fds);
 	free(p->copy_iov);
+	free(p->held);
 	free(p->failed);
 	free(p->ring);
 	free(p);
@@ -310,10 +324,13 @@ int eng_player_new(const struct eng_timeline *tl,
 		p->ring = malloc((size_t)ring_bytes);
 	}
 	p->failed = calloc(p->nslots, 1);
+	p->held = malloc(p->nslots * sizeof(*p->held));
 	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
-	if (!p->ring || !p->failed || !p->copy_iov || !p->fds)
+	if (!p->ring || !p->failed || !p->held || !p->copy_iov || !p->fds)
 		goto err_free;
+	for (i = 0; i < p->nslots; i++)
+		p->held[i] = -1;
 	p->spill_bytes = rp.spill_bytes;
 	if (p->spill_bytes) {
 		p->spill = malloc(p->spill_bytes);

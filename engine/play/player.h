@@ -78,7 +78,25 @@ struct eng_player_config {
 	/* Bytes of memory the stream may take (eng_player_mem); 0: no
 	 * limit.  eng_player_new refuses more with -EFBIG. */
 	uint64_t mem_max;
+	/* Bytes of reads the reader keeps in flight at once, beyond a
+	 * request and the kernel's readahead window: a file server serves a
+	 * client's concurrent reads on several threads, so its requests
+	 * arrive out of order over that many bytes (smbd: two 8 MiB SMB2
+	 * READs, ENG_PLAYER_WINDOW_SMB).  The ring holds them, requests up to
+	 * that far ahead of the play head wait for their frames rather than
+	 * seek, and a seek's requests that arrive after one further on
+	 * join its clock.  0: a reader of one read at a time (dd, a player). */
+	uint64_t window;
 };
+
+/* smbd, measured serving `smbclient get` from a cached timeline: two
+ * 8 MiB preads in flight on two of its aio threads, each one split by
+ * the kernel into 1 MiB FUSE requests served in any order (docs/network.md). */
+#define ENG_PLAYER_WINDOW_SMB (16ULL << 20)
+/* The window (eng_player_config.window) of a reader by its command name:
+ * ENG_PLAYER_WINDOW_SMB for a file server's (smbd), 0 for any other.  A
+ * guess by name, so that a dd or a player does not pay a server's ring. */
+uint64_t eng_player_window(const char *comm);
 
 /* Defaults of the mount's -o stream_mem and -o stream_files.  Memory:
  * eng_player_mem at buffer=8 and 1 MiB requests is 8.7 MiB for the seed

@@ -29,7 +29,8 @@ static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 	    p->head >= p->need_lo + (int64_t)p->nslots)
 		return ENG_FILL_IDLE;
 	sched = issue_ns(p, p->head);
-	if (io->now(io->ctx) < sched) {
+	/* a frame its slot still holds was played: no read to schedule */
+	if (io->now(io->ctx) < sched && !still_held(p, p->head)) {
 		*next_ns = sched;
 		return ENG_FILL_AT;
 	}

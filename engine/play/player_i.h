@@ -65,6 +65,12 @@ struct eng_player {
 	 * without the lock. */
 	unsigned char *ring;	/* [nslots * slot_bytes], frame f in f % nslots */
 	unsigned char *failed;	/* [nslots]: the slot's frame had a failed read */
+	/* [nslots]: the frame whose bytes the slot holds, -1 none.  It
+	 * stays valid after the ring restarts below it, so that a played
+	 * frame loaded again while its slot still holds it costs no second
+	 * read of the storage (only in the ring: a pipe gives its bytes
+	 * once). */
+	int64_t *held;
 	struct iovec *copy_iov;	/* [nslots] for eng_player_copy(); req_lock */
 	/* The copied tail of a request of more pieces than cfg.max_pieces
 	 * (NULL where none can need it); req_lock */
@@ -130,6 +136,8 @@ struct load {
 	uint64_t sched, due;
 	uint64_t last_done, worst;
 	int reads, failed;
+	int replay;		/* played before: not played (counted) twice */
+	int held;		/* its slot holds it still: no read */
 };
 
 /* Duration of k frames at the player's speed, in ns.  At speed 1 the
@@ -152,6 +160,27 @@ static inline uint64_t period_ns(const struct eng_player *p, int64_t k)
 static inline uint64_t issue_ns(const struct eng_player *p, int64_t k)
 {
 	return p->anchor_ns + period_ns(p, k - p->anchor_frame);
+}
+
+/* Frame k was played on the current clock, or on one before it that the
+ * latest seek went back to (seen_after): loaded again it is a re-read,
+ * not played (counted) twice.  Lock held. */
+static inline int replayed(const struct eng_player *p, int64_t k)
+{
+	return k < p->hwm || (k >= p->seen_lo && k < p->seen_hi);
+}
+
+/* Frame k, played, is still in its slot (the ring restarted below it):
+ * loaded again it costs no read.  Only for a reader of many reads in
+ * flight (cfg.window), whose late requests restart the ring by design;
+ * a one-read reader going back re-reads as the workstation would (the
+ * accounting docs/playback.md gives for dd).  Lock held. */
+static inline int still_held(const struct eng_player *p, int64_t k)
+{
+	size_t slot = (size_t)(k % (int64_t)p->nslots);
+
+	return p->cfg.window && p->zc <= 0 && replayed(p, k) &&
+	       p->held[slot] == k && !p->failed[slot];
 }
 
 static inline void record(const struct eng_player *p, const struct eng_access *a)

@@ -96,6 +96,15 @@ void eng_pl_load_begin(struct eng_player *p, struct load *l)
 	if (p->head - p->lo == (int64_t)p->nslots)
 		p->lo++;
 	p->loading = 1;
+	/* a re-read is real I/O (recorded, counted in accesses) but the
+	 * frame was already played: it is not played, nor late, twice */
+	l->replay = replayed(p, l->k);
+	/* ... and where its slot still holds it (the ring restarted below
+	 * it: a request of a file server's that came late), not read twice
+	 * either */
+	l->held = still_held(p, l->k);
+	if (!l->held)
+		p->held[l->slot] = -1;
 	if (p->zc > 0)
 		eng_pl_zc_reset_slot(p, l->slot);
 }
@@ -111,6 +120,8 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 	uint64_t base = eng_frame_offset(tl, l->k);
 	size_t t;
 
+	if (l->held)
+		return;
 	for (t = 0; t < tl->ntracks; t++) {
 		struct eng_slice s;
 		struct eng_access a;
@@ -150,14 +161,14 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 void eng_pl_load_end(struct eng_player *p, const struct load *l)
 {
 	int publish = l->epoch == p->epoch;
-	/* a re-read is real I/O (recorded, counted in accesses) but the
-	 * frame was already played: it is not played, nor late, twice */
-	int replay = l->k < p->hwm ||
-		     (l->k >= p->seen_lo && l->k < p->seen_hi);
+	int replay = l->replay && !l->held;
 
 	p->loading = 0;
-	if (publish) {
+	if (publish && !l->held) {
 		p->failed[l->slot] = (unsigned char)l->failed;
+		p->held[l->slot] = l->k;
+	}
+	if (publish) {
 		p->head++;
 		if (p->head > p->hwm)
 			p->hwm = p->head;
@@ -168,7 +179,7 @@ void eng_pl_load_end(struct eng_player *p, const struct load *l)
 		p->st.worst_ns = l->worst;
 	if (publish && replay)
 		p->st.reloads++;
-	if (publish && !replay) {
+	if (publish && !l->replay) {
 		p->st.frames++;
 		if (l->failed)
 			p->st.failed_frames++;
@@ -198,7 +209,8 @@ void eng_pl_load_frame(struct eng_player *p)
 	pthread_mutex_unlock(&p->lock);
 	/* A late clock is not waited for and not moved: the player drops
 	 * frames, it does not slip. */
-	if (p->cfg.pace.mode != ENG_PACE_OFF && io->now(io->ctx) < l.sched)
+	if (p->cfg.pace.mode != ENG_PACE_OFF && !l.held &&
+	    io->now(io->ctx) < l.sched)
 		io->sleep_until(io->ctx, l.sched);
 	eng_pl_load_read(p, &l);
 	pthread_mutex_lock(&p->lock);

@@ -14,6 +14,21 @@
 #include "play/player_i.h"
 #include "timeline/layout.h"
 
+/* Frames [lo, hi) were played: add them to the seen ones where the two
+ * meet, else they become the seen ones. */
+static void join_seen(struct eng_player *p, int64_t lo, int64_t hi)
+{
+	if (p->seen_hi > p->seen_lo && p->seen_lo <= hi && lo <= p->seen_hi) {
+		if (lo < p->seen_lo)
+			p->seen_lo = lo;
+		if (hi > p->seen_hi)
+			p->seen_hi = hi;
+	} else {
+		p->seen_lo = lo;
+		p->seen_hi = hi;
+	}
+}
+
 /*
  * A seek to frames [a, b]: a reader going backwards asks, a request at a
  * time, for the frames just before those it had (the kernel's requests
@@ -28,16 +43,7 @@ static void seen_after(struct eng_player *p, int64_t a, int64_t b)
 		p->seen_lo = p->seen_hi = 0;
 		return;
 	}
-	if (p->seen_hi > p->seen_lo && p->seen_lo <= p->head &&
-	    p->lo <= p->seen_hi) {
-		if (p->lo < p->seen_lo)
-			p->seen_lo = p->lo;
-		if (p->head > p->seen_hi)
-			p->seen_hi = p->head;
-	} else {
-		p->seen_lo = p->lo;
-		p->seen_hi = p->head;
-	}
+	join_seen(p, p->lo, p->head);
 }
 
 /* The part of frame f (starting at byte fo of the file) that the request
@@ -105,6 +111,22 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 	if (p->anchored && a < p->lo && a + p->seek_gap >= p->lo &&
 	    a >= p->anchor_frame) {
 		p->lo = p->head = a;
+		restarted = 1;
+	} else if (p->anchored && p->cfg.window && a < p->anchor_frame &&
+		   a + p->seek_gap >= p->anchor_frame &&
+		   p->hwm <= p->anchor_frame + p->seek_gap) {
+		/* A file server's requests of one seek (or of the start),
+		 * served out of order: the first to arrive was one further
+		 * on.  Not a second seek: the clock moves back to a at the
+		 * same instant, and the frames played from the old anchor on
+		 * are not played again (nor read again while their slots
+		 * hold them). */
+		join_seen(p, p->anchor_frame, p->hwm);
+		pthread_mutex_lock(&p->stats_lock);
+		p->st.head = a;
+		pthread_mutex_unlock(&p->stats_lock);
+		p->lo = p->head = p->hwm = a;
+		p->anchor_frame = a;
 		restarted = 1;
 	} else if (!p->anchored || a < p->lo || a > p->head + p->seek_gap) {
 		/* Far from the play head: the workstation jumped; play from

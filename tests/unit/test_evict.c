@@ -22,7 +22,7 @@ static void test_unpaced_steps(void **state)
 	uint64_t from = 12345, n;
 
 	(void)state;
-	eng_evict_init(&ev, 0);
+	eng_evict_init(&ev, 0, 0);
 	assert_int_equal(ev.step, 64 * MiB);
 	assert_int_equal(ev.keep, 8 * MiB);
 	/* below keep, and less than a step past keep: nothing, from untouched */
@@ -47,7 +47,7 @@ static void test_paced_steps(void **state)
 	uint64_t from = 0, n, off, end = 0;
 
 	(void)state;
-	eng_evict_init(&ev, 1);
+	eng_evict_init(&ev, 1, 0);
 	assert_int_equal(ev.step, 8 * MiB);
 	assert_int_equal(eng_evict_passed(&ev, 16 * MiB - 1, &from), 0);
 	n = eng_evict_passed(&ev, 16 * MiB, &from);
@@ -75,7 +75,7 @@ static void test_unaligned_request(void **state)
 	uint64_t from = 0, n;
 
 	(void)state;
-	eng_evict_init(&ev, 1);
+	eng_evict_init(&ev, 1, 0);
 	/* 16 MiB + 4095: the page below the keep line is the last one */
 	n = eng_evict_passed(&ev, 16 * MiB + 4095, &from);
 	assert_int_equal(n, 8 * MiB);
@@ -90,7 +90,7 @@ static void test_behind(void **state)
 	uint64_t from = 7, n;
 
 	(void)state;
-	eng_evict_init(&ev, 0);
+	eng_evict_init(&ev, 0, 0);
 	n = eng_evict_passed(&ev, 500 * MiB, &from);
 	assert_int_equal(n, 492 * MiB);
 	/* a seek back, or a re-read behind what was dropped: nothing, and
