@@ -247,7 +247,8 @@ static void record_access(void *ctx, const struct eng_access *a)
 		.issued_ns = a->issued_ns,
 		.done_ns = a->done_ns,
 		.err = a->err,
-		.injected = a->injected,
+		.injected = (uint16_t)a->injected,
+		.played = a->played != 0,
 	};
 
 	store_access_add(s->ss, &r);

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 6 (set by the store).
+-- Schema version: PRAGMA user_version = 7 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -115,6 +115,12 @@ CREATE TABLE IF NOT EXISTS access (
 	issued_ns INTEGER,
 	done_ns INTEGER,
 	errno INTEGER NOT NULL DEFAULT 0,
-	injected INTEGER NOT NULL DEFAULT 0	-- -o inject bits: 1 delay, 2 error
+	injected INTEGER NOT NULL DEFAULT 0,	-- -o inject bits: 1 delay, 2 error
+	played INTEGER		-- (version 7) 1: the read's frame counted as
+				-- played (in stream.frames, and late_frames
+				-- when late); 0: a reload (a played frame
+				-- read again) or a load a seek discarded;
+				-- NULL: a row of an older timelinefs (taken
+				-- as played)
 );
 CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);

@@ -192,6 +192,7 @@ SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        round((c.done_ns - c.due_ns) / 1e3, 1) AS late_by_us,
        c.new_file, c.after_cut, c.errno,
        round((c.issued_ns - a.sched_ns) / 1e3, 1) AS issue_delay_us,
+       a.played, a.sched_ns,
        CASE WHEN c.latency_ns > c.due_ns - a.sched_ns THEN 'storage'
 	    ELSE 'issue' END AS cause
 FROM access_cut AS c
@@ -201,11 +202,16 @@ LEFT JOIN timeline AS t ON t.id = s.timeline_id
 WHERE c.late
 ORDER BY c.stream_id, c.frame, c.track;
 
--- One row per late frame (a frame with at least one late read; the
--- player's stream.late_frames counts the same frames): the late tracks
--- and their clips, how late its last read was, whether any late read
--- was the first after a cut, and the cause: 'storage' when any late read
--- was the storage's, else 'issue' (see late_access).
+-- One row per late frame played (a frame with at least one late read
+-- where it counted as played: the player's stream.late_frames counts the
+-- same frames; a reload's reads, or a load a seek discarded, are late
+-- reads in late_access but no late frame; a frame played twice, as a
+-- loop does, is two rows, one per load, told by its sched_ns): the late
+-- tracks and their clips, how late its last read was, whether any late
+-- read was the first after a cut, and the cause: 'storage' when any late
+-- read was the storage's, else 'issue' (see late_access).  (Schema version 7: before,
+-- it counted every late read's frame once, and a stream read through
+-- smbd listed 86 late frames where its row said 0.)
 CREATE VIEW IF NOT EXISTS late_frame AS
 SELECT run_id, stream_id, timeline, frame, min(due_ns) AS due_ns,
        group_concat(track, ',') AS tracks,
@@ -216,8 +222,9 @@ SELECT run_id, stream_id, timeline, frame, min(due_ns) AS due_ns,
        max(issue_delay_us) AS issue_delay_us,
        max(cause) AS cause
 FROM late_access
-GROUP BY stream_id, frame
-ORDER BY stream_id, frame;
+WHERE coalesce(played, 1)
+GROUP BY stream_id, frame, sched_ns
+ORDER BY stream_id, frame, sched_ns;
 
 -- The cost of cuts: per run and track, reads right after a cut against the
 -- others (after_cut 1 / 0): their count, late reads and latency.
@@ -243,8 +250,9 @@ ORDER BY run_id, track, after_cut;
 
 -- Per run and second (of done_ns since the run's start): backing reads
 -- completed in that second, their bytes (mb_s: decimal MB in that second),
--- the late ones, the distinct frames they made late, and the streams that
--- completed a read.  Seconds without any completed read have no row.
+-- the late ones, the distinct plays of frames they made late (as
+-- late_frame: reads of played frames, schema version 7), and the streams
+-- that completed a read.  Seconds without any completed read have no row.
 CREATE VIEW IF NOT EXISTS timeseries AS
 SELECT s.run_id, a.done_ns / 1000000000 AS second,
        count(*) AS accesses,
@@ -252,7 +260,9 @@ SELECT s.run_id, a.done_ns / 1000000000 AS second,
        round(sum(a.length) / 1e6, 3) AS mb_s,
        sum(a.done_ns > a.due_ns) AS late_accesses,
        count(DISTINCT CASE WHEN a.done_ns > a.due_ns
-			   THEN a.stream_id || ':' || a.frame END)
+				AND coalesce(a.played, 1)
+			   THEN a.stream_id || ':' || a.frame || ':' ||
+				a.sched_ns END)
 	   AS late_frames,
        count(DISTINCT a.stream_id) AS streams
 FROM access AS a JOIN stream AS s ON s.id = a.stream_id

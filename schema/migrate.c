@@ -68,6 +68,8 @@ static int add_columns(sqlite3 *db)
 		{ "stream", "sid", "INTEGER" },
 		/* version 6 */
 		{ "stream", "file", "TEXT" },
+		/* version 7 */
+		{ "access", "played", "INTEGER" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -97,6 +99,12 @@ int store_migrate(sqlite3 *db, int *newer)
 		{ 6, "UPDATE stream SET file = (SELECT name FROM timeline "
 		     "WHERE timeline.id = stream.timeline_id) "
 		     "WHERE file IS NULL" },
+		/* late_access shows access.played; late_frame and
+		 * timeseries count the played frames' late reads, once per
+		 * play */
+		{ 7, "DROP VIEW IF EXISTS late_frame;"
+		     "DROP VIEW IF EXISTS late_access;"
+		     "DROP VIEW IF EXISTS timeseries" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;

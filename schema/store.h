@@ -50,7 +50,9 @@ struct store_access {
 	uint64_t issued_ns;
 	uint64_t done_ns;
 	int err;		/* 0 or positive errno */
-	unsigned injected;	/* faults injected: 1 delay, 2 error (bits) */
+	/* (narrow: a held row takes STORE_HOLD_ROW_BYTES) */
+	uint16_t injected;	/* faults injected: 1 delay, 2 error (bits) */
+	uint8_t played;		/* its frame counted as played (eng_access) */
 };
 
 /* Open (creating if needed) the database at path, mode 0600 when created,
@@ -60,7 +62,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 

@@ -159,6 +159,7 @@ static int plan_ring(const struct eng_timeline *tl,
 	rp->mem = rp->ring_bytes + sizeof(struct eng_player) +
 		  (unsigned __int128)rp->nslots *
 		  (1 + sizeof(struct iovec) + sizeof(int64_t)) +
+		  (unsigned __int128)tl->ntracks * sizeof(struct eng_access) +
 		  (unsigned __int128)(rp->nfds ? rp->nfds : 1) *
 		  sizeof(struct media_fd);
 	/* Frames of one size fill their slots: a request is at most 2
@@ -265,6 +266,7 @@ static void free_mem(struct eng_player *p)
 	free(p->bounce);
 	free(p->fds);
 	free(p->copy_iov);
+	free(p->pend);
 	free(p->held);
 	free(p->failed);
 	free(p->ring);
@@ -325,9 +327,11 @@ int eng_player_new(const struct eng_timeline *tl,
 	}
 	p->failed = calloc(p->nslots, 1);
 	p->held = malloc(p->nslots * sizeof(*p->held));
+	p->pend = calloc(tl->ntracks, sizeof(*p->pend));
 	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
-	if (!p->ring || !p->failed || !p->held || !p->copy_iov || !p->fds)
+	if (!p->ring || !p->failed || !p->held || !p->pend || !p->copy_iov ||
+	    !p->fds)
 		goto err_free;
 	for (i = 0; i < p->nslots; i++)
 		p->held[i] = -1;

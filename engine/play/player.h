@@ -33,6 +33,11 @@ struct eng_access {
 	uint64_t done_ns;
 	int err;		/* 0 or a positive errno */
 	unsigned injected;	/* ENG_INJECT_* bits: faults injected into it */
+	/* 1: its frame counted as played (in frames, and in late_frames
+	 * when late); 0: a re-read of a frame already played (a reload), or
+	 * a load that a seek or a re-read behind the ring discarded.  The
+	 * player's late frames are the late reads' frames with played 1. */
+	int played;
 };
 
 typedef void (*eng_record_fn)(void *ctx, const struct eng_access *a);
@@ -43,8 +48,10 @@ struct eng_player_config {
 	enum eng_backing backing;
 	size_t max_request;	/* largest read the caller will ask for */
 	const struct eng_io *io;
-	eng_record_fn record;	/* called once per backing read; may be NULL;
-				 * from the filler thread when one runs */
+	eng_record_fn record;	/* called once per backing read, after its
+				 * frame's last read (when played is known);
+				 * may be NULL; from the filler thread when
+				 * one runs */
 	void *record_ctx;
 	/* Paced players only (ignored for pace=off, which stays driven by
 	 * the requests): frames are loaded on schedule by eng_player_fill(),

@@ -39,6 +39,7 @@ static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 	eng_pl_load_read(p, &l);
 	pthread_mutex_lock(&p->lock);
 	eng_pl_load_end(p, &l);
+	eng_pl_load_finish(p, &l);
 	return ENG_FILL_LOADED;
 }
 

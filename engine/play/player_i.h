@@ -71,6 +71,10 @@ struct eng_player {
 	 * read of the storage (only in the ring: a pipe gives its bytes
 	 * once). */
 	int64_t *held;
+	/* [ntracks]: the reads of the frame being loaded, recorded once it
+	 * is known whether it was played (eng_pl_load_finish); the
+	 * loader's */
+	struct eng_access *pend;
 	struct iovec *copy_iov;	/* [nslots] for eng_player_copy(); req_lock */
 	/* The copied tail of a request of more pieces than cfg.max_pieces
 	 * (NULL where none can need it); req_lock */
@@ -137,6 +141,8 @@ struct load {
 	uint64_t last_done, worst;
 	int reads, failed;
 	int replay;		/* played before: not played (counted) twice */
+	int played;		/* published and not a replay (load_end) */
+	size_t npend;		/* its reads in p->pend */
 	int held;		/* its slot holds it still: no read */
 };
 
@@ -201,8 +207,11 @@ void eng_pl_fds_close(struct eng_player *p);
 void eng_pl_load_begin(struct eng_player *p, struct load *l);
 /* Its preads, without the lock. */
 void eng_pl_load_read(struct eng_player *p, struct load *l);
-/* Publish it (lock held). */
-void eng_pl_load_end(struct eng_player *p, const struct load *l);
+/* Publish it (lock held); the loader stays reserved until finish. */
+void eng_pl_load_end(struct eng_player *p, struct load *l);
+/* Record its reads, now that played is known (lock held, dropped while
+ * recording: a full recorder queue blocks), and end the reservation. */
+void eng_pl_load_finish(struct eng_player *p, struct load *l);
 /* Reader-driven load of frame p->head: lock held, dropped while
  * sleeping and reading. */
 void eng_pl_load_frame(struct eng_player *p);

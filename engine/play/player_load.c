@@ -145,7 +145,8 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 		a.sched_ns = l->sched;
 		a.due_ns = l->due;
 		read_slice(p, &s, dst + (s.pos - base), &a);
-		record(p, &a);
+		if (p->cfg.record)
+			p->pend[l->npend++] = a;
 		if (a.done_ns - a.issued_ns > l->worst)
 			l->worst = a.done_ns - a.issued_ns;
 		if (a.err)
@@ -158,12 +159,12 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 /* Publish a loaded frame, unless a seek or re-read restarted the ring
  * meanwhile: then the reads were real I/O (recorded, counted) but the
  * frame belongs to a ring that no longer exists. */
-void eng_pl_load_end(struct eng_player *p, const struct load *l)
+void eng_pl_load_end(struct eng_player *p, struct load *l)
 {
 	int publish = l->epoch == p->epoch;
 	int replay = l->replay && !l->held;
 
-	p->loading = 0;
+	l->played = publish && !l->replay;
 	if (publish && !l->held) {
 		p->failed[l->slot] = (unsigned char)l->failed;
 		p->held[l->slot] = l->k;
@@ -197,6 +198,21 @@ void eng_pl_load_end(struct eng_player *p, const struct load *l)
 		pthread_cond_broadcast(&p->ready_cv);
 }
 
+void eng_pl_load_finish(struct eng_player *p, struct load *l)
+{
+	size_t i;
+
+	if (l->npend) {
+		pthread_mutex_unlock(&p->lock);
+		for (i = 0; i < l->npend; i++) {
+			p->pend[i].played = l->played;
+			record(p, &p->pend[i]);
+		}
+		pthread_mutex_lock(&p->lock);
+	}
+	p->loading = 0;
+}
+
 /* Reader-driven load of frame p->head (pace=off, or no filler running):
  * sleeps until the frame's issue time unless pace is off.  Called and
  * returns with the lock held; drops it while sleeping and reading. */
@@ -215,4 +231,5 @@ void eng_pl_load_frame(struct eng_player *p)
 	eng_pl_load_read(p, &l);
 	pthread_mutex_lock(&p->lock);
 	eng_pl_load_end(p, &l);
+	eng_pl_load_finish(p, &l);
 }

@@ -554,6 +554,43 @@ static void read_frame(struct eng_player *p, const struct eng_timeline *tl,
 	free(buf);
 }
 
+/* The rows agree with the stats (issue 20): the played rows' plays (by
+ * frame and sched_ns, as the late_frame view groups them) are the frames,
+ * the late ones among them the late frames, and a frame with no played
+ * row is no play. */
+static void check_played(const struct fake *f, const struct eng_player *pc)
+{
+	struct eng_player_stats st;
+	int64_t plays = 0, late = 0;
+	size_t i, j;
+
+	eng_player_stats((struct eng_player *)pc, &st);
+	for (i = 0; i < f->log.n; i++) {
+		const struct eng_access *a = &f->log.a[i];
+		int first = 1, any_late = 0;
+
+		assert_true(a->played == 0 || a->played == 1);
+		if (!a->played)
+			continue;
+		for (j = 0; j < f->log.n; j++) {
+			const struct eng_access *b = &f->log.a[j];
+
+			if (!b->played || b->frame != a->frame ||
+			    b->due_ns != a->due_ns)
+				continue;
+			if (j < i)
+				first = 0;
+			any_late |= b->done_ns > b->due_ns;
+		}
+		if (!first)
+			continue;
+		plays++;
+		late += any_late;
+	}
+	assert_int_equal(plays, st.frames);
+	assert_int_equal(late, st.late_frames);
+}
+
 /* ------------------------------------------------------------ tests */
 
 /* Issue and due times are exact: period(k) = floor(k * den * 1e9 / num). */
@@ -763,6 +800,7 @@ static void test_late_frames(void **state)
 		eng_player_stats(p, &st);
 		assert_int_equal(st.late_frames, cases[c].late);
 		assert_int_equal(late, cases[c].late);
+		check_played(f, p);
 		assert_int_equal(st.worst_ns, cases[c].latency);
 		assert_int_equal(st.frames, 20);
 		eng_player_free(p);
@@ -946,6 +984,7 @@ static void test_out_of_order(void **state)
 	/* one track: every read past the 60 frames is a frame loaded again */
 	assert_int_equal(st.reloads, (int64_t)reads - 60);
 	assert_int_equal(st.requests, 15);
+	check_played(f, p);
 	eng_player_free(p);
 	fake_free(f);
 	free(want);
@@ -1970,6 +2009,7 @@ static void test_fill_seek(void **state)
 	assert_true(h.done);
 	assert_int_equal(f->log.n, 3);
 	assert_int_equal(f->log.a[2].frame, 101);	/* recorded */
+	assert_int_equal(f->log.a[2].played, 0);	/* not played */
 	eng_player_stats(p, &st);
 	assert_int_equal(st.seeks, 2);
 	assert_int_equal(st.frames, 2);		/* 0 and 100: not 101 */
@@ -2026,6 +2066,7 @@ static void test_fill_seek(void **state)
 	assert_int_equal(st.late_frames, 0);
 	assert_int_equal(st.seeks, 2);
 	assert_int_equal(st.head, 321);
+	check_played(f, p);
 	eng_player_free(p);
 	fake_free(f);
 	free(want);
@@ -2107,6 +2148,7 @@ static void test_fill_backwards(void **state)
 		assert_int_equal(st.frames, 40);
 		assert_int_equal(st.seeks, 38);
 		assert_int_equal(st.reloads, cases[c].reloads);
+		check_played(f, p);
 		assert_int_equal(st.late_frames, 0);
 		assert_int_equal((int64_t)f->log.n, st.frames + st.reloads);
 		/* on its clock: never issued before its time */
@@ -2279,6 +2321,7 @@ static void test_smb_window(void **state)
 		 * frame is issued 299 periods after the first */
 		if (cases[c].mode != ENG_PACE_OFF && !cases[c].seek_pair)
 			assert_int_equal(f->now, T0 + 299 * 40 * MS);
+		check_played(f, p);
 		eng_player_free(p);
 		fake_free(f);
 	}

@@ -222,7 +222,7 @@ static const struct {
 		    "frames late_frames failed_frames requests reloads seeks "
 		    "tid sid file" },
 	{ "access", "id stream_id frame track clip file_offset length "
-		    "sched_ns due_ns issued_ns done_ns errno injected" },
+		    "sched_ns due_ns issued_ns done_ns errno injected played" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
 		      "length sched_ns due_ns issued_ns done_ns errno "
 		      "latency_ns late" },
@@ -1796,10 +1796,104 @@ static void test_migrate_v6(void **state)
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_close(st);
 	db = raw_open(t->db);
-	assert_int_equal(q_i64(db, "PRAGMA user_version"), 6);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
 	q_text_eq(db, "SELECT group_concat(comm || ' ' || coalesce(file, "
 		      "'null'), '|') FROM (SELECT * FROM stream ORDER BY id)",
 		  "dd tl1|ffmpeg tl1.mov|cat null");
+	sqlite3_close(db);
+}
+
+/*
+ * late_frame agrees with the stream row's late_frames (issue 20): a
+ * played frame with a late read is one late frame, once per play (a loop
+ * plays frame 2 twice, late both times: two), and a late read that did
+ * not play its frame (access.played 0: a reload, a load a seek dropped)
+ * is a late read but no late frame.  Regression: the view grouped every
+ * late read by frame; a stream read through smbd listed 86 late frames
+ * where its row, which counts the played ones, said 0.  Here it listed
+ * 4 (frames 1, 2, 5, 6) for the row's 3 (1, and 2 twice).
+ */
+static void test_late_frame_played(void **state)
+{
+	static const struct {
+		int64_t frame;
+		uint64_t due_s;		/* due at this second */
+		int late;
+		uint8_t played;
+	} rows[] = {
+		{ 0, 20, 0, 1 },
+		{ 1, 5, 1, 1 },
+		{ 1, 5, 1, 0 },		/* reloaded, late again */
+		{ 2, 6, 1, 1 },
+		{ 2, 8, 1, 1 },		/* played again on a new clock */
+		{ 5, 7, 1, 0 },		/* a load a seek dropped */
+		{ 6, 7, 1, 0 },		/* a reload */
+	};
+	struct store_stream *ss;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl;
+	size_t i;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 100, "smbd", EPOCH, &ss), 0);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		/* issued (and scheduled) at i s, done at 10 s */
+		a = mk_access(rows[i].frame, EPOCH + i * SEC, (10 - i) * SEC,
+			      EPOCH + rows[i].due_s * SEC, 0);
+		a.played = rows[i].played;
+		store_access_add(ss, &a);
+	}
+	close_stream(ss, EPOCH + 11 * SEC, 1000, 4, 3, 0);
+	assert_int_equal(store_run_end(st, EPOCH + 12 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM late_access"), 6);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM late_frame"),
+			 q_i64(db, "SELECT late_frames FROM stream"));
+	assert_int_equal(q_i64(db, "SELECT late_frames FROM stream_summary"),
+			 3);
+	assert_int_equal(q_i64(db, "SELECT late_frames FROM run_summary"), 3);
+	assert_int_equal(q_i64(db, "SELECT sum(played) FROM access"), 4);
+	sqlite3_close(db);
+}
+
+/* A file of schema version 6 gets access.played (NULL in its old rows:
+ * taken as played) and the late_frame of version 7. */
+static void test_migrate_v7(void **state)
+{
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+	raw_exec(db, "CREATE TABLE access (id INTEGER PRIMARY KEY, "
+		     "stream_id INTEGER NOT NULL, frame INTEGER, track TEXT, "
+		     "clip TEXT, file_offset INTEGER, length INTEGER, "
+		     "sched_ns INTEGER, due_ns INTEGER, issued_ns INTEGER, "
+		     "done_ns INTEGER, errno INTEGER NOT NULL DEFAULT 0, "
+		     "injected INTEGER NOT NULL DEFAULT 0);"
+		     "INSERT INTO access (stream_id, frame, due_ns, issued_ns, "
+		     "done_ns) VALUES (1, 3, 10, 5, 20);"
+		     "CREATE VIEW late_frame AS SELECT 1 AS old;"
+		     "PRAGMA user_version = 6");
+	sqlite3_close(db);
+	store_close(open_ok(t->db, 0));
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	check_columns(db, "access", "id stream_id frame track clip "
+		      "file_offset length sched_ns due_ns issued_ns done_ns "
+		      "errno injected played");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
+				   "'late_frame') WHERE name = 'old'"),
+			 0);
+	/* the old late read is a late frame */
+	raw_exec(db, "INSERT INTO run (id, started_at) VALUES (1, 'x');"
+		     "INSERT INTO stream (id, run_id) VALUES (1, 1)");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM late_frame"), 1);
 	sqlite3_close(db);
 }
 
@@ -1814,6 +1908,8 @@ int main(void)
 		TMP_TEST(test_env_rows),
 		TMP_TEST(test_migrate_v5),
 		TMP_TEST(test_migrate_v6),
+		TMP_TEST(test_late_frame_played),
+		TMP_TEST(test_migrate_v7),
 		cmocka_unit_test(test_call_order),
 		TMP_TEST(test_summaries),
 		TMP_TEST(test_batching),
