@@ -49,7 +49,8 @@ dur=$(q "select 1.0 * frames * fps_den / fps_num from timeline where name = 'tim
 # A free port: the kernel's choice for a socket bound to port 0
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 S=$T/smb
-mkdir -p "$S/private" "$S/lock" "$S/state" "$S/cache" "$S/pid" "$S/ncalrpc"
+mkdir -p "$S/private" "$S/lock" "$S/state" "$S/cache" "$S/pid" "$S/ncalrpc" \
+	"$S/clients"
 # everything smbd writes goes under $S; nothing of /etc/samba is read
 cat >"$S/smb.conf" <<EOF
 [global]
@@ -74,7 +75,8 @@ cat >"$S/smb.conf" <<EOF
 	disable spoolss = yes
 EOF
 # the share as the example has it, on this mount
-sed "s|^\([[:space:]]*path = \).*|\1$T/mnt|" \
+sed -e "s|^\([[:space:]]*path = \).*|\1$T/mnt|" \
+	-e "s|/var/log/samba/timelinefs-clients|$S/clients|" \
 	"$TOP/mount-scripts/smb-timelines.conf" >>"$S/smb.conf"
 check "the example share names its path once" \
 	test "$(grep -c "path = $T/mnt\$" "$S/smb.conf")" -eq 1
@@ -122,6 +124,10 @@ row=$(q "select comm, frames, seeks, reloads, accesses, late_frames,
 echo "# smbclient get: $wall s for $dur s; comm, frames, seeks, reloads, reads, late, duration: $row"
 slices=$($EXPECT slices "$TL" | sed -n 1p)
 check_eq "the stream's reader is smbd" smbd "$(echo "$row" | cut -d'|' -f1)"
+# the share's root preexec named the connection's smbd and its client
+pid=$(q "select pid from stream where id = 1")
+check "the share's log names the stream's smbd (pid $pid) and its client" \
+	test -n "$(find "$S/clients" -name "${pid}_127.0.0.1_*")"
 check_eq "each frame counted once" "$frames" "$(echo "$row" | cut -d'|' -f2)"
 check_eq "no seek" 0 "$(echo "$row" | cut -d'|' -f3)"
 check_eq "no reload" 0 "$(echo "$row" | cut -d'|' -f4)"
