@@ -41,6 +41,22 @@ static void test_unpaced_steps(void **state)
 	assert_int_equal(n, 128 * MiB);
 }
 
+/* smbd's reads in flight (issue 20): a request 16 MiB ahead of another
+ * still being served must not drop the other's pages, so a stream with
+ * a window keeps that much more. */
+static void test_window(void **state)
+{
+	struct eng_evict ev;
+	uint64_t from = 0;
+
+	(void)state;
+	eng_evict_init(&ev, 1, 16 * MiB);
+	assert_int_equal(ev.keep, 24 * MiB);
+	assert_int_equal(eng_evict_passed(&ev, 32 * MiB - 1, &from), 0);
+	assert_int_equal(eng_evict_passed(&ev, 32 * MiB, &from), 8 * MiB);
+	assert_int_equal(from, 0);
+}
+
 static void test_paced_steps(void **state)
 {
 	struct eng_evict ev;
@@ -116,6 +132,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unpaced_steps),
 		cmocka_unit_test(test_paced_steps),
+		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_unaligned_request),
 		cmocka_unit_test(test_behind),
 	};

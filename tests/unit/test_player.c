@@ -3314,6 +3314,30 @@ static void test_file_emfile(void **state)
 
 /* -o stream_files by default: 64, less where the open file limit would
  * not hold 128 streams of 64 and the daemon's own 64, never below 8. */
+/* Only smbd gets a window: a dd or a player keeps the ring it had. */
+static void test_window_of(void **state)
+{
+	struct eng_timeline *tl = simple_tl(600, 300);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, SMB_REQ);
+	uint64_t plain, smb;
+
+	(void)state;
+	assert_int_equal(eng_player_window("smbd"), ENG_PLAYER_WINDOW_SMB);
+	assert_int_equal(eng_player_window("dd"), 0);
+	assert_int_equal(eng_player_window("smbd-notifyd"), 0);
+	assert_int_equal(eng_player_window(NULL), 0);
+	assert_int_equal(eng_player_mem(tl, &cfg, NULL, &plain), 0);
+	cfg.window = 2 * SMB_CHUNK;
+	assert_int_equal(eng_player_mem(tl, &cfg, NULL, &smb), 0);
+	/* slots for 2 requests + 16384 bytes of 600-byte frames against
+	 * 2 requests': ceil(18432 / 600) - ceil(2048 / 600) = 31 - 4 */
+	assert_int_equal(smb - plain, 27);
+	fake_free(f);
+	eng_tl_free(tl);
+}
+
 static void test_files_default(void **state)
 {
 	static const struct {
@@ -3909,6 +3933,7 @@ int main(void)
 		cmocka_unit_test(test_file_limit),
 		cmocka_unit_test(test_file_emfile),
 		cmocka_unit_test(test_files_default),
+		cmocka_unit_test(test_window_of),
 		cmocka_unit_test(test_mem),
 		cmocka_unit_test(test_mem_check),
 		cmocka_unit_test(test_movie_read),
