@@ -23,10 +23,10 @@ for tool in smbd smbclient; do
 done
 
 M=$T/media
-# 2 events of 3 s: a 6 s timeline of ~108 MB (seed rates), 7 pairs of
-# smbd's 8 MiB reads
-"$GEN" --clips 2 --clip-seconds 4 --timelines 1 --events 2 \
-	--min-seconds 3 --max-seconds 3 --seed 7 "$M" >/dev/null
+# 2 events of 3 s of SD pictures (so the mount shows timeline01.mov
+# too): a 6 s timeline of ~127 MB, 8 pairs of smbd's 8 MiB reads
+"$GEN" --format sd-ntsc --clips 2 --clip-seconds 4 --timelines 1 \
+	--events 2 --min-seconds 3 --max-seconds 3 --seed 7 "$M" >/dev/null
 TL=$M/timelines/timeline01.tl
 # from the page cache: this tests the accounting, not the disk
 cat "$M"/clip* >/dev/null
@@ -147,13 +147,27 @@ check "the read takes the timeline's duration ($d s for $dur s)" \
 	awk -v t="$d" -v d="$dur" 'BEGIN { exit !(t > d - 0.4 && t < d * 1.08 + 0.5) }'
 
 # ------------------------------------------------------------ the movie
-# NAME.mov, where the mount shows one (it has a picture format)
-if [ -e "$T/mnt/timeline01.mov" ]; then
-	smb -c "get timeline01.mov $T/got.mov" >"$S/getmov" 2>&1 ||
-		cat "$S/getmov" >&2
-	check "smbclient gets timeline01.mov byte-exact" \
-		cmp -s "$T/mnt/timeline01.mov" "$T/got.mov"
-fi
+# NAME.mov: the same edit as a QuickTime movie; its media are NAME's
+# bytes, read by the same player after the header
+check "the share lists timeline01.mov" grep -q "timeline01.mov " "$S/ls"
+$EXPECT bytes --mov "$TL" "$M" >"$T/want.mov"
+smb -c "get timeline01.mov $T/got.mov" >"$S/getmov" 2>&1 || cat "$S/getmov" >&2
+check "smbclient gets timeline01.mov byte-exact" cmp -s "$T/want.mov" "$T/got.mov"
+i=0
+until [ -n "$(q "select closed_ns from stream where id = 2")" ]; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || break
+	sleep 0.1
+done
+check_eq "NAME.mov through smbd: its file, frames once, no seek or reload, a read per slice, late_frame agreeing" \
+	"timeline01.mov|smbd|$frames|0|0|$slices|ok" \
+	"$(q "select t.file || '|' || s.comm || '|' || s.frames || '|' || s.seeks || '|' ||
+		s.reloads || '|' || s.accesses || '|' ||
+		CASE WHEN s.late_frames = (SELECT count(*) FROM late_frame
+					   WHERE stream_id = 2)
+		THEN 'ok' ELSE 'late_frames ' || s.late_frames END
+		from stream_summary s join stream t on t.id = s.stream_id
+		where s.stream_id = 2")"
 
 # ------------------------------------------------------------ CIFS
 # The kernel's SMB client: only where the kernel has cifs (a container's
