@@ -105,6 +105,17 @@ check "smbd lists the timeline" grep -q "timeline01 " "$S/ls"
 # the listing opened no timeline: no stream yet
 check_eq "listing is no stream" 0 "$(q "select count(*) from stream")"
 
+# wait_closed ID: stream ID's row is written at close, and smbd closes
+# when the client does: wait for it (10 s at most)
+wait_closed() {
+	i=0
+	until [ -n "$(q "select closed_ns from stream where id = $1")" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || return 0
+		sleep 0.1
+	done
+}
+
 # ------------------------------------------------------------ a whole read
 $EXPECT bytes "$TL" "$M" >"$T/want"
 s=$(date +%s.%N)
@@ -112,13 +123,7 @@ smb -c "get timeline01 $T/got" >"$S/get" 2>&1 || cat "$S/get" >&2
 e=$(date +%s.%N)
 wall=$(echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }')
 check "smbclient gets the timeline byte-exact" cmp -s "$T/want" "$T/got"
-# the row is written at close; smbd closes when the client does
-i=0
-until [ -n "$(q "select closed_ns from stream where id = 1")" ]; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || break
-	sleep 0.1
-done
+wait_closed 1
 row=$(q "select comm, frames, seeks, reloads, accesses, late_frames,
 	duration_s from stream_summary where stream_id = 1")
 echo "# smbclient get: $wall s for $dur s; comm, frames, seeks, reloads, reads, late, duration: $row"
@@ -153,12 +158,7 @@ check "the share lists timeline01.mov" grep -q "timeline01.mov " "$S/ls"
 $EXPECT bytes --mov "$TL" "$M" >"$T/want.mov"
 smb -c "get timeline01.mov $T/got.mov" >"$S/getmov" 2>&1 || cat "$S/getmov" >&2
 check "smbclient gets timeline01.mov byte-exact" cmp -s "$T/want.mov" "$T/got.mov"
-i=0
-until [ -n "$(q "select closed_ns from stream where id = 2")" ]; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || break
-	sleep 0.1
-done
+wait_closed 2
 check_eq "NAME.mov through smbd: its file, frames once, no seek or reload, a read per slice, late_frame agreeing" \
 	"timeline01.mov|smbd|$frames|0|0|$slices|ok" \
 	"$(q "select t.file || '|' || s.comm || '|' || s.frames || '|' || s.seeks || '|' ||
