@@ -158,7 +158,8 @@ static int plan_ring(const struct eng_timeline *tl,
 	rp->nfds = tl->nclips * tl->ntracks;
 	rp->mem = rp->ring_bytes + sizeof(struct eng_player) +
 		  (unsigned __int128)rp->nslots *
-		  (1 + sizeof(struct iovec) + sizeof(int64_t)) +
+		  (1 + sizeof(struct iovec) +
+		   (cfg->window ? sizeof(int64_t) : 0)) +
 		  (unsigned __int128)tl->ntracks * sizeof(struct eng_access) +
 		  (unsigned __int128)(rp->nfds ? rp->nfds : 1) *
 		  sizeof(struct media_fd);
@@ -326,14 +327,15 @@ int eng_player_new(const struct eng_timeline *tl,
 		p->ring = malloc((size_t)ring_bytes);
 	}
 	p->failed = calloc(p->nslots, 1);
-	p->held = malloc(p->nslots * sizeof(*p->held));
+	if (cfg->window)
+		p->held = malloc(p->nslots * sizeof(*p->held));
 	p->pend = calloc(tl->ntracks, sizeof(*p->pend));
 	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
-	if (!p->ring || !p->failed || !p->held || !p->pend || !p->copy_iov ||
-	    !p->fds)
+	if (!p->ring || !p->failed || (cfg->window && !p->held) || !p->pend ||
+	    !p->copy_iov || !p->fds)
 		goto err_free;
-	for (i = 0; i < p->nslots; i++)
+	for (i = 0; p->held && i < p->nslots; i++)
 		p->held[i] = -1;
 	p->spill_bytes = rp.spill_bytes;
 	if (p->spill_bytes) {

@@ -69,7 +69,7 @@ struct eng_player {
 	 * stays valid after the ring restarts below it, so that a played
 	 * frame loaded again while its slot still holds it costs no second
 	 * read of the storage (only in the ring: a pipe gives its bytes
-	 * once). */
+	 * once).  NULL without cfg.window (still_held). */
 	int64_t *held;
 	/* [ntracks]: the reads of the frame being loaded, recorded once it
 	 * is known whether it was played (eng_pl_load_finish); the
@@ -185,7 +185,7 @@ static inline int still_held(const struct eng_player *p, int64_t k)
 {
 	size_t slot = (size_t)(k % (int64_t)p->nslots);
 
-	return p->cfg.window && p->zc <= 0 && replayed(p, k) &&
+	return p->held && p->zc <= 0 && replayed(p, k) &&
 	       p->held[slot] == k && !p->failed[slot];
 }
 

@@ -103,7 +103,7 @@ void eng_pl_load_begin(struct eng_player *p, struct load *l)
 	 * it: a request of a file server's that came late), not read twice
 	 * either */
 	l->held = still_held(p, l->k);
-	if (!l->held)
+	if (p->held && !l->held)
 		p->held[l->slot] = -1;
 	if (p->zc > 0)
 		eng_pl_zc_reset_slot(p, l->slot);
@@ -167,7 +167,8 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 	l->played = publish && !l->replay;
 	if (publish && !l->held) {
 		p->failed[l->slot] = (unsigned char)l->failed;
-		p->held[l->slot] = l->k;
+		if (p->held)
+			p->held[l->slot] = l->k;
 	}
 	if (publish) {
 		p->head++;

@@ -100,15 +100,22 @@ check "the unmount says every held row was stored" \
 	grep -q "refused writes 1 time; every held access row was stored" "$T/daemon.log"
 r=$(q "select (select count(*) from access a join stream s on s.id = a.stream_id where s.run_id = r.id),
               (select sum(frames) * 3 from stream s where s.run_id = r.id),
-              (select count(*) from (select distinct stream_id, frame, track from access)),
+              (select count(*) from (select distinct stream_id, frame, track, issued_ns from access)),
               (select count(*) from stream s where s.run_id = r.id and closed_ns is not null),
               rows_lost
        from run r where label = 'full'")
-echo "# rows, frames * tracks, distinct rows, closed streams, rows_lost: $r"
+# A row written twice is the same read, its issued_ns too.  A reload (the
+# kernel asking again under load for a frame played: access.played 0) is
+# a read of its own: once, in a make test beside other jobs, 1713 rows for
+# 1596 slices failed the check by (stream, frame, track) alone.
+echo "# rows, frames * tracks, distinct reads, closed streams, rows_lost: $r"
 got=$(echo "$r" | cut -d'|' -f1)
 check "every access row arrived (frames * tracks <= rows)" \
 	test "$got" -ge "$(echo "$r" | cut -d'|' -f2)"
 check_eq "no row twice" "$got" "$(echo "$r" | cut -d'|' -f3)"
+check_eq "each played frame's reads once" "$(echo "$r" | cut -d'|' -f2)" \
+	"$(q "select count(*) from access a join stream s on s.id = a.stream_id
+		join run r on r.id = s.run_id where r.label = 'full' and a.played")"
 check_eq "both streams closed with their totals, nothing lost" "2|0" \
 	"$(echo "$r" | cut -d'|' -f4,5)"
 
