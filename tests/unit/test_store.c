@@ -92,6 +92,17 @@ static void raw_exec(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, err ? err : "?");
 }
 
+/* A database file as an older timelinefs left it: sql run in a new file
+ * at path (the migration tests' starting point). */
+static void old_file(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	raw_exec(db, sql);
+	sqlite3_close(db);
+}
+
 static sqlite3_stmt *q_row(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
@@ -957,21 +968,20 @@ static void test_migrate_v2(void **state)
 	struct tmp *t = *state;
 	sqlite3 *db;
 
-	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-	raw_exec(db, "CREATE TABLE stream (id INTEGER PRIMARY KEY, "
-		     "run_id INTEGER NOT NULL, timeline_id INTEGER, pid "
-		     "INTEGER, comm TEXT, opened_ns INTEGER, closed_ns "
-		     "INTEGER, bytes INTEGER, frames INTEGER, late_frames "
-		     "INTEGER, failed_frames INTEGER);"
-		     "INSERT INTO stream (run_id, pid, frames) VALUES (7, 1, 9);"
-		     "CREATE VIEW stream_summary AS SELECT id AS stream_id "
-		     "FROM stream;"
-		     "CREATE VIEW run_summary AS SELECT 1 AS id;"
-		     "CREATE VIEW late_access AS SELECT 1 AS frame;"
-		     "CREATE VIEW late_frame AS SELECT frame FROM "
-		     "late_access;"
-		     "PRAGMA user_version = 1");
-	sqlite3_close(db);
+	old_file(t->db, "CREATE TABLE stream (id INTEGER PRIMARY KEY, "
+			"run_id INTEGER NOT NULL, timeline_id INTEGER, pid "
+			"INTEGER, comm TEXT, opened_ns INTEGER, closed_ns "
+			"INTEGER, bytes INTEGER, frames INTEGER, late_frames "
+			"INTEGER, failed_frames INTEGER);"
+			"INSERT INTO stream (run_id, pid, frames) "
+			"VALUES (7, 1, 9);"
+			"CREATE VIEW stream_summary AS SELECT id AS stream_id "
+			"FROM stream;"
+			"CREATE VIEW run_summary AS SELECT 1 AS id;"
+			"CREATE VIEW late_access AS SELECT 1 AS frame;"
+			"CREATE VIEW late_frame AS SELECT frame FROM "
+			"late_access;"
+			"PRAGMA user_version = 1");
 	open_twice(t->db,
 		   &(struct store_reader){ .pid = 2, .tid = 2, .comm = "dd" },
 		   &(struct store_stream_totals){ .closed_ns = EPOCH + SEC,
@@ -1062,30 +1072,29 @@ static void test_migrate_v4(void **state)
 	struct tmp *t = *state;
 	sqlite3 *db;
 
-	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-	raw_exec(db, "CREATE TABLE run (id INTEGER PRIMARY KEY, label TEXT, "
-		     "started_at TEXT NOT NULL, ended_at TEXT, kernel TEXT, "
-		     "config_hz INTEGER, host TEXT, options TEXT, media_dir "
-		     "TEXT, queue_full_waits INTEGER NOT NULL DEFAULT 0, "
-		     "rows_lost INTEGER NOT NULL DEFAULT 0, duration_ns "
-		     "INTEGER);"
-		     "CREATE TABLE stream (id INTEGER PRIMARY KEY, "
-		     "run_id INTEGER NOT NULL, timeline_id INTEGER, pid "
-		     "INTEGER, comm TEXT, opened_ns INTEGER, closed_ns "
-		     "INTEGER, bytes INTEGER, frames INTEGER, late_frames "
-		     "INTEGER, failed_frames INTEGER, requests INTEGER, "
-		     "reloads INTEGER, seeks INTEGER);"
-		     "INSERT INTO run (id, label, started_at) VALUES "
-		     "(1, 'old', '2026-01-01T00:00:00.000Z');"
-		     "INSERT INTO stream (run_id, pid, comm, opened_ns, "
-		     "closed_ns, bytes, frames) VALUES "
-		     "(1, 77, 'vlc:demux', 0, 2000000000, 4000000, 50);"
-		     /* version 3's stream_summary, abridged: no tid, sid */
-		     "CREATE VIEW stream_summary AS SELECT s.id AS stream_id, "
-		     "s.run_id, s.pid, s.comm, s.bytes, s.requests, s.reloads, "
-		     "s.seeks FROM stream AS s;"
-		     "PRAGMA user_version = 3");
-	sqlite3_close(db);
+	old_file(t->db, "CREATE TABLE run (id INTEGER PRIMARY KEY, label TEXT, "
+			"started_at TEXT NOT NULL, ended_at TEXT, kernel TEXT, "
+			"config_hz INTEGER, host TEXT, options TEXT, media_dir "
+			"TEXT, queue_full_waits INTEGER NOT NULL DEFAULT 0, "
+			"rows_lost INTEGER NOT NULL DEFAULT 0, duration_ns "
+			"INTEGER);"
+			"CREATE TABLE stream (id INTEGER PRIMARY KEY, "
+			"run_id INTEGER NOT NULL, timeline_id INTEGER, pid "
+			"INTEGER, comm TEXT, opened_ns INTEGER, closed_ns "
+			"INTEGER, bytes INTEGER, frames INTEGER, late_frames "
+			"INTEGER, failed_frames INTEGER, requests INTEGER, "
+			"reloads INTEGER, seeks INTEGER);"
+			"INSERT INTO run (id, label, started_at) VALUES "
+			"(1, 'old', '2026-01-01T00:00:00.000Z');"
+			"INSERT INTO stream (run_id, pid, comm, opened_ns, "
+			"closed_ns, bytes, frames) VALUES "
+			"(1, 77, 'vlc:demux', 0, 2000000000, 4000000, 50);"
+			/* version 3's stream_summary, abridged: no tid,
+			 * sid */
+			"CREATE VIEW stream_summary AS SELECT "
+			"s.id AS stream_id, s.run_id, s.pid, s.comm, s.bytes, "
+			"s.requests, s.reloads, s.seeks FROM stream AS s;"
+			"PRAGMA user_version = 3");
 	open_twice(t->db, &who,
 		   &(struct store_stream_totals){ .closed_ns = EPOCH + SEC,
 						  .bytes = 4096, .frames = 1 });
@@ -1868,18 +1877,17 @@ static void test_migrate_v7(void **state)
 	struct tmp *t = *state;
 	sqlite3 *db;
 
-	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-	raw_exec(db, "CREATE TABLE access (id INTEGER PRIMARY KEY, "
-		     "stream_id INTEGER NOT NULL, frame INTEGER, track TEXT, "
-		     "clip TEXT, file_offset INTEGER, length INTEGER, "
-		     "sched_ns INTEGER, due_ns INTEGER, issued_ns INTEGER, "
-		     "done_ns INTEGER, errno INTEGER NOT NULL DEFAULT 0, "
-		     "injected INTEGER NOT NULL DEFAULT 0);"
-		     "INSERT INTO access (stream_id, frame, due_ns, issued_ns, "
-		     "done_ns) VALUES (1, 3, 10, 5, 20);"
-		     "CREATE VIEW late_frame AS SELECT 1 AS old;"
-		     "PRAGMA user_version = 6");
-	sqlite3_close(db);
+	old_file(t->db, "CREATE TABLE access (id INTEGER PRIMARY KEY, "
+			"stream_id INTEGER NOT NULL, frame INTEGER, "
+			"track TEXT, clip TEXT, file_offset INTEGER, "
+			"length INTEGER, sched_ns INTEGER, due_ns INTEGER, "
+			"issued_ns INTEGER, done_ns INTEGER, "
+			"errno INTEGER NOT NULL DEFAULT 0, "
+			"injected INTEGER NOT NULL DEFAULT 0);"
+			"INSERT INTO access (stream_id, frame, due_ns, "
+			"issued_ns, done_ns) VALUES (1, 3, 10, 5, 20);"
+			"CREATE VIEW late_frame AS SELECT 1 AS old;"
+			"PRAGMA user_version = 6");
 	store_close(open_ok(t->db, 0));
 	db = raw_open(t->db);
 	assert_int_equal(q_i64(db, "PRAGMA user_version"),
