@@ -128,9 +128,14 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 		p->lo = p->head = p->hwm = a;
 		p->anchor_frame = a;
 		restarted = 1;
-	} else if (!p->anchored || a < p->lo || a > p->head + p->seek_gap) {
+	} else if (!p->anchored || a < p->lo ||
+		   (a > p->head + p->seek_gap &&
+		    a > eng_next_segment_frame(tl, p->head) + p->seek_gap)) {
 		/* Far from the play head: the workstation jumped; play from
-		 * there on a fresh clock. */
+		 * there on a fresh clock.  Frames that are gaps on every
+		 * track do not count in how far: they hold nothing to read,
+		 * and a movie player, which shows a video gap as the
+		 * header's black picture, skips them and plays on. */
 		pthread_mutex_lock(&p->stats_lock);
 		if (p->anchored)
 			p->st.seeks++;

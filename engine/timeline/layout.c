@@ -78,6 +78,34 @@ const struct eng_segment *eng_segment_at(const struct eng_track *trk,
 	return k < s->rec_in + s->frames ? s : NULL;
 }
 
+int64_t eng_next_segment_frame(const struct eng_timeline *tl, int64_t k)
+{
+	int64_t next = tl->frames;
+	size_t t;
+
+	for (t = 0; t < tl->ntracks && next > k; t++) {
+		const struct eng_track *trk = &tl->tracks[t];
+		size_t lo = 0, hi = trk->nsegs; /* first ending after k */
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (trk->segs[mid].rec_in + trk->segs[mid].frames <= k)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < trk->nsegs) {
+			int64_t f = trk->segs[lo].rec_in > k ?
+				    trk->segs[lo].rec_in : k;
+
+			if (f < next)
+				next = f;
+		}
+	}
+	return next;
+}
+
 void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		   struct eng_slice *out)
 {

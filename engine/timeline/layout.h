@@ -31,6 +31,11 @@ int64_t eng_frame_at(const struct eng_timeline *tl, uint64_t off);
  * binary search, O(log segments).  Needs a finalized timeline. */
 const struct eng_segment *eng_segment_at(const struct eng_track *trk,
 					 int64_t k);
+/* The first frame from k on that a track has a segment at (tl->frames:
+ * none): a reader that skips only gap frames, which hold zeros and cost
+ * no read, skips nothing it should have read.  O(tracks x log segments);
+ * needs a finalized timeline. */
+int64_t eng_next_segment_frame(const struct eng_timeline *tl, int64_t k);
 
 /* Frame k's slice of track t. */
 struct eng_slice {

@@ -939,6 +939,56 @@ static void test_seek(void **state)
 	eng_tl_free(tl);
 }
 
+/* A reader that skips frames holding nothing but gaps plays on: a movie
+ * player reads a video gap as the header's black picture, so it never
+ * asks for the gap's zero slices of NAME and its next read of NAME is the
+ * frame after the gap.  Regression (issue 20, found with ffmpeg and mpv
+ * on a hand-written movie, 20 frames cut, 20 of gap, 20 cut): that jump was
+ * a seek, the clock re-anchored at frame 40, so the stream played 20
+ * frames short in 1.41 s of its 2.0 s with 1 seek and 44 frames; dd of
+ * NAME counts 60 frames and no seek.  The gap frames now play (no read,
+ * counted), frame 40 is issued at its time on the first clock.  A jump
+ * past a frame that holds bytes is still a seek. */
+static void test_gap_skip(void **state)
+{
+	/* 1000 B frames at 25 fps, max_request 4000: seek gap 16 frames */
+	struct tl_spec sp = {
+		25, 1, { { "V", 25000, 1, 0 } },
+		{ { "V", "c0", 0, 0, 20 }, { "V", "c0", 20, 40, 20 },
+		  { "V", "c0", 40, 100, 20 } },
+	};
+	struct eng_timeline *tl = make_tl(&sp);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, 4000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+	int64_t k;
+
+	(void)state;
+	for (k = 0; k < 20; k++)
+		read_frame(p, tl, want, k);
+	read_frame(p, tl, want, 40);	/* the gap 20..39 skipped */
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 0);
+	assert_int_equal(st.frames, 41);
+	assert_int_equal(f->log.a[20].frame, 40);
+	assert_int_equal(f->log.a[20].sched_ns, T0 + 40 * 40 * MS);
+	for (k = 41; k < 60; k++)
+		read_frame(p, tl, want, k);
+	/* 60..99 is a gap too, but the jump from 59 skips frames 100..119
+	 * that hold bytes: a seek */
+	read_frame(p, tl, want, 119);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 1);
+	assert_int_equal(f->bad_sleeps, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* Cached mode under load: readahead requests for one stream are served
  * out of order, so one may ask for frames the ring has already evicted.
  * Those are read again without moving the clock, and every frame counts
@@ -3907,6 +3957,7 @@ int main(void)
 		cmocka_unit_test(test_late_frames),
 		cmocka_unit_test(test_clock_anchored),
 		cmocka_unit_test(test_seek),
+		cmocka_unit_test(test_gap_skip),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_backwards),
 		cmocka_unit_test(test_empty_frames),
