@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "play/movie.h"
 #include "play/player_i.h"
@@ -46,6 +48,42 @@ static size_t head_part(const struct eng_mov *m, uint64_t off, size_t *len)
 	return m->head_len - off < *len ? (size_t)(m->head_len - off) : *len;
 }
 
+/* Keep the timeline's first bytes that a request served from off (a
+ * timeline offset) in iov[0..cnt), n bytes: where they continue what is
+ * kept.  Called with req_lock held.  Keeping nothing (no memory) only
+ * leaves a later spill to the player. */
+static void start_keep(struct eng_player *p, uint64_t off,
+		       const struct iovec *iov, int cnt, size_t n)
+{
+	size_t cap = p->cfg.max_request, skip, take;
+	int i;
+
+	if (off > p->mov_start_len || p->mov_start_len >= cap ||
+	    off + n <= p->mov_start_len)
+		return;
+	if (!p->mov_start) {
+		p->mov_start = malloc(cap);
+		if (!p->mov_start)
+			return;
+	}
+	skip = (size_t)(p->mov_start_len - off);
+	for (i = 0; i < cnt && p->mov_start_len < cap; i++) {
+		const unsigned char *b = iov[i].iov_base;
+		size_t l = iov[i].iov_len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		take = l - skip;
+		if (take > cap - p->mov_start_len)
+			take = cap - p->mov_start_len;
+		memcpy(p->mov_start + p->mov_start_len, b + skip, take);
+		p->mov_start_len += take;
+		skip = 0;
+	}
+}
+
 ssize_t eng_movie_read(struct eng_player *p, const struct eng_mov *m,
 		       uint64_t off, size_t len, struct iovec *iov, int iovmax,
 		       int *iovcnt)
@@ -70,14 +108,35 @@ ssize_t eng_movie_read(struct eng_player *p, const struct eng_mov *m,
 		}
 		return (ssize_t)h;
 	}
-	if (!h)
-		return eng_player_read(p, off - m->head_len, len, iov, iovmax,
-				       iovcnt);
+	if (!h) {
+		n = eng_player_read(p, off - m->head_len, len, iov, iovmax,
+				    iovcnt);
+		if (n > 0)
+			start_keep(p, off - m->head_len, iov, *iovcnt,
+				   (size_t)n);
+		return n;
+	}
 	if (iovmax < 2)
 		return -E2BIG;
+	pthread_mutex_lock(&p->req_lock);
+	if (len - h <= p->mov_start_len) {
+		/* The header's end and the timeline's first bytes, asked
+		 * for again (the kernel's readahead around the black
+		 * picture a player reads at a gap, long after the start):
+		 * from memory, as a header probe, no play head moved. */
+		iov[0].iov_base = m->head + off;
+		iov[0].iov_len = h;
+		iov[1].iov_base = p->mov_start;
+		iov[1].iov_len = len - h;
+		*iovcnt = 2;
+		head_served(p, len, 1);
+		return (ssize_t)len;
+	}
+	pthread_mutex_unlock(&p->req_lock);
 	n = eng_player_read(p, 0, len - h, iov + 1, iovmax - 1, iovcnt);
 	if (n < 0)
 		return n;
+	start_keep(p, 0, iov + 1, *iovcnt, (size_t)n);
 	iov[0].iov_base = m->head + off;
 	iov[0].iov_len = h;
 	(*iovcnt)++;

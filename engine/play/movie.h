@@ -9,7 +9,11 @@
  * no backing read and moves no play head, clock or seek count, so the
  * stream of NAME.mov is paced, read and counted as a stream of NAME reading
  * the same timeline bytes.  A request across the boundary is one reply
- * (cached mode takes a short reply for the end of the file).  The header's
+ * (cached mode takes a short reply for the end of the file); once the
+ * stream has played the timeline's first bytes (up to cfg.max_request,
+ * kept in memory), such a request is served from that copy like a header
+ * probe: it is the kernel's readahead around the black picture a player
+ * reads at a gap, however late, not the reader going back to frame 0.  The header's
  * bytes count in the stream's bytes, a request of header bytes only in
  * its requests.
  */

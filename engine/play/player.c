@@ -263,6 +263,7 @@ unsigned eng_player_files_default(uint64_t nofile)
 /* The memory eng_player_new allocated, and p. */
 static void free_mem(struct eng_player *p)
 {
+	free(p->mov_start);
 	free(p->spill);
 	free(p->bounce);
 	free(p->fds);

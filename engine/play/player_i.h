@@ -80,6 +80,12 @@ struct eng_player {
 	 * (NULL where none can need it); req_lock */
 	unsigned char *spill;
 	size_t spill_bytes;
+	/* A movie stream's first timeline bytes as it played them (up to
+	 * cfg.max_request; movie.c): the kernel's readahead around the
+	 * header's end asks for them again long after, and they are served
+	 * from here, moving no play head.  req_lock */
+	unsigned char *mov_start;
+	size_t mov_start_len;
 	struct media_fd *fds;	/* [nclips * ntracks], opened lazily */
 	int32_t lru_new, lru_old; /* the open fds' list ends, -1: none */
 	/* the loader's counts of its fds, into st at load_end */

@@ -3864,6 +3864,93 @@ static void test_movie_probe_clock(void **state)
 	eng_tl_free(tl);
 }
 
+/* The kernel's readahead around the header's black picture, read by a
+ * player at a gap or a transition track long after the start, asks for
+ * the header's end and the timeline's first bytes in one request.
+ * Regression (issue 20, found with ffmpeg -f null and mpv of hand-written
+ * movies with a gap and a Vx track, cached mode): that request moved the
+ * play head back to frame 0 (a seek) and the next one forward again (a
+ * second seek, frames counted twice: 62 of 60 frames, 2 seeks; with
+ * -o direct_io, 60 and none).  The timeline's first bytes, served once,
+ * are served again from memory: no seek, no backing read, no frame. */
+static void test_movie_probe_spill(void **state)
+{
+	struct eng_timeline *tl = movie_tl(100, 50);
+	struct eng_mov m;
+	struct fake *f = fake_new();
+	/* requests of 32 KiB at most: a ring of a few frames of 15.8 KB,
+	 * frame 0 long gone when frame 30 plays */
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, 32768);
+	struct eng_player *p;
+	struct eng_player_stats st;
+	unsigned char *want, *buf;
+	uint64_t off, end;
+	size_t n, acc;
+	int64_t k;
+	char why[128];
+
+	(void)state;
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	want = movie_want(&m, tl);
+	buf = malloc(m.size);
+	assert_non_null(buf);
+	eng_movie_config(&cfg);
+	p = new_player(tl, &cfg);
+	/* the header, then frames 0..29 in requests of 3000 bytes */
+	assert_int_equal(movie_copy(p, &m, buf, 0, m.head_len, 8),
+			 (ssize_t)m.head_len);
+	end = m.head_len + eng_frame_offset(tl, 30);
+	for (off = m.head_len; off < end; off += n) {
+		n = end - off < 3000 ? (size_t)(end - off) : 3000;
+		assert_int_equal(movie_copy(p, &m, buf, off, n, 8), (ssize_t)n);
+		assert_memory_equal(buf, want + off, n);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 30);
+	acc = f->log.n;
+	/* the spill: the header's last 4096 bytes and frame 0 */
+	off = m.head_len - 4096;
+	n = 4096 + (size_t)eng_frame_offset(tl, 1);
+	assert_int_equal(movie_copy(p, &m, buf, off, n, 8), (ssize_t)n);
+	assert_memory_equal(buf, want + off, n);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 0);
+	assert_int_equal(st.reloads, 0);
+	assert_int_equal(f->log.n, acc);
+	/* and playing on from frame 30 is no seek either */
+	for (k = 30; k < tl->frames; k++) {
+		off = m.head_len + eng_frame_offset(tl, k);
+		n = (size_t)eng_frame_size(tl, k);
+		assert_int_equal(movie_copy(p, &m, buf, off, n, 8), (ssize_t)n);
+		assert_memory_equal(buf, want + off, n);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 0);
+	assert_int_equal(st.frames, tl->frames);
+	eng_player_free(p);
+	/* a stream that never played the start: the player serves it, a
+	 * seek as before */
+	p = new_player(tl, &cfg);
+	for (k = 20; k < 30; k++) {
+		off = m.head_len + eng_frame_offset(tl, k);
+		n = (size_t)eng_frame_size(tl, k);
+		assert_int_equal(movie_copy(p, &m, buf, off, n, 8), (ssize_t)n);
+	}
+	off = m.head_len - 4096;
+	n = 4096 + (size_t)eng_frame_offset(tl, 1);
+	assert_int_equal(movie_copy(p, &m, buf, off, n, 8), (ssize_t)n);
+	assert_memory_equal(buf, want + off, n);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 1);
+	eng_player_free(p);
+	fake_free(f);
+	free(buf);
+	free(want);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+}
+
 /* One zero-copy request of the movie: the header part, then the pieces. */
 static ssize_t movie_zc(struct fake *f, struct eng_player *p,
 			const struct eng_mov *m, unsigned char *out,
@@ -3989,6 +4076,7 @@ int main(void)
 		cmocka_unit_test(test_mem_check),
 		cmocka_unit_test(test_movie_read),
 		cmocka_unit_test(test_movie_probe_clock),
+		cmocka_unit_test(test_movie_probe_spill),
 		cmocka_unit_test(test_movie_zc),
 		cmocka_unit_test(test_io_real),
 		cmocka_unit_test(test_io_real_shared),
