@@ -157,8 +157,11 @@ static int do_track(struct tl_state *st, unsigned line, char **tok, int n)
 		return 0;
 	}
 	/* "track NAME FORMAT WxH": a picture; a size word never follows a
-	 * RATE (only align=N does), so the two forms cannot be confused */
-	if (n >= 4 && eng_picture_size_word(tok[3]))
+	 * RATE (only align=N does), so the two forms cannot be confused.  A
+	 * picture format is no RATE either: after one, a bad size ('720X486')
+	 * is told as that, not as a bad rate. */
+	if (n >= 4 && (eng_picture_size_word(tok[3]) ||
+		       eng_pix_find(tok[2]) != ENG_PIX_NONE))
 		return do_picture_track(st, line, tok, n, before);
 	if (n == 3 && eng_pix_find(tok[2]) != ENG_PIX_NONE) {
 		eng_problem(&st->pb, line,

@@ -124,6 +124,12 @@ static void test_bad(void **state)
 	expect_bad("track V 2vuy 720x99999999999999999999", "must be 1 to 16384");
 	expect_bad("track V 2vuy 720x486 align=2", "p.tl:2: unexpected 'align=2' after picture size");
 	expect_bad("track V 2vuy", "p.tl:2: missing WIDTHxHEIGHT after picture format '2vuy'");
+	/* A size typed with a capital X or a '*' after a known format is a
+	 * bad picture size, not a bad rate '2vuy' (found as a user, issue
+	 * 20: 'track V 2vuy 720X486' said "bad rate '2vuy'" and "unexpected
+	 * '720X486' after RATE") */
+	expect_bad("track V 2vuy 720X486", "p.tl:2: track 'V' picture '2vuy 720X486': bad picture size: WIDTHxHEIGHT, e.g. 720x486");
+	expect_bad("track V v210 1920*1080", "p.tl:2: track 'V' picture 'v210 1920*1080': bad picture size");
 	/* today's rate lines keep their messages */
 	expect_bad("track V 18M 720x486x", "unexpected '720x486x' after RATE");
 }
