@@ -487,9 +487,11 @@ static int classify(struct movie *mv, char *why, size_t whylen)
 					return -EINVAL;
 				}
 		} else {
+			/* audio tracks are the ones named A... (formats.md) */
 			snprintf(why, whylen,
 				 tr->align == 3 ? "track %s: audio rate not 3 bytes times a sample rate below 65536"
-						: "track %s has no picture format",
+				 : tr->name[0] == 'A' ? "track %s: audio not of 24-bit samples (align=3)"
+						      : "track %s has no picture format",
 				 tr->name);
 			return -EINVAL;
 		}

@@ -465,6 +465,9 @@ class Movie:
             elif tr.align == 3:
                 raise TlError("track %s: audio rate not 3 bytes times a "
                               "sample rate below 65536" % tr.name)
+            elif tr.name.startswith("A"):
+                raise TlError("track %s: audio not of 24-bit samples "
+                              "(align=3)" % tr.name)
             else:
                 raise TlError("track %s has no picture format" % tr.name)
         if tl.frames > U32:

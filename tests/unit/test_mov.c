@@ -305,6 +305,16 @@ static void test_not_movie(void **state)
 	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "track A1: audio rate"));
 	eng_tl_free(tl);
+	/* An audio track of 16-bit or unaligned samples is no picture
+	 * track: the reason says what it lacks (found as a user, issue 20:
+	 * 'track A1 144000' without align=3 said "track A1 has no picture
+	 * format") */
+	tl = parse("fps 25\ntrack V 2vuy 8x8\ntrack A1 144000\n"
+		   "event V,A1 a 0 10\n");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "track A1: audio not of 24-bit samples "
+			    "(align=3)");
+	eng_tl_free(tl);
 }
 
 static void test_map(void **state)
