@@ -530,9 +530,9 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 				problem(&r, p->line, c, t,
 					"%s/%s holds %llu bytes, not whole "
 					"%s %" PRIu32 "x%" PRIu32 " pictures "
-					"of %llu bytes (%llu and %llu bytes "
-					"over): a clip of another picture "
-					"size or format",
+					"of %llu bytes (%llu pictures and %llu "
+					"bytes over): a clip of another "
+					"picture size or format",
 					media_dir, m->file,
 					(unsigned long long)m->size,
 					eng_pix_name(pic->pix), pic->width,

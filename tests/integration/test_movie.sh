@@ -227,7 +227,7 @@ cp "$M"/clip000* "$M2/"
 cp "$M/timelines/edit.tl" "$M2/timelines/"
 printf x >>"$M2/clip0004.V.raw"
 try_mount "a clip file of another picture size refuses the mount" \
-	"$M2/timelines/edit.tl:8: clip clip0004 track V: $M2/clip0004.V.raw holds 276481 bytes, not whole 2vuy 64x48 pictures of 6144 bytes (45 and 1 bytes over): a clip of another picture size or format" \
+	"$M2/timelines/edit.tl:8: clip clip0004 track V: $M2/clip0004.V.raw holds 276481 bytes, not whole 2vuy 64x48 pictures of 6144 bytes (45 pictures and 1 bytes over): a clip of another picture size or format" \
 	-- -o db="$DB" "$M2" "$T/mnt"
 # a transition track of another picture than the track whose files it plays
 rm "$M2/timelines/edit.tl"

@@ -520,16 +520,16 @@ static void test_picture_whole(void **state)
 		{ "2vuy 64x48", 6144 * 12, NULL },
 		{ "2vuy 64x48", 6144 * 10 + 1,
 		  "holds 61441 bytes, not whole 2vuy 64x48 pictures of 6144 "
-		  "bytes (10 and 1 bytes over): a clip of another picture size "
+		  "bytes (10 pictures and 1 bytes over): a clip of another picture size "
 		  "or format" },
 		/* ten 1920x1080 2vuy frames on a 720x486 track */
 		{ "2vuy 720x486", 41472000,
 		  "holds 41472000 bytes, not whole 2vuy 720x486 pictures of "
-		  "699840 bytes (59 and 181440 bytes over)" },
+		  "699840 bytes (59 pictures and 181440 bytes over)" },
 		/* 2vuy 96x20 frames (3840 B) on a v210 96x20 track (5120 B) */
 		{ "v210 96x20", 3840 * 15,
 		  "holds 57600 bytes, not whole v210 96x20 pictures of 5120 "
-		  "bytes (11 and 1280 bytes over)" },
+		  "bytes (11 pictures and 1280 bytes over)" },
 	};
 	struct env *e = *state;
 	char text[128], want[512];
