@@ -48,40 +48,65 @@ static size_t head_part(const struct eng_mov *m, uint64_t off, size_t *len)
 	return m->head_len - off < *len ? (size_t)(m->head_len - off) : *len;
 }
 
-/* Keep the timeline's first bytes that a request served from off (a
- * timeline offset) in iov[0..cnt), n bytes: where they continue what is
- * kept.  Called with req_lock held.  Keeping nothing (no memory) only
- * leaves a later spill to the player. */
+/* Note [s, e) of the timeline's first bytes as kept: merge it into p's
+ * sorted ranges (dropped when they are full), then the prefix from 0. */
+static void start_range(struct eng_player *p, size_t s, size_t e)
+{
+	size_t (*iv)[2] = p->mov_iv;
+	int n = p->mov_niv, i, j;
+
+	for (i = 0; i < n && iv[i][1] < s; i++)
+		;
+	/* iv[i..j) touch [s, e): one range with it */
+	for (j = i; j < n && iv[j][0] <= e; j++) {
+		if (iv[j][0] < s)
+			s = iv[j][0];
+		if (iv[j][1] > e)
+			e = iv[j][1];
+	}
+	if (j == i) {
+		if (n == (int)(sizeof(p->mov_iv) / sizeof(p->mov_iv[0])))
+			return;
+		memmove(iv + i + 1, iv + i, (size_t)(n - i) * sizeof(iv[0]));
+		n++;
+	} else {
+		memmove(iv + i + 1, iv + j, (size_t)(n - j) * sizeof(iv[0]));
+		n -= j - i - 1;
+	}
+	iv[i][0] = s;
+	iv[i][1] = e;
+	p->mov_niv = n;
+	p->mov_start_len = n && iv[0][0] == 0 ? iv[0][1] : 0;
+}
+
+/* Keep the timeline's first bytes (up to cfg.max_request) that a request
+ * served from off (a timeline offset) in iov[0..cnt), n bytes, where they
+ * stand in the timeline.  Called with req_lock held.  Keeping nothing (no
+ * memory) only leaves a later spill to the player. */
 static void start_keep(struct eng_player *p, uint64_t off,
 		       const struct iovec *iov, int cnt, size_t n)
 {
-	size_t cap = p->cfg.max_request, skip, take;
+	size_t cap = p->cfg.max_request, pos, take;
 	int i;
 
-	if (off > p->mov_start_len || p->mov_start_len >= cap ||
-	    off + n <= p->mov_start_len)
+	if (off >= cap || p->mov_start_len >= cap)
 		return;
 	if (!p->mov_start) {
 		p->mov_start = malloc(cap);
 		if (!p->mov_start)
 			return;
 	}
-	skip = (size_t)(p->mov_start_len - off);
-	for (i = 0; i < cnt && p->mov_start_len < cap; i++) {
-		const unsigned char *b = iov[i].iov_base;
-		size_t l = iov[i].iov_len;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		take = l - skip;
-		if (take > cap - p->mov_start_len)
-			take = cap - p->mov_start_len;
-		memcpy(p->mov_start + p->mov_start_len, b + skip, take);
-		p->mov_start_len += take;
-		skip = 0;
+	if (n > cap - off)
+		n = (size_t)(cap - off);
+	pos = (size_t)off;
+	for (i = 0; i < cnt && pos < off + n; i++) {
+		take = iov[i].iov_len;
+		if (take > off + n - pos)
+			take = (size_t)(off + n - pos);
+		memcpy(p->mov_start + pos, iov[i].iov_base, take);
+		pos += take;
 	}
+	start_range(p, (size_t)off, pos);
 }
 
 ssize_t eng_movie_read(struct eng_player *p, const struct eng_mov *m,

@@ -85,7 +85,11 @@ struct eng_player {
 	 * header's end asks for them again long after, and they are served
 	 * from here, moving no play head.  req_lock */
 	unsigned char *mov_start;
-	size_t mov_start_len;
+	size_t mov_start_len;	/* bytes from 0 kept (mov_iv[0]) */
+	/* the ranges kept, disjoint and sorted: requests come out of order
+	 * under load, and those beyond a hole join once it fills */
+	size_t mov_iv[8][2];
+	int mov_niv;
 	struct media_fd *fds;	/* [nclips * ntracks], opened lazily */
 	int32_t lru_new, lru_old; /* the open fds' list ends, -1: none */
 	/* the loader's counts of its fds, into st at load_end */
