@@ -24,9 +24,12 @@ for t in "$here"/integration/test_*.sh; do
 	esac
 	out=$(mktemp)
 	echo "== $name"
+	t0=$(date +%s)
 	timeout 600 sh "$t" >"$out" 2>&1
 	rc=$?
 	cat "$out"
+	# what each suite costs, for CI's 20-minute budget
+	echo "# $name took $(($(date +%s) - t0)) s"
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$out" |
 		tail -1)
 	rm -f "$out"
