@@ -28,7 +28,7 @@ B ?= build
 SANFLAGS =
 endif
 
-PKGS = fuse3 sqlite3 json-c zlib
+PKGS = fuse3 sqlite3 json-c zlib libavformat libavcodec libavutil
 CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra $(WERROR) -Wmissing-declarations -Wstrict-prototypes \
        -Wwrite-strings -Wshadow -Wformat=2
@@ -129,7 +129,7 @@ DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck \
 	    man-db groff-base \
 	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good mpv \
-	    samba smbclient cifs-utils
+	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 

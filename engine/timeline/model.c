@@ -31,8 +31,12 @@ void eng_tl_free(struct eng_timeline *tl)
 
 	if (!tl)
 		return;
-	for (t = 0; t < tl->ntracks; t++)
+	if (tl->media_free)
+		tl->media_free(tl);
+	for (t = 0; t < tl->ntracks; t++) {
 		free(tl->tracks[t].segs);
+		free(tl->tracks[t].upto);
+	}
 	for (i = 0; i < tl->nclips; i++) {
 		if (tl->clips[i].media)
 			for (t = 0; t < tl->ntracks; t++)

@@ -28,11 +28,23 @@ struct eng_segment {
 	unsigned line;		/* defining line of the timeline file */
 };
 
+struct eng_essence;
+struct eng_mfile;
+
 /* The file that holds one clip's essence for one track. */
 struct eng_media {
 	char *file;		/* name inside MEDIA_DIR; NULL: not used */
 	uint64_t header;	/* offset of the essence: WAV data chunk, 0 raw */
 	uint64_t size;		/* essence bytes available after header */
+	/* Real media (media/essence.h, issue 21): the stream of the file
+	 * that this (clip, track) plays, its frames where the container's
+	 * index says; NULL for raw essence, read by layout.h's closed form
+	 * at header.  Owned by tl->mfiles. */
+	const struct eng_essence *ess;
+	/* The stream's frame (video) or sample frame (audio) that the
+	 * clip's source frame 0 is: the media's start timecode applied
+	 * (an EDL's source timecode means the media's frame), 0 without. */
+	int64_t origin;
 };
 
 /* What a video track's frames are (docs/design.md "Pictures"): an
@@ -77,6 +89,12 @@ struct eng_track {
 	uint32_t align;		/* bytes per sample unit (>= 1) */
 	struct eng_picture pic;	/* pix ENG_PIX_NONE: no picture */
 	struct eng_segment *segs; /* after finalize: sorted, disjoint */
+	/* [frames + 1] or NULL: bytes of the track before each timeline
+	 * frame, for a track whose frames differ in size (real compressed
+	 * video: each frame the size of the source frame it plays).  NULL:
+	 * the closed form of rate and align (layout.h).  Built once at
+	 * mount, after media resolution (eng_tl_layout_media). */
+	uint64_t *upto;
 	size_t nsegs;
 	size_t cap;
 };
@@ -95,6 +113,13 @@ struct eng_timeline {
 	size_t ntracks;
 	struct eng_clip *clips;
 	size_t nclips;
+	/* The real media files resolved for the clips (media.c), each read
+	 * once however many (clip, track)s play its streams. */
+	struct eng_mfile **mfiles;
+	size_t nmfiles;
+	/* Frees mfiles (set by media.c, which owns them: timeline/ comes
+	 * before media/ and does not call it); called by eng_tl_free. */
+	void (*media_free)(struct eng_timeline *tl);
 	/* Filled by eng_tl_finalize(): */
 	int64_t frames;		/* length of the longest track */
 	uint64_t bytes;		/* size of the virtual file */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Real media files' streams (essence.h): freeing them, the reader by a
+ * file's first bytes, and a range of audio sample frames as file extents.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "media/essence.h"
+
+void eng_mfile_free(struct eng_mfile *mf)
+{
+	size_t i;
+
+	if (!mf)
+		return;
+	for (i = 0; i < mf->nstreams; i++) {
+		struct eng_essence *e = &mf->streams[i];
+
+		free(e->extradata);
+		free(e->off);
+		free(e->len);
+		free(e->dep);
+		free(e->decode);
+		free(e->chunks);
+	}
+	free(mf->streams);
+	free(mf->format);
+	free(mf);
+}
+
+int eng_mfile_read(const struct eng_src *src, struct eng_mfile *out,
+		   struct eng_diag *diag)
+{
+	int rc;
+
+	rc = eng_mfile_read_pcm(src, out, diag);
+	if (rc != -ENOTSUP)
+		return rc;
+	rc = eng_mfile_read_mxf(src, out, diag);
+	if (rc != -ENOTSUP)
+		return rc;
+	rc = eng_mfile_read_av(src, out, diag);
+	if (rc != -ENOTSUP)
+		return rc;
+	eng_diag_add(diag, src->name, 0, "not a media file timelinefs reads "
+		     "(QuickTime, MP4, MXF, WAV or AIFF)");
+	return -EINVAL;
+}
+
+/* The chunk holding sample frame s: binary search over first. */
+static size_t chunk_of(const struct eng_essence *e, int64_t s)
+{
+	size_t lo = 0, hi = e->nchunks;	/* first chunk with first > s */
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->chunks[mid].first <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+int eng_essence_samples(const struct eng_essence *e, int64_t first,
+			int64_t n, struct eng_extent *out, int max)
+{
+	int cnt = 0;
+
+	if (first < 0 || n < 0 || first + n > e->nsamples || !e->nchunks ||
+	    e->chunks[0].first > first)
+		return -ERANGE;
+	while (n > 0) {
+		const struct eng_chunk *c = &e->chunks[chunk_of(e, first)];
+		int64_t in = first - c->first, take;
+		uint64_t off;
+
+		if (in >= c->count)	/* a hole between chunks */
+			return -ERANGE;
+		take = (int64_t)c->count - in;
+		if (take > n)
+			take = n;
+		off = c->off + (uint64_t)in * e->block;
+		if (cnt && out[cnt - 1].off + out[cnt - 1].len == off) {
+			out[cnt - 1].len += (uint64_t)take * e->block;
+		} else {
+			if (cnt == max)
+				return -E2BIG;
+			out[cnt].off = off;
+			out[cnt].len = (uint64_t)take * e->block;
+			cnt++;
+		}
+		first += take;
+		n -= take;
+	}
+	return cnt;
+}

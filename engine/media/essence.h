@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Essence (essence.c): where one stream's frames really are in a real media
+ * file, from the container's own index (issue 21, docs/formats.md "Real
+ * media").  The contract between the readers (QuickTime/MP4 through
+ * libavformat: avindex.c; MXF OP1a/OP-Atom index tables: mxf.c; WAV/BWF and
+ * AIFF headers: pcm.c), the naming rules that pick a file and a stream for a
+ * (clip, track) (media.c), the layout of the virtual file (layout.c), the
+ * player's reads and the movie's sample tables.
+ *
+ * A video stream is a table of frames (offset, size), one per frame in
+ * presentation order; an audio stream is a run of sample frames of one
+ * size (channels x bytes) in chunks (a container interleaves them with
+ * video), so that a timeline frame's audio is the byte range of its samples
+ * whatever the chunking.  Raw essence (NAME.T.raw) needs neither: it keeps
+ * the closed form of layout.h (struct eng_media with essence NULL).
+ *
+ * Readers take the file through struct eng_src (no fd, no path): the mount
+ * reads through pread, the fuzzers and unit tests from memory.
+ */
+#ifndef ENG_ESSENCE_H
+#define ENG_ESSENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/diag.h"
+#include "util/values.h"
+
+/* A media file to read an index from: read_at returns bytes read (short
+ * only at the end of the file) or -errno. */
+struct eng_src {
+	const char *name;	/* for messages: as the user knows the file */
+	uint64_t size;		/* bytes of the file */
+	long (*read_at)(void *ctx, uint64_t off, void *buf, size_t len);
+	void *ctx;
+};
+
+/* One run of bytes of a file. */
+struct eng_extent {
+	uint64_t off;
+	uint64_t len;
+};
+
+enum eng_ess_kind {
+	ENG_ESS_VIDEO = 1,	/* frames: off[], len[] */
+	ENG_ESS_AUDIO,		/* sample frames in chunks[] */
+};
+
+/* A start timecode: the media's first frame is `frame` frames after
+ * 00:00:00:00 counted at `rate` (drop frame already applied). */
+struct eng_tc {
+	int present;
+	int64_t frame;
+	struct eng_fps rate;
+	int drop;
+};
+
+/* Audio: a chunk of consecutive sample frames stored contiguously. */
+struct eng_chunk {
+	uint64_t off;		/* file offset of its first sample frame */
+	int64_t first;		/* index of its first sample frame */
+	uint32_t count;		/* sample frames in it (>= 1) */
+};
+
+/* One stream of a media file. */
+struct eng_essence {
+	uint32_t kind;		/* enum eng_ess_kind */
+	int index;		/* the stream's index in its file (0 for a
+				 * file of one stream: WAV, OP-Atom) */
+	/* What the samples are: a QuickTime sample description's four
+	 * characters ('apcn', 'AVdn', 'avc1', 'mp4v', '2vuy', 'in24',
+	 * 'sowt', 'twos', 'lpcm' ...), 0 where none fits; codec is
+	 * libavcodec's name ("prores", "dnxhd", "h264", "pcm_s24le"),
+	 * for messages and for telling codecs apart. */
+	uint32_t fourcc;
+	char codec[32];
+	/* Decoder setup as the container holds it (avcC, hvcC, ...): the
+	 * movie copies it into its own sample description.  May be NULL. */
+	unsigned char *extradata;
+	size_t extradata_len;
+
+	/* ENG_ESS_VIDEO */
+	uint32_t width, height;
+	struct eng_fps fps;	/* frame rate of the stream */
+	int64_t nframes;
+	uint64_t *off;		/* [nframes] in presentation order */
+	uint32_t *len;		/* [nframes] */
+	/* [nframes] or NULL (every frame a key frame: intra-only codecs):
+	 * the first frame, in decode order, that decoding frame k needs:
+	 * a reader starting at k reads the frames from there (its decoding
+	 * dependencies) first.  dep[k] <= k for a closed GOP. */
+	int64_t *dep;
+	/* [nframes] or NULL (decode order = presentation order): decode
+	 * order position of each frame, for long-GOP streams with B
+	 * frames; reads follow decode order within a GOP. */
+	int64_t *decode;
+	uint64_t len_min, len_max; /* smallest and largest frame */
+
+	/* ENG_ESS_AUDIO */
+	uint32_t sample_rate;
+	uint32_t channels;
+	uint32_t bits;		/* per sample of one channel */
+	uint32_t block;		/* bytes per sample frame: channels x bytes */
+	int big_endian;		/* AIFF, 'twos', 'in24' without enda */
+	int is_float;
+	int64_t nsamples;
+	struct eng_chunk *chunks; /* [nchunks], ordered by first */
+	size_t nchunks;
+
+	struct eng_tc tc;	/* the media's start timecode */
+};
+
+/* A media file's streams, as a reader found them. */
+struct eng_mfile {
+	char *format;		/* "mov", "mp4", "mxf-op1a", "mxf-opatom",
+				 * "wav", "aiff" */
+	struct eng_essence *streams;
+	size_t nstreams;
+	/* MXF: the file's source package UMID (32 bytes, hex), matching
+	 * OP-Atom files of one clip; "" otherwise */
+	char package[65];
+	/* The clip's name as the file says it (MXF material package name,
+	 * QuickTime reel name), "" when none */
+	char clip_name[128];
+	struct eng_tc tc;	/* the file's start timecode */
+};
+
+void eng_mfile_free(struct eng_mfile *mf);
+
+/* Readers.  Each fills *out (zeroed first), returns 0, -EINVAL with one
+ * message in diag naming src->name and the reason (truncated file, no
+ * moov, no index, an index past the end of the file, an unknown codec),
+ * -ENOTSUP when the file is not of the reader's format (no message: the
+ * caller tries another), or -ENOMEM.  Never decode; read only headers and
+ * indexes. */
+int eng_mfile_read_av(const struct eng_src *src, struct eng_mfile *out,
+		      struct eng_diag *diag);	/* QuickTime, MP4 */
+int eng_mfile_read_mxf(const struct eng_src *src, struct eng_mfile *out,
+		       struct eng_diag *diag);	/* MXF OP1a, OP-Atom */
+int eng_mfile_read_pcm(const struct eng_src *src, struct eng_mfile *out,
+		       struct eng_diag *diag);	/* WAV/BWF/RF64, AIFF */
+/* The reader by the file's first bytes: tries each; -EINVAL with a
+ * message for a file no reader takes. */
+int eng_mfile_read(const struct eng_src *src, struct eng_mfile *out,
+		   struct eng_diag *diag);
+
+/* The extents of sample frames [first, first + n) of an audio stream:
+ * at most max extents into out (one per chunk crossed, adjacent chunks
+ * joined); returns how many, or -ERANGE when the samples are not all in
+ * the stream, -E2BIG when more than max are needed. */
+int eng_essence_samples(const struct eng_essence *e, int64_t first,
+			int64_t n, struct eng_extent *out, int max);
+
+#endif /* ENG_ESSENCE_H */
