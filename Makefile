@@ -38,6 +38,9 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_FILE_OFFSET_BITS=64 \
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pc_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+# engine/media/avindex.c reads QuickTime/MP4 through libavformat: every
+# program that links libengine.a may pull it in
+AV_PKGS = libavformat libavcodec libavutil
 
 ifeq ($(V),1)
 Q =
@@ -108,14 +111,14 @@ $(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
 
 $(B)/timelinefs-gen: $(GEN_OBJ) $(B)/libengine.a
 	$(q) LD $@
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,json-c) -lpthread $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,json-c $(AV_PKGS)) -lpthread $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 	$(q) CC $@
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(call pc_cflags,cmocka sqlite3 json-c) -o $@ $< \
 		$(B)/libstore.a $(B)/libengine.a $(ALL_LDFLAGS) \
-		$(call pc_libs,cmocka sqlite3 json-c) -lpthread -lm $(LDLIBS)
+		$(call pc_libs,cmocka sqlite3 json-c $(AV_PKGS)) -lpthread -lm $(LDLIBS)
 
 # ---------------------------------------------------------------- tests
 # deps: install missing Debian packages when root, else say what to run.
@@ -176,12 +179,12 @@ endif
 unit: $(UNIT_BIN)
 	@$(TSAN_RUN) sh tests/run-unit.sh $(UNIT_BIN)
 
-integration: $(PROGS) $(B)/tests/tools/tlmov
+integration: $(PROGS) $(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
 	@TLFS_BUILD=$(CURDIR)/$(B) $(TSAN_RUN) sh tests/run-integration.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(B)/tests/bench/tlbench \
-		$(B)/tests/tools/tlmov
+		$(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
 	@TLFS_BUILD=$(CURDIR)/$(B) $(TSAN_RUN) sh tests/run-all.sh $(UNIT_BIN)
 
 valgrind: $(UNIT_BIN)
@@ -232,7 +235,7 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -Wall -Wextra -D_FILE_OFFSET_BITS=64 \
 	      -D_GNU_SOURCE -Iengine \
 	      -DTLFS_VERSION='"$(VERSION)"' \
 	      -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	      -fno-omit-frame-pointer $(call pc_cflags,json-c)
+	      -fno-omit-frame-pointer $(call pc_cflags,json-c $(AV_PKGS))
 FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
 FUZZ_OBJ = $(ENGINE_SRC:engine/%.c=$(FUZZ_DIR)/obj/%.o)
@@ -245,7 +248,7 @@ $(FUZZ_DIR)/obj/%.o: engine/%.c
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(q) FUZZLD $@
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) \
-		$(call pc_libs,json-c) -lpthread
+		$(call pc_libs,json-c $(AV_PKGS)) -lpthread
 
 FUZZ_FS_CFLAGS = -Ifs -Ischema -DFUSE_USE_VERSION=312 $(call pc_cflags,fuse3)
 FUZZ_FS_OBJ = $(FUZZ_DIR)/obj/fs/options.o
@@ -259,7 +262,7 @@ $(FUZZ_DIR)/obj/fs/%.o: fs/%.c
 $(FUZZ_DIR)/fuzz_options: tests/fuzz/fuzz_options.c $(FUZZ_FS_OBJ) $(FUZZ_OBJ)
 	$(q) FUZZLD $@
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FS_CFLAGS) -fsanitize=fuzzer -o $@ \
-		$< $(FUZZ_FS_OBJ) $(FUZZ_OBJ) $(call pc_libs,fuse3 json-c) -lpthread
+		$< $(FUZZ_FS_OBJ) $(FUZZ_OBJ) $(call pc_libs,fuse3 json-c $(AV_PKGS)) -lpthread
 
 # The seed corpus is built, not committed: copies of the fixtures drifted
 # from them.  build/fuzz/seed/NAME holds tests/fuzz/corpus/NAME, the
@@ -349,4 +352,12 @@ $(B)/tests/tools/tlmov: tests/tools/tlmov.c $(B)/libengine.a
 	$(q) CC $@
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libengine.a $(ALL_LDFLAGS) \
-		$(call pc_libs,json-c) $(LDLIBS)
+		$(call pc_libs,json-c $(AV_PKGS)) $(LDLIBS)
+
+# tlindex FILE prints what the media readers find in a file
+# (test_index.sh compares it with ffprobe).
+$(B)/tests/tools/tlindex: tests/tools/tlindex.c $(B)/libengine.a
+	$(q) CC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libengine.a $(ALL_LDFLAGS) \
+		$(call pc_libs,$(AV_PKGS)) $(LDLIBS)

@@ -5,15 +5,14 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "media/essence.h"
 
-void eng_mfile_free(struct eng_mfile *mf)
+void eng_mfile_clear(struct eng_mfile *mf)
 {
 	size_t i;
 
-	if (!mf)
-		return;
 	for (i = 0; i < mf->nstreams; i++) {
 		struct eng_essence *e = &mf->streams[i];
 
@@ -26,6 +25,14 @@ void eng_mfile_free(struct eng_mfile *mf)
 	}
 	free(mf->streams);
 	free(mf->format);
+	memset(mf, 0, sizeof(*mf));
+}
+
+void eng_mfile_free(struct eng_mfile *mf)
+{
+	if (!mf)
+		return;
+	eng_mfile_clear(mf);
 	free(mf);
 }
 
@@ -69,8 +76,11 @@ int eng_essence_samples(const struct eng_essence *e, int64_t first,
 {
 	int cnt = 0;
 
-	if (first < 0 || n < 0 || first + n > e->nsamples || !e->nchunks ||
-	    e->chunks[0].first > first)
+	if (first < 0 || n < 0 || first > e->nsamples - n)
+		return -ERANGE;
+	if (n == 0)
+		return 0;
+	if (!e->nchunks || e->chunks[0].first > first)
 		return -ERANGE;
 	while (n > 0) {
 		const struct eng_chunk *c = &e->chunks[chunk_of(e, first)];

@@ -124,8 +124,17 @@ struct eng_mfile {
 	 * QuickTime reel name), "" when none */
 	char clip_name[128];
 	struct eng_tc tc;	/* the file's start timecode */
+	/* Streams a reader left out of streams[] and why ("stream 1: aac
+	 * audio (not PCM: it cannot be read by samples)"), "" when none:
+	 * for the message when a track asks for one. */
+	char skipped[256];
+	/* Bytes the reader read of the file (headers and indexes). */
+	uint64_t bytes_read;
 };
 
+/* Frees what mf holds and leaves it zeroed (a reader's failure path);
+ * eng_mfile_free also frees mf itself (calloc'ed by the caller). */
+void eng_mfile_clear(struct eng_mfile *mf);
 void eng_mfile_free(struct eng_mfile *mf);
 
 /* Readers.  Each fills *out (zeroed first), returns 0, -EINVAL with one
@@ -151,5 +160,13 @@ int eng_mfile_read(const struct eng_src *src, struct eng_mfile *out,
  * the stream, -E2BIG when more than max are needed. */
 int eng_essence_samples(const struct eng_essence *e, int64_t first,
 			int64_t n, struct eng_extent *out, int max);
+
+/* "HH:MM:SS:FF" (';' '.' ',' before FF: drop frame) as the frame count
+ * at fps, through timecode.h's parser (timecode.c; declared in both
+ * headers: the two struct eng_tc cannot meet in one file).  Sets *drop to
+ * whether it was counted drop frame.  0, or -EINVAL/-ERANGE/-ENOTSUP/-ENOENT
+ * as eng_tc_parse and eng_tc_frames return them. */
+int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
+		       int *drop);
 
 #endif /* ENG_ESSENCE_H */

@@ -82,3 +82,16 @@ int eng_tc_frames(const struct eng_tc *tc, struct eng_fps fps, int drop,
 	return 0;
 }
 
+
+int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
+		       int *drop)
+{
+	struct eng_tc tc;
+	int rc = eng_tc_parse(s, &tc);
+
+	if (rc == 0)
+		rc = eng_tc_frames(&tc, fps, 0, frames);
+	if (rc == 0)
+		*drop = tc.drop;
+	return rc;
+}

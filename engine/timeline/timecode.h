@@ -37,4 +37,10 @@ int eng_tc_drop_rate(struct eng_fps fps);
 int eng_tc_frames(const struct eng_tc *tc, struct eng_fps fps, int drop,
 		  int64_t *frames);
 
+/* eng_tc_parse then eng_tc_frames (drop frame as written), for the media
+ * readers (media/essence.h declares it too: its struct eng_tc, a start
+ * frame, cannot meet this one in a file).  *drop: whether tc was. */
+int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
+		       int *drop);
+
 #endif /* ENG_TIMECODE_H */
