@@ -218,47 +218,58 @@ static int trak_ctts(const unsigned char *m, size_t from, size_t to, int id,
 	return 0;
 }
 
-/* The top-level moov box, read whole into *buf. */
+/* The top-level moov box, read whole into *buf; -EINVAL with the message
+ * when there is none whole in the file. */
 static int read_moov(const struct eng_src *src, unsigned char **buf,
-		     size_t *len)
+		     size_t *len, struct eng_diag *diag)
 {
 	uint64_t pos = 0;
 	unsigned char h[16];
 
 	while (pos + 8 <= src->size) {
 		uint64_t size;
+		long n;
 
 		if (src->read_at(src->ctx, pos, h, 16) < 8)
-			return -EINVAL;
+			break;
 		size = be32(h);
 		if (size == 1) {
 			if (pos + 16 > src->size)
-				return -EINVAL;
+				break;
 			size = be64(h + 8);
 		} else if (size == 0) {
 			size = src->size - pos;
 		}
-		if (size < 8 || size > src->size - pos)
+		if (size < 8 || size > src->size - pos) {
+			eng_diag_add(diag, src->name, 0, "its '%.4s' box at %"
+				     PRIu64 " runs past the end of the file "
+				     "(%" PRIu64 " bytes): truncated file",
+				     h + 4, pos, src->size);
 			return -EINVAL;
-		if (memcmp(h + 4, "moov", 4) == 0) {
-			long n;
-
-			if (size > MOOV_MAX)
-				return -EINVAL;
-			*buf = malloc((size_t)size);
-			if (!*buf)
-				return -ENOMEM;
-			n = src->read_at(src->ctx, pos, *buf, (size_t)size);
-			if (n != (long)size) {
-				free(*buf);
-				*buf = NULL;
-				return -EINVAL;
-			}
-			*len = (size_t)size;
-			return 0;
 		}
-		pos += size;
+		if (memcmp(h + 4, "moov", 4) != 0) {
+			pos += size;
+			continue;
+		}
+		if (size > MOOV_MAX) {
+			eng_diag_add(diag, src->name, 0, "its moov box of %"
+				     PRIu64 " bytes is larger than %u MiB",
+				     size, MOOV_MAX >> 20);
+			return -EINVAL;
+		}
+		*buf = malloc((size_t)size);
+		if (!*buf)
+			return -ENOMEM;
+		n = src->read_at(src->ctx, pos, *buf, (size_t)size);
+		if (n != (long)size) {
+			free(*buf);
+			*buf = NULL;
+			break;
+		}
+		*len = (size_t)size;
+		return 0;
 	}
+	eng_diag_add(diag, src->name, 0, "no moov box at the top level");
 	return -EINVAL;
 }
 
@@ -637,12 +648,8 @@ int eng_mfile_read_av(const struct eng_src *src, struct eng_mfile *out,
 		if (t != AVMEDIA_TYPE_VIDEO && t != AVMEDIA_TYPE_AUDIO)
 			continue;
 		if (t == AVMEDIA_TYPE_VIDEO && !moov &&
-		    (rc = read_moov(src, &moov, &moov_len)) < 0) {
-			if (rc == -EINVAL)
-				rc = fail(diag, src, "no moov box at the top "
-					  "level");
+		    (rc = read_moov(src, &moov, &moov_len, diag)) < 0)
 			goto out;
-		}
 		if (t == AVMEDIA_TYPE_VIDEO &&
 		    (rc = trak_ctts(moov, 8, moov_len, st->id, &ct)) < 0) {
 			if (rc == -EINVAL)
@@ -677,7 +684,7 @@ int eng_mfile_read_av(const struct eng_src *src, struct eng_mfile *out,
 		snprintf(out->clip_name, sizeof(out->clip_name), "%s", reel);
 	rc = 0;
 out:
-	out->bytes_read = as.bytes;
+	out->bytes_read = as.bytes + moov_len;
 	free(moov);
 	if (fc)
 		avformat_close_input(&fc);
