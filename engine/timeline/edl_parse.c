@@ -114,6 +114,7 @@ struct edl_event {
 	enum edl_trans trans;
 	int64_t tdur;		/* transition frames */
 	int64_t src_in, src_out, rec_in, rec_out; /* timecode frames */
+	int src_drop;		/* src_in counted drop frame */
 	int speed;		/* an M2 line applies */
 	int64_t speed_milli;	/* fps * 1000, negative: reverse */
 	long partner;		/* other line of a transition, -1 none */
@@ -481,6 +482,8 @@ static int do_event(struct edl_state *st, unsigned line, char **tok, int n)
 	    parse_tc(st, line, tok[n - 2], &e.rec_in) < 0 ||
 	    parse_tc(st, line, tok[n - 1], &e.rec_out) < 0)
 		bad = 1;
+	/* as parse_tc counted it: FCM or a drop separator before FF */
+	e.src_drop = st->fcm_drop || strpbrk(tok[n - 4], ";.,") != NULL;
 	if (bad)
 		return 0;
 	if (e.trans == EDL_DISSOLVE || e.trans == EDL_WIPE)
@@ -897,18 +900,25 @@ static int resolve_clips(struct edl_state *st)
 			st->clip_origin = o;
 			st->norigin = st->tl->nclips;
 			o[c] = e->src_in;
+			st->tl->clips[c].tc_drop = e->src_drop;
 		}
+		st->tl->clips[c].tc_set = 1;
 		switch (st->opt->edl_origin) {
 		case ENG_EDL_ORIGIN_MIN:
-			if (e->src_in < st->clip_origin[c])
+			if (e->src_in < st->clip_origin[c]) {
 				st->clip_origin[c] = e->src_in;
+				st->tl->clips[c].tc_drop = e->src_drop;
+			}
 			break;
 		case ENG_EDL_ORIGIN_ZERO:
 			st->clip_origin[c] = 0;
+			st->tl->clips[c].tc_drop = st->origin_drop;
 			break;
 		case ENG_EDL_ORIGIN_TC:
 			/* a bad origin is told; read as zero meanwhile */
 			st->clip_origin[c] = origin < 0 ? 0 : origin;
+			st->tl->clips[c].tc_drop =
+			    st->origin_drop || st->opt->edl_origin_tc.drop;
 			if (origin >= 0 && e->src_in < origin)
 				eng_problem(&st->pb, e->line,
 					    "event %03u: source in is "
@@ -918,6 +928,7 @@ static int resolve_clips(struct edl_state *st)
 					    (long long)origin);
 			break;
 		}
+		st->tl->clips[c].tc = st->clip_origin[c];
 	}
 	return 0;
 }

@@ -103,6 +103,15 @@ struct eng_clip {
 	char *name;
 	unsigned line;		/* first line that uses the clip */
 	struct eng_media *media; /* [ntracks] after eng_media_resolve */
+	/* An EDL's source timecode of the clip's frame 0 (its origin, as
+	 * edl_origin= chose it), counted as eng_tc_frames() counts (drop
+	 * frame when tc_drop): the start timecode timelinefs-gen writes
+	 * into real-format media (--codec), so that the EDL's source in
+	 * points are the media's own frames.  tc_set 0: the format has
+	 * none (.tl, OTIO). */
+	int64_t tc;
+	int tc_set;
+	int tc_drop;
 };
 
 struct eng_timeline {

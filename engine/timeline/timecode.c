@@ -95,3 +95,32 @@ int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
 		*drop = tc.drop;
 	return rc;
 }
+
+int eng_tc_format(int64_t frames, struct eng_fps fps, int drop, char *buf,
+		  size_t len)
+{
+	int64_t nominal = eng_tc_nominal(fps), skip = 0, per10, per1, d, m;
+
+	if (frames < 0 || len < 16 || nominal == 0)
+		return -EINVAL;
+	if (drop) {
+		if (!eng_tc_drop_rate(fps))
+			return -ENOTSUP;
+		/* put back the frame numbers drop frame skips: skip a minute
+		 * but every tenth, so that plain counting gives the label */
+		skip = nominal / 15;
+		per10 = nominal * 600 - 9 * skip; /* frames in 10 minutes */
+		per1 = nominal * 60 - skip;	  /* in a minute but the 1st */
+		d = frames / per10;
+		m = frames % per10;
+		frames += 9 * skip * d;
+		if (m >= skip)
+			frames += skip * ((m - skip) / per1);
+	}
+	snprintf(buf, len, "%02lld:%02lld:%02lld%c%02lld",
+		 (long long)(frames / (nominal * 3600) % 24),
+		 (long long)(frames / (nominal * 60) % 60),
+		 (long long)(frames / nominal % 60), drop ? ';' : ':',
+		 (long long)(frames % nominal));
+	return 0;
+}

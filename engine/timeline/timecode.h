@@ -7,6 +7,7 @@
 #ifndef ENG_TIMECODE_H
 #define ENG_TIMECODE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/values.h"
@@ -42,5 +43,13 @@ int eng_tc_frames(const struct eng_tc *tc, struct eng_fps fps, int drop,
  * frame, cannot meet this one in a file).  *drop: whether tc was. */
 int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
 		       int *drop);
+
+/* The timecode of frame count `frames` (>= 0) at fps, drop frame when
+ * drop (and fps has it): the inverse of eng_tc_frames, written
+ * "HH:MM:SS:FF" (";" before FF for drop frame) into buf[len], hours
+ * modulo 24 as a timecode wraps.  Returns 0; -ENOTSUP for drop frame at
+ * a rate without it, -EINVAL for a negative count or len < 16. */
+int eng_tc_format(int64_t frames, struct eng_fps fps, int drop, char *buf,
+		  size_t len);
 
 #endif /* ENG_TIMECODE_H */

@@ -329,6 +329,20 @@ static void test_drop_frame(void **state)
 	check_tracks(tl, "V:4");
 	check_segs(tl, w, N(w));
 	eng_tl_free(tl);
+	/* each clip's origin timecode, counted as its source in was: TAPE3
+	 * drop frame by its ';', TAPE4 not (FCM: NON-DROP FRAME) */
+	o.edl_origin = ENG_EDL_ORIGIN_MIN;
+	assert_int_equal(parse_fixture("drop_frame.edl", &o, &tl, &d), 0);
+	assert_int_equal(tl->nclips, 4);
+	assert_int_equal(tl->clips[0].tc, 1798);
+	assert_int_equal(tl->clips[0].tc_drop, 1);
+	assert_int_equal(tl->clips[1].tc, 17981);
+	assert_int_equal(tl->clips[2].tc, 1800);
+	assert_int_equal(tl->clips[2].tc_drop, 1);
+	assert_int_equal(tl->clips[3].tc, 1800);
+	assert_int_equal(tl->clips[3].tc_drop, 0);
+	assert_int_equal(tl->clips[3].tc_set, 1);
+	eng_tl_free(tl);
 	eng_diag_free(&d);
 }
 
@@ -616,6 +630,11 @@ static void test_origin(void **state)
 		assert_int_equal(parse_opt(text, strlen(text), &o, &tl, &d), 0);
 		assert_int_equal(tl->tracks[0].segs[0].src_in, cases[i].src0);
 		assert_int_equal(tl->tracks[0].segs[1].src_in, cases[i].src1);
+		/* the clip keeps its origin's timecode: timelinefs-gen
+		 * --codec writes it into the media it makes */
+		assert_int_equal(tl->clips[0].tc_set, 1);
+		assert_int_equal(tl->clips[0].tc, 90025 - cases[i].src1);
+		assert_int_equal(tl->clips[0].tc_drop, 0);
 		eng_tl_free(tl);
 	}
 	/* a source before the TC origin */

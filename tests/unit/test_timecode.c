@@ -159,12 +159,53 @@ static void test_origin_parse(void **state)
 			 -EINVAL);
 }
 
+/* eng_tc_format is eng_tc_frames backwards: every frame of the first 11
+ * minutes and around each hour, drop and non-drop, reads back as itself
+ * (timelinefs-gen writes it into media as their start timecode). */
+static void test_format(void **state)
+{
+	static const struct {
+		struct eng_fps fps;
+		int drop;
+	} rates[] = { { { 30000, 1001 }, 1 }, { { 30000, 1001 }, 0 },
+		      { { 60000, 1001 }, 1 }, { { 25, 1 }, 0 },
+		      { { 24000, 1001 }, 0 } };
+	struct eng_tc tc;
+	char buf[16];
+	int64_t f, back;
+	size_t r;
+
+	(void)state;
+	for (r = 0; r < N(rates); r++)
+		for (f = 0; f < 2 * 60 * 60 * 11; f++) {
+			int64_t k = f < 40000 ? f : 107000 + f;
+
+			assert_int_equal(eng_tc_format(k, rates[r].fps,
+						       rates[r].drop, buf,
+						       sizeof(buf)), 0);
+			assert_int_equal(eng_tc_parse(buf, &tc), 0);
+			assert_int_equal(tc.drop, rates[r].drop);
+			assert_int_equal(eng_tc_frames(&tc, rates[r].fps, 0,
+						       &back), 0);
+			assert_int_equal(back, k);
+		}
+	assert_int_equal(eng_tc_format(1800, NTSC, 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "00:01:00;02");
+	assert_int_equal(eng_tc_format(17982, NTSC, 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "00:10:00;00");
+	assert_int_equal(eng_tc_format(90000, PAL, 0, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "01:00:00:00");
+	assert_int_equal(eng_tc_format(1, PAL, 1, buf, sizeof(buf)), -ENOTSUP);
+	assert_int_equal(eng_tc_format(-1, PAL, 0, buf, sizeof(buf)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_origin_parse),
+		cmocka_unit_test(test_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
