@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Media resolution: clip NAME, track T is the single regular file
- * MEDIA_DIR/NAME.T.*; find where its essence starts (RIFF/WAVE data chunk)
- * and check it is long enough for every segment that plays it.
+ * Media resolution: each played (clip, track) to one file of the media
+ * folder by the naming rules (NAME.T.*, the clip's one file NAME.mov or the
+ * one the timeline names, an OP-Atom set), the real files read once through
+ * the readers of essence.h, and the checks that every edit is in its media.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "media/essence.h"
 #include "media/media.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -60,20 +63,45 @@ int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
 struct pair {
 	int used;
 	unsigned line;		/* first line that plays it */
-	unsigned nreg;		/* regular files that match */
+	unsigned nreg;		/* regular files NAME.T.* */
 	char *reg[2];		/* the two smallest names, for messages */
 	char *other;		/* a matching name that is not a regular file */
 	mode_t other_mode;
 	uint64_t need;		/* essence bytes the worst segment needs */
 	unsigned need_line;
+	const struct eng_mfile *mf; /* the real media file chosen, or NULL */
+};
+
+/* What the folder holds for one clip as a whole: NAME.mov, NAME.mxf ... */
+struct whole {
+	unsigned n;
+	char *name[2];		/* the two smallest names */
+	char *hint;		/* an entry named as the timeline names the
+				 * clip's file (eng_clip.file) */
+};
+
+/* A media file read (or refused) once, however many (clip, track)s use
+ * it. */
+struct mread {
+	char *name;
+	struct eng_mfile *mf;	/* NULL: refused */
+	char *why;		/* the reader's message when refused */
+	int told;		/* the refusal was reported */
 };
 
 struct resolver {
 	struct eng_timeline *tl;
 	const char *media_dir;
+	const struct eng_media_readers *rd;
 	struct eng_diag *diag;
 	struct pair *pairs;	/* [clip * ntracks + track] */
+	struct whole *wholes;	/* [clip] */
 	size_t *by_name;	/* clip indices sorted by name */
+	char **mxf;		/* the folder's *.mxf regular files */
+	size_t nmxf;
+	int mxf_read;		/* all of mxf[] were read */
+	struct mread *reads;
+	size_t nreads;
 	int dfd;
 	unsigned nerr;
 };
@@ -124,65 +152,107 @@ static long find_track(const struct resolver *r, const char *key, size_t n,
 
 /* Keep the two lexicographically smallest names so that an "ambiguous"
  * message does not depend on readdir order. */
-static int add_regular(struct pair *p, const char *name)
+static int keep_smallest(char *names[2], unsigned *n, const char *name)
 {
 	char *dup = strdup(name), *t;
 
 	if (!dup)
 		return -ENOMEM;
-	p->nreg++;
-	if (!p->reg[0] || strcmp(dup, p->reg[0]) < 0) {
-		t = p->reg[0];
-		p->reg[0] = dup;
+	(*n)++;
+	if (!names[0] || strcmp(dup, names[0]) < 0) {
+		t = names[0];
+		names[0] = dup;
 		dup = t;
 	}
-	if (dup && (!p->reg[1] || strcmp(dup, p->reg[1]) < 0)) {
-		t = p->reg[1];
-		p->reg[1] = dup;
+	if (dup && (!names[1] || strcmp(dup, names[1]) < 0)) {
+		t = names[1];
+		names[1] = dup;
 		dup = t;
 	}
 	free(dup);
 	return 0;
 }
 
+/* The extensions of files a reader takes (essence.h), any case: a
+ * NAME.T.EXT of another extension is raw essence. */
+static const char *const real_ext[] = {
+	"mov", "qt", "mp4", "m4v", "m4a", "mxf", "wav", "wave", "bwf",
+	"aif", "aiff", "aifc",
+};
+/* Those of files that hold a whole clip (video and audio): NAME.EXT. */
+static const char *const whole_ext[] = { "mov", "qt", "mp4", "m4v", "mxf" };
+
+static int ext_in(const char *name, const char *const *set, size_t n)
+{
+	const char *dot = strrchr(name, '.');
+	size_t i;
+
+	if (!dot)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcasecmp(dot + 1, set[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_real(const char *name)
+{
+	return ext_in(name, real_ext, sizeof(real_ext) / sizeof(*real_ext));
+}
+
+static int is_wav(const char *name)
+{
+	static const char *const wav[] = { "wav", "wave", "bwf" };
+
+	return ext_in(name, wav, sizeof(wav) / sizeof(*wav));
+}
+
+static int regular_at(struct resolver *r, const char *name, struct stat *sb)
+{
+	/* never follow a link: paths must not leave MEDIA_DIR */
+	return fstatat(r->dfd, name, sb, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /*
- * One directory entry: it matches (clip, track) when it is
+ * One directory entry.  It matches (clip, track) when it is
  * "CLIP.TRACK.REST" with REST non-empty.  A clip name may hold dots, a
  * track name cannot, so each dot of the name is a candidate end of CLIP
- * and TRACK is what follows up to the next dot.
+ * and TRACK is what follows up to the next dot.  It is a clip's whole
+ * file when it is "CLIP.EXT" of a container holding video and audio, or
+ * the file the timeline names for the clip; and a candidate OP-Atom file
+ * when it is "*.mxf".
  */
 static int match_entry(struct resolver *r, const char *name)
 {
-	const char *dot, *tend;
+	const char *dot, *tend, *last = strrchr(name, '.');
 	struct stat sb;
 	int stated = 0;
+	size_t c;
 
 	for (dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
-		long c, t;
+		long ci, t;
 		struct pair *p;
 
 		tend = strchr(dot + 1, '.');
 		if (!tend || tend == dot + 1 || !tend[1])
 			continue;
-		c = find_clip(r, name, (size_t)(dot - name));
-		if (c < 0)
+		ci = find_clip(r, name, (size_t)(dot - name));
+		if (ci < 0)
 			continue;
 		for (t = find_track(r, dot + 1, (size_t)(tend - dot - 1), 0);
 		     t >= 0; t = find_track(r, dot + 1,
 					    (size_t)(tend - dot - 1),
 					    (size_t)t + 1)) {
-			p = &r->pairs[(size_t)c * r->tl->ntracks + (size_t)t];
+			p = &r->pairs[(size_t)ci * r->tl->ntracks + (size_t)t];
 			if (!p->used)
 				continue;
-			/* never follow a link: paths must not leave MEDIA_DIR */
 			if (!stated) {
-				if (fstatat(r->dfd, name, &sb,
-					    AT_SYMLINK_NOFOLLOW) < 0)
+				if (!regular_at(r, name, &sb))
 					return 0; /* gone since readdir */
 				stated = 1;
 			}
 			if (S_ISREG(sb.st_mode)) {
-				if (add_regular(p, name) < 0)
+				if (keep_smallest(p->reg, &p->nreg, name) < 0)
 					return -ENOMEM;
 			} else if (!p->other) {
 				p->other = strdup(name);
@@ -190,6 +260,40 @@ static int match_entry(struct resolver *r, const char *name)
 					return -ENOMEM;
 				p->other_mode = sb.st_mode;
 			}
+		}
+	}
+	if (!last)
+		return 0;
+	if (!stated && !regular_at(r, name, &sb))
+		return 0;
+	if (!S_ISREG(sb.st_mode))
+		return 0;
+	if (ext_in(name, whole_ext, sizeof(whole_ext) / sizeof(*whole_ext))) {
+		long ci = find_clip(r, name, (size_t)(last - name));
+
+		if (ci >= 0 && keep_smallest(r->wholes[ci].name,
+					     &r->wholes[ci].n, name) < 0)
+			return -ENOMEM;
+		if (strcasecmp(last, ".mxf") == 0) {
+			char **v = realloc(r->mxf, (r->nmxf + 1) * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			r->mxf = v;
+			v[r->nmxf] = strdup(name);
+			if (!v[r->nmxf])
+				return -ENOMEM;
+			r->nmxf++;
+		}
+	}
+	/* few clips name a file: a scan of them per entry is cheap */
+	for (c = 0; c < r->tl->nclips; c++) {
+		const char *f = r->tl->clips[c].file;
+
+		if (f && !r->wholes[c].hint && strcmp(f, name) == 0) {
+			r->wholes[c].hint = strdup(name);
+			if (!r->wholes[c].hint)
+				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -233,7 +337,7 @@ static void __attribute__((format(printf, 5, 6)))
 problem(struct resolver *r, unsigned line, size_t clip, size_t track,
 	const char *fmt, ...)
 {
-	char reason[768];
+	char reason[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -244,14 +348,8 @@ problem(struct resolver *r, unsigned line, size_t clip, size_t track,
 		     r->tl->clips[clip].name, r->tl->tracks[track].name, reason);
 }
 
-static int has_wav_ext(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 4 && strcasecmp(name + n - 4, ".wav") == 0;
-}
-
-/* Open the one match and find its essence: header and size. */
+/* Open the one match of a raw or WAV (clip, track) and find its essence:
+ * header and size. */
 static int probe(struct resolver *r, size_t c, size_t t, struct pair *p)
 {
 	struct eng_media *m = &r->tl->clips[c].media[t];
@@ -277,7 +375,7 @@ static int probe(struct resolver *r, size_t c, size_t t, struct pair *p)
 	p->reg[0] = NULL;
 	m->header = 0;
 	m->size = (uint64_t)sb.st_size;
-	if (!has_wav_ext(m->file))
+	if (!is_wav(m->file))
 		goto out;
 	head = malloc(WAV_HEAD_MAX);
 	if (!head) {
@@ -310,6 +408,514 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Real media files                                                    */
+
+static long src_pread(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : (long)n;
+}
+
+static void media_free(struct eng_timeline *tl)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nmfiles; i++)
+		eng_mfile_free(tl->mfiles[i]);
+	free(tl->mfiles);
+	tl->mfiles = NULL;
+	tl->nmfiles = 0;
+}
+
+/* The file `name` of the folder, read once through the readers: its
+ * streams, or NULL with the reason in ->why.  -ENOMEM only. */
+static int read_media(struct resolver *r, const char *name,
+		      struct mread **out)
+{
+	struct eng_diag d = {0};
+	struct eng_mfile *mf = NULL, **v;
+	struct mread *m;
+	struct stat sb;
+	char path[PATH_MAX + 256];
+	int fd = -1, rc = 0;
+	size_t i;
+
+	for (i = 0; i < r->nreads; i++)
+		if (strcmp(r->reads[i].name, name) == 0) {
+			*out = &r->reads[i];
+			return 0;
+		}
+	m = realloc(r->reads, (r->nreads + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r->reads = m;
+	m = &r->reads[r->nreads];
+	memset(m, 0, sizeof(*m));
+	m->name = strdup(name);
+	if (!m->name)
+		return -ENOMEM;
+	r->nreads++;
+	*out = m;
+	snprintf(path, sizeof(path), "%s/%s", r->media_dir, name);
+	errno = 0;
+	/* openat in the folder, no link followed: never leaves it; a FIFO
+	 * swapped in since the scan must not block the mount */
+	fd = openat(r->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		const char *why = fd >= 0 && errno == 0 ? "not a regular file"
+							 : strerror(errno);
+
+		if (asprintf(&m->why, "cannot open %s: %s", path, why) < 0) {
+			m->why = NULL;
+			rc = -ENOMEM;
+		}
+		goto out;
+	}
+	mf = calloc(1, sizeof(*mf));
+	if (!mf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	{
+		struct eng_src src = {
+			.name = path, .size = (uint64_t)sb.st_size,
+			.read_at = src_pread, .ctx = &fd,
+		};
+
+		rc = r->rd->read(&src, mf, &d);
+	}
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc < 0) {
+		m->why = strdup(d.n ? d.msgs[0] : path);
+		rc = m->why ? 0 : -ENOMEM;
+		goto out;
+	}
+	v = realloc(r->tl->mfiles, (r->tl->nmfiles + 1) * sizeof(*v));
+	if (!v) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	r->tl->mfiles = v;
+	v[r->tl->nmfiles++] = mf;
+	r->tl->media_free = media_free;
+	m->mf = mf;
+	mf = NULL;
+out:
+	eng_mfile_free(mf);
+	eng_diag_free(&d);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* The kind of stream a track plays, by its media name: V* video, A*
+ * audio, 0 for another name (any one stream). */
+static uint32_t track_kind(const char *media)
+{
+	if (media[0] == 'V')
+		return ENG_ESS_VIDEO;
+	if (media[0] == 'A')
+		return ENG_ESS_AUDIO;
+	return 0;
+}
+
+/* Which audio stream An is: n, 1 for "A" alone; 0 when not A<digits>. */
+static unsigned audio_number(const char *media)
+{
+	unsigned n = 0;
+	const char *p;
+
+	if (media[0] != 'A')
+		return 0;
+	if (!media[1])
+		return 1;
+	for (p = media + 1; *p; p++) {
+		if (*p < '0' || *p > '9' || n > 1000)
+			return 0;
+		n = n * 10 + (unsigned)(*p - '0');
+	}
+	return n;
+}
+
+static const char *kind_name(uint32_t kind)
+{
+	return kind == ENG_ESS_VIDEO ? "video" :
+	       kind == ENG_ESS_AUDIO ? "audio" : "other";
+}
+
+static size_t count_kind(const struct eng_mfile *mf, uint32_t kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < mf->nstreams; i++)
+		n += mf->streams[i].kind == kind;
+	return n;
+}
+
+/* "1 video, 2 audio": what a file holds, for messages. */
+static void streams_said(const struct eng_mfile *mf, char *buf, size_t len)
+{
+	size_t v = count_kind(mf, ENG_ESS_VIDEO);
+	size_t a = count_kind(mf, ENG_ESS_AUDIO);
+
+	if (!v && !a)
+		snprintf(buf, len, "no video or audio stream");
+	else
+		snprintf(buf, len, "%zu video and %zu audio stream%s", v, a,
+			 a == 1 ? "" : "s");
+}
+
+/* The stream of a per-track file NAME.T.EXT: its one stream of the
+ * track's kind.  NULL with a message. */
+static const struct eng_essence *one_stream(struct resolver *r, size_t c,
+					    size_t t, unsigned line,
+					    const char *file,
+					    const struct eng_mfile *mf)
+{
+	uint32_t kind = track_kind(r->tl->tracks[t].media);
+	const struct eng_essence *e = NULL;
+	size_t i, n = 0;
+	char what[96];
+
+	for (i = 0; i < mf->nstreams; i++)
+		if (!kind || mf->streams[i].kind == kind) {
+			n++;
+			if (!e)
+				e = &mf->streams[i];
+		}
+	if (n == 1)
+		return e;
+	streams_said(mf, what, sizeof(what));
+	if (n == 0)
+		problem(r, line, c, t, "%s/%s holds %s: none of the %s a "
+			"track %s plays", r->media_dir, file, what,
+			kind_name(kind), r->tl->tracks[t].name);
+	else
+		problem(r, line, c, t, "%s/%s holds %s: which one track %s "
+			"plays is ambiguous (a file of several tracks is "
+			"named %s.EXT)", r->media_dir, file, what,
+			r->tl->tracks[t].name, r->tl->clips[c].name);
+	return NULL;
+}
+
+/* The stream of a clip's whole file for track t: V its first video
+ * stream, An its n-th audio stream.  NULL with a message. */
+static const struct eng_essence *track_stream(struct resolver *r, size_t c,
+					      size_t t, unsigned line,
+					      const char *file,
+					      const struct eng_mfile *mf)
+{
+	const char *tn = r->tl->tracks[t].media;
+	uint32_t kind = track_kind(tn);
+	unsigned want = kind == ENG_ESS_AUDIO ? audio_number(tn) : 1, seen = 0;
+	size_t i;
+	char what[96];
+
+	if (!kind || !want) {
+		problem(r, line, c, t, "%s/%s holds several tracks: only "
+			"V and A1..An tracks are read from it", r->media_dir,
+			file);
+		return NULL;
+	}
+	for (i = 0; i < mf->nstreams; i++)
+		if (mf->streams[i].kind == kind && ++seen == want)
+			return &mf->streams[i];
+	streams_said(mf, what, sizeof(what));
+	problem(r, line, c, t, "%s/%s holds %s: none for track %s%s",
+		r->media_dir, file, what, r->tl->tracks[t].name,
+		kind == ENG_ESS_AUDIO && seen
+			? " (an audio track is a stream, of however many "
+			  "channels)"
+			: "");
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether OP-Atom file mf belongs to clip `name`: its material package
+ * name is the clip's name, or its package UMID (hex, any case) is. */
+static int opatom_of(const struct eng_mfile *mf, const char *name)
+{
+	return strcmp(mf->format, "mxf-opatom") == 0 &&
+	       (strcmp(mf->clip_name, name) == 0 ||
+		(mf->package[0] && strcasecmp(mf->package, name) == 0));
+}
+
+/*
+ * An OP-Atom set: the folder's MXF files of clip c, one per track (by
+ * package name or UMID).  V is its one file holding video, An the n-th
+ * file holding audio in file-name order (Avid's NAME.V1, NAME.A1,
+ * NAME.A2 and ffmpeg's names sort so).  0 with *file and *e set, 0 with
+ * *file NULL when the clip has no OP-Atom file, -ENOMEM.
+ */
+static int opatom_stream(struct resolver *r, size_t c, size_t t,
+			 unsigned line, const char **file,
+			 const struct eng_mfile **mfo,
+			 const struct eng_essence **e)
+{
+	const char *name = r->tl->clips[c].name, *tn = r->tl->tracks[t].media;
+	uint32_t kind = track_kind(tn);
+	unsigned want = kind == ENG_ESS_AUDIO ? audio_number(tn) : 1;
+	size_t i, n = 0, nset = 0;
+	const char *hit = NULL, *second = NULL;
+	const struct eng_mfile *hmf = NULL;
+	struct mread *m;
+	int rc;
+
+	*file = NULL;
+	*e = NULL;
+	if (!r->mxf_read) {
+		qsort(r->mxf, r->nmxf, sizeof(*r->mxf), cmp_str);
+		for (i = 0; i < r->nmxf; i++) {
+			rc = read_media(r, r->mxf[i], &m);
+			if (rc < 0)
+				return rc;
+		}
+		r->mxf_read = 1;
+	}
+	for (i = 0; i < r->nmxf; i++) {
+		if (read_media(r, r->mxf[i], &m) < 0)
+			return -ENOMEM;
+		if (!m->mf || !opatom_of(m->mf, name))
+			continue;
+		nset++;
+		if (!count_kind(m->mf, kind))
+			continue;
+		if (++n == want) {
+			hit = m->name;
+			hmf = m->mf;
+		} else if (kind == ENG_ESS_VIDEO && n == 2) {
+			second = m->name;
+		}
+	}
+	if (!nset)
+		return 0;
+	*file = hit ? hit : "";
+	if (second) {
+		problem(r, line, c, t, "ambiguous: %s/%s, %s/%s are both "
+			"OP-Atom video of clip %s", r->media_dir, hit,
+			r->media_dir, second, name);
+		return 0;
+	}
+	if (!hit || !want) {
+		problem(r, line, c, t, "the OP-Atom files of clip %s in %s "
+			"hold %zu %s track%s: none for track %s", name,
+			r->media_dir, n, kind_name(kind), n == 1 ? "" : "s",
+			r->tl->tracks[t].name);
+		return 0;
+	}
+	*mfo = hmf;
+	*e = one_stream(r, c, t, line, hit, hmf);
+	return 0;
+}
+
+/* Tell a file's refusal once, at its first user. */
+static void refused(struct resolver *r, size_t c, size_t t, unsigned line,
+		    struct mread *m)
+{
+	if (m->told)
+		return;
+	m->told = 1;
+	problem(r, line, c, t, "%s", m->why ? m->why : m->name);
+}
+
+/* Frames per second rounded: a timecode's nominal rate (30 at 29.97). */
+static uint64_t nominal(struct eng_fps f)
+{
+	return f.den ? ((uint64_t)f.num + f.den / 2) / f.den : 0;
+}
+
+/* floor(a * num / den) for den > 0, a of either sign. */
+static __int128 floor_mul(__int128 a, uint64_t num, uint64_t den)
+{
+	__int128 p = a * (__int128)num, q = p / (__int128)den;
+
+	if (p % (__int128)den && p < 0)
+		q--;
+	return q;
+}
+
+/*
+ * eng_media.origin: the stream's frame (video) or sample frame (audio)
+ * that the clip's source frame 0 is.  The timeline counts source frames
+ * in timecode from eng_clip.tc; the media's first frame is its start timecode.
+ * Timecodes of one nominal rate (the timeline's, the media's tmcd or
+ * material package) subtract as frame counts, drop frame applied on both
+ * sides; a time reference in samples (BWF) or another rate is compared
+ * in time.  0 without a timecode on either side (-o edl_origin= rules).
+ */
+static int64_t origin_of(const struct eng_timeline *tl,
+			 const struct eng_clip *cl, const struct eng_mfile *mf,
+			 const struct eng_essence *e)
+{
+	const struct eng_tc *tc = e->tc.present ? &e->tc : &mf->tc;
+	uint64_t un, ud;	/* units per second: un / ud */
+	__int128 o;
+
+	if (!cl->tc_set || !tc->present || !tc->rate.num || !tc->rate.den ||
+	    !tl->fps.num)
+		return 0;
+	if (e->kind == ENG_ESS_AUDIO) {
+		un = e->sample_rate;
+		ud = 1;
+	} else {
+		un = e->fps.num ? e->fps.num : tl->fps.num;
+		ud = e->fps.num ? e->fps.den : tl->fps.den;
+	}
+	if (nominal(tc->rate) == nominal(tl->fps) &&
+	    !(e->kind == ENG_ESS_VIDEO && tc->rate.num == un &&
+	      tc->rate.den == ud && nominal(tl->fps) != nominal(e->fps)))
+		o = floor_mul(floor_mul((__int128)cl->tc - tc->frame,
+					(uint64_t)tl->fps.den * un, 1),
+			      1, (uint64_t)tl->fps.num * ud);
+	else
+		o = floor_mul(cl->tc, (uint64_t)tl->fps.den * un,
+			      (uint64_t)tl->fps.num * ud) -
+		    floor_mul(tc->frame, (uint64_t)tc->rate.den * un,
+			      (uint64_t)tc->rate.num * ud);
+	if (o > INT64_MAX / 2 || o < -(INT64_MAX / 2))
+		return 0;
+	return (int64_t)o;
+}
+
+/* Use stream e of file `file` (read as mf) for (c, t). */
+static int take_stream(struct resolver *r, size_t c, size_t t,
+		       const char *file, const struct eng_mfile *mf,
+		       const struct eng_essence *e)
+{
+	struct eng_media *m = &r->tl->clips[c].media[t];
+	struct pair *p = &r->pairs[c * r->tl->ntracks + t];
+
+	free(m->file);
+	m->file = strdup(file);
+	if (!m->file)
+		return -ENOMEM;
+	m->ess = e;
+	p->mf = mf;
+	m->origin = origin_of(r->tl, &r->tl->clips[c], mf, e);
+	if (e->kind == ENG_ESS_AUDIO && e->nchunks == 1 &&
+	    e->chunks[0].first == 0) {
+		/* one run of samples (WAV, AIFF, OP-Atom): the closed form
+		 * of layout.h reads it from its first byte */
+		m->header = e->chunks[0].off;
+		m->size = (uint64_t)e->chunks[0].count * e->block;
+	} else {
+		m->header = 0;
+		m->size = 0;
+	}
+	return 0;
+}
+
+/* A real file for (c, t) by name: its stream (one_stream for a per-track
+ * file, track_stream for a whole clip's), or a message. */
+static int use_file(struct resolver *r, size_t c, size_t t, unsigned line,
+		    const char *file, int per_track)
+{
+	const struct eng_essence *e;
+	struct mread *m;
+	int rc = read_media(r, file, &m);
+
+	if (rc < 0)
+		return rc;
+	if (!m->mf) {
+		refused(r, c, t, line, m);
+		return 0;
+	}
+	e = per_track ? one_stream(r, c, t, line, file, m->mf)
+		      : track_stream(r, c, t, line, file, m->mf);
+	return e ? take_stream(r, c, t, file, m->mf, e) : 0;
+}
+
+static void report_unmatched(struct resolver *r, size_t c, size_t t,
+			     const struct pair *p)
+{
+	const char *name = r->tl->clips[c].name, *tn = r->tl->tracks[t].media;
+	const char *f = r->tl->clips[c].file;
+
+	if (p->other)
+		problem(r, p->line, c, t,
+			"no media file: %s/%s is %s, only regular files are used",
+			r->media_dir, p->other,
+			S_ISLNK(p->other_mode) ? "a symbolic link (not followed)"
+			: S_ISDIR(p->other_mode) ? "a directory"
+						  : "not a regular file");
+	else
+		problem(r, p->line, c, t, "no media file %s/%s.%s.* (nor "
+			"%s.mov, .mp4, .mxf%s%s or an OP-Atom file of the "
+			"clip)", r->media_dir, name, tn, name,
+			f ? ", " : "", f ? f : "");
+}
+
+/* Resolve (c, t) by the naming rules (docs/formats.md "Media files"). */
+static int resolve_pair(struct resolver *r, size_t c, size_t t)
+{
+	struct pair *p = &r->pairs[c * r->tl->ntracks + t];
+	struct whole *w = &r->wholes[c];
+	const struct eng_mfile *mf = NULL;
+	const struct eng_essence *e;
+	const char *file;
+	int rc;
+
+	if (p->nreg > 1) {
+		problem(r, p->line, c, t, "ambiguous: %s/%s, %s/%s%s",
+			r->media_dir, p->reg[0], r->media_dir, p->reg[1],
+			p->nreg > 2 ? " and more" : "");
+		return 0;
+	}
+	if (p->nreg == 1) {
+		if (!is_real(p->reg[0]))
+			return probe(r, c, t, p);
+		if (!is_wav(p->reg[0]))
+			return use_file(r, c, t, p->line, p->reg[0], 1);
+		/* WAV: the data chunk as before, then its stream where a
+		 * reader indexes it (BWF's time reference, the format) */
+		rc = probe(r, c, t, p);
+		if (rc < 0 || !r->tl->clips[c].media[t].file)
+			return rc;
+		{
+			struct eng_media *m = &r->tl->clips[c].media[t];
+			struct mread *rm;
+
+			rc = read_media(r, m->file, &rm);
+			if (rc < 0 || !rm->mf)
+				return rc;
+			e = one_stream(r, c, t, p->line, m->file, rm->mf);
+			if (!e)
+				return 0;
+			file = m->file;
+			m->file = NULL;
+			rc = take_stream(r, c, t, file, rm->mf, e);
+			free((char *)file);
+			return rc;
+		}
+	}
+	if (w->hint)
+		return use_file(r, c, t, p->line, w->hint, 0);
+	if (w->n > 1) {
+		problem(r, p->line, c, t, "ambiguous: %s/%s, %s/%s%s",
+			r->media_dir, w->name[0], r->media_dir, w->name[1],
+			w->n > 2 ? " and more" : "");
+		return 0;
+	}
+	if (w->n == 1)
+		return use_file(r, c, t, p->line, w->name[0], 0);
+	rc = opatom_stream(r, c, t, p->line, &file, &mf, &e);
+	if (rc < 0)
+		return rc;
+	if (!file) {
+		report_unmatched(r, c, t, p);
+		return 0;
+	}
+	return e ? take_stream(r, c, t, file, mf, e) : 0;
 }
 
 /* upto(k) like eng_upto_rate, but -ERANGE where it would not fit 64
@@ -402,7 +1008,7 @@ int eng_segment_bytes_needed(const struct eng_timeline *tl, size_t t,
 	return 0;
 }
 
-static void free_pairs(struct resolver *r)
+static void free_resolver(struct resolver *r)
 {
 	size_t i, n = r->tl->nclips * r->tl->ntracks;
 
@@ -411,37 +1017,211 @@ static void free_pairs(struct resolver *r)
 		free(r->pairs[i].reg[1]);
 		free(r->pairs[i].other);
 	}
+	for (i = 0; r->wholes && i < r->tl->nclips; i++) {
+		free(r->wholes[i].name[0]);
+		free(r->wholes[i].name[1]);
+		free(r->wholes[i].hint);
+	}
+	for (i = 0; i < r->nmxf; i++)
+		free(r->mxf[i]);
+	for (i = 0; i < r->nreads; i++) {
+		free(r->reads[i].name);
+		free(r->reads[i].why);
+	}
+	free(r->reads);
+	free(r->mxf);
 	free(r->pairs);
+	free(r->wholes);
 	free(r->by_name);
 }
 
-static void report_unmatched(struct resolver *r, size_t c, size_t t,
-			     const struct pair *p)
+static int same_audio(const struct eng_essence *a, const struct eng_essence *b)
 {
-	const char *name = r->tl->clips[c].name, *tn = r->tl->tracks[t].media;
-
-	if (p->other)
-		problem(r, p->line, c, t,
-			"no media file: %s/%s is %s, only regular files are used",
-			r->media_dir, p->other,
-			S_ISLNK(p->other_mode) ? "a symbolic link (not followed)"
-			: S_ISDIR(p->other_mode) ? "a directory"
-						  : "not a regular file");
-	else
-		problem(r, p->line, c, t, "no media file %s/%s.%s.*",
-			r->media_dir, name, tn);
+	return a->sample_rate == b->sample_rate && a->channels == b->channels &&
+	       a->bits == b->bits && a->block == b->block &&
+	       a->is_float == b->is_float && a->big_endian == b->big_endian;
 }
 
-int eng_media_resolve(struct eng_timeline *tl, int dirfd,
-		      const char *media_dir, struct eng_diag *diag)
+static void audio_said(const struct eng_essence *e, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu32 " Hz %" PRIu32 "x%" PRIu32 "-bit%s%s",
+		 e->sample_rate, e->channels, e->bits,
+		 e->is_float ? " float" : "",
+		 e->big_endian ? " big-endian" : "");
+}
+
+/*
+ * The clips of a track that play real video or audio: video at the
+ * timeline's frame rate; audio of one sample format, which the track
+ * then takes (its rate and sample size: -o audio_rate= and audio_align=
+ * are for raw essence).  Returns 1 when the track's rate changed.
+ */
+static int check_track(struct resolver *r, size_t t)
+{
+	struct eng_timeline *tl = r->tl;
+	struct eng_track *trk = &tl->tracks[t];
+	const struct eng_essence *ref = NULL;
+	size_t c, refc = 0;
+	int bad = 0;
+	char a[96], b[96];
+
+	for (c = 0; c < tl->nclips; c++) {
+		const struct eng_media *m = &tl->clips[c].media[t];
+		const struct eng_essence *e = m->ess;
+		const struct pair *p = &r->pairs[c * tl->ntracks + t];
+
+		if (!m->file || !e)
+			continue;
+		if (e->kind == ENG_ESS_VIDEO &&
+		    (uint64_t)e->fps.num * tl->fps.den !=
+		    (uint64_t)tl->fps.num * e->fps.den)
+			problem(r, p->line, c, t, "%s/%s: video of %" PRIu32
+				"/%" PRIu32 " fps on a timeline of %" PRIu32
+				"/%" PRIu32 " fps", r->media_dir, m->file,
+				e->fps.num, e->fps.den, tl->fps.num,
+				tl->fps.den);
+		if (e->kind != ENG_ESS_AUDIO)
+			continue;
+		if (!e->block || !e->sample_rate) {
+			problem(r, p->line, c, t, "%s/%s: audio without a "
+				"sample rate or sample size", r->media_dir,
+				m->file);
+			bad = 1;
+			continue;
+		}
+		if (!ref) {
+			ref = e;
+			refc = c;
+		} else if (!same_audio(ref, e)) {
+			audio_said(e, a, sizeof(a));
+			audio_said(ref, b, sizeof(b));
+			problem(r, p->line, c, t, "%s/%s is %s audio, clip "
+				"%s's %s/%s on this track %s: a track's clips "
+				"share one sample format", r->media_dir,
+				m->file, a, tl->clips[refc].name,
+				r->media_dir, tl->clips[refc].media[t].file, b);
+			bad = 1;
+		}
+	}
+	if (!ref || bad)
+		return 0;
+	if (trk->rate == (uint64_t)ref->sample_rate * ref->block &&
+	    trk->align == ref->block)
+		return 0;
+	trk->rate = (uint64_t)ref->sample_rate * ref->block;
+	trk->align = ref->block;
+	return 1;
+}
+
+/* Where (c, t)'s segments reach in its stream: frames or sample frames
+ * [lo, hi) of the media, each with the line of the segment that needs
+ * it most. */
+struct reach {
+	int64_t lo, hi;
+	unsigned lo_line, hi_line;
+	int set;
+};
+
+static void reach_of(struct resolver *r, size_t t, struct reach *v)
+{
+	const struct eng_timeline *tl = r->tl;
+	const struct eng_track *trk = &tl->tracks[t];
+	size_t i;
+
+	for (i = 0; i < trk->nsegs; i++) {
+		const struct eng_segment *s = &trk->segs[i];
+		const struct eng_media *m = &tl->clips[s->clip].media[t];
+		struct reach *x = &v[s->clip];
+		int64_t lo, hi;
+
+		if (!m->file || !m->ess)
+			continue;
+		if (m->ess->kind == ENG_ESS_AUDIO) {
+			uint64_t need;
+
+			if (trk->align != m->ess->block)
+				continue;	/* told by check_track */
+			lo = m->origin + (int64_t)(eng_upto(tl, t, s->src_in) /
+						   trk->align);
+			if (eng_segment_bytes_needed(tl, t, s, &need) < 0 ||
+			    need / trk->align > INT64_MAX / 2)
+				hi = INT64_MAX / 2;
+			else
+				hi = m->origin + (int64_t)(need / trk->align);
+		} else {
+			lo = m->origin + s->src_in;
+			hi = lo + s->frames;
+		}
+		if (!x->set || lo < x->lo ||
+		    (lo == x->lo && s->line < x->lo_line)) {
+			x->lo = lo;
+			x->lo_line = s->line;
+		}
+		if (!x->set || hi > x->hi ||
+		    (hi == x->hi && s->line < x->hi_line)) {
+			x->hi = hi;
+			x->hi_line = s->line;
+		}
+		x->set = 1;
+	}
+}
+
+static int check_reach(struct resolver *r, size_t t)
+{
+	const struct eng_timeline *tl = r->tl;
+	struct reach *v = calloc(tl->nclips + 1, sizeof(*v));
+	size_t c;
+
+	if (!v)
+		return -ENOMEM;
+	reach_of(r, t, v);
+	for (c = 0; c < tl->nclips; c++) {
+		const struct eng_media *m = &tl->clips[c].media[t];
+		const struct eng_essence *e = m->ess;
+		int audio;
+		int64_t n;
+
+		if (!v[c].set)
+			continue;
+		audio = e->kind == ENG_ESS_AUDIO;
+		n = audio ? e->nsamples : e->nframes;
+		if (v[c].lo < 0)
+			problem(r, v[c].lo_line, c, t, "%s/%s: the edit starts "
+				"%lld %s before the clip's first%s (source "
+				"frame 0 is media %s %lld by its start "
+				"timecode)", r->media_dir, m->file,
+				(long long)-v[c].lo,
+				audio ? "samples" : "frames",
+				audio ? " sample" : " frame",
+				audio ? "sample" : "frame",
+				(long long)m->origin);
+		if (v[c].hi > n)
+			problem(r, v[c].hi_line, c, t, "%s/%s: the edit reaches "
+				"past the clip's last %s: needs %s %lld, the "
+				"media has %lld", r->media_dir, m->file,
+				audio ? "sample" : "frame",
+				audio ? "samples up to" : "frames up to",
+				(long long)v[c].hi, (long long)n);
+	}
+	free(v);
+	return 0;
+}
+
+int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
+			   const char *media_dir,
+			   const struct eng_media_readers *rd,
+			   struct eng_diag *diag)
 {
 	struct resolver r = {
 		.tl = tl, .media_dir = media_dir, .diag = diag, .dfd = dirfd,
+		.rd = rd,
 	};
 	size_t nt = tl->ntracks, c, t, i;
-	int rc = -ENOMEM;
+	int rc = -ENOMEM, changed = 0;
 
 	/* a second call starts over */
+	if (tl->media_free)
+		tl->media_free(tl);
 	for (c = 0; c < tl->nclips; c++) {
 		if (tl->clips[c].media)
 			for (t = 0; t < nt; t++)
@@ -452,8 +1232,9 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 			goto out;
 	}
 	r.pairs = calloc(tl->nclips * nt + 1, sizeof(*r.pairs));
+	r.wholes = calloc(tl->nclips + 1, sizeof(*r.wholes));
 	r.by_name = calloc(tl->nclips + 1, sizeof(*r.by_name));
-	if (!r.pairs || !r.by_name)
+	if (!r.pairs || !r.wholes || !r.by_name)
 		goto out;
 	for (c = 0; c < tl->nclips; c++)
 		r.by_name[c] = c;
@@ -478,33 +1259,27 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 		goto out;
 	}
 
-	for (c = 0; c < tl->nclips; c++) {
-		for (t = 0; t < nt; t++) {
-			struct pair *p = &r.pairs[c * nt + t];
-
-			if (!p->used)
-				continue;
-			if (p->nreg == 0) {
-				report_unmatched(&r, c, t, p);
-			} else if (p->nreg > 1) {
-				problem(&r, p->line, c, t,
-					"ambiguous: %s/%s, %s/%s%s", media_dir,
-					p->reg[0], media_dir, p->reg[1],
-					p->nreg > 2 ? " and more" : "");
-			} else if ((rc = probe(&r, c, t, p)) < 0) {
+	for (c = 0; c < tl->nclips; c++)
+		for (t = 0; t < nt; t++)
+			if (r.pairs[c * nt + t].used &&
+			    (rc = resolve_pair(&r, c, t)) < 0)
 				goto out;
-			}
-		}
-	}
+	for (t = 0; t < nt; t++)
+		changed |= check_track(&r, t);
+	for (t = 0; t < nt; t++)
+		if ((rc = check_reach(&r, t)) < 0)
+			goto out;
 
-	/* the worst segment of each file, so a short file is one message */
+	/* raw essence: the worst segment of each file, so that a short
+	 * file is one message */
 	for (t = 0; t < nt; t++) {
 		for (i = 0; i < tl->tracks[t].nsegs; i++) {
 			const struct eng_segment *s = &tl->tracks[t].segs[i];
 			struct pair *p = &r.pairs[s->clip * nt + t];
+			const struct eng_media *m = &tl->clips[s->clip].media[t];
 			uint64_t need;
 
-			if (!tl->clips[s->clip].media[t].file)
+			if (!m->file || m->ess)
 				continue;
 			if (eng_segment_bytes_needed(tl, t, s, &need) < 0)
 				need = UINT64_MAX;
@@ -522,11 +1297,13 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 			const struct eng_picture *pic = &tl->tracks[t].pic;
 			uint64_t fb = eng_picture_bytes(pic);
 
+			if (!m->file || m->ess)
+				continue;
 			/* A picture track's clip is whole pictures of its
 			 * size: a file that is not was made for another
 			 * size or format, and its frames would be cut
 			 * across pictures (the movie shows them so). */
-			if (m->file && fb && m->size % fb)
+			if (fb && m->size % fb)
 				problem(&r, p->line, c, t,
 					"%s/%s holds %llu bytes, not whole "
 					"%s %" PRIu32 "x%" PRIu32 " pictures "
@@ -539,7 +1316,7 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 					pic->height, (unsigned long long)fb,
 					(unsigned long long)(m->size / fb),
 					(unsigned long long)(m->size % fb));
-			if (!m->file || p->need <= m->size)
+			if (p->need <= m->size)
 				continue;
 			if (p->need == UINT64_MAX)
 				problem(&r, p->need_line, c, t,
@@ -554,7 +1331,21 @@ int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 		}
 	}
 	rc = r.nerr ? -EINVAL : 0;
+	/* an audio track took its media's sample format: the file's size
+	 * and frames follow */
+	if (rc == 0 && changed)
+		rc = eng_tl_finalize(tl, diag);
 out:
-	free_pairs(&r);
+	free_resolver(&r);
 	return rc;
+}
+
+int eng_media_resolve(struct eng_timeline *tl, int dirfd,
+		      const char *media_dir, struct eng_diag *diag)
+{
+	static const struct eng_media_readers readers = {
+		.read = eng_mfile_read,
+	};
+
+	return eng_media_resolve_with(tl, dirfd, media_dir, &readers, diag);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Media resolution (media.c): each (clip, track) a timeline plays to one
- * file of the media folder, its essence offset (WAVE data chunk) and a check
- * that it is long enough.  Owns the naming rule NAME.TRACK.EXT and the rule
- * that a name never leaves the media folder.
+ * file of the media folder and, for real media (essence.h), the stream in
+ * it; its essence offset and the checks that every edit is in its media.
+ * Owns the naming rules (docs/formats.md "Media files") and the rule that a
+ * name never leaves the media folder.
  */
 #ifndef ENG_MEDIA_H
 #define ENG_MEDIA_H
@@ -23,20 +24,54 @@
 int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
 		 uint64_t *size);
 
-/* Resolve every (clip, track) that a segment uses to the single file
- * MEDIA_DIR/NAME.TRACK.* in the directory open as dirfd (media_dir names it
- * in messages), find its essence offset, and check that it is long enough
- * for every segment.  Only regular files directly in the directory match
- * (symlinks are not followed; a non-regular match is named in the "no media
- * file" message); names never leave it.  *.wav (any case) is RIFF/WAVE: the
- * data chunk must be in its first 64 KiB.  dirfd is neither closed nor
- * moved.  Each missing, ambiguous, unreadable or short file is one message
+/*
+ * Resolve every (clip, track) that a segment uses to one file of the
+ * directory open as dirfd (media_dir names it in messages), by the naming
+ * rules of docs/formats.md "Media files", first that applies:
+ *  1. the single regular file NAME.T.* (T the track's media name: a
+ *     transition track Vx reads V's).  A .mov/.mp4/.mxf/.wav/.aif (any
+ *     case, essence.h's readers) plays its one stream of the track's kind
+ *     (V* video, A* audio); any other is raw essence: the closed form of
+ *     layout.h from byte 0, or from a .wav's data chunk (in its first 64
+ *     KiB) where no reader indexes it;
+ *  2. the file the timeline names for the clip (eng_clip.file: an EDL
+ *     comment, an OTIO target_url), else the single NAME.mov/.qt/.mp4/
+ *     .m4v/.mxf: V plays its first video stream, An its n-th audio stream
+ *     (a stream of several channels is one track);
+ *  3. the OP-Atom files of the folder whose package name or UMID is NAME:
+ *     V the one holding video, An the n-th holding audio by file name.
+ * Two candidates of one rule are an error naming both.  Only regular files
+ * directly in the folder are used (links are not followed; a non-regular
+ * match is named in the "no media file" message); names never leave it;
+ * each real file is read once (eng_mfile_read over pread) into tl->mfiles
+ * (freed by tl->media_free) and eng_media.ess points at its stream, with
+ * eng_media.origin the stream's frame or sample of source frame 0 by the
+ * media's start timecode (eng_clip.tc).  An audio track of real audio
+ * takes its sample format (rate, align), which its clips must share; the
+ * timeline is finalized again when that changed it.  dirfd is neither
+ * closed nor moved.  Each missing, ambiguous, unreadable, refused, wrong
+ * kind, wrong frame rate, mixed sample format or short file is one message
  * naming timeline, line (of the first use; of the segment needing most for
- * a short file), clip and path.  Fills every clip's media[ntracks] (file
- * NULL where unused or unresolved; a second call starts over); returns 0,
- * -EINVAL or -ENOMEM. */
+ * a short file), clip, file and reason.  Fills every clip's media[ntracks]
+ * (file NULL where unused or unresolved; a second call starts over);
+ * returns 0, -EINVAL or -ENOMEM.
+ */
 int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 		      const char *media_dir, struct eng_diag *diag);
+
+/* The readers eng_media_resolve_with reads real files by: eng_mfile_read
+ * for the mount, a fake for unit tests. */
+struct eng_mfile;
+struct eng_src;
+struct eng_media_readers {
+	int (*read)(const struct eng_src *src, struct eng_mfile *out,
+		    struct eng_diag *diag);
+};
+/* eng_media_resolve with the readers rd. */
+int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
+			   const char *media_dir,
+			   const struct eng_media_readers *rd,
+			   struct eng_diag *diag);
 
 /* Bytes of essence (after the header) that segment s of track t needs in
  * its clip file: the largest end over its frames of the slice at the

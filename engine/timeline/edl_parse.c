@@ -106,6 +106,8 @@ struct edl_event {
 	unsigned num;
 	char *reel;
 	char *clip;		/* from a comment; NULL: the reel names it */
+	char *file;		/* that comment's file name with its
+				 * extension, NULL when it had none */
 	enum edl_name_prio prio;
 	int generator;		/* BL, BLACK, BARS: a gap */
 	int none;		/* channel NONE: skipped */
@@ -539,22 +541,51 @@ static char *clip_name_from(const char *v)
 	return strndup(b, n);
 }
 
+/* The last path component of a comment's value, blanks trimmed: the
+ * file name the editing application wrote, for media.c to look for. */
+static char *file_name_from(const char *v)
+{
+	const char *b = v, *p;
+	size_t n;
+
+	for (p = v; *p; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	n = strlen(b);
+	while (n > 0 && is_blank(b[n - 1]))
+		n--;
+	return strndup(b, n);
+}
+
 static int set_clip_name(struct edl_event *e, const char *value,
 			 enum edl_name_prio prio)
 {
-	char *name;
+	char *name, *file;
 
 	if (prio < e->prio)
 		return 0;
 	name = clip_name_from(value);
-	if (!name)
+	file = file_name_from(value);
+	if (!name || !file) {
+		free(name);
+		free(file);
 		return -ENOMEM;
+	}
 	if (!*name) {
 		free(name);
+		free(file);
 		return 0;
 	}
+	/* "A001C003.mov" names a file; "A001C003" only the clip, which
+	 * NAME.TRACK.* and NAME.mov find anyway */
+	if (strcmp(file, name) == 0) {
+		free(file);
+		file = NULL;
+	}
 	free(e->clip);
+	free(e->file);
 	e->clip = name;
+	e->file = file;
 	e->prio = prio;
 	return 0;
 }
@@ -892,6 +923,11 @@ static int resolve_clips(struct edl_state *st)
 			continue;
 		}
 		e->clip_idx = c;
+		if (e->file && !st->tl->clips[c].file) {
+			st->tl->clips[c].file = strdup(e->file);
+			if (!st->tl->clips[c].file)
+				return -ENOMEM;
+		}
 		if ((size_t)c >= st->norigin) {
 			o = realloc(st->clip_origin,
 				    st->tl->nclips * sizeof(*o));
@@ -1207,6 +1243,7 @@ out:
 	for (i = 0; i < st.nev; i++) {
 		free(st.ev[i].reel);
 		free(st.ev[i].clip);
+		free(st.ev[i].file);
 	}
 	free(st.ev);
 	free(st.clip_origin);

@@ -43,6 +43,7 @@ void eng_tl_free(struct eng_timeline *tl)
 				free(tl->clips[i].media[t].file);
 		free(tl->clips[i].media);
 		free(tl->clips[i].name);
+		free(tl->clips[i].file);
 	}
 	free(tl->tracks);
 	free(tl->clips);

@@ -107,11 +107,19 @@ struct eng_clip {
 	 * edl_origin= chose it), counted as eng_tc_frames() counts (drop
 	 * frame when tc_drop): the start timecode timelinefs-gen writes
 	 * into real-format media (--codec), so that the EDL's source in
-	 * points are the media's own frames.  tc_set 0: the format has
-	 * none (.tl, OTIO). */
+	 * points are the media's own frames; media.c maps it to the
+	 * media's frame by the media's start timecode (eng_media.origin).
+	 * An OTIO clip's is its media reference's available_range start
+	 * (0 without one).  tc_set 0: the format has none (.tl). */
 	int64_t tc;
 	int tc_set;
 	int tc_drop;
+	/* The media file the timeline names for the clip (an EDL's
+	 * "* SOURCE FILE:" or "* FROM CLIP NAME:" comment, an OTIO
+	 * ExternalReference's target_url): its last path component as
+	 * written, extension kept ("A001C003.mov"); NULL when none.
+	 * media.c looks for it when there is no NAME.TRACK.* file. */
+	char *file;
 };
 
 struct eng_timeline {

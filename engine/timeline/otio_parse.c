@@ -604,8 +604,11 @@ out:
 /* ------------------------------------------------------------------ */
 /* Clip names                                                           */
 
-/* The clip name of a target_url, malloc'ed into *out; -EINVAL with *why. */
-static int url_clip_name(const char *url, char **out, const char **why)
+/* The clip name of a target_url, malloc'ed into *out, and its file name
+ * (the last path component, extension kept) into *file when that differs;
+ * -EINVAL with *why. */
+static int url_clip_name(const char *url, char **out, char **file,
+			 const char **why)
 {
 	const char *p = url, *s, *r, *base;
 	char *buf, *q, *dot;
@@ -613,6 +616,7 @@ static int url_clip_name(const char *url, char **out, const char **why)
 	size_t n;
 
 	*out = NULL;
+	*file = NULL;
 	s = strstr(url, "://");
 	if (s && s > url) {
 		/* a scheme: letters, digits, + - . */
@@ -658,9 +662,17 @@ static int url_clip_name(const char *url, char **out, const char **why)
 	if (!is_url && strrchr(base, '\\'))
 		base = strrchr(base, '\\') + 1;
 	dot = strrchr(base, '.');
-	if (dot && dot > base)
+	if (dot && dot > base) {
+		*file = strdup(base);
+		if (!*file) {
+			free(buf);
+			return -ENOMEM;
+		}
 		*dot = '\0';
+	}
 	if (!*base) {
+		free(*file);
+		*file = NULL;
 		free(buf);
 		*why = "target_url has no file name";
 		return -EINVAL;
@@ -822,7 +834,7 @@ static void clip_eval(struct ctx *c, json_object *clip, const char *schema,
 	int64_t ar_start = 0, ar_dur = 0, sr_start = 0, sr_dur = 0;
 	json_object *ref, *sr;
 	const char *rs = NULL, *why = NULL, *cname;
-	char *name = NULL;
+	char *name = NULL, *file = NULL;
 	int bad = 0, have_ar = 0, gen = 0, rc;
 
 	memset(ci, 0, sizeof(*ci));
@@ -881,7 +893,7 @@ static void clip_eval(struct ctx *c, json_object *clip, const char *schema,
 			    "ExternalReference has no target_url string");
 			return;
 		}
-		rc = url_clip_name(url, &name, &why);
+		rc = url_clip_name(url, &name, &file, &why);
 		if (rc == -ENOMEM) {
 			c->nomem = 1;
 			return;
@@ -918,11 +930,24 @@ static void clip_eval(struct ctx *c, json_object *clip, const char *schema,
 			    "(it must be a plain file name)",
 			    cname);
 		} else {
+			struct eng_clip *cl = &c->tl->clips[rc];
+
 			ci->clip = (uint32_t)rc;
 			ci->have = 1;
+			if (file && !cl->file) {
+				cl->file = file;
+				file = NULL;
+			}
+			/* the media's time: its start timecode where
+			 * available_range has one (media.c) */
+			if (!cl->tc_set) {
+				cl->tc_set = 1;
+				cl->tc = have_ar ? ar_start : 0;
+			}
 		}
 	}
 	free(name);
+	free(file);
 }
 
 static int add_pos(struct ctx *c, json_object *at, int64_t *pos, int64_t d)

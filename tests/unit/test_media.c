@@ -347,7 +347,8 @@ static void test_problems(void **state)
 		 "t.tl:4: clip c1 track V: ambiguous: %s/c1.V.raw, %s/c1.V.yuv",
 		 e->dir, e->dir);
 	snprintf(want[1], sizeof(want[1]),
-		 "t.tl:4: clip c1 track A1: no media file %s/c1.A1.*", e->dir);
+		 "t.tl:4: clip c1 track A1: no media file %s/c1.A1.* (nor "
+		 "c1.mov, .mp4, .mxf or an OP-Atom file of the clip)", e->dir);
 	for (i = 0; i < 2; i++)
 		wantp[i] = want[i];
 	expect_msgs(&d, wantp, 2);
@@ -583,7 +584,9 @@ static void test_hostile_name(void **state)
 	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
 	snprintf(want, sizeof(want),
 		 "t.tl:3: clip caf\\xe9\\xc2\\x9b[2J\\\\x track V: no media "
-		 "file %s/caf\\xe9\\xc2\\x9b[2J\\\\x.V.*", e->dir);
+		 "file %s/caf\\xe9\\xc2\\x9b[2J\\\\x.V.* (nor "
+		 "caf\\xe9\\xc2\\x9b[2J\\\\x.mov, .mp4, .mxf or an OP-Atom "
+		 "file of the clip)", e->dir);
 	expect_msgs(&d, wantp, 1);
 	assert_memory_equal(tl->clips[0].name, name, sizeof(name));
 	eng_diag_free(&d);
