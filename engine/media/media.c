@@ -771,12 +771,10 @@ static int64_t origin_of(const struct eng_timeline *tl,
 		un = e->fps.num ? e->fps.num : tl->fps.num;
 		ud = e->fps.num ? e->fps.den : tl->fps.den;
 	}
-	if (nominal(tc->rate) == nominal(tl->fps) &&
-	    !(e->kind == ENG_ESS_VIDEO && tc->rate.num == un &&
-	      tc->rate.den == ud && nominal(tl->fps) != nominal(e->fps)))
-		o = floor_mul(floor_mul((__int128)cl->tc - tc->frame,
-					(uint64_t)tl->fps.den * un, 1),
-			      1, (uint64_t)tl->fps.num * ud);
+	if (nominal(tc->rate) == nominal(tl->fps))
+		o = floor_mul((__int128)cl->tc - tc->frame,
+			      (uint64_t)tl->fps.den * un,
+			      (uint64_t)tl->fps.num * ud);
 	else
 		o = floor_mul(cl->tc, (uint64_t)tl->fps.den * un,
 			      (uint64_t)tl->fps.num * ud) -
@@ -876,26 +874,20 @@ static int resolve_pair(struct resolver *r, size_t c, size_t t)
 			return probe(r, c, t, p);
 		if (!is_wav(p->reg[0]))
 			return use_file(r, c, t, p->line, p->reg[0], 1);
-		/* WAV: the data chunk as before, then its stream where a
-		 * reader indexes it (BWF's time reference, the format) */
-		rc = probe(r, c, t, p);
-		if (rc < 0 || !r->tl->clips[c].media[t].file)
-			return rc;
+		/* WAV: its stream where a reader indexes it (the format,
+		 * BWF's time reference); else raw PCM from its data chunk,
+		 * as before real media */
 		{
-			struct eng_media *m = &r->tl->clips[c].media[t];
 			struct mread *rm;
 
-			rc = read_media(r, m->file, &rm);
-			if (rc < 0 || !rm->mf)
+			rc = read_media(r, p->reg[0], &rm);
+			if (rc < 0)
 				return rc;
-			e = one_stream(r, c, t, p->line, m->file, rm->mf);
-			if (!e)
-				return 0;
-			file = m->file;
-			m->file = NULL;
-			rc = take_stream(r, c, t, file, rm->mf, e);
-			free((char *)file);
-			return rc;
+			if (!rm->mf)
+				return probe(r, c, t, p);
+			e = one_stream(r, c, t, p->line, p->reg[0], rm->mf);
+			return e ? take_stream(r, c, t, p->reg[0], rm->mf, e)
+				 : 0;
 		}
 	}
 	if (w->hint)

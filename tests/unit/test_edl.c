@@ -728,19 +728,22 @@ static void test_clip_names(void **state)
 	static const struct {
 		const char *comments;
 		const char *clip;
+		const char *file;	/* eng_clip.file, NULL none */
 	} cases[] = {
-		{ "", "REEL" },
-		{ "* FROM CLIP NAME:  My Clip.mov  \n", "My Clip" },
+		{ "", "REEL", NULL },
+		{ "* FROM CLIP NAME:  My Clip.mov  \n", "My Clip",
+		  "My Clip.mov" },
 		{ "* SOURCE FILE: /a/b/A001C003.MOV\n"
-		  "* FROM CLIP NAME: other.mov\n", "A001C003" },
+		  "* FROM CLIP NAME: other.mov\n", "A001C003", "A001C003.MOV" },
 		{ "* FROM CLIP NAME: other.mov\n"
-		  "* FROM FILE: C:\\x\\y\\shot.0001.dpx\n", "shot.0001" },
-		{ "* FROM CLIP: name.tar.gz\n", "name.tar" },
-		{ "* FROM CLIP NAME: take.0001\n", "take.0001" },
-		{ "* from   clip   name: lower\n", "lower" },
-		{ "FROM CLIP NAME: bare\n", "bare" },
-		{ "* FROM CLIP NAME:\n", "REEL" },
-		{ "* a plain remark: with a colon\n* FPS: 24\n", "REEL" },
+		  "* FROM FILE: C:\\x\\y\\shot.0001.dpx\n", "shot.0001",
+		  "shot.0001.dpx" },
+		{ "* FROM CLIP: name.tar.gz\n", "name.tar", "name.tar.gz" },
+		{ "* FROM CLIP NAME: take.0001\n", "take.0001", NULL },
+		{ "* from   clip   name: lower\n", "lower", NULL },
+		{ "FROM CLIP NAME: bare\n", "bare", NULL },
+		{ "* FROM CLIP NAME:\n", "REEL", NULL },
+		{ "* a plain remark: with a colon\n* FPS: 24\n", "REEL", NULL },
 	};
 	struct eng_timeline *tl = NULL;
 	struct eng_diag d = { 0 };
@@ -757,6 +760,10 @@ static void test_clip_names(void **state)
 			fail_msg("case %zu", i);
 		}
 		assert_string_equal(tl->clips[0].name, cases[i].clip);
+		if (cases[i].file)
+			assert_string_equal(tl->clips[0].file, cases[i].file);
+		else
+			assert_null(tl->clips[0].file);
 		eng_tl_free(tl);
 	}
 	/* a reel of 128 bytes is fine, 129 is not */

@@ -285,6 +285,16 @@ static void test_fixture_details(void **state)
 	int t;
 
 	(void)state;
+	/* the target_url's file name is kept for media.c (its basename,
+	 * extension kept), and the clip's timecode is its available_range
+	 * start, or 0 without one */
+	assert_int_equal(parse_fixture("special.otio", 1, &tl, &d), 0);
+	assert_string_equal(tl->clips[0].file, "passwd.mov");
+	assert_string_equal(tl->clips[1].file, "secret.mov");
+	assert_string_equal(tl->clips[2].file, "take%201.mxf");
+	assert_null(tl->clips[3].file);
+	assert_int_equal(tl->clips[0].tc_set, 1);
+	eng_tl_free(tl);
 	/* rates: the audio track has the audio rate and alignment */
 	assert_int_equal(parse_fixture("rates.otio", 0, &tl, &d), 0);
 	t = eng_tl_find_track(tl, "A1");
