@@ -49,12 +49,12 @@ event V nosuchclip 0 10
 event A1 clip0002 50 100000
 TL
 try_mount "missing and short media name timeline, line, clip and path" \
-	"media.tl:5:" "nosuchclip" "$M/nosuchclip.V" "media.tl:6:" "clip0002" "short" -- \
+	"media.tl:5:" "nosuchclip" "$M/nosuchclip.V" "media.tl:6:" "clip0002" "reaches past the clip's last sample" -- \
 	-o timelines="$TLD",db="$T/media.db" "$M" "$T/mnt"
 DB=$T/media.db
 check_eq "missing and short media recorded" "2|1|1" \
 	"$(q "select count(*), sum(message like '%media.tl:5:%nosuchclip%'),
-		sum(message like '%media.tl:6:%clip0002%short%') from problem")"
+		sum(message like '%media.tl:6:%clip0002%reaches past%') from problem")"
 
 rm -f "$TLD"/*
 cp "$M/timelines/timeline01.tl" "$TLD/ok.tl"
