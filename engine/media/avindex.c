@@ -162,9 +162,12 @@ struct ctts {
 };
 
 /* The ctts of track id in the moov payload [from, to): 0 with ct->n 0
- * when it has none, -EINVAL when it is malformed, -ENOMEM. */
+ * when it has none, -EINVAL when it is malformed, -ENOMEM.  A ctts for
+ * another number of samples than the frames (max) the index holds sets
+ * ct->n but not ct->off: the caller refuses it (no allocation of what a
+ * bad file claims). */
 static int trak_ctts(const unsigned char *m, size_t from, size_t to, int id,
-		     struct ctts *ct)
+		     int64_t max, struct ctts *ct)
 {
 	size_t tb, te, b, e, s, se;
 	char type[4];
@@ -199,6 +202,9 @@ static int trak_ctts(const unsigned char *m, size_t from, size_t to, int id,
 			if (n > INT32_MAX)
 				return -EINVAL;
 		}
+		ct->n = n;
+		if (n != max)
+			return 0;
 		ct->off = malloc(((size_t)n + 1) * sizeof(*ct->off));
 		if (!ct->off)
 			return -ENOMEM;
@@ -212,7 +218,6 @@ static int trak_ctts(const unsigned char *m, size_t from, size_t to, int id,
 			while (c--)
 				ct->off[k++] = o;
 		}
-		ct->n = n;
 		return 0;
 	}
 	return 0;
@@ -345,7 +350,10 @@ static int video(const struct eng_src *src, AVStream *st,
 				  src->size);
 			goto out;
 		}
-		f[i].pts = ie->timestamp + (ct->n ? ct->off[i] : 0);
+		/* a bad file's timestamps may sit at the edge of int64 */
+		if (__builtin_add_overflow(ie->timestamp,
+					   ct->n ? ct->off[i] : 0, &f[i].pts))
+			f[i].pts = ie->timestamp;
 		f[i].dec = i;
 		f[i].off = (uint64_t)ie->pos;
 		f[i].len = (uint32_t)ie->size;
@@ -651,7 +659,9 @@ int eng_mfile_read_av(const struct eng_src *src, struct eng_mfile *out,
 		    (rc = read_moov(src, &moov, &moov_len, diag)) < 0)
 			goto out;
 		if (t == AVMEDIA_TYPE_VIDEO &&
-		    (rc = trak_ctts(moov, 8, moov_len, st->id, &ct)) < 0) {
+		    (rc = trak_ctts(moov, 8, moov_len, st->id,
+				    avformat_index_get_entries_count(st),
+				    &ct)) < 0) {
 			if (rc == -EINVAL)
 				rc = fail(diag, src, "video stream %d: bad "
 					  "ctts box", st->index);
