@@ -538,6 +538,17 @@ static int stream(const struct eng_src *src, AVStream *st,
 	memset(e, 0, sizeof(*e));
 	e->index = st->index;
 	e->fourcc = cp->codec_tag;
+	if (!e->fourcc) {
+		/* the QuickTime tag of the codec, for the movie's own
+		 * sample description */
+		const struct AVCodecTag *tags[] = {
+			cp->codec_type == AVMEDIA_TYPE_VIDEO
+				? avformat_get_mov_video_tags()
+				: avformat_get_mov_audio_tags(),
+			NULL};
+
+		e->fourcc = av_codec_get_tag(tags, cp->codec_id);
+	}
 	snprintf(e->codec, sizeof(e->codec), "%s",
 		 avcodec_get_name(cp->codec_id));
 	if (cp->codec_type == AVMEDIA_TYPE_VIDEO) {
