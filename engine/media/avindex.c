@@ -297,22 +297,6 @@ static int by_pts(const void *a, const void *b)
 	return x->dec < y->dec ? -1 : x->dec > y->dec;
 }
 
-static int fail(struct eng_diag *diag, const struct eng_src *src,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(struct eng_diag *diag, const struct eng_src *src,
-		const char *fmt, ...)
-{
-	char why[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	eng_diag_add(diag, src->name, 0, "%s", why);
-	return -EINVAL;
-}
-
 /* The frames of a video stream, from its index entries (decode order)
  * and the track's composition offsets. */
 static int video(const struct eng_src *src, AVStream *st,
@@ -325,10 +309,10 @@ static int video(const struct eng_src *src, AVStream *st,
 	int reordered = 0, allkey = 1, rc = -ENOMEM;
 
 	if (n <= 0)
-		return fail(diag, src, "video stream %d has no frames in its "
+		return eng_mfile_bad(diag, src, "video stream %d has no frames in its "
 			    "sample table", st->index);
 	if (ct->n && ct->n != n)
-		return fail(diag, src, "video stream %d: %d frames in the "
+		return eng_mfile_bad(diag, src, "video stream %d: %d frames in the "
 			    "index but %" PRId64 " composition offsets (an edit "
 			    "list that drops frames is not supported)",
 			    st->index, n, ct->n);
@@ -342,7 +326,7 @@ static int video(const struct eng_src *src, AVStream *st,
 		if (!ie || ie->pos < 0 || ie->size <= 0 ||
 		    (uint64_t)ie->pos > src->size ||
 		    (uint64_t)ie->size > src->size - (uint64_t)ie->pos) {
-			rc = fail(diag, src, "video stream %d frame %d (%d "
+			rc = eng_mfile_bad(diag, src, "video stream %d frame %d (%d "
 				  "bytes at %" PRId64 ") is past the end of the "
 				  "file (%" PRIu64 " bytes): truncated file or "
 				  "bad sample table", st->index, i,
@@ -461,13 +445,13 @@ static int audio(const struct eng_src *src, AVStream *st,
 	ch = st->codecpar->ch_layout.nb_channels;
 	e->bits = (uint32_t)av_get_bits_per_sample(st->codecpar->codec_id);
 	if (ch <= 0 || e->bits < 8 || st->codecpar->sample_rate <= 0)
-		return fail(diag, src, "audio stream %d has no channel count, "
+		return eng_mfile_bad(diag, src, "audio stream %d has no channel count, "
 			    "sample size or rate", st->index);
 	e->channels = (uint32_t)ch;
 	e->sample_rate = (uint32_t)st->codecpar->sample_rate;
 	e->block = e->channels * (e->bits / 8);
 	if (n <= 0)
-		return fail(diag, src, "audio stream %d has no samples in its "
+		return eng_mfile_bad(diag, src, "audio stream %d has no samples in its "
 			    "sample table", st->index);
 	e->chunks = calloc((size_t)n, sizeof(*e->chunks));
 	if (!e->chunks)
@@ -477,14 +461,14 @@ static int audio(const struct eng_src *src, AVStream *st,
 
 		if (!ie || ie->pos < 0 || (uint64_t)ie->pos > src->size ||
 		    (uint64_t)ie->size > src->size - (uint64_t)ie->pos)
-			return fail(diag, src, "audio stream %d chunk %d (%d "
+			return eng_mfile_bad(diag, src, "audio stream %d chunk %d (%d "
 				    "bytes at %" PRId64 ") is past the end of "
 				    "the file (%" PRIu64 " bytes): truncated "
 				    "file or bad sample table", st->index, i,
 				    ie ? ie->size : 0, ie ? ie->pos : 0,
 				    src->size);
 		if (ie->size <= 0 || ie->size % (int)e->block)
-			return fail(diag, src, "audio stream %d chunk %d holds "
+			return eng_mfile_bad(diag, src, "audio stream %d chunk %d holds "
 				    "%d bytes, not whole sample frames of %u",
 				    st->index, i, ie->size, e->block);
 		e->chunks[i].off = (uint64_t)ie->pos;
@@ -555,7 +539,7 @@ static int stream(const struct eng_src *src, AVStream *st,
 		char tag[AV_FOURCC_MAX_STRING_SIZE];
 
 		if (cp->codec_id == AV_CODEC_ID_NONE)
-			return fail(diag, src, "video stream %d: unknown codec "
+			return eng_mfile_bad(diag, src, "video stream %d: unknown codec "
 				    "'%s'", st->index,
 				    av_fourcc_make_string(tag, cp->codec_tag));
 		e->kind = ENG_ESS_VIDEO;
@@ -640,7 +624,7 @@ int eng_mfile_read_av(const struct eng_src *src, struct eng_mfile *out,
 		av_strerror(err, why, sizeof(why));
 		rc = err == AVERROR(ENOMEM)
 			     ? -ENOMEM
-			     : fail(diag, src, "not a readable QuickTime/MP4 "
+			     : eng_mfile_bad(diag, src, "not a readable QuickTime/MP4 "
 				    "file (truncated, no moov box?): %s", why);
 		goto out;	/* avformat_open_input freed fc */
 	}
@@ -674,7 +658,7 @@ int eng_mfile_read_av(const struct eng_src *src, struct eng_mfile *out,
 				    avformat_index_get_entries_count(st),
 				    &ct)) < 0) {
 			if (rc == -EINVAL)
-				rc = fail(diag, src, "video stream %d: bad "
+				rc = eng_mfile_bad(diag, src, "video stream %d: bad "
 					  "ctts box", st->index);
 			goto out;
 		}

@@ -4,6 +4,7 @@
  * file's first bytes, and a range of audio sample frames as file extents.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,40 @@ int eng_mfile_read(const struct eng_src *src, struct eng_mfile *out,
 	eng_diag_add(diag, src->name, 0, "not a media file timelinefs reads "
 		     "(QuickTime, MP4, MXF, WAV or AIFF)");
 	return -EINVAL;
+}
+
+int eng_mfile_bad(struct eng_diag *diag, const struct eng_src *src,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	eng_diag_vadd(diag, src->name, 0, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static long mem_read_at(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct eng_mem *m = ctx;
+
+	if (off >= m->len)
+		return 0;
+	if (len > m->len - off)
+		len = m->len - (size_t)off;
+	memcpy(buf, m->buf + off, len);
+	return (long)len;
+}
+
+void eng_src_mem(struct eng_src *src, struct eng_mem *mem, const char *name,
+		 const void *buf, size_t len)
+{
+	mem->buf = buf;
+	mem->len = len;
+	src->name = name;
+	src->size = len;
+	src->read_at = mem_read_at;
+	src->ctx = mem;
 }
 
 /* The chunk holding sample frame s: binary search over first. */

@@ -154,6 +154,20 @@ int eng_mfile_read_pcm(const struct eng_src *src, struct eng_mfile *out,
 int eng_mfile_read(const struct eng_src *src, struct eng_mfile *out,
 		   struct eng_diag *diag);
 
+/* A reader's failure: adds "SRC->NAME: reason" to diag, returns -EINVAL. */
+int eng_mfile_bad(struct eng_diag *diag, const struct eng_src *src,
+		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A file in memory (the fuzzers, unit tests, a header already read):
+ * eng_src_mem points src at buf[0..len), through mem (both the caller's,
+ * alive while src is used). */
+struct eng_mem {
+	const unsigned char *buf;
+	size_t len;
+};
+void eng_src_mem(struct eng_src *src, struct eng_mem *mem, const char *name,
+		 const void *buf, size_t len);
+
 /* The extents of sample frames [first, first + n) of an audio stream:
  * at most max extents into out (one per chunk crossed, adjacent chunks
  * joined); returns how many, or -ERANGE when the samples are not all in

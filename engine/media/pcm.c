@@ -58,22 +58,6 @@ static int rd(const struct eng_src *src, uint64_t off, void *buf, size_t n)
 	return src->read_at(src->ctx, off, buf, n) == (long)n ? 0 : -1;
 }
 
-static int fail(struct eng_diag *diag, const struct eng_src *src,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(struct eng_diag *diag, const struct eng_src *src,
-		const char *fmt, ...)
-{
-	char why[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	eng_diag_add(diag, src->name, 0, "%s", why);
-	return -EINVAL;
-}
-
 /* What the samples are, checked, and the one stream of data bytes at
  * off: fills out's stream. */
 static int stream(const struct eng_src *src, struct eng_mfile *mf,
@@ -87,15 +71,15 @@ static int stream(const struct eng_src *src, struct eng_mfile *mf,
 	size_t i, nch;
 
 	if (!channels || !rate)
-		return fail(diag, src, "no channels or no sample rate in its "
+		return eng_mfile_bad(diag, src, "no channels or no sample rate in its "
 			    "header");
 	if (flt ? bits != 32 && bits != 64
 		: bits != 8 && bits != 16 && bits != 24 && bits != 32)
-		return fail(diag, src, "%u-bit %s samples are not PCM "
+		return eng_mfile_bad(diag, src, "%u-bit %s samples are not PCM "
 			    "timelinefs reads (8, 16, 24, 32 bits; float 32, "
 			    "64)", bits, flt ? "float" : "integer");
 	if (off > src->size || size > src->size - off)
-		return fail(diag, src, "its samples (%" PRIu64 " bytes at %"
+		return eng_mfile_bad(diag, src, "its samples (%" PRIu64 " bytes at %"
 			    PRIu64 ") run past the end of the file (%" PRIu64
 			    " bytes): truncated file or bad header", size, off,
 			    src->size);
@@ -173,7 +157,7 @@ static int wav(const struct eng_src *src, struct eng_mfile *mf, int rf64,
 			size_t want = cs < sizeof(f) ? cs : sizeof(f);
 
 			if (cs < 16 || rd(src, pos + 8, f, want) < 0)
-				return fail(diag, src, "its fmt chunk is "
+				return eng_mfile_bad(diag, src, "its fmt chunk is "
 					    "short or truncated");
 			tag = le16(f);
 			channels = le16(f + 2);
@@ -201,16 +185,16 @@ static int wav(const struct eng_src *src, struct eng_mfile *mf, int rf64,
 		pos += 8 + size + (size & 1);
 	}
 	if (!have_fmt)
-		return fail(diag, src, "a RIFF/WAVE file without a fmt chunk");
+		return eng_mfile_bad(diag, src, "a RIFF/WAVE file without a fmt chunk");
 	if (!have_data)
-		return fail(diag, src, "a RIFF/WAVE file without a data chunk");
+		return eng_mfile_bad(diag, src, "a RIFF/WAVE file without a data chunk");
 	if (tag == 3)
 		flt = 1;
 	else if (tag != 1)
-		return fail(diag, src, "its samples are not PCM (WAVE format "
+		return eng_mfile_bad(diag, src, "its samples are not PCM (WAVE format "
 			    "tag 0x%04x)", tag);
 	if (bits % 8 || !channels || blk != channels * (bits / 8))
-		return fail(diag, src, "its fmt chunk's block of %u bytes is "
+		return eng_mfile_bad(diag, src, "its fmt chunk's block of %u bytes is "
 			    "not %u channels of %u bits", blk, channels, bits);
 	if (mf->tc.present) {
 		mf->tc.rate.num = rate;
@@ -251,14 +235,14 @@ static int aiff(const struct eng_src *src, struct eng_mfile *mf, int aifc,
 		if (memcmp(h, "COMM", 4) == 0) {
 			if (cs < (aifc ? 22u : 18u) ||
 			    rd(src, pos + 8, c, aifc ? 22 : 18) < 0)
-				return fail(diag, src, "its COMM chunk is "
+				return eng_mfile_bad(diag, src, "its COMM chunk is "
 					    "short or truncated");
 			channels = be16(c);
 			frames = be32(c + 2);
 			bits = be16(c + 6);
 			rate = ext80(c + 8);
 			if (!rate)
-				return fail(diag, src, "its sample rate is "
+				return eng_mfile_bad(diag, src, "its sample rate is "
 					    "not a whole number of hertz");
 			if (aifc) {
 				uint32_t t = le32(c + 18);
@@ -274,17 +258,17 @@ static int aiff(const struct eng_src *src, struct eng_mfile *mf, int aifc,
 					 t != FOURCC('t', 'w', 'o', 's') &&
 					 t != FOURCC('i', 'n', '2', '4') &&
 					 t != FOURCC('i', 'n', '3', '2'))
-					return fail(diag, src, "AIFC "
+					return eng_mfile_bad(diag, src, "AIFC "
 						    "compression '%.4s' is "
 						    "not PCM", c + 18);
 			}
 			have_comm = 1;
 		} else if (memcmp(h, "SSND", 4) == 0 && !have_ssnd) {
 			if (cs < 8 || rd(src, pos + 8, s, 8) < 0)
-				return fail(diag, src, "its SSND chunk is "
+				return eng_mfile_bad(diag, src, "its SSND chunk is "
 					    "short or truncated");
 			if (be32(s) > cs - 8)
-				return fail(diag, src, "its SSND offset %u is "
+				return eng_mfile_bad(diag, src, "its SSND offset %u is "
 					    "past the chunk's end", be32(s));
 			data_off = pos + 16 + be32(s);
 			data_size = cs - 8 - be32(s);
@@ -293,9 +277,9 @@ static int aiff(const struct eng_src *src, struct eng_mfile *mf, int aifc,
 		pos += 8 + (uint64_t)cs + (cs & 1);
 	}
 	if (!have_comm)
-		return fail(diag, src, "an AIFF file without a COMM chunk");
+		return eng_mfile_bad(diag, src, "an AIFF file without a COMM chunk");
 	if (!have_ssnd)
-		return fail(diag, src, "an AIFF file without a SSND chunk");
+		return eng_mfile_bad(diag, src, "an AIFF file without a SSND chunk");
 	/* round the sample size up to whole bytes (AIFF's rule) */
 	bits = (bits + 7) / 8 * 8;
 	if (channels && bits && frames < data_size / (channels * (bits / 8)))

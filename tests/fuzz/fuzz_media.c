@@ -23,23 +23,6 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct mem {
-	const uint8_t *d;
-	size_t n;
-};
-
-static long mem_read(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	const struct mem *m = ctx;
-
-	if (off >= m->n)
-		return 0;
-	if (len > m->n - off)
-		len = m->n - (size_t)off;
-	memcpy(buf, m->d + off, len);
-	return (long)len;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -93,8 +76,8 @@ static void check_stream(const struct eng_essence *e, uint64_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct mem m = {data, size};
-	struct eng_src src = {"fuzz.mov", size, mem_read, &m};
+	struct eng_mem m;
+	struct eng_src src;
 	struct eng_diag d = {0};
 	struct eng_mfile *mf = calloc(1, sizeof(*mf));
 	size_t i;
@@ -102,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!mf)
 		return 0;
+	eng_src_mem(&src, &m, "fuzz.mov", data, size);
 	rc = eng_mfile_read(&src, mf, &d);
 	if (rc == 0) {
 		for (i = 0; i < mf->nstreams; i++)

@@ -28,18 +28,6 @@ struct mem {
 	size_t n;
 };
 
-static long mem_read(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	const struct mem *m = ctx;
-
-	if (off >= m->n)
-		return 0;
-	if (len > m->n - off)
-		len = m->n - (size_t)off;
-	memcpy(buf, m->b + off, len);
-	return (long)len;
-}
-
 static void put(struct mem *m, const void *p, size_t n)
 {
 	assert_true(m->n + n <= sizeof(m->b));
@@ -70,9 +58,13 @@ static void put_be(struct mem *m, uint64_t v, int bytes)
 static int read_mem(struct mem *m, struct eng_mfile *mf, char *msg,
 		    size_t len)
 {
-	struct eng_src src = { "clip.wav", m->n, mem_read, m };
 	struct eng_diag d = { 0 };
-	int rc = eng_mfile_read(&src, mf, &d);
+	struct eng_mem mem;
+	struct eng_src src;
+	int rc;
+
+	eng_src_mem(&src, &mem, "clip.wav", m->b, m->n);
+	rc = eng_mfile_read(&src, mf, &d);
 
 	assert_true(d.n <= 1);
 	snprintf(msg, len, "%s", d.n ? d.msgs[0] : "");
