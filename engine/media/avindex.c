@@ -32,7 +32,7 @@
 struct avsrc {
 	const struct eng_src *src;
 	uint64_t pos;
-	uint64_t bytes;		/* read through libavformat, for tlindex */
+	uint64_t bytes; /* read through libavformat, for tlindex */
 };
 
 static int av_read(void *opaque, uint8_t *buf, int size)
@@ -246,8 +246,9 @@ static int read_moov(const struct eng_src *src, unsigned char **buf,
 			size = src->size - pos;
 		}
 		if (size < 8 || size > src->size - pos) {
-			eng_diag_add(diag, src->name, 0, "its '%.4s' box at %"
-				     PRIu64 " runs past the end of the file "
+			eng_diag_add(diag, src->name, 0,
+				     "its '%.4s' box at %" PRIu64
+				     " runs past the end of the file "
 				     "(%" PRIu64 " bytes): truncated file",
 				     h + 4, pos, src->size);
 			return -EINVAL;
@@ -257,8 +258,9 @@ static int read_moov(const struct eng_src *src, unsigned char **buf,
 			continue;
 		}
 		if (size > MOOV_MAX) {
-			eng_diag_add(diag, src->name, 0, "its moov box of %"
-				     PRIu64 " bytes is larger than %u MiB",
+			eng_diag_add(diag, src->name, 0,
+				     "its moov box of %" PRIu64
+				     " bytes is larger than %u MiB",
 				     size, MOOV_MAX >> 20);
 			return -EINVAL;
 		}
@@ -282,7 +284,7 @@ static int read_moov(const struct eng_src *src, unsigned char **buf,
 
 struct frame {
 	int64_t pts;
-	int64_t dec;		/* position in decode order */
+	int64_t dec; /* position in decode order */
 	uint64_t off;
 	uint32_t len;
 	int key;
@@ -299,9 +301,8 @@ static int by_pts(const void *a, const void *b)
 
 /* The frames of a video stream, from its index entries (decode order)
  * and the track's composition offsets. */
-static int video(const struct eng_src *src, AVStream *st,
-		 const struct ctts *ct, struct eng_essence *e,
-		 struct eng_diag *diag)
+static int video(const struct eng_src *src, AVStream *st, const struct ctts *ct,
+		 struct eng_essence *e, struct eng_diag *diag)
 {
 	int n = avformat_index_get_entries_count(st), i;
 	struct frame *f;
@@ -309,13 +310,17 @@ static int video(const struct eng_src *src, AVStream *st,
 	int reordered = 0, allkey = 1, rc = -ENOMEM;
 
 	if (n <= 0)
-		return eng_mfile_bad(diag, src, "video stream %d has no frames in its "
-			    "sample table", st->index);
+		return eng_mfile_bad(diag, src,
+				     "video stream %d has no frames in its "
+				     "sample table",
+				     st->index);
 	if (ct->n && ct->n != n)
-		return eng_mfile_bad(diag, src, "video stream %d: %d frames in the "
-			    "index but %" PRId64 " composition offsets (an edit "
-			    "list that drops frames is not supported)",
-			    st->index, n, ct->n);
+		return eng_mfile_bad(diag, src,
+				     "video stream %d: %d frames in the "
+				     "index but %" PRId64
+				     " composition offsets (an edit "
+				     "list that drops frames is not supported)",
+				     st->index, n, ct->n);
 	f = calloc((size_t)n, sizeof(*f));
 	where = calloc((size_t)n, sizeof(*where));
 	if (!f || !where)
@@ -326,12 +331,14 @@ static int video(const struct eng_src *src, AVStream *st,
 		if (!ie || ie->pos < 0 || ie->size <= 0 ||
 		    (uint64_t)ie->pos > src->size ||
 		    (uint64_t)ie->size > src->size - (uint64_t)ie->pos) {
-			rc = eng_mfile_bad(diag, src, "video stream %d frame %d (%d "
-				  "bytes at %" PRId64 ") is past the end of the "
-				  "file (%" PRIu64 " bytes): truncated file or "
-				  "bad sample table", st->index, i,
-				  ie ? ie->size : 0, ie ? ie->pos : 0,
-				  src->size);
+			rc = eng_mfile_bad(
+			    diag, src,
+			    "video stream %d frame %d (%d "
+			    "bytes at %" PRId64 ") is past the end of the "
+			    "file (%" PRIu64 " bytes): truncated file or "
+			    "bad sample table",
+			    st->index, i, ie ? ie->size : 0, ie ? ie->pos : 0,
+			    src->size);
 			goto out;
 		}
 		/* a bad file's timestamps may sit at the edge of int64 */
@@ -347,7 +354,7 @@ static int video(const struct eng_src *src, AVStream *st,
 			reordered = 1;
 	}
 	if (!f[0].key)
-		f[0].key = 1;	/* a stream starts where decoding can */
+		f[0].key = 1; /* a stream starts where decoding can */
 	e->nframes = n;
 	e->off = malloc((size_t)n * sizeof(*e->off));
 	e->len = malloc((size_t)n * sizeof(*e->len));
@@ -374,7 +381,7 @@ static int video(const struct eng_src *src, AVStream *st,
 	for (k = 0; k < n; k++) {
 		e->off[k] = f[k].off;
 		e->len[k] = f[k].len;
-		where[f[k].dec] = k;	/* decode position -> presentation */
+		where[f[k].dec] = k; /* decode position -> presentation */
 		if (e->decode)
 			e->decode[k] = f[k].dec;
 		if (!k || f[k].len < e->len_min)
@@ -436,8 +443,8 @@ static int pcm_codec(enum AVCodecID id, int *be, int *flt)
 
 /* The chunks of a PCM stream: libavformat's index holds runs of whole
  * sample frames (a chunk, or up to 1024 samples of one). */
-static int audio(const struct eng_src *src, AVStream *st,
-		 struct eng_essence *e, struct eng_diag *diag)
+static int audio(const struct eng_src *src, AVStream *st, struct eng_essence *e,
+		 struct eng_diag *diag)
 {
 	int n = avformat_index_get_entries_count(st), i, ch;
 	int64_t first = 0;
@@ -445,14 +452,18 @@ static int audio(const struct eng_src *src, AVStream *st,
 	ch = st->codecpar->ch_layout.nb_channels;
 	e->bits = (uint32_t)av_get_bits_per_sample(st->codecpar->codec_id);
 	if (ch <= 0 || e->bits < 8 || st->codecpar->sample_rate <= 0)
-		return eng_mfile_bad(diag, src, "audio stream %d has no channel count, "
-			    "sample size or rate", st->index);
+		return eng_mfile_bad(diag, src,
+				     "audio stream %d has no channel count, "
+				     "sample size or rate",
+				     st->index);
 	e->channels = (uint32_t)ch;
 	e->sample_rate = (uint32_t)st->codecpar->sample_rate;
 	e->block = e->channels * (e->bits / 8);
 	if (n <= 0)
-		return eng_mfile_bad(diag, src, "audio stream %d has no samples in its "
-			    "sample table", st->index);
+		return eng_mfile_bad(diag, src,
+				     "audio stream %d has no samples in its "
+				     "sample table",
+				     st->index);
 	e->chunks = calloc((size_t)n, sizeof(*e->chunks));
 	if (!e->chunks)
 		return -ENOMEM;
@@ -461,16 +472,20 @@ static int audio(const struct eng_src *src, AVStream *st,
 
 		if (!ie || ie->pos < 0 || (uint64_t)ie->pos > src->size ||
 		    (uint64_t)ie->size > src->size - (uint64_t)ie->pos)
-			return eng_mfile_bad(diag, src, "audio stream %d chunk %d (%d "
-				    "bytes at %" PRId64 ") is past the end of "
-				    "the file (%" PRIu64 " bytes): truncated "
-				    "file or bad sample table", st->index, i,
-				    ie ? ie->size : 0, ie ? ie->pos : 0,
-				    src->size);
+			return eng_mfile_bad(
+			    diag, src,
+			    "audio stream %d chunk %d (%d "
+			    "bytes at %" PRId64 ") is past the end of "
+			    "the file (%" PRIu64 " bytes): truncated "
+			    "file or bad sample table",
+			    st->index, i, ie ? ie->size : 0, ie ? ie->pos : 0,
+			    src->size);
 		if (ie->size <= 0 || ie->size % (int)e->block)
-			return eng_mfile_bad(diag, src, "audio stream %d chunk %d holds "
-				    "%d bytes, not whole sample frames of %u",
-				    st->index, i, ie->size, e->block);
+			return eng_mfile_bad(
+			    diag, src,
+			    "audio stream %d chunk %d holds "
+			    "%d bytes, not whole sample frames of %u",
+			    st->index, i, ie->size, e->block);
 		e->chunks[i].off = (uint64_t)ie->pos;
 		e->chunks[i].first = first;
 		e->chunks[i].count = (uint32_t)ie->size / e->block;
@@ -482,8 +497,7 @@ static int audio(const struct eng_src *src, AVStream *st,
 }
 
 /* "HH:MM:SS:FF" (';' before FF for drop frame) at rate, into *tc. */
-static void timecode(const char *text, struct eng_fps rate,
-		     struct eng_tc *tc)
+static void timecode(const char *text, struct eng_fps rate, struct eng_tc *tc)
 {
 	int64_t frames;
 	int drop;
@@ -526,10 +540,10 @@ static int stream(const struct eng_src *src, AVStream *st,
 		/* the QuickTime tag of the codec, for the movie's own
 		 * sample description */
 		const struct AVCodecTag *tags[] = {
-			cp->codec_type == AVMEDIA_TYPE_VIDEO
-				? avformat_get_mov_video_tags()
-				: avformat_get_mov_audio_tags(),
-			NULL};
+		    cp->codec_type == AVMEDIA_TYPE_VIDEO
+			? avformat_get_mov_video_tags()
+			: avformat_get_mov_audio_tags(),
+		    NULL};
 
 		e->fourcc = av_codec_get_tag(tags, cp->codec_id);
 	}
@@ -539,9 +553,12 @@ static int stream(const struct eng_src *src, AVStream *st,
 		char tag[AV_FOURCC_MAX_STRING_SIZE];
 
 		if (cp->codec_id == AV_CODEC_ID_NONE)
-			return eng_mfile_bad(diag, src, "video stream %d: unknown codec "
-				    "'%s'", st->index,
-				    av_fourcc_make_string(tag, cp->codec_tag));
+			return eng_mfile_bad(
+			    diag, src,
+			    "video stream %d: unknown codec "
+			    "'%s'",
+			    st->index,
+			    av_fourcc_make_string(tag, cp->codec_tag));
 		e->kind = ENG_ESS_VIDEO;
 		e->width = cp->width > 0 ? (uint32_t)cp->width : 0;
 		e->height = cp->height > 0 ? (uint32_t)cp->height : 0;
@@ -552,11 +569,16 @@ static int stream(const struct eng_src *src, AVStream *st,
 			/* not an error of the file: a track timelinefs
 			 * cannot play, named when one asks for it */
 			size_t used = strlen(mf->skipped);
+			char tag[AV_FOURCC_MAX_STRING_SIZE];
 
+			if (cp->codec_id == AV_CODEC_ID_NONE)
+				snprintf(
+				    e->codec, sizeof(e->codec), "unknown '%s'",
+				    av_fourcc_make_string(tag, cp->codec_tag));
 			snprintf(mf->skipped + used, sizeof(mf->skipped) - used,
 				 "%sstream %d: %s audio (not PCM: it cannot be "
-				 "read by samples)", used ? "; " : "",
-				 st->index, e->codec);
+				 "read by samples)",
+				 used ? "; " : "", st->index, e->codec);
 			return 0;
 		}
 		e->kind = ENG_ESS_AUDIO;
@@ -571,9 +593,9 @@ static int stream(const struct eng_src *src, AVStream *st,
 		else
 			memcpy(e->extradata, cp->extradata,
 			       (size_t)(e->extradata_len =
-						(size_t)cp->extradata_size));
+					    (size_t)cp->extradata_size));
 	}
-	mf->nstreams++;		/* freed with mf, also on failure */
+	mf->nstreams++; /* freed with mf, also on failure */
 	return rc;
 }
 
@@ -616,27 +638,28 @@ int eng_mfile_read_av(const struct eng_src *src, struct eng_mfile *out,
 	}
 	fc->pb = io;
 	fc->flags |= AVFMT_FLAG_CUSTOM_IO;
-	err = avformat_open_input(&fc, NULL, av_find_input_format("mov"),
-				  NULL);
+	err = avformat_open_input(&fc, NULL, av_find_input_format("mov"), NULL);
 	if (err < 0) {
 		char why[AV_ERROR_MAX_STRING_SIZE];
 
 		av_strerror(err, why, sizeof(why));
 		rc = err == AVERROR(ENOMEM)
-			     ? -ENOMEM
-			     : eng_mfile_bad(diag, src, "not a readable QuickTime/MP4 "
-				    "file (truncated, no moov box?): %s", why);
-		goto out;	/* avformat_open_input freed fc */
+			 ? -ENOMEM
+			 : eng_mfile_bad(diag, src,
+					 "not a readable QuickTime/MP4 "
+					 "file (truncated, no moov box?): %s",
+					 why);
+		goto out; /* avformat_open_input freed fc */
 	}
 	/* "mp4" for an ISO file: a brand other than QuickTime's */
 	brand = tag_of(fc->metadata, "major_brand");
-	out->format = strdup(brand && strncmp(brand, "qt", 2) != 0 ? "mp4"
-								    : "mov");
+	out->format =
+	    strdup(brand && strncmp(brand, "qt", 2) != 0 ? "mp4" : "mov");
 	rc = -ENOMEM;
 	if (!out->format)
 		goto out;
-	out->streams = calloc(fc->nb_streams ? fc->nb_streams : 1,
-			      sizeof(*out->streams));
+	out->streams =
+	    calloc(fc->nb_streams ? fc->nb_streams : 1, sizeof(*out->streams));
 	if (!out->streams)
 		goto out;
 	for (i = 0; i < fc->nb_streams; i++) {
@@ -658,8 +681,10 @@ int eng_mfile_read_av(const struct eng_src *src, struct eng_mfile *out,
 				    avformat_index_get_entries_count(st),
 				    &ct)) < 0) {
 			if (rc == -EINVAL)
-				rc = eng_mfile_bad(diag, src, "video stream %d: bad "
-					  "ctts box", st->index);
+				rc = eng_mfile_bad(diag, src,
+						   "video stream %d: bad "
+						   "ctts box",
+						   st->index);
 			goto out;
 		}
 		rc = stream(src, st, &ct, out, diag);

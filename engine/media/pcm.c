@@ -19,8 +19,8 @@
 /* A chunk covers at most this many sample frames (count is 32 bits). */
 #define PCM_CHUNK_FRAMES (1u << 30)
 
-#define FOURCC(a, b, c, d)                                                   \
-	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 |          \
+#define FOURCC(a, b, c, d)                                                     \
+	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 |            \
 	 (uint32_t)(d) << 24)
 
 static uint16_t le16(const unsigned char *p)
@@ -67,22 +67,30 @@ static int stream(const struct eng_src *src, struct eng_mfile *mf,
 {
 	struct eng_essence *e;
 	int64_t first = 0;
+	const char *endian;
 	uint64_t n;
 	size_t i, nch;
+	char kind;
 
 	if (!channels || !rate)
-		return eng_mfile_bad(diag, src, "no channels or no sample rate in its "
-			    "header");
+		return eng_mfile_bad(diag, src,
+				     "no channels or no sample rate in its "
+				     "header");
 	if (flt ? bits != 32 && bits != 64
 		: bits != 8 && bits != 16 && bits != 24 && bits != 32)
-		return eng_mfile_bad(diag, src, "%u-bit %s samples are not PCM "
-			    "timelinefs reads (8, 16, 24, 32 bits; float 32, "
-			    "64)", bits, flt ? "float" : "integer");
+		return eng_mfile_bad(
+		    diag, src,
+		    "%u-bit %s samples are not PCM "
+		    "timelinefs reads (8, 16, 24, 32 bits; float 32, "
+		    "64)",
+		    bits, flt ? "float" : "integer");
 	if (off > src->size || size > src->size - off)
-		return eng_mfile_bad(diag, src, "its samples (%" PRIu64 " bytes at %"
-			    PRIu64 ") run past the end of the file (%" PRIu64
-			    " bytes): truncated file or bad header", size, off,
-			    src->size);
+		return eng_mfile_bad(diag, src,
+				     "its samples (%" PRIu64
+				     " bytes at %" PRIu64
+				     ") run past the end of the file (%" PRIu64
+				     " bytes): truncated file or bad header",
+				     size, off, src->size);
 	mf->format = strdup(format);
 	mf->streams = calloc(1, sizeof(*mf->streams));
 	if (!mf->format || !mf->streams)
@@ -96,9 +104,10 @@ static int stream(const struct eng_src *src, struct eng_mfile *mf,
 	e->block = channels * (bits / 8);
 	e->big_endian = be && bits > 8;
 	e->is_float = flt;
-	snprintf(e->codec, sizeof(e->codec), "pcm_%c%u%s", flt ? 'f'
-			 : bits == 8 && !be ? 'u' : 's',
-		 bits, bits == 8 ? "" : e->big_endian ? "be" : "le");
+	/* libavcodec's names: pcm_u8 (WAV), pcm_s8 (AIFF), pcm_s24le ... */
+	kind = flt ? 'f' : bits == 8 && !be ? 'u' : 's';
+	endian = bits == 8 ? "" : e->big_endian ? "be" : "le";
+	snprintf(e->codec, sizeof(e->codec), "pcm_%c%u%s", kind, bits, endian);
 	if (flt)
 		e->fourcc = bits == 32 ? FOURCC('f', 'l', '3', '2')
 				       : FOURCC('f', 'l', '6', '4');
@@ -123,7 +132,7 @@ static int stream(const struct eng_src *src, struct eng_mfile *mf,
 		e->chunks[i].off = off + (uint64_t)first * e->block;
 		e->chunks[i].first = first;
 		e->chunks[i].count =
-			(uint32_t)(c > PCM_CHUNK_FRAMES ? PCM_CHUNK_FRAMES : c);
+		    (uint32_t)(c > PCM_CHUNK_FRAMES ? PCM_CHUNK_FRAMES : c);
 		first += e->chunks[i].count;
 	}
 	e->nchunks = nch;
@@ -157,8 +166,9 @@ static int wav(const struct eng_src *src, struct eng_mfile *mf, int rf64,
 			size_t want = cs < sizeof(f) ? cs : sizeof(f);
 
 			if (cs < 16 || rd(src, pos + 8, f, want) < 0)
-				return eng_mfile_bad(diag, src, "its fmt chunk is "
-					    "short or truncated");
+				return eng_mfile_bad(diag, src,
+						     "its fmt chunk is "
+						     "short or truncated");
 			tag = le16(f);
 			channels = le16(f + 2);
 			rate = le32(f + 4);
@@ -185,17 +195,23 @@ static int wav(const struct eng_src *src, struct eng_mfile *mf, int rf64,
 		pos += 8 + size + (size & 1);
 	}
 	if (!have_fmt)
-		return eng_mfile_bad(diag, src, "a RIFF/WAVE file without a fmt chunk");
+		return eng_mfile_bad(diag, src,
+				     "a RIFF/WAVE file without a fmt chunk");
 	if (!have_data)
-		return eng_mfile_bad(diag, src, "a RIFF/WAVE file without a data chunk");
+		return eng_mfile_bad(diag, src,
+				     "a RIFF/WAVE file without a data chunk");
 	if (tag == 3)
 		flt = 1;
 	else if (tag != 1)
-		return eng_mfile_bad(diag, src, "its samples are not PCM (WAVE format "
-			    "tag 0x%04x)", tag);
+		return eng_mfile_bad(diag, src,
+				     "its samples are not PCM (WAVE format "
+				     "tag 0x%04x)",
+				     tag);
 	if (bits % 8 || !channels || blk != channels * (bits / 8))
-		return eng_mfile_bad(diag, src, "its fmt chunk's block of %u bytes is "
-			    "not %u channels of %u bits", blk, channels, bits);
+		return eng_mfile_bad(diag, src,
+				     "its fmt chunk's block of %u bytes is "
+				     "not %u channels of %u bits",
+				     blk, channels, bits);
 	if (mf->tc.present) {
 		mf->tc.rate.num = rate;
 		mf->tc.rate.den = 1;
@@ -213,7 +229,7 @@ static uint32_t ext80(const unsigned char *p)
 	uint64_t mant = (uint64_t)be32(p + 2) << 32 | be32(p + 6);
 
 	if (p[0] & 0x80 || exp < 0 || exp > 31 ||
-	    mant << (exp + 1) != 0)	/* a fraction of a hertz */
+	    mant << (exp + 1) != 0) /* a fraction of a hertz */
 		return 0;
 	return (uint32_t)(mant >> (63 - exp));
 }
@@ -235,15 +251,18 @@ static int aiff(const struct eng_src *src, struct eng_mfile *mf, int aifc,
 		if (memcmp(h, "COMM", 4) == 0) {
 			if (cs < (aifc ? 22u : 18u) ||
 			    rd(src, pos + 8, c, aifc ? 22 : 18) < 0)
-				return eng_mfile_bad(diag, src, "its COMM chunk is "
-					    "short or truncated");
+				return eng_mfile_bad(diag, src,
+						     "its COMM chunk is "
+						     "short or truncated");
 			channels = be16(c);
 			frames = be32(c + 2);
 			bits = be16(c + 6);
 			rate = ext80(c + 8);
 			if (!rate)
-				return eng_mfile_bad(diag, src, "its sample rate is "
-					    "not a whole number of hertz");
+				return eng_mfile_bad(
+				    diag, src,
+				    "its sample rate is "
+				    "not a whole number of hertz");
 			if (aifc) {
 				uint32_t t = le32(c + 18);
 
@@ -258,18 +277,24 @@ static int aiff(const struct eng_src *src, struct eng_mfile *mf, int aifc,
 					 t != FOURCC('t', 'w', 'o', 's') &&
 					 t != FOURCC('i', 'n', '2', '4') &&
 					 t != FOURCC('i', 'n', '3', '2'))
-					return eng_mfile_bad(diag, src, "AIFC "
-						    "compression '%.4s' is "
-						    "not PCM", c + 18);
+					return eng_mfile_bad(
+					    diag, src,
+					    "AIFC "
+					    "compression '%.4s' is "
+					    "not PCM",
+					    c + 18);
 			}
 			have_comm = 1;
 		} else if (memcmp(h, "SSND", 4) == 0 && !have_ssnd) {
 			if (cs < 8 || rd(src, pos + 8, s, 8) < 0)
-				return eng_mfile_bad(diag, src, "its SSND chunk is "
-					    "short or truncated");
+				return eng_mfile_bad(diag, src,
+						     "its SSND chunk is "
+						     "short or truncated");
 			if (be32(s) > cs - 8)
-				return eng_mfile_bad(diag, src, "its SSND offset %u is "
-					    "past the chunk's end", be32(s));
+				return eng_mfile_bad(diag, src,
+						     "its SSND offset %u is "
+						     "past the chunk's end",
+						     be32(s));
 			data_off = pos + 16 + be32(s);
 			data_size = cs - 8 - be32(s);
 			have_ssnd = 1;
@@ -277,9 +302,11 @@ static int aiff(const struct eng_src *src, struct eng_mfile *mf, int aifc,
 		pos += 8 + (uint64_t)cs + (cs & 1);
 	}
 	if (!have_comm)
-		return eng_mfile_bad(diag, src, "an AIFF file without a COMM chunk");
+		return eng_mfile_bad(diag, src,
+				     "an AIFF file without a COMM chunk");
 	if (!have_ssnd)
-		return eng_mfile_bad(diag, src, "an AIFF file without a SSND chunk");
+		return eng_mfile_bad(diag, src,
+				     "an AIFF file without a SSND chunk");
 	/* round the sample size up to whole bytes (AIFF's rule) */
 	bits = (bits + 7) / 8 * 8;
 	if (channels && bits && frames < data_size / (channels * (bits / 8)))
@@ -301,9 +328,8 @@ int eng_mfile_read_pcm(const struct eng_src *src, struct eng_mfile *out,
 	     memcmp(h, "BW64", 4) == 0) &&
 	    memcmp(h + 8, "WAVE", 4) == 0)
 		rc = wav(src, out, memcmp(h, "RIFF", 4) != 0, diag);
-	else if (memcmp(h, "FORM", 4) == 0 &&
-		 (memcmp(h + 8, "AIFF", 4) == 0 ||
-		  memcmp(h + 8, "AIFC", 4) == 0))
+	else if (memcmp(h, "FORM", 4) == 0 && (memcmp(h + 8, "AIFF", 4) == 0 ||
+					       memcmp(h + 8, "AIFC", 4) == 0))
 		rc = aiff(src, out, h[11] == 'C', diag);
 	else
 		return -ENOTSUP;

@@ -44,10 +44,11 @@ static void check_stream(const struct eng_essence *e, uint64_t size)
 			if (e->off[k] > size || e->len[k] > size - e->off[k] ||
 			    e->len[k] < e->len_min || e->len[k] > e->len_max)
 				__builtin_trap();
-			if (e->dep && (e->dep[k] < 0 || e->dep[k] >= e->nframes))
+			if (e->dep &&
+			    (e->dep[k] < 0 || e->dep[k] >= e->nframes))
 				__builtin_trap();
-			if (e->decode && (e->decode[k] < 0 ||
-					  e->decode[k] >= e->nframes))
+			if (e->decode &&
+			    (e->decode[k] < 0 || e->decode[k] >= e->nframes))
 				__builtin_trap();
 		}
 		return;
@@ -91,9 +92,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < mf->nstreams; i++)
 			check_stream(&mf->streams[i], size);
 	} else if (rc != -ENOMEM && d.n == 0) {
-		__builtin_trap();	/* a failure says why */
+		__builtin_trap(); /* a failure says why */
 	} else if (mf->streams || mf->nstreams || mf->format) {
-		__builtin_trap();	/* and leaves nothing behind */
+		__builtin_trap(); /* and leaves nothing behind */
 	}
 	eng_mfile_free(mf);
 	eng_diag_free(&d);

@@ -204,6 +204,13 @@ python3 -c 'import sys; d = open(sys.argv[1], "rb").read()
 open(sys.argv[2], "wb").write(d.replace(b"apcn", b"zzzz"))' \
 	"$M/p.mov" "$M/zzzz.mov"
 bad zzzz.mov "video stream 0: unknown codec 'zzzz'" "an unknown codec"
+python3 -c 'import sys; d = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(d.replace(b"in24", b"zzzz"))' \
+	"$M/p.mov" "$M/azzz.mov"
+idx azzz.mov >/dev/null
+check_eq "an unknown audio codec: the audio left out, named" \
+	"skipped stream 1: unknown 'zzzz' audio (not PCM: it cannot be read by samples)" \
+	"$(grep '^skipped' "$T/azzz.mov.idx")"
 # the first chunk offset of the video's stco moved past the end
 python3 -c 'import struct, sys; d = bytearray(open(sys.argv[1], "rb").read())
 i = d.index(b"stco"); struct.pack_into(">I", d, i + 12, len(d) + 4096)

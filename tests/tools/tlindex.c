@@ -64,12 +64,12 @@ static void print(const struct eng_mfile *mf)
 		const struct eng_essence *e = &mf->streams[i];
 
 		if (e->kind == ENG_ESS_VIDEO) {
-			printf("stream %d video %s %s %ux%u %u/%u frames %" PRId64
-			       " extradata %zu len %" PRIu64 "-%" PRIu64 "\n",
-			       e->index, e->codec, fourcc(e->fourcc, s),
-			       e->width, e->height, e->fps.num, e->fps.den,
-			       e->nframes, e->extradata_len, e->len_min,
-			       e->len_max);
+			printf(
+			    "stream %d video %s %s %ux%u %u/%u frames %" PRId64
+			    " extradata %zu len %" PRIu64 "-%" PRIu64 "\n",
+			    e->index, e->codec, fourcc(e->fourcc, s), e->width,
+			    e->height, e->fps.num, e->fps.den, e->nframes,
+			    e->extradata_len, e->len_min, e->len_max);
 			for (j = 0; j < (size_t)e->nframes; j++)
 				printf("frame %d %zu %" PRIu64 " %u %d %" PRId64
 				       " %" PRId64 "\n",
@@ -78,8 +78,8 @@ static void print(const struct eng_mfile *mf)
 				       e->dep ? e->dep[j] : (int64_t)j,
 				       e->decode ? e->decode[j] : (int64_t)j);
 		} else {
-			printf("stream %d audio %s %s %u %u %u %u %d %d samples %"
-			       PRId64 "\n",
+			printf("stream %d audio %s %s %u %u %u %u %d %d "
+			       "samples %" PRId64 "\n",
 			       e->index, e->codec, fourcc(e->fourcc, s),
 			       e->sample_rate, e->channels, e->bits, e->block,
 			       e->big_endian, e->is_float, e->nsamples);
