@@ -3,7 +3,8 @@
  * tlindex FILE: print what eng_mfile_read (engine/media/essence.h) finds
  * in a media file, one fact a line, for tests/integration/test_index.sh to
  * compare with ffprobe -show_packets:
- *   format F / clip NAME / tc FRAME NUM/DEN DROP / read BYTES
+ *   format F / clip NAME / package UMID / tc FRAME NUM/DEN DROP /
+ *   read BYTES
  *   stream I video CODEC FOURCC WxH NUM/DEN frames N extradata L
  *   frame I K OFF LEN KEY DEP DECODE   (K in presentation order)
  *   stream I audio CODEC FOURCC RATE CHANNELS BITS BLOCK BE FLOAT samples N
@@ -58,6 +59,8 @@ static void print(const struct eng_mfile *mf)
 	printf("format %s\n", mf->format);
 	if (mf->clip_name[0])
 		printf("clip %s\n", mf->clip_name);
+	if (mf->package[0])
+		printf("package %s\n", mf->package);
 	print_tc("tc", &mf->tc);
 	printf("read %" PRIu64 "\n", mf->bytes_read);
 	for (i = 0; i < mf->nstreams; i++) {
