@@ -126,6 +126,7 @@ struct mxf {
 	struct segment *segs;
 	size_t nsegs, capsegs;
 	struct header *h;
+	size_t seg_hint, part_hint;	/* where the last edit unit was */
 	/* the streams, by essence track number */
 	uint32_t number[MXF_MAX_STREAMS];
 	size_t cap[MXF_MAX_STREAMS];
@@ -241,12 +242,14 @@ static int is_set(const unsigned char *key)
 	       !memcmp(key + 8, "\x0d\x01\x01\x01\x01\x01", 6);
 }
 
-/* An element or system item of the generic container (ST 379 7.1) */
+/* An element or system item of the generic container (ST 379 7.1), or
+ * an element under Avid's private label (its OP-Atom media) */
 static int is_ess_item(const unsigned char *key)
 {
 	return !memcmp(key, "\x06\x0e\x2b\x34", 4) &&
 	       (key[4] == 0x01 || key[4] == 0x02) &&
-	       !memcmp(key + 8, "\x0d\x01\x03\x01", 4);
+	       (!memcmp(key + 8, "\x0d\x01\x03\x01", 4) ||
+		(key[4] == 0x01 && !memcmp(key + 8, "\x0e\x04\x03\x01", 4)));
 }
 
 static int is_element(const unsigned char *key)
@@ -946,7 +949,9 @@ static int add_chunk(struct mxf *m, struct eng_essence *e, size_t si,
 {
 	struct eng_chunk *c;
 
-	if (len % e->block || len / e->block > UINT32_MAX || !len)
+	if (!len)
+		return 0;	/* an edit unit without samples */
+	if (len % e->block || len / e->block > UINT32_MAX)
 		return fail(m, "sound element at byte %llu: %llu bytes are not "
 			    "whole sample frames of %u bytes",
 			    (unsigned long long)off, (unsigned long long)len,
@@ -981,12 +986,15 @@ static int eu_get(struct mxf *m, int64_t i, struct eu *u)
 {
 	unsigned char b[11];
 
-	for (size_t s = 0; s < m->nsegs; s++) {
+	/* edit units come in order: from the last one's segment on */
+	for (size_t t = 0; t < m->nsegs; t++) {
+		size_t s = (m->seg_hint + t) % m->nsegs;
 		const struct segment *g = &m->segs[s];
 		int rc;
 
 		if (i < g->start || (g->duration && i >= g->start + g->duration))
 			continue;
+		m->seg_hint = s;
 		memset(u, 0, sizeof(*u));
 		if (g->eubc) {
 			u->so = (uint64_t)i * g->eubc;
@@ -1012,9 +1020,20 @@ static int eu_get(struct mxf *m, int64_t i, struct eu *u)
 static int locate(struct mxf *m, uint32_t sid, uint64_t so, int64_t i,
 		  uint64_t *off, size_t *part)
 {
-	size_t best = m->nparts;
+	size_t best = m->nparts, p;
 
-	for (size_t p = 0; p < m->nparts; p++) {
+	/* edit units come in order: the last one's partition or the next */
+	for (p = m->part_hint; p < m->nparts && p < m->part_hint + 3; p++) {
+		const struct partition *pt = &m->parts[p];
+
+		if (pt->body_sid == sid && pt->ess_end > pt->ess_start &&
+		    pt->body_offset <= so &&
+		    so - pt->body_offset < pt->ess_end - pt->ess_start) {
+			best = p;
+			goto found;
+		}
+	}
+	for (p = 0; p < m->nparts; p++) {
 		const struct partition *pt = &m->parts[p];
 
 		if (pt->body_sid != sid || pt->ess_end <= pt->ess_start)
@@ -1022,6 +1041,7 @@ static int locate(struct mxf *m, uint32_t sid, uint64_t so, int64_t i,
 		if (pt->body_offset <= so)
 			best = p;
 	}
+found:
 	if (best == m->nparts ||
 	    so - m->parts[best].body_offset >=
 	    m->parts[best].ess_end - m->parts[best].ess_start)
@@ -1032,6 +1052,7 @@ static int locate(struct mxf *m, uint32_t sid, uint64_t so, int64_t i,
 			    (unsigned)sid);
 	*off = m->parts[best].ess_start + (so - m->parts[best].body_offset);
 	*part = best;
+	m->part_hint = best;
 	return 0;
 }
 
@@ -1071,13 +1092,17 @@ static int cmp_seg(const void *a, const void *b)
 {
 	const struct segment *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	/* by start, the longest first: shorter repeats are then covered */
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->duration > y->duration ? -1 : x->duration < y->duration;
 }
 
 /* The edit units the index covers: segments sorted, repeats (a footer
  * copy of the header's) dropped, no gap.  A CBR segment of duration 0
  * covers the whole essence container. */
-static int count_units(struct mxf *m, uint32_t sid, int clip, int64_t *n)
+static int count_units(struct mxf *m, uint32_t sid, int clip, int64_t *n,
+		       int *estimated)
 {
 	uint64_t total = 0;
 	int64_t end = 0;
@@ -1091,9 +1116,9 @@ static int count_units(struct mxf *m, uint32_t sid, int clip, int64_t *n)
 			return fail(m, "index table segments of BodySID %u and "
 				    "%u: one essence container is read",
 				    (unsigned)sid, (unsigned)g->body_sid);
-		if (o && g->start == m->segs[o - 1].start &&
-		    g->duration == m->segs[o - 1].duration &&
-		    g->eubc == m->segs[o - 1].eubc)
+		/* a repeat (the footer's copy of a header's segment) */
+		if (o && end >= 0 && g->duration && g->start < end &&
+		    g->start + g->duration <= end)
 			continue;
 		if (g->start != end)
 			return fail(m, "index table segments leave a gap or "
@@ -1112,6 +1137,7 @@ static int count_units(struct mxf *m, uint32_t sid, int clip, int64_t *n)
 		end = g->start + g->duration;
 	}
 	m->nsegs = o;
+	*estimated = end < 0;
 	if (end >= 0) {
 		*n = end;
 		return 0;
@@ -1126,6 +1152,11 @@ static int count_units(struct mxf *m, uint32_t sid, int clip, int64_t *n)
 	{
 		const struct segment *g = &m->segs[o - 1];
 
+		if (total <= (uint64_t)g->start * g->eubc)
+			return fail(m, "the index starts at edit unit %lld, past "
+				    "the essence (%llu bytes)",
+				    (long long)g->start,
+				    (unsigned long long)total);
 		if (clip && total % g->eubc)
 			return fail(m, "the essence (%llu bytes) is not whole "
 				    "edit units of %u bytes",
@@ -1174,7 +1205,7 @@ static int gop_put(struct gop *g, int64_t i, const struct eu *u)
  * or audio chunk.  (The delta entries would name the elements' places,
  * but FFmpeg's are wrong where it writes no system item.) */
 static int walk_units(struct mxf *m, struct eng_mfile *out, uint32_t sid,
-		      int64_t n, struct vtab *vt, struct gop *g)
+		      int64_t n, int estimated, struct vtab *vt, struct gop *g)
 {
 	struct eu u, nu;
 	uint64_t fo, nfo = 0, end;
@@ -1191,6 +1222,7 @@ static int walk_units(struct mxf *m, struct eng_mfile *out, uint32_t sid,
 	for (i = 0; !rc && i < n; i++) {
 		struct klv k;
 		uint64_t off;
+		int elements = 0;
 
 		rc = gop_put(g, i, &u);
 		if (rc)
@@ -1227,6 +1259,7 @@ static int walk_units(struct mxf *m, struct eng_mfile *out, uint32_t sid,
 					    (unsigned long long)end);
 			if (!is_element(k.key))
 				continue;
+			elements++;
 			s = stream_of(m, out, (uint32_t)be(k.key + 12, 4));
 			if (s < 0)
 				continue;	/* a data track's element */
@@ -1248,6 +1281,10 @@ static int walk_units(struct mxf *m, struct eng_mfile *out, uint32_t sid,
 			if (rc)
 				return rc;
 		}
+		/* the count from the container's length (a CBR index of no
+		 * duration) takes fill after the last edit unit for one */
+		if (!elements && estimated && i == n - 1 && i > 0)
+			break;
 		for (size_t s = 0; s < out->nstreams; s++)
 			if (out->streams[s].kind == ENG_ESS_VIDEO &&
 			    vt[s].n != i + 1)
@@ -1457,7 +1494,7 @@ static int read_mxf(struct mxf *m, struct eng_mfile *out)
 	uint32_t sid;
 	int64_t n = 0;
 	size_t i;
-	int rc, clip;
+	int rc, clip, estimated = 0;
 
 	memset(vt, 0, sizeof(vt));
 	rc = find_partitions(m);
@@ -1518,12 +1555,12 @@ static int read_mxf(struct mxf *m, struct eng_mfile *out)
 			if (m->parts[i].ess_end > m->parts[i].ess_start)
 				sid = m->parts[i].body_sid;
 	clip = m->opatom;
-	rc = count_units(m, sid, clip, &n);
+	rc = count_units(m, sid, clip, &n, &estimated);
 	if (!rc && n <= 0)
 		rc = fail(m, "the index holds no edit units");
 	if (!rc)
 		rc = clip ? clip_units(m, out, sid, n, vt, &g) :
-			    walk_units(m, out, sid, n, vt, &g);
+			    walk_units(m, out, sid, n, estimated, vt, &g);
 	for (i = 0; !rc && i < out->nstreams; i++)
 		if (out->streams[i].kind == ENG_ESS_VIDEO)
 			rc = present(m, &out->streams[i], &vt[i], &g);

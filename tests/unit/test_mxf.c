@@ -34,6 +34,8 @@ struct shape {
 	int ber;		/* bytes of an element's BER length (1 short) */
 	int no_index;
 	int64_t duration;	/* IndexDuration (3) */
+	int repeat;		/* then the first 2 entries again, as a
+				 * second segment */
 };
 
 static void put(struct buf *b, const void *p, size_t n)
@@ -216,7 +218,7 @@ static size_t unit_len(int i, int ber)
 	return (size_t)(kl + (int)V_LEN[i] + kl + 16);
 }
 
-static void index_segment(struct buf *b, const struct shape *sh)
+static void index_segment(struct buf *b, const struct shape *sh, int n)
 {
 	static const unsigned char key[16] = {
 		0x06, 0x0e, 0x2b, 0x34, 0x02, 0x53, 0x01, 0x01,
@@ -228,15 +230,15 @@ static void index_segment(struct buf *b, const struct shape *sh)
 
 	item_be(&v, 0x3f0b, 25ull << 32 | 1, 8);
 	item_be(&v, 0x3f0c, 0, 8);
-	item_be(&v, 0x3f0d, (uint64_t)sh->duration, 8);
+	item_be(&v, 0x3f0d, n == 3 ? (uint64_t)sh->duration : (uint64_t)n, 8);
 	item_be(&v, 0x3f05, 0, 4);
 	item_be(&v, 0x3f06, 2, 4);
 	item_be(&v, 0x3f07, 1, 4);
 	put_be(&v, 0x3f0a, 2);
-	put_be(&v, 8 + 3 * 11, 2);
-	put_be(&v, 3, 4);
+	put_be(&v, 8 + (uint64_t)n * 11, 2);
+	put_be(&v, (uint64_t)n, 4);
 	put_be(&v, 11, 4);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < n; i++) {
 		put_be(&v, (unsigned char)to[i], 1);
 		put_be(&v, (unsigned char)kfo[i], 1);
 		put_be(&v, flags[i], 1);
@@ -262,7 +264,9 @@ static void make(struct buf *f, const struct shape *sh, uint64_t voff[3],
 	assert_non_null(ix);
 	header_metadata(md);
 	if (!sh->no_index)
-		index_segment(ix, sh);
+		index_segment(ix, sh, 3);
+	if (sh->repeat)
+		index_segment(ix, sh, 2);
 	footer = packlen + md->n + ix->n;
 	for (int i = 0; i < 3; i++)
 		footer += unit_len(i, sh->ber);
@@ -379,6 +383,15 @@ static void test_ber_lengths(void **state)
 
 		check_file(&sh);
 	}
+}
+
+/* a second segment repeating part of the first (as a footer may) */
+static void test_repeated_segment(void **state)
+{
+	struct shape sh = { .duration = 3, .repeat = 1 };
+
+	(void)state;
+	check_file(&sh);
 }
 
 static void test_run_in(void **state)
@@ -504,6 +517,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_long_gop),
 		cmocka_unit_test(test_ber_lengths),
+		cmocka_unit_test(test_repeated_segment),
 		cmocka_unit_test(test_run_in),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_not_mxf),
