@@ -18,6 +18,12 @@
 #define MXF_MAX_SETS 64		/* of each kind of header set we keep */
 #define MXF_MAX_REFS 32		/* tracks of a package, components ... */
 #define MXF_MAX_STREAMS 32
+/* as libavcodec's codec_tag and pcm.c: the first character lowest */
+#define TAG4(s)                                                              \
+	((uint32_t)(unsigned char)(s)[0] |                                   \
+	 (uint32_t)(unsigned char)(s)[1] << 8 |                              \
+	 (uint32_t)(unsigned char)(s)[2] << 16 |                             \
+	 (uint32_t)(unsigned char)(s)[3] << 24)
 
 /* A KLV's key, where its value starts and how long it is. */
 struct klv {
@@ -34,6 +40,7 @@ struct rd {
 	uint64_t boff;
 	size_t blen;
 	size_t win;		/* bytes a read asks for: sizeof(buf) or less */
+	uint64_t nbytes;	/* read in all: eng_mfile.bytes_read */
 	unsigned char buf[4096];
 };
 
@@ -165,6 +172,7 @@ static int rd_get(struct rd *r, uint64_t off, void *dst, size_t len)
 		got = r->src->read_at(r->src->ctx, off, r->buf, want);
 		if (got < 0)
 			return (int)got;
+		r->nbytes += (uint64_t)got;
 		r->boff = off;
 		r->blen = (size_t)got;
 		if ((size_t)got < len)
@@ -822,20 +830,19 @@ static void picture_codec(const struct h_desc *d, struct eng_essence *e)
 		/* no compression: uncompressed pictures */
 	} else if (!memcmp(u, "\x04\x01\x02\x02\x71", 5)) {
 		name = "dnxhd";
-		fourcc = 0x4156646e;	/* AVdn */
+		fourcc = TAG4("AVdn");
 	} else if (!memcmp(u, "\x04\x01\x02\x02\x03\x06", 6)) {
 		static const char *const pr[] = { "apco", "apcs", "apcn",
 						  "apch", "ap4h", "ap4x" };
 
 		name = "prores";
 		if (u[6] >= 1 && u[6] <= 6)
-			fourcc = (uint32_t)be((const unsigned char *)
-					      pr[u[6] - 1], 4);
+			fourcc = TAG4(pr[u[6] - 1]);
 	} else if (!memcmp(u, "\x04\x01\x02\x02\x03\x01", 6)) {
 		name = "jpeg2000";
 	} else if (!memcmp(u, "\x04\x01\x02\x02\x01", 5)) {
 		name = u[5] >= 0x30 ? "h264" : "mpeg2video";
-		fourcc = u[5] >= 0x30 ? 0x61766331 : 0;	/* avc1 */
+		fourcc = u[5] >= 0x30 ? TAG4("avc1") : 0;
 	} else if (!memcmp(u, "\x04\x01\x02\x01", 4)) {
 		/* uncompressed picture coding */
 	} else {
@@ -843,6 +850,23 @@ static void picture_codec(const struct h_desc *d, struct eng_essence *e)
 	}
 	snprintf(e->codec, sizeof(e->codec), "%s", name);
 	e->fourcc = fourcc;
+}
+
+/* A track left out, said in out->skipped ("; " between them). */
+static void skip(struct eng_mfile *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void skip(struct eng_mfile *out, const char *fmt, ...)
+{
+	size_t used = strlen(out->skipped);
+	va_list ap;
+
+	if (used && used + 2 < sizeof(out->skipped)) {
+		memcpy(out->skipped + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(out->skipped + used, sizeof(out->skipped) - used, fmt, ap);
+	va_end(ap);
 }
 
 /* One stream per essence track (a track of the file package with a
@@ -886,11 +910,13 @@ static int make_streams(struct mxf *m, struct eng_mfile *out)
 				d = &h->desc[j];
 		if (!d && h->ndesc == 1 && n == 1)
 			d = &h->desc[0];
-		if (!d)
-			return fail(m, "essence track %u (number %08x) has no "
-				    "picture or sound descriptor",
-				    (unsigned)tracks[i]->id,
-				    (unsigned)tracks[i]->number);
+		if (!d) {
+			skip(out, "track %u (number %08x): no picture or sound "
+			     "descriptor", (unsigned)tracks[i]->id,
+			     (unsigned)tracks[i]->number);
+			continue;
+		}
+		memset(e, 0, sizeof(*e));
 		e->index = (int)out->nstreams;
 		m->number[out->nstreams] = tracks[i]->number;
 		if (d->type == 0x42 || d->type == 0x47 || d->type == 0x48) {
@@ -906,18 +932,20 @@ static int make_streams(struct mxf *m, struct eng_mfile *out)
 						 d->audio_rate.den;
 			if (!e->channels || (bytes != 2 && bytes != 3 &&
 			    bytes != 4) || !e->sample_rate ||
-			    e->block != e->channels * bytes)
-				return fail(m, "sound track %u: %u channels of "
-					    "%u bits at %u Hz, block %u: not "
-					    "PCM timelinefs reads",
-					    (unsigned)tracks[i]->id,
-					    (unsigned)e->channels,
-					    (unsigned)e->bits,
-					    (unsigned)e->sample_rate,
-					    (unsigned)e->block);
+			    e->block != e->channels * bytes) {
+				skip(out, "track %u: sound of %u channels of "
+				     "%u bits at %u Hz, block %u (not PCM "
+				     "timelinefs reads)",
+				     (unsigned)tracks[i]->id,
+				     (unsigned)e->channels, (unsigned)e->bits,
+				     (unsigned)e->sample_rate,
+				     (unsigned)e->block);
+				continue;
+			}
 			snprintf(e->codec, sizeof(e->codec), "pcm_s%ule",
 				 (unsigned)(bytes * 8));
-			e->fourcc = bytes == 2 ? 0x736f7774 : 0x6c70636d;
+			e->fourcc = bytes == 2 ? TAG4("sowt") :
+				    bytes == 3 ? TAG4("in24") : TAG4("in32");
 		} else {
 			e->kind = ENG_ESS_VIDEO;
 			/* the picture shown, not the coded one (1088) */
@@ -932,6 +960,9 @@ static int make_streams(struct mxf *m, struct eng_mfile *out)
 		}
 		out->nstreams++;
 	}
+	if (!out->nstreams)
+		return fail(m, "no picture or sound track timelinefs reads: %s",
+			    out->skipped);
 	return 0;
 }
 
@@ -1432,23 +1463,6 @@ static int present(struct mxf *m, struct eng_essence *e, struct vtab *v,
 	return 0;
 }
 
-static void clear(struct eng_mfile *out)
-{
-	for (size_t i = 0; i < out->nstreams; i++) {
-		struct eng_essence *e = &out->streams[i];
-
-		free(e->extradata);
-		free(e->off);
-		free(e->len);
-		free(e->dep);
-		free(e->decode);
-		free(e->chunks);
-	}
-	free(out->streams);
-	free(out->format);
-	memset(out, 0, sizeof(*out));
-}
-
 /* Where the header partition pack is: at 0, or after a run-in of less
  * than 64 KiB.  -ENOTSUP when none. */
 static int find_header(struct mxf *m)
@@ -1464,6 +1478,7 @@ static int find_header(struct mxf *m)
 	if (n < 14)
 		return -ENOTSUP;
 	got = m->src->read_at(m->src->ctx, 0, b, 14);
+	m->rd.nbytes += got > 0 ? (uint64_t)got : 0;
 	if (got == 14 && !memcmp(b, hp, 14)) {
 		m->base = 0;
 		return 0;
@@ -1476,6 +1491,7 @@ static int find_header(struct mxf *m)
 	if (!buf)
 		return -ENOMEM;
 	got = m->src->read_at(m->src->ctx, 0, buf, n);
+	m->rd.nbytes += got > 0 ? (uint64_t)got : 0;
 	for (long i = 1; i + 14 <= got; i++)
 		if (buf[i] == 0x06 && !memcmp(buf + i, hp, 14)) {
 			m->base = (uint64_t)i;
@@ -1597,7 +1613,9 @@ int eng_mfile_read_mxf(const struct eng_src *src, struct eng_mfile *out,
 		rc = m->h ? read_mxf(m, out) : -ENOMEM;
 	}
 	if (rc)
-		clear(out);
+		eng_mfile_clear(out);
+	else
+		out->bytes_read = m->rd.nbytes + m->ri.nbytes;
 	free(m->parts);
 	free(m->segs);
 	free(m->h);
