@@ -320,6 +320,32 @@ static struct eng_fps rational(const unsigned char *v, size_t len)
 	return r;
 }
 
+/* A descriptor's 32-bit item: whether tag is one */
+static int desc_u32(struct h_desc *d, unsigned tag, const unsigned char *x)
+{
+	static const struct {
+		unsigned tag;
+		size_t off;
+	} items[] = {
+		{ 0x3006, offsetof(struct h_desc, linked) },
+		{ 0x3203, offsetof(struct h_desc, width) },	/* stored */
+		{ 0x3202, offsetof(struct h_desc, height) },
+		{ 0x3209, offsetof(struct h_desc, dwidth) },	/* display */
+		{ 0x3208, offsetof(struct h_desc, dheight) },
+		{ 0x3d07, offsetof(struct h_desc, channels) },
+		{ 0x3d01, offsetof(struct h_desc, bits) },	/* quantization */
+	};
+
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++)
+		if (items[i].tag == tag) {
+			uint32_t v = (uint32_t)be(x, 4);
+
+			memcpy((char *)d + items[i].off, &v, sizeof(v));
+			return 1;
+		}
+	return 0;
+}
+
 /* One header metadata set (a local set of 2-byte tags and lengths): only
  * the kinds and the static local tags this reader needs (the primer pack
  * maps dynamic tags, which carry nothing of that). */
@@ -426,29 +452,17 @@ static int parse_set(struct mxf *m, const struct klv *k)
 			tc->base = (unsigned)be(x, 2);
 		else if (tc && tag == 0x1503 && n == 1)
 			tc->drop = x[0] != 0;
-		else if (d && tag == 0x3006 && n == 4)
-			d->linked = (uint32_t)be(x, 4);
+		else if (d && n == 4 && desc_u32(d, tag, x))
+			;
 		else if (d && tag == 0x3001)
 			d->rate = rational(x, n);
 		else if (d && tag == 0x3201 && n == 16) {
 			memcpy(d->coding, x, 16);
 			d->has_coding = 1;
-		} else if (d && tag == 0x3203 && n == 4)
-			d->width = (uint32_t)be(x, 4);
-		else if (d && tag == 0x3202 && n == 4)
-			d->height = (uint32_t)be(x, 4);
-		else if (d && tag == 0x3209 && n == 4)
-			d->dwidth = (uint32_t)be(x, 4);
-		else if (d && tag == 0x3208 && n == 4)
-			d->dheight = (uint32_t)be(x, 4);
-		else if (d && tag == 0x320c && n == 1)
+		} else if (d && tag == 0x320c && n == 1)
 			d->layout = x[0];
 		else if (d && tag == 0x3d03)
 			d->audio_rate = rational(x, n);
-		else if (d && tag == 0x3d07 && n == 4)
-			d->channels = (uint32_t)be(x, 4);
-		else if (d && tag == 0x3d01 && n == 4)
-			d->bits = (uint32_t)be(x, 4);
 		else if (d && tag == 0x3d0a && n == 2)
 			d->block_align = (uint32_t)be(x, 2);
 	}
@@ -626,24 +640,32 @@ static int cmp_part(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* The partition pack at off into m->parts. */
+static int take_part(struct mxf *m, uint64_t off, size_t *cap,
+		     uint64_t *footer, uint64_t *prev)
+{
+	struct partition pt;
+	int rc;
+
+	/* each partition pack is at least 108 bytes */
+	if (m->nparts > m->src->size / 108)
+		return fail(m, "more partitions than the file can hold");
+	rc = read_pack(m, off, &pt, footer, prev);
+	return rc ? rc : add_part(m, cap, &pt);
+}
+
 /* The partitions, from the random index pack at the end, else the chain
  * back from the footer, else one by one from the header (reading a key
  * and length per KLV of the whole file). */
 static int find_partitions(struct mxf *m)
 {
-	struct partition pt;
-	uint64_t footer, prev, off, size = m->src->size, max_parts;
+	uint64_t footer, prev, off, size = m->src->size;
 	unsigned char b[4];
 	size_t cap = 0;
 	struct klv k;
 	int rc;
 
-	/* each partition pack is at least 108 bytes */
-	max_parts = size / 108 + 1;
-	rc = read_pack(m, m->base, &pt, &footer, &prev);
-	if (rc)
-		return rc;
-	rc = add_part(m, &cap, &pt);
+	rc = take_part(m, m->base, &cap, &footer, &prev);
 	if (rc)
 		return rc;
 	if (size >= 4 && !rd_get(&m->rd, size - 4, b, 4) &&
@@ -659,26 +681,19 @@ static int find_partitions(struct mxf *m)
 			off = be(e + 4, 8) + m->base;
 			if (off == m->base)
 				continue;
-			if (off >= k.off || i > max_parts)
+			if (off >= k.off)
 				return fail(m, "random index pack names a "
 					    "partition at byte %llu, past the "
 					    "file's partitions",
 					    (unsigned long long)off);
-			rc = read_pack(m, off, &pt, &footer, &prev);
-			if (!rc)
-				rc = add_part(m, &cap, &pt);
+			rc = take_part(m, off, &cap, &footer, &prev);
 			if (rc)
 				return rc;
 		}
 	} else if (footer && footer + m->base < size) {
 		off = footer + m->base;
 		while (off > m->base) {
-			if (m->nparts > max_parts)
-				return fail(m, "more partitions than the file "
-					    "can hold");
-			rc = read_pack(m, off, &pt, &footer, &prev);
-			if (!rc)
-				rc = add_part(m, &cap, &pt);
+			rc = take_part(m, off, &cap, &footer, &prev);
 			if (rc)
 				return rc;
 			if (prev + m->base >= off)
@@ -702,14 +717,8 @@ static int find_partitions(struct mxf *m)
 				return fail(m, "KLV at byte %llu: %s",
 					    (unsigned long long)off,
 					    klv_err(rc));
-			if (is_partition(k.key)) {
-				if (m->nparts > max_parts)
-					return fail(m, "more partitions than "
-						    "the file can hold");
-				rc = read_pack(m, off, &pt, &footer, &prev);
-				if (!rc)
-					rc = add_part(m, &cap, &pt);
-			}
+			if (is_partition(k.key))
+				rc = take_part(m, off, &cap, &footer, &prev);
 		}
 		if (rc)
 			return rc;
@@ -1231,6 +1240,30 @@ static int gop_put(struct gop *g, int64_t i, const struct eu *u)
 	return 0;
 }
 
+/* Edit unit i + 1 (at *nfo in partition *np) and where edit unit i, at
+ * fo in partition p, ends: there, or at the end of p's essence. */
+static int next_unit(struct mxf *m, uint32_t sid, int64_t i, int64_t n,
+		     size_t p, uint64_t fo, struct eu *nu, uint64_t *nfo,
+		     size_t *np, uint64_t *end)
+{
+	int rc;
+
+	*end = m->parts[p].ess_end;
+	if (i + 1 >= n)
+		return 0;
+	rc = eu_get(m, i + 1, nu);
+	if (!rc)
+		rc = locate(m, sid, nu->so, i + 1, nfo, np);
+	if (rc)
+		return rc;
+	if (*np == p && *nfo <= fo)
+		return fail(m, "index: edit unit %lld is not after edit unit "
+			    "%lld", (long long)i + 1, (long long)i);
+	if (*np == p)
+		*end = *nfo;
+	return 0;
+}
+
 /* Frame-wrapped essence: every edit unit's KLVs, key and length only,
  * from its start to the next one's: each element is its track's frame
  * or audio chunk.  (The delta entries would name the elements' places,
@@ -1256,22 +1289,11 @@ static int walk_units(struct mxf *m, struct eng_mfile *out, uint32_t sid,
 		int elements = 0;
 
 		rc = gop_put(g, i, &u);
+		if (!rc)
+			rc = next_unit(m, sid, i, n, p, fo, &nu, &nfo, &np,
+				       &end);
 		if (rc)
 			return rc;
-		end = m->parts[p].ess_end;
-		if (i + 1 < n) {
-			rc = eu_get(m, i + 1, &nu);
-			if (!rc)
-				rc = locate(m, sid, nu.so, i + 1, &nfo, &np);
-			if (rc)
-				return rc;
-			if (np == p && nfo <= fo)
-				return fail(m, "index: edit unit %lld is not "
-					    "after edit unit %lld",
-					    (long long)i + 1, (long long)i);
-			if (np == p)
-				end = nfo;
-		}
 		for (off = fo; off < end; off = k.voff + k.len) {
 			int s;
 
@@ -1364,24 +1386,14 @@ static int clip_units(struct mxf *m, struct eng_mfile *out, uint32_t sid,
 	if (!rc)
 		rc = locate(m, sid, u.so, 0, &fo, &p);
 	for (i = 0; !rc && i < n; i++) {
-		uint64_t end = m->parts[p].ess_end;
+		uint64_t end;
 
 		rc = gop_put(g, i, &u);
+		if (!rc)
+			rc = next_unit(m, sid, i, n, p, fo, &nu, &nfo, &np,
+				       &end);
 		if (rc)
 			return rc;
-		if (i + 1 < n) {
-			rc = eu_get(m, i + 1, &nu);
-			if (!rc)
-				rc = locate(m, sid, nu.so, i + 1, &nfo, &np);
-			if (rc)
-				return rc;
-			if (np == p && nfo <= fo)
-				return fail(m, "index: edit unit %lld is not "
-					    "after edit unit %lld",
-					    (long long)i + 1, (long long)i);
-			if (np == p)
-				end = nfo;
-		}
 		if (end - fo > UINT32_MAX)
 			return fail(m, "picture at byte %llu is over 4 GiB",
 				    (unsigned long long)fo);
