@@ -131,9 +131,7 @@ void gen_src_free(struct gen_src *s)
 	s->frame = NULL;
 }
 
-/* The next at most `left` bytes of s, and how many (*n): a whole frame
- * of a picture (made in s->frame), else up to BLOCK made in buf. */
-static const unsigned char *src_next(struct gen_src *s, unsigned char *buf,
+const unsigned char *gen_src_next(struct gen_src *s, unsigned char *buf,
 				     uint64_t left, size_t *n)
 {
 	uint64_t fs;
@@ -180,7 +178,7 @@ int gen_write_stream(const char *dir, const char *name, struct gen_src *s,
 	if (hdrlen)
 		rc = out_write(&o, hdr, hdrlen);
 	while (rc == 0 && left) {
-		p = src_next(s, buf, left, &n);
+		p = gen_src_next(s, buf, left, &n);
 		rc = out_write(&o, p, n);
 		left -= n;
 	}

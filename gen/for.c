@@ -385,6 +385,148 @@ static int for_write_media(const char *dir, const struct eng_gen_media_plan *p)
 	return rc;
 }
 
+/* The frame rate and start timecode of clip `name`: those of the first
+ * timeline that plays it (its EDL origin; 00:00:00:00 for a format
+ * without source timecode). */
+static void clip_tc(const struct for_tl *v, size_t n, const char *name,
+		    struct gen_enc_clip *c)
+{
+	size_t i, k;
+
+	c->fps = v[0].tl->fps;
+	c->tc = 0;
+	c->tc_drop = 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < v[i].tl->nclips; k++)
+			if (strcmp(v[i].tl->clips[k].name, name) == 0) {
+				c->fps = v[i].tl->fps;
+				if (v[i].tl->clips[k].tc_set) {
+					c->tc = v[i].tl->clips[k].tc;
+					c->tc_drop = v[i].tl->clips[k].tc_drop;
+				}
+				return;
+			}
+}
+
+/* Frames of a clip that its file m of the plan needs: whole pictures,
+ * or the frames its audio samples span, rounded up. */
+static int64_t media_frames(const struct eng_gen_media *m, struct eng_fps fps)
+{
+	unsigned __int128 s;
+	uint64_t fb;
+
+	if (m->pic.pix != ENG_PIX_NONE) {
+		fb = eng_picture_bytes(&m->pic);
+		return (int64_t)((m->bytes + fb - 1) / fb);
+	}
+	if (!m->wav || !m->sample_rate)
+		return 0;
+	s = (unsigned __int128)(m->bytes / 3) * fps.num;
+	return (int64_t)((s + (unsigned __int128)m->sample_rate * fps.den -
+			  1) /
+			 ((unsigned __int128)m->sample_rate * fps.den));
+}
+
+/*
+ * --codec: one clip at a time, every track the edit plays of it in its
+ * file(s) (docs/formats.md "Real-format media"): as many frames as its
+ * longest need, every audio track as long, A1..An up to the highest An
+ * the edit plays (an edit of A2 alone still finds it as the second
+ * audio stream), start timecode the EDL's origin for the clip.
+ * *files counts the files written.
+ */
+static int for_encode(const char *dir, const struct eng_gen_media_plan *p,
+		      const struct for_tl *v, size_t n,
+		      const struct for_opts *fo, size_t *files)
+{
+	struct gen_enc_clip c;
+	uint32_t an;
+	size_t i, j;
+	int64_t f;
+	int rc = 0;
+
+	*files = 0;
+	for (i = 0; i < p->n && rc == 0; i++) {
+		const struct eng_gen_media *m = &p->files[i];
+
+		for (j = 0; j < i && strcmp(p->files[j].clip, m->clip); j++)
+			;
+		if (j < i) /* written with its first file */
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.clip = m->clip;
+		c.pic = &fo->load.picture;
+		clip_tc(v, n, m->clip, &c);
+		c.seed = fo->seed;
+		c.sample_rate = 48000;
+		for (j = i; j < p->n; j++) {
+			const struct eng_gen_media *o = &p->files[j];
+
+			if (strcmp(o->clip, m->clip))
+				continue;
+			f = media_frames(o, c.fps);
+			if (f > c.frames)
+				c.frames = f;
+			if (o->wav) {
+				c.sample_rate = o->sample_rate;
+				if (sscanf(o->track, "A%" SCNu32, &an) == 1 &&
+				    an > c.naudio)
+					c.naudio = an;
+			}
+		}
+		if (c.frames < 1)
+			c.frames = 1;
+		c.samples = (uint64_t)(((unsigned __int128)c.frames *
+					    c.sample_rate * c.fps.den +
+					c.fps.num - 1) /
+				       c.fps.num);
+		rc = gen_enc_write(dir, &fo->enc, &c);
+		*files += fo->enc.cont == GEN_CONT_OPATOM ? c.naudio + 1 : 1;
+	}
+	return rc;
+}
+
+/* --codec: check the plan can be encoded, and name its files as they
+ * will be (CLIP.mov ..., CLIP.TRACK.mxf) for the checks before
+ * writing.  0, or -EINVAL / -ENOMEM (reported). */
+static int for_codec_plan(struct eng_gen_media_plan *p,
+			  const struct for_tl *v, const struct for_opts *fo)
+{
+	char name[4096];
+	size_t i;
+	char *dup;
+
+	for (i = 0; i < p->n; i++)
+		if (p->files[i].wav && p->files[i].bits != 24) {
+			fprintf(stderr, PROG ": --codec writes 24-bit audio, "
+					     "not %u-bit\n",
+				(unsigned)p->files[i].bits);
+			return -EINVAL;
+		}
+	if (gen_enc_check(&fo->enc, &fo->load.picture, v[0].tl->fps, 24) < 0)
+		return -EINVAL;
+	for (i = 0; i < p->n; i++) {
+		struct eng_gen_media *m = &p->files[i];
+
+		if (gen_enc_name(&fo->enc, m->clip,
+				 eng_gen_track_is_audio(m->track) ? m->track
+								   : "V",
+				 name, sizeof(name)) < 0) {
+			fprintf(stderr, PROG ": clip name too long: %s\n",
+				m->clip);
+			return -EINVAL;
+		}
+		dup = strdup(name);
+		if (!dup) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return -ENOMEM;
+		}
+		free(m->file);
+		m->file = dup;
+	}
+	return 0;
+}
+
 /* The mount reads a sidecar of any spelling of ".fps" and refuses two:
  * remove those of dst but the file keep (NULL: all of them). */
 static void drop_sidecars(const char *dst, const char *keep, const char *why)
@@ -519,24 +661,47 @@ static void print_mount_line(const char *dir, const struct for_opts *fo)
 static void for_report(const char *dir, const struct for_tl *v, size_t n,
 		       const struct for_old *old, size_t nold, size_t kept,
 		       const struct eng_gen_media_plan *p,
-		       const struct for_opts *fo, double secs)
+		       const struct for_opts *fo, size_t files, double secs)
 {
 	uint64_t media = 0;
 	char b1[32], b2[32], b3[32];
-	size_t i, t, c, nclips;
+	size_t i, j, t, c, nclips;
 
-	for (i = 0; i < p->n; i++)
-		media += eng_gen_media_file_bytes(&p->files[i]);
+	for (i = 0; i < p->n; i++) {
+		/* --codec: the files as written, each once */
+		for (j = 0; fo->enc.codec && j < i &&
+			    strcmp(p->files[j].file, p->files[i].file);
+		     j++)
+			;
+		if (!fo->enc.codec)
+			media += eng_gen_media_file_bytes(&p->files[i]);
+		else if (j == i)
+			media += gen_held(dir, p->files[i].file);
+	}
 	gen_fmt_bytes(media, b1, sizeof(b1));
 	printf("wrote %zu clip files (%s) for %zu timeline%s to %s in %.1f s",
-	       p->n, b1, n, n == 1 ? "" : "s", dir, secs);
+	       fo->enc.codec ? files : p->n, b1, n, n == 1 ? "" : "s", dir,
+	       secs);
 	if (secs > 0)
 		printf(" (%.0f MB/s)", (double)media / secs / 1e6);
 	printf("\n");
+	if (fo->enc.codec)
+		printf("  %s in %s, start timecode the edit's source "
+		       "timecode of each clip's first frame\n",
+		       fo->enc.codec == GEN_CODEC_PRORES	 ? "ProRes"
+		       : fo->enc.codec == GEN_CODEC_DNXHD ? "DNxHD/HR"
+		       : fo->enc.codec == GEN_CODEC_H264  ? "H.264"
+							  : "uncompressed",
+		       fo->enc.cont == GEN_CONT_OPATOM ? "OP-Atom MXF"
+		       : fo->enc.cont == GEN_CONT_MXF	? "MXF OP1a"
+		       : fo->enc.cont == GEN_CONT_MP4	? "MP4"
+							: "QuickTime");
 	for (i = 0; i < n; i++) {
 		const struct eng_timeline *tl = v[i].tl;
 
-		for (c = nclips = 0; c < tl->nclips; c++)
+		/* --codec skips the raw resolver: every clip has files */
+		nclips = fo->enc.codec ? tl->nclips : 0;
+		for (c = 0; !fo->enc.codec && c < tl->nclips; c++)
 			for (t = 0; t < tl->ntracks; t++)
 				if (tl->clips[c].media &&
 				    tl->clips[c].media[t].file) {
@@ -574,7 +739,7 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 	struct eng_diag diag = {0};
 	struct timespec t0, t1;
 	struct for_old *old = NULL;
-	size_t nold = 0, kept = 0;
+	size_t nold = 0, kept = 0, files = 0;
 	struct for_tl *v;
 	char tldir[4096], side[4200];
 	uint64_t need = 0, reclaim = 0;
@@ -612,7 +777,11 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 	 * file is written shorter than it is. */
 	if (for_existing(tldir, v, n, fo, &plan, &old, &nold) < 0)
 		goto out;
-	if (for_conflicts(dir, &plan) + for_on_disk(dir, &plan, &kept)) {
+	if (fo->enc.codec && for_codec_plan(&plan, v, fo) < 0)
+		goto out;
+	/* --codec rewrites its files whole, at the length needed now */
+	if (for_conflicts(dir, &plan) +
+	    (fo->enc.codec ? 0 : for_on_disk(dir, &plan, &kept))) {
 		fprintf(stderr, PROG ": nothing written\n");
 		goto out;
 	}
@@ -631,17 +800,23 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 	if (gen_make_dir(dir) < 0 || gen_make_dir(tldir) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (for_write_media(dir, &plan) < 0 || for_copy(tldir, v, n) < 0)
+	if ((fo->enc.codec ? for_encode(dir, &plan, v, n, fo, &files)
+			   : for_write_media(dir, &plan)) < 0 ||
+	    for_copy(tldir, v, n) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (for_verify(dir, v, n, old, nold) < 0) {
+	/* --codec: the names are the mount's rules (gen_enc_name), the
+	 * files ffmpeg's; the engine's readers of real media check them at
+	 * mount (tests/integration/test_gen_codec.sh checks them with
+	 * ffprobe), not this raw-essence resolver */
+	if (!fo->enc.codec && for_verify(dir, v, n, old, nold) < 0) {
 		fprintf(stderr,
 			PROG ": with the media in %s timelinefs would not "
 			     "mount these timelines\n",
 			dir);
 		goto out;
 	}
-	for_report(dir, v, n, old, nold, kept, &plan, fo,
+	for_report(dir, v, n, old, nold, kept, &plan, fo, files,
 		   (double)(t1.tv_sec - t0.tv_sec) +
 		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	ret = 0;

@@ -16,6 +16,7 @@
 #include "media/gen.h"
 #include "media/picture.h"
 #include "timeline/load.h"
+#include "timeline/timecode.h"
 #include "util/diag.h"
 #include "util/values.h"
 
@@ -23,6 +24,53 @@
 #define BLOCK (1u << 20) /* fill and write unit: a multiple of 8 */
 #define EXIT_USAGE 2
 #define EXIT_IO 1
+
+/* encode.c: --codec and --container, real encoded media through the
+ * ffmpeg program (docs/formats.md "Real-format media"). */
+enum gen_codec {
+	GEN_CODEC_NONE = 0, /* raw essence and WAVE, as before */
+	GEN_CODEC_PRORES,
+	GEN_CODEC_DNXHD,
+	GEN_CODEC_H264,
+	GEN_CODEC_UNCOMPRESSED,
+};
+enum gen_container { GEN_CONT_MOV, GEN_CONT_MP4, GEN_CONT_MXF, GEN_CONT_OPATOM };
+#define GEN_ENC_MAX_AUDIO 32
+struct gen_enc {
+	enum gen_codec codec;
+	enum gen_container cont;
+	const char *profile; /* --profile, NULL: the codec's default */
+	int tc_set;	     /* --timecode given: every clip's start */
+	struct eng_tc tc;
+};
+/* One clip to write: its picture track and naudio tone tracks A1..An,
+ * all as long (frames; samples of each audio track). */
+struct gen_enc_clip {
+	const char *clip;
+	const struct eng_picture *pic;
+	struct eng_fps fps;
+	int64_t frames;
+	uint32_t naudio;
+	uint32_t sample_rate;
+	uint64_t samples;
+	uint64_t seed; /* --seed: each track's media seed derives from it */
+	int64_t tc;    /* start timecode (frames, as eng_tc_frames) */
+	int tc_drop;
+};
+int gen_codec_parse(const char *s, enum gen_codec *c);
+int gen_container_parse(const char *s, enum gen_container *c);
+/* Whether e can write pictures pic at fps with audio_bits audio: 0, or
+ * -EINVAL with the reason on stderr. */
+int gen_enc_check(const struct gen_enc *e, const struct eng_picture *pic,
+		  struct eng_fps fps, uint32_t audio_bits);
+/* The file of (clip, track) e writes: CLIP.mov (.mp4, .mxf), or
+ * CLIP.TRACK.mxf for OP-Atom. */
+int gen_enc_name(const struct gen_enc *e, const char *clip, const char *track,
+		 char *buf, size_t len);
+/* Write the clip's file(s) into dir under temporary names renamed when
+ * complete.  0, or -errno (reported). */
+int gen_enc_write(const char *dir, const struct gen_enc *e,
+		  const struct gen_enc_clip *c);
 
 /* What --for is given besides the timelines. */
 struct for_opts {
@@ -34,6 +82,7 @@ struct for_opts {
 	const char *origin_arg; /* --edl-origin as given */
 	uint64_t seed;
 	int force;
+	struct gen_enc enc; /* --codec: real encoded media */
 };
 
 /* print.c */
@@ -76,6 +125,10 @@ int gen_src_picture(struct gen_src *s, const struct eng_picture *p,
 void gen_src_tone(struct gen_src *s, uint32_t rate, uint64_t seed,
 		  const char *clip);
 void gen_src_free(struct gen_src *s);
+/* The next at most `left` bytes of s, and how many (*n): a whole frame
+ * of a picture (made in s->frame), else up to BLOCK made in buf. */
+const unsigned char *gen_src_next(struct gen_src *s, unsigned char *buf,
+				  uint64_t left, size_t *n);
 /* Write `len` bytes of s after an optional header (and a RIFF pad byte
  * when pad) to DIR/NAME, under a temporary name renamed when complete;
  * buf is a BLOCK-byte scratch buffer. */
@@ -97,7 +150,7 @@ int gen_check_space_bytes(const char *dir, uint64_t need, uint64_t reclaim);
 /* The runs; each returns the exit status (0, EXIT_IO). */
 /* Random timelines and their clips into DIR (c as the options set it). */
 int gen_run_random(const char *dir, const struct eng_gen_config *c,
-		   int force);
+		   int force, const struct gen_enc *enc);
 /* timelinefs-gen --for T [--for T ...] DIR */
 int gen_run_for(const char *dir, const char **paths, size_t n,
 		const struct for_opts *fo);

@@ -45,6 +45,10 @@ enum {
 	OPT_EDL_ORIGIN,
 	OPT_STRICT,
 	OPT_PICTURE,
+	OPT_CODEC,
+	OPT_CONTAINER,
+	OPT_PROFILE,
+	OPT_TIMECODE,
 };
 
 static const struct option long_opts[] = {
@@ -66,6 +70,10 @@ static const struct option long_opts[] = {
     {"edl-origin", required_argument, NULL, OPT_EDL_ORIGIN},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"picture", required_argument, NULL, OPT_PICTURE},
+    {"codec", required_argument, NULL, OPT_CODEC},
+    {"container", required_argument, NULL, OPT_CONTAINER},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"timecode", required_argument, NULL, OPT_TIMECODE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -86,7 +94,8 @@ static void usage(FILE *f)
 "usage: " PROG " [options] DIR\n"
 "       " PROG " --for TIMELINE [--for TIMELINE ...] [--fps R]\n"
 "              [--video-rate B | --picture P] [--audio-rate B]\n"
-"              [--edl-origin WHERE] [--strict] [--seed N] [--force] DIR\n"
+"              [--edl-origin WHERE] [--strict] [--seed N] [--force]\n"
+"              [--codec C [--container K] [--profile P] [--timecode TC]] DIR\n"
 "       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B | --picture P]\n"
 "              [--audio-rate B] [--edl-origin WHERE] [--strict]\n"
 "Write seeded clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
@@ -137,15 +146,41 @@ PRIu32 ")\n"
 "  --strict             skipped EDL/OTIO constructs are errors, as -o strict\n"
 "  --picture FMT:WxH    EDL/OTIO video tracks are pictures (2vuy:720x486,\n"
 "                       v210:1920x1080), as -o picture=: clips of whole\n"
-"                       pictures\n"
+"                       pictures\n""  --codec C            write real encoded clips with the ffmpeg program\n"
+"                       (TLFS_FFMPEG names another): prores, dnxhd,\n"
+"                       h264 or uncompressed, pictures and tones as above,\n"
+"                       each clip as long as raw, start timecode the\n"
+"                       EDL's source timecode of its first frame\n"
+"  --container K        mov (default: CLIP.mov with V and A1..An), mp4\n"
+"                       (h264), mxf (OP1a: dnxhd, h264) or opatom (one\n"
+"                       MXF a track: CLIP.V.mxf, CLIP.A1.mxf ...)\n"
+"  --profile P          prores: proxy, lt, standard (default), hq; dnxhd:\n"
+"                       sq (default), hq, hqx\n"
+"  --timecode TC        --codec: every clip's start timecode (default the\n"
+"                       edit's; random timelines 00:00:00:00)\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
+"--for with --codec and no --picture writes 2vuy:1920x1080 pictures.\n"
 "\n"
 "Exit status: 0 done, 1 I/O error, bad timeline or not enough space,\n"
 "2 usage error.\n",
 		d.clips, cs, d.timelines, d.events, mn, mx, d.fps.num, d.fps.den,
 		d.video_rate, d.audio_tracks, d.audio_rate, d.seed);
 	/* clang-format on */
+}
+
+static const char *argv_codec(enum gen_codec c)
+{
+	switch (c) {
+	case GEN_CODEC_PRORES:
+		return "prores";
+	case GEN_CODEC_DNXHD:
+		return "dnxhd";
+	case GEN_CODEC_H264:
+		return "h264";
+	default:
+		return "uncompressed";
+	}
 }
 
 static int bad_value(const char *opt, const char *val, const char *what)
@@ -222,6 +257,7 @@ int main(int argc, char **argv)
 	const char **fors = NULL, *dump = NULL;
 	size_t nfor = 0;
 	unsigned int set = 0;
+	const char *container = NULL;
 	int force = 0, opt, ret = EXIT_USAGE, rc;
 
 	eng_gen_config_default(&c);
@@ -321,6 +357,30 @@ int main(int argc, char **argv)
 			set |= SET_LOAD_ONLY;
 			break;
 		}
+		case OPT_CODEC:
+			if (gen_codec_parse(optarg, &fo.enc.codec) < 0)
+				rc = bad_value("--codec", optarg,
+					       "expected prores, dnxhd, h264 "
+					       "or uncompressed");
+			break;
+		case OPT_CONTAINER:
+			container = optarg;
+			if (gen_container_parse(optarg, &fo.enc.cont) < 0)
+				rc = bad_value("--container", optarg,
+					       "expected mov, mp4, mxf or "
+					       "opatom");
+			break;
+		case OPT_PROFILE:
+			fo.enc.profile = optarg;
+			break;
+		case OPT_TIMECODE:
+			/* checked at each clip's rate when it is written */
+			if (eng_tc_parse(optarg, &fo.enc.tc) < 0)
+				rc = bad_value("--timecode", optarg,
+					       "expected HH:MM:SS:FF "
+					       "(HH:MM:SS;FF drop frame)");
+			fo.enc.tc_set = 1;
+			break;
 		case OPT_SEED: {
 			int64_t v;
 
@@ -416,6 +476,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": a rate of 0 plays nothing\n");
 		goto out;
 	}
+	if (!fo.enc.codec && (container || fo.enc.profile || fo.enc.tc_set)) {
+		fprintf(stderr, PROG ": --container, --profile and --timecode "
+				     "are for --codec\n");
+		goto out;
+	}
+	if (fo.enc.codec && dump) {
+		fprintf(stderr, PROG ": --dump-tl writes no media: not with "
+				     "--codec\n");
+		goto out;
+	}
+	if (fo.enc.codec && nfor && fo.video_arg) {
+		fprintf(stderr, PROG ": --codec %s encodes pictures: not with "
+				     "--video-rate (give --picture)\n",
+			argv_codec(fo.enc.codec));
+		goto out;
+	}
+	/* --for --codec without --picture: editors' HD */
+	if (fo.enc.codec && nfor && !fo.picture_arg)
+		fo.load.picture = (struct eng_picture){ ENG_PIX_2VUY, 1920,
+							1080 };
 	fo.seed = c.seed;
 	fo.force = force;
 	if (dump) {
@@ -462,7 +542,7 @@ int main(int argc, char **argv)
 		if (set & SET_AUDIO_RATE)
 			c.audio_rate = given.audio_rate;
 	}
-	ret = gen_run_random(dir, &c, force);
+	ret = gen_run_random(dir, &c, force, &fo.enc);
 out:
 	free(fors);
 	return ret;

@@ -68,6 +68,45 @@ static int write_clips(const char *dir, const struct eng_gen_config *c,
 	return rc;
 }
 
+/* --codec: each clip's file(s), all tracks as long as the raw ones;
+ * *bytes what was written. */
+static int encode_clips(const char *dir, const struct eng_gen_config *c,
+			const struct eng_gen_sizes *z,
+			const struct gen_enc *enc, uint64_t *bytes,
+			uint64_t *files)
+{
+	struct gen_enc_clip e;
+	char clip[32], name[4096], track[16];
+	uint32_t i, t;
+	int rc = 0;
+
+	*bytes = *files = 0;
+	for (i = 0; i < c->clips && rc == 0; i++) {
+		eng_gen_clip_name(i, clip, sizeof(clip));
+		memset(&e, 0, sizeof(e));
+		e.clip = clip;
+		e.pic = &c->pic;
+		e.fps = c->fps;
+		e.frames = (int64_t)(z->video_bytes /
+				     eng_picture_bytes(&c->pic));
+		e.naudio = c->audio_tracks;
+		e.sample_rate = z->sample_rate;
+		e.samples = z->audio_bytes / 3;
+		e.seed = c->seed;
+		rc = gen_enc_write(dir, enc, &e);
+		for (t = 0; rc == 0 && t <= c->audio_tracks; t++) {
+			snprintf(track, sizeof(track), t ? "A%" PRIu32 : "V",
+				 t);
+			gen_enc_name(enc, clip, track, name, sizeof(name));
+			if (t && enc->cont != GEN_CONT_OPATOM)
+				break;
+			*bytes += gen_held(dir, name);
+			++*files;
+		}
+	}
+	return rc;
+}
+
 static int check_space(const char *dir, const struct eng_gen_config *c,
 		       const struct eng_gen_sizes *z, uint64_t text_bytes)
 {
@@ -95,7 +134,7 @@ struct tl_out {
 };
 
 int gen_run_random(const char *dir, const struct eng_gen_config *cfg,
-		   int force)
+		   int force, const struct gen_enc *enc)
 {
 	struct eng_gen_config c = *cfg;
 	struct eng_gen_sizes z;
@@ -114,6 +153,8 @@ int gen_run_random(const char *dir, const struct eng_gen_config *cfg,
 		gen_print_diag(&diag);
 		goto out;
 	}
+	if (enc->codec && gen_enc_check(enc, &c.pic, c.fps, 24) < 0)
+		goto out;
 
 	/* Plan everything before touching the disk: the space check
 	 * needs the timelines' size, and a failure here writes nothing. */
@@ -149,7 +190,9 @@ int gen_run_random(const char *dir, const struct eng_gen_config *cfg,
 		goto out;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (write_clips(dir, &c, &z) < 0)
+	if (enc->codec ? encode_clips(dir, &c, &z, enc, &z.media_bytes,
+				      &z.media_files) < 0
+		       : write_clips(dir, &c, &z) < 0)
 		goto out;
 	for (i = 0; i < c.timelines; i++) {
 		eng_gen_timeline_name(i, b1, sizeof(b1));
