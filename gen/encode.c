@@ -52,28 +52,39 @@ static const char *const cont_names[] = {
     [GEN_CONT_OPATOM] = "opatom",
 };
 
-int gen_codec_parse(const char *s, enum gen_codec *c)
+/* The index in [lo, hi] of name s in names[], or -EINVAL. */
+static int find_name(const char *const *names, int lo, int hi, const char *s)
 {
 	int i;
 
-	for (i = GEN_CODEC_PRORES; i <= GEN_CODEC_UNCOMPRESSED; i++)
-		if (strcmp(s, codec_names[i]) == 0) {
-			*c = (enum gen_codec)i;
-			return 0;
-		}
+	for (i = lo; i <= hi; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
 	return -EINVAL;
+}
+
+int gen_codec_parse(const char *s, enum gen_codec *c)
+{
+	int i = find_name(codec_names, GEN_CODEC_PRORES,
+			  GEN_CODEC_UNCOMPRESSED, s);
+
+	if (i >= 0)
+		*c = (enum gen_codec)i;
+	return i < 0 ? i : 0;
 }
 
 int gen_container_parse(const char *s, enum gen_container *c)
 {
-	int i;
+	int i = find_name(cont_names, GEN_CONT_MOV, GEN_CONT_OPATOM, s);
 
-	for (i = GEN_CONT_MOV; i <= GEN_CONT_OPATOM; i++)
-		if (strcmp(s, cont_names[i]) == 0) {
-			*c = (enum gen_container)i;
-			return 0;
-		}
-	return -EINVAL;
+	if (i >= 0)
+		*c = (enum gen_container)i;
+	return i < 0 ? i : 0;
+}
+
+const char *gen_codec_name(enum gen_codec c)
+{
+	return codec_names[c];
 }
 
 /* DNxHD's 1080 bitrates (Mb/s) by nominal rate: SQ, HQ, HQX (10-bit);
@@ -197,8 +208,9 @@ int gen_enc_check(const struct gen_enc *e, const struct eng_picture *pic,
 }
 
 /* The names of a clip's files, as the mount resolves them (docs/formats.md
- * "Real-format media"): CLIP.mov (.mp4, .mxf) holding every track, or
- * one OP-Atom file a track, CLIP.V.mxf, CLIP.A1.mxf ... */
+ * "Real-format media"): CLIP.mov (.mxf) holding every track, one OP-Atom
+ * file a track, CLIP.V.mxf, CLIP.A1.mxf ..., or CLIP.mp4 with BWF files
+ * CLIP.A1.wav ... beside it. */
 int gen_enc_name(const struct gen_enc *e, const char *clip, const char *track,
 		 char *buf, size_t len)
 {
@@ -206,6 +218,8 @@ int gen_enc_name(const struct gen_enc *e, const char *clip, const char *track,
 
 	if (e->cont == GEN_CONT_OPATOM)
 		n = snprintf(buf, len, "%s.%s.mxf", clip, track);
+	else if (e->cont == GEN_CONT_MP4 && eng_gen_track_is_audio(track))
+		n = snprintf(buf, len, "%s.%s.wav", clip, track);
 	else
 		n = snprintf(buf, len, "%s.%s", clip, cont_names[e->cont]);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
@@ -542,11 +556,22 @@ static void audio_input(struct args *a, uint32_t rate, int fd)
 	argf(a, "pipe:%d", fd);
 }
 
-/* Start timecode, names and the output. */
+/* Start timecode, names and the output: a BWF file (wav) with its time
+ * reference, tcs samples since midnight. */
 static void tail_args(struct args *a, const struct gen_enc *e,
 		      const struct gen_enc_clip *c, const char *tc,
-		      const char *tmp, int video)
+		      uint64_t tcs, const char *tmp, int video, int wav)
 {
+	if (wav) {
+		arg(a, "-write_bext");
+		arg(a, "1");
+		arg(a, "-metadata");
+		argf(a, "time_reference=%" PRIu64, tcs);
+		arg(a, "-f");
+		arg(a, "wav");
+		arg(a, tmp);
+		return;
+	}
 	arg(a, "-timecode");
 	arg(a, tc);
 	if (e->cont == GEN_CONT_MP4) {
@@ -587,7 +612,7 @@ static int finish(const char *dir, const char *name, const char *tmp, int rc)
 static int feed_init(struct feed *f, const struct gen_enc_clip *c, size_t t,
 		     int *rd)
 {
-	char track[16];
+	char track[24];
 	int rc;
 
 	memset(f, 0, sizeof(*f));
@@ -627,8 +652,8 @@ static void feed_free(struct feed *f)
 /* One ffmpeg run writing tracks [t0, t1) of c (0 the picture, k audio
  * track Ak) into DIR/name. */
 static int encode(const char *dir, const struct gen_enc *e,
-		  const struct gen_enc_clip *c, const char *tc, size_t t0,
-		  size_t t1, const char *name)
+		  const struct gen_enc_clip *c, const char *tc, uint64_t tcs,
+		  size_t t0, size_t t1, const char *name)
 {
 	struct feed f[GEN_ENC_MAX_AUDIO + 1];
 	int rd[GEN_ENC_MAX_AUDIO + 1];
@@ -670,14 +695,11 @@ static int encode(const char *dir, const struct gen_enc *e,
 		video_args(&a, e, c->pic, c->fps);
 	if (t1 > 1 || t0 > 0) {
 		arg(&a, "-c:a");
-		/* ffmpeg 5.1's mp4 muxer takes no PCM: AAC as cameras */
-		arg(&a, e->cont == GEN_CONT_MP4 ? "aac" : "pcm_s24le");
-		if (e->cont == GEN_CONT_MP4) {
-			arg(&a, "-b:a");
-			arg(&a, "256k");
-		}
+		arg(&a, "pcm_s24le");
 	}
-	tail_args(&a, e, c, tc, tmp, t0 == 0);
+	/* ffmpeg 5.1's mp4 muxer takes no PCM: BWF files beside it */
+	tail_args(&a, e, c, tc, tcs, tmp, t0 == 0,
+		  e->cont == GEN_CONT_MP4 && t0 > 0);
 	if (a.bad) {
 		fprintf(stderr, PROG ": out of memory\n");
 		for (i = 0; i < n; i++)
@@ -697,8 +719,10 @@ out:
 int gen_enc_write(const char *dir, const struct gen_enc *e,
 		  const struct gen_enc_clip *c)
 {
-	char name[4096], tc[16], track[16];
+	char name[4096], tc[16], track[24];
 	size_t t, n = (size_t)c->naudio + 1;
+	int64_t tcf = c->tc;
+	uint64_t tcs;
 	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -711,6 +735,13 @@ int gen_enc_write(const char *dir, const struct gen_enc *e,
 	}
 	if (e->tc_set) {
 		snprintf(tc, sizeof(tc), "%s", e->tc.text);
+		if (eng_tc_frames(&e->tc, c->fps, 0, &tcf) < 0) {
+			fprintf(stderr,
+				PROG ": --timecode %s is no timecode at the "
+				     "frame rate of clip %s\n",
+				e->tc.text, c->clip);
+			return -EINVAL;
+		}
 	} else if (eng_tc_format(c->tc, c->fps, c->tc_drop, tc, sizeof(tc)) <
 		   0) {
 		fprintf(stderr,
@@ -719,9 +750,13 @@ int gen_enc_write(const char *dir, const struct gen_enc *e,
 			c->clip, c->tc);
 		return -EINVAL;
 	}
-	if (e->cont != GEN_CONT_OPATOM) {
+	/* BWF's time reference: the start's samples since midnight (the
+	 * frames counted are real frames, drop frame or not) */
+	tcs = (uint64_t)((unsigned __int128)tcf * c->sample_rate * c->fps.den /
+			 c->fps.num);
+	if (e->cont == GEN_CONT_MOV || e->cont == GEN_CONT_MXF) {
 		rc = gen_enc_name(e, c->clip, "V", name, sizeof(name));
-		return rc < 0 ? rc : encode(dir, e, c, tc, 0, n, name);
+		return rc < 0 ? rc : encode(dir, e, c, tc, tcs, 0, n, name);
 	}
 	for (t = 0, rc = 0; t < n && rc == 0; t++) {
 		if (t == 0)
@@ -730,7 +765,7 @@ int gen_enc_write(const char *dir, const struct gen_enc *e,
 			snprintf(track, sizeof(track), "A%zu", t);
 		rc = gen_enc_name(e, c->clip, track, name, sizeof(name));
 		if (rc == 0)
-			rc = encode(dir, e, c, tc, t, t + 1, name);
+			rc = encode(dir, e, c, tc, tcs, t, t + 1, name);
 	}
 	return rc;
 }

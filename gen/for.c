@@ -481,7 +481,10 @@ static int for_encode(const char *dir, const struct eng_gen_media_plan *p,
 					c.fps.num - 1) /
 				       c.fps.num);
 		rc = gen_enc_write(dir, &fo->enc, &c);
-		*files += fo->enc.cont == GEN_CONT_OPATOM ? c.naudio + 1 : 1;
+		*files += fo->enc.cont == GEN_CONT_OPATOM ||
+				  fo->enc.cont == GEN_CONT_MP4
+			      ? c.naudio + 1
+			      : 1;
 	}
 	return rc;
 }
@@ -694,7 +697,7 @@ static void for_report(const char *dir, const struct for_tl *v, size_t n,
 							  : "uncompressed",
 		       fo->enc.cont == GEN_CONT_OPATOM ? "OP-Atom MXF"
 		       : fo->enc.cont == GEN_CONT_MXF	? "MXF OP1a"
-		       : fo->enc.cont == GEN_CONT_MP4	? "MP4"
+		       : fo->enc.cont == GEN_CONT_MP4	? "MP4 (audio BWF)"
 							: "QuickTime");
 	for (i = 0; i < n; i++) {
 		const struct eng_timeline *tl = v[i].tl;
@@ -805,11 +808,7 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 	    for_copy(tldir, v, n) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* --codec: the names are the mount's rules (gen_enc_name), the
-	 * files ffmpeg's; the engine's readers of real media check them at
-	 * mount (tests/integration/test_gen_codec.sh checks them with
-	 * ffprobe), not this raw-essence resolver */
-	if (!fo->enc.codec && for_verify(dir, v, n, old, nold) < 0) {
+	if (for_verify(dir, v, n, old, nold) < 0) {
 		fprintf(stderr,
 			PROG ": with the media in %s timelinefs would not "
 			     "mount these timelines\n",

@@ -59,6 +59,8 @@ struct gen_enc_clip {
 };
 int gen_codec_parse(const char *s, enum gen_codec *c);
 int gen_container_parse(const char *s, enum gen_container *c);
+/* "prores", "dnxhd", "h264", "uncompressed", as --codec takes it. */
+const char *gen_codec_name(enum gen_codec c);
 /* Whether e can write pictures pic at fps with audio_bits audio: 0, or
  * -EINVAL with the reason on stderr. */
 int gen_enc_check(const struct gen_enc *e, const struct eng_picture *pic,

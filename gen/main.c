@@ -95,7 +95,7 @@ static void usage(FILE *f)
 "       " PROG " --for TIMELINE [--for TIMELINE ...] [--fps R]\n"
 "              [--video-rate B | --picture P] [--audio-rate B]\n"
 "              [--edl-origin WHERE] [--strict] [--seed N] [--force]\n"
-"              [--codec C [--container K] [--profile P] [--timecode TC]] DIR\n"
+"              [--codec C [--container K] [--profile P]] DIR\n"
 "       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B | --picture P]\n"
 "              [--audio-rate B] [--edl-origin WHERE] [--strict]\n"
 "Write seeded clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
@@ -152,12 +152,13 @@ PRIu32 ")\n"
 "                       each clip as long as raw, start timecode the\n"
 "                       EDL's source timecode of its first frame\n"
 "  --container K        mov (default: CLIP.mov with V and A1..An), mp4\n"
-"                       (h264), mxf (OP1a: dnxhd, h264) or opatom (one\n"
-"                       MXF a track: CLIP.V.mxf, CLIP.A1.mxf ...)\n"
+"                       (h264; CLIP.A1.wav ... BWF beside it), mxf (OP1a:\n"
+"                       dnxhd, h264) or opatom (one MXF a track:\n"
+"                       CLIP.V.mxf, CLIP.A1.mxf ...)\n"
 "  --profile P          prores: proxy, lt, standard (default), hq; dnxhd:\n"
 "                       sq (default), hq, hqx\n"
-"  --timecode TC        --codec: every clip's start timecode (default the\n"
-"                       edit's; random timelines 00:00:00:00)\n"
+"  --timecode TC        --codec without --for: every clip's start timecode\n"
+"                       (default 00:00:00:00)\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
 "--for with --codec and no --picture writes 2vuy:1920x1080 pictures.\n"
@@ -167,20 +168,6 @@ PRIu32 ")\n"
 		d.clips, cs, d.timelines, d.events, mn, mx, d.fps.num, d.fps.den,
 		d.video_rate, d.audio_tracks, d.audio_rate, d.seed);
 	/* clang-format on */
-}
-
-static const char *argv_codec(enum gen_codec c)
-{
-	switch (c) {
-	case GEN_CODEC_PRORES:
-		return "prores";
-	case GEN_CODEC_DNXHD:
-		return "dnxhd";
-	case GEN_CODEC_H264:
-		return "h264";
-	default:
-		return "uncompressed";
-	}
 }
 
 static int bad_value(const char *opt, const char *val, const char *what)
@@ -481,6 +468,13 @@ int main(int argc, char **argv)
 				     "are for --codec\n");
 		goto out;
 	}
+	if (fo.enc.tc_set && nfor) {
+		fprintf(stderr, PROG ": --timecode is for random timelines: "
+				     "--for writes each clip's source timecode "
+				     "of the edit, which the mount maps the "
+				     "edit's source in points by\n");
+		goto out;
+	}
 	if (fo.enc.codec && dump) {
 		fprintf(stderr, PROG ": --dump-tl writes no media: not with "
 				     "--codec\n");
@@ -489,7 +483,7 @@ int main(int argc, char **argv)
 	if (fo.enc.codec && nfor && fo.video_arg) {
 		fprintf(stderr, PROG ": --codec %s encodes pictures: not with "
 				     "--video-rate (give --picture)\n",
-			argv_codec(fo.enc.codec));
+			gen_codec_name(fo.enc.codec));
 		goto out;
 	}
 	/* --for --codec without --picture: editors' HD */

@@ -98,8 +98,9 @@ static int encode_clips(const char *dir, const struct eng_gen_config *c,
 			snprintf(track, sizeof(track), t ? "A%" PRIu32 : "V",
 				 t);
 			gen_enc_name(enc, clip, track, name, sizeof(name));
-			if (t && enc->cont != GEN_CONT_OPATOM)
-				break;
+			if (t && (enc->cont == GEN_CONT_MOV ||
+				  enc->cont == GEN_CONT_MXF))
+				break; /* one file holds them all */
 			*bytes += gen_held(dir, name);
 			++*files;
 		}

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: MIT
 # timelinefs-gen --codec/--container (issue 21, "stand-in media in real
 # formats"): for every codec x container it writes, --for of the fixture
-# transitions.edl makes files that ffprobe reads as intended (codec,
+# transitions.edl makes files that the mount's resolver takes (--for
+# resolves them as the mount will; MXF once the MXF reader is in the
+# build, a skip before) and that ffprobe reads as intended (codec,
 # picture size, one video stream and the clip's audio streams, frame
 # count exactly the raw --for's, the EDL's source timecode of the clip's
 # first frame as start timecode), whose every decoded frame carries its
 # clip and frame code (tests/tools/tlcode.py over ffmpeg's rawvideo) and
-# whose PCM audio is the clip's tone and code sample for sample (the
-# first second of each track); a drop-frame EDL gives a drop-frame start
+# whose PCM audio (in the file, or BWF beside an MP4) is the clip's tone
+# and code sample for sample (the first second of each track); a drop-frame EDL gives a drop-frame start
 # timecode; the random generator writes one file a clip; bad option
 # combinations and a missing ffmpeg are one clear message and no file.
 # Small pictures (320x240; DNxHR 640x480, where 320x240 loses a code
@@ -96,8 +98,17 @@ one() {
 	shift 5
 	d=$T/$codec-$cont-${pic%%:*}
 	fmt=${pic%%:*} size=${pic#*:}
-	if ! "$GEN" --for "$EDL" --picture "$pic" --codec "$codec" \
+	# --for resolves what it wrote as the mount will: exit 0 is
+	# the mount's naming rules and readers taking every file
+	if "$GEN" --for "$EDL" --picture "$pic" --codec "$codec" \
 		--container "$cont" "$@" "$d" >"$T/out" 2>&1; then
+		ok "$codec $cont: --for writes, the mount's resolver takes them"
+	elif [ "${cont#m}" = xf ] || [ "$cont" = opatom ] &&
+		! grep -v 'mxf: not a media file timelinefs reads\|would not mount' \
+			"$T/out" | grep -q . ; then
+		# the files are written before they are resolved
+		skip_case "$codec $cont: this build's mount reads no MXF yet (the stub of engine/media/mxf.c): the files checked, not their resolution"
+	else
 		not_ok "$codec $cont: --for failed: $(cat "$T/out")"
 		return
 	fi
@@ -108,29 +119,32 @@ one() {
 		clip=$1 ntr=$2 tc=$3
 		eval "n=\$need_$clip"
 		na=$((ntr - 1))
-		if [ "$cont" = opatom ]; then
+		if [ "$cont" = opatom ] || [ "$cont" = mp4 ]; then
+			# a file a track: OP-Atom's, or BWF beside an MP4
+			vf=$clip.V.mxf ae=mxf
+			[ "$cont" = mp4 ] && vf=$clip.mp4 ae=wav
 			files=
 			k=1
 			while [ $k -le $na ]; do
-				files="$files$clip.A$k.mxf "
+				files="$files$clip.A$k.$ae "
 				k=$((k + 1))
 			done
-			files="$files$clip.V.mxf"
+			files="$files$vf"
 			check_eq "$codec $cont $clip: its files" "$files" \
 				"$(cd "$d" && ls $clip.* | sort | tr '\n' ' ' | sed 's/ $//')"
-			check_eq "$codec $cont $clip.V.mxf: probe" \
+			check_eq "$codec $cont $vf: probe" \
 				"$vc $size $n $tc
-audio 0 " "$(probe "$d/$clip.V.mxf")"
+audio 0 " "$(probe "$d/$vf")"
 			k=1
 			while [ $k -le $na ]; do
-				check_eq "$codec $cont $clip.A$k.mxf: probe" \
+				check_eq "$codec $cont $clip.A$k.$ae: probe" \
 					"audio 1 pcm_s24le" \
-					"$(probe "$d/$clip.A$k.mxf" | tail -1)"
-				check "$codec $cont $clip.A$k.mxf: tone and code" \
-					tone "$d/$clip.A$k.mxf" "$clip" "A$k" 0
+					"$(probe "$d/$clip.A$k.$ae" | tail -1)"
+				check "$codec $cont $clip.A$k.$ae: tone and code" \
+					tone "$d/$clip.A$k.$ae" "$clip" "A$k" 0
 				k=$((k + 1))
 			done
-			f=$d/$clip.V.mxf
+			f=$d/$vf
 		else
 			f=$d/$clip.$cont
 			check_eq "$codec $cont $clip: one file" "$clip.$cont" \
@@ -152,7 +166,7 @@ audio $na $([ $na -gt 0 ] && echo "$ac")" "$(probe "$f")"
 one prores mov 2vuy:320x240 prores pcm_s24le
 one prores mov 2vuy:320x240 prores pcm_s24le --profile hq
 one h264 mov 2vuy:320x240 h264 pcm_s24le
-one h264 mp4 2vuy:320x240 h264 aac
+one h264 mp4 2vuy:320x240 h264 pcm_s24le
 one h264 mxf 2vuy:320x240 h264 pcm_s24le
 one h264 opatom 2vuy:320x240 h264 pcm_s24le
 one uncompressed mov 2vuy:320x240 rawvideo pcm_s24le
@@ -173,6 +187,9 @@ check_eq "h264 in MXF: long GOP, no B-frame (I every 13th of 70)" \
 check_eq "dnxhd at 640x480 is DNxHR SQ" "DNXHR SQ" \
 	"$(ffprobe -v error -select_streams v -show_entries stream=profile -of csv=p=0 "$T/dnxhd-mxf-2vuy/shot_a.mxf")"
 
+check_eq "mp4's BWF: the time reference is the source timecode's samples" \
+	"480000" "$(ffprobe -v error -show_entries format_tags=time_reference -of csv=p=0 "$T/h264-mp4-2vuy/shot_a.A1.wav")"
+
 # drop frame: the EDL's origin 00:00:59;28 (FCM: DROP FRAME) is the
 # media's start timecode, drop frame
 "$GEN" --for "$TOP/tests/fixtures/edl/drop_frame.edl" --picture 2vuy:320x240 \
@@ -180,10 +197,6 @@ check_eq "dnxhd at 640x480 is DNxHR SQ" "DNXHR SQ" \
 check_eq "drop frame EDL: the media's start timecode" \
 	"00:00:59;28 00:09:59;29 00:01:00;02 00:01:00:00" \
 	"$(for c in df_a TAPE2 TAPE3 TAPE4; do probe "$T/df/$c.mov" | sed -n 1p | cut -d' ' -f4; done | tr '\n' ' ' | sed 's/ $//')"
-"$GEN" --for "$EDL" --picture 2vuy:320x240 --codec h264 \
-	--timecode 01:00:00:00 "$T/tc" >/dev/null || not_ok "--timecode"
-check_eq "--timecode sets every clip's" "01:00:00:00" \
-	"$(probe "$T/tc/shot_b.mov" | sed -n 1p | cut -d' ' -f4)"
 
 # the random generator: one file a clip, as long as its raw clip
 "$GEN" --clips 2 --clip-seconds 0.5 --timelines 1 --events 2 \
@@ -195,6 +208,13 @@ check_eq "random --codec: clip0002.mov" "h264 640x480 15 00:00:00:00
 audio 1 pcm_s24le" "$(probe "$T/rnd/clip0002.mov")"
 check "random --codec: clip0002's codes" frames "$T/rnd/clip0002.mov" 2vuy \
 	640x480 clip0002 15
+"$GEN" --clips 1 --clip-seconds 0.2 --timelines 1 --events 1 \
+	--min-seconds 0.2 --max-seconds 0.2 --audio-tracks 1 --codec h264 \
+	--container mp4 --timecode '01:00:00;00' "$T/tc" >"$T/out" 2>&1 ||
+	not_ok "--timecode: $(cat "$T/out")"
+check_eq "random --timecode sets every clip's, drop frame too (BWF: 107892 frames of 1601.6 samples)" \
+	"01:00:00;00 172799827" \
+	"$(probe "$T/tc/clip0001.mp4" | sed -n 1p | cut -d' ' -f4) $(ffprobe -v error -show_entries format_tags=time_reference -of csv=p=0 "$T/tc/clip0001.A1.wav")"
 
 # bad PATTERN ARGS...: exit 2 (usage) or 1, PATTERN in the message, no
 # file written
@@ -229,6 +249,7 @@ bad "--profile is for prores and dnxhd, not h264" $F --codec h264 --profile hq
 bad "not with --video-rate" --for "$EDL" --video-rate 18M --codec h264
 bad "needs pictures" --clips 1 --format prores-hq-1080p25 --codec prores
 bad "invalid --timecode" $F --codec h264 --timecode 1:00
+bad "--timecode is for random timelines" $F --codec h264 --timecode 01:00:00:00
 bad "needs an even picture size" --for "$EDL" --picture 2vuy:318x241 --codec h264
 TLFS_FFMPEG=$T/no-ffmpeg bad "needs the ffmpeg program, not found: $T/no-ffmpeg" $F --codec h264
 }
