@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -223,6 +224,16 @@ int gen_enc_name(const struct gen_enc *e, const char *clip, const char *track,
 	else
 		n = snprintf(buf, len, "%s.%s", clip, cont_names[e->cont]);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+const char *gen_enc_named(const struct gen_enc *e, const char *file)
+{
+	const char *dot = file ? strrchr(file, '.') : NULL;
+
+	if (!dot || e->cont == GEN_CONT_OPATOM || file[0] == '.' ||
+	    strchr(file, '/') || strcasecmp(dot + 1, cont_names[e->cont]))
+		return NULL;
+	return file;
 }
 
 /* A growing argument list. */
@@ -755,7 +766,10 @@ int gen_enc_write(const char *dir, const struct gen_enc *e,
 	tcs = (uint64_t)((unsigned __int128)tcf * c->sample_rate * c->fps.den /
 			 c->fps.num);
 	if (e->cont == GEN_CONT_MOV || e->cont == GEN_CONT_MXF) {
-		rc = gen_enc_name(e, c->clip, "V", name, sizeof(name));
+		rc = c->file ? 0 : gen_enc_name(e, c->clip, "V", name,
+						sizeof(name));
+		if (c->file)
+			snprintf(name, sizeof(name), "%s", c->file);
 		return rc < 0 ? rc : encode(dir, e, c, tc, tcs, 0, n, name);
 	}
 	for (t = 0, rc = 0; t < n && rc == 0; t++) {
@@ -764,6 +778,8 @@ int gen_enc_write(const char *dir, const struct gen_enc *e,
 		else
 			snprintf(track, sizeof(track), "A%zu", t);
 		rc = gen_enc_name(e, c->clip, track, name, sizeof(name));
+		if (t == 0 && c->file)
+			snprintf(name, sizeof(name), "%s", c->file);
 		if (rc == 0)
 			rc = encode(dir, e, c, tc, tcs, t, t + 1, name);
 	}

@@ -385,11 +385,12 @@ static int for_write_media(const char *dir, const struct eng_gen_media_plan *p)
 	return rc;
 }
 
-/* The frame rate and start timecode of clip `name`: those of the first
- * timeline that plays it (its EDL origin; 00:00:00:00 for a format
- * without source timecode). */
+/* The frame rate, start timecode and file name of clip `name`: those of
+ * the first timeline that plays it (its EDL origin, 00:00:00:00 for a
+ * format without source timecode; the file it names, when of the
+ * container written). */
 static void clip_tc(const struct for_tl *v, size_t n, const char *name,
-		    struct gen_enc_clip *c)
+		    const struct gen_enc *enc, struct gen_enc_clip *c)
 {
 	size_t i, k;
 
@@ -400,6 +401,8 @@ static void clip_tc(const struct for_tl *v, size_t n, const char *name,
 		for (k = 0; k < v[i].tl->nclips; k++)
 			if (strcmp(v[i].tl->clips[k].name, name) == 0) {
 				c->fps = v[i].tl->fps;
+				c->file = gen_enc_named(enc,
+							v[i].tl->clips[k].file);
 				if (v[i].tl->clips[k].tc_set) {
 					c->tc = v[i].tl->clips[k].tc;
 					c->tc_drop = v[i].tl->clips[k].tc_drop;
@@ -456,7 +459,7 @@ static int for_encode(const char *dir, const struct eng_gen_media_plan *p,
 		memset(&c, 0, sizeof(c));
 		c.clip = m->clip;
 		c.pic = &fo->load.picture;
-		clip_tc(v, n, m->clip, &c);
+		clip_tc(v, n, m->clip, &fo->enc, &c);
 		c.seed = fo->seed;
 		c.sample_rate = 48000;
 		for (j = i; j < p->n; j++) {
@@ -493,11 +496,14 @@ static int for_encode(const char *dir, const struct eng_gen_media_plan *p,
  * will be (CLIP.mov ..., CLIP.TRACK.mxf) for the checks before
  * writing.  0, or -EINVAL / -ENOMEM (reported). */
 static int for_codec_plan(struct eng_gen_media_plan *p,
-			  const struct for_tl *v, const struct for_opts *fo)
+			  const struct for_tl *v, size_t n,
+			  const struct for_opts *fo)
 {
+	struct gen_enc_clip c;
 	char name[4096];
 	size_t i;
 	char *dup;
+	int audio;
 
 	for (i = 0; i < p->n; i++)
 		if (p->files[i].wav && p->files[i].bits != 24) {
@@ -511,10 +517,16 @@ static int for_codec_plan(struct eng_gen_media_plan *p,
 	for (i = 0; i < p->n; i++) {
 		struct eng_gen_media *m = &p->files[i];
 
-		if (gen_enc_name(&fo->enc, m->clip,
-				 eng_gen_track_is_audio(m->track) ? m->track
-								   : "V",
-				 name, sizeof(name)) < 0) {
+		audio = eng_gen_track_is_audio(m->track);
+		memset(&c, 0, sizeof(c));
+		clip_tc(v, n, m->clip, &fo->enc, &c);
+		/* the file the timeline names, where it holds this track */
+		if (c.file && (!audio || fo->enc.cont == GEN_CONT_MOV ||
+			       fo->enc.cont == GEN_CONT_MXF))
+			snprintf(name, sizeof(name), "%s", c.file);
+		else if (gen_enc_name(&fo->enc, m->clip,
+				      audio ? m->track : "V", name,
+				      sizeof(name)) < 0) {
 			fprintf(stderr, PROG ": clip name too long: %s\n",
 				m->clip);
 			return -EINVAL;
@@ -780,7 +792,7 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 	 * file is written shorter than it is. */
 	if (for_existing(tldir, v, n, fo, &plan, &old, &nold) < 0)
 		goto out;
-	if (fo->enc.codec && for_codec_plan(&plan, v, fo) < 0)
+	if (fo->enc.codec && for_codec_plan(&plan, v, n, fo) < 0)
 		goto out;
 	/* --codec rewrites its files whole, at the length needed now */
 	if (for_conflicts(dir, &plan) +

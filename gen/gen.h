@@ -56,6 +56,9 @@ struct gen_enc_clip {
 	uint64_t seed; /* --seed: each track's media seed derives from it */
 	int64_t tc;    /* start timecode (frames, as eng_tc_frames) */
 	int tc_drop;
+	/* the name of the clip's file of several tracks, NULL: CLIP.mov
+	 * (gen_enc_name) */
+	const char *file;
 };
 int gen_codec_parse(const char *s, enum gen_codec *c);
 int gen_container_parse(const char *s, enum gen_container *c);
@@ -69,6 +72,10 @@ int gen_enc_check(const struct gen_enc *e, const struct eng_picture *pic,
  * CLIP.TRACK.mxf for OP-Atom. */
 int gen_enc_name(const struct gen_enc *e, const char *clip, const char *track,
 		 char *buf, size_t len);
+/* The file the timeline names for a clip (eng_clip.file) when e writes
+ * a file of that extension (any case) holding the clip's tracks: the
+ * mount looks for it first.  Else NULL. */
+const char *gen_enc_named(const struct gen_enc *e, const char *file);
 /* Write the clip's file(s) into dir under temporary names renamed when
  * complete.  0, or -errno (reported). */
 int gen_enc_write(const char *dir, const struct gen_enc *e,

@@ -198,6 +198,22 @@ check_eq "drop frame EDL: the media's start timecode" \
 	"00:00:59;28 00:09:59;29 00:01:00;02 00:01:00:00" \
 	"$(for c in df_a TAPE2 TAPE3 TAPE4; do probe "$T/df/$c.mov" | sed -n 1p | cut -d' ' -f4; done | tr '\n' ' ' | sed 's/ $//')"
 
+# the file an EDL names (a comment's file name) is the one written when
+# of the container's kind, its extension as written; the mount finds it
+cat >"$T/named.edl" <<'EDL'
+TITLE: named files
+FCM: NON-DROP FRAME
+001  AX       AA/V  C        01:00:00:00 01:00:00:10 00:00:00:00 00:00:00:10
+* FROM CLIP NAME: A001C003.MOV
+002  AX       V     C        02:00:00:00 02:00:00:05 00:00:00:10 00:00:00:15
+* SOURCE FILE: /Volumes/media/B002.mxf
+EDL
+check "--for an EDL naming A001C003.MOV and B002.mxf: resolves" \
+	"$GEN" --for "$T/named.edl" --fps 25 --picture 2vuy:320x240 --codec h264 \
+	"$T/named" >"$T/out" 2>&1 || cat "$T/out"
+check_eq "the named .MOV written by its name, B002.mxf's clip as B002.mov" \
+	"A001C003.MOV B002.mov timelines" "$(ls "$T/named" | tr '\n' ' ' | sed 's/ $//')"
+
 # the random generator: one file a clip, as long as its raw clip
 "$GEN" --clips 2 --clip-seconds 0.5 --timelines 1 --events 2 \
 	--min-seconds 0.2 --max-seconds 0.5 --audio-tracks 1 --codec h264 \
