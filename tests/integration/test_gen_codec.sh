@@ -267,6 +267,8 @@ bad "needs pictures" --clips 1 --format prores-hq-1080p25 --codec prores
 bad "invalid --timecode" $F --codec h264 --timecode 1:00
 bad "--timecode is for random timelines" $F --codec h264 --timecode 01:00:00:00
 bad "needs an even picture size" --for "$EDL" --picture 2vuy:318x241 --codec h264
+# an encoder that stops: told, the run stops, no temporary file
+TLFS_FFMPEG=false bad "ffmpeg failed writing shot_a.mov (exit status 1)" $F --codec h264
 TLFS_FFMPEG=$T/no-ffmpeg bad "needs the ffmpeg program, not found: $T/no-ffmpeg" $F --codec h264
 }
 check_eq "no temporary file left by the failed runs" "" \
