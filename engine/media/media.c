@@ -1045,8 +1045,8 @@ static void audio_said(const struct eng_essence *e, char *buf, size_t len)
 /*
  * The clips of a track that play real video or audio: video at the
  * timeline's frame rate; audio of one sample format, which the track
- * then takes (its rate and sample size: -o audio_rate= and audio_align=
- * are for raw essence).  Returns 1 when the track's rate changed.
+ * then takes (its rate and sample size: -o audio_rate= is for raw
+ * essence).  Returns 1 when the track's rate changed.
  */
 static int check_track(struct resolver *r, size_t t)
 {
