@@ -97,6 +97,8 @@ struct resolver {
 	struct pair *pairs;	/* [clip * ntracks + track] */
 	struct whole *wholes;	/* [clip] */
 	size_t *by_name;	/* clip indices sorted by name */
+	size_t *by_file;	/* those of clips naming a file, by file */
+	size_t nby_file;
 	char **mxf;		/* the folder's *.mxf regular files */
 	size_t nmxf;
 	int mxf_read;		/* all of mxf[] were read */
@@ -112,6 +114,14 @@ static int cmp_clip_idx(const void *a, const void *b, void *ctx)
 
 	return strcmp(tl->clips[*(const size_t *)a].name,
 		      tl->clips[*(const size_t *)b].name);
+}
+
+static int cmp_clip_file(const void *a, const void *b, void *ctx)
+{
+	const struct eng_timeline *tl = ctx;
+
+	return strcmp(tl->clips[*(const size_t *)a].file,
+		      tl->clips[*(const size_t *)b].file);
 }
 
 /* The clip named exactly key[0..n), or -1. */
@@ -286,11 +296,22 @@ static int match_entry(struct resolver *r, const char *name)
 			r->nmxf++;
 		}
 	}
-	/* few clips name a file: a scan of them per entry is cheap */
-	for (c = 0; c < r->tl->nclips; c++) {
-		const char *f = r->tl->clips[c].file;
+	/* the clips that name this file (by_file is sorted by it) */
+	{
+		size_t lo = 0, hi = r->nby_file;
 
-		if (f && !r->wholes[c].hint && strcmp(f, name) == 0) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(r->tl->clips[r->by_file[mid]].file, name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < r->nby_file &&
+		       strcmp(r->tl->clips[r->by_file[lo]].file, name) == 0;
+		     lo++) {
+			c = r->by_file[lo];
 			r->wholes[c].hint = strdup(name);
 			if (!r->wholes[c].hint)
 				return -ENOMEM;
@@ -1025,6 +1046,7 @@ static void free_resolver(struct resolver *r)
 	free(r->pairs);
 	free(r->wholes);
 	free(r->by_name);
+	free(r->by_file);
 }
 
 static int same_audio(const struct eng_essence *a, const struct eng_essence *b)
@@ -1226,11 +1248,16 @@ int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
 	r.pairs = calloc(tl->nclips * nt + 1, sizeof(*r.pairs));
 	r.wholes = calloc(tl->nclips + 1, sizeof(*r.wholes));
 	r.by_name = calloc(tl->nclips + 1, sizeof(*r.by_name));
-	if (!r.pairs || !r.wholes || !r.by_name)
+	r.by_file = calloc(tl->nclips + 1, sizeof(*r.by_file));
+	if (!r.pairs || !r.wholes || !r.by_name || !r.by_file)
 		goto out;
-	for (c = 0; c < tl->nclips; c++)
+	for (c = 0; c < tl->nclips; c++) {
 		r.by_name[c] = c;
+		if (tl->clips[c].file)
+			r.by_file[r.nby_file++] = c;
+	}
 	qsort_r(r.by_name, tl->nclips, sizeof(*r.by_name), cmp_clip_idx, tl);
+	qsort_r(r.by_file, r.nby_file, sizeof(*r.by_file), cmp_clip_file, tl);
 	for (t = 0; t < nt; t++) {
 		for (i = 0; i < tl->tracks[t].nsegs; i++) {
 			const struct eng_segment *s = &tl->tracks[t].segs[i];
