@@ -695,7 +695,8 @@ static int opatom_stream(struct resolver *r, size_t c, size_t t,
 	*file = NULL;
 	*e = NULL;
 	if (!r->mxf_read) {
-		qsort(r->mxf, r->nmxf, sizeof(*r->mxf), cmp_str);
+		if (r->nmxf)
+			qsort(r->mxf, r->nmxf, sizeof(*r->mxf), cmp_str);
 		for (i = 0; i < r->nmxf; i++) {
 			rc = read_media(r, r->mxf[i], &m);
 			if (rc < 0)
