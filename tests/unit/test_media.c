@@ -24,55 +24,13 @@
 #include "timeline/tl.h"
 #include "util/diag.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#include "media_env.h"
 
-struct env {
-	char dir[64];
-	int dfd;
-};
+#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static int env_setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
-
-	if (!e)
-		return -1;
-	strcpy(e->dir, "/tmp/test_media.XXXXXX");
-	if (!mkdtemp(e->dir)) {
-		free(e);
-		return -1;
-	}
-	e->dfd = open(e->dir, O_RDONLY | O_DIRECTORY);
-	if (e->dfd < 0)
-		return -1;
-	*state = e;
-	return 0;
-}
-
-static int env_teardown(void **state)
-{
-	struct env *e = *state;
-	char cmd[128];
-
-	close(e->dfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
-	if (system(cmd) != 0)
-		return -1;
-	free(e);
-	return 0;
-}
-
-/* A file of `len` bytes: `head` then zeros (sparse). */
-static void put(struct env *e, const char *name, const void *head,
-		size_t hlen, uint64_t len)
-{
-	int fd = openat(e->dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	assert_true(fd >= 0);
-	if (hlen)
-		assert_int_equal(write(fd, head, hlen), (ssize_t)hlen);
-	assert_int_equal(ftruncate(fd, (off_t)len), 0);
-	close(fd);
+	return env_open(state, "/tmp/test_media.XXXXXX");
 }
 
 static void le32(unsigned char *p, uint32_t v)
@@ -178,29 +136,6 @@ static void test_wav_data(void **state)
 	/* 3 is odd: 3 + pad also ends inside LIST */
 	le32(b + 40, 3);
 	assert_int_equal(wav_data(b, n, &off, &size), -EINVAL);
-}
-
-static struct eng_timeline *tl_from(const char *text)
-{
-	struct eng_timeline *tl = NULL;
-	struct eng_diag d = { 0 };
-	size_t i;
-
-	if (eng_tl_parse("t.tl", "t", text, strlen(text), &tl, &d) < 0) {
-		for (i = 0; i < d.n; i++)
-			print_message("%s\n", d.msgs[i]);
-		fail_msg("timeline does not parse");
-	}
-	eng_diag_free(&d);
-	return tl;
-}
-
-static void print_diag(const struct eng_diag *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		print_message("  %s\n", d->msgs[i]);
 }
 
 static void expect_msgs(const struct eng_diag *d, const char *const *want,

@@ -25,10 +25,7 @@
 #include "timeline/tl.h"
 #include "util/diag.h"
 
-struct env {
-	char dir[64];
-	int dfd;
-};
+#include "media_env.h"
 
 /* A stream of a fake file. */
 struct fstream {
@@ -164,78 +161,26 @@ static int fake_read(const struct eng_src *src, struct eng_mfile *out,
 
 static const struct eng_media_readers fake = { .read = fake_read };
 
+static int resolve(const struct env *e, struct eng_timeline *tl,
+		   struct eng_diag *d)
+{
+	return eng_media_resolve_with(tl, e->dfd, e->dir, &fake, d);
+}
+
 static int env_setup(void **state)
 {
-	struct env *e = calloc(1, sizeof(*e));
-
-	if (!e)
-		return -1;
-	strcpy(e->dir, "/tmp/test_resolve.XXXXXX");
-	if (!mkdtemp(e->dir))
-		return -1;
-	e->dfd = open(e->dir, O_RDONLY | O_DIRECTORY);
-	if (e->dfd < 0)
-		return -1;
 	memset(nreads, 0, sizeof(nreads));
-	*state = e;
-	return 0;
+	return env_open(state, "/tmp/test_resolve.XXXXXX");
 }
 
-static int env_teardown(void **state)
-{
-	struct env *e = *state;
-	char cmd[128];
-
-	close(e->dfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
-	if (system(cmd) != 0)
-		return -1;
-	free(e);
-	return 0;
-}
-
-/* A fake media file: "FAKE" and the index of its struct ffile. */
-static void put_fake(struct env *e, const char *name, unsigned which)
+/* A fake media file of len bytes: "FAKE" and the index of its struct
+ * ffile. */
+static void put_fake(struct env *e, const char *name, unsigned which,
+		     uint64_t len)
 {
 	unsigned char b[5] = { 'F', 'A', 'K', 'E', (unsigned char)which };
-	int fd = openat(e->dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, b, 5), 5);
-	close(fd);
-}
-
-static int truncate_at(struct env *e, const char *name, off_t len)
-{
-	int fd = openat(e->dfd, name, O_WRONLY), rc;
-
-	assert_true(fd >= 0);
-	rc = ftruncate(fd, len);
-	close(fd);
-	return rc;
-}
-
-static struct eng_timeline *tl_from(const char *text)
-{
-	struct eng_timeline *tl = NULL;
-	struct eng_diag d = { 0 };
-	size_t i;
-
-	if (eng_tl_parse("t.tl", "t", text, strlen(text), &tl, &d) < 0) {
-		for (i = 0; i < d.n; i++)
-			print_message("%s\n", d.msgs[i]);
-		fail_msg("timeline does not parse");
-	}
-	eng_diag_free(&d);
-	return tl;
-}
-
-static void print_diag(const struct eng_diag *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		print_message("  %s\n", d->msgs[i]);
+	put(e, name, b, sizeof(b), len);
 }
 
 /* Each of want[] is in some message (with "DIR" standing for the
@@ -298,14 +243,12 @@ static void test_whole_file(void **state)
 	struct eng_diag d = { 0 };
 	const struct eng_media *m;
 
-	put_fake(e, "c1.mov", 0);
-	put_fake(e, "c2.V.raw", 0);	/* raw: never read by a reader */
-	assert_int_equal(truncate_at(e, "c2.V.raw", 200), 0);
-	put_fake(e, "named.mov", 2);	/* the timeline names another */
-	put_fake(e, "named take 2.MXF", 0);
+	put_fake(e, "c1.mov", 0, 5);
+	put_fake(e, "c2.V.raw", 0, 200); /* raw: never read by a reader */
+	put_fake(e, "named.mov", 2, 5);	/* the timeline names another */
+	put_fake(e, "named take 2.MXF", 0, 5);
 	tl->clips[2].file = strdup("named take 2.MXF");
-	assert_int_equal(eng_media_resolve_with(tl, e->dfd, e->dir, &fake,
-						&d), 0);
+	assert_int_equal(resolve(e, tl, &d), 0);
 	print_diag(&d);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(nreads[0], 2);	/* c1.mov, named take 2.MXF */
@@ -331,8 +274,7 @@ static void test_whole_file(void **state)
 	assert_ptr_equal(m[0].ess, stream(tl, 1, 0));
 	assert_ptr_equal(m[1].ess, stream(tl, 1, 1));
 	/* a second call starts over: the files are read again */
-	assert_int_equal(eng_media_resolve_with(tl, e->dfd, e->dir, &fake,
-						&d), 0);
+	assert_int_equal(resolve(e, tl, &d), 0);
 	assert_int_equal(tl->nmfiles, 2);
 	assert_int_equal(nreads[0], 4);
 	eng_diag_free(&d);
@@ -386,17 +328,16 @@ static void test_bad_input(void **state)
 		"t.tl:6: clip bad track A1: no media file",
 	};
 
-	put_fake(e, "audio.V.wav", 1);
-	put_fake(e, "audio.A1.wav", 1);
-	put_fake(e, "bad.mov", 2);
-	put_fake(e, "two.mov", 0);
-	put_fake(e, "two.mxf", 0);
-	put_fake(e, "cam.mov", 0);
-	put_fake(e, "fps24.mov", 3);
-	put_fake(e, "mono.A1.wav", 1);
-	put_fake(e, "stereo.A1.wav", 4);
-	assert_int_equal(eng_media_resolve_with(tl, e->dfd, e->dir, &fake,
-						&d), -EINVAL);
+	put_fake(e, "audio.V.wav", 1, 5);
+	put_fake(e, "audio.A1.wav", 1, 5);
+	put_fake(e, "bad.mov", 2, 5);
+	put_fake(e, "two.mov", 0, 5);
+	put_fake(e, "two.mxf", 0, 5);
+	put_fake(e, "cam.mov", 0, 5);
+	put_fake(e, "fps24.mov", 3, 5);
+	put_fake(e, "mono.A1.wav", 1, 5);
+	put_fake(e, "stereo.A1.wav", 4, 5);
+	assert_int_equal(resolve(e, tl, &d), -EINVAL);
 	/* bad.mov: told once for V, none for A1 (the same file) */
 	expect_in(e, &d, want, sizeof(want) / sizeof(*want) - 1);
 	assert_int_equal(nreads[2], 1);
@@ -425,10 +366,10 @@ static void test_origin(void **state)
 		"media frame -5 by its start timecode)",
 	};
 
-	put_fake(e, "tc.V.mov", 5);
-	put_fake(e, "bwf.A1.wav", 6);
-	put_fake(e, "notc.V.mov", 0);
-	put_fake(e, "early.V.mov", 5);
+	put_fake(e, "tc.V.mov", 5, 5);
+	put_fake(e, "bwf.A1.wav", 6, 5);
+	put_fake(e, "notc.V.mov", 0, 5);
+	put_fake(e, "early.V.mov", 5, 5);
 	/* as an EDL keeps them: 01:00:00:00, 01:00:00:10 and 00:59:59:15 */
 	tl->clips[0].tc_set = tl->clips[1].tc_set = tl->clips[2].tc_set = 1;
 	tl->clips[3].tc_set = 1;
@@ -436,8 +377,7 @@ static void test_origin(void **state)
 	tl->clips[1].tc = 90010;
 	tl->clips[2].tc = 90000;	/* no timecode in the media: 0 */
 	tl->clips[3].tc = 90000 - 15;
-	assert_int_equal(eng_media_resolve_with(tl, e->dfd, e->dir, &fake,
-						&d), -EINVAL);
+	assert_int_equal(resolve(e, tl, &d), -EINVAL);
 	expect_in(e, &d, want, 1);
 	assert_int_equal(tl->clips[0].media[0].origin, 10);
 	assert_int_equal(tl->clips[1].media[1].origin, 10 * 48000 / 25);
@@ -467,15 +407,14 @@ static void test_opatom(void **state)
 	};
 	const struct eng_media *m;
 
-	put_fake(e, "V01.mxf", 7);
-	put_fake(e, "A02.mxf", 8);
-	put_fake(e, "A01.mxf", 8);
-	put_fake(e, "A09.mxf", 9);
-	put_fake(e, "umid.mxf", 10);
-	put_fake(e, "op1a.mxf", 11);
-	put_fake(e, "junk.mxf", 2);	/* refused: not of any clip */
-	assert_int_equal(eng_media_resolve_with(tl, e->dfd, e->dir, &fake,
-						&d), -EINVAL);
+	put_fake(e, "V01.mxf", 7, 5);
+	put_fake(e, "A02.mxf", 8, 5);
+	put_fake(e, "A01.mxf", 8, 5);
+	put_fake(e, "A09.mxf", 9, 5);
+	put_fake(e, "umid.mxf", 10, 5);
+	put_fake(e, "op1a.mxf", 11, 5);
+	put_fake(e, "junk.mxf", 2, 5);	/* refused: not of any clip */
+	assert_int_equal(resolve(e, tl, &d), -EINVAL);
 	expect_in(e, &d, want, 1);
 	m = tl->clips[0].media;
 	assert_string_equal(m[0].file, "V01.mxf");
@@ -492,12 +431,10 @@ static void test_opatom(void **state)
 	eng_diag_free(&d);
 
 	/* two video files of one clip are ambiguous */
-	put_fake(e, "V02.mxf", 7);
+	put_fake(e, "V02.mxf", 7, 5);
 	unlinkat(e->dfd, "A09.mxf", 0);
-	put_fake(e, "lonely.A2.raw", 0);
-	assert_int_equal(truncate_at(e, "lonely.A2.raw", 57600), 0);
-	assert_int_equal(eng_media_resolve_with(tl, e->dfd, e->dir, &fake,
-						&d), -EINVAL);
+	put_fake(e, "lonely.A2.raw", 0, 57600);
+	assert_int_equal(resolve(e, tl, &d), -EINVAL);
 	{
 		static const char *const amb[] = {
 			"t.tl:5: clip shot track V: ambiguous: DIR/V01.mxf, "
@@ -521,10 +458,9 @@ static void test_audio_format(void **state)
 		"event A1 st 0 25\n");
 	struct eng_diag d = { 0 };
 
-	put_fake(e, "st.A1.wav", 4);
+	put_fake(e, "st.A1.wav", 4, 5);
 	assert_int_equal(tl->bytes, 144000);
-	assert_int_equal(eng_media_resolve_with(tl, e->dfd, e->dir, &fake,
-						&d), 0);
+	assert_int_equal(resolve(e, tl, &d), 0);
 	print_diag(&d);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(tl->tracks[0].rate, 192000);
