@@ -615,8 +615,10 @@ static const struct eng_essence *one_stream(struct resolver *r, size_t c,
 	streams_said(mf, what, sizeof(what));
 	if (n == 0)
 		problem(r, line, c, t, "%s/%s holds %s: none of the %s a "
-			"track %s plays", r->media_dir, file, what,
-			kind_name(kind), r->tl->tracks[t].name);
+			"track %s plays%s%s%s", r->media_dir, file, what,
+			kind_name(kind), r->tl->tracks[t].name,
+			mf->skipped[0] ? " (left out: " : "", mf->skipped,
+			mf->skipped[0] ? ")" : "");
 	else
 		problem(r, line, c, t, "%s/%s holds %s: which one track %s "
 			"plays is ambiguous (a file of several tracks is "
@@ -648,12 +650,14 @@ static const struct eng_essence *track_stream(struct resolver *r, size_t c,
 		if (mf->streams[i].kind == kind && ++seen == want)
 			return &mf->streams[i];
 	streams_said(mf, what, sizeof(what));
-	problem(r, line, c, t, "%s/%s holds %s: none for track %s%s",
+	problem(r, line, c, t, "%s/%s holds %s: none for track %s%s%s%s%s",
 		r->media_dir, file, what, r->tl->tracks[t].name,
 		kind == ENG_ESS_AUDIO && seen
 			? " (an audio track is a stream, of however many "
 			  "channels)"
-			: "");
+			: "",
+		mf->skipped[0] ? " (left out: " : "", mf->skipped,
+		mf->skipped[0] ? ")" : "");
 	return NULL;
 }
 

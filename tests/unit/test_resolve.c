@@ -46,6 +46,7 @@ struct ffile {
 	struct fstream s[4];
 	int64_t tc;		/* the file's start timecode, -1 none */
 	struct eng_fps tc_rate;
+	const char *skipped;	/* streams the reader left out, or NULL */
 };
 
 #define V25(n) { ENG_ESS_VIDEO, 25, (n), 0, 0, 0, -1, { 0, 0 } }
@@ -55,31 +56,36 @@ struct ffile {
 static const struct ffile fakes[] = {
 	/* 0: a camera .mov: one video, two mono 24-bit audio streams */
 	{ "mov", "", "", 0, 3, { V25(100), A48(192000, 1, 24),
-				 A48(192000, 1, 24) }, -1, { 0, 0 } },
+				 A48(192000, 1, 24) }, -1, { 0, 0 }, NULL },
 	/* 1: audio only */
-	{ "wav", "", "", 0, 1, { A48(48000, 1, 24) }, -1, { 0, 0 } },
+	{ "wav", "", "", 0, 1, { A48(48000, 1, 24) }, -1, { 0, 0 }, NULL },
 	/* 2: a file no reader takes */
-	{ "mov", "", "", 1, 0, { V25(1) }, -1, { 0, 0 } },
+	{ "mov", "", "", 1, 0, { V25(1) }, -1, { 0, 0 }, NULL },
 	/* 3: 24 fps video */
 	{ "mov", "", "", 0, 1, { { ENG_ESS_VIDEO, 24, 100, 0, 0, 0, -1,
-				   { 0, 0 } } }, -1, { 0, 0 } },
+				   { 0, 0 } } }, -1, { 0, 0 }, NULL },
 	/* 4: 16-bit stereo */
-	{ "wav", "", "", 0, 1, { A48(48000, 2, 16) }, -1, { 0, 0 } },
+	{ "wav", "", "", 0, 1, { A48(48000, 2, 16) }, -1, { 0, 0 }, NULL },
 	/* 5: video starting at 01:00:00:00 less 10 frames (25 fps) */
-	{ "mov", "", "", 0, 1, { V25(100) }, 90000 - 10, { 25, 1 } },
+	{ "mov", "", "", 0, 1, { V25(100) }, 90000 - 10, { 25, 1 }, NULL },
 	/* 6: BWF audio at 01:00:00:00 (time reference in samples) */
 	{ "wav", "", "", 0, 1, { { ENG_ESS_AUDIO, 0, 96000, 48000, 1, 24,
 				   3600LL * 48000, { 48000, 1 } } },
-	  -1, { 0, 0 } },
-	/* 7..9: an OP-Atom set of clip "shot"; 10: another clip's */
-	{ "mxf-opatom", "shot", "", 0, 1, { V25(50) }, -1, { 0, 0 } },
-	{ "mxf-opatom", "shot", "", 0, 1, { A48(96000, 1, 24) }, -1, { 0, 0 } },
+	  -1, { 0, 0 }, NULL },
+	/* 7, 8: an OP-Atom set of clip "shot"; 9 another clip's; 10 one
+	 * by its package UMID */
+	{ "mxf-opatom", "shot", "", 0, 1, { V25(50) }, -1, { 0, 0 }, NULL },
+	{ "mxf-opatom", "shot", "", 0, 1, { A48(96000, 1, 24) }, -1,
+	  { 0, 0 }, NULL },
 	{ "mxf-opatom", "other", "", 0, 1, { A48(96000, 1, 24) }, -1,
-	  { 0, 0 } },
+	  { 0, 0 }, NULL },
 	{ "mxf-opatom", "", "060A2B340101010501010D1213000000",
-	  0, 1, { A48(96000, 1, 24) }, -1, { 0, 0 } },
+	  0, 1, { A48(96000, 1, 24) }, -1, { 0, 0 }, NULL },
 	/* 11: OP1a */
-	{ "mxf-op1a", "shot", "", 0, 1, { V25(50) }, -1, { 0, 0 } },
+	{ "mxf-op1a", "shot", "", 0, 1, { V25(50) }, -1, { 0, 0 }, NULL },
+	/* 12: H.264 and AAC: the reader leaves the AAC stream out */
+	{ "mp4", "", "", 0, 1, { V25(100) }, -1, { 0, 0 },
+	  "stream 1: aac audio (not PCM: it cannot be read by samples)" },
 };
 
 static unsigned nreads[sizeof(fakes) / sizeof(*fakes)];
@@ -115,6 +121,9 @@ static int fake_read(const struct eng_src *src, struct eng_mfile *out,
 	out->nstreams = f->n;
 	snprintf(out->clip_name, sizeof(out->clip_name), "%s", f->clip_name);
 	snprintf(out->package, sizeof(out->package), "%s", f->package);
+	if (f->skipped)
+		snprintf(out->skipped, sizeof(out->skipped), "%s",
+			 f->skipped);
 	if (f->tc >= 0) {
 		out->tc.present = 1;
 		out->tc.frame = f->tc;
@@ -302,7 +311,8 @@ static void test_bad_input(void **state)
 		"event V cam 90 11\n"		/* 13: one past the end */
 		"event A1 mono 10 10\n"		/* 14: 38400 samples of 48000 */
 		"event A1 mono 20 6\n"		/* 15: 48000 + 1920 */
-		"event V none 0 1\n");		/* 16 */
+		"event V none 0 1\n"		/* 16 */
+		"event A1 aac 0 1\n");		/* 17 */
 	struct eng_diag d = { 0 };
 	static const char *const want[] = {
 		"t.tl:5: clip audio track V: DIR/audio.V.wav holds 0 video "
@@ -325,6 +335,9 @@ static void test_bad_input(void **state)
 		"media has 48000",
 		"t.tl:16: clip none track V: no media file DIR/none.V.* (nor "
 		"none.mov, .mp4, .mxf or an OP-Atom file of the clip)",
+		"t.tl:17: clip aac track A1: DIR/aac.mp4 holds 1 video and 0 "
+		"audio streams: none for track A1 (left out: stream 1: aac "
+		"audio (not PCM: it cannot be read by samples))",
 		"t.tl:6: clip bad track A1: no media file",
 	};
 
@@ -337,6 +350,7 @@ static void test_bad_input(void **state)
 	put_fake(e, "fps24.mov", 3, 5);
 	put_fake(e, "mono.A1.wav", 1, 5);
 	put_fake(e, "stereo.A1.wav", 4, 5);
+	put_fake(e, "aac.mp4", 12, 5);
 	assert_int_equal(resolve(e, tl, &d), -EINVAL);
 	/* bad.mov: told once for V, none for A1 (the same file) */
 	expect_in(e, &d, want, sizeof(want) / sizeof(*want) - 1);
