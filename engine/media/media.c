@@ -101,7 +101,8 @@ struct resolver {
 	size_t nby_file;
 	char **mxf;		/* the folder's *.mxf regular files */
 	size_t nmxf;
-	int mxf_read;		/* all of mxf[] were read */
+	size_t *mxf_read;	/* [nmxf] their index in reads[], once read
+				 * (NULL before) */
 	struct mread *reads;
 	size_t nreads;
 	int dfd;
@@ -699,18 +700,22 @@ static int opatom_stream(struct resolver *r, size_t c, size_t t,
 	*file = NULL;
 	*e = NULL;
 	if (!r->mxf_read) {
+		/* every MXF file of the folder, once: the sets of all
+		 * clips are among them */
+		r->mxf_read = calloc(r->nmxf + 1, sizeof(*r->mxf_read));
+		if (!r->mxf_read)
+			return -ENOMEM;
 		if (r->nmxf)
 			qsort(r->mxf, r->nmxf, sizeof(*r->mxf), cmp_str);
 		for (i = 0; i < r->nmxf; i++) {
 			rc = read_media(r, r->mxf[i], &m);
 			if (rc < 0)
 				return rc;
+			r->mxf_read[i] = (size_t)(m - r->reads);
 		}
-		r->mxf_read = 1;
 	}
 	for (i = 0; i < r->nmxf; i++) {
-		if (read_media(r, r->mxf[i], &m) < 0)
-			return -ENOMEM;
+		m = &r->reads[r->mxf_read[i]];
 		if (!m->mf || !opatom_of(m->mf, name))
 			continue;
 		nset++;
@@ -1048,6 +1053,7 @@ static void free_resolver(struct resolver *r)
 	}
 	free(r->reads);
 	free(r->mxf);
+	free(r->mxf_read);
 	free(r->pairs);
 	free(r->wholes);
 	free(r->by_name);
