@@ -1,0 +1,173 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Mounted: an EDL over real media made here by ffmpeg (ProRes MOV, DNxHD
+# MXF OP1a, an OP-Atom set of one video and two audio files named by the
+# clip, another found by its material package name, H.264 MP4, a BWF
+# WAV), its source timecodes the media's own (tmcd, the material
+# package's, BWF's time reference): the access rows of a full read are
+# exactly the (clip, offset, size) of the frames the edit uses as ffprobe
+# -show_packets gives them (an MXF packet's position is its KLV key: the
+# frame is its value), in edit order, an H.264 edit from mid-GOP first
+# reading the frames from its key frame as decoding dependencies (dep);
+# audio the byte range of each frame's samples.  Bad input is refused at mount with one message naming clip,
+# file and reason: an edit past the clip's last frame, a stream of the
+# wrong kind, a truncated file.  Skips without ffmpeg/ffprobe/sqlite3.
+. "$(dirname "$0")/lib.sh"
+
+for p in ffmpeg ffprobe sqlite3; do
+	command -v $p >/dev/null 2>&1 || { echo "skip: no $p"; exit 77; }
+done
+
+M=$T/media
+mkdir -p "$M/timelines"
+ff() {
+	ffmpeg -nostdin -v error -y "$@" || { not_ok "ffmpeg $*"; finish; }
+}
+SRC="-f lavfi -i testsrc2=size=320x240:rate=25"
+HD="-f lavfi -i testsrc2=size=1280x720:rate=25"
+SINE="-f lavfi -i sine=frequency=440:sample_rate=48000"
+# shellcheck disable=SC2086
+{
+	ff $SRC -t 2 -c:v prores_ks -profile:v 0 -timecode 01:00:00:00 "$M/pr.mov"
+	ff $HD -t 2 -c:v dnxhd -profile:v dnxhr_lb -pix_fmt yuv422p \
+		-timecode 01:00:10:00 -f mxf "$M/dnx.mxf"
+	ff $SRC -t 2 -c:v libx264 -bf 0 -g 5 -pix_fmt yuv420p \
+		-timecode 01:00:20:00 "$M/h264.mp4"
+	ff $HD -t 2 -c:v dnxhd -profile:v dnxhr_lb -pix_fmt yuv422p \
+		-timecode 01:00:30:00 -f mxf_opatom "$M/oa.V.mxf"
+	ff $SINE -t 2 -c:a pcm_s24le -timecode 01:00:30:00 \
+		-f mxf_opatom "$M/oa.A1.mxf"
+	ff -f lavfi -i sine=frequency=660:sample_rate=48000 -t 2 \
+		-c:a pcm_s24le -timecode 01:00:30:00 -f mxf_opatom "$M/oa.A2.mxf"
+	# an OP-Atom set found by its material package name, as Avid
+	# names its files (not by the clip)
+	ff $HD -t 2 -c:v dnxhd -profile:v dnxhr_lb -pix_fmt yuv422p \
+		-metadata material_package_name=shotX -timecode 02:00:00:00 \
+		-f mxf_opatom "$M/V01.4F2A1C.mxf"
+	ff $SINE -t 2 -c:a pcm_s24le -metadata material_package_name=shotX \
+		-timecode 02:00:00:00 -f mxf_opatom "$M/A01.4F2A1D.mxf"
+	ff $SINE -t 2 -c:a pcm_s24le -write_bext 1 \
+		-metadata time_reference=$((3600 * 48000)) "$M/bwf.wav"
+}
+
+# The edit at 25 fps: each clip named as editing applications write them
+# (Resolve's "FROM CLIP NAME: file.ext", a path in "SOURCE FILE:", the
+# reel); source timecodes are the media's own.
+cat >"$M/timelines/real.edl" <<'EOF'
+TITLE: real media
+FCM: NON-DROP FRAME
+
+001  AX       V     C        01:00:00:05 01:00:00:15 00:00:00:00 00:00:00:10
+* FROM CLIP NAME: pr.mov
+002  AX       V     C        01:00:10:10 01:00:10:20 00:00:00:10 00:00:00:20
+* FROM CLIP NAME: dnx.mxf
+003  oa       V     C        01:00:30:03 01:00:30:13 00:00:00:20 00:00:01:05
+004  oa       AA    C        01:00:30:03 01:00:30:13 00:00:00:20 00:00:01:05
+005  AX       V     C        01:00:20:05 01:00:20:15 00:00:01:05 00:00:01:15
+* FROM CLIP NAME: h264.mp4
+006  AX       A     C        01:00:00:12 01:00:00:22 00:00:00:00 00:00:00:10
+* SOURCE FILE: /Volumes/Media/bwf.wav
+007  shotX    B     C        02:00:01:00 02:00:01:10 00:00:01:15 00:00:02:00
+008  AX       V     C        01:00:21:02 01:00:21:05 00:00:02:00 00:00:02:03
+* FROM CLIP NAME: h264.mp4
+EOF
+echo 25 >"$M/timelines/real.edl.fps"
+
+# expect TRACK: "clip offset size" per row of a full read of real.edl,
+# from ffprobe's packets (video) and sample positions (audio)
+expect() {
+	python3 - "$M" "$1" <<'PY'
+import subprocess, sys
+m, track = sys.argv[1:3]
+
+def packets(f, sel):
+    out = subprocess.check_output(
+        ["ffprobe", "-v", "error", "-select_streams", sel,
+         "-show_entries", "packet=pos,size,flags", "-of",
+         "compact=p=0:nk=0", "%s/%s" % (m, f)]).decode().split("\n")
+    data = open("%s/%s" % (m, f), "rb").read()
+    res = []
+    for line in out:
+        if not line:
+            continue
+        kv = dict(x.split("=") for x in line.split("|"))
+        pos, size = int(kv["pos"]), int(kv["size"])
+        # an MXF packet's pos is its KLV key: the frame is the value
+        if data[pos:pos + 4] == b"\x06\x0e\x2b\x34":
+            b = data[pos + 16]
+            pos += 17 + (b & 0x7f if b & 0x80 else 0)
+        res.append((pos, size, "K" in kv["flags"]))
+    return res
+
+rows = []
+if track == "V":
+    # an edit from mid-GOP first reads the frames from its key frame,
+    # flagged as decoding dependencies (no B frames: decode order is
+    # presentation order)
+    for clip, f, first, n in (("pr", "pr.mov", 5, 10),
+                              ("dnx", "dnx.mxf", 10, 10),
+                              ("oa", "oa.V.mxf", 3, 10),
+                              ("h264", "h264.mp4", 5, 10),
+                              ("shotX", "V01.4F2A1C.mxf", 25, 10),
+                              ("h264", "h264.mp4", 27, 3)):
+        p = packets(f, "v:0")
+        key = max(k for k in range(first + 1) if p[k][2])
+        rows += ["%s %d %d 1" % (clip, o, s) for o, s, _ in p[key:first]]
+        rows += ["%s %d %d 0" % (clip, o, s)
+                 for o, s, _ in p[first:first + n]]
+else:
+    # 1920 24-bit samples a frame, from each stream's first sample
+    uses = {"A1": (("bwf", "bwf.wav", 12), ("oa", "oa.A1.mxf", 3),
+                   ("shotX", "A01.4F2A1D.mxf", 25)),
+            "A2": (("oa", "oa.A2.mxf", 3),)}[track]
+    for clip, f, first in uses:
+        start = packets(f, "a:0")[0][0]
+        rows += ["%s %d %d 0" % (clip, start + (first + k) * 5760, 5760)
+                 for k in range(10)]
+print("\n".join(rows))
+PY
+}
+
+DB=$T/t.db
+if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"; then
+	ok "an EDL over ProRes, DNxHD, OP-Atom, H.264 and BWF mounts"
+	check "a full read of it succeeds" \
+		dd if="$T/mnt/real" of=/dev/null bs=1M status=none
+	umount_fs "$T/mnt"
+	for t in V A1 A2; do
+		expect $t >"$T/want.$t"
+		q "select a.clip, a.file_offset, a.length, a.dep from access a
+		   where a.track = '$t' order by a.frame, a.id" |
+			tr '|' ' ' >"$T/got.$t"
+		if cmp -s "$T/want.$t" "$T/got.$t"; then
+			ok "track $t: the reads are ffprobe's frames, in edit order"
+		else
+			diff "$T/want.$t" "$T/got.$t" | head -20
+			not_ok "track $t: the reads are ffprobe's frames, in edit order"
+		fi
+	done
+else
+	not_ok "an EDL over ProRes, DNxHD, OP-Atom, H.264 and BWF mounts"
+fi
+
+# Bad input: one message naming timeline, line, clip, file and reason.
+B=$T/bad
+mkdir -p "$B/timelines"
+cp "$M/pr.mov" "$M/bwf.wav" "$B/"
+head -c 20000 "$M/h264.mp4" >"$B/cut.mp4"
+cat >"$B/timelines/bad.edl" <<'EOF'
+001  AX       V     C        01:00:01:20 01:00:02:05 00:00:00:00 00:00:00:10
+* FROM CLIP NAME: pr.mov
+002  AX       V     C        01:00:00:00 01:00:00:10 00:00:00:10 00:00:00:20
+* FROM CLIP NAME: bwf.wav
+003  AX       V     C        01:00:00:00 01:00:00:10 00:00:00:20 00:00:01:05
+* FROM CLIP NAME: cut.mp4
+EOF
+echo 25 >"$B/timelines/bad.edl.fps"
+try_mount "bad real media is refused, each problem named" \
+	"bad.edl:1: clip pr track V: $B/pr.mov: the edit reaches past the clip's last frame: needs frames up to 55, the media has 50" \
+	"bad.edl:3: clip bwf track V: $B/bwf.wav holds 0 video and 1 audio stream: none for track V" \
+	"bad.edl:5: clip cut track V: $B/cut.mp4" \
+	-- -o db="$T/bad.db" "$B" "$T/mnt"
+
+finish
