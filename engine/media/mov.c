@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "media/essence.h"
 #include "media/mov.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -118,13 +119,37 @@ static void matrix(struct bbuf *b)
 	u32(b, 0x40000000);
 }
 
+/* What a track's samples are: the sources' own codec and picture (real
+ * media, media/essence.h), or the closed form's 2vuy/v210 pictures and
+ * 24-bit mono samples (raw essence, codec "raw"). */
+struct fmt {
+	int video;
+	char fourcc[5];		/* its QuickTime sample description */
+	const char *codec;
+	const char *clip;	/* the first clip of it, for messages */
+	uint32_t width, height;
+	const unsigned char *extra; /* avcC, a DNxHD frame header ... */
+	size_t extra_len;
+	uint32_t rate, channels, bits, block;
+	int big, flt;
+};
+
 /* What each track of the movie is. */
 struct mtrack {
 	int video;
+	struct fmt f;
+	struct eng_picture pic;	/* 2vuy/v210: its gaps' black picture */
 	uint32_t timescale;	/* fps.num for video, the sample rate */
 	uint64_t duration;	/* in timescale */
 	uint64_t black;		/* movie offset of its black picture; 0 none */
 	int gaps;
+	/* Long-GOP video (B frames): [frames] the timeline frame of each
+	 * sample in decode order, NULL where that is the frame itself;
+	 * shift: the most frames a sample is decoded after it shows (the
+	 * ctts offsets are moved up by it, an edit list moves them back). */
+	int64_t *order;
+	int64_t shift;
+	int keys;		/* every sample a sync sample: no stss */
 };
 
 struct movie {
@@ -140,25 +165,248 @@ static int is_audio(const struct eng_track *t)
 	       t->rate / 3 < 65536;
 }
 
-static void put_vdesc(struct bbuf *b, const struct eng_track *t)
+/* The video sample descriptions a movie can carry: the sources' codecs
+ * as the players were checked to decode them (docs/design.md). */
+static const struct vcodec {
+	char fourcc[5];
+	const char *name;	/* compressor name */
+	int raw;		/* uncompressed: black pictures, colr, fiel */
+} vcodecs[] = {
+	{"2vuy", "Component Y'CbCr 8-bit 4:2:2", 1},
+	{"v210", "Component Y'CbCr 10-bit 4:2:2", 1},
+	{"apco", "Apple ProRes 422 Proxy", 0},
+	{"apcs", "Apple ProRes 422 LT", 0},
+	{"apcn", "Apple ProRes 422", 0},
+	{"apch", "Apple ProRes 422 HQ", 0},
+	{"ap4h", "Apple ProRes 4444", 0},
+	{"ap4x", "Apple ProRes 4444 XQ", 0},
+	{"AVdn", "Avid DNxHD", 0},
+	{"AVdh", "Avid DNxHR", 0},
+	{"avc1", "H.264", 0},
+};
+
+static const struct vcodec *vcodec_find(const char *fourcc)
 {
-	size_t e = box(b, t->pic.pix == ENG_PIX_2VUY ? "2vuy" : "v210");
-	size_t c;
-	int hd = t->pic.height > 576;
-	const char *name = t->pic.pix == ENG_PIX_2VUY ? "Component Y'CbCr 8-bit 4:2:2"
-						      : "Component Y'CbCr 10-bit 4:2:2";
-	size_t nl = strlen(name);
+	size_t i;
+
+	for (i = 0; i < sizeof(vcodecs) / sizeof(vcodecs[0]); i++)
+		if (!memcmp(vcodecs[i].fourcc, fourcc, 4))
+			return &vcodecs[i];
+	return NULL;
+}
+
+static uint64_t be32(const unsigned char *p)
+{
+	return (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 |
+	       (uint64_t)p[2] << 8 | p[3];
+}
+
+/* A DNxHD/HR frame's header (a reader may keep the first frame's 0x2c
+ * bytes as extradata): its compression id for Avid's ARES atom. */
+static int dnx_header(const struct fmt *f)
+{
+	const unsigned char *p = f->extra;
+
+	return f->extra_len >= 0x2c && p[0] == 0 && p[1] == 0 &&
+	       (p[2] == 2 || p[2] == 3) && p[3] == 0x80;
+}
+
+/* "prores apcn 1920x1080", "pcm_s24le in24 48000 Hz 2 ch" */
+static void fmt_say(const struct fmt *f, char *buf, size_t len)
+{
+	if (f->video)
+		snprintf(buf, len, "%s %s %" PRIu32 "x%" PRIu32, f->codec,
+			 f->fourcc, f->width, f->height);
+	else
+		snprintf(buf, len, "%s %s %" PRIu32 " Hz %" PRIu32 " ch",
+			 f->codec, f->fourcc, f->rate, f->channels);
+}
+
+static int fmt_same(const struct fmt *a, const struct fmt *b)
+{
+	if (a->video != b->video || memcmp(a->fourcc, b->fourcc, 4))
+		return 0;
+	if (a->video)
+		return a->width == b->width && a->height == b->height &&
+		       a->extra_len == b->extra_len &&
+		       (!a->extra_len || !memcmp(a->extra, b->extra, a->extra_len));
+	return a->rate == b->rate && a->channels == b->channels;
+}
+
+/* The stream a segment of track t plays, NULL for raw essence. */
+static const struct eng_essence *seg_ess(const struct eng_timeline *tl,
+					 size_t t, const struct eng_segment *s)
+{
+	const struct eng_clip *c = &tl->clips[s->clip];
+
+	return c->media ? c->media[t].ess : NULL;
+}
+
+/* Frame k's stream frame in e (e plays segment s). */
+static int64_t ess_frame(const struct eng_timeline *tl, size_t t,
+			 const struct eng_segment *s, int64_t k)
+{
+	const struct eng_clip *c = &tl->clips[s->clip];
+
+	return c->media[t].origin + s->src_in + (k - s->rec_in);
+}
+
+/* Decode position of stream frame j. */
+static int64_t dpos(const struct eng_essence *e, int64_t j)
+{
+	return e->decode ? e->decode[j] : j;
+}
+
+/* Whether stream frame j decodes on its own (a sync sample): the first
+ * frame it needs is itself. */
+static int is_key(const struct eng_essence *e, int64_t j)
+{
+	return !e->dep || e->dep[j] == dpos(e, j) || e->dep[j] == j;
+}
+
+/* The format of a segment's real stream e.  0, or -EINVAL with why. */
+static int fmt_real(const struct eng_track *tr, const char *clip,
+		    const struct eng_essence *e, struct fmt *f, char *why,
+		    size_t whylen)
+{
+	const char *fc = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->codec = e->codec[0] ? e->codec : "unknown";
+	f->clip = clip;
+	f->video = e->kind == ENG_ESS_VIDEO;
+	if (f->video) {
+		/* the four characters: 'apcn' as a C constant (first
+		 * character high) or as libavformat's codec_tag (first
+		 * character low), whichever names a known description */
+		f->fourcc[0] = (char)(e->fourcc >> 24);
+		f->fourcc[1] = (char)(e->fourcc >> 16);
+		f->fourcc[2] = (char)(e->fourcc >> 8);
+		f->fourcc[3] = (char)e->fourcc;
+		if (e->fourcc && !vcodec_find(f->fourcc)) {
+			char r[4] = {f->fourcc[3], f->fourcc[2], f->fourcc[1],
+				     f->fourcc[0]};
+
+			if (vcodec_find(r))
+				memcpy(f->fourcc, r, 4);
+		}
+		if (!e->fourcc && !strcmp(f->codec, "dnxhd"))
+			memcpy(f->fourcc, "AVdn", 4);
+		f->width = e->width;
+		f->height = e->height;
+		f->extra = e->extradata;
+		f->extra_len = e->extradata ? e->extradata_len : 0;
+		if (!f->fourcc[0]) {
+			snprintf(why, whylen, "track %s: clip %s: %s has no "
+				 "QuickTime sample description", tr->name,
+				 clip, f->codec);
+			return -EINVAL;
+		}
+		if (!vcodec_find(f->fourcc)) {
+			snprintf(why, whylen, "track %s: clip %s: %s (%s) is "
+				 "not a codec the movie carries", tr->name,
+				 clip, f->codec, f->fourcc);
+			return -EINVAL;
+		}
+		/* avc1 needs its decoder setup as avcC (version 1): an
+		 * Annex B stream (MXF, raw .h264) has none to copy */
+		if (!memcmp(f->fourcc, "avc1", 4) &&
+		    (f->extra_len < 7 || f->extra[0] != 1)) {
+			snprintf(why, whylen, "track %s: clip %s: h264 "
+				 "without an avcC decoder setup", tr->name,
+				 clip);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (e->kind != ENG_ESS_AUDIO) {
+		snprintf(why, whylen, "track %s: clip %s: not video or audio",
+			 tr->name, clip);
+		return -EINVAL;
+	}
+	f->rate = e->sample_rate;
+	f->channels = e->channels;
+	f->bits = e->bits;
+	f->block = e->block;
+	f->big = e->big_endian;
+	f->flt = e->is_float;
+	if (f->flt)
+		fc = f->bits == 32 ? "fl32" : f->bits == 64 ? "fl64" : NULL;
+	else if (f->bits == 16)
+		fc = f->big ? "twos" : "sowt";
+	else
+		fc = f->bits == 24 ? "in24" : f->bits == 32 ? "in32" : NULL;
+	if (!fc || !f->channels || f->channels > 65535 ||
+	    f->block != f->channels * (f->bits / 8)) {
+		snprintf(why, whylen, "track %s: clip %s: audio of %" PRIu32
+			 "-bit %s samples has no movie sample description",
+			 tr->name, clip, f->bits, f->flt ? "float" : "integer");
+		return -EINVAL;
+	}
+	/* a sound description of version 0 or 1 holds the rate in 16.16 */
+	if (!f->rate || f->rate > 65535) {
+		snprintf(why, whylen, "track %s: clip %s: audio at %" PRIu32
+			 " Hz: above 65535 for a movie", tr->name, clip,
+			 f->rate);
+		return -EINVAL;
+	}
+	memcpy(f->fourcc, fc, 4);
+	return 0;
+}
+
+/* The format of raw essence on track tr: its picture or 24-bit mono.
+ * 0, or -EINVAL with why. */
+static int fmt_raw(const struct eng_track *tr, const char *clip,
+		   struct fmt *f, char *why, size_t whylen)
+{
+	memset(f, 0, sizeof(*f));
+	f->codec = "raw";
+	f->clip = clip;
+	if (tr->pic.pix != ENG_PIX_NONE) {
+		f->video = 1;
+		memcpy(f->fourcc, eng_pix_name(tr->pic.pix), 4);
+		f->width = tr->pic.width;
+		f->height = tr->pic.height;
+		return 0;
+	}
+	if (is_audio(tr)) {
+		memcpy(f->fourcc, "in24", 4);
+		f->rate = (uint32_t)(tr->rate / 3);
+		f->channels = 1;
+		f->bits = 24;
+		f->block = 3;
+		return 0;
+	}
+	/* audio tracks are the ones named A... (formats.md) */
+	snprintf(why, whylen,
+		 tr->align == 3 ? "track %s: audio rate not 3 bytes times a sample rate below 65536"
+		 : tr->name[0] == 'A' ? "track %s: audio not of 24-bit samples (align=3)"
+				      : "track %s has no picture format",
+		 tr->name);
+	return -EINVAL;
+}
+
+static void put_vdesc(struct bbuf *b, const struct mtrack *m)
+{
+	const struct fmt *f = &m->f;
+	const struct vcodec *vc = vcodec_find(f->fourcc);
+	size_t e = box(b, f->fourcc), c;
+	int hd = f->height > 576;
+	size_t nl = strlen(vc->name);
 	uint8_t *p;
 
 	zeros(b, 6);
 	u16(b, 1);		/* data reference */
 	u16(b, 0);		/* version */
 	u16(b, 0);		/* revision */
-	u32(b, 0);		/* vendor */
-	u32(b, 0);		/* temporal quality */
-	u32(b, 0x200);		/* spatial quality: lossless */
-	u16(b, t->pic.width);
-	u16(b, t->pic.height);
+	if (f->fourcc[0] == 'a' && f->fourcc[1] == 'p')
+		fourcc(b, "appl");	/* ProRes: as Apple's writers */
+	else
+		u32(b, 0);	/* vendor */
+	u32(b, vc->raw ? 0 : 0x200);	/* temporal quality */
+	u32(b, 0x200);		/* spatial quality */
+	u16(b, f->width);
+	u16(b, f->height);
 	u32(b, 72u << 16);
 	u32(b, 72u << 16);
 	u32(b, 0);		/* data size */
@@ -167,21 +415,62 @@ static void put_vdesc(struct bbuf *b, const struct eng_track *t)
 	p = room(b, 31);
 	if (p) {
 		memset(p, 0, 31);
-		memcpy(p, name, nl);
+		memcpy(p, vc->name, nl);
 	}
 	u16(b, 24);		/* depth */
 	u16(b, 0xffff);		/* no color table */
-	/* ITU-R BT.601 for SD (6/1/6), BT.709 for HD (1/1/1) */
-	c = box(b, "colr");
-	fourcc(b, "nclc");
-	u16(b, hd ? 1 : 6);
-	u16(b, 1);
-	u16(b, hd ? 1 : 6);
-	box_end(b, c);
-	c = box(b, "fiel");	/* progressive */
-	u8(b, 1);
-	u8(b, 0);
-	box_end(b, c);
+	if (!memcmp(f->fourcc, "avc1", 4)) {
+		c = box(b, "avcC");	/* the sources' own, checked equal */
+		p = room(b, f->extra_len);
+		if (p)
+			memcpy(p, f->extra, f->extra_len);
+		box_end(b, c);
+	}
+	/* Avid's atoms, as FFmpeg writes them for QuickTime's decoder,
+	 * where the compression id is known (FFmpeg's own decoder reads
+	 * every frame's header and needs none) */
+	if (f->fourcc[0] == 'A' && f->fourcc[1] == 'V' && dnx_header(f)) {
+		uint32_t cid = (uint32_t)be32(f->extra + 0x28);
+		int il = f->extra[5] & 2;
+
+		c = box(b, "ACLR");
+		fourcc(b, "ACLR");
+		fourcc(b, "0001");
+		u32(b, 1);	/* legal range */
+		u32(b, 0);
+		box_end(b, c);
+		c = box(b, "APRG");
+		fourcc(b, "APRG");
+		fourcc(b, "0001");
+		u32(b, 1);
+		u32(b, 0);
+		box_end(b, c);
+		c = box(b, "ARES");
+		fourcc(b, "ARES");
+		fourcc(b, "0001");
+		u32(b, cid);
+		u32(b, f->width);
+		u32(b, il ? f->height / 2 : f->height);
+		u32(b, il ? 2 : 1);
+		u32(b, 0);
+		u32(b, il ? 4 : f->height == 1080 ? 5 : 6);
+		zeros(b, 80);
+		box_end(b, c);
+	}
+	if (vc->raw) {
+		/* ITU-R BT.601 for SD (6/1/6), BT.709 for HD (1/1/1); a
+		 * compressed stream says its own in its frames */
+		c = box(b, "colr");
+		fourcc(b, "nclc");
+		u16(b, hd ? 1 : 6);
+		u16(b, 1);
+		u16(b, hd ? 1 : 6);
+		box_end(b, c);
+		c = box(b, "fiel");	/* progressive */
+		u8(b, 1);
+		u8(b, 0);
+		box_end(b, c);
+	}
 	c = box(b, "pasp");
 	u32(b, 1);
 	u32(b, 1);
@@ -189,80 +478,164 @@ static void put_vdesc(struct bbuf *b, const struct eng_track *t)
 	box_end(b, e);
 }
 
-static void put_adesc(struct bbuf *b, const struct eng_track *t)
+/* PCM as FFmpeg's QuickTime writer describes it: 16-bit in version 0;
+ * wider samples in version 1, little-endian ones with a wave { frma,
+ * enda 1 } (GStreamer's qtdemux and FFmpeg both checked on in24). */
+static void put_adesc(struct bbuf *b, const struct mtrack *m)
 {
-	size_t e = box(b, "in24"), w, c;
+	const struct fmt *f = &m->f;
+	size_t e = box(b, f->fourcc), w, c;
+	int v1 = f->bits > 16;
 
 	zeros(b, 6);
 	u16(b, 1);		/* data reference */
-	u16(b, 1);		/* version 1: the four fields below */
+	u16(b, v1);		/* version 1: the four fields below */
 	u16(b, 0);
 	u32(b, 0);
-	u16(b, 1);		/* channels */
+	u16(b, f->channels);
 	u16(b, 16);		/* sample size (v1: the fields below rule) */
 	u16(b, 0);		/* compression id */
 	u16(b, 0);		/* packet size */
-	u32(b, (t->rate / 3) << 16);
-	u32(b, 1);		/* samples per packet */
-	u32(b, 3);		/* bytes per packet */
-	u32(b, 3);		/* bytes per frame */
-	u32(b, 2);		/* bytes per sample */
-	w = box(b, "wave");
-	c = box(b, "frma");
-	fourcc(b, "in24");
-	box_end(b, c);
-	c = box(b, "enda");
-	u16(b, 1);		/* little-endian, as WAV essence is */
-	box_end(b, c);
-	u32(b, 8);		/* terminator */
-	u32(b, 0);
-	box_end(b, w);
+	u32(b, (uint64_t)f->rate << 16);
+	if (v1) {
+		u32(b, 1);		/* samples per packet */
+		u32(b, f->bits / 8);	/* bytes per packet: one channel */
+		u32(b, f->block);	/* bytes per frame */
+		u32(b, 2);		/* bytes per sample */
+	}
+	if (v1 && !f->big) {
+		w = box(b, "wave");
+		c = box(b, "frma");
+		fourcc(b, f->fourcc);
+		box_end(b, c);
+		c = box(b, "enda");
+		u16(b, 1);	/* little-endian */
+		box_end(b, c);
+		u32(b, 8);	/* terminator */
+		u32(b, 0);
+		box_end(b, w);
+	}
 	box_end(b, e);
 }
 
-/* Movie offset of track t's chunk of frame k; a video gap is its black
- * picture. */
-static uint64_t chunk_off(const struct movie *mv, size_t t, int64_t k,
-			  uint64_t frame_off)
+/* Track t's frame k in the movie: where its sample is and how long (a
+ * video gap: the black picture).  The layout's own slice: variable sizes
+ * and offsets as the timeline file has them. */
+static void frame_at(const struct movie *mv, size_t t, int64_t k,
+		     uint64_t *off, uint64_t *len)
+{
+	const struct mtrack *m = &mv->tr[t];
+	struct eng_slice s;
+
+	eng_slice_get(mv->tl, k, t, &s);
+	if (m->video && !s.seg) {
+		*off = m->black;
+		*len = eng_picture_bytes(&m->pic);
+		return;
+	}
+	*off = mv->base + s.pos;
+	*len = s.len;
+}
+
+static int64_t sample_frame(const struct mtrack *m, int64_t i)
+{
+	return m->order ? m->order[i] : i;
+}
+
+static void put_count(struct bbuf *b, size_t at, uint64_t n)
+{
+	int i;
+
+	if (!b->err)
+		for (i = 0; i < 4; i++)
+			b->p[at + (size_t)i] = (uint8_t)(n >> (8 * (3 - i)));
+}
+
+/* Sync samples (stss) and composition offsets (ctts) of a long-GOP
+ * track; neither for intra-only ones. */
+static void put_gop(struct bbuf *b, const struct movie *mv, size_t t)
 {
 	const struct eng_timeline *tl = mv->tl;
-	size_t u;
+	const struct mtrack *m = &mv->tr[t];
+	size_t c, at;
+	uint64_t n = 0, run = 0;
+	int64_t i, prev = 0;
 
-	if (mv->tr[t].video && !eng_segment_at(&tl->tracks[t], k))
-		return mv->tr[t].black;
-	for (u = 0; u < t; u++)
-		frame_off += eng_upto(tl, u, k + 1) - eng_upto(tl, u, k);
-	return mv->base + frame_off;
+	if (!m->keys) {
+		c = box(b, "stss");
+		full(b, 0, 0);
+		at = b->len;
+		u32(b, 0);
+		for (i = 0; i < tl->frames; i++) {
+			int64_t k = sample_frame(m, i);
+			const struct eng_segment *s =
+				eng_segment_at(&tl->tracks[t], k);
+			const struct eng_essence *e =
+				s ? seg_ess(tl, t, s) : NULL;
+
+			if (!e || is_key(e, ess_frame(tl, t, s, k))) {
+				u32(b, (uint64_t)i + 1);
+				n++;
+			}
+		}
+		put_count(b, at, n);
+		box_end(b, c);
+	}
+	if (!m->order)
+		return;
+	c = box(b, "ctts");
+	full(b, 0, 0);
+	at = b->len;
+	u32(b, 0);
+	n = 0;
+	for (i = 0; i <= tl->frames; i++) {
+		int64_t d = i < tl->frames ? m->order[i] - i + m->shift : -1;
+
+		if (i && d != prev) {
+			u32(b, run);
+			u32(b, (uint64_t)prev * tl->fps.den);
+			n++;
+			run = 0;
+		}
+		prev = d;
+		run++;
+	}
+	put_count(b, at, n);
+	box_end(b, c);
 }
 
 static void put_stbl(struct bbuf *b, const struct movie *mv, size_t t)
 {
 	const struct eng_timeline *tl = mv->tl;
-	const struct eng_track *tr = &tl->tracks[t];
-	size_t s = box(b, "stbl"), c, cnt_at;
-	uint64_t prev = 0, n = 0;
+	const struct mtrack *m = &mv->tr[t];
+	size_t s = box(b, "stbl"), c, cnt_at, list_at;
+	uint64_t prev = 0, n = 0, off, len, first = 0;
 	int64_t k;
+	int same = 1;
 
 	c = box(b, "stsd");
 	full(b, 0, 0);
 	u32(b, 1);
-	if (mv->tr[t].video)
-		put_vdesc(b, tr);
+	if (m->video)
+		put_vdesc(b, m);
 	else
-		put_adesc(b, tr);
+		put_adesc(b, m);
 	box_end(b, c);
 
 	c = box(b, "stts");
 	full(b, 0, 0);
 	u32(b, 1);
-	if (mv->tr[t].video) {
+	if (m->video) {
 		u32(b, (uint64_t)tl->frames);
 		u32(b, tl->fps.den);
 	} else {
-		u32(b, eng_upto(tl, t, tl->frames) / 3);
+		u32(b, m->duration);
 		u32(b, 1);
 	}
 	box_end(b, c);
+
+	if (m->video)
+		put_gop(b, mv, t);
 
 	/* one chunk per frame: video one sample, audio the frame's samples,
 	 * one entry per run of equal counts */
@@ -271,11 +644,12 @@ static void put_stbl(struct bbuf *b, const struct movie *mv, size_t t)
 	cnt_at = b->len;
 	u32(b, 0);
 	for (k = 0; k < tl->frames; k++) {
-		uint64_t per = mv->tr[t].video
-				       ? 1
-				       : (eng_upto(tl, t, k + 1) -
-					  eng_upto(tl, t, k)) / 3;
+		uint64_t per = 1;
 
+		if (!m->video) {
+			frame_at(mv, t, k, &off, &len);
+			per = len / m->f.block;
+		}
 		if (k == 0 || per != prev) {
 			u32(b, (uint64_t)k + 1);
 			u32(b, per);
@@ -284,19 +658,32 @@ static void put_stbl(struct bbuf *b, const struct movie *mv, size_t t)
 			prev = per;
 		}
 	}
-	if (!b->err)
-		for (k = 0; k < 4; k++)
-			b->p[cnt_at + (size_t)k] = (uint8_t)(n >> (8 * (3 - k)));
+	put_count(b, cnt_at, n);
 	box_end(b, c);
 
+	/* video: one size, or one per sample where the sizes differ
+	 * (compressed frames); audio: one sample frame each */
 	c = box(b, "stsz");
 	full(b, 0, 0);
-	if (mv->tr[t].video) {
-		u32(b, tr->align);
+	if (m->video) {
+		cnt_at = b->len;
+		u32(b, 0);
 		u32(b, (uint64_t)tl->frames);
+		list_at = b->len;
+		for (k = 0; k < tl->frames; k++) {
+			frame_at(mv, t, sample_frame(m, k), &off, &len);
+			if (k == 0)
+				first = len;
+			same = same && len == first;
+			u32(b, len);
+		}
+		if (same && !b->err) {
+			b->len = list_at;
+			put_count(b, cnt_at, first);
+		}
 	} else {
-		u32(b, 3);
-		u32(b, eng_upto(tl, t, tl->frames) / 3);
+		u32(b, m->f.block);
+		u32(b, m->duration);
 	}
 	box_end(b, c);
 
@@ -304,8 +691,7 @@ static void put_stbl(struct bbuf *b, const struct movie *mv, size_t t)
 	full(b, 0, 0);
 	u32(b, (uint64_t)tl->frames);
 	for (k = 0; k < tl->frames; k++) {
-		uint64_t off = chunk_off(mv, t, k, eng_frame_offset(tl, k));
-
+		frame_at(mv, t, m->video ? sample_frame(m, k) : k, &off, &len);
 		if (mv->co64)
 			u64(b, off);
 		else
@@ -338,7 +724,6 @@ static void times(struct bbuf *b, int v1, uint64_t ts_or_id, uint64_t dur,
 static void put_trak(struct bbuf *b, const struct movie *mv, size_t t,
 		     uint64_t mdur)
 {
-	const struct eng_track *tr = &mv->tl->tracks[t];
 	const struct mtrack *m = &mv->tr[t];
 	size_t k = box(b, "trak"), c, md, mi, di;
 	int v1 = mdur > UINT32_MAX;
@@ -352,9 +737,28 @@ static void put_trak(struct bbuf *b, const struct movie *mv, size_t t,
 	u16(b, m->video ? 0 : 0x100);
 	u16(b, 0);
 	matrix(b);
-	u32(b, m->video ? (uint64_t)tr->pic.width << 16 : 0);
-	u32(b, m->video ? (uint64_t)tr->pic.height << 16 : 0);
+	u32(b, m->video ? (uint64_t)m->f.width << 16 : 0);
+	u32(b, m->video ? (uint64_t)m->f.height << 16 : 0);
 	box_end(b, c);
+	if (m->order) {
+		/* the whole track, its media from the first frame shown:
+		 * the ctts offsets were moved up by shift frames */
+		size_t e = box(b, "edts");
+
+		c = box(b, "elst");
+		full(b, v1, 0);
+		u32(b, 1);
+		if (v1) {
+			u64(b, mdur);
+			u64(b, (uint64_t)m->shift * mv->tl->fps.den);
+		} else {
+			u32(b, mdur);
+			u32(b, (uint64_t)m->shift * mv->tl->fps.den);
+		}
+		u32(b, 0x10000);	/* rate 1.0 */
+		box_end(b, c);
+		box_end(b, e);
+	}
 
 	md = box(b, "mdia");
 	v1 = m->duration > UINT32_MAX;
@@ -458,43 +862,185 @@ static void put_black(struct bbuf *b, const struct eng_picture *p)
 					      : v210[i & 7];
 }
 
-/* Check the tracks; fill mv->tr.  0 or -EINVAL with why. */
+/* The format of track t's samples: that of every clip it plays, the
+ * same for all (one sample description a track).  0 or -EINVAL with why. */
+static int track_fmt(struct movie *mv, size_t t, char *why, size_t whylen)
+{
+	const struct eng_timeline *tl = mv->tl;
+	const struct eng_track *tr = &tl->tracks[t];
+	struct mtrack *m = &mv->tr[t];
+	struct fmt f;
+	char x[96], y[96];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		const struct eng_essence *e = seg_ess(tl, t, s);
+		const char *clip = tl->clips[s->clip].name;
+
+		rc = e ? fmt_real(tr, clip, e, &f, why, whylen)
+		       : fmt_raw(tr, clip, &f, why, whylen);
+		if (rc < 0)
+			return rc;
+		if (i == 0) {
+			m->f = f;
+			continue;
+		}
+		if (!fmt_same(&m->f, &f)) {
+			fmt_say(&m->f, x, sizeof(x));
+			fmt_say(&f, y, sizeof(y));
+			snprintf(why, whylen, "track %s mixes formats: clip "
+				 "%s %s, clip %s %s%s", tr->name, m->f.clip,
+				 x, clip, y, strcmp(x, y) ? ""
+				 : " (another decoder setup)");
+			return -EINVAL;
+		}
+	}
+	if (!tr->nsegs)
+		return fmt_raw(tr, NULL, &m->f, why, whylen);
+	return 0;
+}
+
+/* A long-GOP track's samples: each clip's frames must decode on their
+ * own, for the movie holds only the timeline's bytes (a frame's decoding
+ * dependencies before a cut are the player's reads, not bytes of NAME);
+ * they go in decode order.  Sets keys and order.  0, -EINVAL with why,
+ * -ENOMEM. */
+static int track_gop(struct movie *mv, size_t t, char *why, size_t whylen)
+{
+	const struct eng_timeline *tl = mv->tl;
+	const struct eng_track *tr = &tl->tracks[t];
+	struct mtrack *m = &mv->tr[t];
+	int64_t a, n, j, lo, hi, i;
+	size_t q;
+	int reorder = 0;
+
+	m->keys = 1;
+	for (q = 0; q < tr->nsegs; q++) {
+		const struct eng_segment *s = &tr->segs[q];
+		const struct eng_essence *e = seg_ess(tl, t, s);
+
+		if (!e)
+			continue;
+		a = ess_frame(tl, t, s, s->rec_in);
+		n = s->frames;
+		if (a < 0 || a + n > e->nframes) {
+			snprintf(why, whylen, "track %s: clip %s: frames %"
+				 PRId64 "..%" PRId64 " not in its %" PRId64
+				 " frames", tr->name, tl->clips[s->clip].name,
+				 a, a + n - 1, e->nframes);
+			return -EINVAL;
+		}
+		if (!e->dep && !e->decode)
+			continue;
+		for (lo = INT64_MAX, hi = -1, j = a; j < a + n; j++) {
+			if (dpos(e, j) < lo)
+				lo = dpos(e, j);
+			if (dpos(e, j) > hi)
+				hi = dpos(e, j);
+			m->keys = m->keys && is_key(e, j);
+			reorder = reorder || dpos(e, j) - j != 0;
+		}
+		/* closed: its decode positions one run, the first of them a
+		 * key frame, no frame needing one before it */
+		for (j = a; j < a + n && hi - lo + 1 == n; j++)
+			if ((dpos(e, j) == lo && !is_key(e, j)) ||
+			    (e->dep && e->dep[j] < lo))
+				break;
+		if (hi - lo + 1 != n || j < a + n) {
+			snprintf(why, whylen, "track %s: clip %s cut at frames "
+				 "%" PRId64 "..%" PRId64 " inside a group of "
+				 "pictures (%s): its samples would not decode "
+				 "on their own", tr->name,
+				 tl->clips[s->clip].name, s->src_in,
+				 s->src_in + n - 1, e->codec);
+			return -EINVAL;
+		}
+	}
+	if (!reorder)
+		return 0;
+	m->order = malloc((size_t)tl->frames * sizeof(*m->order));
+	if (!m->order)
+		return -ENOMEM;
+	for (i = 0; i < tl->frames; i++)
+		m->order[i] = i;
+	for (q = 0; q < tr->nsegs; q++) {
+		const struct eng_segment *s = &tr->segs[q];
+		const struct eng_essence *e = seg_ess(tl, t, s);
+
+		if (!e)
+			continue;
+		a = ess_frame(tl, t, s, s->rec_in);
+		for (lo = INT64_MAX, j = a; j < a + s->frames; j++)
+			if (dpos(e, j) < lo)
+				lo = dpos(e, j);
+		for (j = a; j < a + s->frames; j++)
+			m->order[s->rec_in + dpos(e, j) - lo] =
+				s->rec_in + j - a;
+	}
+	for (i = 0; i < tl->frames; i++)
+		if (i - m->order[i] > m->shift)
+			m->shift = i - m->order[i];
+	return 0;
+}
+
+/* Check the tracks; fill mv->tr.  0, -EINVAL with why, -ENOMEM. */
 static int classify(struct movie *mv, char *why, size_t whylen)
 {
 	const struct eng_timeline *tl = mv->tl;
 	size_t t;
 	int64_t k;
+	int rc;
 
 	for (t = 0; t < tl->ntracks; t++) {
 		const struct eng_track *tr = &tl->tracks[t];
 		struct mtrack *m = &mv->tr[t];
+		struct eng_slice s;
+		uint64_t total = 0;
 
-		if (tr->pic.pix != ENG_PIX_NONE) {
-			m->video = 1;
+		if ((rc = track_fmt(mv, t, why, whylen)) < 0)
+			return rc;
+		m->video = m->f.video;
+		if (m->video) {
+			const struct vcodec *vc = vcodec_find(m->f.fourcc);
+
 			m->timescale = tl->fps.num;
 			m->duration = (uint64_t)tl->frames * tl->fps.den;
 			for (k = 0; k < tl->frames && !m->gaps; k++)
 				m->gaps = !eng_segment_at(tr, k);
-		} else if (is_audio(tr)) {
-			m->timescale = (uint32_t)(tr->rate / 3);
-			m->duration = eng_upto(tl, t, tl->frames) / 3;
-			for (k = 0; k < tl->frames; k++)
-				if (eng_upto(tl, t, k + 1) == eng_upto(tl, t, k)) {
-					snprintf(why, whylen,
-						 "track %s: frame %" PRId64
-						 " has no audio sample",
-						 tr->name, k);
-					return -EINVAL;
-				}
-		} else {
-			/* audio tracks are the ones named A... (formats.md) */
-			snprintf(why, whylen,
-				 tr->align == 3 ? "track %s: audio rate not 3 bytes times a sample rate below 65536"
-				 : tr->name[0] == 'A' ? "track %s: audio not of 24-bit samples (align=3)"
-						      : "track %s has no picture format",
-				 tr->name);
-			return -EINVAL;
+			if (vc->raw) {
+				m->pic.pix = eng_pix_find(m->f.fourcc);
+				m->pic.width = m->f.width;
+				m->pic.height = m->f.height;
+			} else if (m->gaps) {
+				/* a gap shows the header's black picture,
+				 * which only an encoder could make in the
+				 * sources' codec; an empty edit in an edit
+				 * list is not played alike by every player */
+				snprintf(why, whylen, "track %s: a gap at frame "
+					 "%" PRId64 ": no picture of %s to show "
+					 "for it", tr->name, k - 1, m->f.codec);
+				return -EINVAL;
+			}
+			if ((rc = track_gop(mv, t, why, whylen)) < 0)
+				return rc;
+			continue;
 		}
+		m->timescale = m->f.rate;
+		for (k = 0; k < tl->frames; k++) {
+			eng_slice_get(tl, k, t, &s);
+			if (s.len == 0 || s.len % m->f.block) {
+				snprintf(why, whylen, s.len ?
+					 "track %s: frame %" PRId64 " not whole "
+					 "sample frames" : "track %s: frame %"
+					 PRId64 " has no audio sample",
+					 tr->name, k);
+				return -EINVAL;
+			}
+			total += s.len;
+		}
+		m->duration = total / m->f.block;
 	}
 	return 0;
 }
@@ -516,15 +1062,15 @@ static void put_blacks(struct bbuf *b, struct movie *mv, uint64_t at)
 			continue;
 		for (u = 0; u < t; u++)
 			if (mv->tr[u].gaps &&
-			    !memcmp(&tl->tracks[u].pic, &tl->tracks[t].pic,
-				    sizeof(tl->tracks[t].pic)))
+			    !memcmp(&mv->tr[u].pic, &mv->tr[t].pic,
+				    sizeof(mv->tr[t].pic)))
 				break;
 		if (u < t) {
 			mv->tr[t].black = mv->tr[u].black;
 			continue;
 		}
 		mv->tr[t].black = at + (b->len - c);
-		put_black(b, &tl->tracks[t].pic);
+		put_black(b, &mv->tr[t].pic);
 	}
 	box_end(b, c);
 }
@@ -595,6 +1141,8 @@ int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 	rc = 0;
 out:
 	free(b.p);
+	for (size_t t = 0; t < tl->ntracks; t++)
+		free(mv.tr[t].order);
 	free(mv.tr);
 	return rc;
 }

@@ -11,7 +11,17 @@
  * v210 with colr, fiel and pasp; audio tracks (align 3: 24-bit mono at
  * rate / 3 samples a second) are in24 little-endian, one chunk per frame.
  * A video gap's samples point at the black picture (no backing read); an
- * audio gap is zeros in the interleave already (silence).  Pure: built in
+ * audio gap is zeros in the interleave already (silence).
+ * Tracks of real media (issue 21: eng_media.ess) carry the sources' own
+ * samples: one sample description a track, that of every clip on it
+ * (ProRes apco..ap4x, DNxHD AVdn/AVdh, H.264 avc1 with the sources'
+ * avcC, 2vuy/v210; PCM as sowt/twos, in24, in32, fl32/fl64), each sample's
+ * size and offset the layout's (stsz one entry a sample where sizes
+ * differ).  Long-GOP video: samples in decode order, stss, ctts and an
+ * edit list; each clip's frames must decode on their own (cut at whole
+ * groups of pictures: the movie holds only the timeline's bytes).  Mixed
+ * formats on a track, a gap on a compressed track (no black picture of
+ * its codec): no movie, and why.  Pure: built in
  * memory from a finalized timeline, no I/O.
  */
 #ifndef ENG_MOV_H

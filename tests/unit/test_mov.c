@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "media/essence.h"
 #include "media/mov.h"
 #include "timeline/model.h"
 #include "timeline/tl.h"
@@ -355,6 +356,356 @@ static void test_map(void **state)
 	eng_tl_free(tl);
 }
 
+/* Real media by hand (issue 21): clip c's stream on track t is e, as
+ * media resolution would set it. */
+static void use(struct eng_timeline *tl, const char *clip, size_t t,
+		const struct eng_essence *e, int64_t origin)
+{
+	size_t c;
+
+	for (c = 0; c < tl->nclips && strcmp(tl->clips[c].name, clip); c++)
+		;
+	assert_true(c < tl->nclips);
+	if (!tl->clips[c].media)
+		tl->clips[c].media = calloc(tl->ntracks,
+					    sizeof(*tl->clips[c].media));
+	assert_non_null(tl->clips[c].media);
+	tl->clips[c].media[t].ess = e;
+	tl->clips[c].media[t].origin = origin;
+}
+
+#define FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
+			    (uint32_t)(c) << 8 | (uint32_t)(d))
+
+static struct eng_essence video(uint32_t fourcc, const char *codec,
+				int64_t nframes)
+{
+	struct eng_essence e = {.kind = ENG_ESS_VIDEO, .fourcc = fourcc,
+				.width = 8, .height = 8, .fps = {25, 1},
+				.nframes = nframes};
+
+	snprintf(e.codec, sizeof(e.codec), "%s", codec);
+	return e;
+}
+
+/* ProRes clips on a track: the sources' sample description, no
+ * uncompressed picture's colr/fiel, sizes and offsets as the layout's. */
+static void test_prores(void **state)
+{
+	struct eng_timeline *tl = parse("fps 25\ntrack V 2vuy 8x8\n"
+					"event V a 0 3\nevent V b 5 2\n");
+	struct eng_essence a = video(FOURCC('a', 'p', 'c', 'n'), "prores", 10);
+	/* b's fourcc as libavformat's codec_tag: first character low */
+	struct eng_essence b = video(FOURCC('n', 'c', 'p', 'a'), "prores", 10);
+	struct eng_mov m;
+	struct box x, c;
+	char why[256];
+	int64_t k;
+
+	(void)state;
+	use(tl, "a", 0, &a, 0);
+	use(tl, "b", 0, &b, 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsd");
+	assert_int_equal(be(x.p - 4, 4), 1);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsd/apcn");
+	assert_memory_equal(x.p + 12, "appl", 4);
+	assert_int_equal(be(x.p + 24, 2), 8);
+	assert_int_equal(be(x.p + 26, 2), 8);
+	assert_int_equal(x.p[42], strlen("Apple ProRes 422"));
+	assert_memory_equal(x.p + 43, "Apple ProRes 422", 16);
+	assert_false(child(x.p + 78, x.len - 78, "colr", 0, &c));
+	assert_false(child(x.p + 78, x.len - 78, "fiel", 0, &c));
+	assert_true(child(x.p + 78, x.len - 78, "pasp", 0, &c));
+	x = path(&m, "moov/trak#0/tkhd");
+	assert_int_equal(be(x.p + 76, 4), 8u << 16);
+	/* intra-only: no sync table, no composition offsets, no edits */
+	x = path(&m, "moov/trak#0/mdia/minf/stbl");
+	assert_false(child(x.p, x.len, "stss", 0, &c));
+	assert_false(child(x.p, x.len, "ctts", 0, &c));
+	assert_false(child(path(&m, "moov/trak#0").p,
+			   path(&m, "moov/trak#0").len, "edts", 0, &c));
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsz");
+	assert_int_equal(be(x.p + 4, 4), 128);
+	assert_int_equal(be(x.p + 8, 4), 5);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stco");
+	for (k = 0; k < 5; k++)
+		assert_int_equal(be(x.p + 8 + 4 * k, 4), m.head_len + 128 * k);
+	/* no gap: no black picture */
+	assert_int_equal(path(&m, "mdat").p - m.head, m.head_len);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+}
+
+/* One codec and picture format a track, a gap has no picture: NAME only,
+ * and why, naming the track, the clips and both formats. */
+static void test_real_refused(void **state)
+{
+	struct eng_essence a = video(FOURCC('a', 'p', 'c', 'n'), "prores", 10);
+	struct eng_essence h = video(FOURCC('a', 'p', 'c', 'h'), "prores", 10);
+	struct eng_essence d = video(FOURCC('A', 'V', 'd', 'n'), "dnxhd", 10);
+	struct eng_essence u = video(FOURCC('m', 'p', '4', 'v'), "mpeg4", 10);
+	struct eng_essence x = video(FOURCC('a', 'v', 'c', '1'), "h264", 10);
+	unsigned char avcc[2][8] = {{1, 0x64, 0, 0x1f, 0xff, 0xe1, 0, 0},
+				    {1, 0x64, 0, 0x28, 0xff, 0xe1, 0, 0}};
+	unsigned char annexb[8] = {0, 0, 0, 1, 0x67, 0x64, 0, 0x1f};
+	struct eng_essence y = x;
+	static const struct {
+		const char *tl;
+		int which;	/* b's stream */
+		const char *why;
+	} cases[] = {
+		{"event V a 0 3\nevent V b 0 3\n", 1,
+		 "track V mixes formats: clip a prores apcn 8x8, clip b "
+		 "prores apch 8x8"},
+		{"event V a 0 3\nevent V b 0 3\n", 2,
+		 "track V mixes formats: clip a prores apcn 8x8, clip b "
+		 "dnxhd AVdn 8x8"},
+		{"event V a 0 3\nevent V b 0 3\n", 0,
+		 "track V mixes formats: clip a prores apcn 8x8, clip b raw "
+		 "2vuy 8x8"},
+		{"event V a 0 3\nevent V b 0 3 @5\n", 3,
+		 "track V: a gap at frame 3: no picture of prores to show "
+		 "for it"},
+		{"event V a 0 3\nevent V b 0 3\n", 4,
+		 "track V: clip b: mpeg4 (mp4v) is not a codec the movie "
+		 "carries"},
+	};
+	struct eng_timeline *tl;
+	struct eng_mov m;
+	char why[256], text[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct eng_essence *b[] = {NULL, &h, &d, &a, &u};
+
+		snprintf(text, sizeof(text), "fps 25\ntrack V 2vuy 8x8\n%s",
+			 cases[i].tl);
+		tl = parse(text);
+		use(tl, "a", 0, &a, 0);
+		if (b[cases[i].which])
+			use(tl, "b", 0, b[cases[i].which], 0);
+		else
+			use(tl, "b", 0, NULL, 0);
+		assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)),
+				 -EINVAL);
+		assert_string_equal(why, cases[i].why);
+		assert_null(m.head);
+		eng_tl_free(tl);
+	}
+	/* the same codec and size with another decoder setup (avcC) */
+	x.extradata = avcc[0];
+	x.extradata_len = 8;
+	y.extradata = avcc[1];
+	y.extradata_len = 8;
+	tl = parse("fps 25\ntrack V 2vuy 8x8\nevent V a 0 3\nevent V b 0 3\n");
+	use(tl, "a", 0, &x, 0);
+	use(tl, "b", 0, &y, 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "track V mixes formats: clip a h264 avc1 "
+			    "8x8, clip b h264 avc1 8x8 (another decoder "
+			    "setup)");
+	/* H.264 as Annex B (no avcC to copy) */
+	y.extradata = annexb;
+	use(tl, "a", 0, &y, 0);
+	use(tl, "b", 0, &y, 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "track V: clip a: h264 without an avcC "
+			    "decoder setup");
+	eng_tl_free(tl);
+}
+
+/* H.264 in closed groups of 4 (I B B P, decoded I P B B): presentation
+ * index -> decode position, and the first frame each needs. */
+static const int64_t gop_decode[12] = {0, 2, 3, 1, 4, 6, 7, 5, 8, 10, 11, 9};
+static const int64_t gop_dep[12] = {0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8};
+
+/* avc1 with the sources' avcC; samples in decode order (stco, stsz),
+ * sync samples (stss), composition offsets (ctts) moved up by one frame
+ * and an edit list moving them back; a cut into a group is refused. */
+static void test_avc1(void **state)
+{
+	unsigned char avcc[11] = {1, 0x64, 0, 0x1f, 0xff, 0xe1, 0, 3,
+				  0x67, 0x64, 0};
+	struct eng_essence e = video(FOURCC('a', 'v', 'c', '1'), "h264", 12);
+	/* source frames 4..11, then 0..3 */
+	struct eng_timeline *tl =
+		parse("fps 24000/1001\ntrack V 2vuy 8x8\nevent V a 4 8\n"
+		      "event V a 0 4 @8\n");
+	static const int64_t order[12] = {0, 3, 1, 2, 4, 7, 5, 6,
+					  8, 11, 9, 10};
+	static const uint32_t ctts[][2] = {{1, 1}, {1, 3}, {2, 0}, {1, 1},
+					   {1, 3}, {2, 0}, {1, 1}, {1, 3},
+					   {2, 0}};
+	struct eng_mov m;
+	struct box x;
+	char why[256];
+	int64_t i;
+
+	(void)state;
+	e.extradata = avcc;
+	e.extradata_len = sizeof(avcc);
+	e.decode = (int64_t *)gop_decode;
+	e.dep = (int64_t *)gop_dep;
+	use(tl, "a", 0, &e, 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsd/avc1");
+	{
+		struct box c;
+
+		assert_true(child(x.p + 78, x.len - 78, "avcC", 0, &c));
+		assert_int_equal(c.len, sizeof(avcc));
+		assert_memory_equal(c.p, avcc, sizeof(avcc));
+	}
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stss");
+	assert_int_equal(be(x.p + 4, 4), 3);
+	assert_int_equal(be(x.p + 8, 4), 1);
+	assert_int_equal(be(x.p + 12, 4), 5);
+	assert_int_equal(be(x.p + 16, 4), 9);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/ctts");
+	assert_int_equal(be(x.p + 4, 4), 9);
+	for (i = 0; i < 9; i++) {
+		assert_int_equal(be(x.p + 8 + 8 * i, 4), ctts[i][0]);
+		assert_int_equal(be(x.p + 12 + 8 * i, 4), ctts[i][1] * 1001);
+	}
+	x = path(&m, "moov/trak#0/edts/elst");
+	assert_int_equal(be(x.p + 4, 4), 1);
+	assert_int_equal(be(x.p + 8, 4), 12 * 1001);
+	assert_int_equal(be(x.p + 12, 4), 1001);
+	assert_int_equal(be(x.p + 16, 4), 0x10000);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stco");
+	for (i = 0; i < 12; i++)
+		assert_int_equal(be(x.p + 8 + 4 * i, 4),
+				 m.head_len + 128 * order[i]);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+
+	/* cuts into a group: at a B frame, and before the P frame that a
+	 * B frame of the clip needs */
+	tl = parse("fps 25\ntrack V 2vuy 8x8\nevent V a 1 3\n");
+	use(tl, "a", 0, &e, 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "track V: clip a cut at frames 1..3 inside "
+			    "a group of pictures (h264): its samples would "
+			    "not decode on their own");
+	eng_tl_free(tl);
+	tl = parse("fps 25\ntrack V 2vuy 8x8\nevent V a 4 2\n");
+	use(tl, "a", 0, &e, 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "frames 4..5 inside a group"));
+	eng_tl_free(tl);
+	/* whole groups decode: I P only (no B frames) keeps decode order,
+	 * stss without ctts; origin 4: the clip's frame 0 is stream
+	 * frame 4 */
+	e.decode = NULL;
+	tl = parse("fps 25\ntrack V 2vuy 8x8\nevent V a 0 8\n");
+	use(tl, "a", 0, &e, 4);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stss");
+	assert_int_equal(be(x.p + 4, 4), 2);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl");
+	{
+		struct box c;
+
+		assert_false(child(x.p, x.len, "ctts", 0, &c));
+	}
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+}
+
+static struct eng_essence pcm(uint32_t bits, uint32_t channels, int big,
+			      int flt)
+{
+	struct eng_essence e = {.kind = ENG_ESS_AUDIO, .sample_rate = 48000,
+				.channels = channels, .bits = bits,
+				.block = channels * bits / 8,
+				.big_endian = big, .is_float = flt,
+				.nsamples = 48000};
+
+	snprintf(e.codec, sizeof(e.codec), "pcm_%s%u%s", flt ? "f" : "s",
+		 bits, big ? "be" : "le");
+	return e;
+}
+
+/* Real PCM: the sample description of its sample format and byte order;
+ * two formats on a track are refused. */
+static void test_pcm(void **state)
+{
+	static const struct {
+		uint32_t bits, channels;
+		int big, flt;
+		const char *fourcc;
+		int version, enda;
+	} cases[] = {
+		{16, 2, 0, 0, "sowt", 0, 0},
+		{16, 1, 1, 0, "twos", 0, 0},
+		{24, 2, 0, 0, "in24", 1, 1},
+		{24, 2, 1, 0, "in24", 1, 0},
+		{32, 2, 0, 0, "in32", 1, 1},
+		{32, 1, 0, 1, "fl32", 1, 1},
+	};
+	struct eng_timeline *tl;
+	struct eng_essence e, f;
+	struct eng_mov m;
+	struct box x, w;
+	char why[256], text[128], p[16];
+	size_t i;
+	int64_t k;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		e = pcm(cases[i].bits, cases[i].channels, cases[i].big,
+			cases[i].flt);
+		snprintf(text, sizeof(text), "fps 25\ntrack A1 %u align=%u\n"
+			 "event A1 a 0 5\n", 48000 * e.block, e.block);
+		tl = parse(text);
+		use(tl, "a", 0, &e, 0);
+		assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+		snprintf(p, sizeof(p), "%s", cases[i].fourcc);
+		x = path(&m, "moov/trak#0/mdia/minf/stbl/stsd");
+		assert_memory_equal(x.p + 4, p, 4);
+		x.p += 8;
+		x.len -= 8;
+		assert_int_equal(be(x.p + 8, 2), cases[i].version);
+		assert_int_equal(be(x.p + 16, 2), cases[i].channels);
+		assert_int_equal(be(x.p + 24, 4), 48000u << 16);
+		if (cases[i].version) {
+			assert_int_equal(be(x.p + 32, 4), cases[i].bits / 8);
+			assert_int_equal(be(x.p + 36, 4), e.block);
+		}
+		assert_int_equal(child(x.p + 28 + 16 * cases[i].version,
+				       x.len - 28 - 16 * cases[i].version,
+				       "wave", 0, &w), cases[i].enda);
+		x = path(&m, "moov/trak#0/mdia/mdhd");
+		assert_int_equal(be(x.p + 12, 4), 48000);
+		assert_int_equal(be(x.p + 16, 4), 5 * 1920);
+		x = path(&m, "moov/trak#0/mdia/minf/stbl/stsz");
+		assert_int_equal(be(x.p + 4, 4), e.block);
+		assert_int_equal(be(x.p + 8, 4), 5 * 1920);
+		x = path(&m, "moov/trak#0/mdia/minf/stbl/stsc");
+		assert_int_equal(be(x.p + 4, 4), 1);
+		assert_int_equal(be(x.p + 12, 4), 1920);
+		x = path(&m, "moov/trak#0/mdia/minf/stbl/stco");
+		for (k = 0; k < 5; k++)
+			assert_int_equal(be(x.p + 8 + 4 * k, 4),
+					 m.head_len + 1920 * e.block * k);
+		eng_mov_free(&m);
+		eng_tl_free(tl);
+	}
+	e = pcm(16, 2, 0, 0);
+	f = pcm(16, 2, 1, 0);
+	tl = parse("fps 25\ntrack A1 192000 align=4\nevent A1 a 0 5\n"
+		   "event A1 b 0 5\n");
+	use(tl, "a", 0, &e, 0);
+	use(tl, "b", 0, &f, 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "track A1 mixes formats: clip a pcm_s16le "
+			    "sowt 48000 Hz 2 ch, clip b pcm_s16be twos 48000 "
+			    "Hz 2 ch");
+	eng_tl_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +713,10 @@ int main(void)
 		cmocka_unit_test(test_co64),
 		cmocka_unit_test(test_not_movie),
 		cmocka_unit_test(test_map),
+		cmocka_unit_test(test_prores),
+		cmocka_unit_test(test_real_refused),
+		cmocka_unit_test(test_avc1),
+		cmocka_unit_test(test_pcm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
