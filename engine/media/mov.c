@@ -258,10 +258,10 @@ static int64_t dpos(const struct eng_essence *e, int64_t j)
 }
 
 /* Whether stream frame j decodes on its own (a sync sample): the first
- * frame it needs is itself. */
+ * frame it needs (dep: a presentation index) is itself. */
 static int is_key(const struct eng_essence *e, int64_t j)
 {
-	return !e->dep || e->dep[j] == dpos(e, j) || e->dep[j] == j;
+	return !e->dep || e->dep[j] == j;
 }
 
 /* The format of a segment's real stream e.  0, or -EINVAL with why. */
@@ -946,7 +946,9 @@ static int track_gop(struct movie *mv, size_t t, char *why, size_t whylen)
 		 * key frame, no frame needing one before it */
 		for (j = a; j < a + n && hi - lo + 1 == n; j++)
 			if ((dpos(e, j) == lo && !is_key(e, j)) ||
-			    (e->dep && e->dep[j] < lo))
+			    (e->dep && (e->dep[j] < 0 ||
+					e->dep[j] >= e->nframes ||
+					dpos(e, e->dep[j]) < lo)))
 				break;
 		if (hi - lo + 1 != n || j < a + n) {
 			snprintf(why, whylen, "track %s: clip %s cut at frames "
