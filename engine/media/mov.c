@@ -914,7 +914,6 @@ static int track_gop(struct movie *mv, size_t t, char *why, size_t whylen)
 	struct mtrack *m = &mv->tr[t];
 	int64_t a, n, j, lo, hi, i;
 	size_t q;
-	int reorder = 0;
 
 	m->keys = 1;
 	for (q = 0; q < tr->nsegs; q++) {
@@ -940,7 +939,6 @@ static int track_gop(struct movie *mv, size_t t, char *why, size_t whylen)
 			if (dpos(e, j) > hi)
 				hi = dpos(e, j);
 			m->keys = m->keys && is_key(e, j);
-			reorder = reorder || dpos(e, j) - j != 0;
 		}
 		/* closed: its decode positions one run, the first of them a
 		 * key frame, no frame needing one before it */
@@ -959,31 +957,30 @@ static int track_gop(struct movie *mv, size_t t, char *why, size_t whylen)
 				 s->src_in + n - 1, e->codec);
 			return -EINVAL;
 		}
-	}
-	if (!reorder)
-		return 0;
-	m->order = malloc((size_t)tl->frames * sizeof(*m->order));
-	if (!m->order)
-		return -ENOMEM;
-	for (i = 0; i < tl->frames; i++)
-		m->order[i] = i;
-	for (q = 0; q < tr->nsegs; q++) {
-		const struct eng_segment *s = &tr->segs[q];
-		const struct eng_essence *e = seg_ess(tl, t, s);
-
-		if (!e)
+		if (!e->decode)
 			continue;
-		a = ess_frame(tl, t, s, s->rec_in);
-		for (lo = INT64_MAX, j = a; j < a + s->frames; j++)
-			if (dpos(e, j) < lo)
-				lo = dpos(e, j);
-		for (j = a; j < a + s->frames; j++)
+		if (!m->order) {
+			m->order = malloc((size_t)tl->frames *
+					  sizeof(*m->order));
+			if (!m->order)
+				return -ENOMEM;
+			for (i = 0; i < tl->frames; i++)
+				m->order[i] = i;
+		}
+		for (j = a; j < a + n; j++)
 			m->order[s->rec_in + dpos(e, j) - lo] =
 				s->rec_in + j - a;
 	}
+	if (!m->order)
+		return 0;
 	for (i = 0; i < tl->frames; i++)
 		if (i - m->order[i] > m->shift)
 			m->shift = i - m->order[i];
+	if (!m->shift) {
+		/* decode order is presentation order after all */
+		free(m->order);
+		m->order = NULL;
+	}
 	return 0;
 }
 
