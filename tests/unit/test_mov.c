@@ -377,13 +377,25 @@ static void use(struct eng_timeline *tl, const char *clip, size_t t,
 #define FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | \
 			    (uint32_t)(c) << 8 | (uint32_t)(d))
 
+/* A stream of nframes (at most 64) frames of 8x8 2vuy's 128 bytes, one
+ * after another in its file: the layout reads its frames where off and
+ * len say. */
 static struct eng_essence video(uint32_t fourcc, const char *codec,
 				int64_t nframes)
 {
+	static uint64_t off[64];
+	static uint32_t len[64];
 	struct eng_essence e = {.kind = ENG_ESS_VIDEO, .fourcc = fourcc,
 				.width = 8, .height = 8, .fps = {25, 1},
-				.nframes = nframes};
+				.nframes = nframes, .off = off, .len = len,
+				.len_min = 128, .len_max = 128};
+	int64_t k;
 
+	assert_true(nframes <= 64);
+	for (k = 0; k < 64; k++) {
+		off[k] = 4096 + 128 * (uint64_t)k;
+		len[k] = 128;
+	}
 	snprintf(e.codec, sizeof(e.codec), "%s", codec);
 	return e;
 }
