@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Byte layout of a timeline file (docs/design.md): for each frame, the slice of
- * every track in declared order.  Everything is a closed form of
- * upto(t, k); offsets map back to frames by binary search.
+ * every track in declared order.  Everything is upto(t, k): a closed form,
+ * or a track's table of real frame sizes; offsets map back to frames by
+ * binary search.  Real media's slices are extents of the media file from
+ * its index (media/essence.h), which is the only thing read of media/.
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "media/essence.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
 #include "util/values.h"
@@ -22,6 +31,12 @@ uint64_t eng_upto_rate(uint64_t rate, uint32_t align, struct eng_fps fps,
 
 uint64_t eng_upto(const struct eng_timeline *tl, size_t t, int64_t k)
 {
+	const uint64_t *u = tl->tracks[t].upto;
+
+	/* a table covers the timeline's frames; past them nothing is read
+	 * (source frames of real media are at their index's offsets) */
+	if (u)
+		return u[k <= 0 ? 0 : k > tl->frames ? tl->frames : k];
 	return eng_upto_rate(tl->tracks[t].rate, tl->tracks[t].align, tl->fps,
 			     k);
 }
@@ -106,11 +121,55 @@ int64_t eng_next_segment_frame(const struct eng_timeline *tl, int64_t k)
 	return next;
 }
 
+/* The real media a segment of track t plays, or NULL for raw essence. */
+static const struct eng_media *seg_media(const struct eng_timeline *tl,
+					 size_t t, const struct eng_segment *seg)
+{
+	const struct eng_clip *c = &tl->clips[seg->clip];
+
+	return c->media && c->media[t].ess ? &c->media[t] : NULL;
+}
+
+int64_t eng_slice_src(const struct eng_timeline *tl, size_t t,
+		      const struct eng_segment *seg, int64_t k)
+{
+	const struct eng_media *m = seg_media(tl, t, seg);
+
+	if (!m || m->ess->kind != ENG_ESS_VIDEO)
+		return -1;
+	return m->origin + seg->src_in + (k - seg->rec_in);
+}
+
+/* The sample frames of timeline frame k's slice (len bytes) of segment
+ * seg on an audio track: the source frame's first sample, as upto at
+ * the source frame counts them, plus the media's origin. */
+static int audio_extents(const struct eng_timeline *tl, size_t t,
+			 const struct eng_media *m,
+			 const struct eng_segment *seg, int64_t k, uint64_t len,
+			 struct eng_slice_ext *out)
+{
+	const struct eng_essence *e = m->ess;
+	int64_t src = seg->src_in + (k - seg->rec_in);
+	struct eng_extent ext[ENG_SLICE_EXTENTS];
+	int i, n;
+
+	n = eng_essence_samples(e, m->origin + (int64_t)(eng_upto(tl, t,
+				src) / e->block), (int64_t)(len / e->block),
+				ext, ENG_SLICE_EXTENTS);
+	for (i = 0; i < n; i++) {
+		out[i].off = ext[i].off;
+		out[i].len = ext[i].len;
+	}
+	return n;
+}
+
 void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		   struct eng_slice *out)
 {
 	const struct eng_segment *seg;
+	const struct eng_media *m;
 	size_t u;
+	int n;
 
 	out->frame = k;
 	out->track = t;
@@ -121,11 +180,458 @@ void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 	seg = eng_segment_at(&tl->tracks[t], k);
 	out->seg = seg;
 	out->file_off = 0;
-	if (seg) {
+	out->next = 0;
+	if (!seg || out->len == 0)
+		return;
+	m = seg_media(tl, t, seg);
+	if (!m) {
 		const struct eng_clip *c = &tl->clips[seg->clip];
 
 		out->file_off = eng_upto(tl, t, seg->src_in + k - seg->rec_in);
 		if (c->media)
 			out->file_off += c->media[t].header;
+		out->ext[0].off = out->file_off;
+		out->ext[0].len = out->len;
+		out->next = 1;
+		return;
 	}
+	if (m->ess->kind == ENG_ESS_VIDEO) {
+		int64_t j = m->origin + seg->src_in + (k - seg->rec_in);
+
+		if (j < 0 || j >= m->ess->nframes)
+			return;
+		out->ext[0].off = m->ess->off[j];
+		out->ext[0].len = out->len;
+		out->next = 1;
+	} else {
+		n = audio_extents(tl, t, m, seg, k, out->len, out->ext);
+		if (n <= 0)
+			return;
+		out->next = n;
+	}
+	out->file_off = out->ext[0].off;
+}
+
+/* Decode position of presentation frame i. */
+static int64_t dpos(const struct eng_essence *e, int64_t i)
+{
+	return e->decode ? e->decode[i] : i;
+}
+
+/* How far past a frame, in presentation order, a frame that decodes
+ * before it can be: H.264 and HEVC reorder by at most 16 frames. */
+#define DEP_REORDER 16
+
+int eng_slice_deps(const struct eng_timeline *tl, uint32_t clip, size_t t,
+		   int64_t src, struct eng_slice_ext *out, uint64_t max)
+{
+	const struct eng_clip *c = &tl->clips[clip];
+	const struct eng_essence *e;
+	int64_t d, d0, d1, i, lo, hi;
+	uint64_t n = 0;
+
+	if (!c->media || !(e = c->media[t].ess) ||
+	    e->kind != ENG_ESS_VIDEO || !e->dep || src < 0 ||
+	    src >= e->nframes || e->dep[src] < 0 || e->dep[src] >= e->nframes)
+		return 0;
+	d0 = dpos(e, e->dep[src]);
+	d1 = dpos(e, src);
+	lo = e->dep[src] < src ? e->dep[src] : src;
+	hi = src + DEP_REORDER < e->nframes ? src + DEP_REORDER :
+					      e->nframes - 1;
+	/* in decode order: for each position, the frame at it (a GOP is
+	 * short, and this runs once per cut or seek) */
+	for (d = d0; d < d1 && n < max; d++)
+		for (i = lo; i <= hi; i++)
+			if (dpos(e, i) == d) {
+				out[n].off = e->off[i];
+				out[n].len = e->len[i];
+				n++;
+				break;
+			}
+	return (int)n;
+}
+
+/* ---- eng_tl_layout_media ---- */
+
+/* What a segment's media is, for telling a track's clips apart. */
+static void media_text(const struct eng_media *m, const struct eng_track *tr,
+		       char *buf, size_t len)
+{
+	const struct eng_essence *e = m ? m->ess : NULL;
+
+	if (!e)
+		snprintf(buf, len, "raw media (%" PRIu64 " bytes a second, "
+			 "align %" PRIu32 ")", tr->rate, tr->align);
+	else if (e->kind == ENG_ESS_VIDEO)
+		snprintf(buf, len, "real video (%s)",
+			 e->codec[0] ? e->codec : "unknown codec");
+	else
+		snprintf(buf, len, "real audio (%s, %" PRIu32 " Hz, %" PRIu32
+			 " bytes a sample frame, %s)",
+			 e->codec[0] ? e->codec : "pcm", e->sample_rate,
+			 e->block, e->big_endian ? "big-endian" :
+			 "little-endian");
+}
+
+/* The media of segment s on track t (NULL: none resolved). */
+static const struct eng_media *media_of(const struct eng_timeline *tl,
+					size_t t, const struct eng_segment *s)
+{
+	const struct eng_clip *c = &tl->clips[s->clip];
+
+	return c->media ? &c->media[t] : NULL;
+}
+
+/* Do two segments' media play alike on one track? */
+static int media_agree(const struct eng_media *a, const struct eng_media *b,
+		       const struct eng_track *tr)
+{
+	const struct eng_essence *x = a ? a->ess : NULL;
+	const struct eng_essence *y = b ? b->ess : NULL;
+
+	if (!x && !y)
+		return 1;
+	if (x && y && x->kind != y->kind)
+		return 0;
+	if (!x || !y) {
+		const struct eng_essence *e = x ? x : y;
+
+		/* raw audio beside real audio of the track's own rate */
+		return e->kind == ENG_ESS_AUDIO &&
+		       (uint64_t)e->sample_rate * e->block == tr->rate &&
+		       e->block == tr->align;
+	}
+	if (x->kind == ENG_ESS_VIDEO)
+		return 1;
+	return x->sample_rate == y->sample_rate && x->block == y->block &&
+	       !x->big_endian == !y->big_endian;
+}
+
+/* Every segment of track t plays media like its first real one; returns
+ * that segment (NULL: raw only) or sets *bad. */
+static const struct eng_segment *track_kind(const struct eng_timeline *tl,
+					    size_t t, struct eng_diag *diag,
+					    int *bad)
+{
+	const struct eng_track *tr = &tl->tracks[t];
+	const struct eng_segment *first = NULL, *raw = NULL;
+	char a[128], b[128];
+	size_t i;
+
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		const struct eng_media *m = media_of(tl, t, s);
+
+		if (!m || !m->ess) {
+			if (!raw)
+				raw = s;
+			continue;
+		}
+		if (!first)
+			first = s;
+	}
+	if (!first)
+		return NULL;
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		const struct eng_media *m = media_of(tl, t, s);
+		const struct eng_media *f = media_of(tl, t, first);
+
+		if (media_agree(f, m, tr))
+			continue;
+		media_text(m, tr, a, sizeof(a));
+		media_text(f, tr, b, sizeof(b));
+		eng_diag_add(diag, tl->path, s->line,
+			     "clip %s on track %s is %s, but clip %s (line %u) "
+			     "is %s: one track plays one kind of media",
+			     tl->clips[s->clip].name, tr->name, a,
+			     tl->clips[first->clip].name, first->line, b);
+		*bad = 1;
+		return first;
+	}
+	(void)raw;
+	return first;
+}
+
+/* Every segment of real video track t plays frames its media has. */
+static int video_in_range(const struct eng_timeline *tl, size_t t,
+			  struct eng_diag *diag)
+{
+	const struct eng_track *tr = &tl->tracks[t];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		const struct eng_media *m = media_of(tl, t, s);
+		int64_t j0 = m->origin + s->src_in;
+
+		if (j0 >= 0 && j0 <= m->ess->nframes - s->frames)
+			continue;
+		eng_diag_add(diag, tl->path, s->line,
+			     "clip %s on track %s plays frames %" PRId64
+			     "..%" PRId64 " of %s, which has %" PRId64
+			     " frames", tl->clips[s->clip].name, tr->name, j0,
+			     j0 + s->frames - 1, m->file ? m->file : "its media",
+			     m->ess->nframes);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+/* The sizes of real video track t: a table where they differ (or a gap
+ * makes a frame empty), else the closed form at the one size. */
+static int video_layout(struct eng_timeline *tl, size_t t)
+{
+	struct eng_track *tr = &tl->tracks[t];
+	uint64_t *u, size = 0;
+	int64_t k;
+	size_t i;
+	int same = 1, gap = 0;
+
+	for (i = 0, k = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		const struct eng_media *m = media_of(tl, t, s);
+		int64_t j, j0 = m->origin + s->src_in;
+
+		gap |= s->rec_in != k;
+		k = s->rec_in + s->frames;
+		for (j = j0; j < j0 + s->frames && same; j++) {
+			if (!size)
+				size = m->ess->len[j];
+			same = m->ess->len[j] == size;
+		}
+	}
+	gap |= k != tl->frames;
+	if (same && !gap && size) {
+		/* exact while k * excess < num * size (model.c's
+		 * picture_exact); the table otherwise */
+		unsigned __int128 num = (unsigned __int128)size * tl->fps.num;
+		uint64_t rate = (uint64_t)((num + tl->fps.den - 1) /
+					   tl->fps.den);
+		unsigned __int128 excess = (unsigned __int128)rate *
+					   tl->fps.den - num;
+
+		if ((unsigned __int128)tl->frames * excess < num) {
+			tr->rate = rate;
+			tr->align = (uint32_t)size;
+			return 0;
+		}
+	}
+	u = malloc(((size_t)tl->frames + 1) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u[0] = 0;
+	for (k = 0, i = 0; k < tl->frames; k++) {
+		const struct eng_segment *s = i < tr->nsegs ? &tr->segs[i] :
+					      NULL;
+		uint64_t len = 0;
+
+		if (s && k >= s->rec_in) {
+			const struct eng_media *m = media_of(tl, t, s);
+
+			len = m->ess->len[m->origin + s->src_in +
+					  (k - s->rec_in)];
+			if (k + 1 == s->rec_in + s->frames)
+				i++;
+		}
+		/* below 2^63: frames < 2^63 / 2^32 is checked by the
+		 * caller's sum */
+		u[k + 1] = u[k] + len;
+	}
+	tr->upto = u;
+	tr->align = 1;
+	/* the average bytes a second, rounded up: statements only */
+	tr->rate = (uint64_t)(((unsigned __int128)u[tl->frames] * tl->fps.num +
+			       (unsigned __int128)tl->frames * tl->fps.den -
+			       1) / ((unsigned __int128)tl->frames *
+				     tl->fps.den));
+	if (!tr->rate)
+		tr->rate = 1;
+	return 0;
+}
+
+/* Real audio track t: its rate from the media, and every frame's samples
+ * in the media and in at most ENG_SLICE_EXTENTS extents. */
+static int audio_layout(struct eng_timeline *tl, size_t t,
+			const struct eng_essence *e, struct eng_diag *diag,
+			unsigned *ext_max)
+{
+	struct eng_track *tr = &tl->tracks[t];
+	struct eng_slice_ext ext[ENG_SLICE_EXTENTS];
+	unsigned __int128 hi;
+	size_t i;
+	int rc = 0;
+
+	if (!e->block || !e->sample_rate) {
+		eng_diag_add(diag, tl->path, tr->segs[0].line,
+			     "track %s: its audio has no sample size or rate",
+			     tr->name);
+		return -EINVAL;
+	}
+	tr->rate = (uint64_t)e->sample_rate * e->block;
+	tr->align = e->block;
+	/* model.c's bound: a frame's bytes times frames within 2^63, which
+	 * keeps eng_upto_rate's products in range */
+	hi = ((unsigned __int128)tr->rate * tl->fps.den + tl->fps.num - 1) /
+	     tl->fps.num + e->block;
+	if (hi > INT64_MAX || hi * (unsigned __int128)tl->frames > INT64_MAX) {
+		eng_diag_add(diag, tl->path, tr->segs[0].line,
+			     "track %s: audio of %" PRIu64 " bytes a second "
+			     "makes the timeline larger than 2^63 bytes",
+			     tr->name, tr->rate);
+		return -EINVAL;
+	}
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		const struct eng_media *m = media_of(tl, t, s);
+		int64_t k;
+		int n = 0;
+
+		if (!m || !m->ess)
+			continue;
+		for (k = s->rec_in; k < s->rec_in + s->frames; k++) {
+			uint64_t len = eng_upto(tl, t, k + 1) -
+				       eng_upto(tl, t, k);
+
+			if (!len)
+				continue;
+			n = audio_extents(tl, t, m, s, k, len, ext);
+			if (n < 0)
+				break;
+			if ((unsigned)n > *ext_max)
+				*ext_max = (unsigned)n;
+		}
+		if (n >= 0)
+			continue;
+		if (n == -E2BIG)
+			eng_diag_add(diag, tl->path, s->line,
+				     "clip %s on track %s: frame %" PRId64
+				     " of the timeline reads its audio in more "
+				     "than %d pieces of %s (its chunks are too "
+				     "small)", tl->clips[s->clip].name,
+				     tr->name, k, ENG_SLICE_EXTENTS,
+				     m->file ? m->file : "its media");
+		else
+			eng_diag_add(diag, tl->path, s->line,
+				     "clip %s on track %s: frame %" PRId64
+				     " of the timeline plays samples its media "
+				     "%s does not have", tl->clips[s->clip].name,
+				     tr->name, k, m->file ? m->file : "");
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+/* The decoding dependency reads any frame of track t can start with, and
+ * the largest frame they read. */
+static void dep_need(struct eng_timeline *tl, size_t t)
+{
+	const struct eng_track *tr = &tl->tracks[t];
+	size_t i;
+
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		const struct eng_media *m = media_of(tl, t, s);
+		const struct eng_essence *e = m ? m->ess : NULL;
+		int64_t j, j0, d;
+
+		if (!e || e->kind != ENG_ESS_VIDEO || !e->dep)
+			continue;
+		j0 = m->origin + s->src_in;
+		for (j = j0; j < j0 + s->frames; j++) {
+			if (e->dep[j] < 0 || e->dep[j] >= j + 1 + DEP_REORDER)
+				continue;
+			d = dpos(e, j) - dpos(e, e->dep[j]);
+			if (d > 0 && (uint64_t)d > tl->dep_reads_max)
+				tl->dep_reads_max = (uint64_t)d;
+		}
+		if (e->len_max > tl->dep_bytes_max)
+			tl->dep_bytes_max = e->len_max;
+		/* a reader that left len_max unset: the frames say */
+		for (j = 0; !e->len_max && j < e->nframes; j++)
+			if (e->len[j] > tl->dep_bytes_max)
+				tl->dep_bytes_max = e->len[j];
+	}
+}
+
+/* frame_bytes_min/max and bytes, frame by frame (the closed form's bounds
+ * of model.c are not exact once a table joins); -EINVAL past 2^63. */
+static int frame_sizes(struct eng_timeline *tl, struct eng_diag *diag)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
+	unsigned __int128 off;
+	int64_t k;
+	size_t t;
+
+	/* each table ends below 2^63 (lengths < 2^32, frames < 2^31 of
+	 * them below 2^63 too), closed forms are bounded by model.c and
+	 * audio_layout: the sum fits 128 bits */
+	for (off = 0, t = 0; t < tl->ntracks; t++)
+		off += eng_upto(tl, t, tl->frames);
+	if (off > INT64_MAX) {
+		eng_diag_add(diag, tl->path, 0,
+			     "timeline too large: its %lld frames of real media "
+			     "exceed 2^63 bytes", (long long)tl->frames);
+		return -EINVAL;
+	}
+	for (k = 0; k < tl->frames; k++) {
+		uint64_t next = eng_frame_offset(tl, k + 1);
+
+		if (next - prev < lo)
+			lo = next - prev;
+		if (next - prev > hi)
+			hi = next - prev;
+		prev = next;
+	}
+	tl->frame_bytes_min = lo;
+	tl->frame_bytes_max = hi;
+	tl->bytes = prev;
+	return 0;
+}
+
+int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag)
+{
+	int rc = 0, real = 0;
+	unsigned ext_max = 1;
+	size_t t;
+
+	tl->slice_extents_max = 0;
+	tl->dep_reads_max = tl->dep_bytes_max = 0;
+	for (t = 0; t < tl->ntracks; t++) {
+		struct eng_track *tr = &tl->tracks[t];
+		const struct eng_segment *first;
+		const struct eng_essence *e;
+		int bad = 0, r = 0;
+
+		free(tr->upto);
+		tr->upto = NULL;
+		first = track_kind(tl, t, diag, &bad);
+		if (bad) {
+			rc = -EINVAL;
+			continue;
+		}
+		if (!first)
+			continue;
+		real = 1;
+		e = media_of(tl, t, first)->ess;
+		if (e->kind == ENG_ESS_VIDEO) {
+			r = video_in_range(tl, t, diag);
+			if (r == 0)
+				r = video_layout(tl, t);
+			if (r == 0)
+				dep_need(tl, t);
+		} else {
+			r = audio_layout(tl, t, e, diag, &ext_max);
+		}
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			rc = r;
+	}
+	if (rc < 0 || !real)
+		return rc;
+	tl->slice_extents_max = ext_max;
+	return frame_sizes(tl, diag);
 }

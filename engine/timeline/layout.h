@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The byte layout of the virtual file (layout.c, docs/design.md): frame k's
- * tracks one after another, each track's bytes a closed form of its rate, so
- * that no per-frame table is ever built.  Every reader of the virtual file
+ * tracks one after another, each track's bytes a closed form of its rate,
+ * except a track of real variable-size frames, whose bytes before each
+ * frame are a table built once at mount (eng_track.upto).  Every reader of the virtual file
  * (the player, the media checks, the generator, tests/tools/tlexpect.py)
  * agrees with these functions.
  */
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "timeline/model.h"
+#include "util/diag.h"
 
 /* Bytes of a track of `rate`/`align` before frame k at `fps`:
  * floor(k * rate * den / (num * align)) * align. */
@@ -37,6 +39,26 @@ const struct eng_segment *eng_segment_at(const struct eng_track *trk,
  * needs a finalized timeline. */
 int64_t eng_next_segment_frame(const struct eng_timeline *tl, int64_t k);
 
+/*
+ * The most file extents one slice reads.  A video frame is one extent; a
+ * frame's audio is one per container chunk it crosses.  Containers chunk
+ * audio by a fraction of a second or by a video frame (QuickTime, MXF
+ * OP1a: one chunk per frame), so a timeline frame of audio crosses 2 at
+ * most where the source's frame rate is the timeline's, 3 where a frame is
+ * longer than the media's chunks (a 24 fps edit of 30 fps chunked media);
+ * 4 leaves one to spare.  eng_tl_layout_media refuses media that needs
+ * more, naming the clip, so that a slice stays a fixed size on the stack.
+ */
+#define ENG_SLICE_EXTENTS 4
+
+/* A run of bytes of a media file: media/essence.h's struct eng_extent,
+ * which is not included here (its struct eng_tc is another than
+ * timeline/timecode.h's, and both meet in the files that load). */
+struct eng_slice_ext {
+	uint64_t off;
+	uint64_t len;
+};
+
 /* Frame k's slice of track t. */
 struct eng_slice {
 	int64_t frame;
@@ -44,9 +66,52 @@ struct eng_slice {
 	uint64_t pos;		/* offset in the virtual file */
 	uint64_t len;		/* upto(t, k+1) - upto(t, k); may be 0 */
 	const struct eng_segment *seg; /* NULL: a gap, zeros, no read */
-	uint64_t file_off;	/* header + upto(t, src_in + k - rec_in) */
+	/* ext[0].off: raw media header + upto(t, src_in + k - rec_in) */
+	uint64_t file_off;
+	/* Where its len bytes are in the clip's file, in order: one read
+	 * each.  0 for a gap or an empty slice; also 0 with seg set and len
+	 * > 0 when the media has no such samples (never for a timeline
+	 * eng_tl_layout_media accepted): the player fails that frame. */
+	int next;
+	struct eng_slice_ext ext[ENG_SLICE_EXTENTS];
 };
 void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		   struct eng_slice *out);
+
+/*
+ * The frames a decoder needs before source frame src of (clip, track)'s
+ * media when a reader starts there (a cut, a seek): long-GOP media whose
+ * frame src is not a key frame.  Writes up to max frames (their extents)
+ * into out, in decode order, and returns how many (0 for intra-only or
+ * raw media, or a key frame).  Presentation frames from dep[src] with a
+ * decode position below src's (ess->decode), else dep[src] .. src - 1.
+ */
+int eng_slice_deps(const struct eng_timeline *tl, uint32_t clip, size_t t,
+		   int64_t src, struct eng_slice_ext *out, uint64_t max);
+/* The media frame (video) a timeline frame k of segment seg on track t
+ * plays: origin + src_in + k - rec_in; -1 for media that is not real
+ * video. */
+int64_t eng_slice_src(const struct eng_timeline *tl, size_t t,
+		      const struct eng_segment *seg, int64_t k);
+
+/*
+ * The layout of real media (media/essence.h), once eng_media_resolve has
+ * set each clip's media: a video track whose clips are real video plays
+ * each frame at the size of the source frame it plays (gap frames: 0
+ * bytes), in eng_track.upto where sizes differ, else in the closed form
+ * (rate ceil(size * fps), align the size); its rate is then derived: the
+ * track's average bytes a second, rounded up, align 1 (for statements and
+ * --dump-tl: upto says its bytes).  An audio track with real audio keeps
+ * the closed form at rate sample_rate x block and align block.  Recomputes
+ * tl->bytes, frame_bytes_min/max, slice_extents_max, dep_reads_max and
+ * dep_bytes_max.  A track whose clips disagree (a video track of real and
+ * raw media, audio of two sample rates, block sizes or byte orders), a
+ * segment past its media's last frame or sample, or a frame of audio in
+ * more than ENG_SLICE_EXTENTS chunks is one message naming timeline, line,
+ * clip and both values; returns 0, -EINVAL or -ENOMEM.  A timeline of raw
+ * media only is left as it is.  Memory: 8 bytes a frame of each variable
+ * track (691 KB an hour at 24 fps).
+ */
+int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag);
 
 #endif /* ENG_LAYOUT_H */

@@ -142,6 +142,14 @@ struct eng_timeline {
 	uint64_t bytes;		/* size of the virtual file */
 	uint64_t frame_bytes_min; /* smallest and largest frame of the file */
 	uint64_t frame_bytes_max;
+	/* Filled by eng_tl_layout_media() (0 before, and for raw media):
+	 * the most file extents one slice reads (audio crossing chunks,
+	 * at most ENG_SLICE_EXTENTS), the most decoding dependency reads
+	 * one frame of one track can need (long-GOP media) and the largest
+	 * of those frames: what a player allocates for them. */
+	unsigned slice_extents_max;
+	uint64_t dep_reads_max;
+	uint64_t dep_bytes_max;
 };
 
 /* Create an empty timeline; name and path are copied.  NULL on ENOMEM. */

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "media/essence.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
 #include "util/diag.h"
@@ -531,6 +532,423 @@ static void test_finalize_too_large(void **state)
 	eng_diag_free(&d);
 }
 
+
+/* ------------------------------------------------ real media (issue 21) */
+
+/* A video stream of n frames of sizes 100 + 10 i at offsets 5000 + 1000 i
+ * (a container's frames are not back to back), key frames every `gop`
+ * (0: none needed: intra-only). */
+static struct eng_essence *video_ess(int64_t n, int64_t gop)
+{
+	struct eng_essence *e = calloc(1, sizeof(*e));
+	int64_t i;
+
+	assert_non_null(e);
+	e->kind = ENG_ESS_VIDEO;
+	strcpy(e->codec, "prores");
+	e->nframes = n;
+	e->off = calloc((size_t)n, sizeof(*e->off));
+	e->len = calloc((size_t)n, sizeof(*e->len));
+	assert_true(e->off && e->len);
+	for (i = 0; i < n; i++) {
+		e->off[i] = 5000 + 1000 * (uint64_t)i;
+		e->len[i] = 100 + 10 * (uint32_t)i;
+	}
+	e->len_min = 100;
+	e->len_max = 100 + 10 * (uint64_t)(n - 1);
+	if (gop) {
+		e->dep = calloc((size_t)n, sizeof(*e->dep));
+		assert_non_null(e->dep);
+		for (i = 0; i < n; i++)
+			e->dep[i] = i / gop * gop;
+	}
+	return e;
+}
+
+/* Audio of `block`-byte sample frames at rate Hz in chunks of `chunk`
+ * samples, chunk c at 100000 + c * (chunk * block + 77): each chunk
+ * followed by 77 bytes of something else. */
+static struct eng_essence *audio_ess(uint32_t rate, uint32_t block,
+				     uint32_t chunk, int64_t nsamples)
+{
+	struct eng_essence *e = calloc(1, sizeof(*e));
+	size_t c;
+
+	assert_non_null(e);
+	e->kind = ENG_ESS_AUDIO;
+	strcpy(e->codec, "pcm_s24le");
+	e->sample_rate = rate;
+	e->block = block;
+	e->channels = block / 3;
+	e->bits = 24;
+	e->nsamples = nsamples;
+	e->nchunks = (size_t)((nsamples + chunk - 1) / chunk);
+	e->chunks = calloc(e->nchunks, sizeof(*e->chunks));
+	assert_non_null(e->chunks);
+	for (c = 0; c < e->nchunks; c++) {
+		e->chunks[c].off = 100000 + c * ((uint64_t)chunk * block + 77);
+		e->chunks[c].first = (int64_t)c * chunk;
+		e->chunks[c].count = chunk;
+	}
+	return e;
+}
+
+static void ess_free(struct eng_essence *e)
+{
+	if (!e)
+		return;
+	free(e->off);
+	free(e->len);
+	free(e->dep);
+	free(e->decode);
+	free(e->chunks);
+	free(e);
+}
+
+/* tl with the clips' media: every clip of track t plays ess[t] at
+ * origins[clip] (what eng_media_resolve sets for real media). */
+static void attach(struct eng_timeline *tl, struct eng_essence **ess,
+		   const int64_t *origins)
+{
+	size_t c, t;
+
+	for (c = 0; c < tl->nclips; c++) {
+		tl->clips[c].media = calloc(tl->ntracks, sizeof(struct eng_media));
+		assert_non_null(tl->clips[c].media);
+		for (t = 0; t < tl->ntracks; t++) {
+			tl->clips[c].media[t].ess = ess[t];
+			tl->clips[c].media[t].origin = origins ? origins[c] : 0;
+		}
+	}
+}
+
+/* One track of one clip "a" (frames [src, src + frames) at 0) playing e
+ * at origin, laid out. */
+static struct eng_timeline *one_clip(const char *track, uint64_t rate,
+				     uint32_t align, struct eng_fps fps,
+				     int64_t src, int64_t frames,
+				     struct eng_essence *e, int64_t origin)
+{
+	struct eng_timeline *tl = eng_tl_new("a", "a.tl");
+	struct eng_diag d = { 0 };
+
+	assert_non_null(tl);
+	tl->fps = fps;
+	assert_int_equal(eng_tl_add_track(tl, track, rate, align), 0);
+	assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, src, 0, frames, 1), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	attach(tl, &e, &origin);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(d.n, 0);
+	eng_diag_free(&d);
+	return tl;
+}
+
+/* Offsets, frame_at and slices agree; slices add up to the file. */
+static void check_layout(const struct eng_timeline *tl)
+{
+	uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+	int64_t k;
+	size_t t;
+
+	for (k = 0; k < tl->frames; k++) {
+		uint64_t pos = eng_frame_offset(tl, k);
+		uint64_t size = eng_frame_size(tl, k);
+
+		if (size)
+			assert_int_equal(eng_frame_at(tl, pos), k);
+		if (size > 1)
+			assert_int_equal(eng_frame_at(tl, pos + size - 1), k);
+		lo = size < lo ? size : lo;
+		hi = size > hi ? size : hi;
+		for (t = 0; t < tl->ntracks; t++) {
+			struct eng_slice s;
+			uint64_t ext = 0;
+			int i;
+
+			eng_slice_get(tl, k, t, &s);
+			assert_int_equal(s.pos, pos);
+			for (i = 0; i < s.next; i++)
+				ext += s.ext[i].len;
+			if (s.seg && s.len)
+				assert_int_equal(ext, s.len);
+			else
+				assert_int_equal(s.next, 0);
+			pos += s.len;
+			sum += s.len;
+		}
+		assert_int_equal(pos, eng_frame_offset(tl, k + 1));
+	}
+	assert_int_equal(sum, tl->bytes);
+	assert_int_equal(eng_frame_offset(tl, tl->frames), tl->bytes);
+	assert_int_equal(tl->frame_bytes_min, lo);
+	assert_int_equal(tl->frame_bytes_max, hi);
+}
+
+/* Variable frame sizes: each timeline frame of V is the size of the source
+ * frame it plays, at that frame's offset; gap frames are empty.  Before
+ * issue 21 a frame of a real file was read at k * rate / fps, one size. */
+static void test_media_video_variable(void **state)
+{
+	struct eng_timeline *tl = eng_tl_new("r", "r.tl");
+	struct eng_essence *v = video_ess(20, 0);
+	struct eng_essence *ess[2] = { v, NULL };
+	static const int64_t origins[2] = { 0, 4 };
+	struct eng_diag d = { 0 };
+	struct eng_slice s;
+	int64_t k;
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 24, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", 24000, 1), 0);
+	assert_int_equal(eng_tl_add_track(tl, "A1", 144000, 3), 1);
+	assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "b", 2), 1);
+	/* V: a's frames 2..6 at 0..4, a gap 5..6, b's 0..2 (media 4..6) */
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 2, 0, 5, 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 1, 0, 7, 3, 2), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 1, 0, 0, 0, 10, 3), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	attach(tl, ess, origins);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_non_null(tl->tracks[0].upto);
+	assert_null(tl->tracks[1].upto);
+	/* V: 120+130+140+150+160 + 0 + 0 + 140+150+160; A1: 6000 a frame */
+	assert_int_equal(eng_upto(tl, 0, tl->frames), 1150);
+	assert_int_equal(tl->bytes, 1150 + 10 * 6000);
+	assert_int_equal(tl->frame_bytes_min, 6000);
+	assert_int_equal(tl->frame_bytes_max, 6160);
+	/* the derived rate: 1150 bytes in 10 frames at 24 fps */
+	assert_int_equal(tl->tracks[0].rate, 2760);
+	assert_int_equal(tl->tracks[0].align, 1);
+	assert_int_equal(tl->slice_extents_max, 1);
+	check_layout(tl);
+	eng_slice_get(tl, 0, 0, &s);
+	assert_int_equal(s.len, 120);
+	assert_int_equal(s.next, 1);
+	assert_int_equal(s.ext[0].off, 7000);
+	assert_int_equal(s.file_off, 7000);
+	eng_slice_get(tl, 5, 0, &s);	/* a gap: nothing */
+	assert_null(s.seg);
+	assert_int_equal(s.len, 0);
+	eng_slice_get(tl, 8, 0, &s);	/* b's frame 1: media frame 5 */
+	assert_int_equal(s.pos, 120 + 130 + 140 + 150 + 160 + 140 + 8 * 6000);
+	assert_int_equal(s.len, 150);
+	assert_int_equal(s.ext[0].off, 10000);
+	/* the raw track after it keeps its closed form */
+	eng_slice_get(tl, 8, 1, &s);
+	assert_int_equal(s.len, 6000);
+	assert_int_equal(s.file_off, 8 * 6000);
+	for (k = 0; k < tl->frames; k++)
+		assert_int_equal(eng_upto(tl, 0, k + 1) - eng_upto(tl, 0, k),
+				 k < 5 ? 120 + 10 * (uint64_t)k :
+				 k < 7 ? 0 : 140 + 10 * (uint64_t)(k - 7));
+	/* a second call starts over and finds the same */
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(tl->bytes, 1150 + 10 * 6000);
+	check_layout(tl);
+	eng_tl_free(tl);
+	ess_free(v);
+	eng_diag_free(&d);
+}
+
+/* Real video of one size, no gap: the closed form, no table. */
+static void test_media_video_constant(void **state)
+{
+	struct eng_essence *v = video_ess(20, 0);
+	struct eng_timeline *tl;
+	int64_t i;
+
+	(void)state;
+	for (i = 0; i < v->nframes; i++)
+		v->len[i] = 4321;
+	tl = one_clip("V", 1000, 1, (struct eng_fps){ 30000, 1001 }, 3, 12, v,
+		      0);
+	assert_null(tl->tracks[0].upto);
+	assert_int_equal(tl->tracks[0].align, 4321);
+	assert_int_equal(tl->bytes, 12 * 4321);
+	assert_int_equal(tl->frame_bytes_min, 4321);
+	assert_int_equal(tl->frame_bytes_max, 4321);
+	check_layout(tl);
+	eng_tl_free(tl);
+	ess_free(v);
+}
+
+/* Audio by samples whatever the chunking: 48 kHz stereo 24-bit at 24 fps
+ * is 2000 samples a frame; chunks of 1500 samples with 77 bytes between
+ * them make a frame two or three extents. */
+static void test_media_audio_chunks(void **state)
+{
+	struct eng_essence *a = audio_ess(48000, 6, 1500, 48000 * 3);
+	struct eng_timeline *tl;
+	struct eng_slice s;
+	int64_t k;
+
+	(void)state;
+	/* the .tl's rate is the raw default: the media's wins */
+	tl = one_clip("A1", 144000, 3, (struct eng_fps){ 24, 1 }, 1, 40, a, 700);
+	assert_int_equal(tl->tracks[0].rate, 288000);
+	assert_int_equal(tl->tracks[0].align, 6);
+	assert_int_equal(tl->bytes, 40 * 12000);
+	assert_int_equal(tl->slice_extents_max, 3);
+	check_layout(tl);
+	for (k = 0; k < tl->frames; k++) {
+		/* samples [700 + 2000 (k + 1), + 2000) of the media */
+		int64_t first = 700 + 2000 * (k + 1), smp = first;
+		int i;
+
+		eng_slice_get(tl, k, 0, &s);
+		for (i = 0; i < s.next; i++) {
+			int64_t c = smp / 1500;
+
+			assert_int_equal(s.ext[i].off,
+					 100000 + c * (1500 * 6 + 77) +
+					 (smp - c * 1500) * 6);
+			smp += (int64_t)(s.ext[i].len / 6);
+			/* each extent ends a chunk, or the frame */
+			assert_true(smp % 1500 == 0 || smp == first + 2000);
+		}
+		assert_int_equal(smp, first + 2000);
+	}
+	/* frame 0: samples 2700..4700: 2700..3000, 3000..4500, 4500..4700 */
+	eng_slice_get(tl, 0, 0, &s);
+	assert_int_equal(s.next, 3);
+	assert_int_equal(s.ext[0].len, 300 * 6);
+	assert_int_equal(s.ext[1].off, 100000 + 2 * 9077);
+	assert_int_equal(s.ext[1].len, 1500 * 6);
+	assert_int_equal(s.ext[2].len, 200 * 6);
+	eng_tl_free(tl);
+	ess_free(a);
+}
+
+/* What the layout refuses, each a message naming the clip and both
+ * values: a track of real and raw video, audio of two sample rates, a
+ * segment past its media's end, audio in too many chunks. */
+static void test_media_refused(void **state)
+{
+	static const struct {
+		const char *what;
+		int video;	/* V track, else A1 */
+		uint32_t rate2;	/* clip b's audio rate, 0: raw */
+		int64_t src_b;	/* b's src_in */
+		uint32_t chunk;
+		const char *msg;
+	} cases[] = {
+		{ "real and raw video", 1, 0, 0, 0,
+		  "clip b on track V is raw media (24000 bytes a second, "
+		  "align 1), but clip a (line 1) is real video (prores)" },
+		{ "past the end", 1, 1, 15, 0,
+		  "clip b on track V plays frames 15..24 of its media, "
+		  "which has 20 frames" },
+		{ "two sample rates", 0, 44100, 0, 1500,
+		  "clip b on track A1 is real audio (pcm_s24le, 44100 Hz, 6 "
+		  "bytes a sample frame, little-endian), but clip a (line 1) "
+		  "is real audio (pcm_s24le, 48000 Hz" },
+		{ "tiny chunks", 0, 48000, 0, 400,
+		  "reads its audio in more than 4 pieces" },
+		{ "audio past the end", 0, 48000, 200, 1500,
+		  "plays samples its media" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		struct eng_timeline *tl = eng_tl_new("x", "x.tl");
+		struct eng_essence *ea, *eb = NULL;
+		struct eng_diag d = { 0 };
+
+		tl->fps = (struct eng_fps){ 24, 1 };
+		if (cases[i].video) {
+			ea = video_ess(20, 0);
+			if (cases[i].rate2)
+				eb = video_ess(20, 0);
+		} else {
+			ea = audio_ess(48000, 6, cases[i].chunk, 48000 * 4);
+			eb = audio_ess(cases[i].rate2, 6, cases[i].chunk,
+				       48000 * 4);
+		}
+		assert_int_equal(eng_tl_add_track(tl, cases[i].video ? "V" :
+						  "A1", 24000, 1), 0);
+		assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
+		assert_int_equal(eng_tl_clip(tl, "b", 2), 1);
+		assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 5, 1), 0);
+		assert_int_equal(eng_tl_add_segment(tl, 0, 1, cases[i].src_b,
+						    5, 10, 2), 0);
+		assert_int_equal(eng_tl_finalize(tl, &d), 0);
+		attach(tl, &ea, NULL);
+		tl->clips[1].media[0].ess = eb;
+		assert_int_equal(eng_tl_layout_media(tl, &d), -EINVAL);
+		if (d.n < 1 || !strstr(d.msgs[0], cases[i].msg))
+			fail_msg("%s: got \"%s\"", cases[i].what,
+				 d.n ? d.msgs[0] : "no message");
+		assert_non_null(strstr(d.msgs[0], "x.tl"));
+		eng_tl_free(tl);
+		ess_free(ea);
+		ess_free(eb);
+		eng_diag_free(&d);
+	}
+}
+
+/* Decoding dependencies: from the GOP's key frame, in decode order. */
+static void test_media_deps(void **state)
+{
+	struct eng_essence *v = video_ess(12, 6);
+	struct eng_timeline *tl;
+	struct eng_slice_ext x[16];
+	/* presentation I B B P B B, decode I P B B P' ...: 0 3 1 2 | 6 9 7 8 */
+	static const int64_t decode[12] = { 0, 2, 3, 1, 5, 6, 4, 8, 9, 7,
+					    11, 10 };
+
+	(void)state;
+	tl = one_clip("V", 24000, 1, (struct eng_fps){ 24, 1 }, 1, 10, v, 0);
+	/* presentation order: frame 3 needs 0, 1, 2; a key frame none */
+	assert_int_equal(eng_slice_deps(tl, 0, 0, 3, x, 16), 3);
+	assert_int_equal(x[0].off, 5000);
+	assert_int_equal(x[2].off, 7000);
+	assert_int_equal(x[2].len, 120);
+	assert_int_equal(eng_slice_deps(tl, 0, 0, 6, x, 16), 0);
+	assert_int_equal(eng_slice_deps(tl, 0, 0, 3, x, 2), 2);
+	/* the most any frame of the edit (media 1..10) needs: 5 needs 5 */
+	assert_int_equal(tl->dep_reads_max, 5);
+	assert_int_equal(tl->dep_bytes_max, 210);
+	/* decode order */
+	v->decode = malloc(sizeof(decode));
+	assert_non_null(v->decode);
+	memcpy(v->decode, decode, sizeof(decode));
+	/* B at 2 (decode 3): I 0, P 3, B 1 */
+	assert_int_equal(eng_slice_deps(tl, 0, 0, 2, x, 16), 3);
+	assert_int_equal(x[0].off, 5000);
+	assert_int_equal(x[1].off, 8000);
+	assert_int_equal(x[2].off, 6000);
+	/* P at 3 (decode 1): I only */
+	assert_int_equal(eng_slice_deps(tl, 0, 0, 3, x, 16), 1);
+	assert_int_equal(x[0].off, 5000);
+	/* raw media, or a clip without media: none */
+	assert_int_equal(eng_slice_deps(tl, 0, 0, 30, x, 16), 0);
+	eng_tl_free(tl);
+	ess_free(v);
+}
+
+/* A timeline of raw media is left exactly as eng_tl_finalize made it. */
+static void test_media_raw_unchanged(void **state)
+{
+	struct eng_timeline *tl = make_tl(40);
+	struct eng_diag d = { 0 };
+	uint64_t bytes = tl->bytes, lo = tl->frame_bytes_min,
+		 hi = tl->frame_bytes_max;
+
+	(void)state;
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(tl->bytes, bytes);
+	assert_int_equal(tl->frame_bytes_min, lo);
+	assert_int_equal(tl->frame_bytes_max, hi);
+	assert_int_equal(tl->slice_extents_max, 0);
+	assert_null(tl->tracks[0].upto);
+	eng_tl_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +962,12 @@ int main(void)
 		cmocka_unit_test(test_frame_at),
 		cmocka_unit_test(test_finalize_errors),
 		cmocka_unit_test(test_finalize_too_large),
+		cmocka_unit_test(test_media_video_variable),
+		cmocka_unit_test(test_media_video_constant),
+		cmocka_unit_test(test_media_audio_chunks),
+		cmocka_unit_test(test_media_refused),
+		cmocka_unit_test(test_media_deps),
+		cmocka_unit_test(test_media_raw_unchanged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
