@@ -18,6 +18,7 @@
 
 #include "play/pieces.h"
 #include "play/player_i.h"
+#include "timeline/layout.h"
 
 /* A ring of this size or more is allocated in huge pages (eng_player_new). */
 #define RING_HUGE (2u << 20)
@@ -66,11 +67,43 @@ static int init_sync(struct eng_player *p)
  * bytes a frame of all tracks, A their sample units), so then w bytes
  * touch at most (w + A) / R + 2 frames; and never more than the timeline.
  */
+/* The same, frame by frame, for a timeline with a table of frame sizes
+ * (real media, eng_track.upto): its smallest frame (a tiny P frame, an
+ * empty gap frame) says nothing of the frames around it.  The most frames
+ * any w bytes touch: a window starting at the last byte of frame a ends
+ * in frame_at(offset(a + 1) + w - 2), which never goes back as a grows.
+ * O(frames x tracks), at open and at mount. */
+static uint64_t frames_spanned_table(const struct eng_timeline *tl,
+				     uint64_t w)
+{
+	uint64_t most = 1, end;
+	int64_t a, b = 0;
+
+	for (a = 0; a < tl->frames; a++) {
+		uint64_t next = eng_frame_offset(tl, a + 1);
+
+		if (next == eng_frame_offset(tl, a))
+			continue;	/* no byte of it starts a request */
+		end = w > tl->bytes - next + 1 ? tl->bytes - 1 : next + w - 2;
+		if (b < a)
+			b = a;
+		while (b + 1 < tl->frames &&
+		       eng_frame_offset(tl, b + 1) <= end)
+			b++;
+		if ((uint64_t)(b - a + 1) > most)
+			most = (uint64_t)(b - a + 1);
+	}
+	return most + 1;
+}
+
 static uint64_t frames_spanned(const struct eng_timeline *tl, uint64_t w)
 {
 	long double r = 0, a = 0, n;
 	size_t t;
 
+	for (t = 0; t < tl->ntracks; t++)
+		if (tl->tracks[t].upto)
+			return frames_spanned_table(tl, w);
 	if (tl->frame_bytes_min)
 		return (w + tl->frame_bytes_min - 1) / tl->frame_bytes_min + 2;
 	for (t = 0; t < tl->ntracks; t++) {
@@ -160,9 +193,13 @@ static int plan_ring(const struct eng_timeline *tl,
 		  (unsigned __int128)rp->nslots *
 		  (1 + sizeof(struct iovec) +
 		   (cfg->window ? sizeof(int64_t) : 0)) +
-		  (unsigned __int128)tl->ntracks * sizeof(struct eng_access) +
+		  (unsigned __int128)eng_pl_reads_max(tl) *
+		  sizeof(struct eng_access) +
 		  (unsigned __int128)(rp->nfds ? rp->nfds : 1) *
-		  sizeof(struct media_fd);
+		  sizeof(struct media_fd) +
+		  (unsigned __int128)tl->ntracks * sizeof(struct dec_state) +
+		  (unsigned __int128)tl->dep_reads_max *
+		  sizeof(struct eng_slice_ext);
 	/* Frames of one size fill their slots: a request is at most 2
 	 * pieces (the ring's wrap).  Others may need more than the caller's
 	 * reply takes (800-byte audio frames: 1310 in 1 MiB). */
@@ -175,8 +212,15 @@ static int plan_ring(const struct eng_timeline *tl,
 	rp->mem += rp->spill_bytes;
 	if (tl->frame_bytes_max > SIZE_MAX / 4)
 		return 0;	/* more than any ring can be: mem says so */
-	if (cfg->backing == ENG_BACKING_DIRECT) {
-		rp->bounce_bytes = bounce_size((size_t)tl->frame_bytes_max);
+	/* decoding dependency reads go there too, in every backing: their
+	 * bytes are read, not served */
+	if (cfg->backing == ENG_BACKING_DIRECT || tl->dep_bytes_max) {
+		uint64_t most = tl->frame_bytes_max > tl->dep_bytes_max ?
+				tl->frame_bytes_max : tl->dep_bytes_max;
+
+		if (most > SIZE_MAX / 4)
+			return 0;
+		rp->bounce_bytes = bounce_size((size_t)most);
 		rp->mem += rp->bounce_bytes;
 	}
 	if (cfg->zero_copy && cfg->pace.mode == ENG_PACE_OFF &&
@@ -269,6 +313,8 @@ static void free_mem(struct eng_player *p)
 	free(p->fds);
 	free(p->copy_iov);
 	free(p->pend);
+	free(p->dec);
+	free(p->deps);
 	free(p->held);
 	free(p->failed);
 	free(p->ring);
@@ -330,10 +376,14 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->failed = calloc(p->nslots, 1);
 	if (cfg->window)
 		p->held = malloc(p->nslots * sizeof(*p->held));
-	p->pend = calloc(tl->ntracks, sizeof(*p->pend));
+	p->pend = calloc(eng_pl_reads_max(tl), sizeof(*p->pend));
+	p->dec = calloc(tl->ntracks, sizeof(*p->dec));
+	if (tl->dep_reads_max)
+		p->deps = calloc(tl->dep_reads_max, sizeof(*p->deps));
 	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
 	if (!p->ring || !p->failed || (cfg->window && !p->held) || !p->pend ||
+	    !p->dec || (tl->dep_reads_max && !p->deps) ||
 	    !p->copy_iov || !p->fds)
 		goto err_free;
 	for (i = 0; p->held && i < p->nslots; i++)
@@ -352,7 +402,7 @@ int eng_player_new(const struct eng_timeline *tl,
 		p->fds[i].fd = -1;
 		p->fds[i].newer = p->fds[i].older = -1;
 	}
-	if (cfg->backing == ENG_BACKING_DIRECT) {
+	if (rp.bounce_bytes) {
 		p->bounce_bytes = rp.bounce_bytes;
 		if (posix_memalign(&p->bounce, DIRECT_ALIGN, p->bounce_bytes)) {
 			p->bounce = NULL;

@@ -38,6 +38,11 @@ struct eng_access {
 	 * a load that a seek or a re-read behind the ring discarded.  The
 	 * player's late frames are the late reads' frames with played 1. */
 	int played;
+	/* 1: a decoding dependency read (long-GOP media): a frame before
+	 * the one played that the reader's decoder needs first, where a
+	 * run of the media starts (a cut, a seek); its bytes are not in the
+	 * virtual file, its time counts toward the frame's (lateness) */
+	int dep;
 };
 
 typedef void (*eng_record_fn)(void *ctx, const struct eng_access *a);

@@ -24,6 +24,7 @@
 
 #include "io/io.h"
 #include "play/player.h"
+#include "timeline/layout.h"
 #include "timeline/model.h"
 #include "util/values.h"
 
@@ -38,6 +39,14 @@ struct media_fd {
 	 * ends): the least recently used is closed past cfg.max_files */
 	int32_t newer, older;
 	uint64_t checked_ns;	/* last io->check of fd */
+};
+
+/* What the reader's decoder of one track last read: where the next
+ * read follows it (the same media, its next frame) it needs no
+ * decoding dependencies. */
+struct dec_state {
+	const void *media;	/* the eng_media read, NULL: none yet */
+	int64_t src;		/* its media frame */
 };
 
 struct eng_player {
@@ -71,10 +80,14 @@ struct eng_player {
 	 * read of the storage (only in the ring: a pipe gives its bytes
 	 * once).  NULL without cfg.window (still_held). */
 	int64_t *held;
-	/* [ntracks]: the reads of the frame being loaded, recorded once it
-	 * is known whether it was played (eng_pl_load_finish); the
-	 * loader's */
+	/* [eng_pl_reads_max]: the reads of the frame being loaded,
+	 * recorded once it is known whether it was played
+	 * (eng_pl_load_finish); the loader's */
 	struct eng_access *pend;
+	struct dec_state *dec;	/* [ntracks]; the loader's */
+	/* [tl->dep_reads_max] or NULL: a frame's decoding dependencies
+	 * (eng_slice_deps); the loader's */
+	struct eng_slice_ext *deps;
 	struct iovec *copy_iov;	/* [nslots] for eng_player_copy(); req_lock */
 	/* The copied tail of a request of more pieces than cfg.max_pieces
 	 * (NULL where none can need it); req_lock */
@@ -95,7 +108,9 @@ struct eng_player {
 	/* the loader's counts of its fds, into st at load_end */
 	unsigned nopen, open_peak;
 	uint64_t opens, reopens, open_retries;
-	void *bounce;		/* aligned, for O_DIRECT reads */
+	/* aligned, for O_DIRECT reads and decoding dependency reads (whose
+	 * bytes are not served) */
+	void *bounce;
 	size_t bounce_bytes;
 	int64_t lo, head;	/* the ring holds frames [lo, head) */
 	/* One past the newest frame played since the clock was anchored:
@@ -203,6 +218,17 @@ static inline void record(const struct eng_player *p, const struct eng_access *a
 {
 	if (p->cfg.record)
 		p->cfg.record(p->cfg.record_ctx, a);
+}
+
+/* The most backing reads of one frame: each track's slice in up to
+ * tl->slice_extents_max extents, and where the frame starts a run of its
+ * media (a cut, a seek), its decoding dependencies: up to
+ * tl->dep_reads_max. */
+static inline size_t eng_pl_reads_max(const struct eng_timeline *tl)
+{
+	size_t ext = tl->slice_extents_max ? tl->slice_extents_max : 1;
+
+	return tl->ntracks * (ext + (size_t)tl->dep_reads_max);
 }
 
 /* player_fds.c: only the loader calls these. */

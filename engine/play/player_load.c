@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Loading one frame into its ring slot: reserved under the lock, read with
- * the lock released (one pread per non-gap slice, each recorded), published
+ * the lock released (one pread per extent of each non-gap slice, after the
+ * decoding dependencies of long-GOP media where a run of it starts; each
+ * recorded), published
  * under the lock unless a seek restarted the ring meanwhile.  The clock:
  * each frame's issue time is the anchor plus its period (player_i.h).
  */
@@ -22,22 +24,31 @@ static ssize_t io_pread(const struct eng_io *io, int fd, void *buf,
 	return io->pread(io->ctx, fd, buf, len, off);
 }
 
-/* One backing read of slice s into dst; fills the times and err of a. */
-static void read_slice(struct eng_player *p, const struct eng_slice *s,
-		       unsigned char *dst, struct eng_access *a)
+/* One backing read: len bytes at off of (clip, track)'s file into dst,
+ * or, for a decoding dependency (dst NULL), into the bounce buffer, whose
+ * bytes are not served.  Fills the times and err of a. */
+static void read_extent(struct eng_player *p, uint32_t clip, size_t t,
+			uint64_t off, uint64_t len, unsigned char *dst,
+			struct eng_access *a)
 {
 	const struct eng_io *io = p->cfg.io;
-	uint64_t off = s->file_off, len = s->len;
 	int direct = 0, fd;
 	ssize_t r;
 
-	fd = eng_pl_media_fd(p, s->seg->clip, s->track, &direct);
+	/* a dependency larger than eng_tl_layout_media saw (a reader's
+	 * len_max gone wrong) is not read past the buffer */
+	if (!dst && len + 2 * DIRECT_ALIGN > p->bounce_bytes) {
+		a->issued_ns = a->done_ns = io->now(io->ctx);
+		a->err = EFBIG;
+		return;
+	}
+	fd = eng_pl_media_fd(p, clip, t, &direct);
 	if (fd < 0) {
 		a->issued_ns = a->done_ns = io->now(io->ctx);
 		a->err = -fd;
 		goto fail;
 	}
-	if (p->zc > 0) {
+	if (p->zc > 0 && dst) {
 		/* a failed frame fails its requests; what it left in the
 		 * pipe is discarded when the slot is reused */
 		eng_pl_zc_splice(p, fd, off, len, a);
@@ -59,12 +70,13 @@ static void read_slice(struct eng_player *p, const struct eng_slice *s,
 			a->err = (int)-r;
 		else if ((uint64_t)r < need)
 			a->err = EIO;
-		else
+		else if (dst)
 			memcpy(dst, (unsigned char *)p->bounce + (off - start),
 			       (size_t)len);
 	} else {
 		a->issued_ns = io->now(io->ctx);
-		r = io_pread(io, fd, dst, (size_t)len, off, a);
+		r = io_pread(io, fd, dst ? dst : p->bounce, (size_t)len, off,
+			     a);
 		a->done_ns = io->now(io->ctx);
 		if (r < 0)
 			a->err = (int)-r;
@@ -79,7 +91,62 @@ static void read_slice(struct eng_player *p, const struct eng_slice *s,
 		return;
 fail:
 	/* never leave stale bytes of another frame behind */
-	memset(dst, 0, (size_t)len);
+	if (dst)
+		memset(dst, 0, (size_t)len);
+}
+
+/* One read of frame l->k's track t: its access row kept for recording,
+ * its time and failure the frame's. */
+static void load_extent(struct eng_player *p, struct load *l,
+			const struct eng_slice *s, uint64_t off, uint64_t len,
+			unsigned char *dst, int dep)
+{
+	struct eng_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.frame = l->k;
+	a.track = (uint32_t)s->track;
+	a.clip = s->seg->clip;
+	a.file_offset = off;
+	a.length = len;
+	a.sched_ns = l->sched;
+	a.due_ns = l->due;
+	a.dep = dep;
+	read_extent(p, s->seg->clip, s->track, off, len, dst, &a);
+	if (p->cfg.record)
+		p->pend[l->npend++] = a;
+	if (a.done_ns - a.issued_ns > l->worst)
+		l->worst = a.done_ns - a.issued_ns;
+	if (a.err)
+		l->failed = 1;
+	l->last_done = a.done_ns;
+	l->reads++;
+}
+
+/* Long-GOP media: where slice s does not follow the frame the track's
+ * decoder last read (a cut, a seek, the first read), the frames its
+ * decoder needs first, each one read. */
+static void load_deps(struct eng_player *p, struct load *l,
+		      const struct eng_slice *s)
+{
+	const struct eng_timeline *tl = p->tl;
+	struct dec_state *d = &p->dec[s->track];
+	const void *m;
+	int64_t src = eng_slice_src(tl, s->track, s->seg, l->k);
+	int i, n;
+
+	if (src < 0)
+		return;
+	m = &tl->clips[s->seg->clip].media[s->track];
+	if (!(d->media == m && d->src + 1 == src) && p->deps) {
+		n = eng_slice_deps(tl, s->seg->clip, s->track, src, p->deps,
+				   tl->dep_reads_max);
+		for (i = 0; i < n; i++)
+			load_extent(p, l, s, p->deps[i].off, p->deps[i].len,
+				    NULL, 1);
+	}
+	d->media = m;
+	d->src = src;
 }
 
 /* Reserve frame p->head, evicting the oldest frame if the ring is full.
@@ -109,7 +176,7 @@ void eng_pl_load_begin(struct eng_player *p, struct load *l)
 		eng_pl_zc_reset_slot(p, l->slot);
 }
 
-/* The preads of a reserved frame, one per non-gap slice.  Runs without the
+/* The preads of a reserved frame, one per extent of each non-gap slice.  Runs without the
  * player lock: it touches only the reserved slot, the media fds and the
  * bounce buffer, which only the one loader (the filler, or the request
  * holding req_lock when there is none) uses. */
@@ -124,35 +191,30 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 		return;
 	for (t = 0; t < tl->ntracks; t++) {
 		struct eng_slice s;
-		struct eng_access a;
+		unsigned char *at;
+		int i;
 
 		eng_slice_get(tl, l->k, t, &s);
 		if (s.len == 0)
 			continue;
-		if (!s.seg) {
+		at = dst + (s.pos - base);
+		if (!s.seg || s.next == 0) {
+			/* a gap; or media without these bytes, which
+			 * eng_tl_layout_media refuses: never served */
 			if (p->zc > 0)
 				eng_pl_zc_zero(p, l, (size_t)s.len);
 			else
-				memset(dst + (s.pos - base), 0, (size_t)s.len);
+				memset(at, 0, (size_t)s.len);
+			if (s.seg)
+				l->failed = 1;
 			continue;
 		}
-		memset(&a, 0, sizeof(a));
-		a.frame = l->k;
-		a.track = (uint32_t)t;
-		a.clip = s.seg->clip;
-		a.file_offset = s.file_off;
-		a.length = s.len;
-		a.sched_ns = l->sched;
-		a.due_ns = l->due;
-		read_slice(p, &s, dst + (s.pos - base), &a);
-		if (p->cfg.record)
-			p->pend[l->npend++] = a;
-		if (a.done_ns - a.issued_ns > l->worst)
-			l->worst = a.done_ns - a.issued_ns;
-		if (a.err)
-			l->failed = 1;
-		l->last_done = a.done_ns;
-		l->reads++;
+		load_deps(p, l, &s);
+		for (i = 0; i < s.next; i++) {
+			load_extent(p, l, &s, s.ext[i].off, s.ext[i].len, at,
+				    0);
+			at += s.ext[i].len;
+		}
 	}
 }
 

@@ -13,12 +13,15 @@
 
 #include "play/player_i.h"
 
-/* The zero-copy pipes' bytes per slot (zc_decide): a slice spliced from
+/* The zero-copy pipes' bytes per slot (zc_decide): an extent spliced from
  * an unaligned offset starts and ends in part pages, and each pipe buffer
  * holds at most one page. */
 size_t eng_pl_zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes)
 {
-	return ((slot_bytes + 4095) / 4096 + 2 * tl->ntracks + 1) * 4096;
+	size_t ext = tl->slice_extents_max ? tl->slice_extents_max : 1;
+
+	return ((slot_bytes + 4095) / 4096 + 2 * tl->ntracks * ext + 1) *
+	       4096;
 }
 
 /* Empty slot's pipe of what its last frame left: bytes never asked for

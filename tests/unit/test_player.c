@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "io/io.h"
+#include "media/essence.h"
 #include "media/gen.h"
 #include "media/media.h"
 #include "media/mov.h"
@@ -476,14 +477,16 @@ static struct eng_timeline *make_tl(const struct tl_spec *sp)
 	return tl;
 }
 
-/* The whole virtual file as the layout defines it (gaps are zeros). */
+/* The whole virtual file as the layout defines it (gaps are zeros);
+ * *nslices: the reads of it, one per extent of a slice. */
 static unsigned char *expected_file(const struct eng_timeline *tl,
 				    size_t *nslices)
 {
 	unsigned char *buf = calloc(1, tl->bytes);
 	int64_t k;
 	size_t t, n = 0;
-	uint64_t i;
+	uint64_t i, at;
+	int e;
 
 	assert_non_null(buf);
 	for (k = 0; k < tl->frames; k++)
@@ -493,11 +496,12 @@ static unsigned char *expected_file(const struct eng_timeline *tl,
 			eng_slice_get(tl, k, t, &s);
 			if (!s.seg || !s.len)
 				continue;
-			n++;
-			for (i = 0; i < s.len; i++)
-				buf[s.pos + i] = byte_at(
-					tl->clips[s.seg->clip].media[t].file,
-					s.file_off + i);
+			n += (size_t)s.next;
+			for (e = 0, at = s.pos; e < s.next; e++)
+				for (i = 0; i < s.ext[e].len; i++)
+					buf[at++] = byte_at(
+						tl->clips[s.seg->clip].media[t].file,
+						s.ext[e].off + i);
 		}
 	if (nslices)
 		*nslices = n;
@@ -4068,6 +4072,267 @@ static void test_movie_zc(void **state)
 	eng_tl_free(tl);
 }
 
+/* ------------------------------------------------ real media (issue 21) */
+
+/* Video of 24 frames of sizes 1000 + 37 i at 9000 + 5000 i, key frames
+ * every `gop` (0: intra-only). */
+static struct eng_essence *rm_video(int64_t gop)
+{
+	struct eng_essence *e = calloc(1, sizeof(*e));
+	int64_t i, n = 24;
+
+	assert_non_null(e);
+	e->kind = ENG_ESS_VIDEO;
+	strcpy(e->codec, "h264");
+	e->nframes = n;
+	e->off = calloc((size_t)n, sizeof(*e->off));
+	e->len = calloc((size_t)n, sizeof(*e->len));
+	assert_true(e->off && e->len);
+	if (gop)
+		e->dep = calloc((size_t)n, sizeof(*e->dep));
+	for (i = 0; i < n; i++) {
+		e->off[i] = 9000 + 5000 * (uint64_t)i;
+		e->len[i] = 1000 + 37 * (uint32_t)i;
+		if (gop)
+			e->dep[i] = i / gop * gop;
+	}
+	e->len_min = 1000;
+	e->len_max = 1000 + 37 * 23;
+	return e;
+}
+
+/* 48 kHz stereo 16-bit audio in chunks of 1500 samples, 50 bytes apart:
+ * a frame of it at 24 fps (2000 samples) crosses 2 or 3 chunks. */
+static struct eng_essence *rm_audio(void)
+{
+	struct eng_essence *e = calloc(1, sizeof(*e));
+	size_t c;
+
+	assert_non_null(e);
+	e->kind = ENG_ESS_AUDIO;
+	e->sample_rate = 48000;
+	e->block = 4;
+	e->channels = 2;
+	e->bits = 16;
+	e->nsamples = 48000 * 2;
+	e->nchunks = 64;
+	e->chunks = calloc(e->nchunks, sizeof(*e->chunks));
+	assert_non_null(e->chunks);
+	for (c = 0; c < e->nchunks; c++) {
+		e->chunks[c].off = 700 + c * (1500 * 4 + 50);
+		e->chunks[c].first = (int64_t)c * 1500;
+		e->chunks[c].count = 1500;
+	}
+	return e;
+}
+
+static void rm_free(struct eng_essence *e)
+{
+	free(e->off);
+	free(e->len);
+	free(e->dep);
+	free(e->chunks);
+	free(e);
+}
+
+/* V: clip a's media frames 2..9, then b's 7..10 (a cut into a GOP on
+ * both sides); A1: a's audio under all 12 frames.  Each clip its own
+ * file of the same index (its bytes differ by name). */
+static const struct tl_spec rm_spec = {
+	24, 1,
+	{ { "V", 24000, 1, 0 }, { "A1", 144000, 3, 0 } },
+	{
+		{ "V", "a", 2, 0, 8 },
+		{ "V", "b", 7, 8, 4 },
+		{ "A1", "a", 0, 0, 12 },
+	},
+};
+
+static struct eng_timeline *rm_tl(struct eng_essence *v,
+				  struct eng_essence *a)
+{
+	struct eng_timeline *tl = make_tl(&rm_spec);
+	struct eng_diag d = { 0 };
+	size_t c;
+
+	for (c = 0; c < tl->nclips; c++) {
+		tl->clips[c].media[0].ess = v;
+		tl->clips[c].media[1].ess = a;
+		/* the audio's first sample is 700 into its media */
+		tl->clips[c].media[1].origin = 700;
+	}
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	eng_diag_free(&d);
+	return tl;
+}
+
+/* The rows of frame k as the player must make them: where frame k's V
+ * starts a run of its media (first), its decoding dependencies, each
+ * flagged, then every extent of every slice in order. */
+static size_t rm_expect(const struct eng_timeline *tl, int64_t k, int first,
+			struct eng_access *out)
+{
+	struct eng_slice_ext deps[32];
+	size_t t, n = 0;
+	int i, nd = 0;
+
+	for (t = 0; t < tl->ntracks; t++) {
+		struct eng_slice s;
+
+		eng_slice_get(tl, k, t, &s);
+		if (!s.seg || !s.len)
+			continue;
+		if (t == 0 && first)
+			nd = eng_slice_deps(tl, s.seg->clip, 0,
+					    eng_slice_src(tl, 0, s.seg, k),
+					    deps, 32);
+		for (i = 0; t == 0 && i < nd; i++)
+			out[n++] = (struct eng_access){
+				.frame = k, .track = 0, .clip = s.seg->clip,
+				.file_offset = deps[i].off,
+				.length = deps[i].len, .dep = 1 };
+		for (i = 0; i < s.next; i++)
+			out[n++] = (struct eng_access){
+				.frame = k, .track = (uint32_t)t,
+				.clip = s.seg->clip,
+				.file_offset = s.ext[i].off,
+				.length = s.ext[i].len };
+	}
+	return n;
+}
+
+static void rm_check_row(const struct eng_access *got,
+			 const struct eng_access *want)
+{
+	if (got->frame != want->frame || got->track != want->track ||
+	    got->clip != want->clip || got->file_offset != want->file_offset ||
+	    got->length != want->length || got->dep != want->dep ||
+	    got->err)
+		fail_msg("row of frame %lld track %u: (%llu, %llu, dep %d), "
+			 "want frame %lld track %u (%llu, %llu, dep %d)",
+			 (long long)got->frame, got->track,
+			 (unsigned long long)got->file_offset,
+			 (unsigned long long)got->length, got->dep,
+			 (long long)want->frame, want->track,
+			 (unsigned long long)want->file_offset,
+			 (unsigned long long)want->length, want->dep);
+}
+
+/* Reads where the frames really are: a full read of an edit of long-GOP
+ * video and chunked audio makes exactly one access row per extent (audio
+ * crossing chunks: 2 or 3 a frame), and, where a clip starts inside a GOP
+ * (a cut, the first read), first the frames its decoder needs, flagged
+ * dep, in no byte of the file but in the frame's time; played on, no
+ * more.  Buffered and O_DIRECT alike.  Before issue 21 each slice was
+ * one read at k * rate / fps of the file. */
+static void test_real_media_reads(void **state)
+{
+	static const enum eng_backing backings[] = { ENG_BACKING_BUFFERED,
+						     ENG_BACKING_DIRECT };
+	struct eng_essence *v = rm_video(6), *a = rm_audio();
+	struct eng_timeline *tl = rm_tl(v, a);
+	struct eng_access *want = calloc(4096, sizeof(*want));
+	size_t nslices, b, n, i;
+	unsigned char *exp = expected_file(tl, &nslices);
+	unsigned char *got = malloc(tl->bytes);
+	int64_t k;
+
+	(void)state;
+	assert_true(want && got);
+	assert_non_null(tl->tracks[0].upto);
+	assert_int_equal(tl->slice_extents_max, 3);
+	for (b = 0; b < sizeof(backings) / sizeof(backings[0]); b++) {
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+							backings[b], 65536);
+		struct eng_player *p;
+		struct eng_player_stats st;
+		uint64_t off = 0;
+		ssize_t r;
+
+		f->can_direct = 1;
+		p = new_player(tl, &cfg);
+		while ((r = eng_player_copy(p, got + off, 65536, off)) > 0)
+			off += (uint64_t)r;
+		assert_int_equal(off, tl->bytes);
+		assert_memory_equal(got, exp, tl->bytes);
+		for (k = 0, n = 0; k < tl->frames; k++)
+			n += rm_expect(tl, k, k == 0 || k == 8, want + n);
+		/* a's frame 2 needs 0, 1; b's frame 7 needs 6 */
+		assert_int_equal(n, nslices + 3);
+		assert_int_equal(f->log.n, n);
+		for (i = 0; i < n; i++)
+			rm_check_row(&f->log.a[i], &want[i]);
+		assert_int_equal(f->log.a[0].length, 1000);
+		assert_int_equal(f->log.a[1].file_offset, 14000);
+		assert_int_equal(f->unaligned_direct, 0);
+		eng_player_stats(p, &st);
+		assert_int_equal(st.accesses, n);
+		assert_int_equal(st.bytes, tl->bytes);
+		assert_int_equal(st.frames, tl->frames);
+		check_played(f, p);
+		eng_player_free(p);
+
+		/* a first read into b's GOP (frame 10: media 9) reads 6, 7,
+		 * 8 first; frame 11 after it none */
+		f->log.n = 0;
+		p = new_player(tl, &cfg);
+		read_frame(p, tl, exp, 10);
+		read_frame(p, tl, exp, 11);
+		n = rm_expect(tl, 10, 1, want);
+		n += rm_expect(tl, 11, 0, want + n);
+		assert_int_equal(f->log.n, n);
+		for (i = 0; i < n; i++)
+			rm_check_row(&f->log.a[i], &want[i]);
+		assert_int_equal(f->log.a[0].file_offset, 39000);
+		assert_int_equal(f->log.a[2].file_offset, 49000);
+		assert_int_equal(f->log.a[3].dep, 0);
+		eng_player_free(p);
+		fake_free(f);
+	}
+	free(want);
+	free(got);
+	free(exp);
+	eng_tl_free(tl);
+	rm_free(v);
+	rm_free(a);
+}
+
+/* A frame's decoding dependencies count toward its completion: a slow
+ * read of one makes the frame late (and the frames due meanwhile), and
+ * is its worst read. */
+static void test_real_media_dep_late(void **state)
+{
+	struct eng_essence *v = rm_video(6), *a = rm_audio();
+	struct eng_timeline *tl = rm_tl(v, a);
+	unsigned char *exp = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 2, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, 65536);
+	struct eng_player *p;
+	struct eng_player_stats st;
+
+	(void)state;
+	f->slow_read = 0;	/* the first: a dependency of frame 0 */
+	f->slow_ns = 500 * MS;	/* due after 2 frames: 83 ms */
+	p = new_player(tl, &cfg);
+	read_frame(p, tl, exp, 0);
+	eng_player_stats(p, &st);
+	assert_int_equal(f->log.a[0].dep, 1);
+	assert_true(f->log.a[0].done_ns > f->log.a[0].due_ns);
+	assert_int_equal(f->log.a[0].frame, 0);
+	assert_true(st.worst_ns >= 500 * MS);
+	assert_true(st.late_frames >= 1);
+	check_played(f, p);
+	eng_player_free(p);
+	fake_free(f);
+	free(exp);
+	eng_tl_free(tl);
+	rm_free(v);
+	rm_free(a);
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -4086,6 +4351,8 @@ int main(void)
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_open_error),
 		cmocka_unit_test(test_direct),
+		cmocka_unit_test(test_real_media_reads),
+		cmocka_unit_test(test_real_media_dep_late),
 		cmocka_unit_test(test_read_api),
 		cmocka_unit_test(test_two_players),
 		cmocka_unit_test(test_threads),
