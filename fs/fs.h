@@ -22,6 +22,7 @@
 #include "play/movie.h"
 #include "play/player.h"
 #include "play/status.h"
+#include "timeline/layout.h"
 #include "timeline/load.h"
 #include "timeline/model.h"
 #include "util/diag.h"

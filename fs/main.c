@@ -68,7 +68,8 @@ static int load_timelines(struct fs *fs, struct eng_diag *diag)
 					 &notes) == 0 &&
 		    eng_timeline_load(path, &o, &tl, diag) == 0 &&
 		    eng_media_resolve(tl, fs->media_fd, fs->cfg.media_dir,
-				      diag) == 0) {
+				      diag) == 0 &&
+		    eng_tl_layout_media(tl, diag) == 0) {
 			for (j = 0; j < fs->nfiles; j++)
 				if (strcmp(fs->files[j].tl->name,
 					   tl->name) == 0)

@@ -25,6 +25,7 @@
 
 #include "gen.h"
 #include "media/media.h"
+#include "timeline/layout.h"
 #include "timeline/tl.h"
 
 /* One timeline of --for: loaded as the mount will load its copy. */
@@ -620,12 +621,14 @@ static int for_verify(const char *dir, struct for_tl *v, size_t n,
 		return -errno;
 	}
 	for (i = 0; i < n; i++)
-		if (eng_media_resolve(v[i].tl, fd, dir, &diag) < 0)
+		if (eng_media_resolve(v[i].tl, fd, dir, &diag) < 0 ||
+		    eng_tl_layout_media(v[i].tl, &diag) < 0)
 			rc = -EINVAL;
 	/* the mount loads those already there too */
 	for (i = 0; i < nold; i++)
 		if (old[i].tl &&
-		    eng_media_resolve(old[i].tl, fd, dir, &diag) < 0)
+		    (eng_media_resolve(old[i].tl, fd, dir, &diag) < 0 ||
+		     eng_tl_layout_media(old[i].tl, &diag) < 0))
 			rc = -EINVAL;
 	close(fd);
 	gen_print_diag(&diag);

@@ -126,6 +126,12 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 					  tr->rate);
 		if (tr->pic.pix == ENG_PIX_NONE && tr->align != 1)
 			eng_strbuf_printf(&b, " align=%" PRIu32, tr->align);
+		/* real media of variable frame sizes (eng_tl_layout_media):
+		 * no rate says its bytes, the media does */
+		if (tr->upto)
+			eng_strbuf_printf(&b, " # frames of its media's sizes, "
+					  "%" PRIu64 " bytes: the rate is "
+					  "their average", tr->upto[tl->frames]);
 		eng_strbuf_printf(&b, "\n");
 	}
 	for (t = 0; t < tl->ntracks; t++) {

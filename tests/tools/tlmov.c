@@ -207,6 +207,8 @@ int main(int argc, char **argv)
 	rc = eng_tl_parse(argv[2], "t", text, len, &tl, &d);
 	if (rc == 0)
 		rc = eng_media_resolve(tl, dirfd, argv[1], &d);
+	if (rc == 0)
+		rc = eng_tl_layout_media(tl, &d);
 	for (i = 0; i < d.n; i++)
 		fprintf(stderr, "%s\n", d.msgs[i]);
 	if (rc < 0)

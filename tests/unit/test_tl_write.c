@@ -272,6 +272,37 @@ static void test_dump_fixed_point(void **state)
 	eng_diag_free(&d);
 }
 
+/* A track of real variable-size frames (eng_tl_layout_media's table): the
+ * written rate is their average, and the line says so in a comment that
+ * parses back (issue 21's --dump-tl of a resolved timeline). */
+static void test_variable_track(void **state)
+{
+	static const char in[] = "fps 24\ntrack V 1000\nevent V c 0 4\n";
+	struct eng_timeline *tl = NULL, *back = NULL;
+	struct eng_diag d = { 0 };
+	char *text;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(eng_tl_parse("in.tl", "in", in, strlen(in), &tl, &d),
+			 0);
+	tl->tracks[0].upto = malloc(5 * sizeof(uint64_t));
+	assert_non_null(tl->tracks[0].upto);
+	memcpy(tl->tracks[0].upto, (const uint64_t[]){ 0, 10, 30, 60, 100 },
+	       5 * sizeof(uint64_t));
+	tl->tracks[0].rate = 600;
+	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
+	assert_non_null(strstr(text, "track V 600 # frames of its media's "
+				     "sizes, 100 bytes: the rate is their "
+				     "average\n"));
+	assert_int_equal(eng_tl_parse("b.tl", "b", text, len, &back, &d), 0);
+	assert_int_equal(back->tracks[0].rate, 600);
+	free(text);
+	eng_tl_free(back);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_edl_otio),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_dump_fixed_point),
+		cmocka_unit_test(test_variable_track),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
