@@ -249,6 +249,7 @@ static void record_access(void *ctx, const struct eng_access *a)
 		.err = a->err,
 		.injected = (uint16_t)a->injected,
 		.played = a->played != 0,
+		.dep = a->dep != 0,
 	};
 
 	store_access_add(s->ss, &r);

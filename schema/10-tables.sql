@@ -98,7 +98,8 @@ CREATE TABLE IF NOT EXISTS stream (
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 
--- One row per backing read (one per frame and track).  errno is 0 or the
+-- One row per backing read (one per frame and track; real media: one per
+-- extent of its slice, and per decoding dependency, see dep).  errno is 0 or the
 -- positive errno of a failed read; injected says which faults -o inject
 -- put into it (a database of an older timelinefs gets the column added by
 -- store_open).
@@ -116,11 +117,17 @@ CREATE TABLE IF NOT EXISTS access (
 	done_ns INTEGER,
 	errno INTEGER NOT NULL DEFAULT 0,
 	injected INTEGER NOT NULL DEFAULT 0,	-- -o inject bits: 1 delay, 2 error
-	played INTEGER		-- (version 7) 1: the read's frame counted as
+	played INTEGER,		-- (version 7) 1: the read's frame counted as
 				-- played (in stream.frames, and late_frames
 				-- when late); 0: a reload (a played frame
 				-- read again) or a load a seek discarded;
 				-- NULL: a row of an older timelinefs (taken
 				-- as played)
+	dep INTEGER NOT NULL DEFAULT 0	-- (version 8) 1: a decoding
+				-- dependency read (long-GOP media: a frame
+				-- before the played one that its decoder
+				-- needs, where a run of the media starts);
+				-- not in the file's bytes, in the frame's
+				-- lateness
 );
 CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);

@@ -20,7 +20,8 @@ SELECT a.id, a.stream_id, s.run_id, a.frame, a.track, a.clip,
        a.file_offset, a.length, a.sched_ns, a.due_ns, a.issued_ns,
        a.done_ns, a.errno,
        a.done_ns - a.issued_ns AS latency_ns,
-       a.done_ns > a.due_ns AS late
+       a.done_ns > a.due_ns AS late,
+       a.dep
 FROM access AS a JOIN stream AS s ON s.id = a.stream_id;
 
 -- One row per stream.  late_frames and failed_frames are the player's counts
@@ -28,12 +29,14 @@ FROM access AS a JOIN stream AS s ON s.id = a.stream_id;
 -- kib_per_request is the mean size of the reads the daemon answered
 -- (bytes / requests / 1024): near the kernel's readahead window (1024 KiB)
 -- for a plain dd in cached mode; far below it, the kernel was splitting the
--- stream into small requests.  (Schema version 2 added requests,
--- kib_per_request, reloads and seeks, version 4 tid and sid; store_open
--- recreates this view in an older file.)
+-- stream into small requests.  dep_accesses counts the decoding
+-- dependency reads among accesses (access.dep: long-GOP media, where a run
+-- of it starts).  (Schema version 2 added requests, kib_per_request,
+-- reloads and seeks, version 4 tid and sid, version 8 dep_accesses;
+-- store_open recreates this view in an older file.)
 CREATE VIEW IF NOT EXISTS stream_summary AS
 WITH ranked AS (
-	SELECT stream_id, errno, done_ns > due_ns AS late,
+	SELECT stream_id, errno, done_ns > due_ns AS late, dep,
 	       done_ns - issued_ns AS lat,
 	       row_number() OVER (PARTITION BY stream_id
 				  ORDER BY done_ns - issued_ns) AS rn,
@@ -44,6 +47,7 @@ pct AS (
 	SELECT stream_id, count(*) AS accesses,
 	       sum(errno <> 0) AS errors,
 	       sum(late) AS late_accesses,
+	       sum(dep) AS dep_accesses,
 	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) AS p50,
 	       max(CASE WHEN rn = (n * 95 + 99) / 100 THEN lat END) AS p95,
 	       max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) AS p99,
@@ -69,7 +73,8 @@ SELECT s.id AS stream_id, s.run_id, r.label, t.name AS timeline,
        CASE WHEN s.requests > 0
 	    THEN round(s.bytes / 1024.0 / s.requests, 1)
        END AS kib_per_request,
-       s.reloads, s.seeks, s.tid, s.sid
+       s.reloads, s.seeks, s.tid, s.sid,
+       coalesce(p.dep_accesses, 0) AS dep_accesses
 FROM stream AS s
 JOIN run AS r ON r.id = s.run_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id
@@ -83,7 +88,7 @@ ORDER BY s.id;
 -- came with schema version 2, like stream_summary's last four).
 CREATE VIEW IF NOT EXISTS run_summary AS
 WITH ranked AS (
-	SELECT s.run_id, a.errno, a.done_ns > a.due_ns AS late,
+	SELECT s.run_id, a.errno, a.done_ns > a.due_ns AS late, a.dep,
 	       a.done_ns - a.issued_ns AS lat,
 	       row_number() OVER (PARTITION BY s.run_id
 				  ORDER BY a.done_ns - a.issued_ns) AS rn,
@@ -94,6 +99,7 @@ pct AS (
 	SELECT run_id, count(*) AS accesses,
 	       sum(errno <> 0) AS errors,
 	       sum(late) AS late_accesses,
+	       sum(dep) AS dep_accesses,
 	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) AS p50,
 	       max(CASE WHEN rn = (n * 95 + 99) / 100 THEN lat END) AS p95,
 	       max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) AS p99,
@@ -125,7 +131,8 @@ SELECT r.id, r.label, r.started_at, r.kernel, r.config_hz,
        round(p.p99 / 1e3, 1) AS p99_us,
        round(p.pmax / 1e3, 1) AS max_us,
        r.queue_full_waits, r.rows_lost,
-       (SELECT count(*) FROM problem AS x WHERE x.run_id = r.id) AS problems
+       (SELECT count(*) FROM problem AS x WHERE x.run_id = r.id) AS problems,
+       coalesce(p.dep_accesses, 0) AS dep_accesses
 FROM run AS r
 LEFT JOIN st ON st.run_id = r.id
 LEFT JOIN pct AS p ON p.run_id = r.id

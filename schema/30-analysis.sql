@@ -194,7 +194,8 @@ SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        round((c.issued_ns - a.sched_ns) / 1e3, 1) AS issue_delay_us,
        a.played, a.sched_ns,
        CASE WHEN c.latency_ns > c.due_ns - a.sched_ns THEN 'storage'
-	    ELSE 'issue' END AS cause
+	    ELSE 'issue' END AS cause,
+       a.dep
 FROM access_cut AS c
 JOIN access AS a ON a.id = c.id
 JOIN stream AS s ON s.id = c.stream_id

@@ -70,6 +70,8 @@ static int add_columns(sqlite3 *db)
 		{ "stream", "file", "TEXT" },
 		/* version 7 */
 		{ "access", "played", "INTEGER" },
+		/* version 8 */
+		{ "access", "dep", "INTEGER NOT NULL DEFAULT 0" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -105,6 +107,13 @@ int store_migrate(sqlite3 *db, int *newer)
 		{ 7, "DROP VIEW IF EXISTS late_frame;"
 		     "DROP VIEW IF EXISTS late_access;"
 		     "DROP VIEW IF EXISTS timeseries" },
+		/* access_v, late_access show access.dep; the summaries
+		 * count decoding dependency reads apart (dep_accesses) */
+		{ 8, "DROP VIEW IF EXISTS late_frame;"
+		     "DROP VIEW IF EXISTS late_access;"
+		     "DROP VIEW IF EXISTS stream_summary;"
+		     "DROP VIEW IF EXISTS run_summary;"
+		     "DROP VIEW IF EXISTS access_v" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;

@@ -53,6 +53,7 @@ struct store_access {
 	/* (narrow: a held row takes STORE_HOLD_ROW_BYTES) */
 	uint16_t injected;	/* faults injected: 1 delay, 2 error (bits) */
 	uint8_t played;		/* its frame counted as played (eng_access) */
+	uint8_t dep;		/* a decoding dependency read (eng_access) */
 };
 
 /* Open (creating if needed) the database at path, mode 0600 when created,
@@ -62,7 +63,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 

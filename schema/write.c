@@ -56,7 +56,7 @@ static void bind_access(struct store *st, sqlite3_stmt *s,
 		(int64_t)a->file_offset, (int64_t)a->length,
 		store_rel_ns(st, a->sched_ns), store_rel_ns(st, a->due_ns),
 		store_rel_ns(st, a->issued_ns), store_rel_ns(st, a->done_ns),
-		a->err, a->injected, a->played,
+		a->err, a->injected, a->played, a->dep,
 	};
 	int64_t *old = sh->v + k;
 	int i;

@@ -596,6 +596,24 @@ check "an unknown run is an error" sh -c "! '$REPORT' '$DB' 99 2>/dev/null"
 check "a missing database is an error" sh -c "! '$REPORT' '$T/none.db' 2>/dev/null"
 check_eq "usage error exits 2" 2 "$("$REPORT" "$DB" --bogus 2>/dev/null || echo $?)"
 
+# issue 21: decoding dependency reads (access.dep) are a column of their
+# own, dep_reads, in the runs and streams tables where a run has any
+DDB=$T/dep.db
+cat "$TOP"/schema/*.sql | sqlite3 "$DDB"
+sqlite3 "$DDB" "insert into run (id, label, started_at) values (1, 'gop', 'x');
+	insert into stream (id, run_id, opened_ns, closed_ns, bytes, frames) values (1, 1, 0, 1000, 10, 2);
+	insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, dep)
+	values (1, 0, 'V', 'c', 0, 5, 0, 100, 0, 10, 1), (1, 0, 'V', 'c', 5, 5, 0, 100, 10, 20, 1),
+	(1, 0, 'V', 'c', 10, 5, 0, 100, 20, 30, 0), (1, 1, 'V', 'c', 15, 5, 0, 100, 30, 40, 0)"
+check_eq "--streams: dep_reads 2 of 4 accesses" "4|2" \
+	"$("$REPORT" "$DDB" --streams --csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR == 2 { print $c["accesses"] "|" $c["dep_reads"] }')"
+check_eq "--runs: dep_reads 2" "2" \
+	"$("$REPORT" "$DDB" --runs --csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR == 2 { print $c["dep_reads"] }')"
+check_eq "no dependency read: no dep_reads column" "0" \
+	"$("$REPORT" "$DB" --streams --csv | head -1 | grep -c dep_reads)"
+
 if command -v shellcheck >/dev/null 2>&1; then
 	check "shellcheck timelinefs-report" shellcheck "$REPORT"
 fi

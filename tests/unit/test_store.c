@@ -233,19 +233,21 @@ static const struct {
 		    "frames late_frames failed_frames requests reloads seeks "
 		    "tid sid file" },
 	{ "access", "id stream_id frame track clip file_offset length "
-		    "sched_ns due_ns issued_ns done_ns errno injected played" },
+		    "sched_ns due_ns issued_ns done_ns errno injected played "
+		    "dep" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
 		      "length sched_ns due_ns issued_ns done_ns errno "
-		      "latency_ns late" },
+		      "latency_ns late dep" },
 	{ "stream_summary",
 	  "stream_id run_id label timeline pid comm opened_ns closed_ns "
 	  "duration_s bytes mb_s frames late_frames failed_frames accesses "
 	  "errors late_accesses p50_us p95_us p99_us max_us requests "
-	  "kib_per_request reloads seeks tid sid" },
+	  "kib_per_request reloads seeks tid sid dep_accesses" },
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
-	  "p50_us p95_us p99_us max_us queue_full_waits rows_lost problems" },
+	  "p50_us p95_us p99_us max_us queue_full_waits rows_lost problems "
+	  "dep_accesses" },
 };
 
 static void check_columns(sqlite3 *db, const char *table, const char *want)
@@ -1870,6 +1872,31 @@ static void test_late_frame_played(void **state)
 	sqlite3_close(db);
 }
 
+/* The access table of schema version 6, without its closing ")". */
+#define ACCESS_V6 "CREATE TABLE access (id INTEGER PRIMARY KEY, " \
+		  "stream_id INTEGER NOT NULL, frame INTEGER, track TEXT, " \
+		  "clip TEXT, file_offset INTEGER, length INTEGER, " \
+		  "sched_ns INTEGER, due_ns INTEGER, issued_ns INTEGER, " \
+		  "done_ns INTEGER, errno INTEGER NOT NULL DEFAULT 0, " \
+		  "injected INTEGER NOT NULL DEFAULT 0"
+
+/* An old file made by sql, opened by the store: at today's version, its
+ * access table of today's columns.  Returns it opened raw. */
+static sqlite3 *migrated(const char *path, const char *sql)
+{
+	sqlite3 *db;
+
+	old_file(path, sql);
+	store_close(open_ok(path, 0));
+	db = raw_open(path);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	check_columns(db, "access", "id stream_id frame track clip "
+		      "file_offset length sched_ns due_ns issued_ns done_ns "
+		      "errno injected played dep");
+	return db;
+}
+
 /* A file of schema version 6 gets access.played (NULL in its old rows:
  * taken as played) and the late_frame of version 7. */
 static void test_migrate_v7(void **state)
@@ -1877,24 +1904,11 @@ static void test_migrate_v7(void **state)
 	struct tmp *t = *state;
 	sqlite3 *db;
 
-	old_file(t->db, "CREATE TABLE access (id INTEGER PRIMARY KEY, "
-			"stream_id INTEGER NOT NULL, frame INTEGER, "
-			"track TEXT, clip TEXT, file_offset INTEGER, "
-			"length INTEGER, sched_ns INTEGER, due_ns INTEGER, "
-			"issued_ns INTEGER, done_ns INTEGER, "
-			"errno INTEGER NOT NULL DEFAULT 0, "
-			"injected INTEGER NOT NULL DEFAULT 0);"
-			"INSERT INTO access (stream_id, frame, due_ns, "
-			"issued_ns, done_ns) VALUES (1, 3, 10, 5, 20);"
-			"CREATE VIEW late_frame AS SELECT 1 AS old;"
-			"PRAGMA user_version = 6");
-	store_close(open_ok(t->db, 0));
-	db = raw_open(t->db);
-	assert_int_equal(q_i64(db, "PRAGMA user_version"),
-			 STORE_SCHEMA_VERSION);
-	check_columns(db, "access", "id stream_id frame track clip "
-		      "file_offset length sched_ns due_ns issued_ns done_ns "
-		      "errno injected played");
+	db = migrated(t->db, ACCESS_V6 ");"
+		      "INSERT INTO access (stream_id, frame, due_ns, "
+		      "issued_ns, done_ns) VALUES (1, 3, 10, 5, 20);"
+		      "CREATE VIEW late_frame AS SELECT 1 AS old;"
+		      "PRAGMA user_version = 6");
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
 				   "'late_frame') WHERE name = 'old'"),
 			 0);
@@ -1902,6 +1916,66 @@ static void test_migrate_v7(void **state)
 	raw_exec(db, "INSERT INTO run (id, started_at) VALUES (1, 'x');"
 		     "INSERT INTO stream (id, run_id) VALUES (1, 1)");
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM late_frame"), 1);
+	sqlite3_close(db);
+}
+
+/* Decoding dependency reads (issue 21, schema version 8): access.dep as
+ * the player flagged them, counted apart in stream_summary and
+ * run_summary (dep_accesses) and shown in access_v and late_access. */
+static void test_dep_reads(void **state)
+{
+	struct store_stream *ss;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl;
+	int i;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 100, "ffplay", EPOCH, &ss), 0);
+	for (i = 0; i < 5; i++) {
+		/* frame 0: two dependencies, then its read; 1, 2 on time */
+		a = mk_access(i < 3 ? 0 : i - 2, EPOCH + (uint64_t)i * SEC, SEC,
+			      EPOCH + 10 * SEC, 0);
+		a.played = 1;
+		a.dep = i < 2;
+		store_access_add(ss, &a);
+	}
+	close_stream(ss, EPOCH + 11 * SEC, 1000, 3, 0, 0);
+	assert_int_equal(store_run_end(st, EPOCH + 12 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "SELECT sum(dep) FROM access"), 2);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM access_v "
+				   "WHERE dep AND frame = 0"), 2);
+	assert_int_equal(q_i64(db, "SELECT accesses FROM stream_summary"), 5);
+	assert_int_equal(q_i64(db, "SELECT dep_accesses FROM stream_summary"),
+			 2);
+	assert_int_equal(q_i64(db, "SELECT dep_accesses FROM run_summary"), 2);
+	sqlite3_close(db);
+}
+
+/* A file of schema version 7 gets access.dep (0 in its old rows) and the
+ * views that show it. */
+static void test_migrate_v8(void **state)
+{
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	db = migrated(t->db, ACCESS_V6 ", played INTEGER);"
+		      "INSERT INTO access (stream_id, frame, due_ns, "
+		      "issued_ns, done_ns, played) VALUES (1, 3, 10, 5, 20, 1);"
+		      "CREATE VIEW access_v AS SELECT 1 AS old;"
+		      "CREATE VIEW stream_summary AS SELECT 1 AS old;"
+		      "CREATE VIEW run_summary AS SELECT 1 AS old;"
+		      "PRAGMA user_version = 7");
+	raw_exec(db, "INSERT INTO run (id, started_at) VALUES (1, 'x');"
+		     "INSERT INTO stream (id, run_id) VALUES (1, 1)");
+	assert_int_equal(q_i64(db, "SELECT dep FROM access_v"), 0);
+	assert_int_equal(q_i64(db, "SELECT dep_accesses FROM stream_summary"),
+			 0);
+	assert_int_equal(q_i64(db, "SELECT dep_accesses FROM run_summary"), 0);
 	sqlite3_close(db);
 }
 
@@ -1918,6 +1992,8 @@ int main(void)
 		TMP_TEST(test_migrate_v6),
 		TMP_TEST(test_late_frame_played),
 		TMP_TEST(test_migrate_v7),
+		TMP_TEST(test_dep_reads),
+		TMP_TEST(test_migrate_v8),
 		cmocka_unit_test(test_call_order),
 		TMP_TEST(test_summaries),
 		TMP_TEST(test_batching),
