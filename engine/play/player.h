@@ -152,9 +152,14 @@ int eng_player_new(const struct eng_timeline *tl,
  * eng_player_new, for as long as the stream is open: its ring of *slots
  * frames of tl->frame_bytes_max bytes (the frames a request and a
  * concurrent readahead window span, plus cfg->buffer for a filled player),
- * the O_DIRECT bounce buffer, the zero-copy pipes' pages where zero copy
- * may be taken (they are kernel memory, as much as the ring again) and
- * the tables per slot and per (clip, track).  Saturates at UINT64_MAX.
+ * the O_DIRECT bounce buffer (also taken, of the largest decoding
+ * dependency frame, for long-GOP media), the zero-copy pipes' pages where
+ * zero copy may be taken (they are kernel memory, as much as the ring
+ * again) and the tables per slot, per (clip, track) and per read of a
+ * frame (a row per extent and per decoding dependency of each track).
+ * Not the timeline's own per-frame tables of real media (eng_track.upto,
+ * 8 bytes a frame of a variable track: 691 KB an hour at 24 fps), which
+ * every stream of it shares.  Saturates at UINT64_MAX.
  * Needs only tl, buffer, max_request, pace, backing, filler and
  * zero_copy of cfg.  0, or -EINVAL as eng_player_new. */
 int eng_player_mem(const struct eng_timeline *tl,
