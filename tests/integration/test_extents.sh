@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Issue 21: a timeline of real media is read where its frames are.  An
+# H.264 MOV with B frames and PCM audio (ffmpeg makes it here) played from
+# inside a group of pictures, cut to another: the access rows of a full
+# read are, in order, per frame: where a run of the media starts, the
+# frames its decoder needs (dep 1, from the group's key frame, in decode
+# order), then the video frame, then the audio's extents (its samples in
+# the container's chunks, adjacent ones joined), each (offset, length) as
+# ffprobe -show_packets gives them, computed here independently.  The
+# timeline file is the sum of the real sizes, and its bytes are the media's
+# bytes at those extents.  Skipped (77) without ffmpeg.
+. "$(dirname "$0")/lib.sh"
+
+for t in ffmpeg ffprobe sqlite3 python3; do
+	command -v $t >/dev/null 2>&1 || { echo "skip: no $t"; exit 77; }
+done
+M=$T/media
+mkdir -p "$M/timelines"
+ffmpeg -nostdin -v error -y -f lavfi -i testsrc=size=160x120:rate=25 \
+	-f lavfi -i sine=r=48000 -t 2 -c:v libx264 -bf 2 -g 12 \
+	-pix_fmt yuv420p -c:a pcm_s16le "$M/b.mov"
+# media frames 5..14 (inside the first GOP, across the second's key frame),
+# then 20..29 (a cut into the second GOP); A1 under both
+cat >"$M/timelines/t.tl" <<'EOF'
+fps 25
+track V 1000
+track A1 96000 align=2
+event V,A1 b 5 10 @0
+event V,A1 b 20 10 @10
+EOF
+ffprobe -v error -select_streams 0 -show_entries packet=pts,pos,size,flags \
+	-of csv=p=0 "$M/b.mov" >"$T/v.csv"
+ffprobe -v error -select_streams 1 -show_entries packet=pts,duration,pos,size \
+	-of csv=p=0 "$M/b.mov" >"$T/a.csv"
+
+# the rows a full read must make, "frame|track|offset|length|dep"
+python3 - "$T/v.csv" "$T/a.csv" >"$T/want" <<'EOF'
+import sys
+v = [l.strip().split(',') for l in open(sys.argv[1]) if l.strip()]
+dec = [(int(p[0]), int(p[1]), int(p[2]), 'K' in p[3]) for p in v]  # pts size pos key
+pres = sorted(range(len(dec)), key=lambda i: dec[i][0])  # presentation -> decode index
+a = []
+for l in open(sys.argv[2]):
+    p = l.strip().split(',')
+    if p[0]:
+        a.append((int(p[0]), int(p[1]), int(p[2]), int(p[3])))  # pts dur size pos
+a.sort()
+segs = [(5, 0, 10), (20, 10, 10)]  # src, rec, frames
+prev = None
+for src, rec, n in segs:
+    for k in range(rec, rec + n):
+        j = src + k - rec
+        d = pres[j]
+        if prev != j - 1:
+            key = max(i for i in range(d + 1) if dec[i][3])
+            for i in range(key, d):
+                print('%d|V|%d|%d|1' % (k, dec[i][2], dec[i][1]))
+        prev = j
+        print('%d|V|%d|%d|0' % (k, dec[d][2], dec[d][1]))
+        # 96000 bytes a second at 25 fps: 1920 samples of 2 bytes a frame
+        s, e, ext = 1920 * j, 1920 * (j + 1), []
+        for pts, dur, size, pos in a:
+            lo, hi = max(s, pts), min(e, pts + dur)
+            if lo >= hi:
+                continue
+            off, ln = pos + (lo - pts) * 2, (hi - lo) * 2
+            if ext and ext[-1][0] + ext[-1][1] == off:
+                ext[-1][1] += ln
+            else:
+                ext.append([off, ln])
+        for off, ln in ext:
+            print('%d|A1|%d|%d|0' % (k, off, ln))
+EOF
+
+DB=$T/t.db
+mount_fs "$M" "$T/mnt" -o db="$DB",pace=off,backing=buffered
+size=$(stat -c %s "$T/mnt/t")
+dd if="$T/mnt/t" of="$T/got" bs=1M 2>/dev/null
+umount_fs "$T/mnt"
+
+q "select frame || '|' || track || '|' || file_offset || '|' || length || '|' || dep
+	from access order by id" >"$T/rows"
+check "rows: every extent and decoding dependency ffprobe gives, in order ($(wc -l <"$T/want") rows)" \
+	cmp -s "$T/want" "$T/rows"
+cmp -s "$T/want" "$T/rows" || diff "$T/want" "$T/rows" | head -10
+check_eq "dependency reads: 5 before media frame 5, 8 before 20 (decode order)" "13" \
+	"$(q "select dep_accesses from stream_summary")"
+check_eq "the file's size is the played extents' (no dependency)" "$size" \
+	"$(q "select sum(length) from access where not dep")"
+# the file's bytes are the media's at those extents
+python3 - "$M/b.mov" "$T/rows" >"$T/want.bin" <<'EOF'
+import sys
+f = open(sys.argv[1], 'rb')
+out = sys.stdout.buffer
+for l in open(sys.argv[2]):
+    k, t, off, ln, dep = l.strip().split('|')
+    if dep == '0':
+        f.seek(int(off))
+        out.write(f.read(int(ln)))
+EOF
+check "bytes: the media's at every extent" cmp -s "$T/want.bin" "$T/got"
+finish
