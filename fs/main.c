@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "media/essence.h"
 
 /* The problems of the timelines, printed; the mount is refused. */
 static void print_refusal(struct fs *fs, const struct eng_diag *diag)
@@ -411,6 +412,33 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	return rc;
 }
 
+/* The file each (clip, track) of tl reads, as media rows. */
+static int store_media_rows(struct store *st, const struct eng_timeline *tl,
+			    int64_t timeline_id)
+{
+	size_t c, t;
+	int rc = 0;
+
+	for (c = 0; rc == 0 && c < tl->nclips; c++) {
+		const struct eng_media *md = tl->clips[c].media;
+
+		for (t = 0; md && rc == 0 && t < tl->ntracks; t++) {
+			struct store_media_info m = {
+				.clip = tl->clips[c].name,
+				.track = tl->tracks[t].name,
+				.file = md[t].file,
+				.codec = md[t].ess ? md[t].ess->codec :
+					 md[t].header ? "wav" : "raw",
+				.stream = md[t].ess ? md[t].ess->index : -1,
+			};
+
+			if (m.file)
+				rc = store_media_add(st, timeline_id, &m);
+		}
+	}
+	return rc;
+}
+
 /* Open the store, begin the run and describe the timelines. */
 static int store_begin(struct fs *fs, const char *cmdline)
 {
@@ -430,6 +458,9 @@ static int store_begin(struct fs *fs, const char *cmdline)
 
 		rc = store_timeline_add(fs->store, &ti,
 					&fs->files[i].timeline_id);
+		if (rc == 0)
+			rc = store_media_rows(fs->store, tl,
+					      fs->files[i].timeline_id);
 	}
 	if (rc == 0)
 		rc = store_start(fs->store);

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 7 (set by the store).
+-- Schema version: PRAGMA user_version = 9 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -58,6 +58,23 @@ CREATE TABLE IF NOT EXISTS timeline (
 	bytes INTEGER			-- size of the virtual file
 );
 CREATE INDEX IF NOT EXISTS timeline_run ON timeline(run_id);
+
+-- The file each (clip, track) of a timeline reads, as the mount resolved
+-- it (schema version 9): real media are named in many ways (a clip's one
+-- .mov holding every track, an OP-Atom set, the file an EDL comment
+-- names), so an access row's clip and track find their file here.  file
+-- is inside the run's media_dir; codec is libavcodec's name ("prores",
+-- "pcm_s24le"), "raw" for raw essence and "wav" for a WAVE file read by
+-- the closed form; stream is the stream's index in its file (NULL: raw).
+CREATE TABLE IF NOT EXISTS media (
+	timeline_id INTEGER NOT NULL REFERENCES timeline(id),
+	clip TEXT NOT NULL,
+	track TEXT NOT NULL,
+	file TEXT NOT NULL,
+	codec TEXT,
+	stream INTEGER,
+	PRIMARY KEY (timeline_id, clip, track)
+);
 
 -- One row per open of a timeline (one workstation); the totals are written
 -- at close, so they are NULL for a stream still open (or never closed).

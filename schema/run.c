@@ -111,6 +111,33 @@ int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
 	return 0;
 }
 
+int store_media_add(struct store *st, int64_t timeline_id,
+		    const struct store_media_info *m)
+{
+	sqlite3_stmt *s = st->stmt[STMT_MEDIA];
+	char *msg = NULL;
+	int rc = SQLITE_OK;
+
+	if (!st->run_id || st->started || st->run_ended || !m || !m->clip ||
+	    !m->track || !m->file)
+		return -EINVAL;
+	store_bind_i64(s, 1, timeline_id, &rc);
+	store_bind_text(s, 2, m->clip, &rc);
+	store_bind_text(s, 3, m->track, &rc);
+	store_bind_text(s, 4, m->file, &rc);
+	store_bind_text(s, 5, m->codec, &rc);
+	if (m->stream >= 0)
+		store_bind_i64(s, 6, m->stream, &rc);
+	else if (rc == SQLITE_OK)
+		rc = sqlite3_bind_null(s, 6);
+	store_step_done(st->db, s, "insert media row", &rc, &msg);
+	if (rc != SQLITE_OK) {
+		store_keep_error(st, msg);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* A row of the run (its id, then one or two texts), by the caller's
  * thread: 0, or -EIO with the reason kept. */
 static int run_row(struct store *st, int stmt, const char *what,
@@ -229,6 +256,10 @@ int store_run_discard(struct store *st)
 	}
 	store_step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
 			&msg);
+	/* the media rows first: they name the timeline rows */
+	store_bind_i64(st->stmt[STMT_MEDIA_DEL], 1, st->run_id, &rc);
+	store_step_done(st->db, st->stmt[STMT_MEDIA_DEL], "delete media rows",
+			&rc, &msg);
 	store_bind_i64(st->stmt[STMT_TIMELINE_DEL], 1, st->run_id, &rc);
 	store_step_done(st->db, st->stmt[STMT_TIMELINE_DEL],
 			"delete timeline rows", &rc, &msg);

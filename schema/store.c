@@ -52,6 +52,10 @@ static const char *const stmt_sql[STMT_N] = {
 			  "fps_den, frames, bytes) "
 			  "VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[STMT_TIMELINE_DEL] = "DELETE FROM timeline WHERE run_id = ?",
+	[STMT_MEDIA] = "INSERT OR REPLACE INTO media (timeline_id, clip, track, "
+		       "file, codec, stream) VALUES (?, ?, ?, ?, ?, ?)",
+	[STMT_MEDIA_DEL] = "DELETE FROM media WHERE timeline_id IN "
+			   "(SELECT id FROM timeline WHERE run_id = ?)",
 	[STMT_PROBLEM] = "INSERT INTO problem (run_id, message) VALUES (?, ?)",
 	[STMT_PROBLEM_DEL] = "DELETE FROM problem WHERE run_id = ?",
 	/* a key given twice keeps its last value */

@@ -63,7 +63,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
@@ -88,6 +88,21 @@ int store_problem_add(struct store *st, const char *message);
  * (out of order); *id is its row id. */
 int store_timeline_add(struct store *st, const struct store_timeline_info *tl,
 		       int64_t *id);
+
+/* The file one (clip, track) of timeline timeline_id reads (a media row),
+ * at the same point as store_timeline_add(): file inside the run's
+ * media_dir, codec ("raw" for raw essence), stream its index in the file
+ * or -1 (NULL: raw).  Returns 0, -EIO (see store_errmsg) or -EINVAL (out
+ * of order, or NULL). */
+struct store_media_info {
+	const char *clip;
+	const char *track;
+	const char *file;
+	const char *codec;
+	int stream;
+};
+int store_media_add(struct store *st, int64_t timeline_id,
+		    const struct store_media_info *m);
 
 /* Record one fact of the run's environment (a run_env row: key, value;
  * a key given again replaces its value), at the same point as

@@ -497,7 +497,7 @@ static int audio(const struct eng_src *src, AVStream *st, struct eng_essence *e,
 }
 
 /* "HH:MM:SS:FF" (';' before FF for drop frame) at rate, into *tc. */
-static void timecode(const char *text, struct eng_fps rate, struct eng_tc *tc)
+static void timecode(const char *text, struct eng_fps rate, struct eng_start_tc *tc)
 {
 	int64_t frames;
 	int drop;

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timeline/timecode.h"
 #include "util/diag.h"
 #include "util/values.h"
 
@@ -49,7 +50,7 @@ enum eng_ess_kind {
 
 /* A start timecode: the media's first frame is `frame` frames after
  * 00:00:00:00 counted at `rate` (drop frame already applied). */
-struct eng_tc {
+struct eng_start_tc {
 	int present;
 	int64_t frame;
 	struct eng_fps rate;
@@ -108,7 +109,7 @@ struct eng_essence {
 	struct eng_chunk *chunks; /* [nchunks], ordered by first */
 	size_t nchunks;
 
-	struct eng_tc tc;	/* the media's start timecode */
+	struct eng_start_tc tc;	/* the media's start timecode */
 };
 
 /* A media file's streams, as a reader found them. */
@@ -123,7 +124,7 @@ struct eng_mfile {
 	/* The clip's name as the file says it (MXF material package name,
 	 * QuickTime reel name), "" when none */
 	char clip_name[128];
-	struct eng_tc tc;	/* the file's start timecode */
+	struct eng_start_tc tc;	/* the file's start timecode */
 	/* Streams a reader left out of streams[] and why ("stream 1: aac
 	 * audio (not PCM: it cannot be read by samples)"), "" when none:
 	 * for the message when a track asks for one. */
@@ -174,13 +175,5 @@ void eng_src_mem(struct eng_src *src, struct eng_mem *mem, const char *name,
  * the stream, -E2BIG when more than max are needed. */
 int eng_essence_samples(const struct eng_essence *e, int64_t first,
 			int64_t n, struct eng_extent *out, int max);
-
-/* "HH:MM:SS:FF" (';' '.' ',' before FF: drop frame) as the frame count
- * at fps, through timecode.h's parser (timecode.c; declared in both
- * headers: the two struct eng_tc cannot meet in one file).  Sets *drop to
- * whether it was counted drop frame.  0, or -EINVAL/-ERANGE/-ENOTSUP/-ENOENT
- * as eng_tc_parse and eng_tc_frames return them. */
-int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
-		       int *drop);
 
 #endif /* ENG_ESSENCE_H */

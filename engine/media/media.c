@@ -788,7 +788,7 @@ static int64_t origin_of(const struct eng_timeline *tl,
 			 const struct eng_clip *cl, const struct eng_mfile *mf,
 			 const struct eng_essence *e)
 {
-	const struct eng_tc *tc = e->tc.present ? &e->tc : &mf->tc;
+	const struct eng_start_tc *tc = e->tc.present ? &e->tc : &mf->tc;
 	uint64_t un, ud;	/* units per second: un / ud */
 	__int128 o;
 

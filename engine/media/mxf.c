@@ -798,7 +798,7 @@ static const struct h_track *track_by_uid(const struct header *h,
 /* The material package's start timecode: package -> tracks -> sequence
  * -> a timecode component. */
 static void material_tc(const struct header *h, const struct h_pkg *mp,
-			struct eng_tc *tc)
+			struct eng_start_tc *tc)
 {
 	for (unsigned t = 0; t < mp->ntracks; t++) {
 		const struct h_track *tr = track_by_uid(h, mp->tracks[t]);

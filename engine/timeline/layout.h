@@ -52,8 +52,7 @@ int64_t eng_next_segment_frame(const struct eng_timeline *tl, int64_t k);
 #define ENG_SLICE_EXTENTS 4
 
 /* A run of bytes of a media file: media/essence.h's struct eng_extent,
- * which is not included here (its struct eng_tc is another than
- * timeline/timecode.h's, and both meet in the files that load). */
+ * which timeline/ cannot include (media/ comes after it). */
 struct eng_slice_ext {
 	uint64_t off;
 	uint64_t len;

@@ -38,9 +38,11 @@ int eng_tc_drop_rate(struct eng_fps fps);
 int eng_tc_frames(const struct eng_tc *tc, struct eng_fps fps, int drop,
 		  int64_t *frames);
 
-/* eng_tc_parse then eng_tc_frames (drop frame as written), for the media
- * readers (media/essence.h declares it too: its struct eng_tc, a start
- * frame, cannot meet this one in a file).  *drop: whether tc was. */
+/* "HH:MM:SS:FF" (';' '.' ',' before FF: drop frame) as the frame count
+ * at fps: eng_tc_parse then eng_tc_frames, drop frame as written, for the
+ * media readers' start timecodes.  Sets *drop to whether it was counted
+ * drop frame.  0, or -EINVAL/-ERANGE/-ENOTSUP/-ENOENT as eng_tc_parse and
+ * eng_tc_frames return them. */
 int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
 		       int *drop);
 

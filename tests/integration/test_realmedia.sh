@@ -146,6 +146,28 @@ if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"; then
 			not_ok "track $t: the reads are ffprobe's frames, in edit order"
 		fi
 	done
+	# which file each (clip, track) read: the media table, and the
+	# fio iolog of the stream that names those files
+	check_eq "the media rows name each clip's file, codec and stream" \
+		"bwf|A1|bwf.wav|pcm_s24le|0
+dnx|V|dnx.mxf|dnxhd|0
+h264|V|h264.mp4|h264|0
+oa|A1|oa.A1.mxf|pcm_s24le|0
+oa|A2|oa.A2.mxf|pcm_s24le|0
+oa|V|oa.V.mxf|dnxhd|0
+pr|V|pr.mov|prores|0
+shotX|A1|A01.4F2A1D.mxf|pcm_s24le|0
+shotX|V|V01.4F2A1C.mxf|dnxhd|0" \
+		"$(q "select clip, track, file, codec, stream from media
+		      order by clip, track")"
+	if "$TOP/mount-scripts/timelinefs-export" --fio-iolog "$DB" 1 \
+		"$T/trace.iolog" 2>"$T/export.err"; then
+		check_eq "timelinefs-export names the real files" \
+			"$M/A01.4F2A1D.mxf $M/V01.4F2A1C.mxf $M/bwf.wav $M/dnx.mxf $M/h264.mp4 $M/oa.A1.mxf $M/oa.A2.mxf $M/oa.V.mxf $M/pr.mov" \
+			"$(awk '$3 == "add" { print $2 }' "$T/trace.iolog" | sort | tr '\n' ' ' | sed 's/ $//')"
+	else
+		not_ok "timelinefs-export names the real files: $(cat "$T/export.err")"
+	fi
 else
 	not_ok "an EDL over ProRes, DNxHD, OP-Atom, H.264 and BWF mounts"
 fi

@@ -44,7 +44,7 @@ static const char *fourcc(uint32_t t, char s[5])
 	return t ? s : "-";
 }
 
-static void print_tc(const char *what, const struct eng_tc *tc)
+static void print_tc(const char *what, const struct eng_start_tc *tc)
 {
 	if (tc->present)
 		printf("%s %" PRId64 " %u/%u %d\n", what, tc->frame,

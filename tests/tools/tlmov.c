@@ -23,6 +23,7 @@
 #include "media/media.h"
 #include "media/mov.h"
 #include "timeline/layout.h"
+#include "timeline/load.h"
 #include "timeline/tl.h"
 #include "util/diag.h"
 
@@ -158,27 +159,6 @@ static int read_slice(const struct eng_timeline *tl, int dirfd, size_t t,
 	return 0;
 }
 
-/* The timeline file's text (load.h's eng_read_file is not at hand: its
- * timecode.h and essence.h each have a struct eng_tc). */
-static int read_text(const char *path, char **text, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	long n;
-
-	if (!f)
-		return -1;
-	if (fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) < 0 || !(*text = malloc((size_t)n + 1)) ||
-	    fread(*text, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	(*text)[n] = '\0';
-	*len = (size_t)n;
-	return 0;
-}
-
 static int nonzero(const char *p, size_t n)
 {
 	return n && (p[0] || memcmp(p, p + 1, n - 1));
@@ -200,7 +180,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dirfd = open(argv[1], O_RDONLY | O_DIRECTORY);
-	if (dirfd < 0 || read_text(argv[2], &text, &len) < 0) {
+	if (dirfd < 0 || eng_read_file(argv[2], &text, &len) < 0) {
 		perror("tlmov: open");
 		return 1;
 	}
