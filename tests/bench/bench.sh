@@ -382,5 +382,87 @@ else
 fi
 umount_fs
 
+# --------------------------- 9. real media: a ProRes edit (variable sizes)
+# An EDL over ProRes MOV clips that timelinefs-gen --codec makes (issue 21):
+# every frame read where the file's sample table says, each its own size.
+# The cost of a whole read of the timeline (dd bs=1M, pace=off, cached)
+# against a pread loop of the very same reads (the stream's trace, as in
+# 2.), best of 3 alternated; and what the per-frame tables cost at mount:
+# the time to mount a 2-hour edit of the same clips and the daemon's
+# memory with it, against a mount of the short edit alone.
+say "bench: 9. a ProRes edit: dd through the mount against the same preads"
+VM=$TLFS_BUILD/bench-prores
+VW=$W/vbr
+mkdir -p "$VW"
+# vbr.edl: 60 s of 3 s events over 6 clips of 10 s; vbr2h.edl: 2 hours of
+# 10 s events over the same clips (215784 frames at 29.97)
+edl_of() {
+	awk -v n="$1" -v secs="$2" -v title="$3" 'BEGIN {
+		fps = 30; print "TITLE: " title; print "FCM: NON-DROP FRAME"
+		for (i = 0; i < n; i++) {
+			c = i % 6 + 1; off = (secs < 10) ? (i * 7) % (10 - secs) : 0
+			rec = i * secs * fps; len = secs * fps
+			printf "%03d  AX       B     C        %s %s %s %s\n* FROM CLIP NAME: c%02d.mov\n",
+				(i % 999) + 1, tc(3600 * fps + off * fps), tc(3600 * fps + off * fps + len),
+				tc(rec), tc(rec + len), c
+		}
+	}
+	function tc(f) { return sprintf("%02d:%02d:%02d:%02d", int(f / 108000), int(f / 1800) % 60, int(f / 30) % 60, f % 30) }'
+}
+edl_of 20 3 vbr >"$VW/vbr.edl"
+edl_of 720 10 vbr2h >"$VW/vbr2h.edl"
+vkey=$(cat "$GEN" "$VW/vbr.edl" "$VW/vbr2h.edl" | cksum | cut -d' ' -f1)
+if [ "$(cat "$VM/.key" 2>/dev/null)" != "$vkey" ]; then
+	rm -rf "$VM"
+	mkdir -p "$VM"
+	"$GEN" --for "$VW/vbr.edl" --for "$VW/vbr2h.edl" --fps 30000/1001 \
+		--picture 2vuy:640x480 --codec prores "$VM" >"$VW/gen.log" 2>&1 ||
+		{ cat "$VW/gen.log" >&2; exit 1; }
+	echo "$vkey" >"$VM/.key"
+fi
+cat "$VM"/*.mov >/dev/null
+mkdir -p "$VW/short/timelines" "$VW/long/timelines"
+cp "$VM/timelines/vbr.edl"* "$VW/short/timelines/"
+cp "$VM/timelines/vbr2h.edl"* "$VW/long/timelines/"
+MS=$M
+M=$VM
+s=$(now)
+mount_fs "pace=off,timelines=$VW/short/timelines"
+VTL=$MNT/vbr
+while [ ! -e "$VTL" ]; do sleep 0.01; done
+e=$(now)
+put vbr_mount_s "$(echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }')"
+put vbr_bytes "$(stat -c %s "$VTL")"
+dd_run "$VTL" 1M >/dev/null
+VSID=$(last_stream)
+put vbr_reads "$(q "select count(*) from access where stream_id = $VSID")"
+put vbr_size_min "$(q "select min(length) from access where stream_id = $VSID and track = 'V'")"
+put vbr_size_max "$(q "select max(length) from access where stream_id = $VSID and track = 'V'")"
+"$EXPORT" --fio-iolog "$BENCH_DB" "$VSID" "$VW/trace.iolog"
+pl_mbs() {
+	"$TLB" preadloop "$VW/trace.iolog" | tr ' ' '\n' |
+		awk -F= '$1 == "bytes" { b = $2 } $1 == "seconds" { s = $2 } END { printf "%.1f", b / s / 1e6 }'
+}
+bd=0 bp=0
+for _ in 1 2 3; do
+	bd=$(dd_run "$VTL" 1M | awk -v b="$bd" '{ m = $1 / $2 / 1e6; print (m > b ? m : b) }')
+	bp=$(pl_mbs | awk -v b="$bp" '{ print ($1 > b ? $1 : b) }')
+done
+put vbr_dd_mbs "$bd"
+put vbr_preadloop_mbs "$bp"
+rss_short=$(awk '/^VmRSS/ { print $2 }' "/proc/$DAEMON/status")
+umount_fs
+# the 2-hour edit: from the daemon's start to the timeline's file listed
+s=$(now)
+mount_fs "pace=off,timelines=$VW/long/timelines"
+while [ ! -e "$MNT/vbr2h" ]; do sleep 0.01; done
+e=$(now)
+put vbr2h_mount_s "$(echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }')"
+put vbr2h_bytes "$(stat -c %s "$MNT/vbr2h")"
+rss_long=$(awk '/^VmRSS/ { print $2 }' "/proc/$DAEMON/status")
+put vbr2h_rss_delta_kb "$((rss_long - rss_short))"
+umount_fs
+M=$MS
+
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
 python3 "$TOP/tests/bench/report.py" "$R" "$TLFS_BUILD/bench.json"

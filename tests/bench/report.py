@@ -131,6 +131,23 @@ def main():
     elif r.get("mov_skipped") == 1:
         row("8 NAME.mov", "skipped (no NAME.mov or no ffmpeg)", "-")
 
+    if "vbr_dd_mbs" in r:
+        # 9. a ProRes edit: frames of their own sizes, read where the
+        # sample tables say; the per-frame tables of a 2-hour edit
+        sec = "9 ProRes"
+        row(sec, "timeline bytes, backing reads of a whole read",
+            "%d, %d" % (r["vbr_bytes"], r["vbr_reads"]))
+        row(sec, "video frame sizes, smallest and largest",
+            "%d..%d" % (r["vbr_size_min"], r["vbr_size_max"]), "B")
+        row(sec, "dd bs=1M through the mount", r["vbr_dd_mbs"], "MB/s")
+        row(sec, "pread loop of the same reads", r["vbr_preadloop_mbs"], "MB/s")
+        row(sec, "dd through the mount / pread loop",
+            r["vbr_dd_mbs"] / r["vbr_preadloop_mbs"], "x")
+        row(sec, "mount to listed: 60 s edit", r["vbr_mount_s"], "s")
+        row(sec, "mount to listed: 2-hour edit", r["vbr2h_mount_s"], "s")
+        row(sec, "daemon RSS, 2-hour edit less 60 s edit",
+            r["vbr2h_rss_delta_kb"] / 1024.0, "MiB")
+
     out = {"kernel": r.get("kernel"), "ncpu": r.get("ncpu"), "raw": r,
            "paced_steps": steps, "rows": []}
     print("%-11s %-46s %14s %-6s %-11s %s" % ("section", "measure", "value",
