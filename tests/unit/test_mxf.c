@@ -36,6 +36,9 @@ struct shape {
 	int64_t duration;	/* IndexDuration (3) */
 	int repeat;		/* then the first 2 entries again, as a
 				 * second segment */
+	int cbr;		/* pictures of 100 bytes, an index of
+				 * EditUnitByteCount and no duration, and
+				 * fill after the last edit unit */
 };
 
 static void put(struct buf *b, const void *p, size_t n)
@@ -211,11 +214,28 @@ static void header_metadata(struct buf *b)
 }
 
 /* each edit unit: the picture, then 8 samples of 16 bits */
-static size_t unit_len(int i, int ber)
+static uint32_t pic_len(const struct shape *sh, int i)
 {
-	int kl = 16 + (ber <= 1 ? 1 : ber);
+	return sh->cbr ? 100 : V_LEN[i];
+}
 
-	return (size_t)(kl + (int)V_LEN[i] + kl + 16);
+static size_t unit_len(const struct shape *sh, int i)
+{
+	int kl = 16 + (sh->ber <= 1 ? 1 : sh->ber);
+
+	return (size_t)(kl + (int)pic_len(sh, i) + kl + 16);
+}
+
+/* a fill item of n >= 17 bytes in all */
+static void fill(struct buf *b, size_t n)
+{
+	static const unsigned char key[16] = {
+		0x06, 0x0e, 0x2b, 0x34, 0x01, 0x01, 0x01, 0x02,
+		0x03, 0x01, 0x02, 0x10, 0x01, 0x00, 0x00, 0x00 };
+	unsigned char z[64] = { 0 };
+
+	assert_true(n >= 17 && n - 17 <= sizeof(z));
+	klv(b, key, z, n - 17, 1);
 }
 
 static void index_segment(struct buf *b, const struct shape *sh, int n)
@@ -230,10 +250,13 @@ static void index_segment(struct buf *b, const struct shape *sh, int n)
 
 	item_be(&v, 0x3f0b, 25ull << 32 | 1, 8);
 	item_be(&v, 0x3f0c, 0, 8);
-	item_be(&v, 0x3f0d, n == 3 ? (uint64_t)sh->duration : (uint64_t)n, 8);
-	item_be(&v, 0x3f05, 0, 4);
+	item_be(&v, 0x3f0d, sh->cbr ? 0 : n == 3 ? (uint64_t)sh->duration :
+		(uint64_t)n, 8);
+	item_be(&v, 0x3f05, sh->cbr ? unit_len(sh, 0) : 0, 4);
 	item_be(&v, 0x3f06, 2, 4);
 	item_be(&v, 0x3f07, 1, 4);
+	if (sh->cbr)
+		goto out;
 	put_be(&v, 0x3f0a, 2);
 	put_be(&v, 8 + (uint64_t)n * 11, 2);
 	put_be(&v, (uint64_t)n, 4);
@@ -243,8 +266,9 @@ static void index_segment(struct buf *b, const struct shape *sh, int n)
 		put_be(&v, (unsigned char)kfo[i], 1);
 		put_be(&v, flags[i], 1);
 		put_be(&v, so, 8);
-		so += unit_len(i, sh->ber);
+		so += unit_len(sh, i);
 	}
+out:
 	klv(b, key, v.d, v.n, 4);
 }
 
@@ -269,7 +293,9 @@ static void make(struct buf *f, const struct shape *sh, uint64_t voff[3],
 		index_segment(ix, sh, 2);
 	footer = packlen + md->n + ix->n;
 	for (int i = 0; i < 3; i++)
-		footer += unit_len(i, sh->ber);
+		footer += unit_len(sh, i);
+	if (sh->cbr)
+		footer += 40;
 	f->n = 0;
 	for (size_t i = 0; i < sh->runin; i++)
 		put_be(f, 0x55, 1);
@@ -282,12 +308,14 @@ static void make(struct buf *f, const struct shape *sh, uint64_t voff[3],
 		for (int j = 0; j < 4; j++)
 			ekey[12 + j] = (unsigned char)(V_NUMBER >> (24 - 8 * j));
 		voff[i] = f->n + (uint64_t)kl;
-		klv(f, ekey, pic, V_LEN[i], sh->ber);
+		klv(f, ekey, pic, pic_len(sh, i), sh->ber);
 		for (int j = 0; j < 4; j++)
 			ekey[12 + j] = (unsigned char)(A_NUMBER >> (24 - 8 * j));
 		aoff[i] = f->n + (uint64_t)kl;
 		klv(f, ekey, snd, sizeof(snd), sh->ber);
 	}
+	if (sh->cbr)
+		fill(f, 40);
 	assert_int_equal(f->n - sh->runin, footer);
 	pack(f, 4, footer, 0, footer, 0, 0, 0, 0);
 	free(md);
@@ -383,6 +411,36 @@ static void test_ber_lengths(void **state)
 
 		check_file(&sh);
 	}
+}
+
+/* a CBR index of no duration (the container's length counts the edit
+ * units) and fill after the last edit unit: 3 frames, not 4 */
+static void test_cbr_trailing_fill(void **state)
+{
+	struct buf *f = calloc(1, sizeof(*f));
+	struct eng_mfile *mf = calloc(1, sizeof(*mf));
+	struct shape sh = { .cbr = 1 };
+	struct eng_diag diag;
+	uint64_t voff[3], aoff[3];
+	const struct eng_essence *v;
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(mf);
+	make(f, &sh, voff, aoff);
+	assert_int_equal(read(f, mf, &diag), 0);
+	v = &mf->streams[0];
+	assert_int_equal(v->nframes, 3);
+	assert_null(v->decode);
+	assert_null(v->dep);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(v->off[i], voff[i]);
+		assert_int_equal(v->len[i], 100);
+	}
+	assert_int_equal(mf->streams[1].nsamples, 24);
+	eng_mfile_free(mf);
+	eng_diag_free(&diag);
+	free(f);
 }
 
 /* a second segment repeating part of the first (as a footer may) */
@@ -518,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_long_gop),
 		cmocka_unit_test(test_ber_lengths),
 		cmocka_unit_test(test_repeated_segment),
+		cmocka_unit_test(test_cbr_trailing_fill),
 		cmocka_unit_test(test_run_in),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_not_mxf),
