@@ -436,8 +436,8 @@ static int video_layout(struct eng_timeline *tl, size_t t)
 			if (k + 1 == s->rec_in + s->frames)
 				i++;
 		}
-		/* below 2^63: frames < 2^63 / 2^32 is checked by the
-		 * caller's sum */
+		/* below 2^63: frames of under 2^32 bytes, fewer than
+		 * 2^31 of them (video_layout's caller) */
 		u[k + 1] = u[k] + len;
 	}
 	tr->upto = u;
@@ -565,8 +565,8 @@ static int frame_sizes(struct eng_timeline *tl, struct eng_diag *diag)
 	int64_t k;
 	size_t t;
 
-	/* each table ends below 2^63 (lengths < 2^32, frames < 2^31 of
-	 * them below 2^63 too), closed forms are bounded by model.c and
+	/* each table ends below 2^63 (frames of under 2^32 bytes, fewer
+	 * than 2^31 of them), closed forms are bounded by model.c and
 	 * audio_layout: the sum fits 128 bits */
 	for (off = 0, t = 0; t < tl->ntracks; t++)
 		off += eng_upto(tl, t, tl->frames);
@@ -616,7 +616,15 @@ int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag)
 			continue;
 		real = 1;
 		e = media_of(tl, t, first)->ess;
-		if (e->kind == ENG_ESS_VIDEO) {
+		if (e->kind == ENG_ESS_VIDEO && tl->frames >= INT32_MAX) {
+			/* 2.8 years at 24 fps: its table's sums stay below
+			 * 2^63 */
+			eng_diag_add(diag, tl->path, first->line,
+				     "track %s: %lld frames of real video are "
+				     "more than a timeline of it may have (%d)",
+				     tr->name, (long long)tl->frames, INT32_MAX);
+			r = -EINVAL;
+		} else if (e->kind == ENG_ESS_VIDEO) {
 			r = video_in_range(tl, t, diag);
 			if (r == 0)
 				r = video_layout(tl, t);

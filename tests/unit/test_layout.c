@@ -891,6 +891,31 @@ static void test_media_refused(void **state)
 	}
 }
 
+/* A track of real video keeps its table's sums below 2^63: fewer than
+ * 2^31 frames (frames of under 2^32 bytes), else a message. */
+static void test_media_too_long(void **state)
+{
+	struct eng_timeline *tl = eng_tl_new("l", "l.tl");
+	struct eng_essence *v = video_ess(20, 0);
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 24, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "V", 24000, 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, INT32_MAX - 2, 2, 1),
+			 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	attach(tl, &v, NULL);
+	assert_int_equal(eng_tl_layout_media(tl, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "2147483647 frames of real video"));
+	assert_null(tl->tracks[0].upto);
+	eng_tl_free(tl);
+	ess_free(v);
+	eng_diag_free(&d);
+}
+
 /* Decoding dependencies: from the GOP's key frame, in decode order. */
 static void test_media_deps(void **state)
 {
@@ -966,6 +991,7 @@ int main(void)
 		cmocka_unit_test(test_media_video_constant),
 		cmocka_unit_test(test_media_audio_chunks),
 		cmocka_unit_test(test_media_refused),
+		cmocka_unit_test(test_media_too_long),
 		cmocka_unit_test(test_media_deps),
 		cmocka_unit_test(test_media_raw_unchanged),
 	};
