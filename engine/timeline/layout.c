@@ -29,6 +29,17 @@ uint64_t eng_upto_rate(uint64_t rate, uint32_t align, struct eng_fps fps,
 	return (uint64_t)(n / d) * align;
 }
 
+void eng_track_frame_bytes(const struct eng_track *tr, struct eng_fps fps,
+			   unsigned __int128 *lo, unsigned __int128 *hi)
+{
+	unsigned __int128 q_num = (unsigned __int128)tr->rate * fps.den;
+	unsigned __int128 q_den = (unsigned __int128)fps.num * tr->align;
+
+	/* each frame holds floor(q) or ceil(q) sample units */
+	*lo = q_num / q_den * tr->align;
+	*hi = (q_num / q_den + (q_num % q_den ? 1 : 0)) * tr->align;
+}
+
 uint64_t eng_upto(const struct eng_timeline *tl, size_t t, int64_t k)
 {
 	const uint64_t *u = tl->tracks[t].upto;
@@ -556,12 +567,15 @@ static void dep_need(struct eng_timeline *tl, size_t t)
 	}
 }
 
-/* frame_bytes_min/max and bytes, frame by frame (the closed form's bounds
- * of model.c are not exact once a table joins); -EINVAL past 2^63. */
+/* frame_bytes_min/max and bytes: where a track has a table, frame by
+ * frame (O(frames), as the table); else the closed forms' bounds, as
+ * eng_tl_finalize (a timeline may reach far with gaps).  -EINVAL past
+ * 2^63. */
 static int frame_sizes(struct eng_timeline *tl, struct eng_diag *diag)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
-	unsigned __int128 off;
+	unsigned __int128 off, fmin = 0, fmax = 0, a, b;
+	int table = 0;
 	int64_t k;
 	size_t t;
 
@@ -575,6 +589,27 @@ static int frame_sizes(struct eng_timeline *tl, struct eng_diag *diag)
 			     "timeline too large: its %lld frames of real media "
 			     "exceed 2^63 bytes", (long long)tl->frames);
 		return -EINVAL;
+	}
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+		const struct eng_media *m = tr->nsegs ?
+					    media_of(tl, t, &tr->segs[0]) : NULL;
+
+		table |= tr->upto != NULL;
+		eng_track_frame_bytes(tr, tl->fps, &a, &b);
+		/* real video of one size: video_layout made every frame
+		 * exactly align, which the bounds would round up */
+		if (m && m->ess && m->ess->kind == ENG_ESS_VIDEO)
+			a = b = tr->align;
+		fmin += a;
+		fmax += b;
+	}
+	if (!table) {
+		/* each term below 2^63 (audio_layout, model.c) */
+		tl->frame_bytes_min = (uint64_t)fmin;
+		tl->frame_bytes_max = (uint64_t)fmax;
+		tl->bytes = (uint64_t)off;
+		return 0;
 	}
 	for (k = 0; k < tl->frames; k++) {
 		uint64_t next = eng_frame_offset(tl, k + 1);

@@ -20,6 +20,11 @@
  * floor(k * rate * den / (num * align)) * align. */
 uint64_t eng_upto_rate(uint64_t rate, uint32_t align, struct eng_fps fps,
 		       int64_t k);
+/* The fewest and most bytes a frame of a track of the closed form holds:
+ * floor and ceil of rate / fps in whole units of align, times align
+ * (128 bits: a rate of 2^64 - 1 at 1/2^32 fps). */
+void eng_track_frame_bytes(const struct eng_track *tr, struct eng_fps fps,
+			   unsigned __int128 *lo, unsigned __int128 *hi);
 /* Bytes of track t before frame k. */
 uint64_t eng_upto(const struct eng_timeline *tl, size_t t, int64_t k);
 /* Offset in the virtual file of frame k (k may equal tl->frames). */

@@ -537,9 +537,7 @@ int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 	tl->frame_bytes_min = tl->frame_bytes_max = 0;
 	for (t = 0; t < tl->ntracks; t++) {
 		struct eng_track *tr = &tl->tracks[t];
-		unsigned __int128 q_num = (unsigned __int128)tr->rate * tl->fps.den;
-		unsigned __int128 q_den = (unsigned __int128)tl->fps.num * tr->align;
-		unsigned __int128 lo = q_num / q_den;
+		unsigned __int128 lo, hi;
 
 		rc = flatten(tr);
 		if (rc < 0)
@@ -550,9 +548,9 @@ int eng_tl_finalize(struct eng_timeline *tl, struct eng_diag *diag)
 			if (last->rec_in + last->frames > tl->frames)
 				tl->frames = last->rec_in + last->frames;
 		}
-		/* each frame holds floor(q) or ceil(q) sample units */
-		fmin += lo * tr->align;
-		fmax += (lo + (q_num % q_den ? 1 : 0)) * tr->align;
+		eng_track_frame_bytes(tr, tl->fps, &lo, &hi);
+		fmin += lo;
+		fmax += hi;
 	}
 	if (tl->frames == 0) {
 		eng_diag_add(diag, tl->path, 0, "timeline has no event");

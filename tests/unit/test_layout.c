@@ -823,6 +823,35 @@ static void test_media_audio_chunks(void **state)
 	ess_free(a);
 }
 
+/* Real audio far into a timeline (gaps cost nothing): its sizes come
+ * from the closed form, not a walk over every frame (10^12 of them). */
+static void test_media_audio_far(void **state)
+{
+	struct eng_timeline *tl = eng_tl_new("f", "f.tl");
+	struct eng_essence *a = audio_ess(48000, 6, 1500, 48000 * 3);
+	struct eng_diag d = { 0 };
+	struct eng_slice s;
+	const int64_t far = 1000000000000LL;
+
+	(void)state;
+	tl->fps = (struct eng_fps){ 24, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "A1", 144000, 3), 0);
+	assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, far, 5, 1), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	attach(tl, &a, NULL);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(tl->bytes, (uint64_t)(far + 5) * 12000);
+	assert_int_equal(tl->frame_bytes_min, 12000);
+	assert_int_equal(tl->frame_bytes_max, 12000);
+	eng_slice_get(tl, far + 1, 0, &s);
+	assert_int_equal(s.next, 2);	/* samples 2000..4000 */
+	assert_int_equal(s.ext[0].off, 100000 + 9077 + 500 * 6);
+	eng_tl_free(tl);
+	ess_free(a);
+	eng_diag_free(&d);
+}
+
 /* What the layout refuses, each a message naming the clip and both
  * values: a track of real and raw video, audio of two sample rates, a
  * segment past its media's end, audio in too many chunks. */
@@ -990,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(test_media_video_variable),
 		cmocka_unit_test(test_media_video_constant),
 		cmocka_unit_test(test_media_audio_chunks),
+		cmocka_unit_test(test_media_audio_far),
 		cmocka_unit_test(test_media_refused),
 		cmocka_unit_test(test_media_too_long),
 		cmocka_unit_test(test_media_deps),
