@@ -124,7 +124,7 @@ void fs_usage(const char *prog)
 	       "                          (auto)\n"
 	       "    -o stream_mem=BYTES   memory one open of a timeline may take, its ring:\n"
 	       "                          buffer+2 of its largest frames and 2 MiB more\n"
-	       "                          (8.7 MiB for the seed, 64 MiB for v210 1080p);\n"
+	       "                          (8.9 MiB for the seed, 64 MiB for v210 1080p);\n"
 	       "                          a timeline needing more refuses the mount; N\n"
 	       "                          readers take N times that (256Mi)\n"
 	       "    -o stream_files=N     clip files one open keeps open; the least\n"

@@ -111,8 +111,8 @@ struct eng_player_config {
 uint64_t eng_player_window(const char *comm);
 
 /* Defaults of the mount's -o stream_mem and -o stream_files.  Memory:
- * eng_player_mem at buffer=8 and 1 MiB requests is 8.7 MiB for the seed
- * preset (frames of 610 KB) and 63.5 MiB for the largest of
+ * eng_player_mem at buffer=8 and 1 MiB requests is 8.9 MiB for the seed
+ * preset (frames of 624 KB) and 63.5 MiB for the largest of
  * timelinefs-gen --format, v210-1080p (5.5 MB frames, 11 slots), 85 MiB
  * unpaced with zero copy: 256 MiB is three times that, and refuses what
  * would take gigabytes (buffer=10000: 6.1 GB a stream of the seed;

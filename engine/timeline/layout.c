@@ -35,6 +35,14 @@ void eng_track_frame_bytes(const struct eng_track *tr, struct eng_fps fps,
 	unsigned __int128 q_num = (unsigned __int128)tr->rate * fps.den;
 	unsigned __int128 q_den = (unsigned __int128)fps.num * tr->align;
 
+	/* a picture track's rate is rounded up from its picture's, so q is
+	 * just above 1, but eng_tl_finalize checked that every frame of the
+	 * timeline holds exactly one picture: the bound below would say two
+	 * (and size every stream's ring for frames twice as large) */
+	if (tr->pic.pix != ENG_PIX_NONE) {
+		*lo = *hi = eng_picture_bytes(&tr->pic);
+		return;
+	}
 	/* each frame holds floor(q) or ceil(q) sample units */
 	*lo = q_num / q_den * tr->align;
 	*hi = (q_num / q_den + (q_num % q_den ? 1 : 0)) * tr->align;

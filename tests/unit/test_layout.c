@@ -120,6 +120,37 @@ static struct eng_timeline *make_tl(int64_t frames)
 	return tl;
 }
 
+/* A picture track's frames are each exactly one picture (eng_tl_finalize
+ * checks it): the bounds say so, rather than two pictures (its rate is
+ * rounded up from the picture's, and the rate's bound rounded that up to
+ * a second whole picture: every stream's ring was twice its size). */
+static void test_picture_bounds(void **state)
+{
+	struct eng_timeline *tl = eng_tl_new("p", "p.tl");
+	struct eng_picture pic = { ENG_PIX_2VUY, 720, 486 };
+	struct eng_diag diag = { 0 };
+	int64_t k;
+	int c;
+
+	(void)state;
+	assert_non_null(tl);
+	tl->fps.num = 30000;
+	tl->fps.den = 1001;
+	assert_int_equal(eng_tl_add_picture_track(tl, "V", &pic), 0);
+	assert_int_equal(eng_tl_add_track(tl, "A1", 144000, 3), 1);
+	c = eng_tl_clip(tl, "c", 1);
+	assert_true(c >= 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, (uint32_t)c, 0, 0, 300, 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 1, (uint32_t)c, 0, 0, 300, 2), 0);
+	assert_int_equal(eng_tl_finalize(tl, &diag), 0);
+	assert_int_equal(tl->frame_bytes_min, 699840 + 4803);
+	assert_int_equal(tl->frame_bytes_max, 699840 + 4806);
+	for (k = 0; k < tl->frames; k++)
+		assert_true(eng_frame_size(tl, k) <= tl->frame_bytes_max);
+	eng_diag_free(&diag);
+	eng_tl_free(tl);
+}
+
 static void test_sizes(void **state)
 {
 	struct eng_timeline *tl = make_tl(100);
@@ -1024,6 +1055,7 @@ int main(void)
 		cmocka_unit_test(test_media_too_long),
 		cmocka_unit_test(test_media_deps),
 		cmocka_unit_test(test_media_raw_unchanged),
+		cmocka_unit_test(test_picture_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
