@@ -492,10 +492,11 @@ static int read_media(struct resolver *r, const char *name,
 		const char *why = fd >= 0 && errno == 0 ? "not a regular file"
 							 : strerror(errno);
 
-		if (asprintf(&m->why, "cannot open %s: %s", path, why) < 0) {
-			m->why = NULL;
+		/* escaped as the readers' messages are */
+		eng_diag_add(&d, path, 0, "cannot open: %s", why);
+		m->why = d.n ? strdup(d.msgs[0]) : NULL;
+		if (!m->why)
 			rc = -ENOMEM;
-		}
 		goto out;
 	}
 	mf = calloc(1, sizeof(*mf));
@@ -514,7 +515,9 @@ static int read_media(struct resolver *r, const char *name,
 	if (rc == -ENOMEM)
 		goto out;
 	if (rc < 0) {
-		m->why = strdup(d.n ? d.msgs[0] : path);
+		if (!d.n)
+			eng_diag_add(&d, path, 0, "refused by its reader");
+		m->why = d.n ? strdup(d.msgs[0]) : NULL;
 		rc = m->why ? 0 : -ENOMEM;
 		goto out;
 	}
@@ -753,10 +756,37 @@ static int opatom_stream(struct resolver *r, size_t c, size_t t,
 static void refused(struct resolver *r, size_t c, size_t t, unsigned line,
 		    struct mread *m)
 {
+	struct eng_diag pre = {0};
+	char *msg = NULL, **v;
+
 	if (m->told)
 		return;
 	m->told = 1;
-	problem(r, line, c, t, "%s", m->why ? m->why : m->name);
+	r->nerr++;
+	/* The reader's message ("FILE: reason") is escaped already (diag.h):
+	 * added through eng_diag_add it would be escaped twice, a
+	 * backslash in a file name shown as four. */
+	eng_diag_add(&pre, r->tl->path, line, "clip %s track %s:",
+		     r->tl->clips[c].name, r->tl->tracks[t].name);
+	if (pre.n && asprintf(&msg, "%s %s", pre.msgs[0], m->why) < 0)
+		msg = NULL;
+	eng_diag_free(&pre);
+	if (!msg || !r->diag) {
+		free(msg);
+		return;
+	}
+	if (r->diag->n == r->diag->cap) {
+		size_t cap = r->diag->cap ? r->diag->cap * 2 : 8;
+
+		v = realloc(r->diag->msgs, cap * sizeof(*v));
+		if (!v) {
+			free(msg);
+			return;
+		}
+		r->diag->msgs = v;
+		r->diag->cap = cap;
+	}
+	r->diag->msgs[r->diag->n++] = msg;
 }
 
 /* Frames per second rounded: a timecode's nominal rate (30 at 29.97). */

@@ -359,6 +359,29 @@ static void test_bad_input(void **state)
 	eng_tl_free(tl);
 }
 
+/* A refused file's name is escaped once in the message: the reader's
+ * message is escaped already (a backslash shown as two, not four). */
+static void test_escaped(void **state)
+{
+	struct env *e = *state;
+	struct eng_timeline *tl = tl_from(
+		"fps 25\n"
+		"track V 1000\n"
+		"event V weird 0 5\n");
+	struct eng_diag d = { 0 };
+	static const char *const want[] = {
+		"t.tl:3: clip weird track V: DIR/we\\\\ird.mov: no moov atom "
+		"(a truncated file?)",
+	};
+
+	put_fake(e, "we\\ird.mov", 2, 5);
+	tl->clips[0].file = strdup("we\\ird.mov");
+	assert_int_equal(resolve(e, tl, &d), -EINVAL);
+	expect_in(e, &d, want, 1);
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+}
+
 /* A source timecode means the media's frame where the media has a start
  * timecode: video by frames, BWF audio by its time reference in samples;
  * an edit before the media's first frame is told. */
@@ -490,6 +513,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_whole_file, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_escaped, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_origin, env_setup,
 						env_teardown),
