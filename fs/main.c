@@ -15,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libavformat/avformat.h>
+#include <libavutil/log.h>
+
 #include "fs.h"
 #include "media/essence.h"
 
@@ -543,6 +546,10 @@ int main(int argc, char *argv[])
 	pthread_mutex_init(&fs.lock, NULL);
 	fs.streams.next = fs.streams.prev = &fs.streams;
 
+	/* the media readers' libavformat would print its own lines for a
+	 * file it refuses ("moov atom not found"): the mount says which
+	 * file and why in its own message, once */
+	av_log_set_level(AV_LOG_QUIET);
 	if (fs_config_parse(&args, &fs.cfg) < 0)
 		goto err_args;
 	if (fs.cfg.show_help) {
@@ -553,8 +560,12 @@ int main(int argc, char *argv[])
 	if (fs.cfg.show_version) {
 		/* the libraries it runs with, which may not be those it
 		 * was built against: what a bug report needs */
-		printf("timelinefs %s\nlibfuse %s\nSQLite %s\n", TLFS_VERSION,
-		       fuse_pkgversion(), store_sqlite_version());
+		unsigned av = avformat_version();
+
+		printf("timelinefs %s\nlibfuse %s\nSQLite %s\n"
+		       "libavformat %u.%u.%u\n", TLFS_VERSION,
+		       fuse_pkgversion(), store_sqlite_version(), av >> 16,
+		       av >> 8 & 0xff, av & 0xff);
 		ret = 0;
 		goto err_args;
 	}

@@ -21,6 +21,8 @@ check_eq "timelinefs -V: libfuse's version" \
 	"libfuse $(pkg-config --modversion fuse3)" "$(echo "$out" | sed -n 2p)"
 check_eq "timelinefs -V: SQLite's version" \
 	"SQLite $(pkg-config --modversion sqlite3)" "$(echo "$out" | sed -n 3p)"
+check_eq "timelinefs -V: libavformat's version (the media readers')" \
+	"libavformat $(pkg-config --modversion libavformat)" "$(echo "$out" | sed -n 4p)"
 check_eq "timelinefs --version is -V" "$out" "$("$BIN" --version 2>&1)"
 check_eq "timelinefs-gen -V" "timelinefs-gen $VERSION" "$("$GEN" -V 2>&1)"
 check_eq "timelinefs-gen --version" "timelinefs-gen $VERSION" \
