@@ -19,6 +19,7 @@
 
 #include "media/essence.h"
 #include "media/mov.h"
+#include "timeline/layout.h"
 #include "timeline/model.h"
 #include "timeline/tl.h"
 #include "util/diag.h"
@@ -717,6 +718,67 @@ static void test_pcm(void **state)
 	eng_tl_free(tl);
 }
 
+/* ProRes of variable frame sizes (issue 21): the layout's table (helper
+ * A's eng_tl_layout_media) gives each frame the size of the source frame
+ * it plays; stsz lists them one a sample in edit order and the chunk
+ * offsets follow, co64 once they pass 4 GiB. */
+static void test_prores_sizes(void **state)
+{
+	struct eng_timeline *tl = parse("fps 25\ntrack V 2vuy 8x8\n"
+					"event V a 2 30\nevent V b 0 20\n"
+					"event V a 40 10\n");
+	struct eng_essence a = video(FOURCC('a', 'p', 'c', 'h'), "prores", 60);
+	struct eng_essence b = video(FOURCC('a', 'p', 'c', 'h'), "prores", 60);
+	uint64_t aoff[60], boff[60], want[60], off;
+	uint32_t alen[60], blen[60];
+	struct eng_diag d = {0};
+	struct eng_mov m;
+	struct box x;
+	char why[256];
+	int64_t k;
+
+	(void)state;
+	/* 100 MB frames and a little: 60 frames pass 4 GiB at frame 43 */
+	for (k = 0; k < 60; k++) {
+		alen[k] = 100000000u + (uint32_t)(k * 7919 % 5000);
+		blen[k] = 90000000u + (uint32_t)(k * 104729 % 7000);
+		aoff[k] = 4096 + (uint64_t)k * 100005000u;
+		boff[k] = 4096 + (uint64_t)k * 90007000u;
+	}
+	a.off = aoff;
+	a.len = alen;
+	b.off = boff;
+	b.len = blen;
+	a.len_min = b.len_min = UINT32_MAX;
+	a.len_max = b.len_max = 0;
+	for (k = 0; k < 60; k++) {
+		a.len_min = alen[k] < a.len_min ? alen[k] : a.len_min;
+		a.len_max = alen[k] > a.len_max ? alen[k] : a.len_max;
+		b.len_min = blen[k] < b.len_min ? blen[k] : b.len_min;
+		b.len_max = blen[k] > b.len_max ? blen[k] : b.len_max;
+	}
+	use(tl, "a", 0, &a, 0);
+	use(tl, "b", 0, &b, 0);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	for (k = 0; k < 60; k++)
+		want[k] = k < 30 ? alen[2 + k] : k < 50 ? blen[k - 30]
+							: alen[40 + k - 50];
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsz");
+	assert_int_equal(be(x.p + 4, 4), 0);
+	assert_int_equal(be(x.p + 8, 4), 60);
+	for (k = 0; k < 60; k++)
+		assert_int_equal(be(x.p + 12 + 4 * k, 4), want[k]);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/co64");
+	assert_int_equal(be(x.p + 4, 4), 60);
+	for (k = 0, off = m.head_len; k < 60; off += want[k++])
+		assert_int_equal(be(x.p + 8 + 8 * k, 8), off);
+	assert_true(off - m.head_len > UINT32_MAX);
+	assert_int_equal(m.size, off);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_real_refused),
 		cmocka_unit_test(test_avc1),
 		cmocka_unit_test(test_pcm),
+		cmocka_unit_test(test_prores_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
