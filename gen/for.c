@@ -852,19 +852,31 @@ out:
 }
 
 /* timelinefs-gen --dump-tl T: the resolved edit as .tl on stdout. */
-int gen_run_dump(const char *path, const struct for_opts *fo)
+int gen_run_dump(const char *path, const char *media_dir,
+		 const struct for_opts *fo)
 {
 	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
 	struct eng_diag diag = {0}, notes = {0};
 	char *text = NULL;
 	size_t len;
-	int ret = EXIT_IO, rc;
+	int ret = EXIT_IO, rc, fd = -1;
 
+	if (media_dir) {
+		fd = open(media_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, PROG ": cannot open %s: %s\n",
+				media_dir, strerror(errno));
+			return EXIT_IO;
+		}
+	}
 	rc = eng_load_options_for(path, &fo->load, &o, NULL, &diag, &notes);
 	gen_print_notes(&notes);
-	if (rc < 0 ||
-	    eng_timeline_load(path, &o, &tl, &diag) < 0 ||
+	/* with the media folder, as the mount resolves it: tracks of real
+	 * media get their media's frame sizes (and the comment saying so) */
+	if (rc < 0 || eng_timeline_load(path, &o, &tl, &diag) < 0 ||
+	    (fd >= 0 && (eng_media_resolve(tl, fd, media_dir, &diag) < 0 ||
+			 eng_tl_layout_media(tl, &diag) < 0)) ||
 	    eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &diag) < 0) {
 		gen_print_diag(&diag);
 		goto out;
@@ -878,5 +890,7 @@ out:
 	free(text);
 	eng_tl_free(tl);
 	eng_diag_free(&diag);
+	if (fd >= 0)
+		close(fd);
 	return ret;
 }

@@ -163,7 +163,10 @@ int gen_run_random(const char *dir, const struct eng_gen_config *c,
 /* timelinefs-gen --for T [--for T ...] DIR */
 int gen_run_for(const char *dir, const char **paths, size_t n,
 		const struct for_opts *fo);
-/* timelinefs-gen --dump-tl T: the resolved edit as .tl on stdout. */
-int gen_run_dump(const char *path, const struct for_opts *fo);
+/* timelinefs-gen --dump-tl T [DIR]: the resolved edit as .tl on stdout;
+ * with the media folder DIR (NULL: none), its media resolved as the
+ * mount resolves them, so that tracks of real media have their sizes. */
+int gen_run_dump(const char *path, const char *media_dir,
+		 const struct for_opts *fo);
 
 #endif /* GEN_H */

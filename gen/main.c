@@ -97,7 +97,7 @@ static void usage(FILE *f)
 "              [--edl-origin WHERE] [--strict] [--seed N] [--force]\n"
 "              [--codec C [--container K] [--profile P]] DIR\n"
 "       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B | --picture P]\n"
-"              [--audio-rate B] [--edl-origin WHERE] [--strict]\n"
+"              [--audio-rate B] [--edl-origin WHERE] [--strict] [DIR]\n"
 "Write seeded clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
 "timelines DIR/timelines/timelineNN.tl that edit them, for timelinefs.\n"
 "The same options and seed give the same bytes.  Pictures (the default,\n"
@@ -116,7 +116,8 @@ static void usage(FILE *f)
 "--strict (mount with the same -o video_rate= or picture=, audio_rate=,\n"
 "edl_origin=, strict; the last line says so).  --dump-tl prints a timeline as the mount resolves it, in\n"
 ".tl form with every segment at its record frame (a blank, '#' or '%%' in\n"
-"a clip name written %%XX, as .tl reads it).\n"
+"a clip name written %%XX, as .tl reads it); given the media folder DIR,\n"
+"with its media resolved as the mount does: real media's frame sizes.\n"
 "\n"
 "  --clips N            clips to write (default %" PRIu32 ")\n"
 "  --clip-seconds S     length of every clip, decimals allowed (default %s)\n"
@@ -493,13 +494,14 @@ int main(int argc, char **argv)
 	fo.seed = c.seed;
 	fo.force = force;
 	if (dump) {
-		if (nfor || optind != argc) {
+		if (nfor || optind < argc - 1) {
 			fprintf(stderr,
-				PROG ": --dump-tl takes no --for and "
-				     "no DIR\nTry '" PROG " --help'.\n");
+				PROG ": --dump-tl takes no --for and at "
+				     "most one DIR\nTry '" PROG " --help'.\n");
 			goto out;
 		}
-		ret = gen_run_dump(dump, &fo);
+		ret = gen_run_dump(dump, optind < argc ? argv[optind] : NULL,
+				   &fo);
 		goto out;
 	}
 	if (optind != argc - 1) {

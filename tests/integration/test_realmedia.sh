@@ -172,6 +172,15 @@ else
 	not_ok "an EDL over ProRes, DNxHD, OP-Atom, H.264 and BWF mounts"
 fi
 
+# --dump-tl with the media folder resolves the media as the mount does:
+# the video track of real media has its frames' sizes
+"$GEN" --dump-tl "$M/timelines/real.edl" "$M" >"$T/dump" 2>"$T/dump.err"
+check_eq "--dump-tl EDL DIR: the video track has its media's frame sizes" 1 \
+	"$(grep -c '^track V [0-9]* # frames of its media.s sizes' "$T/dump")"
+"$GEN" --dump-tl "$M/timelines/real.edl" >"$T/dump" 2>"$T/dump.err"
+check_eq "--dump-tl EDL without DIR reads no media" 0 \
+	"$(grep -c 'frames of its media' "$T/dump")"
+
 # Bad input: one message naming timeline, line, clip, file and reason.
 B=$T/bad
 mkdir -p "$B/timelines"
