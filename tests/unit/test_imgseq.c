@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for engine/media/imgseq.c: OTIO's ImageSequenceReference name
+ * formula (start 86400 at padding 7, padding 4 with step 2 across the
+ * 9999 -> 10000 roll-over, negative frame numbers, the base's '/') and the
+ * pixel data of DPX (both byte orders), TIFF (strips adjacent, apart,
+ * inline, short and long) and OpenEXR scanline headers built here byte by
+ * byte, each read as a reader does (the reads counted: 4 KiB from the
+ * start, more where a field is elsewhere).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "media/imgseq.h"
+#include "util/diag.h"
+
+/* A file in memory, built by the put_* helpers. */
+struct mem {
+	unsigned char b[65536];
+	size_t n;
+};
+
+static void put(struct mem *m, const void *p, size_t n)
+{
+	assert_true(m->n + n <= sizeof(m->b));
+	memcpy(m->b + m->n, p, n);
+	m->n += n;
+}
+
+static void put_int(struct mem *m, uint64_t v, int bytes, int be)
+{
+	for (int i = 0; i < bytes; i++) {
+		int sh = be ? 8 * (bytes - 1 - i) : 8 * i;
+		unsigned char c = (unsigned char)(v >> sh);
+
+		put(m, &c, 1);
+	}
+}
+
+static void pad_to(struct mem *m, size_t n)
+{
+	assert_true(n <= sizeof(m->b) && n >= m->n);
+	memset(m->b + m->n, 0x5a, n - m->n);
+	m->n = n;
+}
+
+static void set_int(struct mem *m, size_t at, uint64_t v, int bytes, int be)
+{
+	size_t n = m->n;
+
+	m->n = at;
+	put_int(m, v, bytes, be);
+	m->n = n;
+}
+
+/* m as a frame file whose reads are counted and checked: each inside the
+ * file, none past its end */
+struct counted {
+	struct mem *m;
+	int reads;
+	uint64_t last_off;
+	size_t last_len;
+};
+
+static long counted_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct counted *c = ctx;
+
+	assert_true(off <= c->m->n && len <= c->m->n - off);
+	assert_true(len > 0);
+	c->reads++;
+	c->last_off = off;
+	c->last_len = len;
+	memcpy(buf, c->m->b + off, len);
+	return (long)len;
+}
+
+/* m's pixel data as the reader reads it: the number of header reads in
+ * *reads (the parser's count, checked against the file's), the message
+ * (or "") in msg */
+static int pixels(struct mem *m, struct eng_seq_pixels *px, int *reads,
+		  char *msg, size_t len)
+{
+	struct eng_diag d = { 0 };
+	struct counted c = { .m = m };
+	struct eng_src src = { "f.0001", m->n, counted_read, &c };
+	int rc = eng_seq_pixels_of(&src, px, reads, &d);
+
+	assert_int_equal(*reads, c.reads);
+	snprintf(msg, len, "%s", d.n ? d.msgs[0] : "");
+	assert_int_equal(d.n, rc ? 1 : 0);
+	eng_diag_free(&d);
+	return rc;
+}
+
+/* m reads as one run of pixel data of format fmt at [off, off + len)
+ * in `reads` header reads */
+static void one_run(struct mem *m, uint32_t fmt, uint64_t off, uint64_t len,
+		    int reads)
+{
+	struct eng_seq_pixels px;
+	char msg[256];
+	int got;
+
+	assert_int_equal(pixels(m, &px, &got, msg, sizeof(msg)), 0);
+	assert_int_equal(px.fmt, fmt);
+	assert_int_equal(px.n, 1);
+	assert_int_equal(px.ext[0].off, off);
+	assert_int_equal(px.ext[0].len, len);
+	assert_int_equal(px.bytes, len);
+	assert_int_equal(got, reads);
+}
+
+static void name_is(const struct eng_seq_name *s, int64_t k, const char *want)
+{
+	char buf[256];
+	int n = eng_seq_name_of(s, k, buf, sizeof(buf));
+
+	assert_string_equal(buf, want);
+	assert_int_equal(n, (int)strlen(want));
+}
+
+static void test_names(void **state)
+{
+	struct eng_seq_name s = { "", "A001C003.", ".dpx", 86400, 1, 7 };
+	char small[8];
+
+	(void)state;
+	name_is(&s, 0, "A001C003.0086400.dpx");
+	name_is(&s, 23, "A001C003.0086423.dpx");
+	/* a base gets its '/', a base ending in one gets no second */
+	s.base = "/media/reel1";
+	name_is(&s, 1, "/media/reel1/A001C003.0086401.dpx");
+	s.base = "/media/reel1/";
+	name_is(&s, 1, "/media/reel1/A001C003.0086401.dpx");
+	/* padding 4, step 2: 9996 9998 10000, more digits kept */
+	s = (struct eng_seq_name){ "", "sh010.", ".exr", 9996, 2, 4 };
+	name_is(&s, 0, "sh010.9996.exr");
+	name_is(&s, 1, "sh010.9998.exr");
+	name_is(&s, 2, "sh010.10000.exr");
+	/* negative numbers: the sign before the zeros, as OTIO writes */
+	s = (struct eng_seq_name){ "", "neg.", ".tif", -3, 1, 4 };
+	name_is(&s, 0, "neg.-0003.tif");
+	name_is(&s, 2, "neg.-0001.tif");
+	name_is(&s, 3, "neg.0000.tif");
+	s.step = -2;
+	name_is(&s, 500, "neg.-1003.tif");
+	s.padding = 0;
+	name_is(&s, 0, "neg.-3.tif");
+	s = (struct eng_seq_name){ "", "", "", 5, 1, 0 };
+	name_is(&s, 0, "5");
+	/* the extremes: no overflow read as a name */
+	s = (struct eng_seq_name){ "", "x", "", INT64_MIN, 1, 0 };
+	name_is(&s, 0, "x-9223372036854775808");
+	assert_int_equal(eng_seq_name_of(&s, -1, small, sizeof(small)),
+			 -ERANGE);
+	s = (struct eng_seq_name){ "", "x", "", 0, INT64_MAX, 0 };
+	assert_int_equal(eng_seq_name_of(&s, 2, small, sizeof(small)),
+			 -ERANGE);
+	s.padding = 65;
+	assert_int_equal(eng_seq_name_of(&s, 0, small, sizeof(small)),
+			 -ERANGE);
+	s = (struct eng_seq_name){ "", "A001C003.", ".dpx", 86400, 1, 7 };
+	assert_int_equal(eng_seq_name_of(&s, 0, small, sizeof(small)),
+			 -ENAMETOOLONG);
+	assert_string_equal(small, "");
+}
+
+/* a DPX of `size` bytes, image data at `off` */
+static void dpx(struct mem *m, int be, uint32_t off, size_t size)
+{
+	m->n = 0;
+	put(m, be ? "SDPX" : "XPDS", 4);
+	put_int(m, off, 4, be);
+	put(m, "V2.0", 4);
+	pad_to(m, size);
+}
+
+static void test_dpx(void **state)
+{
+	struct mem m;
+	struct eng_seq_pixels px;
+	char msg[256];
+	int reads;
+
+	(void)state;
+	for (int be = 0; be < 2; be++) {
+		dpx(&m, be, 2048, 6144);
+		one_run(&m, ENG_SEQ_DPX, 2048, 4096, 1);
+	}
+	/* an offset inside the generic header or past the end */
+	dpx(&m, 1, 100, 6144);
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "f.0001: dpx image data offset 100"));
+	dpx(&m, 0, 7000, 6144);
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	/* a file too short for any header, and not an image */
+	m.n = 3;
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_string_equal(msg, "f.0001: 3 bytes: no image header");
+	m.n = 0;
+	put(&m, "RIFF....", 8);
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "not a dpx, tiff or exr file"));
+}
+
+/* TIFF IFD entry */
+static void ifd_entry(struct mem *m, int be, unsigned tag, unsigned type,
+		      uint32_t count, uint32_t value)
+{
+	put_int(m, tag, 2, be);
+	put_int(m, type, 2, be);
+	put_int(m, count, 4, be);
+	if (type == 3 && count == 1) {	/* a short sits left in its field */
+		put_int(m, value, 2, be);
+		put_int(m, 0, 2, be);
+	} else {
+		put_int(m, value, 4, be);
+	}
+}
+
+/*
+ * A TIFF with two strips of 3000 and 3200 bytes: offsets (long) at 200,
+ * byte counts (short, both inline); strip 2 at 3200 + gap.  The IFD is
+ * put after the pixels (as libtiff writes it) when ifd_last.
+ */
+static void tiff2(struct mem *m, int be, unsigned gap, int ifd_last)
+{
+	uint32_t ifd = ifd_last ? 6400 + gap : 8;
+
+	m->n = 0;
+	put(m, be ? "MM\0*" : "II*\0", 4);
+	put_int(m, ifd, 4, be);
+	if (ifd_last)
+		pad_to(m, ifd);
+	put_int(m, 4, 2, be);
+	ifd_entry(m, be, 256, 3, 1, 64);	/* ImageWidth */
+	ifd_entry(m, be, 273, 4, 2, ifd_last ? 100 : 80);
+	ifd_entry(m, be, 278, 3, 1, 8);		/* RowsPerStrip */
+	ifd_entry(m, be, 279, 3, 2, 0);		/* counts: set below */
+	put_int(m, 0, 4, be);			/* no next IFD */
+	set_int(m, ifd + 2 + 36 + 8, be ? 3000u << 16 | 3200 :
+		3200u << 16 | 3000, 4, be);
+	if (ifd_last) {
+		size_t end = m->n;
+
+		m->n = 100;
+		put_int(m, 200, 4, be);
+		put_int(m, 3200 + gap, 4, be);
+		m->n = end;
+	} else {
+		pad_to(m, 80);
+		put_int(m, 200, 4, be);
+		put_int(m, 3200 + gap, 4, be);
+		pad_to(m, 6400 + gap);
+	}
+}
+
+static void test_tiff(void **state)
+{
+	struct mem m;
+	struct eng_seq_pixels px;
+	char msg[256];
+	int reads;
+
+	(void)state;
+	for (int be = 0; be < 2; be++) {
+		/* strips adjacent: one run */
+		tiff2(&m, be, 0, 0);
+		one_run(&m, ENG_SEQ_TIFF, 200, 6200, 1);
+		/* apart: two runs, in strip order */
+		tiff2(&m, be, 16, 1);
+		assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+				 0);
+		assert_int_equal(px.n, 2);
+		assert_int_equal(px.ext[0].off, 200);
+		assert_int_equal(px.ext[0].len, 3000);
+		assert_int_equal(px.ext[1].off, 3216);
+		assert_int_equal(px.ext[1].len, 3200);
+		assert_int_equal(px.bytes, 6200);
+		/* the IFD after the strips: a second read from it, a
+		 * third back at its offsets table (before the strips) */
+		assert_int_equal(reads, 3);
+	}
+	/* a strip past the end names the file */
+	tiff2(&m, 0, 0, 0);
+	m.n = 5000;
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "f.0001: pixel data at 3200 of 3200 bytes"
+			       " is past the end"));
+	/* BigTIFF is refused by name */
+	m.n = 0;
+	put(&m, "II+\0\x08\0\0\0", 8);
+	pad_to(&m, 64);
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_string_equal(msg, "f.0001: bigtiff is not read");
+}
+
+static void exr_attr(struct mem *m, const char *name, const char *type,
+		     const void *v, uint32_t size)
+{
+	put(m, name, strlen(name) + 1);
+	put(m, type, strlen(type) + 1);
+	put_int(m, size, 4, 0);
+	put(m, v, size);
+}
+
+/* A scanline EXR of rows 10..10+rows-1 at compression comp, each chunk
+ * 8 + 40 bytes, the table `shuffle`d when asked; returns its first
+ * chunk's offset. */
+static size_t exr(struct mem *m, uint32_t version, unsigned comp, int rows,
+		  int shuffle)
+{
+	static const unsigned lines[] = { 1, 1, 1, 16, 32 };
+	unsigned char c = (unsigned char)comp, chl[18] = "R";
+	struct mem box = { .n = 0 };
+	size_t table, first, chunks;
+
+	m->n = 0;
+	put(m, "\x76\x2f\x31\x01", 4);
+	put_int(m, version, 4, 0);
+	chl[2] = 1;	/* R: half, then the list's end */
+	exr_attr(m, "channels", "chlist", chl, 18);
+	exr_attr(m, "compression", "compression", &c, 1);
+	put_int(&box, 0, 4, 0);
+	put_int(&box, 10, 4, 0);
+	put_int(&box, 3, 4, 0);
+	put_int(&box, 10 + rows - 1, 4, 0);
+	exr_attr(m, "dataWindow", "box2i", box.b, 16);
+	exr_attr(m, "displayWindow", "box2i", box.b, 16);
+	put(m, "", 1);
+	table = m->n;
+	chunks = ((size_t)rows + lines[comp] - 1) / lines[comp];
+	first = table + 8 * chunks;
+	for (size_t i = 0; i < chunks; i++)
+		put_int(m, first + 48 * (shuffle && i == 1 ? 0 : i), 8, 0);
+	for (size_t i = 0; i < chunks; i++) {
+		put_int(m, 10 + i * lines[comp], 4, 0);
+		put_int(m, 40, 4, 0);
+		pad_to(m, m->n + 40);
+	}
+	return first;
+}
+
+static void test_exr(void **state)
+{
+	struct mem m;
+	struct eng_seq_pixels px;
+	char msg[256];
+	int reads;
+	size_t first;
+
+	(void)state;
+	/* uncompressed: one chunk a row; ZIP: 16 rows; PIZ: 32 */
+	for (unsigned comp = 0; comp <= 4; comp += 2) {
+		unsigned c = comp == 2 ? 3 : comp;
+
+		/* the chunks from the first to the file's end (a count of
+		 * chunks not the compression's reads rows as offsets) */
+		first = exr(&m, 2, c, 40, 0);
+		one_run(&m, ENG_SEQ_EXR, first, m.n - first, 1);
+	}
+	/* 600 rows uncompressed: a table of 4800 bytes, read from where
+	 * the header ends in a second read */
+	first = exr(&m, 2, 0, 600, 0);
+	one_run(&m, ENG_SEQ_EXR, first, m.n - first, 2);
+	/* a table not in file order, tiled and multi-part files: refused */
+	exr(&m, 2, 0, 4, 1);
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "f.0001: exr chunks out of order"));
+	exr(&m, 2 | 0x200, 0, 4, 0);
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "exr is tiled"));
+	exr(&m, 2 | 0x1000, 0, 4, 0);
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "exr is multi-part"));
+	/* cut inside its header, inside its table */
+	exr(&m, 2, 0, 4, 0);
+	m.n = 40;
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "f.0001: exr "));
+	first = exr(&m, 2, 0, 4, 0);
+	m.n = first - 8;
+	assert_int_equal(pixels(&m, &px, &reads, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "offset table of 4 chunks"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_dpx),
+		cmocka_unit_test(test_tiff),
+		cmocka_unit_test(test_exr),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
