@@ -15,13 +15,6 @@
 
 #include "media/essence.h"
 
-/* What a missing frame file does (OTIO's missing_frame_policy). */
-enum eng_seq_missing {
-	ENG_SEQ_ERROR = 0,	/* EIO to the reader, a failed frame */
-	ENG_SEQ_HOLD,		/* the last frame read again */
-	ENG_SEQ_BLACK,		/* zeros, no read */
-};
-
 /* An ImageSequenceReference's naming fields: strings borrowed. */
 struct eng_seq_name {
 	const char *base;	/* target_url_base ("" for none) */
