@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "media/gen.h"
+#include "media/seqgen.h"
 #include "media/picture.h"
 #include "timeline/load.h"
 #include "timeline/timecode.h"
@@ -158,6 +159,19 @@ int gen_check_space_bytes(const char *dir, uint64_t need, uint64_t reclaim);
 
 /* The runs; each returns the exit status (0, EXIT_IO). */
 /* Random timelines and their clips into DIR (c as the options set it). */
+/* seq.c: an image sequence --format (docs/formats.md "Image sequences"):
+ * clips folders DIR/clipNNNN of frames files clipNNNN.%07d.EXT from
+ * start, no timelines, no audio. */
+struct gen_seq {
+	struct eng_seqgen_image im;
+	uint32_t clips;
+	int64_t frames; /* per clip */
+	int64_t start;	/* the first file's number */
+	struct eng_fps fps;
+	uint64_t seed;
+};
+/* 0, or an exit status (reported). */
+int gen_run_seq(const char *dir, const struct gen_seq *s, int force);
 int gen_run_random(const char *dir, const struct eng_gen_config *c,
 		   int force, const struct gen_enc *enc);
 /* timelinefs-gen --for T [--for T ...] DIR */

@@ -25,6 +25,9 @@
 /* Options of loading EDL/OTIO that the random generator (.tl) has no use
  * for. */
 #define SET_LOAD_ONLY 32u
+/* Options of timelines and audio, which a sequence --format does not
+ * write. */
+#define SET_TL_ONLY 64u
 
 enum {
 	OPT_CLIPS = 256,
@@ -49,6 +52,8 @@ enum {
 	OPT_CONTAINER,
 	OPT_PROFILE,
 	OPT_TIMECODE,
+	OPT_SIZE,
+	OPT_START_FRAME,
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +79,8 @@ static const struct option long_opts[] = {
     {"container", required_argument, NULL, OPT_CONTAINER},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"timecode", required_argument, NULL, OPT_TIMECODE},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"start-frame", required_argument, NULL, OPT_START_FRAME},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -160,9 +167,17 @@ PRIu32 ")\n"
 "                       sq (default), hq, hqx\n"
 "  --timecode TC        --codec without --for: every clip's start timecode\n"
 "                       (default 00:00:00:00)\n"
+"  --size WxH           a sequence --format's frames at another size\n"
+"                       (320x240 for a quick test)\n"
+"  --start-frame N      a sequence's first file number (default 86400,\n"
+"                       01:00:00:00 at 24 fps)\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
 "--for with --codec and no --picture writes 2vuy:1920x1080 pictures.\n"
+"An image sequence --format (dpx10-2k, exr-hd, tiff16-uhd,\n"
+"frametest-hd ...) writes each clip as a folder of one file a frame,\n"
+"DIR/clipNNNN/clipNNNN.0086400.dpx ..., at --fps (default 24), with the\n"
+"code and digits in the pixels; no timelines and no audio.\n"
 "\n"
 "Exit status: 0 done, 1 I/O error, bad timeline or not enough space,\n"
 "2 usage error.\n",
@@ -205,6 +220,25 @@ static int parse_rate(const char *opt, const char *val, uint64_t *out)
 	return 0;
 }
 
+/* The image sequence presets: each frame's file and its size. */
+static void list_seq_formats(void)
+{
+	const struct eng_seqgen_format *f;
+	size_t i, n;
+
+	f = eng_seqgen_formats(&n);
+	printf("\nimage sequence presets (one file a frame, "
+	       "DIR/clipNNNN/clipNNNN.%%07d.EXT):\n");
+	for (i = 0; i < n; i++) {
+		printf("\n%-22s %" PRIu32 "x%" PRIu32 ", %" PRIu64
+		       " bytes/frame (.%s, pixel data at %" PRIu64 ")\n",
+		       f[i].name, f[i].im.width, f[i].im.height,
+		       eng_seqgen_file_bytes(&f[i].im), eng_seqgen_ext(f[i].im.kind),
+		       eng_seqgen_header_bytes(&f[i].im));
+		printf("    %s\n    source: %s\n", f[i].summary, f[i].source);
+	}
+}
+
 /* --format list: one block per preset, its rates and their source. */
 static void list_formats(void)
 {
@@ -234,6 +268,7 @@ static void list_formats(void)
 		       f[i].audio_tracks, f[i].audio_rate, media);
 		printf("    %s\n    source: %s\n", f[i].summary, f[i].source);
 	}
+	list_seq_formats();
 }
 
 int main(int argc, char **argv)
@@ -246,7 +281,10 @@ int main(int argc, char **argv)
 	size_t nfor = 0;
 	unsigned int set = 0;
 	const char *container = NULL;
-	int force = 0, opt, ret = EXIT_USAGE, rc;
+	int force = 0, opt, ret = EXIT_USAGE, rc, seq_start = 0;
+	const struct eng_seqgen_format *seqf = NULL;
+	struct gen_seq seq = {.start = 86400};
+	uint32_t seq_w = 0, seq_h = 0;
 
 	eng_gen_config_default(&c);
 	memset(&fo, 0, sizeof(fo));
@@ -269,19 +307,19 @@ int main(int argc, char **argv)
 			rc = parse_secs("--clip-seconds", optarg, &c.clip_us);
 			break;
 		case OPT_TIMELINES:
-			set |= SET_GEN_ONLY;
+			set |= SET_GEN_ONLY | SET_TL_ONLY;
 			rc = parse_count("--timelines", optarg, &c.timelines);
 			break;
 		case OPT_EVENTS:
-			set |= SET_GEN_ONLY;
+			set |= SET_GEN_ONLY | SET_TL_ONLY;
 			rc = parse_count("--events", optarg, &c.events);
 			break;
 		case OPT_MIN_SECONDS:
-			set |= SET_GEN_ONLY;
+			set |= SET_GEN_ONLY | SET_TL_ONLY;
 			rc = parse_secs("--min-seconds", optarg, &c.min_us);
 			break;
 		case OPT_MAX_SECONDS:
-			set |= SET_GEN_ONLY;
+			set |= SET_GEN_ONLY | SET_TL_ONLY;
 			rc = parse_secs("--max-seconds", optarg, &c.max_us);
 			break;
 		case OPT_FPS:
@@ -294,20 +332,20 @@ int main(int argc, char **argv)
 			fo.fps_arg = optarg;
 			break;
 		case OPT_VIDEO_RATE:
-			set |= SET_VIDEO_RATE;
+			set |= SET_VIDEO_RATE | SET_TL_ONLY;
 			rc = parse_rate("--video-rate", optarg, &c.video_rate);
 			fo.load.video_rate = c.video_rate;
 			fo.video_arg = optarg;
 			break;
 		case OPT_AUDIO_TRACKS:
-			set |= SET_AUDIO_TRACKS | SET_GEN_ONLY;
+			set |= SET_AUDIO_TRACKS | SET_GEN_ONLY | SET_TL_ONLY;
 			rc = parse_count("--audio-tracks", optarg,
 					 &c.audio_tracks);
 			break;
 		case OPT_AUDIO_RATE: {
 			char why[128];
 
-			set |= SET_AUDIO_RATE;
+			set |= SET_AUDIO_RATE | SET_TL_ONLY;
 			rc = parse_rate("--audio-rate", optarg, &c.audio_rate);
 			/* the mount's -o audio_rate= rule, in its words */
 			if (rc == 0 &&
@@ -369,6 +407,38 @@ int main(int argc, char **argv)
 					       "(HH:MM:SS;FF drop frame)");
 			fo.enc.tc_set = 1;
 			break;
+		case OPT_SIZE: {
+			char *end;
+			unsigned long w, h;
+
+			errno = 0;
+			w = strtoul(optarg, &end, 10);
+			h = *end == 'x' ? strtoul(end + 1, &end, 10) : 0;
+			if (errno || *end || optarg[0] < '0' ||
+			    optarg[0] > '9' || !w || !h || w > 16384 ||
+			    h > 16384)
+				rc = bad_value("--size", optarg,
+					       "expected WIDTHxHEIGHT, each "
+					       "1 to 16384");
+			seq_w = (uint32_t)w;
+			seq_h = (uint32_t)h;
+			set |= SET_GEN_ONLY;
+			break;
+		}
+		case OPT_START_FRAME: {
+			int64_t v;
+
+			if (eng_parse_int(optarg, &v) < 0 ||
+			    v > 999999999)
+				rc = bad_value("--start-frame", optarg,
+					       "expected a whole number from "
+					       "0 to 999999999");
+			else
+				seq.start = v;
+			set |= SET_GEN_ONLY;
+			seq_start = 1;
+			break;
+		}
 		case OPT_SEED: {
 			int64_t v;
 
@@ -401,7 +471,8 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			format = eng_gen_format_find(optarg);
-			if (!format) {
+			seqf = format ? NULL : eng_seqgen_format_find(optarg);
+			if (!format && !seqf) {
 				fprintf(stderr,
 					PROG ": unknown --format '%s'\n"
 					     "Try '" PROG " --format list'.\n",
@@ -504,6 +575,18 @@ int main(int argc, char **argv)
 				   &fo);
 		goto out;
 	}
+	if ((seq_w || seq_start) && !seqf) {
+		fprintf(stderr, PROG ": --size and --start-frame are for an "
+				     "image sequence --format\n");
+		goto out;
+	}
+	if (seqf && (nfor || dump || fo.enc.codec || (set & SET_TL_ONLY))) {
+		fprintf(stderr, PROG ": --format %s writes image sequences "
+				     "only: not with --for, --dump-tl, "
+				     "--codec or options of timelines and "
+				     "audio\n", seqf->name);
+		goto out;
+	}
 	if (optind != argc - 1) {
 		fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n",
 			optind == argc ? "missing DIR" : "more than one DIR");
@@ -512,6 +595,19 @@ int main(int argc, char **argv)
 	dir = argv[optind];
 	if (nfor) {
 		ret = gen_run_for(dir, fors, nfor, &fo);
+		goto out;
+	}
+	if (seqf) {
+		seq.im = seqf->im;
+		if (seq_w) {
+			seq.im.width = seq_w;
+			seq.im.height = seq_h;
+		}
+		seq.clips = c.clips;
+		seq.fps = (set & SET_FPS) ? c.fps : (struct eng_fps){24, 1};
+		seq.frames = eng_gen_frames(c.clip_us, seq.fps);
+		seq.seed = c.seed;
+		ret = gen_run_seq(dir, &seq, force);
 		goto out;
 	}
 	/* without --format, the seed's: its picture goes the same way */

@@ -11,9 +11,9 @@
 
 /* Levels of the overlay; a value keeps its random low bits (4 of 8, 6 of
  * 10) so that what is flat to the eye is not flat to a compressor. */
-#define LEV_KEEP 0
-#define LEV_BLACK 1
-#define LEV_WHITE 2
+#define LEV_KEEP ENG_PIC_KEEP
+#define LEV_BLACK ENG_PIC_BLACK
+#define LEV_WHITE ENG_PIC_WHITE
 #define Y8_BLACK 0x10u
 #define Y8_WHITE 0xe0u
 #define C8_GREY 0x80u
@@ -207,6 +207,19 @@ static int row_levels(const struct eng_pic_layout *l, uint64_t code,
 		return 1;
 	}
 	return 0;
+}
+
+int eng_pic_overlay_row(const struct eng_pic_layout *l, uint32_t clip_id,
+			uint64_t frame, uint32_t y, unsigned char *lev)
+{
+	unsigned char glyphs[2][ENG_PIC_GLYPHS];
+
+	if (!l->ok)
+		return 0;
+	line_glyphs(clip_id, frame, 0, glyphs[0]);
+	line_glyphs(clip_id, frame, 1, glyphs[1]);
+	return row_levels(l, eng_pic_code(clip_id, frame), glyphs, frame, y,
+			  lev);
 }
 
 /* A group of the overlay is one level: each 32-bit word of it (2vuy: U Y

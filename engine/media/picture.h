@@ -64,6 +64,17 @@ void eng_pic_render(const struct eng_picture *p, const struct eng_pic_layout *l,
 		    uint64_t seed, uint32_t clip_id, uint64_t frame,
 		    unsigned char *out);
 
+/* The overlay alone, for pictures of other pixel formats (RGB image
+ * sequences, seqgen.h): the level of each 6-pixel group of row y of frame
+ * `frame`, into lev[l->groups]: ENG_PIC_KEEP (the noise), ENG_PIC_BLACK
+ * or ENG_PIC_WHITE.  Returns 0 (lev untouched) for a row without overlay
+ * or a layout without one, else 1. */
+#define ENG_PIC_KEEP 0
+#define ENG_PIC_BLACK 1
+#define ENG_PIC_WHITE 2
+int eng_pic_overlay_row(const struct eng_pic_layout *l, uint32_t clip_id,
+			uint64_t frame, uint32_t y, unsigned char *lev);
+
 /* Read the code of a rendered frame.  0 with *clip_id and *frame set;
  * -ENODATA for a black frame (every code cell black: a gap); -EINVAL for
  * a code that does not decode (a cell neither black nor white, the magic

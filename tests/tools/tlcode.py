@@ -5,7 +5,8 @@ docs/formats.md "Generated media"), written from that text, not from the C
 engine, for the tests that play a timeline's movie.
 
   tlcode.py video FORMAT WxH [FILE]
-      FORMAT uyvy422 (2vuy) or v210; FILE (default stdin) raw frames one
+      FORMAT uyvy422 (2vuy), v210, or rgb48le or rgb24 (the RGB of an
+      image sequence: every component of a pixel is read); FILE (default stdin) raw frames one
       after another, as 'ffmpeg -i X.mov -map 0:v:N -f rawvideo -' writes
       them.  Prints one line a frame: "N CLIP FRAME" (CLIP the clip id, or
       its name with --tl), "N black" or "N undecodable".
@@ -84,13 +85,26 @@ class Layout:
                    box_y + box_h <= bar_y)
 
 
+RGB_BYTES = {"rgb48le": 6, "rgb24": 3}
+
+
 def row_bytes(fmt, w):
+    if fmt in RGB_BYTES:
+        return w * RGB_BYTES[fmt]
     return w * 2 if fmt == "2vuy" else (w + 47) // 48 * 128
 
 
 def group_luma(fmt, frame, stride, g, y):
-    """The 6 luma values of group g of row y, on a 10-bit scale."""
+    """The 6 luma values of group g of row y, on a 10-bit scale (RGB:
+    the 18 components of its 6 pixels)."""
     o = y * stride
+    if fmt == "rgb48le":
+        o += 36 * g
+        return [int.from_bytes(frame[o + 2 * k:o + 2 * k + 2], "little") >> 6
+                for k in range(18)]
+    if fmt == "rgb24":
+        o += 18 * g
+        return [frame[o + k] << 2 for k in range(18)]
     if fmt == "2vuy":
         o += 12 * g
         return [frame[o + 2 * k + 1] << 2 for k in range(6)]
@@ -118,9 +132,9 @@ def decode(fmt, w, h, lay, frame):
                 y = r * lay.cell_h + lay.cell_h // 4 + s * (lay.cell_h // 2)
                 luma = group_luma(fmt, frame, stride, g, y)
                 light = sum(1 for x in luma if x >= 512)
-                if light not in (0, 6):
+                if light not in (0, len(luma)):
                     return "undecodable"
-                b = 1 if light == 6 else 0
+                b = 1 if light else 0
                 if v is not None and b != v:
                     return "undecodable"
                 v = b
@@ -227,7 +241,8 @@ def main(argv):
                                  description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("video")
-    p.add_argument("format", choices=["uyvy422", "2vuy", "v210"])
+    p.add_argument("format",
+                   choices=["uyvy422", "2vuy", "v210", "rgb48le", "rgb24"])
     p.add_argument("size")
     p.add_argument("file", nargs="?")
     p.add_argument("--tl", help="name clips after this timeline's")
@@ -249,7 +264,7 @@ def main(argv):
             tl = tlexpect.parse_tl(args.timeline)
             return 1 if check_audio(tl, args.track, f.read(), args.seed,
                                     out) else 0
-        fmt = "2vuy" if args.format in ("uyvy422", "2vuy") else "v210"
+        fmt = "2vuy" if args.format in ("uyvy422", "2vuy") else args.format
         w, h = (int(v) for v in args.size.split("x"))
         names = {}
         if args.tl:

@@ -15,6 +15,15 @@ layout, media resolution, WAVE data offsets) for the mounted tests.
                                                (the clip and its source frame
                                                that play at timeline frame K)
                                                or "K gap"
+  tlexpect.py seqdata FILE...                  per image sequence frame file
+                                               (DPX, TIFF, OpenEXR scanline,
+                                               else headerless): "FILE" and
+                                               its pixel data's extents
+                                               "OFFSET LENGTH" (DPX: from its
+                                               image data offset; TIFF: its
+                                               strips; EXR: the chunks of its
+                                               offset table), adjacent ones
+                                               joined, in file order
   tlexpect.py movie TIMELINE.tl                what a player finds in NAME.mov:
                                                "frames N", "fps NUM/DEN",
                                                "duration S", then per track
@@ -368,6 +377,148 @@ class Media:
     def close(self):
         for f in self.open.values():
             f.close()
+
+
+# ------------------------------------------------------------------ sequences
+
+# Scan lines per chunk of each OpenEXR compression (the file layout).
+EXR_LINES = {0: 1, 1: 1, 2: 1, 3: 16, 4: 32, 5: 16, 6: 32, 7: 32, 8: 32,
+             9: 256}
+
+
+def join_extents(ext):
+    out = []
+    for off, n in ext:
+        if out and out[-1][0] + out[-1][1] == off:
+            out[-1] = (out[-1][0], out[-1][1] + n)
+        else:
+            out.append((off, n))
+    return out
+
+
+def dpx_extents(path, b, size):
+    if b[:4] == b"SDPX":
+        e = ">"
+    elif b[:4] == b"XPDS":
+        e = "<"
+    else:
+        raise TlError("%s: not a DPX file" % path)
+    if len(b) < 2048:
+        raise TlError("%s: DPX header cut short" % path)
+    u32 = lambda o: int.from_bytes(b[o:o + 4], "big" if e == ">" else
+                                   "little")
+    u16 = lambda o: int.from_bytes(b[o:o + 2], "big" if e == ">" else
+                                   "little")
+    off, w, h = u32(4), u32(772), u32(776)
+    desc, bits, pack = b[800], b[803], u16(804)
+    eol = u32(812)
+    comps = {50: 3, 51: 4, 52: 4, 6: 1}.get(desc)
+    if comps is None:
+        raise TlError("%s: DPX descriptor %d not read" % (path, desc))
+    n = w * comps
+    if bits == 10 and pack in (1, 2):
+        line = (n + 2) // 3 * 4
+    elif bits == 16 or (bits == 12 and pack):
+        line = 2 * n
+    elif bits == 8:
+        line = n
+    else:
+        raise TlError("%s: DPX %d-bit packing %d not read" %
+                      (path, bits, pack))
+    if eol != 0xFFFFFFFF:
+        line += eol
+    if off + line * h > size:
+        raise TlError("%s: DPX pixel data %d at %d passes the file's %d "
+                      "bytes" % (path, line * h, off, size))
+    return [(off, line * h)]
+
+
+def tiff_extents(path, f, b, size):
+    e = "little" if b[:2] == b"II" else "big"
+    u = lambda x: int.from_bytes(x, e)
+    ifd = u(b[4:8])
+    f.seek(ifd)
+    n = u(f.read(2))
+    ents = f.read(12 * n)
+    tags = {}
+    for i in range(n):
+        ent = ents[12 * i:12 * i + 12]
+        tag, typ, cnt = u(ent[0:2]), u(ent[2:4]), u(ent[4:8])
+        width = {3: 2, 4: 4}.get(typ)
+        if width is None:
+            continue
+        if cnt * width <= 4:
+            raw = ent[8:8 + cnt * width]
+        else:
+            f.seek(u(ent[8:12]))
+            raw = f.read(cnt * width)
+        tags[tag] = [u(raw[width * k:width * k + width]) for k in range(cnt)]
+    if tags.get(259, [1]) != [1] or 273 not in tags or 279 not in tags:
+        raise TlError("%s: TIFF not uncompressed strips" % path)
+    ext = list(zip(tags[273], tags[279]))
+    for off, n in ext:
+        if off + n > size:
+            raise TlError("%s: TIFF strip at %d passes the file" %
+                          (path, off))
+    return join_extents(ext)
+
+
+def exr_extents(path, f, size):
+    f.seek(4)
+    ver = int.from_bytes(f.read(4), "little")
+    if ver & 0xFF != 2 or ver & 0x1600:
+        raise TlError("%s: EXR not a single-part scanline file" % path)
+    attrs = {}
+    while True:
+        name = b""
+        while True:
+            c = f.read(1)
+            if not c:
+                raise TlError("%s: EXR header cut short" % path)
+            if c == b"\0":
+                break
+            name += c
+        if not name:
+            break
+        while f.read(1) not in (b"\0", b""):
+            pass
+        n = int.from_bytes(f.read(4), "little")
+        attrs[name] = f.read(n)
+    dw = attrs.get(b"dataWindow")
+    comp = attrs.get(b"compression")
+    if dw is None or comp is None or comp[0] not in EXR_LINES:
+        raise TlError("%s: EXR without dataWindow or known compression" %
+                      path)
+    y0 = int.from_bytes(dw[4:8], "little", signed=True)
+    y1 = int.from_bytes(dw[12:16], "little", signed=True)
+    lines = EXR_LINES[comp[0]]
+    chunks = (y1 - y0 + lines) // lines
+    table = f.read(8 * chunks)
+    ext = []
+    for i in range(chunks):
+        off = int.from_bytes(table[8 * i:8 * i + 8], "little")
+        f.seek(off + 4)
+        n = int.from_bytes(f.read(4), "little")
+        if off + 8 + n > size:
+            raise TlError("%s: EXR chunk %d at %d passes the file" %
+                          (path, i, off))
+        ext.append((off, 8 + n))
+    ext.sort()
+    return join_extents(ext)
+
+
+def seq_extents(path):
+    """The (offset, length) extents of an image file's pixel data."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        b = f.read(2048)
+        if b[:4] in (b"SDPX", b"XPDS"):
+            return dpx_extents(path, b, size)
+        if b[:4] in (b"II*\0", b"MM\0*"):
+            return tiff_extents(path, f, b, size)
+        if b[:4] == b"\x76\x2f\x31\x01":
+            return exr_extents(path, f, size)
+    return [(0, size)]
 
 
 # ------------------------------------------------------------------ output
@@ -726,11 +877,17 @@ def main(argv):
     p.add_argument("track")
     p = sub.add_parser("movie")
     p.add_argument("timeline")
+    p = sub.add_parser("seqdata")
+    p.add_argument("files", nargs="+")
     args = ap.parse_args(argv)
     if args.cmd == "bytes" and (args.offset < 0 or
                                 (args.length is not None and args.length < 0)):
         ap.error("--offset and --length must not be negative")
     try:
+        if args.cmd == "seqdata":
+            for path in args.files:
+                print(path, " ".join("%d %d" % e for e in seq_extents(path)))
+            return 0
         tl = parse_tl(args.timeline)
         mv = Movie(tl) if getattr(args, "mov", False) else None
         if args.cmd == "size":

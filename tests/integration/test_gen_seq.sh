@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# timelinefs-gen image sequence --formats (issue 22, "formats with real
+# sizes"): for each kind (DPX 10-bit and 16-bit, TIFF 16-bit, OpenEXR
+# half RGB and RGBA, frametest's headerless RGB) at 320x240 (--size),
+# every file of the clips is where cameras put it (DIR/CLIP/CLIP.%07d.EXT
+# from --start-frame, 86400 by default, across 9999 to 10000), ffprobe
+# reads it as the format it is, every frame ffmpeg decodes carries its
+# clip and frame code (tests/tools/tlcode.py over rawvideo rgb48le), the
+# DPX header fields are the spec's (read with struct here: magic, image
+# data offset, file size, size, bits, packing, descriptor, frame position,
+# timecode 01:00:00:00 of 86400 at 24 fps), tlexpect.py seqdata (the
+# pixel data the mounted test reads, from each header) ends at each file's
+# end after its header; --format list gives each preset's bytes a frame
+# (the presets' real sizes, computed here from the formats); the same seed
+# gives the same bytes; bad option combinations are usage errors.
+NO_MOUNT=1
+. "$(dirname "$0")/lib.sh"
+
+for p in ffmpeg ffprobe; do
+	command -v $p >/dev/null 2>&1 || { echo "skip: no $p"; exit 77; }
+done
+[ -x "$GEN" ] || { echo "missing $GEN: run make first" >&2; exit 1; }
+TLCODE="python3 $TOP/tests/tools/tlcode.py"
+TLEXPECT="python3 $TOP/tests/tools/tlexpect.py"
+
+# FORMAT EXT CODEC PIX_FMT (ffprobe's) per kind
+KINDS="dpx10-2k:dpx:dpx:gbrp10le dpx16-hd:dpx:dpx:rgb48be
+tiff16-hd:tif:tiff:rgb48le exr-hd:exr:exr:gbrpf32le
+exr-rgba-hd:exr:exr:gbrapf32le frametest-hd:raw:-:-"
+# 2 clips of 6 frames at 24 fps
+for k in $KINDS; do
+	IFS=: read -r fmt ext codec pix <<EOF2
+$k
+EOF2
+	D=$T/$fmt
+	check "$fmt: written" sh -c \
+		"'$GEN' --format $fmt --size 320x240 --clips 2 --clip-seconds 0.25 '$D' >/dev/null"
+	check_eq "$fmt: the files" \
+		"$(for c in clip0001 clip0002; do for n in 0 1 2 3 4 5; do echo $c/$c.008640$n.$ext; done; done)" \
+		"$(cd "$D" && find . -type f | sed 's|^\./||' | sort)"
+	if [ "$codec" != - ]; then
+		check_eq "$fmt: ffprobe reads $codec 320x240 $pix" \
+			"codec_name=$codec|width=320|height=240|pix_fmt=$pix" \
+			"$(ffprobe -v error -show_entries stream=codec_name,width,height,pix_fmt \
+				-of compact=p=0 "$D/clip0002/clip0002.0086403.$ext")"
+	fi
+	for c in 1 2; do
+		cl=clip000$c
+		if [ "$codec" = - ]; then
+			cat "$D/$cl/"*.raw >"$T/rgb"
+			fmtc=rgb24
+		else
+			ffmpeg -v error -start_number 86400 \
+				-i "$D/$cl/$cl.%07d.$ext" -f rawvideo \
+				-pix_fmt rgb48le - >"$T/rgb" 2>"$T/err"
+			fmtc=rgb48le
+		fi
+		check_eq "$fmt: $cl's 6 frames carry their code" \
+			"$(for n in 0 1 2 3 4 5; do echo "$n $c $n"; done)" \
+			"$($TLCODE video $fmtc 320x240 "$T/rgb")"
+	done
+	# the pixel data, from the header: its end is the file's end
+	f=$D/clip0001/clip0001.0086400.$ext
+	size=$(stat -c %s "$f")
+	check "$fmt: tlexpect seqdata reads one extent to the file's end" \
+		sh -c '$1 seqdata "$2" | awk -v s="$3" -v f="$2" \
+			"NF == 3 && \$1 == f && \$2 + \$3 == s && \$2 < 4096 {ok = 1} END {exit !ok}"' \
+		sh "$TLEXPECT" "$f" "$size"
+done
+
+# the DPX header fields, read here from SMPTE ST 268's offsets
+dpxhead() {
+	python3 - "$@" <<'PY'
+import os, struct, sys
+f = sys.argv[1]
+b = open(f, "rb").read(2048)
+mag, off, ver, size = struct.unpack(">4sI8sI", b[:20])
+w, h = struct.unpack(">II", b[772:780])
+desc, bits, pack = b[800], b[803], struct.unpack(">H", b[804:806])[0]
+eoff, = struct.unpack(">I", b[808:812])
+pos, = struct.unpack(">I", b[1712:1716])
+tc, = struct.unpack(">I", b[1920:1924])
+fps, = struct.unpack(">f", b[1940:1944])
+print(mag.decode(), off, ver.rstrip(b"\0").decode(), size == os.path.getsize(f),
+      w, h, desc, bits, pack, eoff, pos, "%08x" % tc, fps)
+PY
+}
+check_eq "dpx10: header fields" \
+	"SDPX 2048 V2.0 True 320 240 50 10 1 2048 86400 01000000 24.0" \
+	"$(dpxhead "$T/dpx10-2k/clip0001/clip0001.0086400.dpx")"
+check_eq "dpx16: header fields (frame 86405: 01:00:00:05)" \
+	"SDPX 2048 V2.0 True 320 240 50 16 0 2048 86405 01000005 24.0" \
+	"$(dpxhead "$T/dpx16-hd/clip0001/clip0001.0086405.dpx")"
+check_eq "dpx10: the pixel data is 4 bytes a pixel after 2048" \
+	"$((2048 + 320 * 240 * 4))" \
+	"$(stat -c %s "$T/dpx10-2k/clip0001/clip0001.0086400.dpx")"
+
+# --start-frame, across 9999 to 10000, and --fps 25 in the header
+"$GEN" --format dpx10-hd --size 320x240 --clips 1 --clip-seconds 0.12 \
+	--fps 25 --start-frame 9998 "$T/roll" >/dev/null
+check_eq "--start-frame 9998: 7 digits across 10000" \
+	"clip0001.0009998.dpx clip0001.0009999.dpx clip0001.0010000.dpx" \
+	"$(ls "$T/roll/clip0001" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "--fps 25: frame 10000 is 00:06:40:00" \
+	"SDPX 2048 V2.0 True 320 240 50 10 1 2048 10000 00064000 25.0" \
+	"$(dpxhead "$T/roll/clip0001/clip0001.0010000.dpx")"
+
+# the same seed, the same bytes; another seed, others
+"$GEN" --format exr-hd --size 320x240 --clips 2 --clip-seconds 0.25 \
+	"$T/again" >/dev/null
+"$GEN" --format exr-hd --size 320x240 --clips 2 --clip-seconds 0.25 \
+	--seed 2 "$T/other" >/dev/null
+check "same seed: the same files" diff -r "$T/exr-hd" "$T/again"
+check "--seed 2: other bytes" sh -c \
+	"! cmp -s '$T/exr-hd/clip0001/clip0001.0086400.exr' '$T/other/clip0001/clip0001.0086400.exr'"
+
+# the presets' real sizes, as --format list gives them
+"$GEN" --format list >"$T/list"
+for p in dpx10-hd:$((2048 + 1920 * 1080 * 4)) dpx10-2k:$((2048 + 2048 * 1080 * 4)) \
+	dpx10-2k-full:$((2048 + 2048 * 1556 * 4)) dpx10-uhd:$((2048 + 3840 * 2160 * 4)) \
+	dpx10-4k:$((2048 + 4096 * 2160 * 4)) dpx10-4k-full:$((2048 + 4096 * 3112 * 4)) \
+	dpx16-2k:$((2048 + 2048 * 1080 * 6)) frametest-sd:$((720 * 480 * 3)) \
+	frametest-hd:$((1280 * 720 * 3)) frametest-2k:$((2048 * 1080 * 3)) \
+	frametest-4k:$((3840 * 2160 * 3)); do
+	check "--format list: ${p%%:*} is ${p#*:} bytes a frame" \
+		grep -q "^${p%%:*} .* ${p#*:} bytes/frame" "$T/list"
+done
+check "--format list: every sequence preset has a source" sh -c \
+	"[ \$(grep -c '^dpx\|^tiff\|^exr\|^frametest' '$T/list') -eq \$(grep -A2 '^dpx\|^tiff\|^exr\|^frametest' '$T/list' | grep -c 'source: ') ]"
+
+# usage errors: nothing written
+for bad in "--format dpx10-2k --timelines 3" "--format exr-hd --audio-tracks 1" \
+	"--size 320x240" "--start-frame 5" "--format tiff16-hd --size 0x240" \
+	"--format tiff16-hd --size 320" "--format dpx10-hd --start-frame -1"; do
+	# shellcheck disable=SC2086
+	rc=0
+	"$GEN" $bad "$T/bad" >/dev/null 2>"$T/err" || rc=$?
+	check_eq "$bad: usage error 2" 2 "$rc"
+	check "$bad: one message naming the program" \
+		grep -q '^timelinefs-gen: ' "$T/err"
+done
+check "nothing written by the usage errors" test ! -e "$T/bad"
+finish
