@@ -111,14 +111,14 @@ $(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
 
 $(B)/timelinefs-gen: $(GEN_OBJ) $(B)/libengine.a
 	$(q) LD $@
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,json-c $(AV_PKGS)) -lpthread $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,json-c zlib $(AV_PKGS)) -lpthread $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 	$(q) CC $@
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(call pc_cflags,cmocka sqlite3 json-c) -o $@ $< \
 		$(B)/libstore.a $(B)/libengine.a $(ALL_LDFLAGS) \
-		$(call pc_libs,cmocka sqlite3 json-c $(AV_PKGS)) -lpthread -lm $(LDLIBS)
+		$(call pc_libs,cmocka sqlite3 json-c zlib $(AV_PKGS)) -lpthread -lm $(LDLIBS)
 
 # ---------------------------------------------------------------- tests
 # deps: install missing Debian packages when root, else say what to run.
@@ -255,7 +255,7 @@ $(FUZZ_DIR)/obj/%.o: engine/%.c
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(q) FUZZLD $@
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) \
-		$(call pc_libs,json-c $(AV_PKGS)) -lpthread
+		$(call pc_libs,json-c zlib $(AV_PKGS)) -lpthread
 
 FUZZ_FS_CFLAGS = -Ifs -Ischema -DFUSE_USE_VERSION=312 $(call pc_cflags,fuse3)
 FUZZ_FS_OBJ = $(FUZZ_DIR)/obj/fs/options.o
@@ -269,7 +269,7 @@ $(FUZZ_DIR)/obj/fs/%.o: fs/%.c
 $(FUZZ_DIR)/fuzz_options: tests/fuzz/fuzz_options.c $(FUZZ_FS_OBJ) $(FUZZ_OBJ)
 	$(q) FUZZLD $@
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FS_CFLAGS) -fsanitize=fuzzer -o $@ \
-		$< $(FUZZ_FS_OBJ) $(FUZZ_OBJ) $(call pc_libs,fuse3 json-c $(AV_PKGS)) -lpthread
+		$< $(FUZZ_FS_OBJ) $(FUZZ_OBJ) $(call pc_libs,fuse3 json-c zlib $(AV_PKGS)) -lpthread
 
 # The seed corpus is built, not committed: copies of the fixtures drifted
 # from them.  build/fuzz/seed/NAME holds tests/fuzz/corpus/NAME, the

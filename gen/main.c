@@ -174,7 +174,7 @@ PRIu32 ")\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
 "--for with --codec and no --picture writes 2vuy:1920x1080 pictures.\n"
-"An image sequence --format (dpx10-2k, exr-hd, tiff16-uhd,\n"
+"An image sequence --format (dpx10-2k, exr-hd, exr-zip-hd, tiff16-uhd,\n"
 "frametest-hd ...) writes each clip as a folder of one file a frame,\n"
 "DIR/clipNNNN/clipNNNN.0086400.dpx ..., at --fps (default 24), with the\n"
 "code and digits in the pixels; no timelines and no audio.\n"
@@ -230,9 +230,10 @@ static void list_seq_formats(void)
 	printf("\nimage sequence presets (one file a frame, "
 	       "DIR/clipNNNN/clipNNNN.%%07d.EXT):\n");
 	for (i = 0; i < n; i++) {
-		printf("\n%-22s %" PRIu32 "x%" PRIu32 ", %" PRIu64
+		printf("\n%-22s %" PRIu32 "x%" PRIu32 ", %s%" PRIu64
 		       " bytes/frame (.%s, pixel data at %" PRIu64 ")\n",
 		       f[i].name, f[i].im.width, f[i].im.height,
+		       eng_seqgen_fixed(f[i].im.kind) ? "" : "at most ",
 		       eng_seqgen_file_bytes(&f[i].im), eng_seqgen_ext(f[i].im.kind),
 		       eng_seqgen_header_bytes(&f[i].im));
 		printf("    %s\n    source: %s\n", f[i].summary, f[i].source);

@@ -19,7 +19,8 @@ int gen_run_seq(const char *dir, const struct gen_seq *s, int force)
 	char clip[32], name[96], sub[4096], b1[32];
 	unsigned char *buf;
 	uint32_t i;
-	int64_t k;
+	int64_t k, len;
+	uint64_t written = 0;
 	int rc = 0;
 
 	if (!bytes) {
@@ -54,19 +55,28 @@ int gen_run_seq(const char *dir, const struct gen_seq *s, int force)
 		for (k = 0; rc == 0 && k < s->frames; k++) {
 			snprintf(name, sizeof(name), "%s.%07" PRId64 ".%s",
 				 clip, s->start + k, ext);
-			eng_seqgen_render(&s->im, seed, eng_pic_clip_id(clip),
-					  (uint64_t)k, s->start + k, s->fps,
-					  buf);
-			rc =
-			    gen_write_text(sub, name, (const char *)buf, bytes);
+			len = eng_seqgen_render(
+			    &s->im, seed, eng_pic_clip_id(clip), (uint64_t)k,
+			    s->start + k, s->fps, buf);
+			if (len < 0) {
+				fprintf(stderr, PROG ": cannot make %s: %s\n",
+					name, strerror((int)-len));
+				rc = (int)len;
+				break;
+			}
+			rc = gen_write_text(sub, name, (const char *)buf,
+					    (size_t)len);
+			written += (uint64_t)len;
 		}
 	}
 	free(buf);
 	if (rc < 0)
 		return EXIT_IO;
-	gen_fmt_bytes(need, b1, sizeof(b1));
-	printf("wrote %" PRIu32 " clips of %" PRId64 " frames (%s, %" PRIu64
+	gen_fmt_bytes(written, b1, sizeof(b1));
+	printf("wrote %" PRIu32 " clips of %" PRId64 " frames (%s, %s%" PRIu64
 	       " bytes a frame): %s/clip0001/clip0001.%07" PRId64 ".%s ...\n",
-	       s->clips, s->frames, b1, bytes, dir, s->start, ext);
+	       s->clips, s->frames, b1,
+	       eng_seqgen_fixed(s->im.kind) ? "" : "at most ", bytes, dir,
+	       s->start, ext);
 	return 0;
 }

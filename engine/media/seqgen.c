@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include <stdlib.h>
+#include <zlib.h>
+
 #include "media/seqgen.h"
 #include "media/picture.h"
 #include "util/rng.h"
@@ -21,6 +24,10 @@
 #define WHITE16 0xe000u
 #define LOW16 0x0fffu
 #define EXR_HALF_ONE 0x3c00u
+#define EXR_ZIP_LINES 16
+#define EXR_ZIP 3
+/* deflate level of ZIP chunks: see the commit that chose it */
+#define EXR_ZIP_LEVEL 4
 
 /* clang-format off */
 #define DPX_SRC "SMPTE ST 268:2014 (DPX 2.0): 2048-byte header, RGB " \
@@ -29,6 +36,8 @@
 	"16 rows a strip"
 #define EXR_SRC "OpenEXR file layout (openexr.com): scanline, half, " \
 	"NO_COMPRESSION, one line a chunk"
+#define EXRZ_SRC "OpenEXR file layout and ImfZip (openexr.com): " \
+	"scanline, half, ZIP: zlib of 16 lines, sizes vary per frame"
 #define TFT_SRC "tframetest profile.c (github.com/tuxera/tframetest): " \
 	"width x height x 3 bytes, no header"
 static const struct eng_seqgen_format formats[] = {
@@ -62,6 +71,12 @@ static const struct eng_seqgen_format formats[] = {
      {ENG_SEQGEN_EXR_RGB, 3840, 2160}},
     {"exr-rgba-4k", "OpenEXR half RGBA 4096x2160, uncompressed", EXR_SRC,
      {ENG_SEQGEN_EXR_RGBA, 4096, 2160}},
+    {"exr-zip-hd", "OpenEXR half RGB 1920x1080, ZIP", EXRZ_SRC,
+     {ENG_SEQGEN_EXR_RGB_ZIP, 1920, 1080}},
+    {"exr-zip-uhd", "OpenEXR half RGB 3840x2160, ZIP", EXRZ_SRC,
+     {ENG_SEQGEN_EXR_RGB_ZIP, 3840, 2160}},
+    {"exr-rgba-zip-4k", "OpenEXR half RGBA 4096x2160, ZIP", EXRZ_SRC,
+     {ENG_SEQGEN_EXR_RGBA_ZIP, 4096, 2160}},
     {"frametest-sd", "tframetest -w SD-24bit: 720x480 8-bit RGB", TFT_SRC,
      {ENG_SEQGEN_RAW8, 720, 480}},
     {"frametest-hd", "tframetest -w HD-24bit: 1280x720 8-bit RGB", TFT_SRC,
@@ -94,6 +109,23 @@ const struct eng_seqgen_format *eng_seqgen_format_find(const char *name)
 	return NULL;
 }
 
+static int is_zip(uint32_t kind)
+{
+	return kind == ENG_SEQGEN_EXR_RGB_ZIP ||
+	       kind == ENG_SEQGEN_EXR_RGBA_ZIP;
+}
+
+static int is_exr(uint32_t kind)
+{
+	return kind == ENG_SEQGEN_EXR_RGB || kind == ENG_SEQGEN_EXR_RGBA ||
+	       is_zip(kind);
+}
+
+int eng_seqgen_fixed(uint32_t kind)
+{
+	return !is_zip(kind);
+}
+
 const char *eng_seqgen_ext(uint32_t kind)
 {
 	switch (kind) {
@@ -104,6 +136,8 @@ const char *eng_seqgen_ext(uint32_t kind)
 		return "tif";
 	case ENG_SEQGEN_EXR_RGB:
 	case ENG_SEQGEN_EXR_RGBA:
+	case ENG_SEQGEN_EXR_RGB_ZIP:
+	case ENG_SEQGEN_EXR_RGBA_ZIP:
 		return "exr";
 	default:
 		return "raw";
@@ -112,7 +146,9 @@ const char *eng_seqgen_ext(uint32_t kind)
 
 static uint32_t channels(uint32_t kind)
 {
-	return kind == ENG_SEQGEN_EXR_RGBA ? 4 : 3;
+	return kind == ENG_SEQGEN_EXR_RGBA || kind == ENG_SEQGEN_EXR_RGBA_ZIP
+		   ? 4
+		   : 3;
 }
 
 /* Bytes of one row of pixel data (an EXR chunk's, without its 8). */
@@ -128,10 +164,24 @@ static uint64_t row_data(const struct eng_seqgen_image *im)
 		return 6 * w;
 	case ENG_SEQGEN_EXR_RGB:
 	case ENG_SEQGEN_EXR_RGBA:
+	case ENG_SEQGEN_EXR_RGB_ZIP:
+	case ENG_SEQGEN_EXR_RGBA_ZIP:
 		return 2 * w * channels(im->kind);
 	default:
 		return 3 * w;
 	}
+}
+
+static uint32_t exr_lines(uint32_t kind)
+{
+	return is_zip(kind) ? EXR_ZIP_LINES : 1;
+}
+
+static uint32_t exr_chunks(const struct eng_seqgen_image *im)
+{
+	uint32_t n = exr_lines(im->kind);
+
+	return (im->height + n - 1) / n;
 }
 
 static uint32_t tiff_strips(const struct eng_seqgen_image *im)
@@ -184,7 +234,7 @@ static uint64_t exr_header(const struct eng_seqgen_image *im,
 {
 	static const char *const rgb[] = {"B", "G", "R"};
 	static const char *const rgba[] = {"A", "B", "G", "R"};
-	const char *const *ch = im->kind == ENG_SEQGEN_EXR_RGBA ? rgba : rgb;
+	const char *const *ch = channels(im->kind) == 4 ? rgba : rgb;
 	uint32_t n = channels(im->kind), i;
 	struct put p = {out, 0};
 	uint64_t first, chunk = 8 + row_data(im);
@@ -203,7 +253,7 @@ static uint64_t exr_header(const struct eng_seqgen_image *im,
 	put_bytes(&p, "", 1);
 	put_bytes(&p, "compression\0compression", 24);
 	put_le(&p, 1, 4);
-	put_bytes(&p, "", 1); /* NO_COMPRESSION */
+	put_le(&p, is_zip(im->kind) ? EXR_ZIP : 0, 1); /* ZIP or NONE */
 	for (i = 0; i < 2; i++) {
 		put_bytes(&p, i ? "displayWindow" : "dataWindow", i ? 14 : 11);
 		put_bytes(&p, "box2i", 6);
@@ -226,9 +276,10 @@ static uint64_t exr_header(const struct eng_seqgen_image *im,
 	put_le(&p, 4, 4);
 	put_le(&p, 0x3f800000u, 4);
 	put_bytes(&p, "", 1); /* end of header */
-	first = p.at + 8 * (uint64_t)im->height;
-	for (i = 0; i < im->height; i++)
-		put_le(&p, first + i * chunk, 8);
+	/* ZIP's offsets are filled in as its chunks are made */
+	first = p.at + 8 * (uint64_t)exr_chunks(im);
+	for (i = 0; i < exr_chunks(im); i++)
+		put_le(&p, is_zip(im->kind) ? 0 : first + i * chunk, 8);
 	return p.at;
 }
 
@@ -252,6 +303,8 @@ uint64_t eng_seqgen_header_bytes(const struct eng_seqgen_image *im)
 		return tiff_header(im);
 	case ENG_SEQGEN_EXR_RGB:
 	case ENG_SEQGEN_EXR_RGBA:
+	case ENG_SEQGEN_EXR_RGB_ZIP:
+	case ENG_SEQGEN_EXR_RGBA_ZIP:
 		return exr_header(im, NULL);
 	case ENG_SEQGEN_RAW8:
 		return 0;
@@ -263,15 +316,16 @@ uint64_t eng_seqgen_header_bytes(const struct eng_seqgen_image *im)
 uint64_t eng_seqgen_file_bytes(const struct eng_seqgen_image *im)
 {
 	uint64_t head = eng_seqgen_header_bytes(im), rows = im->height, n;
-	int exr =
-	    im->kind == ENG_SEQGEN_EXR_RGB || im->kind == ENG_SEQGEN_EXR_RGBA;
+	int exr = is_exr(im->kind);
 
 	if (!head && im->kind != ENG_SEQGEN_RAW8)
 		return 0;
 	if (!im->width || !im->height || im->width > SIZE_MAX_SIDE ||
 	    im->height > SIZE_MAX_SIDE)
 		return 0;
-	n = head + rows * (row_data(im) + (exr ? 8 : 0));
+	/* a ZIP chunk that would not shrink is stored */
+	n = head + rows * row_data(im) +
+	    (exr ? 8 * (uint64_t)exr_chunks(im) : 0);
 	if (!exr && im->kind != ENG_SEQGEN_RAW8 && n > UINT32_MAX)
 		return 0;
 	return n;
@@ -462,9 +516,9 @@ static void put_row(const struct eng_seqgen_image *im, const uint16_t *v,
 		break;
 	case ENG_SEQGEN_EXR_RGB:
 	case ENG_SEQGEN_EXR_RGBA:
-		le_at(o, 0, y, 4);
-		le_at(o, 4, (uint32_t)row_data(im), 4);
-		o += 8;
+	case ENG_SEQGEN_EXR_RGB_ZIP:
+	case ENG_SEQGEN_EXR_RGBA_ZIP:
+		(void)y;
 		/* channels in name order: (A) B G R, each a whole line */
 		for (c = 0; c < nc; c++) {
 			uint32_t rgb = nc == 4 ? (c ? 3 - c : 3) : 2 - c;
@@ -482,43 +536,100 @@ static void put_row(const struct eng_seqgen_image *im, const uint16_t *v,
 	}
 }
 
-int eng_seqgen_render(const struct eng_seqgen_image *im, uint64_t seed,
-		      uint32_t clip_id, uint64_t frame, int64_t number,
-		      struct eng_fps fps, unsigned char *out)
+/* ZIP of one chunk's raw bytes (OpenEXR's ImfZip): the bytes split into
+ * the even ones then the odd ones, each then the difference to the one
+ * before plus 128, deflated.  The deflated bytes at dst, their count;
+ * the raw bytes stored instead (their count) when that is not smaller. */
+static uint64_t exr_zip(const unsigned char *raw, uint64_t n,
+			unsigned char *tmp, unsigned char *dst)
+{
+	uint64_t i, half = (n + 1) / 2;
+	uLongf dl = (uLongf)(n - 1);
+	int p, d;
+
+	for (i = 0; i < n; i++)
+		tmp[(i & 1) ? half + i / 2 : i / 2] = raw[i];
+	for (i = 1, p = tmp[0]; i < n; i++) {
+		d = (int)tmp[i] - p + (128 + 256);
+		p = tmp[i];
+		tmp[i] = (unsigned char)d;
+	}
+	if (n > 1 &&
+	    compress2(dst, &dl, tmp, (uLong)n, EXR_ZIP_LEVEL) == Z_OK && dl < n)
+		return dl;
+	memcpy(dst, raw, n);
+	return n;
+}
+
+/* The chunks of an EXR file after its header: y, size, data. */
+static int64_t exr_body(const struct eng_seqgen_image *im,
+			const struct eng_pic_layout *l, struct eng_rng *r,
+			uint32_t clip_id, uint64_t frame, uint16_t *v,
+			unsigned char *lev, unsigned char *out)
+{
+	uint64_t head = eng_seqgen_header_bytes(im), at = head,
+		 rd = row_data(im);
+	uint64_t table = head - 8 * (uint64_t)exr_chunks(im), n;
+	uint32_t lines = exr_lines(im->kind), c, y, k;
+	unsigned char *raw = NULL, *tmp = NULL;
+
+	if (is_zip(im->kind)) {
+		raw = malloc(lines * rd);
+		tmp = malloc(lines * rd);
+		if (!raw || !tmp) {
+			free(raw);
+			free(tmp);
+			return -ENOMEM;
+		}
+	}
+	for (c = 0, y = 0; c < exr_chunks(im); c++) {
+		unsigned char *data = raw ? raw : out + at + 8;
+
+		for (k = 0; k < lines && y < im->height; k++, y++) {
+			row_values(im, l, r, clip_id, frame, y, v, lev);
+			put_row(im, v, y, data + k * rd);
+		}
+		n = raw ? exr_zip(raw, k * rd, tmp, out + at + 8) : k * rd;
+		le_at(out, table + 8 * (uint64_t)c, (uint32_t)at, 4);
+		le_at(out, table + 8 * (uint64_t)c + 4, (uint32_t)(at >> 32),
+		      4);
+		le_at(out, at, y - k, 4);
+		le_at(out, at + 4, (uint32_t)n, 4);
+		at += 8 + n;
+	}
+	free(raw);
+	free(tmp);
+	return (int64_t)at;
+}
+
+int64_t eng_seqgen_render(const struct eng_seqgen_image *im, uint64_t seed,
+			  uint32_t clip_id, uint64_t frame, int64_t number,
+			  struct eng_fps fps, unsigned char *out)
 {
 	uint16_t v[3 * SIZE_MAX_SIDE];
 	unsigned char lev[SIZE_MAX_SIDE / 6 + 1];
 	struct eng_picture pic = {ENG_PIX_2VUY, im->width, im->height};
 	uint64_t head = eng_seqgen_header_bytes(im), at, stride;
-	int exr =
-	    im->kind == ENG_SEQGEN_EXR_RGB || im->kind == ENG_SEQGEN_EXR_RGBA;
 	struct eng_pic_layout l;
 	struct eng_rng r;
 	uint32_t y;
 
 	if (!eng_seqgen_file_bytes(im))
 		return -EINVAL;
-	switch (im->kind) {
-	case ENG_SEQGEN_DPX10:
-	case ENG_SEQGEN_DPX16:
-		dpx_header(im, number, fps, out);
-		break;
-	case ENG_SEQGEN_TIFF16:
-		tiff_ifd(im, out);
-		break;
-	case ENG_SEQGEN_EXR_RGB:
-	case ENG_SEQGEN_EXR_RGBA:
-		exr_header(im, out);
-		break;
-	default:
-		break;
-	}
 	eng_pic_layout(&pic, &l);
 	eng_rng_seed(&r, eng_rng_derive(seed, frame, NOISE_DOMAIN));
-	stride = row_data(im) + (exr ? 8 : 0);
+	if (is_exr(im->kind)) {
+		exr_header(im, out);
+		return exr_body(im, &l, &r, clip_id, frame, v, lev, out);
+	}
+	if (im->kind == ENG_SEQGEN_DPX10 || im->kind == ENG_SEQGEN_DPX16)
+		dpx_header(im, number, fps, out);
+	else if (im->kind == ENG_SEQGEN_TIFF16)
+		tiff_ifd(im, out);
+	stride = row_data(im);
 	for (y = 0, at = head; y < im->height; y++, at += stride) {
 		row_values(im, &l, &r, clip_id, frame, y, v, lev);
 		put_row(im, v, y, out + at);
 	}
-	return 0;
+	return (int64_t)at;
 }

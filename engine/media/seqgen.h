@@ -17,12 +17,14 @@
 #include "util/values.h"
 
 enum eng_seqgen_kind {
-	ENG_SEQGEN_DPX10 = 1, /* DPX 2.0, RGB 10-bit, packed method A, BE */
-	ENG_SEQGEN_DPX16,     /* DPX 2.0, RGB 16-bit, BE */
-	ENG_SEQGEN_TIFF16,    /* baseline TIFF, RGB 16-bit, LE, strips */
-	ENG_SEQGEN_EXR_RGB,   /* OpenEXR scanline, half B G R, uncompressed */
-	ENG_SEQGEN_EXR_RGBA,  /* the same with A (1.0) */
-	ENG_SEQGEN_RAW8,      /* 8-bit RGB, no header (tframetest's frames) */
+	ENG_SEQGEN_DPX10 = 1,	/* DPX 2.0, RGB 10-bit, packed method A, BE */
+	ENG_SEQGEN_DPX16,	/* DPX 2.0, RGB 16-bit, BE */
+	ENG_SEQGEN_TIFF16,	/* baseline TIFF, RGB 16-bit, LE, strips */
+	ENG_SEQGEN_EXR_RGB,	/* OpenEXR scanline, half B G R, uncompressed */
+	ENG_SEQGEN_EXR_RGBA,	/* the same with A (1.0) */
+	ENG_SEQGEN_RAW8,	/* 8-bit RGB, no header (tframetest's frames) */
+	ENG_SEQGEN_EXR_RGB_ZIP, /* OpenEXR half B G R, ZIP (16 lines) */
+	ENG_SEQGEN_EXR_RGBA_ZIP, /* the same with A */
 };
 
 /* One frame's image: what its file is. */
@@ -46,14 +48,17 @@ struct eng_seqgen_format {
 const struct eng_seqgen_format *eng_seqgen_formats(size_t *n);
 /* The preset named `name` (exact), or NULL. */
 const struct eng_seqgen_format *eng_seqgen_format_find(const char *name);
+/* 1 when every frame of the kind is eng_seqgen_file_bytes() long, 0 when
+ * the size varies per frame (EXR ZIP). */
+int eng_seqgen_fixed(uint32_t kind);
 /* The file name extension of a kind, without the dot: "dpx". */
 const char *eng_seqgen_ext(uint32_t kind);
 
 /* Bytes before the pixel data (DPX: the image data offset; TIFF: up to
  * the first strip; EXR: the header and offset table, up to the first
- * chunk), and of the whole file. 0 for an image that is not valid (a
- * size of 0, or over 16384, or over 4 GiB for DPX and TIFF, whose
- * offsets are 32 bits). */
+ * chunk), and of the whole file (EXR ZIP: the most it can be, every
+ * chunk stored, the sizes varying per frame). 0 for an image that is not
+ * valid (a side of 0 or over 16384). */
 uint64_t eng_seqgen_header_bytes(const struct eng_seqgen_image *im);
 uint64_t eng_seqgen_file_bytes(const struct eng_seqgen_image *im);
 
@@ -61,10 +66,11 @@ uint64_t eng_seqgen_file_bytes(const struct eng_seqgen_image *im);
  * out[eng_seqgen_file_bytes(im)]: the pixels are noise from (seed, frame)
  * with the overlay of clip_id and frame over it; `number` (the file's
  * frame number) and fps go into the DPX header's frame position,
- * timecode and frame rate.  0, or -EINVAL for an image that is not
- * valid. */
-int eng_seqgen_render(const struct eng_seqgen_image *im, uint64_t seed,
-		      uint32_t clip_id, uint64_t frame, int64_t number,
-		      struct eng_fps fps, unsigned char *out);
+ * timecode and frame rate.  Returns the file's length (EXR ZIP: up to
+ * eng_seqgen_file_bytes), -EINVAL for an image that is not valid, or
+ * -ENOMEM. */
+int64_t eng_seqgen_render(const struct eng_seqgen_image *im, uint64_t seed,
+			  uint32_t clip_id, uint64_t frame, int64_t number,
+			  struct eng_fps fps, unsigned char *out);
 
 #endif /* ENG_SEQGEN_H */

@@ -2,18 +2,20 @@
 # SPDX-License-Identifier: MIT
 # timelinefs-gen image sequence --formats (issue 22, "formats with real
 # sizes"): for each kind (DPX 10-bit and 16-bit, TIFF 16-bit, OpenEXR
-# half RGB and RGBA, frametest's headerless RGB) at 320x240 (--size),
-# every file of the clips is where cameras put it (DIR/CLIP/CLIP.%07d.EXT
-# from --start-frame, 86400 by default, across 9999 to 10000), ffprobe
-# reads it as the format it is, every frame ffmpeg decodes carries its
-# clip and frame code (tests/tools/tlcode.py over rawvideo rgb48le), the
-# DPX header fields are the spec's (read with struct here: magic, image
-# data offset, file size, size, bits, packing, descriptor, frame position,
-# timecode 01:00:00:00 of 86400 at 24 fps), tlexpect.py seqdata (the
-# pixel data the mounted test reads, from each header) ends at each file's
-# end after its header; --format list gives each preset's bytes a frame
-# (the presets' real sizes, computed here from the formats); the same seed
-# gives the same bytes; bad option combinations are usage errors.
+# half RGB and RGBA, uncompressed and ZIP, frametest's headerless RGB) at
+# 320x240 (--size), every file of the clips is where cameras put it
+# (DIR/CLIP/CLIP.%07d.EXT from --start-frame, 86400 by default, across
+# 9999 to 10000), ffprobe reads it as the format it is, every frame ffmpeg
+# decodes carries its clip and frame code (tests/tools/tlcode.py over
+# rawvideo rgb48le), the DPX header fields are the spec's (read with
+# struct here: magic, image data offset, file size, size, bits, packing,
+# descriptor, frame position, timecode 01:00:00:00 of 86400 at 24 fps),
+# tlexpect.py seqdata (the pixel data the mounted test reads, from each
+# header) ends at each file's end after its header; --format list gives
+# each preset's bytes a frame (the presets' real sizes, computed here from
+# the formats); ZIP's frames differ in size, each within the bound the
+# generator gives; the same seed gives the same bytes; bad option
+# combinations are usage errors.
 NO_MOUNT=1
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +29,8 @@ TLEXPECT="python3 $TOP/tests/tools/tlexpect.py"
 # FORMAT EXT CODEC PIX_FMT (ffprobe's) per kind
 KINDS="dpx10-2k:dpx:dpx:gbrp10le dpx16-hd:dpx:dpx:rgb48be
 tiff16-hd:tif:tiff:rgb48le exr-hd:exr:exr:gbrpf32le
-exr-rgba-hd:exr:exr:gbrapf32le frametest-hd:raw:-:-"
+exr-rgba-hd:exr:exr:gbrapf32le exr-zip-hd:exr:exr:gbrpf32le
+exr-rgba-zip-4k:exr:exr:gbrapf32le frametest-hd:raw:-:-"
 # 2 clips of 6 frames at 24 fps
 for k in $KINDS; do
 	IFS=: read -r fmt ext codec pix <<EOF2
@@ -105,6 +108,14 @@ check_eq "--start-frame 9998: 7 digits across 10000" \
 check_eq "--fps 25: frame 10000 is 00:06:40:00" \
 	"SDPX 2048 V2.0 True 320 240 50 10 1 2048 10000 00064000 25.0" \
 	"$(dpxhead "$T/roll/clip0001/clip0001.0010000.dpx")"
+
+# ZIP: the sizes vary per frame, within the bound the generator gives
+check "exr-zip-hd: frames of different sizes" sh -c \
+	"[ \$(stat -c %s '$T/exr-zip-hd/clip0001/'* | sort -u | wc -l) -gt 1 ]"
+bound=$("$GEN" --format exr-zip-hd --size 320x240 --clips 1 --clip-seconds 0.05 \
+	"$T/zb" | sed -n 's/.*at most \([0-9]*\) bytes a frame.*/\1/p')
+check "exr-zip-hd: every frame within the bound, $bound" sh -c \
+	"[ -n '$bound' ] && [ \$(stat -c %s '$T/exr-zip-hd/clip0001/'* | sort -n | tail -1) -lt '$bound' ]"
 
 # the same seed, the same bytes; another seed, others
 "$GEN" --format exr-hd --size 320x240 --clips 2 --clip-seconds 0.25 \

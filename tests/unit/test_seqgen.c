@@ -92,8 +92,10 @@ static void test_pixels(void **state)
 	(void)state;
 	assert_non_null(a);
 	assert_non_null(b);
-	assert_int_equal(eng_seqgen_render(&dpx, 5, 7, 3, 86403, fps24, a), 0);
-	assert_int_equal(eng_seqgen_render(&exr, 5, 7, 3, 86403, fps24, b), 0);
+	assert_int_equal(eng_seqgen_render(&dpx, 5, 7, 3, 86403, fps24, a),
+			 (int64_t)eng_seqgen_file_bytes(&dpx));
+	assert_int_equal(eng_seqgen_render(&exr, 5, 7, 3, 86403, fps24, b),
+			 (int64_t)eng_seqgen_file_bytes(&exr));
 	assert_memory_equal(a, "SDPX", 4);
 	assert_int_equal(be32(a + 1920), 0x01000003); /* 01:00:00:03 */
 	for (c = 0; c < 8; c++) {
@@ -136,8 +138,10 @@ static void test_tiff_strips(void **state)
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_int_equal(n, head + 320 * 40 * 6);
-	assert_int_equal(eng_seqgen_render(&t, 1, 2, 0, 0, fps24, a), 0);
-	assert_int_equal(eng_seqgen_render(&t, 1, 2, 0, 0, fps24, b), 0);
+	assert_int_equal(eng_seqgen_render(&t, 1, 2, 0, 0, fps24, a),
+			 (int64_t)eng_seqgen_file_bytes(&t));
+	assert_int_equal(eng_seqgen_render(&t, 1, 2, 0, 0, fps24, b),
+			 (int64_t)eng_seqgen_file_bytes(&t));
 	assert_memory_equal(a, b, n);
 	assert_memory_equal(a, "II*\0", 4);
 	/* 3 strips (16, 16, 8 rows), one after another from head */
