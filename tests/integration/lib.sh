@@ -133,6 +133,16 @@ not_ok() {
 	echo "not ok - $*"
 }
 
+# need_tools TOOL...: the whole test needs these programs (make deps
+# installs them): without one it is a skip (exit 77, a failure under
+# CI=true, where the runner fails it)
+need_tools() {
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 ||
+			{ echo "skip: no $tool (make deps installs it)"; exit 77; }
+	done
+}
+
 # skip_case WHY: a part of the test that cannot run here (it needs root
 # or a tool): a skip; under CI=true a failure, since CI has them all (the
 # runner fails a test that exits 77 there too)

@@ -12,9 +12,7 @@
 # bytes at those extents.  Skipped (77) without ffmpeg.
 . "$(dirname "$0")/lib.sh"
 
-for t in ffmpeg ffprobe sqlite3 python3; do
-	command -v $t >/dev/null 2>&1 || { echo "skip: no $t"; exit 77; }
-done
+need_tools ffmpeg ffprobe sqlite3 python3
 M=$T/media
 mkdir -p "$M/timelines"
 ffmpeg -nostdin -v error -y -f lavfi -i testsrc=size=160x120:rate=25 \

@@ -18,9 +18,7 @@
 NO_MOUNT=1
 . "$(dirname "$0")/lib.sh"
 
-for p in ffmpeg ffprobe; do
-	command -v $p >/dev/null 2>&1 || { echo "skip: no $p"; exit 77; }
-done
+need_tools ffmpeg ffprobe
 [ -x "$GEN" ] || { echo "missing $GEN: run make first" >&2; exit 1; }
 TLCODE="python3 $TOP/tests/tools/tlcode.py"
 EDL=$TOP/tests/fixtures/edl/transitions.edl

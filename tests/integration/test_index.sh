@@ -15,10 +15,7 @@
 NO_MOUNT=1
 . "$(dirname "$0")/lib.sh"
 
-for t in ffmpeg ffprobe; do
-	command -v $t >/dev/null 2>&1 ||
-		{ echo "skip: no $t (make deps installs ffmpeg)"; exit 77; }
-done
+need_tools ffmpeg ffprobe
 TLINDEX=$TLFS_BUILD/tests/tools/tlindex
 [ -x "$TLINDEX" ] || { echo "missing $TLINDEX: run make test" >&2; exit 1; }
 M=$T/media

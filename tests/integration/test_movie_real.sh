@@ -14,9 +14,7 @@
 # and a gap on a ProRes track get no NAME.mov, and the start says why.
 . "$(dirname "$0")/lib.sh"
 
-for tool in ffmpeg ffprobe; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
+need_tools ffmpeg ffprobe
 CODE="python3 $TOP/tests/tools/tlcode.py"
 TLMOV=$TLFS_BUILD/tests/tools/tlmov
 M=$T/media

@@ -15,16 +15,12 @@
 # message naming the file (truncated, no index table segments, an index
 # that disagrees with the file or points past it, a partition pack in the
 # wrong place), and files that are not MXF are left to the other readers.
-# Before the reader (the stub that took no file) every case failed.
 # shellcheck disable=SC2034 # read by lib.sh: this test mounts nothing
 NO_MOUNT=1
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-for t in ffmpeg ffprobe python3; do
-	command -v "$t" >/dev/null 2>&1 ||
-		{ echo "skip: no $t (make deps installs ffmpeg)"; exit 77; }
-done
+need_tools ffmpeg ffprobe python3
 IDX=$TLFS_BUILD/tests/tools/tlindex
 [ -x "$IDX" ] || { echo "missing $IDX: run make first" >&2; exit 1; }
 CHECK="python3 $TOP/tests/tools/mxfcheck.py"

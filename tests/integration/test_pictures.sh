@@ -12,10 +12,7 @@
 # frame off, and the audio checked against another seed.
 . "$(dirname "$0")/lib.sh"
 
-for t in ffmpeg ffprobe python3; do
-	command -v "$t" >/dev/null 2>&1 ||
-		{ echo "skip: no $t (make deps installs ffmpeg)"; exit 77; }
-done
+need_tools ffmpeg ffprobe python3
 TLMOV=$TLFS_BUILD/tests/tools/tlmov
 [ -x "$TLMOV" ] || { echo "missing $TLMOV: run make first" >&2; exit 1; }
 CODE="python3 $TOP/tests/tools/tlcode.py"

@@ -14,9 +14,7 @@
 # wrong kind, a truncated file.  Skips without ffmpeg/ffprobe/sqlite3.
 . "$(dirname "$0")/lib.sh"
 
-for p in ffmpeg ffprobe sqlite3; do
-	command -v $p >/dev/null 2>&1 || { echo "skip: no $p"; exit 77; }
-done
+need_tools ffmpeg ffprobe sqlite3
 
 M=$T/media
 mkdir -p "$M/timelines"
