@@ -40,11 +40,19 @@ for mode in cached direct_io; do
 		r=1
 		while [ "$r" -le "$ROUNDS" ]; do
 			for b in "$OLD" "$NEW"; do
-				opts=pace=off,backing=buffered,db=$W/x.db
+				# a database per build: an older build refuses
+				# a newer schema's file (and would never mount)
+				opts=pace=off,backing=buffered,db=$W/$([ "$b" = "$OLD" ] && echo old || echo new).db
 				[ $mode = cached ] || opts=$opts,direct_io
 				"$b/timelinefs" -f -o "$opts" "$M" "$mnt" >/dev/null 2>&1 &
 				daemon=$!
-				until grep -q " $mnt fuse" /proc/mounts; do sleep 0.05; done
+				until grep -q " $mnt fuse" /proc/mounts; do
+					kill -0 "$daemon" 2>/dev/null || {
+						echo "$0: $b/timelinefs did not mount $M" >&2
+						exit 1
+					}
+					sleep 0.05
+				done
 				for _ in 1 2 3; do
 					dd if="$mnt/timeline01" of=/dev/null bs=$bs 2>&1 |
 						awk -v k="$mode bs=$bs" -v b="$([ "$b" = "$OLD" ] && echo old || echo new)" \
