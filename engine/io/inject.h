@@ -26,6 +26,12 @@
  *                      D is a number with unit ns, us, ms or s
  *     error=E[@P]      fail the read with errno E (EIO, ENOSPC, ETIMEDOUT,
  *                      EACCES, ENOENT, ESTALE, ENXIO, ENODATA or a number)
+ *     file=GLOB        the media file's name as opened, path and all
+ *                      (fnmatch, '*' crosses '/'; default *): an image
+ *                      sequence's "A001C003/A001C003.0086401.dpx"
+ *     op=OP            the operation: read (default; every pread, an
+ *                      image's header reads too), open or close (an
+ *                      open that fails with E returns -E, no fd)
  *     seed=N           seed of the random choices (default 1; any rule)
  * P is the probability per read: 0.01, 1% (default 1).  A rule needs a
  * delay or an error.  Every rule matching a read applies: delays add up,

@@ -18,7 +18,9 @@ struct eng_io {
 	uint64_t (*now)(void *ctx);
 	/* Sleep until now() >= ns (absolute). */
 	void (*sleep_until)(void *ctx, uint64_t ns);
-	/* Open a media file by name inside the media folder, read-only.
+	/* Open a media file by name inside the media folder, read-only:
+	 * a plain name, or a relative path of plain names (an image
+	 * sequence's BASE/NAME, which must not leave the folder).
 	 * With direct set, try O_DIRECT; *is_direct tells what was got.
 	 * Returns an fd or -errno. */
 	int (*open)(void *ctx, const char *file, int direct, int *is_direct);
@@ -69,9 +71,12 @@ struct eng_io {
 #define ENG_MEDIA_CHECK_NS (100 * 1000 * 1000ULL)
 
 /* The real clock and I/O on the media folder open as dirfd (io_real.c).
- * open() takes a plain file name (no '/', not "." or ".."; -EINVAL) and
- * resolves it with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the
- * kernel has it, else openat(O_NOFOLLOW); a symlink is -ELOOP, anything but
+ * open() takes a plain file name or a relative path of them ('/'
+ * between components; an empty, "." or ".." component, or a leading '/',
+ * is -EINVAL) and resolves it with openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS) where the kernel has it, else component by
+ * component with openat(O_NOFOLLOW) (folders O_DIRECTORY, each closed
+ * after the next is open); a symlink anywhere is -ELOOP, anything but
  * a regular file -EINVAL.  check() compares the fd with what the name holds
  * now (fstat vs fstatat) and treats a mode without any read bit as -EACCES
  * even for root.  One serves every player's filler at once: it holds no state

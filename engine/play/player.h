@@ -43,7 +43,29 @@ struct eng_access {
 	 * run of the media starts (a cut, a seek); its bytes are not in the
 	 * virtual file, its time counts toward the frame's (lateness) */
 	int dep;
+	/* What the operation was (enum eng_op): a read, or for an image
+	 * sequence each image's open, header reads, data reads and close,
+	 * each its own row with its own times (access.op, schema 10).
+	 * file_offset and length are the read's; 0 for open and close. */
+	uint32_t op;
+	/* An image sequence's row: the image's file number (start + i *
+	 * step, the number in its name: access.image), with is_image 1;
+	 * 0 for other media. */
+	int is_image;
+	int64_t image;
 };
+
+/* access.op.  The numbers are the database's (schema/10-tables.sql's op
+ * table): never renumbered, new ones appended (ingest's write, fsync). */
+enum eng_op {
+	ENG_OP_READ = 0,	/* a read of media data (every medium) */
+	ENG_OP_OPEN,		/* an image file's open */
+	ENG_OP_HEADER,		/* a read of an image file's header */
+	ENG_OP_CLOSE,		/* an image file's close */
+	ENG_OP_STAT,		/* reserved: a stat */
+};
+/* "read", "open", "header", "close", "stat"; NULL for another. */
+const char *eng_op_name(uint32_t op);
 
 typedef void (*eng_record_fn)(void *ctx, const struct eng_access *a);
 
@@ -99,6 +121,16 @@ struct eng_player_config {
 	 * seek, and a seek's requests that arrive after one further on
 	 * join its clock.  0: a reader of one read at a time (dd, a player). */
 	uint64_t window;
+	/* Frames whose reads may be in flight at once (-o
+	 * frames_in_flight=, an application's reader threads: a grading
+	 * application reads 4 to 16 image files at a time): a frame's
+	 * reads start at its issue time, or when one of the N frames
+	 * before it is done, whichever is later, so that a stall on one
+	 * frame (a slow open) delays only the frames that wait for its
+	 * reader.  Frames are still published (served) in order.  0 or 1:
+	 * one frame at a time, as before.  For every medium, not only
+	 * sequences; a zero-copy player keeps 1. */
+	unsigned frames_in_flight;
 };
 
 /* smbd, measured serving `smbclient get` from a cached timeline: two

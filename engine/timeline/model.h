@@ -30,6 +30,7 @@ struct eng_segment {
 
 struct eng_essence;
 struct eng_mfile;
+struct eng_seqmedia;
 
 /* The file that holds one clip's essence for one track. */
 struct eng_media {
@@ -43,8 +44,18 @@ struct eng_media {
 	const struct eng_essence *ess;
 	/* The stream's frame (video) or sample frame (audio) that the
 	 * clip's source frame 0 is: the media's start timecode applied
-	 * (an EDL's source timecode means the media's frame), 0 without. */
+	 * (an EDL's source timecode means the media's frame), 0 without.
+	 * A sequence's: the image (from 0) that source frame 0 is
+	 * (eng_seq_ref.origin). */
 	int64_t origin;
+	/* An image sequence (media/imgseq.h, issue 22): frame k of the
+	 * media is its own file, opened, its header and pixel data read,
+	 * closed, per frame.  NULL otherwise.  ess then points at
+	 * seq->ess, the images' pixel data as a video stream (one frame an
+	 * image: off = the bytes before the pixel data, len = their size),
+	 * so that the layout of real video holds; file is the pattern
+	 * (eng_seq_pattern).  Owned by the timeline's media (media.c). */
+	const struct eng_seqmedia *seq;
 };
 
 /* What a video track's frames are (docs/design.md "Pictures"): an
@@ -99,6 +110,51 @@ struct eng_track {
 	size_t cap;
 };
 
+/* What a sequence clip does for an image whose file is missing when it is
+ * played (OTIO's MissingFramePolicy). */
+enum eng_seq_missing {
+	ENG_SEQ_MISS_ERROR = 0,	/* EIO to the reader, a failed frame */
+	ENG_SEQ_MISS_HOLD,	/* the last image the stream read, again */
+	ENG_SEQ_MISS_BLACK,	/* zeros, no read */
+};
+/* "error", "hold", "black" (OTIO's names), or NULL. */
+const char *eng_seq_missing_name(uint32_t m);
+/* The policy named s (those names, any case), or -1. */
+int eng_seq_missing_find(const char *s);
+
+/*
+ * An image sequence clip (issue 22, docs/formats.md "Sequence clips"):
+ * image i of the clip (from 0) is the file BASE/PREFIX NUMBER SUFFIX in
+ * the media folder, NUMBER = start + i * step written as OTIO's
+ * ImageSequenceReference writes it (media/imgseq.h eng_seq_name_of).  A
+ * sequence clip plays its images on the video tracks (a track whose media
+ * name starts with 'V'); on any other track the clip is found by the
+ * usual naming rules (its audio: NAME.A1.wav ...).
+ */
+struct eng_seq_ref {
+	/* The folder inside the media folder: '/'-separated components,
+	 * none empty, "." or "..", no leading '/'; "" is the media folder
+	 * itself.  From .tl's PATTERN as written; from OTIO's
+	 * target_url_base its last component (the media folder is where
+	 * the timeline's media are, as for any clip). */
+	char *base;
+	char *prefix;		/* no '/' */
+	char *suffix;		/* no '/', the extension: ".dpx" */
+	int64_t start;		/* the number of image 0 */
+	int64_t step;		/* >= 1 */
+	int padding;		/* 0 (none) .. 64 */
+	uint32_t missing;	/* enum eng_seq_missing */
+	/* The image that the clip's source frame 0 is: source frame f
+	 * plays image origin + f.  .tl: 0 (the event's SRC_IN counts
+	 * images); OTIO: 0 (source times count from the available range's
+	 * start, which is image 0's time); EDL: the source timecode counts
+	 * file numbers (a DPX from 86400 is 01:00:00:00 at 24 fps), so
+	 * its clip origin (eng_clip.tc) less start, over step. */
+	int64_t origin;
+	struct eng_fps rate;	/* OTIO's rate, {0, 0} when not given */
+	unsigned line;		/* where it was defined */
+};
+
 struct eng_clip {
 	char *name;
 	unsigned line;		/* first line that uses the clip */
@@ -120,6 +176,9 @@ struct eng_clip {
 	 * written, extension kept ("A001C003.mov"); NULL when none.
 	 * media.c looks for it when there is no NAME.TRACK.* file. */
 	char *file;
+	/* An image sequence clip (see struct eng_seq_ref), NULL for a
+	 * clip of one file a track.  Set by eng_tl_clip_seq, owned. */
+	struct eng_seq_ref *seq;
 };
 
 struct eng_timeline {
@@ -172,6 +231,20 @@ int eng_tl_find_track(const struct eng_timeline *tl, const char *name);
  * -EINVAL when the name could leave the media folder or break a file name
  * (empty, ".", "..", contains '/', NUL or a control character). */
 int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line);
+/* Make clip an image sequence: ref's strings are copied.  -EEXIST when
+ * the clip is one already (ref->line names the first), -ENOMEM, or
+ * -EINVAL with *why a static reason ("a folder of the pattern leaves the
+ * media folder", "step must be 1 or more", "padding above 64", "a '/' in
+ * the name prefix or suffix", "a control character").  Parsers call it
+ * where the format defines the clip's media. */
+int eng_tl_clip_seq(struct eng_timeline *tl, uint32_t clip,
+		    const struct eng_seq_ref *ref, const char **why);
+/* The .tl pattern of a sequence, BASE/PREFIX%0Nd SUFFIX (%d without
+ * padding; a '%' of the names written %%), into buf[len]: what --dump-tl
+ * writes and the media table's file.  Returns its length, or
+ * -ENAMETOOLONG. */
+int eng_seq_pattern(const struct eng_seq_ref *ref, char *buf, size_t len);
+
 /* Append a segment in definition order (overlaps are resolved by
  * eng_tl_finalize: the later one wins).  -EINVAL for frames <= 0 or a
  * negative src_in/rec_in, -ENOMEM. */
