@@ -3,7 +3,8 @@
 # tests/run-fuzz.sh SECONDS: build the seed corpora (make fuzz-seed, into
 # build/fuzz/seed: the fixtures and tests/fuzz/corpus, checked by
 # tests/fuzz/check-seed.sh), build every tests/fuzz/fuzz_*.c with libFuzzer
-# (make fuzz-build, into build/fuzz) and run each for SECONDS on a scratch
+# (make fuzz-build, into build/fuzz) and run each for SECONDS (FUZZ_JOBS,
+# default the CPUs, at a time) on a scratch
 # corpus seeded from build/fuzz/seed/NAME (read only: new inputs go to
 # build/fuzz/corpus-NAME, crashes to build/fuzz/crash-NAME-*).  A target
 # passes when it ran SECONDS without a crash, leak or timeout.  Prints
@@ -48,14 +49,12 @@ export TMPDIR="$out/tmp"
 rm -rf "$TMPDIR"
 mkdir -p "$TMPDIR"
 
-pass=0 fail=0
-for src in "$top"/tests/fuzz/fuzz_*.c; do
-	name=$(basename "$src" .c)
-	name=${name#fuzz_}
+# run_one NAME: one target's run; its exit status into $out/NAME.rc
+run_one() {
+	name=$1
 	bin=$out/fuzz_$name
 	seeds=$out/seed/$name
 	work=$out/corpus-$name
-	log=$out/$name.log
 	rm -rf "$work"
 	mkdir -p "$work"
 	[ -d "$seeds" ] || seeds=
@@ -64,10 +63,35 @@ for src in "$top"/tests/fuzz/fuzz_*.c; do
 	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$out/crash-$name-" \
-		"$work" $seeds >"$log" 2>&1
-	rc=$?
+		"$work" $seeds >"$out/$name.log" 2>&1
+	echo $? >"$out/$name.rc"
+}
+
+# the targets run FUZZ_JOBS at a time (default: the CPUs), each one
+# single-threaded, so that the suite costs CI SECONDS a batch, not a target
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+names=
+running=0
+for src in "$top"/tests/fuzz/fuzz_*.c; do
+	name=$(basename "$src" .c)
+	name=${name#fuzz_}
+	names="$names $name"
+	rm -f "$out/$name.rc"
+	run_one "$name" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+
+pass=0 fail=0
+for name in $names; do
+	log=$out/$name.log
+	rc=$(cat "$out/$name.rc" 2>/dev/null || echo died)
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	if [ "$rc" -eq 0 ]; then
+	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1))
 		echo "ok - fuzz_$name: ${runs:-?} runs in ${secs}s"
 	else
