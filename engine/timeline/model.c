@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -23,6 +24,16 @@ struct eng_timeline *eng_tl_new(const char *name, const char *path)
 		return NULL;
 	}
 	return tl;
+}
+
+static void seq_free(struct eng_seq_ref *r)
+{
+	if (!r)
+		return;
+	free(r->base);
+	free(r->prefix);
+	free(r->suffix);
+	free(r);
 }
 
 void eng_tl_free(struct eng_timeline *tl)
@@ -44,6 +55,7 @@ void eng_tl_free(struct eng_timeline *tl)
 		free(tl->clips[i].media);
 		free(tl->clips[i].name);
 		free(tl->clips[i].file);
+		seq_free(tl->clips[i].seq);
 	}
 	free(tl->tracks);
 	free(tl->clips);
@@ -253,6 +265,158 @@ int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line)
 		return -ENOMEM;
 	c->line = line;
 	return (int)tl->nclips++;
+}
+
+static const char *const seq_missing_names[] = {
+	[ENG_SEQ_MISS_ERROR] = "error",
+	[ENG_SEQ_MISS_HOLD] = "hold",
+	[ENG_SEQ_MISS_BLACK] = "black",
+};
+#define SEQ_MISSING_N (sizeof(seq_missing_names) / sizeof(seq_missing_names[0]))
+
+const char *eng_seq_missing_name(uint32_t m)
+{
+	return m < SEQ_MISSING_N ? seq_missing_names[m] : NULL;
+}
+
+int eng_seq_missing_find(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < SEQ_MISSING_N; i++)
+		if (strcasecmp(s, seq_missing_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int has_control(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* A sequence's folder: "" or components joined by '/', none of them
+ * empty, "." or ".." (so that it stays inside the media folder, which
+ * io_real.c's RESOLVE_BENEATH enforces again at every open). */
+static int seq_base_ok(const char *b)
+{
+	const char *p = b, *e;
+	size_t n;
+
+	if (!*b)
+		return 1;
+	for (;;) {
+		e = strchr(p, '/');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (!e)
+			return 1;
+		p = e + 1;
+	}
+}
+
+int eng_tl_clip_seq(struct eng_timeline *tl, uint32_t clip,
+		    const struct eng_seq_ref *ref, const char **why)
+{
+	struct eng_seq_ref *r;
+
+	*why = NULL;
+	if (clip >= tl->nclips) {
+		*why = "no such clip";
+		return -EINVAL;
+	}
+	if (tl->clips[clip].seq)
+		return -EEXIST;
+	if (!ref->base || !ref->prefix || !ref->suffix) {
+		*why = "a missing part of the name";
+		return -EINVAL;
+	}
+	if (has_control(ref->base) || has_control(ref->prefix) ||
+	    has_control(ref->suffix)) {
+		*why = "a control character";
+		return -EINVAL;
+	}
+	if (!seq_base_ok(ref->base)) {
+		*why = "a folder of the pattern leaves the media folder";
+		return -EINVAL;
+	}
+	if (strchr(ref->prefix, '/') || strchr(ref->suffix, '/')) {
+		*why = "a '/' in the name prefix or suffix";
+		return -EINVAL;
+	}
+	if (ref->step < 1) {
+		*why = "step must be 1 or more";
+		return -EINVAL;
+	}
+	if (ref->padding < 0 || ref->padding > 64) {
+		*why = "padding above 64";
+		return -EINVAL;
+	}
+	if (!eng_seq_missing_name(ref->missing)) {
+		*why = "unknown missing frame policy";
+		return -EINVAL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	*r = *ref;
+	r->base = strdup(ref->base);
+	r->prefix = strdup(ref->prefix);
+	r->suffix = strdup(ref->suffix);
+	if (!r->base || !r->prefix || !r->suffix) {
+		seq_free(r);
+		return -ENOMEM;
+	}
+	tl->clips[clip].seq = r;
+	return 0;
+}
+
+/* s with every '%' doubled, appended at *n (counting past len). */
+static void put_pct(char *buf, size_t len, size_t *n, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '%') {
+			if (*n < len)
+				buf[*n] = '%';
+			(*n)++;
+		}
+		if (*n < len)
+			buf[*n] = *s;
+		(*n)++;
+	}
+}
+
+int eng_seq_pattern(const struct eng_seq_ref *ref, char *buf, size_t len)
+{
+	char num[16];
+	size_t n = 0;
+
+	put_pct(buf, len, &n, ref->base);
+	if (ref->base[0])
+		put_pct(buf, len, &n, "/");
+	put_pct(buf, len, &n, ref->prefix);
+	if (ref->padding > 0)
+		snprintf(num, sizeof(num), "%%0%dd", ref->padding);
+	else
+		snprintf(num, sizeof(num), "%%d");
+	/* num's '%' is the conversion, not a name's: not doubled */
+	if (n + strlen(num) <= len)
+		memcpy(buf + n, num, strlen(num));
+	n += strlen(num);
+	put_pct(buf, len, &n, ref->suffix);
+	if (n >= len || n > INT32_MAX) {
+		if (len)
+			buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	buf[n] = '\0';
+	return (int)n;
 }
 
 static int push_seg(struct eng_track *tr, const struct eng_segment *s)

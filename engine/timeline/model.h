@@ -235,8 +235,9 @@ int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line);
  * the clip is one already (ref->line names the first), -ENOMEM, or
  * -EINVAL with *why a static reason ("a folder of the pattern leaves the
  * media folder", "step must be 1 or more", "padding above 64", "a '/' in
- * the name prefix or suffix", "a control character").  Parsers call it
- * where the format defines the clip's media. */
+ * the name prefix or suffix", "a control character", "unknown missing
+ * frame policy", "no such clip").  Parsers call it where the format
+ * defines the clip's media. */
 int eng_tl_clip_seq(struct eng_timeline *tl, uint32_t clip,
 		    const struct eng_seq_ref *ref, const char **why);
 /* The .tl pattern of a sequence, BASE/PREFIX%0Nd SUFFIX (%d without

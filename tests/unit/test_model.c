@@ -3,6 +3,7 @@
  * Unit tests for overlap resolution in eng_tl_finalize(): random small
  * tracks against a per-frame reference (paint each frame in definition
  * order), and a 100000-segment track that must finalize in well under 1 s.
+ * And a sequence clip's reference (eng_tl_clip_seq, eng_seq_pattern).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -259,6 +260,120 @@ static void test_100000_segments_fast(void **state)
 	eng_diag_free(&d);
 }
 
+/* eng_tl_clip_seq: what a sequence clip may be, each refusal's reason. */
+static const struct seq_case {
+	const char *base, *prefix, *suffix;
+	int64_t step;
+	int padding;
+	uint32_t missing;
+	int rc;
+	const char *why;	/* NULL: accepted */
+	const char *pattern;	/* eng_seq_pattern of an accepted one */
+} seq_cases[] = {
+	{ "A001C003", "A001C003.", ".dpx", 1, 7, ENG_SEQ_MISS_ERROR, 0, NULL,
+	  "A001C003/A001C003.%07d.dpx" },
+	{ "", "shot_", ".exr", 2, 4, ENG_SEQ_MISS_HOLD, 0, NULL,
+	  "shot_%04d.exr" },
+	{ "reel 1/sc%1", "p%", "", 1, 0, ENG_SEQ_MISS_BLACK, 0, NULL,
+	  "reel 1/sc%%1/p%%%d" },
+	{ "a/b/c", "", ".tif", 1, 64, 0, 0, NULL, "a/b/c/%064d.tif" },
+	{ "../up", "x.", ".dpx", 1, 7, 0, -EINVAL,
+	  "a folder of the pattern leaves the media folder", NULL },
+	{ "a/../b", "x.", ".dpx", 1, 7, 0, -EINVAL,
+	  "a folder of the pattern leaves the media folder", NULL },
+	{ "/abs", "x.", ".dpx", 1, 7, 0, -EINVAL,
+	  "a folder of the pattern leaves the media folder", NULL },
+	{ "a/", "x.", ".dpx", 1, 7, 0, -EINVAL,
+	  "a folder of the pattern leaves the media folder", NULL },
+	{ "a//b", "x.", ".dpx", 1, 7, 0, -EINVAL,
+	  "a folder of the pattern leaves the media folder", NULL },
+	{ ".", "x.", ".dpx", 1, 7, 0, -EINVAL,
+	  "a folder of the pattern leaves the media folder", NULL },
+	{ "a", "x/", ".dpx", 1, 7, 0, -EINVAL,
+	  "a '/' in the name prefix or suffix", NULL },
+	{ "a", "x.", "/.dpx", 1, 7, 0, -EINVAL,
+	  "a '/' in the name prefix or suffix", NULL },
+	{ "a", "x.", ".dpx", 0, 7, 0, -EINVAL, "step must be 1 or more",
+	  NULL },
+	{ "a", "x.", ".dpx", -2, 7, 0, -EINVAL, "step must be 1 or more",
+	  NULL },
+	{ "a", "x.", ".dpx", 1, 65, 0, -EINVAL, "padding above 64", NULL },
+	{ "a", "x\n", ".dpx", 1, 7, 0, -EINVAL, "a control character", NULL },
+	{ "a\x7f", "x", ".dpx", 1, 7, 0, -EINVAL, "a control character",
+	  NULL },
+	{ "a", "x.", ".dpx", 1, 7, 3, -EINVAL,
+	  "unknown missing frame policy", NULL },
+};
+
+static void test_clip_seq(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(seq_cases) / sizeof(seq_cases[0]); i++) {
+		const struct seq_case *k = &seq_cases[i];
+		struct eng_timeline *tl = new_tl(1);
+		struct eng_seq_ref r = {
+			.base = (char *)k->base, .prefix = (char *)k->prefix,
+			.suffix = (char *)k->suffix, .start = -86400,
+			.step = k->step, .padding = k->padding,
+			.missing = k->missing, .origin = 3,
+			.rate = { 24, 1 }, .line = 7,
+		};
+		const struct eng_seq_ref *got;
+		const char *why = "unset";
+		char buf[256];
+		int rc;
+
+		rc = eng_tl_clip_seq(tl, 0, &r, &why);
+		if (rc != k->rc || (k->why ? !why || strcmp(why, k->why) != 0
+					   : why != NULL))
+			fail_msg("case %zu: rc %d why '%s', expected %d '%s'", i,
+				 rc, why ? why : "(null)", k->rc,
+				 k->why ? k->why : "(null)");
+		if (rc < 0) {
+			assert_null(tl->clips[0].seq);
+			eng_tl_free(tl);
+			continue;
+		}
+		got = tl->clips[0].seq;
+		assert_non_null(got);
+		/* copied, not borrowed */
+		assert_ptr_not_equal(got->base, k->base);
+		assert_string_equal(got->prefix, k->prefix);
+		assert_int_equal(got->start, -86400);
+		assert_int_equal(got->origin, 3);
+		assert_int_equal(got->rate.num, 24);
+		assert_int_equal(got->line, 7);
+		rc = eng_seq_pattern(got, buf, sizeof(buf));
+		assert_int_equal(rc, (int)strlen(k->pattern));
+		assert_string_equal(buf, k->pattern);
+		/* exactly fitting, then one byte short */
+		assert_int_equal(eng_seq_pattern(got, buf, (size_t)rc + 1), rc);
+		assert_int_equal(eng_seq_pattern(got, buf, (size_t)rc),
+				 -ENAMETOOLONG);
+		assert_string_equal(buf, "");
+		r.line = 9;
+		assert_int_equal(eng_tl_clip_seq(tl, 0, &r, &why), -EEXIST);
+		assert_int_equal(tl->clips[0].seq->line, 7);
+		eng_tl_free(tl); /* frees the copy: ASan's leak check */
+	}
+}
+
+static void test_seq_missing_names(void **state)
+{
+	(void)state;
+	assert_string_equal(eng_seq_missing_name(ENG_SEQ_MISS_ERROR), "error");
+	assert_string_equal(eng_seq_missing_name(ENG_SEQ_MISS_HOLD), "hold");
+	assert_string_equal(eng_seq_missing_name(ENG_SEQ_MISS_BLACK), "black");
+	assert_null(eng_seq_missing_name(3));
+	assert_int_equal(eng_seq_missing_find("error"), ENG_SEQ_MISS_ERROR);
+	assert_int_equal(eng_seq_missing_find("Hold"), ENG_SEQ_MISS_HOLD);
+	assert_int_equal(eng_seq_missing_find("BLACK"), ENG_SEQ_MISS_BLACK);
+	assert_int_equal(eng_seq_missing_find("skip"), -1);
+	assert_int_equal(eng_seq_missing_find(""), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +381,8 @@ int main(void)
 		cmocka_unit_test(test_random_against_paint),
 		cmocka_unit_test(test_continuous_definitions_kept),
 		cmocka_unit_test(test_100000_segments_fast),
+		cmocka_unit_test(test_clip_seq),
+		cmocka_unit_test(test_seq_missing_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
