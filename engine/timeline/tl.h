@@ -17,14 +17,20 @@
  * In a clip word %XX (two hex digits) is the byte XX, as eng_tl_write
  * spells a blank, '#' or '%' ("shot%20one" is the clip "shot one"); a '%'
  * not followed by two hex digits is itself.  The decoded name is the one
- * checked ("a%2Fb" holds a '/': refused).
+ * checked ("a%2Fb" holds a '/': refused).  "seq CLIP PATTERN first=N
+ * [step=S] [missing=error|hold|black]" makes CLIP an image sequence
+ * (docs/formats.md "Sequence clips"; eng_tl_clip_seq): in PATTERN one
+ * %0Nd or %d is the number, %% a '%', %20 a blank, %23 a '#'; a seq line
+ * for a clip no event plays is an error.
  * Every problem found is added to diag; returns 0, -EINVAL (diag has the
  * reasons) or -ENOMEM; *out is NULL on failure. */
 int eng_tl_parse(const char *path, const char *name, const char *text,
 		 size_t len, struct eng_timeline **out, struct eng_diag *diag);
 
 /* The .tl text (tl_write.c) of a finalized timeline from any
- * parser: a comment line naming it, fps, the tracks in order, then per
+ * parser: a comment line naming it, fps, the tracks in order, a seq line
+ * per sequence clip played (first= the number of the image its source
+ * frame 0 plays, so that the files are the same), then per
  * track one "event TRACK CLIP SRC FRAMES @REC" per resolved segment, in
  * record order.  Parsing it gives the same tracks, segments and clip
  * names (lines aside), hence the same virtual file, and writing that

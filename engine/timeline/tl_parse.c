@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The native .tl timeline format (docs/design.md "Native format .tl"): fps,
- * track and event lines.  Every problem is reported, not just the first.
+ * track, event and seq lines.  Every problem is reported, not just the
+ * first.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -366,6 +367,229 @@ static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 	return 0;
 }
 
+/*
+ * A sequence's PATTERN (docs/formats.md "Sequence clips"), in place:
+ * FOLDER/PREFIX%0Nd SUFFIX or %d; "%%" is a '%', "%20" a blank and "%23"
+ * a '#' (eng_tl_write's spelling of what a .tl word cannot hold; no other
+ * %XX, which "%07d" or "%7d" would read as).  The decoded pattern is split
+ * at its number: buf[0..*pre) the folder and prefix, buf[*pre..) the
+ * suffix.  *why for a bad one.
+ */
+static int seq_pattern_parse(char *buf, const char *pat, size_t *pre,
+			     int *padding, const char **why)
+{
+	const char *p = pat;
+	char *o = buf;
+	int seen = 0;
+
+	*why = NULL;
+	while (*p) {
+		if (*p != '%') {
+			*o++ = *p++;
+			continue;
+		}
+		if (p[1] == '%') {
+			*o++ = '%';
+			p += 2;
+		} else if (p[1] == '2' && (p[2] == '0' || p[2] == '3')) {
+			*o++ = p[2] == '0' ? ' ' : '#';
+			p += 3;
+		} else if (p[1] == 'd' || p[1] == '0') {
+			int n = 0;
+
+			if (seen++) {
+				*why = "more than one frame number";
+				return -EINVAL;
+			}
+			*pre = (size_t)(o - buf);
+			if (p[1] == 'd') {
+				*padding = 0;
+				p += 2;
+				continue;
+			}
+			for (p += 2; *p >= '0' && *p <= '9'; p++)
+				if (n <= 64)
+					n = n * 10 + (*p - '0');
+			if (*p != 'd' || n == 0) {
+				*why = "the frame number must be %0Nd (N "
+				       "digits, zero-padded) or %d";
+				return -EINVAL;
+			}
+			p++;
+			if (n > 64) {
+				*why = "padding above 64";
+				return -EINVAL;
+			}
+			*padding = n;
+		} else {
+			*why = "a '%' that is not %0Nd, %d, %%, %20 or %23";
+			return -EINVAL;
+		}
+	}
+	*o = '\0';
+	if (!seen) {
+		*why = "no frame number (%0Nd or %d)";
+		return -EINVAL;
+	}
+	if (strchr(buf + *pre, '/')) {
+		*why = "a '/' after the frame number";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A sequence's first= number: an integer of either sign. */
+static int seq_number(const char *s, int64_t *out)
+{
+	int neg = *s == '-';
+
+	if (eng_parse_int(s + neg, out) < 0)
+		return -EINVAL;
+	if (neg)
+		*out = -*out;
+	return 0;
+}
+
+/* "seq CLIP PATTERN first=N [step=S] [missing=POLICY]": the clip's video
+ * is an image sequence (docs/formats.md "Sequence clips"). */
+static int do_seq(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	static char none[] = "", root[] = "/"; /* copied, never written */
+	struct eng_seq_ref ref = { .step = 1, .line = line };
+	const char *why;
+	char *name = NULL, *buf = NULL, *sfx = NULL, *slash;
+	int clip = -1, have_first = 0, have_step = 0, have_missing = 0, i, rc;
+	size_t pre = 0;
+	unsigned before = st->pb.n;
+
+	if (n < 2) {
+		eng_problem(&st->pb, line, "missing CLIP after 'seq'");
+		return 0;
+	}
+	name = strdup(tok[1]);
+	if (!name)
+		return -ENOMEM;
+	clip = unescape_clip(name) < 0 ? -EINVAL
+				       : eng_tl_clip(st->tl, name, line);
+	free(name);
+	if (clip == -ENOMEM)
+		return clip;
+	if (clip < 0)
+		eng_problem(&st->pb, line,
+			    "clip name '%s' not allowed (no '/', control characters, '.' or '..')",
+			    tok[1]);
+	if (n < 3) {
+		eng_problem(&st->pb, line,
+			    "missing PATTERN for sequence clip '%s' (e.g. "
+			    "A001C003/A001C003.%%07d.dpx)", tok[1]);
+		return 0;
+	}
+	buf = malloc(strlen(tok[2]) + 1);
+	if (!buf)
+		return -ENOMEM;
+	if (seq_pattern_parse(buf, tok[2], &pre, &ref.padding, &why) < 0)
+		eng_problem(&st->pb, line,
+			    "sequence clip '%s' pattern '%s': %s", tok[1],
+			    tok[2], why);
+	for (i = 3; i < n; i++) {
+		char *w = tok[i];
+
+		if (strncmp(w, "first=", 6) == 0) {
+			if (have_first++)
+				eng_problem(&st->pb, line, "first= given twice");
+			else if (seq_number(w + 6, &ref.start) < 0)
+				eng_problem(&st->pb, line,
+					    "bad first '%s': the number of the "
+					    "clip's first image, e.g. 86400",
+					    w + 6);
+		} else if (strncmp(w, "step=", 5) == 0) {
+			if (have_step++)
+				eng_problem(&st->pb, line, "step= given twice");
+			else if (eng_parse_int(w + 5, &ref.step) < 0 ||
+				 ref.step < 1)
+				eng_problem(&st->pb, line,
+					    "bad step '%s': must be a positive "
+					    "integer", w + 5);
+		} else if (strncmp(w, "missing=", 8) == 0) {
+			rc = eng_seq_missing_find(w + 8);
+			if (have_missing++)
+				eng_problem(&st->pb, line,
+					    "missing= given twice");
+			else if (rc < 0)
+				eng_problem(&st->pb, line,
+					    "bad missing '%s': error, hold or "
+					    "black", w + 8);
+			else
+				ref.missing = (uint32_t)rc;
+		} else {
+			eng_problem(&st->pb, line,
+				    "unexpected '%s' after PATTERN (first=N, "
+				    "step=S or missing=error|hold|black)", w);
+		}
+	}
+	rc = 0;
+	if (!have_first)
+		eng_problem(&st->pb, line,
+			    "missing first=N (the number of sequence clip "
+			    "'%s''s first image)", tok[1]);
+	if (st->pb.n != before)
+		goto out;
+	/* buf[0..pre) is FOLDER/PREFIX, its last '/' the split */
+	sfx = strdup(buf + pre);
+	rc = -ENOMEM;
+	if (!sfx)
+		goto out;
+	ref.suffix = sfx;
+	buf[pre] = '\0';
+	slash = strrchr(buf, '/');
+	ref.base = none;
+	ref.prefix = buf;
+	if (slash) {
+		*slash = '\0';
+		/* "/x%d": the folder is "" but the pattern was absolute */
+		ref.base = slash == buf ? root : buf;
+		ref.prefix = slash + 1;
+	}
+	rc = eng_tl_clip_seq(st->tl, (uint32_t)clip, &ref, &why);
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc == -EEXIST)
+		eng_problem(&st->pb, line,
+			    "sequence clip '%s' given twice (first on line %u)",
+			    tok[1], st->tl->clips[clip].seq->line);
+	else if (rc < 0)
+		eng_problem(&st->pb, line,
+			    "sequence clip '%s' pattern '%s': %s", tok[1],
+			    tok[2], why);
+	rc = 0;
+out:
+	free(buf);
+	free(sfx);
+	return rc;
+}
+
+/* A seq line for a clip no event plays is most likely a misspelt clip
+ * name (the events' clip would then be looked for as files): told. */
+static void unused_seqs(struct tl_state *st)
+{
+	const struct eng_timeline *tl = st->tl;
+	unsigned char *used;
+	size_t t, i;
+
+	used = calloc(tl->nclips + 1, 1);
+	if (!used)
+		return;
+	for (t = 0; t < tl->ntracks; t++)
+		for (i = 0; i < tl->tracks[t].nsegs; i++)
+			used[tl->tracks[t].segs[i].clip] = 1;
+	for (i = 0; i < tl->nclips; i++)
+		if (tl->clips[i].seq && !used[i])
+			eng_problem(&st->pb, tl->clips[i].seq->line,
+				    "sequence clip '%s' is played by no event",
+				    tl->clips[i].name);
+	free(used);
+}
+
 static int is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
@@ -430,9 +654,11 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
 			rc = do_track(&st, lineno, tok, n);
 		} else if (strcmp(tok[0], "event") == 0) {
 			rc = do_event(&st, lineno, tok, n);
+		} else if (strcmp(tok[0], "seq") == 0) {
+			rc = do_seq(&st, lineno, tok, n);
 		} else {
 			eng_problem(&st.pb, lineno,
-				    "unknown directive '%s' (expected fps, track or event)",
+				    "unknown directive '%s' (expected fps, track, event or seq)",
 				    tok[0]);
 			rc = 0;
 		}
@@ -441,6 +667,7 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
 	}
 	if (!st.fps_line)
 		eng_problem(&st.pb, 0, "no fps line (e.g. 'fps 30000/1001')");
+	unused_seqs(&st);
 	rc = -EINVAL;
 	if (st.pb.n)
 		goto out;

@@ -66,6 +66,66 @@ static void put_comment_path(struct eng_strbuf *b, const char *path)
 		eng_strbuf_printf(b, "%c", *s == '\n' || *s == '\r' ? '?' : *s);
 }
 
+/*
+ * "seq CLIP PATTERN first=N [step=S] [missing=P]" for each sequence clip a
+ * segment plays, in clip order.  A .tl sequence's source frame 0 is its
+ * image 0 (origin 0), so first= is the number of the image the clip's
+ * source frame 0 plays (an EDL's origin folded in): the same files.  In
+ * the pattern '%' is %% (eng_seq_pattern), a blank %20 and '#' %23, which
+ * tl_parse.c reads back.
+ */
+static int put_seqs(struct eng_strbuf *b, const struct eng_timeline *tl,
+		    unsigned flags, struct eng_diag *diag)
+{
+	unsigned char *used;
+	char pat[4096];
+	size_t t, i;
+	int64_t first;
+	int rc = 0;
+	const char *p;
+
+	used = calloc(tl->nclips + 1, 1);
+	if (!used)
+		return -ENOMEM;
+	for (t = 0; t < tl->ntracks; t++)
+		for (i = 0; i < tl->tracks[t].nsegs; i++)
+			used[tl->tracks[t].segs[i].clip] = 1;
+	for (i = 0; i < tl->nclips; i++) {
+		const struct eng_seq_ref *r = tl->clips[i].seq;
+
+		if (!r || !used[i])
+			continue;
+		if (eng_seq_pattern(r, pat, sizeof(pat)) < 0 ||
+		    __builtin_mul_overflow(r->origin, r->step, &first) ||
+		    __builtin_add_overflow(first, r->start, &first)) {
+			eng_diag_add(diag, tl->path, r->line,
+				     "sequence clip '%s' cannot be written "
+				     "as .tl: its pattern is too long or its "
+				     "first image's number out of range",
+				     tl->clips[i].name);
+			rc = -EINVAL;
+			continue;
+		}
+		eng_strbuf_printf(b, "seq ");
+		put_name(b, tl->clips[i].name, flags);
+		eng_strbuf_printf(b, " ");
+		for (p = pat; *p; p++)
+			if (*p == ' ' || *p == '#')
+				eng_strbuf_printf(b, "%%%02X", (unsigned char)*p);
+			else
+				eng_strbuf_printf(b, "%c", *p);
+		eng_strbuf_printf(b, " first=%" PRId64, first);
+		if (r->step != 1)
+			eng_strbuf_printf(b, " step=%" PRId64, r->step);
+		if (r->missing != ENG_SEQ_MISS_ERROR)
+			eng_strbuf_printf(b, " missing=%s",
+					  eng_seq_missing_name(r->missing));
+		eng_strbuf_printf(b, "\n");
+	}
+	free(used);
+	return rc;
+}
+
 int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 		 size_t *len, struct eng_diag *diag)
 {
@@ -133,6 +193,11 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 					  "%" PRIu64 " bytes: the rate is "
 					  "their average", tr->upto[tl->frames]);
 		eng_strbuf_printf(&b, "\n");
+	}
+	rc = put_seqs(&b, tl, flags, diag);
+	if (rc < 0) {
+		free(b.p);
+		return rc;
 	}
 	for (t = 0; t < tl->ntracks; t++) {
 		const struct eng_track *tr = &tl->tracks[t];

@@ -205,6 +205,65 @@ static void test_bad(void **state)
 		{ H "track A1 100 align 3\n", 3, "unexpected 'align' after RATE",
 		  2 },
 		{ H "event V c\0 0 1\n", 3, "NUL byte", 1 },
+#define E "event V c 0 1\n"	/* line 3 */
+		{ H E "seq\n", 4, "missing CLIP after 'seq'", 1 },
+		{ H E "seq c\n", 4, "missing PATTERN for sequence clip 'c'", 1 },
+		{ H E "seq c c.%07d.dpx\n", 4,
+		  "missing first=N (the number of sequence clip 'c''s", 1 },
+		{ H E "seq c c.dpx first=1\n", 4,
+		  "sequence clip 'c' pattern 'c.dpx': no frame number", 1 },
+		{ H E "seq c c.%07d.%d.dpx first=1\n", 4,
+		  "more than one frame number", 1 },
+		{ H E "seq c c.%7d.dpx first=1\n", 4,
+		  "a '%' that is not %0Nd, %d, %%, %20 or %23", 1 },
+		{ H E "seq c c.%0d.dpx first=1\n", 4,
+		  "the frame number must be %0Nd", 1 },
+		{ H E "seq c c.%07.dpx first=1\n", 4,
+		  "the frame number must be %0Nd", 1 },
+		{ H E "seq c c.%065d.dpx first=1\n", 4, "padding above 64", 1 },
+		{ H E "seq c c.%07d/x.dpx first=1\n", 4,
+		  "a '/' after the frame number", 1 },
+		{ H E "seq c ../c/c.%07d.dpx first=1\n", 4,
+		  "pattern '../c/c.%07d.dpx': a folder of the pattern leaves "
+		  "the media folder", 1 },
+		{ H E "seq c /abs/c.%07d.dpx first=1\n", 4,
+		  "a folder of the pattern leaves the media folder", 1 },
+		{ H E "seq c /c.%07d.dpx first=1\n", 4,
+		  "a folder of the pattern leaves the media folder", 1 },
+		{ H E "seq c a//c.%07d.dpx first=1\n", 4,
+		  "a folder of the pattern leaves the media folder", 1 },
+		{ H E "seq c c%1F.%07d.dpx first=1\n", 4,
+		  "a '%' that is not", 1 },
+		{ H E "seq c c%7d.dpx first=1\n", 4, "a '%' that is not", 1 },
+		{ H E "seq c c\x01.%07d.dpx first=1\n", 4, "a control character",
+		  1 },
+		{ H E "seq c c.%07d.dpx first=x\n", 4, "bad first 'x'", 1 },
+		{ H E "seq c c.%07d.dpx first=\n", 4, "bad first ''", 1 },
+		{ H E "seq c c.%07d.dpx first=--1\n", 4, "bad first '--1'", 1 },
+		{ H E "seq c c.%07d.dpx first=1 first=2\n", 4,
+		  "first= given twice", 1 },
+		{ H E "seq c c.%07d.dpx first=1 step=0\n", 4,
+		  "bad step '0': must be a positive integer", 1 },
+		{ H E "seq c c.%07d.dpx first=1 step=-2\n", 4, "bad step '-2'",
+		  1 },
+		{ H E "seq c c.%07d.dpx first=1 step=1 step=1\n", 4,
+		  "step= given twice", 1 },
+		{ H E "seq c c.%07d.dpx first=1 missing=skip\n", 4,
+		  "bad missing 'skip': error, hold or black", 1 },
+		{ H E "seq c c.%07d.dpx first=1 missing=hold missing=hold\n", 4,
+		  "missing= given twice", 1 },
+		{ H E "seq c c.%07d.dpx first=1 pad=7\n", 4,
+		  "unexpected 'pad=7' after PATTERN", 1 },
+		{ H E "seq c c.%07d.dpx first=1\nseq c d.%d.dpx first=1\n", 5,
+		  "sequence clip 'c' given twice (first on line 4)", 1 },
+		{ H E "seq ../c c.%07d.dpx first=1\n", 4,
+		  "clip name '../c' not allowed", 1 },
+		{ H E "seq d d.%07d.dpx first=1\n", 4,
+		  "sequence clip 'd' is played by no event", 1 },
+		{ H "seq c c.%07d.dpx first=1\n" "seq d d.%d.dpx first=1\n"
+		    "event V c 0 1\n", 4,
+		  "sequence clip 'd' is played by no event", 1 },
+#undef E
 #undef H
 	};
 	size_t i, j;
@@ -236,6 +295,76 @@ static void test_bad(void **state)
 		}
 		eng_diag_free(&d);
 	}
+}
+
+/* seq lines: each field, defaults, escapes, a seq before or after the
+ * events that play its clip, a negative first image. */
+static void test_seq(void **state)
+{
+	static const char text[] =
+		"fps 24\n"						/* 1 */
+		"track V 1000\n"					/* 2 */
+		"seq A001C003 A001C003/A001C003.%07d.dpx first=86400\n" /* 3 */
+		"event V A001C003 0 10\n"				/* 4 */
+		"event V s%20two 2 5\n"					/* 5 */
+		"event V neg 0 3\n"					/* 6 */
+		"seq s%20two a/b%20c/s%23%%%%_%d first=-3 step=2 "
+		"missing=HOLD\n"					/* 7 */
+		"seq neg neg.%04d.exr first=-2 missing=black step=1\n"; /* 8 */
+	static const struct {
+		const char *clip, *base, *prefix, *suffix;
+		int64_t start, step;
+		int padding;
+		uint32_t missing;
+		unsigned line;
+		const char *pattern;
+	} want[] = {
+		{ "A001C003", "A001C003", "A001C003.", ".dpx", 86400, 1, 7,
+		  ENG_SEQ_MISS_ERROR, 3, "A001C003/A001C003.%07d.dpx" },
+		{ "s two", "a/b c", "s#%%_", "", -3, 2, 0, ENG_SEQ_MISS_HOLD, 7,
+		  "a/b c/s#%%%%_%d" },
+		{ "neg", "", "neg.", ".exr", -2, 1, 4, ENG_SEQ_MISS_BLACK, 8,
+		  "neg.%04d.exr" },
+	};
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char pat[256];
+	size_t i;
+	int c;
+
+	(void)state;
+	if (parse(text, &tl, &d) < 0) {
+		for (i = 0; i < d.n; i++)
+			print_message("%s\n", d.msgs[i]);
+		fail();
+	}
+	assert_int_equal(tl->nclips, 3);
+	for (i = 0; i < N(want); i++) {
+		const struct eng_seq_ref *r;
+
+		for (c = 0; c < (int)tl->nclips; c++)
+			if (strcmp(tl->clips[c].name, want[i].clip) == 0)
+				break;
+		assert_true(c < (int)tl->nclips);
+		r = tl->clips[c].seq;
+		assert_non_null(r);
+		assert_string_equal(r->base, want[i].base);
+		assert_string_equal(r->prefix, want[i].prefix);
+		assert_string_equal(r->suffix, want[i].suffix);
+		assert_int_equal(r->start, want[i].start);
+		assert_int_equal(r->step, want[i].step);
+		assert_int_equal(r->padding, want[i].padding);
+		assert_int_equal(r->missing, want[i].missing);
+		assert_int_equal(r->origin, 0);
+		assert_int_equal(r->rate.num, 0);
+		assert_int_equal(r->line, want[i].line);
+		assert_true(eng_seq_pattern(r, pat, sizeof(pat)) > 0);
+		assert_string_equal(pat, want[i].pattern);
+	}
+	/* the clip's line is its first use: the seq line for A001C003 */
+	assert_int_equal(tl->clips[0].line, 3);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
 }
 
 /* Problems do not stop the parse: every one is reported, in line order. */
@@ -296,7 +425,7 @@ static void test_len_bounded(void **state)
 				      &d), -EINVAL);
 	assert_int_equal(d.n, 1);
 	assert_string_equal(d.msgs[0],
-			    "t.tl:4: unknown directive 'GARBAGE' (expected fps, track or event)");
+			    "t.tl:4: unknown directive 'GARBAGE' (expected fps, track, event or seq)");
 	free(copy);
 	eng_diag_free(&d);
 }
@@ -736,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_len_bounded),
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_escaped_names),
+		cmocka_unit_test(test_seq),
 		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_names, tmp_setup,

@@ -31,6 +31,24 @@ static void print_diag(const struct eng_diag *d)
 		print_error("%s\n", d->msgs[i]);
 }
 
+/* Two sequence references that name the same file for every source
+ * frame (a .tl one has origin 0: its start is the other's image origin). */
+static void same_seq(const struct eng_seq_ref *a, const struct eng_seq_ref *b)
+{
+	if (!a || !b) {
+		assert_true(!a && !b);
+		return;
+	}
+	assert_string_equal(a->base, b->base);
+	assert_string_equal(a->prefix, b->prefix);
+	assert_string_equal(a->suffix, b->suffix);
+	assert_int_equal(a->step, b->step);
+	assert_int_equal(a->padding, b->padding);
+	assert_int_equal(a->missing, b->missing);
+	assert_int_equal(b->origin, 0);
+	assert_int_equal(a->start + a->origin * a->step, b->start);
+}
+
 /* Write tl, parse the text back and check it is the same edit. */
 static void round_trip(const struct eng_timeline *tl)
 {
@@ -63,6 +81,8 @@ static void round_trip(const struct eng_timeline *tl)
 			assert_int_equal(a->segs[i].src_in, b->segs[i].src_in);
 			assert_int_equal(a->segs[i].rec_in, b->segs[i].rec_in);
 			assert_int_equal(a->segs[i].frames, b->segs[i].frames);
+			same_seq(tl->clips[a->segs[i].clip].seq,
+				 back->clips[b->segs[i].clip].seq);
 		}
 	}
 	free(text);
@@ -105,6 +125,48 @@ static void test_exact_text(void **state)
 	assert_int_equal(eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &d),
 			 0);
 	assert_string_equal(text, want);
+	free(text);
+	round_trip(tl);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* seq lines: written after the tracks for the clips played, first= with
+ * the origin folded in, a blank and '#' as %20 and %23, '%' as %%,
+ * defaults left out; and back. */
+static void test_seq_text(void **state)
+{
+	static const char in[] =
+		"fps 24\n"
+		"track V 1000\n"
+		"event V b 1 2\n"
+		"event V a 0 3\n"
+		"seq a A/a.%07d.dpx first=86400\n"
+		"seq b x%20y/%23b%%.%d first=-5 step=2 missing=black\n";
+	static const char want[] =
+		"# in resolved from in.tl: 5 frames, every segment at its record frame\n"
+		"fps 24/1\n"
+		"track V 1000\n"
+		"seq b x%20y/%23b%%.%d first=-1 step=2 missing=black\n"
+		"seq a A/a.%07d.dpx first=86400\n"
+		"event V b 1 2 @0\n"
+		"event V a 0 3 @2\n";
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char *text;
+	size_t len;
+
+	(void)state;
+	if (eng_tl_parse("in.tl", "in", in, strlen(in), &tl, &d) < 0) {
+		print_diag(&d);
+		fail();
+	}
+	/* as an EDL's would be: source frame 0 is image 2 (file -1), so
+	 * source frame 1 is file 1 in both */
+	tl->clips[0].seq->origin = 2;
+	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
+	if (strcmp(text, want) != 0)
+		fail_msg("got:\n%s", text);
 	free(text);
 	round_trip(tl);
 	eng_tl_free(tl);
@@ -311,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_dump_fixed_point),
 		cmocka_unit_test(test_variable_track),
+		cmocka_unit_test(test_seq_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
