@@ -40,9 +40,10 @@
  * name is the target_url's last path component without its extension; URLs
  * ("file://", any "scheme://") are percent-decoded first and lose their
  * query and fragment, plain paths also split at '\'.  Only that basename is
- * used, so "../" cannot leave MEDIA_DIR.  MissingReference, a null
- * reference and unknown references (ImageSequenceReference: an error when
- * opt->strict) use the clip's "name".  GeneratorReference is a gap:
+ * used, so "../" cannot leave MEDIA_DIR.  ImageSequenceReference: a
+ * sequence clip (seq_eval below; docs/formats.md "Sequence clips").
+ * MissingReference, a null reference and unknown references (an error
+ * when opt->strict) use the clip's "name".  GeneratorReference is a gap:
  * generated essence (bars, black) reads no storage.
  *
  * Transitions.  A Transition.1 at a cut overlaps its neighbours: from
@@ -604,19 +605,19 @@ out:
 /* ------------------------------------------------------------------ */
 /* Clip names                                                           */
 
-/* The clip name of a target_url, malloc'ed into *out, and its file name
- * (the last path component, extension kept) into *file when that differs;
- * -EINVAL with *why. */
-static int url_clip_name(const char *url, char **out, char **file,
-			 const char **why)
+/* The path of a target_url (or target_url_base), malloc'ed into *out:
+ * a URL ("file:", any "scheme://") percent-decoded without its authority,
+ * query and fragment; a plain path as it is (*is_url 0).  -EINVAL with
+ * *why for a %00. */
+static int url_path(const char *url, char **out, int *url_form,
+		    const char **why)
 {
-	const char *p = url, *s, *r, *base;
-	char *buf, *q, *dot;
+	const char *p = url, *s, *r;
+	char *buf, *q;
 	int is_url = 0;
 	size_t n;
 
 	*out = NULL;
-	*file = NULL;
 	s = strstr(url, "://");
 	if (s && s > url) {
 		/* a scheme: letters, digits, + - . */
@@ -647,7 +648,7 @@ static int url_clip_name(const char *url, char **out, char **file,
 
 			if (ch == '\0') {
 				free(buf);
-				*why = "target_url holds %00";
+				*why = "holds %00";
 				return -EINVAL;
 			}
 			*q++ = ch;
@@ -657,6 +658,28 @@ static int url_clip_name(const char *url, char **out, char **file,
 		}
 	}
 	*q = '\0';
+	*out = buf;
+	*url_form = is_url;
+	return 0;
+}
+
+/* The clip name of a target_url, malloc'ed into *out, and its file name
+ * (the last path component, extension kept) into *file when that differs;
+ * -EINVAL with *why. */
+static int url_clip_name(const char *url, char **out, char **file,
+			 const char **why)
+{
+	const char *base;
+	char *buf, *dot;
+	int is_url, rc;
+
+	*out = NULL;
+	*file = NULL;
+	rc = url_path(url, &buf, &is_url, why);
+	if (rc == -EINVAL)
+		*why = "target_url holds %00";
+	if (rc < 0)
+		return rc;
 	base = strrchr(buf, '/');
 	base = base ? base + 1 : buf;
 	if (!is_url && strrchr(base, '\\'))
@@ -680,6 +703,264 @@ static int url_clip_name(const char *url, char **out, char **file,
 	memmove(buf, base, strlen(base) + 1);
 	*out = buf;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Image sequences                                                      */
+
+/* An integer field of a reference: *out = dflt when absent; -EINVAL (told)
+ * when it is not an integer. */
+static int int_field(struct ctx *c, json_object *ref, const char *key,
+		     int64_t dflt, int64_t *out)
+{
+	json_object *v = get(ref, key);
+
+	*out = dflt;
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int)) {
+		err(c, ref, "ImageSequenceReference %s is not an integer", key);
+		return -EINVAL;
+	}
+	*out = json_object_get_int64(v);
+	if (*out == INT64_MAX || *out == INT64_MIN) {
+		err(c, ref, "ImageSequenceReference %s %s is too large", key,
+		    json_object_to_json_string(v));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A string field of a reference, "" when absent; NULL (told) when it is
+ * not a string. */
+static const char *str_field(struct ctx *c, json_object *ref,
+			     const char *key)
+{
+	json_object *v = get(ref, key);
+
+	if (!v)
+		return "";
+	if (!json_object_is_type(v, json_type_string)) {
+		err(c, ref, "ImageSequenceReference %s is not a string", key);
+		return NULL;
+	}
+	return json_object_get_string(v);
+}
+
+/* The folder of target_url_base inside the media folder: its last
+ * component ("file:///renders/shotB/" -> "shotB"), "" for none or "."; the
+ * media folder holds the timeline's media as it does for any clip.
+ * malloc'ed, NULL (told, or c->nomem) on failure. */
+static char *seq_base(struct ctx *c, json_object *ref, const char *url)
+{
+	const char *why;
+	char *buf, *e, *b;
+	int is_url, rc;
+
+	rc = url_path(url, &buf, &is_url, &why);
+	if (rc == -ENOMEM)
+		c->nomem = 1;
+	if (rc == -EINVAL)
+		err(c, ref, "target_url_base %s: \"%s\"", why, url);
+	if (rc < 0)
+		return NULL;
+	e = buf + strlen(buf);
+	while (e > buf && (e[-1] == '/' || (!is_url && e[-1] == '\\')))
+		*--e = '\0';
+	for (b = e; b > buf && b[-1] != '/' && (is_url || b[-1] != '\\'); b--)
+		;
+	if (strcmp(b, ".") == 0)
+		b = e;
+	memmove(buf, b, strlen(b) + 1);
+	return buf;
+}
+
+/* Two references to the same images, played the same way. */
+static int seq_same(const struct eng_seq_ref *a, const struct eng_seq_ref *b)
+{
+	return strcmp(a->base, b->base) == 0 &&
+	       strcmp(a->prefix, b->prefix) == 0 &&
+	       strcmp(a->suffix, b->suffix) == 0 && a->start == b->start &&
+	       a->step == b->step && a->padding == b->padding &&
+	       a->missing == b->missing && a->origin == b->origin &&
+	       a->rate.num == b->rate.num && a->rate.den == b->rate.den;
+}
+
+/*
+ * An ImageSequenceReference as OTIO reads it (imageSequenceReference.cpp):
+ * target_url_base, name_prefix, name_suffix, start_frame (default 1),
+ * frame_step (1), rate, frame_zero_padding (0), missing_frame_policy
+ * ("error").  Image i is file start_frame + i * frame_step, at time
+ * available_range.start + i * frame_step / rate (frame_for_time), so the
+ * images play at rate / frame_step a second: that must be the timeline's
+ * rate, since a source frame plays one image (source frame f, counted from
+ * the available range's start, is image f: origin 0).  Without an
+ * available_range OTIO has no image at any time and its default rate is 1:
+ * the rate is then not checked and image 0 is source time 0.  The clip is
+ * named by name_prefix without its trailing '.', '_', '-' or blanks
+ * ("A001C003." -> A001C003, as timelinefs-gen names a sequence's folder
+ * and files), else by the folder, else by the clip's name.  Returns 0 with
+ * *r's strings malloc'ed and *name (malloc'ed), or -EINVAL (told).
+ */
+static int seq_eval(struct ctx *c, json_object *clip, json_object *ref,
+		    int have_ar, struct eng_seq_ref *r, char **name)
+{
+	const char *url, *pre, *suf, *pol, *cn;
+	json_object *rv;
+	int64_t pad = 0;
+	size_t n;
+	int m, rc = 0;
+
+	memset(r, 0, sizeof(*r));
+	*name = NULL;
+	r->line = line_of(c, ref);
+	url = str_field(c, ref, "target_url_base");
+	pre = str_field(c, ref, "name_prefix");
+	suf = str_field(c, ref, "name_suffix");
+	pol = str_field(c, ref, "missing_frame_policy");
+	if (!url || !pre || !suf || !pol)
+		rc = -EINVAL;
+	if (int_field(c, ref, "start_frame", 1, &r->start) < 0 ||
+	    int_field(c, ref, "frame_step", 1, &r->step) < 0 ||
+	    int_field(c, ref, "frame_zero_padding", 0, &pad) < 0)
+		rc = -EINVAL;
+	if (rc == 0 && r->step < 1) {
+		err(c, ref,
+		    "ImageSequenceReference frame_step %lld: must be 1 or "
+		    "more", (long long)r->step);
+		rc = -EINVAL;
+	}
+	if (rc == 0 && (pad < 0 || pad > 64)) {
+		err(c, ref,
+		    "ImageSequenceReference frame_zero_padding %lld: must be "
+		    "0 to 64", (long long)pad);
+		rc = -EINVAL;
+	}
+	r->padding = (int)pad;
+	if (pol && *pol) {
+		m = eng_seq_missing_find(pol);
+		if (m < 0 || strcmp(pol, eng_seq_missing_name((uint32_t)m))) {
+			err(c, ref,
+			    "unknown missing_frame_policy \"%s\" (error, hold "
+			    "or black)", pol);
+			rc = -EINVAL;
+		} else {
+			r->missing = (uint32_t)m;
+		}
+	}
+	rv = get(ref, "rate");
+	if (rv && have_ar) {
+		double d = json_object_get_double(rv);
+
+		if (!(json_object_is_type(rv, json_type_int) ||
+		      json_object_is_type(rv, json_type_double)) ||
+		    rate_to_fps(d, &r->rate) < 0) {
+			err(c, ref,
+			    "ImageSequenceReference rate %s is not a usable "
+			    "frame rate", json_object_to_json_string(rv));
+			rc = -EINVAL;
+		} else if (rc == 0 &&
+			   (unsigned __int128)r->rate.num * c->fps.den !=
+				   (unsigned __int128)r->step * c->fps.num *
+					   r->rate.den) {
+			err(c, ref,
+			    "ImageSequenceReference rate %g over frame_step "
+			    "%lld is %g images a second, not the timeline's "
+			    "%u/%u frames: each frame plays one image",
+			    d, (long long)r->step, d / (double)r->step,
+			    c->fps.num, c->fps.den);
+			rc = -EINVAL;
+		}
+	}
+	/* before the clip name, which it would make a path */
+	if (rc == 0 && (strchr(pre, '/') || strchr(suf, '/'))) {
+		err(c, ref,
+		    "ImageSequenceReference: a '/' in the name prefix or "
+		    "suffix");
+		rc = -EINVAL;
+	}
+	if (rc < 0)
+		return rc;
+	r->base = seq_base(c, ref, url); /* told when NULL */
+	if (!r->base)
+		goto fail;
+	r->prefix = strdup(pre);
+	r->suffix = strdup(suf);
+	if (!r->prefix || !r->suffix) {
+		c->nomem = 1;
+		goto fail;
+	}
+	for (n = strlen(pre); n > 0 && strchr("._- ", pre[n - 1]); n--)
+		;
+	if (n)
+		*name = strndup(pre, n);
+	else if (*r->base)
+		*name = strdup(r->base);
+	else if ((cn = get_str(clip, "name")) && *cn)
+		*name = strdup(cn);
+	else {
+		err(c, ref,
+		    "ImageSequenceReference has no name_prefix, folder or clip "
+		    "name to name the clip");
+		goto fail;
+	}
+	if (*name)
+		return 0;
+	c->nomem = 1;
+fail:
+	free(r->base);
+	free(r->prefix);
+	free(r->suffix);
+	memset(r, 0, sizeof(*r));
+	return -EINVAL;
+}
+
+/*
+ * The clip named cname for a sequence seq (NULL: any other media).  A
+ * name is one media's: where cname already names a clip of other media
+ * (another sequence, or a file where this is a sequence, or the reverse)
+ * the clip is cname~2, cname~3 ... so that no clip plays another's
+ * images.  Returns its index, -ENOMEM, or -EINVAL (*why: NULL for a bad
+ * name, else eng_tl_clip_seq's reason).
+ */
+static int otio_clip(struct ctx *c, const char *cname,
+		     const struct eng_seq_ref *seq, unsigned line,
+		     const char **why)
+{
+	size_t len = strlen(cname) + 24, i;
+	const struct eng_clip *cl;
+	char *nm = malloc(len);
+	unsigned k;
+	int rc;
+
+	*why = NULL;
+	if (!nm)
+		return -ENOMEM;
+	for (k = 1;; k++) {
+		if (k == 1)
+			snprintf(nm, len, "%s", cname);
+		else
+			snprintf(nm, len, "%s~%u", cname, k);
+		for (i = 0; i < c->tl->nclips; i++)
+			if (strcmp(c->tl->clips[i].name, nm) == 0)
+				break;
+		if (i == c->tl->nclips)
+			break;
+		cl = &c->tl->clips[i];
+		if (seq ? cl->seq && seq_same(cl->seq, seq) : !cl->seq) {
+			free(nm);
+			return (int)i;
+		}
+	}
+	rc = eng_tl_clip(c->tl, nm, line);
+	free(nm);
+	if (rc >= 0 && seq) {
+		int e = eng_tl_clip_seq(c->tl, (uint32_t)rc, seq, why);
+
+		if (e < 0)
+			return e;
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -835,7 +1116,8 @@ static void clip_eval(struct ctx *c, json_object *clip, const char *schema,
 	json_object *ref, *sr;
 	const char *rs = NULL, *why = NULL, *cname;
 	char *name = NULL, *file = NULL;
-	int bad = 0, have_ar = 0, gen = 0, rc;
+	int bad = 0, have_ar = 0, gen = 0, is_seq = 0, rc;
+	struct eng_seq_ref seq;
 
 	memset(ci, 0, sizeof(*ci));
 	*dur = 0;
@@ -903,6 +1185,11 @@ static void clip_eval(struct ctx *c, json_object *clip, const char *schema,
 			return;
 		}
 		cname = name;
+	} else if (schema_is(rs, "ImageSequenceReference")) {
+		if (seq_eval(c, clip, ref, have_ar, &seq, &name) < 0)
+			return;
+		is_seq = 1;
+		cname = name;
 	} else if (schema_is(rs, "GeneratorReference")) {
 		gen = 1;
 		cname = NULL;
@@ -921,9 +1208,12 @@ static void clip_eval(struct ctx *c, json_object *clip, const char *schema,
 	}
 	/* a muted clip is checked but not registered: it reads nothing */
 	if (!gen && want && ci->frames > 0) {
-		rc = eng_tl_clip(c->tl, cname, ci->line);
+		rc = otio_clip(c, cname, is_seq ? &seq : NULL, ci->line,
+			       &why);
 		if (rc == -ENOMEM) {
 			c->nomem = 1;
+		} else if (rc < 0 && why) {
+			err(c, ref, "ImageSequenceReference: %s", why);
 		} else if (rc < 0) {
 			err(c, clip,
 			    "\"%s\" cannot be a clip name "
@@ -948,6 +1238,11 @@ static void clip_eval(struct ctx *c, json_object *clip, const char *schema,
 	}
 	free(name);
 	free(file);
+	if (is_seq) {
+		free(seq.base);
+		free(seq.prefix);
+		free(seq.suffix);
+	}
 }
 
 static int add_pos(struct ctx *c, json_object *at, int64_t *pos, int64_t d)

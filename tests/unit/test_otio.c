@@ -167,6 +167,20 @@ struct fixture_case {
 };
 
 static const struct fixture_case fixtures[] = {
+	/* ImageSequenceReferences (test_sequences has their fields): 24 fps
+	 * from global_start_time.  A001C003 source 86402 - available 86400
+	 * = image 2 for 10 at 0; "every other" 4@48 = 2 for 6 at 10; the
+	 * third's prefix is A001C003 too, but other images: A001C003~2, 3
+	 * at 16; the fourth is the first's images from another mount: the
+	 * same clip, image 40 for 2 at 19; the ExternalReference
+	 * A001C003.mov is neither sequence: A001C003~3, 2 at 21. */
+	{ .file = "sequences.otio", .fps_num = 24, .fps_den = 1, .frames = 23,
+	  .tracks = "V:5",
+	  .segs = { { "V", 0, "A001C003", 2, 0, 10, 0 },
+	    { "V", 1, "comp", 2, 10, 6, 0 },
+	    { "V", 2, "A001C003~2", 0, 16, 3, 0 },
+	    { "V", 3, "A001C003", 40, 19, 2, 0 },
+	    { "V", 4, "A001C003~3", 0, 21, 2, 0 } } },
 	/* Clip.2: key "high" -> "file:///media/My%20Clip.mov" = "My Clip",
 	 * source 10 for 20 at 0.  The second clip has no key: DEFAULT_MEDIA
 	 * "file://server/media/other%2Dtake.v2.mov?x=1#f": host, query and
@@ -513,11 +527,48 @@ static const struct err_case errors[] = {
 	  "{\"OTIO_SCHEMA\": \"LinearTimeWarp.1\", \"time_scalar\": 2}]}"
 	  TAIL, 1, "t.otio:5: " P0 ": effects[0]: time effect "
 	  "LinearTimeWarp.1 is not supported", 1 },
-	{ "image sequence strict", HEAD "{\"OTIO_SCHEMA\": \"Clip.1\", "
-	  "\"name\": \"a\", \"source_range\": " TR(0, 5) ", "
-	  "\"media_reference\": {\"OTIO_SCHEMA\": "
-	  "\"ImageSequenceReference.1\"}}" TAIL, 1,
-	  "media reference ImageSequenceReference.1 is not supported", 1 },
+#define SEQ(f) HEAD "{\"OTIO_SCHEMA\": \"Clip.1\", \"name\": \"a\", " \
+	"\"source_range\": " TR(0, 5) ", \"media_reference\": {\n" \
+	"\"OTIO_SCHEMA\": \"ImageSequenceReference.1\", " f "}}" TAIL
+#define SEQ_AR(f) SEQ("\"available_range\": " TR(0, 10) ", " f)
+	{ "seq step 0", SEQ("\"frame_step\": 0"), 0,
+	  "t.otio:4: " P0 ": ImageSequenceReference frame_step 0: must be 1 "
+	  "or more", 1 },
+	{ "seq padding", SEQ("\"frame_zero_padding\": 65"), 0,
+	  "ImageSequenceReference frame_zero_padding 65: must be 0 to 64", 1 },
+	{ "seq padding -1", SEQ("\"frame_zero_padding\": -1"), 0,
+	  "frame_zero_padding -1: must be 0 to 64", 1 },
+	{ "seq policy", SEQ("\"missing_frame_policy\": \"zzz\""), 0,
+	  "unknown missing_frame_policy \"zzz\" (error, hold or black)", 1 },
+	{ "seq policy case", SEQ("\"missing_frame_policy\": \"Hold\""), 0,
+	  "unknown missing_frame_policy \"Hold\"", 1 },
+	{ "seq start type", SEQ("\"start_frame\": \"1001\""), 0,
+	  "ImageSequenceReference start_frame is not an integer", 1 },
+	{ "seq prefix type", SEQ("\"name_prefix\": 7"), 0,
+	  "ImageSequenceReference name_prefix is not a string", 1 },
+	{ "seq prefix slash", SEQ("\"name_prefix\": \"x/a.\""), 0,
+	  "t.otio:4: " P0 ": ImageSequenceReference: a '/' in the name prefix "
+	  "or suffix", 1 },
+	{ "seq base up", SEQ("\"target_url_base\": \"/a/..//\", "
+			     "\"name_prefix\": \"a.\""), 0,
+	  "ImageSequenceReference: a folder of the pattern leaves the media "
+	  "folder", 1 },
+	{ "seq base %00", SEQ("\"target_url_base\": \"file:///a%00/\""), 0,
+	  "target_url_base holds %00: \"file:///a%00/\"", 1 },
+	{ "seq rate", SEQ_AR("\"rate\": 25, \"name_prefix\": \"a.\""), 0,
+	  "t.otio:4: " P0 ": ImageSequenceReference rate 25 over frame_step 1 "
+	  "is 25 images a second, not the timeline's 24/1 frames: each frame "
+	  "plays one image", 1 },
+	{ "seq rate step", SEQ_AR("\"rate\": 24, \"frame_step\": 2"), 0,
+	  "rate 24 over frame_step 2 is 12 images a second", 1 },
+	{ "seq rate 0", SEQ_AR("\"rate\": 0"), 0,
+	  "ImageSequenceReference rate 0 is not a usable frame rate", 1 },
+	{ "seq no name", HEAD "{\"OTIO_SCHEMA\": \"Clip.1\", \"source_range\": "
+	  TR(0, 5) ", \"media_reference\": {\n\"OTIO_SCHEMA\": "
+	  "\"ImageSequenceReference.1\", \"name_prefix\": \"._\"}}" TAIL, 0,
+	  "ImageSequenceReference has no name_prefix, folder or clip name", 1 },
+#undef SEQ_AR
+#undef SEQ
 	/* a duplicate key drops an object from the tree: no line rather
 	 * than a wrong one, the path still tells where */
 	{ "duplicate key", HEAD "{\"OTIO_SCHEMA\": \"Clip.1\", \"name\": \"a\", "
@@ -550,6 +601,55 @@ static void test_error(void **state)
 	}
 	for (i = 0; i < d.n; i++)
 		assert_true(strncmp(d.msgs[i], "t.otio", 6) == 0);
+	eng_diag_free(&d);
+}
+
+/* sequences.otio's references (the fixture case has its segments). */
+static void test_sequences(void **state)
+{
+	static const struct {
+		const char *clip, *base, *prefix, *suffix;
+		int64_t start, step;
+		int padding;
+		uint32_t missing, rate_num;
+	} want[] = {
+		{ "A001C003", "A001C003", "A001C003.", ".dpx", 86400, 1, 7,
+		  ENG_SEQ_MISS_ERROR, 24 },
+		{ "comp", "shot%201", "comp_", ".exr", -3, 2, 4,
+		  ENG_SEQ_MISS_HOLD, 48 },
+		/* no available_range: the rate (OTIO's default 1) unused */
+		{ "A001C003~2", "A001C003", "A001C003_", ".tif", 1, 1, 4,
+		  ENG_SEQ_MISS_BLACK, 0 },
+	};
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse_fixture("sequences.otio", 1, &tl, &d), 0);
+	assert_int_equal(tl->nclips, 4);
+	for (i = 0; i < N(want); i++) {
+		const struct eng_clip *cl = &tl->clips[i];
+		const struct eng_seq_ref *r = cl->seq;
+
+		assert_string_equal(cl->name, want[i].clip);
+		assert_non_null(r);
+		assert_string_equal(r->base, want[i].base);
+		assert_string_equal(r->prefix, want[i].prefix);
+		assert_string_equal(r->suffix, want[i].suffix);
+		assert_int_equal(r->start, want[i].start);
+		assert_int_equal(r->step, want[i].step);
+		assert_int_equal(r->padding, want[i].padding);
+		assert_int_equal(r->missing, want[i].missing);
+		assert_int_equal(r->rate.num, want[i].rate_num);
+		assert_int_equal(r->origin, 0);
+		assert_true(r->line > 0);
+	}
+	/* the ExternalReference keeps its file, and no sequence */
+	assert_string_equal(tl->clips[3].name, "A001C003~3");
+	assert_null(tl->clips[3].seq);
+	assert_string_equal(tl->clips[3].file, "A001C003.mov");
+	eng_tl_free(tl);
 	eng_diag_free(&d);
 }
 
@@ -869,6 +969,7 @@ int main(void)
 	}
 #define T(f) tests[n++] = (struct CMUnitTest)cmocka_unit_test(f)
 	T(test_fixture_details);
+	T(test_sequences);
 	T(test_lenient);
 	T(test_nul);
 	T(test_rates);
