@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "media/imgseq.h"
 
@@ -204,6 +205,13 @@ static int tiff(struct win *w, const unsigned char *h,
 		unsigned type = (unsigned)get(e + 2, 2, be);
 		struct tiff_arr *a;
 
+		if (tag == 259) {
+			/* Compression, a SHORT held in the entry (left
+			 * justified: its first two bytes either order) */
+			out->compression = (uint32_t)get(e + 8, type == 4 ? 4
+							 : 2, be);
+			continue;
+		}
 		if (tag == 273 || tag == 324)
 			a = &arr[0];
 		else if (tag == 279 || tag == 325)
@@ -234,6 +242,8 @@ static int tiff(struct win *w, const unsigned char *h,
 			memcpy(t[k], p, len);
 	}
 	out->fmt = ENG_SEQ_TIFF;
+	if (!out->compression)
+		out->compression = 1;	/* the tag's default: none */
 	for (uint32_t i = 0; i < arr[0].count && !rc; i++)
 		rc = add_run(out, get(t[0] + (size_t)i * arr[0].size,
 				      arr[0].size, be),
@@ -347,6 +357,7 @@ static int exr(struct win *w, const unsigned char *h,
 		prev = off;
 	}
 	out->fmt = ENG_SEQ_EXR;
+	out->compression = (uint32_t)comp;
 	return add_run(out, first, size - first, size, name, diag);
 }
 
@@ -380,4 +391,53 @@ out:
 	if (reads)
 		*reads = w.reads;
 	return rc;
+}
+
+int eng_seq_headerless(const char *suffix)
+{
+	size_t n = suffix ? strlen(suffix) : 0;
+
+	return n >= 4 && strcasecmp(suffix + n - 4, ".raw") == 0;
+}
+
+int eng_seq_raw_pixels(const char *name, uint64_t size,
+		       struct eng_seq_pixels *out, struct eng_diag *diag)
+{
+	memset(out, 0, sizeof(*out));
+	if (!size)
+		return bad(diag, name, "an empty file: no pixel data");
+	out->fmt = ENG_SEQ_RAW;
+	return add_run(out, 0, size, size, name, diag);
+}
+
+void eng_seq_codec(const struct eng_seq_pixels *px, char *buf, size_t len)
+{
+	/* OpenEXR's compression names (ImfCompression.h), by number */
+	static const char *const exr[] = {
+		"exr", "exr-rle", "exr-zips", "exr-zip", "exr-piz",
+		"exr-pxr24", "exr-b44", "exr-b44a", "exr-dwaa", "exr-dwab",
+	};
+
+	switch (px->fmt) {
+	case ENG_SEQ_DPX:
+		snprintf(buf, len, "dpx");
+		break;
+	case ENG_SEQ_TIFF:
+		if (px->compression > 1)
+			snprintf(buf, len, "tiff-%" PRIu32, px->compression);
+		else
+			snprintf(buf, len, "tiff");
+		break;
+	case ENG_SEQ_EXR:
+		if (px->compression < sizeof(exr) / sizeof(exr[0]))
+			snprintf(buf, len, "%s", exr[px->compression]);
+		else
+			snprintf(buf, len, "exr-%" PRIu32, px->compression);
+		break;
+	case ENG_SEQ_RAW:
+		snprintf(buf, len, "raw");
+		break;
+	default:
+		snprintf(buf, len, "unknown");
+	}
 }

@@ -42,6 +42,10 @@ enum eng_seq_fmt {
 	ENG_SEQ_DPX = 1,
 	ENG_SEQ_TIFF,
 	ENG_SEQ_EXR,
+	/* Headerless: the whole file is the pixel data (tframetest's and
+	 * timelinefs-gen's frametest-* frames, named *.raw), no header
+	 * read (eng_seq_headerless, eng_seq_raw_pixels). */
+	ENG_SEQ_RAW,
 };
 
 /* At most this many runs of pixel data a frame (TIFF strips that are not
@@ -54,6 +58,11 @@ struct eng_seq_pixels {
 	int n;			/* runs in ext[], adjacent ones joined */
 	struct eng_extent ext[ENG_SEQ_EXTENTS];
 	uint64_t bytes;		/* their sum */
+	/* The file's compression as its header says: EXR's compression
+	 * attribute (0 none, 3 ZIP, 4 PIZ, 9 DWAB ...), TIFF's Compression
+	 * tag (1 none, the default), 0 for DPX and raw.  A compressed
+	 * frame's size is its own: a sequence's differ frame to frame. */
+	uint32_t compression;
 };
 
 /* A frame file's header is read ENG_SEQ_HEADER_READ bytes at a time (one
@@ -80,5 +89,57 @@ struct eng_seq_pixels {
  */
 int eng_seq_pixels_of(const struct eng_src *src, struct eng_seq_pixels *out,
 		      int *reads, struct eng_diag *diag);
+
+/* Whether a sequence's frames are headerless by their name's suffix:
+ * ".raw" (any case).  No magic tells such a file; the name does. */
+int eng_seq_headerless(const char *suffix);
+/* A headerless frame file of `size` bytes: one run, all of it, fmt
+ * ENG_SEQ_RAW; no read.  0, or -EINVAL with a message for an empty file. */
+int eng_seq_raw_pixels(const char *name, uint64_t size,
+		       struct eng_seq_pixels *out, struct eng_diag *diag);
+/* "dpx", "tiff", "exr", "raw"; EXR with compression: "exr-rle",
+ * "exr-zips", "exr-zip", "exr-piz", "exr-pxr24", "exr-b44", "exr-b44a",
+ * "exr-dwaa", "exr-dwab"; TIFF with compression "tiff-N": the media
+ * table's codec of a sequence. */
+void eng_seq_codec(const struct eng_seq_pixels *px, char *buf, size_t len);
+
+/*
+ * A sequence clip resolved for one video track (seqmedia.c, issue 22):
+ * what eng_media.seq points at.  Its images, image i (from 0) the file
+ * eng_seq_name_of(&name, i) of the media folder, number name.start + i *
+ * name.step, are ess's frames: ess is an ENG_ESS_VIDEO stream of nframes
+ * = the last image the edit plays + 1 (eng_media.origin + source frame
+ * is the image), off[i] the bytes before image i's pixel data and len[i]
+ * their size, so that layout.c's real video makes the virtual file.
+ * Images not played hold the resolved image's off and len.  Resolution
+ * read one image's header (`image`, the first the edit plays): every
+ * image of an uncompressed sequence is taken to be of its size (the
+ * player checks each when it reads it); a compressed one (EXR ZIP, PIZ,
+ * DWAB ...) has each played image's size from a stat (len = its size
+ * less off; a missing image keeps the resolved image's).  Owned by the
+ * timeline's media (media.c's media_free calls eng_seqmedia_free).
+ */
+struct eng_seqmedia {
+	struct eng_essence ess;
+	/* the naming fields, strings owned (eng_clip.seq's copies) */
+	struct eng_seq_name name;
+	uint32_t fmt;		/* enum eng_seq_fmt of the resolved image */
+	uint32_t compression;	/* its eng_seq_pixels.compression */
+	uint32_t missing;	/* timeline/model.h enum eng_seq_missing */
+	int varies;		/* compressed: len[] from each image's stat */
+	int64_t image;		/* the image whose header was read */
+	/* its pixel data (the player's check of every other image) */
+	struct eng_seq_pixels px;
+};
+
+/* The file name of image i of sm into buf[len] (eng_seq_name_of):
+ * relative to the media folder, what io->open takes. */
+int eng_seqmedia_name(const struct eng_seqmedia *sm, int64_t i, char *buf,
+		      size_t len);
+/* The number in image i's name: name.start + i * name.step (i within
+ * the sequence's images: no overflow, resolution checked). */
+int64_t eng_seqmedia_number(const struct eng_seqmedia *sm, int64_t i);
+/* Frees sm's strings and tables and sm itself; NULL is fine. */
+void eng_seqmedia_free(struct eng_seqmedia *sm);
 
 #endif /* ENG_IMGSEQ_H */

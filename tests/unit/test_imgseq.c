@@ -404,6 +404,68 @@ static void test_exr(void **state)
 	assert_non_null(strstr(msg, "offset table of 4 chunks"));
 }
 
+static void codec_is(struct mem *m, uint32_t comp, const char *want)
+{
+	struct eng_seq_pixels px;
+	char msg[256], codec[32];
+	int reads;
+
+	assert_int_equal(pixels(m, &px, &reads, msg, sizeof(msg)), 0);
+	assert_int_equal(px.compression, comp);
+	eng_seq_codec(&px, codec, sizeof(codec));
+	assert_string_equal(codec, want);
+}
+
+/* The compression a header says (a compressed sequence's frames differ
+ * in size: the mount stats each) and the media table's codec; headerless
+ * frames by their suffix, all of the file their pixel data, no read. */
+static void test_codec_raw(void **state)
+{
+	struct eng_diag d = { 0 };
+	struct eng_seq_pixels px;
+	struct mem m;
+	char codec[32];
+
+	(void)state;
+	dpx(&m, 1, 2048, 6144);
+	codec_is(&m, 0, "dpx");
+	exr(&m, 2, 0, 40, 0);
+	codec_is(&m, 0, "exr");
+	exr(&m, 2, 3, 40, 0);
+	codec_is(&m, 3, "exr-zip");
+	exr(&m, 2, 4, 40, 0);
+	codec_is(&m, 4, "exr-piz");
+	for (int be = 0; be < 2; be++) {
+		tiff2(&m, be, 0, 0);
+		codec_is(&m, 1, "tiff");
+		/* ImageWidth's entry made Compression 8 (deflate) */
+		set_int(&m, 10, 259, 2, be);
+		set_int(&m, 18, 8, 2, be);
+		codec_is(&m, 8, "tiff-8");
+	}
+	assert_true(eng_seq_headerless(".raw"));
+	assert_true(eng_seq_headerless("_rgb.RAW"));
+	assert_false(eng_seq_headerless(".dpx"));
+	assert_false(eng_seq_headerless("raw"));
+	assert_false(eng_seq_headerless(NULL));
+	assert_int_equal(eng_seq_raw_pixels("f.0001.raw", 1036800, &px, &d),
+			 0);
+	assert_int_equal(px.fmt, ENG_SEQ_RAW);
+	assert_int_equal(px.n, 1);
+	assert_int_equal(px.ext[0].off, 0);
+	assert_int_equal(px.ext[0].len, 1036800);
+	assert_int_equal(px.bytes, 1036800);
+	eng_seq_codec(&px, codec, sizeof(codec));
+	assert_string_equal(codec, "raw");
+	assert_int_equal(d.n, 0);
+	assert_int_equal(eng_seq_raw_pixels("f.0002.raw", 0, &px, &d),
+			 -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.msgs[0], "f.0002.raw: an empty file: no pixel "
+			    "data");
+	eng_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_dpx),
 		cmocka_unit_test(test_tiff),
 		cmocka_unit_test(test_exr),
+		cmocka_unit_test(test_codec_raw),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
