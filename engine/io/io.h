@@ -91,4 +91,12 @@ struct eng_io_real {
 };
 void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd);
 
+/* open() of io_real for any caller with a dirfd (the mount's resolution of
+ * an image sequence): file, a name or relative path as above, opened with
+ * flags beneath dirfd, no symlink followed.  no_openat2 (may be NULL)
+ * remembers a kernel without openat2.  An fd, or -errno (-EINVAL for a
+ * name that is not beneath, -ELOOP for a symlink on the way). */
+int eng_open_beneath(int dirfd, const char *file, int flags,
+		     atomic_int *no_openat2);
+
 #endif /* ENG_IO_H */

@@ -44,38 +44,111 @@ static void real_sleep_until(void *ctx, uint64_t ns)
 		;
 }
 
-/* A media file name is one path component: nothing to resolve. */
-static int plain_name(const char *file)
+/* A name inside the media folder: plain names joined by '/', none empty,
+ * "." or ".." (no leading '/', none doubled or trailing). */
+static int beneath_name(const char *file)
 {
-	return file[0] && !strchr(file, '/') && strcmp(file, ".") != 0 &&
-	       strcmp(file, "..") != 0;
+	const char *p = file, *e;
+
+	if (!file || !file[0])
+		return 0;
+	for (;;) {
+		e = strchr(p, '/');
+		if (!e)
+			e = p + strlen(p);
+		if (e == p || (e - p == 1 && p[0] == '.') ||
+		    (e - p == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (!*e)
+			return 1;
+		p = e + 1;
+	}
 }
 
-/* openat2 confines the lookup in the kernel (no symlink anywhere, nothing
- * outside dirfd); kernels before 5.6 get openat + O_NOFOLLOW, which is
- * equivalent for a name without '/'. */
-static int open_beneath(struct eng_io_real *real, const char *file, int flags)
+/* Without openat2: each folder of the path opened O_NOFOLLOW (a symlink
+ * is -ELOOP, as RESOLVE_NO_SYMLINKS makes it) and O_DIRECTORY, the one
+ * before closed once the next is open; the last component with flags.
+ * No "..", so nothing leaves dirfd. */
+static int open_walk(int dirfd, const char *file, int flags)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = file, *e;
+	struct stat st;
+	int dfd = dirfd, fd;
+
+	while ((e = strchr(p, '/'))) {
+		if ((size_t)(e - p) > NAME_MAX) {
+			fd = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(comp, p, (size_t)(e - p));
+		comp[e - p] = '\0';
+		/* O_PATH | O_NOFOLLOW opens a symlink itself: told apart
+		 * from a folder by its mode (O_DIRECTORY would say ENOTDIR) */
+		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			fd = -errno;
+			goto out;
+		}
+		if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			int rc = S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+
+			close(fd);
+			fd = rc;
+			goto out;
+		}
+		if (dfd != dirfd)
+			close(dfd);
+		dfd = fd;
+		p = e + 1;
+	}
+	fd = openat(dfd, p, flags | O_NOFOLLOW);
+	if (fd < 0) {
+		fd = -errno;
+		/* O_DIRECTORY on a symlink says ENOTDIR; openat2 ELOOP */
+		if (fd == -ENOTDIR && fstatat(dfd, p, &st,
+					      AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			fd = -ELOOP;
+	}
+out:
+	if (dfd != dirfd)
+		close(dfd);
+	return fd;
+}
+
+int eng_open_beneath(int dirfd, const char *file, int flags,
+		     atomic_int *no_openat2)
 {
 	int fd;
 
+	if (!beneath_name(file))
+		return -EINVAL;
 #ifdef SYS_openat2
-	if (!atomic_load_explicit(&real->no_openat2, memory_order_relaxed)) {
+	/* openat2 confines the lookup in the kernel (no symlink anywhere,
+	 * nothing outside dirfd); kernels before 5.6 walk the path */
+	if (!no_openat2 ||
+	    !atomic_load_explicit(no_openat2, memory_order_relaxed)) {
 		struct open_how how;
 
 		memset(&how, 0, sizeof(how));
 		how.flags = (uint64_t)flags;
 		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			      RESOLVE_NO_MAGICLINKS;
-		fd = (int)syscall(SYS_openat2, real->dirfd, file, &how,
-				  sizeof(how));
+		fd = (int)syscall(SYS_openat2, dirfd, file, &how, sizeof(how));
 		if (fd >= 0 || errno != ENOSYS)
 			return fd < 0 ? -errno : fd;
-		atomic_store_explicit(&real->no_openat2, 1,
-				      memory_order_relaxed);
+		if (no_openat2)
+			atomic_store_explicit(no_openat2, 1,
+					      memory_order_relaxed);
 	}
 #endif
-	fd = openat(real->dirfd, file, flags | O_NOFOLLOW);
-	return fd < 0 ? -errno : fd;
+	return open_walk(dirfd, file, flags);
+}
+
+static int open_beneath(struct eng_io_real *real, const char *file, int flags)
+{
+	return eng_open_beneath(real->dirfd, file, flags, &real->no_openat2);
 }
 
 static int real_open(void *ctx, const char *file, int direct, int *is_direct)
@@ -88,7 +161,7 @@ static int real_open(void *ctx, const char *file, int direct, int *is_direct)
 
 	if (is_direct)
 		*is_direct = 0;
-	if (!file || !plain_name(file))
+	if (!beneath_name(file))
 		return -EINVAL;
 	if (direct) {
 		fd = open_beneath(real, file, flags | O_DIRECT);
@@ -117,17 +190,44 @@ static int real_open(void *ctx, const char *file, int direct, int *is_direct)
 	return fd;
 }
 
+/* lstat of a name inside the folder: a path's folders found as open
+ * finds them (beneath, no symlink), its last component not followed. */
+static int stat_beneath(struct eng_io_real *real, const char *file,
+			struct stat *st)
+{
+	const char *slash = strrchr(file, '/');
+	char dir[PATH_MAX];
+	int dfd = real->dirfd, rc = 0;
+
+	if (slash) {
+		if ((size_t)(slash - file) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		memcpy(dir, file, (size_t)(slash - file));
+		dir[slash - file] = '\0';
+		dfd = open_beneath(real, dir, O_PATH | O_DIRECTORY |
+				   O_CLOEXEC);
+		if (dfd < 0)
+			return dfd;
+	}
+	if (fstatat(dfd, slash ? slash + 1 : file, st, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	if (dfd != real->dirfd)
+		close(dfd);
+	return rc;
+}
+
 static int real_check(void *ctx, int fd, const char *file)
 {
 	struct eng_io_real *real = ctx;
 	struct stat a, b;
+	int rc;
 
 	if (fstat(fd, &a) < 0)
 		return -errno;
 	if (a.st_nlink == 0)
 		return -ENOENT;
-	if (fstatat(real->dirfd, file, &b, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
+	if ((rc = stat_beneath(real, file, &b)) < 0)
+		return rc;
 	if (S_ISLNK(b.st_mode))
 		return -ELOOP;
 	if (a.st_ino != b.st_ino || a.st_dev != b.st_dev)
