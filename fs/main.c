@@ -432,7 +432,11 @@ static int store_media_rows(struct store *st, const struct eng_timeline *tl,
 				.file = md[t].file,
 				.codec = md[t].ess ? md[t].ess->codec :
 					 md[t].header ? "wav" : "raw",
-				.stream = md[t].ess ? md[t].ess->index : -1,
+				/* a sequence: file is its pattern, codec
+				 * its images' ("dpx", "exr-zip"), no
+				 * stream */
+				.stream = md[t].ess && !md[t].seq ?
+					  md[t].ess->index : -1,
 			};
 
 			if (m.file)

@@ -66,6 +66,8 @@ CREATE INDEX IF NOT EXISTS timeline_run ON timeline(run_id);
 -- is inside the run's media_dir; codec is libavcodec's name ("prores",
 -- "pcm_s24le"), "raw" for raw essence and "wav" for a WAVE file read by
 -- the closed form; stream is the stream's index in its file (NULL: raw).
+-- An image sequence's file is its pattern ("A001C003/A001C003.%07d.dpx"),
+-- codec its images' ("dpx", "tiff", "exr", "exr-zip", "raw"), stream NULL.
 CREATE TABLE IF NOT EXISTS media (
 	timeline_id INTEGER NOT NULL REFERENCES timeline(id),
 	clip TEXT NOT NULL,

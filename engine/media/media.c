@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "media/essence.h"
+#include "media/imgseq.h"
 #include "media/media.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -444,7 +445,21 @@ static long src_pread(void *ctx, uint64_t off, void *buf, size_t len)
 
 static void media_free(struct eng_timeline *tl)
 {
-	size_t i;
+	size_t i, t;
+
+	/* the sequences are the media's own (eng_media.seq), their ess
+	 * too: nothing may point at them after this */
+	for (i = 0; i < tl->nclips; i++) {
+		struct eng_media *m = tl->clips[i].media;
+
+		for (t = 0; m && t < tl->ntracks; t++) {
+			if (!m[t].seq)
+				continue;
+			eng_seqmedia_free((struct eng_seqmedia *)m[t].seq);
+			m[t].seq = NULL;
+			m[t].ess = NULL;
+		}
+	}
 
 	for (i = 0; i < tl->nmfiles; i++)
 		eng_mfile_free(tl->mfiles[i]);
@@ -756,9 +771,6 @@ static int opatom_stream(struct resolver *r, size_t c, size_t t,
 static void refused(struct resolver *r, size_t c, size_t t, unsigned line,
 		    struct mread *m)
 {
-	struct eng_diag pre = {0};
-	char *msg = NULL, **v;
-
 	if (m->told)
 		return;
 	m->told = 1;
@@ -766,27 +778,9 @@ static void refused(struct resolver *r, size_t c, size_t t, unsigned line,
 	/* The reader's message ("FILE: reason") is escaped already (diag.h):
 	 * added through eng_diag_add it would be escaped twice, a
 	 * backslash in a file name shown as four. */
-	eng_diag_add(&pre, r->tl->path, line, "clip %s track %s:",
-		     r->tl->clips[c].name, r->tl->tracks[t].name);
-	if (pre.n && asprintf(&msg, "%s %s", pre.msgs[0], m->why) < 0)
-		msg = NULL;
-	eng_diag_free(&pre);
-	if (!msg || !r->diag) {
-		free(msg);
-		return;
-	}
-	if (r->diag->n == r->diag->cap) {
-		size_t cap = r->diag->cap ? r->diag->cap * 2 : 8;
-
-		v = realloc(r->diag->msgs, cap * sizeof(*v));
-		if (!v) {
-			free(msg);
-			return;
-		}
-		r->diag->msgs = v;
-		r->diag->cap = cap;
-	}
-	r->diag->msgs[r->diag->n++] = msg;
+	eng_diag_add_escaped(r->diag, r->tl->path, line, m->why,
+			     "clip %s track %s:", r->tl->clips[c].name,
+			     r->tl->tracks[t].name);
 }
 
 /* Frames per second rounded: a timecode's nominal rate (30 at 29.97). */
@@ -914,6 +908,36 @@ static void report_unmatched(struct resolver *r, size_t c, size_t t,
 			f ? ", " : "", f ? f : "");
 }
 
+/* (c, t) of a sequence clip on a video track: its images (seqmedia.c),
+ * the media's file its pattern. */
+static int use_seq(struct resolver *r, size_t c, size_t t)
+{
+	struct eng_media *m = &r->tl->clips[c].media[t];
+	const struct eng_seq_ref *ref = r->tl->clips[c].seq;
+	struct eng_seqmedia *sm;
+	char pat[PATH_MAX];
+	int rc, n;
+
+	rc = eng_seqmedia_resolve(r->tl, c, t, r->dfd, r->media_dir, &sm,
+				  &r->nerr, r->diag);
+	if (rc < 0 || !sm)
+		return rc == -ENOMEM ? rc : 0;
+	n = eng_seq_pattern(ref, pat, sizeof(pat));
+	free(m->file);
+	m->file = strdup(n < 0 ? "?" : pat);
+	if (!m->file) {
+		eng_seqmedia_free(sm);
+		return -ENOMEM;
+	}
+	m->seq = sm;
+	m->ess = &sm->ess;
+	m->origin = ref->origin;
+	m->header = 0;
+	m->size = 0;
+	r->tl->media_free = media_free;
+	return 0;
+}
+
 /* Resolve (c, t) by the naming rules (docs/formats.md "Media files"). */
 static int resolve_pair(struct resolver *r, size_t c, size_t t)
 {
@@ -924,6 +948,11 @@ static int resolve_pair(struct resolver *r, size_t c, size_t t)
 	const char *file;
 	int rc;
 
+	/* a sequence plays its images on video tracks; any other track
+	 * of the clip (its audio) is found by the rules below */
+	if (r->tl->clips[c].seq &&
+	    track_kind(r->tl->tracks[t].media) == ENG_ESS_VIDEO)
+		return use_seq(r, c, t);
 	if (p->nreg > 1) {
 		problem(r, p->line, c, t, "ambiguous: %s/%s, %s/%s%s",
 			r->media_dir, p->reg[0], r->media_dir, p->reg[1],
@@ -1127,7 +1156,16 @@ static int check_track(struct resolver *r, size_t t)
 
 		if (!m->file || !e)
 			continue;
-		if (e->kind == ENG_ESS_VIDEO &&
+		if (e->kind == ENG_ESS_VIDEO && m->seq &&
+		    (uint64_t)e->fps.num * tl->fps.den !=
+		    (uint64_t)tl->fps.num * e->fps.den)
+			problem(r, p->line, c, t, "%s/%s: an image sequence "
+				"of rate %" PRIu32 "/%" PRIu32 " (line %u) on "
+				"a timeline of %" PRIu32 "/%" PRIu32 " fps",
+				r->media_dir, m->file, e->fps.num, e->fps.den,
+				tl->clips[c].seq->line, tl->fps.num,
+				tl->fps.den);
+		else if (e->kind == ENG_ESS_VIDEO &&
 		    (uint64_t)e->fps.num * tl->fps.den !=
 		    (uint64_t)tl->fps.num * e->fps.den)
 			problem(r, p->line, c, t, "%s/%s: video of %" PRIu32

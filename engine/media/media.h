@@ -40,6 +40,10 @@ int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
  *     (a stream of several channels is one track);
  *  3. the OP-Atom files of the folder whose package name or UMID is NAME:
  *     V the one holding video, An the n-th holding audio by file name.
+ * A sequence clip (eng_clip.seq) on a video track (media name V...) is
+ * its images instead (eng_seqmedia_resolve below): eng_media.seq and
+ * .ess its images as a video stream, .file its pattern, .origin the
+ * reference's; its other tracks follow the rules above.
  * Two candidates of one rule are an error naming both.  Only regular files
  * directly in the folder are used (links are not followed; a non-regular
  * match is named in the "no media file" message); names never leave it;
@@ -80,5 +84,29 @@ int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
  * them by.  0, or -ERANGE when the need does not fit 64 bits. */
 int eng_segment_bytes_needed(const struct eng_timeline *tl, size_t t,
 			     const struct eng_segment *s, uint64_t *need);
+
+/* The most images a sequence clip may play up to: its tables are 12 bytes
+ * an image (a week at 24 fps in 200 MB). */
+#define ENG_SEQ_IMAGES_MAX (1 << 24)
+
+/*
+ * Clip c's image sequence (eng_clip.seq) on video track t (seqmedia.c,
+ * called by eng_media_resolve): the images its segments play (image
+ * origin + source frame, from 0; none before 0, fewer than
+ * ENG_SEQ_IMAGES_MAX), the header of the first the edit plays, opened
+ * beneath dirfd (eng_open_beneath) and read as imgseq.h reads it (a
+ * *.raw sequence is headerless: all of the file), and where compressed,
+ * each played image's size by a stat.  *out: the sequence (caller frees
+ * with eng_seqmedia_free; NULL when the clip plays nothing on t).  A
+ * problem (an image before the first, too many, a name that overflows,
+ * the first image missing, not a regular file, refused by its header,
+ * compressed TIFF) is one message naming timeline, line, clip, track,
+ * file and reason, counted in *nerr: -EINVAL.  0, -EINVAL or -ENOMEM.
+ */
+struct eng_seqmedia;
+int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
+			 int dirfd, const char *media_dir,
+			 struct eng_seqmedia **out, unsigned *nerr,
+			 struct eng_diag *diag);
 
 #endif /* ENG_MEDIA_H */

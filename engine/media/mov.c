@@ -878,7 +878,18 @@ static int track_fmt(struct movie *mv, size_t t, char *why, size_t whylen)
 		const struct eng_segment *s = &tr->segs[i];
 		const struct eng_essence *e = seg_ess(tl, t, s);
 		const char *clip = tl->clips[s->clip].name;
+		const struct eng_media *md = tl->clips[s->clip].media;
 
+		/* the interleave holds the images' pixel data as their
+		 * files do (DPX's packed 10-bit words, TIFF's strips, EXR's
+		 * chunks): no QuickTime sample description reads them */
+		if (md && md[t].seq) {
+			snprintf(why, whylen, "track %s: clip %s: an image "
+				 "sequence (%s): no QuickTime mapping for DPX, "
+				 "TIFF, EXR or headerless images", tr->name,
+				 clip, e && e->codec[0] ? e->codec : "images");
+			return -EINVAL;
+		}
 		rc = e ? fmt_real(tr, clip, e, &f, why, whylen)
 		       : fmt_raw(tr, clip, &f, why, whylen);
 		if (rc < 0)

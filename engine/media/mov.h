@@ -21,7 +21,8 @@
  * edit list; each clip's frames must decode on their own (cut at whole
  * groups of pictures: the movie holds only the timeline's bytes).  Mixed
  * formats on a track, a gap on a compressed track (no black picture of
- * its codec): no movie, and why.  Pure: built in
+ * its codec), an image sequence (issue 22: DPX, TIFF, EXR pixel data have
+ * no QuickTime sample description): no movie, and why.  Pure: built in
  * memory from a finalized timeline, no I/O.
  */
 #ifndef ENG_MOV_H

@@ -6,10 +6,21 @@
  * layout of real video and the player's per-image reads.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "io/io.h"
 #include "media/imgseq.h"
+#include "media/media.h"
+#include "timeline/model.h"
+#include "util/diag.h"
 
 int eng_seqmedia_name(const struct eng_seqmedia *sm, int64_t i, char *buf,
 		      size_t len)
@@ -33,4 +44,290 @@ void eng_seqmedia_free(struct eng_seqmedia *sm)
 	free((char *)sm->name.prefix);
 	free((char *)sm->name.suffix);
 	free(sm);
+}
+
+/* One resolution: the clip, its track, where messages go. */
+struct seqres {
+	const struct eng_timeline *tl;
+	size_t c, t;
+	int dirfd;
+	const char *media_dir;
+	struct eng_diag *diag;
+	unsigned nerr;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+say(struct seqres *x, unsigned line, const char *fmt, ...)
+{
+	char reason[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	x->nerr++;
+	eng_diag_add(x->diag, x->tl->path, line, "clip %s track %s: %s",
+		     x->tl->clips[x->c].name, x->tl->tracks[x->t].name, reason);
+}
+
+/* The images (from 0) the clip's segments on the track play: [lo, hi),
+ * the lines of the segments reaching lo and hi, and the first image in
+ * the edit's order with its segment's line.  0 when none plays. */
+struct played {
+	int64_t lo, hi, first;
+	unsigned lo_line, hi_line, first_line;
+	int set;
+};
+
+static void played_of(const struct eng_timeline *tl, size_t c, size_t t,
+		      int64_t origin, struct played *p)
+{
+	const struct eng_track *tr = &tl->tracks[t];
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	/* segments are in the edit's order (eng_tl_finalize) */
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		int64_t lo, hi;
+
+		if (s->clip != c)
+			continue;
+		/* origin and src_in are the parsers' (bounded well below
+		 * 2^62); the sum is checked against the limit below */
+		lo = origin + s->src_in;
+		hi = lo + s->frames;
+		if (!p->set) {
+			p->first = lo;
+			p->first_line = s->line;
+		}
+		if (!p->set || lo < p->lo) {
+			p->lo = lo;
+			p->lo_line = s->line;
+		}
+		if (!p->set || hi > p->hi) {
+			p->hi = hi;
+			p->hi_line = s->line;
+		}
+		p->set = 1;
+	}
+}
+
+static long src_pread(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : (long)n;
+}
+
+/* Image i's file: open beneath the folder, its pixel data from its
+ * header (or all of it, headerless).  0, -EINVAL with a message, or
+ * -ENOMEM. */
+static int read_image(struct seqres *x, struct eng_seqmedia *sm, int64_t i,
+		      unsigned line, struct eng_seq_pixels *px)
+{
+	struct eng_diag d = { 0 };
+	char name[PATH_MAX], path[PATH_MAX + 256];
+	struct stat st;
+	int fd, rc;
+
+	if (eng_seqmedia_name(sm, i, name, sizeof(name)) < 0) {
+		say(x, line, "image %" PRId64 " of the sequence has no file "
+		    "name: its number overflows or the name is too long", i);
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", x->media_dir, name);
+	/* O_NONBLOCK: a FIFO put in place of an image must not hang */
+	fd = eng_open_beneath(x->dirfd, name, O_RDONLY | O_NONBLOCK |
+			      O_CLOEXEC, NULL);
+	if (fd < 0) {
+		say(x, line, "cannot open %s, the first image the edit plays"
+		    ": %s", path, strerror(-fd));
+		return -EINVAL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		say(x, line, "%s, the first image the edit plays, is not a "
+		    "regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if (eng_seq_headerless(sm->name.suffix)) {
+		rc = eng_seq_raw_pixels(path, (uint64_t)st.st_size, px, &d);
+	} else {
+		struct eng_src src = {
+			.name = path, .size = (uint64_t)st.st_size,
+			.read_at = src_pread, .ctx = &fd,
+		};
+
+		rc = eng_seq_pixels_of(&src, px, NULL, &d);
+	}
+	close(fd);
+	if (rc == -EINVAL) {
+		/* imgseq's message names the file and the reason */
+		x->nerr++;
+		eng_diag_add_escaped(x->diag, x->tl->path, line,
+				     d.n ? d.msgs[0] : path,
+				     "clip %s track %s:",
+				     x->tl->clips[x->c].name,
+				     x->tl->tracks[x->t].name);
+	} else if (rc < 0 && rc != -ENOMEM) {
+		say(x, line, "cannot read %s: %s", path, strerror(-rc));
+		rc = -EINVAL;
+	}
+	eng_diag_free(&d);
+	return rc;
+}
+
+/* A compressed sequence's images differ in size: each played one's is
+ * its file's size less the bytes before the pixel data (the header and
+ * table every image of the sequence repeats; the player checks it).  A
+ * missing or damaged image keeps the resolved image's size: the player
+ * meets it when it opens it and follows the clip's missing policy. */
+static int stat_images(struct seqres *x, struct eng_seqmedia *sm)
+{
+	const struct eng_track *tr = &x->tl->tracks[x->t];
+	struct eng_seq_name leaf = sm->name;
+	char name[NAME_MAX + 1];
+	struct stat st;
+	uint64_t off = sm->px.ext[0].off;
+	size_t i;
+	int dfd = x->dirfd;
+
+	if (sm->name.base[0]) {
+		dfd = eng_open_beneath(x->dirfd, sm->name.base, O_PATH |
+				       O_DIRECTORY | O_CLOEXEC, NULL);
+		if (dfd < 0)
+			return 0;	/* the first image opened: racing */
+	}
+	leaf.base = "";
+	for (i = 0; i < tr->nsegs; i++) {
+		const struct eng_segment *s = &tr->segs[i];
+		int64_t j, j0 = x->tl->clips[x->c].seq->origin + s->src_in;
+
+		if (s->clip != x->c)
+			continue;
+		for (j = j0; j < j0 + s->frames; j++) {
+			if (eng_seq_name_of(&leaf, j, name, sizeof(name)) < 0 ||
+			    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISREG(st.st_mode) ||
+			    (uint64_t)st.st_size <= off ||
+			    (uint64_t)st.st_size - off > UINT32_MAX)
+				continue;
+			sm->ess.len[j] = (uint32_t)((uint64_t)st.st_size - off);
+		}
+	}
+	if (dfd != x->dirfd)
+		close(dfd);
+	return 0;
+}
+
+int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
+			 int dirfd, const char *media_dir,
+			 struct eng_seqmedia **out, unsigned *nerr,
+			 struct eng_diag *diag)
+{
+	const struct eng_seq_ref *ref = tl->clips[c].seq;
+	struct seqres x = {
+		.tl = tl, .c = c, .t = t, .dirfd = dirfd,
+		.media_dir = media_dir, .diag = diag,
+	};
+	struct eng_seqmedia *sm = NULL;
+	struct played p;
+	char first[PATH_MAX];
+	int64_t i;
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	played_of(tl, c, t, ref->origin, &p);
+	if (!p.set) {
+		rc = 0;
+		goto out;
+	}
+	sm = calloc(1, sizeof(*sm));
+	if (!sm)
+		goto out;
+	sm->name.base = strdup(ref->base);
+	sm->name.prefix = strdup(ref->prefix);
+	sm->name.suffix = strdup(ref->suffix);
+	if (!sm->name.base || !sm->name.prefix || !sm->name.suffix)
+		goto out;
+	sm->name.start = ref->start;
+	sm->name.step = ref->step;
+	sm->name.padding = ref->padding;
+	sm->missing = ref->missing;
+	if (eng_seqmedia_name(sm, 0, first, sizeof(first)) < 0)
+		snprintf(first, sizeof(first), "?");
+	if (p.lo < 0)
+		say(&x, p.lo_line, "the edit plays image %" PRId64 " of the "
+		    "sequence, %" PRId64 " before its first, %s/%s (source "
+		    "frame 0 is image %" PRId64 ")", p.lo, -p.lo, media_dir,
+		    first, ref->origin);
+	if (p.hi > ENG_SEQ_IMAGES_MAX)
+		say(&x, p.hi_line, "the edit plays image %" PRId64 " of the "
+		    "sequence: a sequence clip has at most %d images",
+		    p.hi - 1, ENG_SEQ_IMAGES_MAX);
+	else if (eng_seqmedia_name(sm, p.hi - 1, first, sizeof(first)) < 0)
+		say(&x, p.hi_line, "image %" PRId64 " of the sequence has no "
+		    "file name: its number overflows or the name is too long",
+		    p.hi - 1);
+	if (x.nerr) {
+		rc = -EINVAL;
+		goto out;
+	}
+	sm->image = p.first;
+	rc = read_image(&x, sm, p.first, p.first_line, &sm->px);
+	if (rc < 0)
+		goto out;
+	rc = -EINVAL;
+	sm->fmt = sm->px.fmt;
+	sm->compression = sm->px.compression;
+	if (sm->fmt == ENG_SEQ_TIFF && sm->compression != 1) {
+		eng_seqmedia_name(sm, p.first, first, sizeof(first));
+		say(&x, p.first_line, "%s/%s: compressed tiff (compression %"
+		    PRIu32 "): its strips differ frame to frame, only "
+		    "uncompressed tiff sequences are read", media_dir, first,
+		    sm->compression);
+		goto out;
+	}
+	if (sm->px.bytes > UINT32_MAX) {
+		eng_seqmedia_name(sm, p.first, first, sizeof(first));
+		say(&x, p.first_line, "%s/%s: %" PRIu64 " bytes of pixel data,"
+		    " more than a frame may hold (4 GiB)", media_dir, first,
+		    sm->px.bytes);
+		goto out;
+	}
+	sm->varies = sm->fmt == ENG_SEQ_EXR && sm->compression != 0;
+	rc = -ENOMEM;
+	sm->ess.kind = ENG_ESS_VIDEO;
+	eng_seq_codec(&sm->px, sm->ess.codec, sizeof(sm->ess.codec));
+	/* OTIO's rate where given (media.c tells one that is not the
+	 * timeline's), else the timeline's: an image has no rate of its own
+	 * that readers agree on */
+	sm->ess.fps = ref->rate.num && ref->rate.den ? ref->rate : tl->fps;
+	sm->ess.nframes = p.hi;
+	sm->ess.off = malloc((size_t)p.hi * sizeof(*sm->ess.off));
+	sm->ess.len = malloc((size_t)p.hi * sizeof(*sm->ess.len));
+	if (!sm->ess.off || !sm->ess.len)
+		goto out;
+	for (i = 0; i < p.hi; i++) {
+		sm->ess.off[i] = sm->px.ext[0].off;
+		sm->ess.len[i] = (uint32_t)sm->px.bytes;
+	}
+	if (sm->varies && (rc = stat_images(&x, sm)) < 0)
+		goto out;
+	sm->ess.len_min = sm->ess.len_max = sm->px.bytes;
+	for (i = 0; i < p.hi; i++) {
+		if (sm->ess.len[i] < sm->ess.len_min)
+			sm->ess.len_min = sm->ess.len[i];
+		if (sm->ess.len[i] > sm->ess.len_max)
+			sm->ess.len_max = sm->ess.len[i];
+	}
+	*out = sm;
+	sm = NULL;
+	rc = 0;
+out:
+	eng_seqmedia_free(sm);
+	if (nerr)
+		*nerr += x.nerr;
+	return rc;
 }

@@ -8,27 +8,9 @@
 
 #include "util/diag.h"
 
-void eng_diag_vadd(struct eng_diag *diag, const char *file, unsigned line,
-		   const char *fmt, va_list ap)
+/* Append msg (malloc'ed, escaped) to diag, or free it. */
+static void push(struct eng_diag *diag, char *msg)
 {
-	/* bounded: a reason quoting a 60 MB token says enough in 1 KiB */
-	char reason[1024], *raw, *msg;
-	int n;
-
-	if (!diag)
-		return;
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	if (line)
-		n = asprintf(&raw, "%s:%u: %s", file ? file : "?", line, reason);
-	else
-		n = asprintf(&raw, "%s: %s", file ? file : "?", reason);
-	if (n < 0)
-		return;
-	/* the whole line: the path and every name in it are input */
-	msg = eng_escape(raw, (size_t)n);
-	free(raw);
-	if (!msg)
-		return;
 	if (diag->n == diag->cap) {
 		size_t cap = diag->cap ? diag->cap * 2 : 8;
 		char **m = realloc(diag->msgs, cap * sizeof(*m));
@@ -41,6 +23,56 @@ void eng_diag_vadd(struct eng_diag *diag, const char *file, unsigned line,
 		diag->cap = cap;
 	}
 	diag->msgs[diag->n++] = msg;
+}
+
+/* "FILE:LINE: reason" escaped, malloc'ed, or NULL. */
+static char *format(const char *file, unsigned line, const char *fmt,
+		    va_list ap)
+{
+	/* bounded: a reason quoting a 60 MB token says enough in 1 KiB */
+	char reason[1024], *raw, *msg;
+	int n;
+
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	if (line)
+		n = asprintf(&raw, "%s:%u: %s", file ? file : "?", line, reason);
+	else
+		n = asprintf(&raw, "%s: %s", file ? file : "?", reason);
+	if (n < 0)
+		return NULL;
+	/* the whole line: the path and every name in it are input */
+	msg = eng_escape(raw, (size_t)n);
+	free(raw);
+	return msg;
+}
+
+void eng_diag_vadd(struct eng_diag *diag, const char *file, unsigned line,
+		   const char *fmt, va_list ap)
+{
+	char *msg;
+
+	if (!diag)
+		return;
+	msg = format(file, line, fmt, ap);
+	if (msg)
+		push(diag, msg);
+}
+
+void eng_diag_add_escaped(struct eng_diag *diag, const char *file,
+			  unsigned line, const char *escaped,
+			  const char *fmt, ...)
+{
+	char *pre, *msg;
+	va_list ap;
+
+	if (!diag)
+		return;
+	va_start(ap, fmt);
+	pre = format(file, line, fmt, ap);
+	va_end(ap);
+	if (pre && asprintf(&msg, "%s %s", pre, escaped) >= 0)
+		push(diag, msg);
+	free(pre);
 }
 
 void eng_diag_add(struct eng_diag *diag, const char *file, unsigned line,

@@ -28,6 +28,14 @@ void eng_diag_add(struct eng_diag *diag, const char *file, unsigned line,
 void eng_diag_vadd(struct eng_diag *diag, const char *file, unsigned line,
 		   const char *fmt, va_list ap);
 void eng_diag_free(struct eng_diag *diag);
+/* Append "FILE:LINE: PREFIX ESCAPED": the prefix from fmt escaped as
+ * eng_diag_add escapes, then `escaped`, a message of another diag that is
+ * escaped already (a reader's "FILE: reason"), as it is: through
+ * eng_diag_add its backslashes would be doubled again. */
+void eng_diag_add_escaped(struct eng_diag *diag, const char *file,
+			  unsigned line, const char *escaped,
+			  const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* A printable copy of s[0..len) for messages, in the manner of ls -b: a
  * backslash is doubled, newline, CR and tab become \n \r \t, and every
