@@ -19,9 +19,19 @@
 #define INJECT_WHERE "inject"
 #define RATE_ONE (1ULL << 32)	/* probabilities in 32.32 fixed point */
 
+/* What a rule acts on (op=); the numbers are play/player.h's enum
+ * eng_op, which io/ does not include. */
+enum inject_op {
+	OP_READ = 0,		/* every pread, an image's header reads too */
+	OP_OPEN = 1,
+	OP_CLOSE = 3,
+};
+
 struct inject_rule {
 	char *clip;		/* glob; NULL: any */
 	char *track;
+	char *file;		/* glob of the name as opened; NULL: any */
+	int op;			/* enum inject_op */
 	int has_delay;
 	uint64_t delay_lo, delay_hi; /* ns */
 	uint64_t delay_rate;	/* per read, RATE_ONE = always */
@@ -37,6 +47,7 @@ struct eng_inject {
 	pthread_mutex_t lock;	/* everything below */
 	struct eng_rng rng;
 	uint32_t *fdmask;	/* [nfd]: rules matching the file of fd */
+	uint32_t op_mask[4];	/* [op]: the rules of that op (const) */
 	size_t nfd;
 	struct eng_inject_stats st;
 };
@@ -183,8 +194,28 @@ static int parse_field(struct eng_inject *inj, struct inject_rule *r,
 	klen = (size_t)(eq - f);
 	v = eq + 1;
 	vlen = len - klen - 1;
-	if (is_key(f, klen, "clip") || is_key(f, klen, "track")) {
-		char **dst = is_key(f, klen, "clip") ? &r->clip : &r->track;
+	if (is_key(f, klen, "op")) {
+		static const struct {
+			const char *name;
+			int op;
+		} ops[] = {
+			{ "read", OP_READ }, { "open", OP_OPEN },
+			{ "close", OP_CLOSE },
+		};
+
+		for (n = 0; n < sizeof(ops) / sizeof(ops[0]); n++)
+			if (is_key(v, vlen, ops[n].name)) {
+				r->op = ops[n].op;
+				return 0;
+			}
+		eng_diag_add(diag, INJECT_WHERE, no, "bad op '%.*s': expected "
+			     "read, open or close", (int)vlen, v);
+		return -EINVAL;
+	}
+	if (is_key(f, klen, "clip") || is_key(f, klen, "track") ||
+	    is_key(f, klen, "file")) {
+		char **dst = is_key(f, klen, "clip") ? &r->clip :
+			     is_key(f, klen, "track") ? &r->track : &r->file;
 
 		if (vlen == 0) {
 			eng_diag_add(diag, INJECT_WHERE, no, "empty %.*s glob",
@@ -245,7 +276,8 @@ static int parse_field(struct eng_inject *inj, struct inject_rule *r,
 		return 0;
 	}
 	eng_diag_add(diag, INJECT_WHERE, no, "unknown key '%.*s' (expected "
-		     "clip, track, delay, error or seed)", (int)klen, f);
+		     "clip, track, file, op, delay, error or seed)", (int)klen,
+		     f);
 	return -EINVAL;
 bad_rate:
 	eng_diag_add(diag, INJECT_WHERE, no, "bad probability in '%.*s': "
@@ -290,6 +322,12 @@ static int parse_rule(struct eng_inject *inj, struct inject_rule *r,
 			     "nothing: add delay= or error=", (int)len, s);
 		rc = -EINVAL;
 	}
+	if (rc == 0 && r->op == OP_CLOSE && r->err) {
+		eng_diag_add(diag, INJECT_WHERE, no, "rule '%.*s' fails a "
+			     "close: a close returns no error to fail, use "
+			     "delay=", (int)len, s);
+		rc = -EINVAL;
+	}
 	return rc;
 }
 
@@ -300,6 +338,7 @@ static void free_rules(struct eng_inject *inj)
 	for (i = 0; i < inj->nrules; i++) {
 		free(inj->rules[i].clip);
 		free(inj->rules[i].track);
+		free(inj->rules[i].file);
 	}
 	free(inj->rules);
 }
@@ -364,12 +403,14 @@ int eng_inject_parse(const char *spec, struct eng_inject **out,
 					inj->rules = nr;
 			}
 			if (rrc == 0) {
+				inj->op_mask[r.op] |= 1u << inj->nrules;
 				inj->rules[inj->nrules++] = r;
-				r.clip = r.track = NULL;
+				r.clip = r.track = r.file = NULL;
 			}
 		}
 		free(r.clip);
 		free(r.track);
+		free(r.file);
 		if (rrc == -ENOMEM) {
 			rc = rrc;
 			goto err;
@@ -403,14 +444,20 @@ static int glob_ok(const char *glob, const char *s)
 	return !glob || fnmatch(glob, s, 0) == 0;
 }
 
-/* Does the rule match media file NAME.TRACK.EXT?  A clip name may hold
- * dots, so every split into a clip, a track ([A-Za-z0-9_]+) and the rest
- * is tried. */
+/* Does the rule match media file `file` (as opened: an image sequence's
+ * path and all)?  file= against all of it ('*' crosses '/'); clip= and
+ * track= against NAME.TRACK.EXT, where a clip name may hold dots, so
+ * every split into a clip, a track ([A-Za-z0-9_]+) and the rest is tried
+ * (a name without that form matches no clip= or track=). */
 static int rule_matches(const struct inject_rule *r, const char *file)
 {
 	char buf[512];
 	size_t len = strlen(file), i, j;
 
+	if (!glob_ok(r->file, file))
+		return 0;
+	if (!r->clip && !r->track)
+		return 1;
 	if (len >= sizeof(buf))
 		return 0;
 	memcpy(buf, file, len + 1);
@@ -450,19 +497,76 @@ static void w_sleep_until(void *ctx, uint64_t ns)
 	inj->inner->sleep_until(inj->inner->ctx, ns);
 }
 
+static int chance(struct eng_inject *inj, uint64_t rate);
+
+/* The faults of the rules of mask on one operation: the delay to sleep
+ * and the errno (0: none); counts them.  Under inj->lock. */
+static unsigned faults(struct eng_inject *inj, uint32_t mask, uint64_t *delay,
+		       int *err)
+{
+	unsigned what = 0;
+	size_t i;
+
+	*delay = 0;
+	*err = 0;
+	for (i = 0; mask && i < inj->nrules; i++) {
+		const struct inject_rule *r = &inj->rules[i];
+
+		if (!(mask & (1u << i)))
+			continue;
+		if (r->has_delay && chance(inj, r->delay_rate)) {
+			*delay += r->delay_lo == r->delay_hi ? r->delay_lo :
+				  eng_rng_range(&inj->rng, r->delay_lo,
+						r->delay_hi);
+			what |= ENG_INJECT_DELAY;
+		}
+		if (r->err && !*err && chance(inj, r->err_rate)) {
+			*err = r->err;
+			what |= ENG_INJECT_ERROR;
+		}
+	}
+	if (what & ENG_INJECT_DELAY) {
+		inj->st.delayed++;
+		inj->st.delay_ns += *delay;
+	}
+	if (*err)
+		inj->st.errors++;
+	return what;
+}
+
+/* A fault's delay is storage latency: before the operation. */
+static void pause_for(struct eng_inject *inj, uint64_t delay)
+{
+	const struct eng_io *in = inj->inner;
+
+	if (delay)
+		in->sleep_until(in->ctx, in->now(in->ctx) + delay);
+}
+
 static int w_open(void *ctx, const char *file, int direct, int *is_direct)
 {
 	struct eng_inject *inj = ctx;
 	uint32_t mask = 0;
+	uint64_t delay;
 	size_t i;
-	int fd;
+	int fd, err;
 
-	fd = inj->inner->open(inj->inner->ctx, file, direct, is_direct);
-	if (fd < 0)
-		return fd;
 	for (i = 0; i < inj->nrules; i++)
 		if (rule_matches(&inj->rules[i], file))
 			mask |= 1u << i;
+	pthread_mutex_lock(&inj->lock);
+	inj->st.opens++;
+	faults(inj, mask & inj->op_mask[OP_OPEN], &delay, &err);
+	pthread_mutex_unlock(&inj->lock);
+	pause_for(inj, delay);
+	if (err) {
+		if (is_direct)
+			*is_direct = 0;
+		return -err;
+	}
+	fd = inj->inner->open(inj->inner->ctx, file, direct, is_direct);
+	if (fd < 0)
+		return fd;
 	pthread_mutex_lock(&inj->lock);
 	if ((size_t)fd >= inj->nfd) {
 		size_t n = (size_t)fd * 2 + 16;
@@ -492,46 +596,22 @@ static ssize_t w_pread_ex(void *ctx, int fd, void *buf, size_t len,
 {
 	struct eng_inject *inj = ctx;
 	const struct eng_io *in = inj->inner;
-	uint64_t delay = 0;
+	uint64_t delay;
 	uint32_t mask = 0;
-	unsigned what = 0;
-	int err = 0;
-	size_t i;
+	unsigned what;
+	int err;
 
 	pthread_mutex_lock(&inj->lock);
 	inj->st.reads++;
 	if (fd >= 0 && (size_t)fd < inj->nfd)
-		mask = inj->fdmask[fd];
+		mask = inj->fdmask[fd] & inj->op_mask[OP_READ];
 	if (mask)
 		inj->st.matched++;
-	for (i = 0; mask && i < inj->nrules; i++) {
-		const struct inject_rule *r = &inj->rules[i];
-
-		if (!(mask & (1u << i)))
-			continue;
-		if (r->has_delay && chance(inj, r->delay_rate)) {
-			delay += r->delay_lo == r->delay_hi ? r->delay_lo :
-				 eng_rng_range(&inj->rng, r->delay_lo,
-					       r->delay_hi);
-			what |= ENG_INJECT_DELAY;
-		}
-		if (r->err && !err && chance(inj, r->err_rate)) {
-			err = r->err;
-			what |= ENG_INJECT_ERROR;
-		}
-	}
-	if (what & ENG_INJECT_DELAY) {
-		inj->st.delayed++;
-		inj->st.delay_ns += delay;
-	}
-	if (err)
-		inj->st.errors++;
+	what = faults(inj, mask, &delay, &err);
 	pthread_mutex_unlock(&inj->lock);
 	if (injected)
 		*injected = what;
-	/* the delay is storage latency: it comes before the read */
-	if (delay)
-		in->sleep_until(in->ctx, in->now(in->ctx) + delay);
+	pause_for(inj, delay);
 	if (err)
 		return -err;
 	if (in->pread_ex) {
@@ -563,10 +643,19 @@ static void w_close(void *ctx, int fd)
 {
 	struct eng_inject *inj = ctx;
 
+	uint32_t mask = 0;
+	uint64_t delay;
+	int err;
+
 	pthread_mutex_lock(&inj->lock);
-	if (fd >= 0 && (size_t)fd < inj->nfd)
+	inj->st.closes++;
+	if (fd >= 0 && (size_t)fd < inj->nfd) {
+		mask = inj->fdmask[fd] & inj->op_mask[OP_CLOSE];
 		inj->fdmask[fd] = 0;
+	}
+	faults(inj, mask, &delay, &err);	/* err: refused at parse */
 	pthread_mutex_unlock(&inj->lock);
+	pause_for(inj, delay);
 	inj->inner->close(inj->inner->ctx, fd);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fault injection (inject.c): an eng_io wrapper, unreliablefs-style, that
- * delays or fails the reads of chosen media files (the mount's -o inject=).
+ * delays or fails the reads (and, op=, the opens and closes) of chosen
+ * media files (the mount's -o inject=).
  * Reproducible: its choices come from a seeded eng_rng.
  */
 #ifndef ENG_INJECT_H
@@ -20,8 +21,10 @@
 /*
  * A spec is rules separated by ';' or '+'; a rule is ':'-separated
  * key=value fields (',' is never used: mount options split on it):
- *     clip=GLOB        clip name (fnmatch; default *)
- *     track=GLOB       track name (V, A1, A*; default *)
+ *     clip=GLOB        clip name (fnmatch; default *) of a file named
+ *                      NAME.TRACK.EXT (an image sequence's images are
+ *                      chosen by file=)
+ *     track=GLOB       track name (V, A1, A*; default *), the same
  *     delay=D[-D][@P]  sleep D (or uniform in [D1, D2]) before the read;
  *                      D is a number with unit ns, us, ms or s
  *     error=E[@P]      fail the read with errno E (EIO, ENOSPC, ETIMEDOUT,
@@ -31,11 +34,13 @@
  *                      sequence's "A001C003/A001C003.0086401.dpx"
  *     op=OP            the operation: read (default; every pread, an
  *                      image's header reads too), open or close (an
- *                      open that fails with E returns -E, no fd)
+ *                      open that fails with E returns -E, no fd; a
+ *                      delay comes before the open or close; a close
+ *                      has no error to fail: error= with it is refused)
  *     seed=N           seed of the random choices (default 1; any rule)
- * P is the probability per read: 0.01, 1% (default 1).  A rule needs a
- * delay or an error.  Every rule matching a read applies: delays add up,
- * the first matching error wins.
+ * P is the probability per operation: 0.01, 1% (default 1).  A rule needs
+ * a delay or an error.  Every rule matching an operation applies: delays
+ * add up, the first matching error wins.
  * Example: "clip=clip000*:track=V:delay=1ms-20ms;track=A1:error=EIO@0.01".
  */
 struct eng_inject;
@@ -49,7 +54,8 @@ int eng_inject_parse(const char *spec, struct eng_inject **out,
 size_t eng_inject_rules(const struct eng_inject *inj);
 /* Make *out an eng_io that forwards to *inner (which must outlive it, as
  * must inj) with the faults of inj on the reads of the files whose names
- * match (media file NAME.TRACK.EXT, as eng_media_resolve names them).
+ * match (the name io->open is given: NAME.TRACK.EXT, NAME.mov, an image
+ * sequence's BASE/NAME.NUMBER.EXT).
  * Delays sleep with inner's clock; choices come from a seeded eng_rng, so
  * a single-threaded sequence of reads is reproducible.  Thread-safe.
  * 0, or -EINVAL when inner lacks pread/open/close/now/sleep_until. */
@@ -58,10 +64,12 @@ int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 
 struct eng_inject_stats {
 	uint64_t reads;		/* preads through the wrapper */
-	uint64_t matched;	/* reads of a file some rule matches */
-	uint64_t delayed;	/* reads delayed */
+	uint64_t matched;	/* reads of a file some read rule matches */
+	uint64_t delayed;	/* operations (reads, opens, closes) delayed */
 	uint64_t delay_ns;	/* total injected delay */
-	uint64_t errors;	/* reads failed by injection */
+	uint64_t errors;	/* operations failed by injection */
+	uint64_t opens;		/* opens through the wrapper */
+	uint64_t closes;	/* closes through the wrapper */
 };
 void eng_inject_stats(struct eng_inject *inj, struct eng_inject_stats *st);
 void eng_inject_free(struct eng_inject *inj);

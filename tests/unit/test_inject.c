@@ -145,6 +145,15 @@ static const struct parse_case {
 	{ "delay", -EINVAL, 0, "'delay' is not key=value" },
 	{ "", -EINVAL, 0, "has no rule" },
 	{ "seed=x:delay=1ms", -EINVAL, 0, "bad seed 'x'" },
+	{ "file=A001/*.dpx:op=open:delay=5ms", 0, 1, NULL },
+	{ "file=*.0086401.dpx:op=open:error=ENOENT;op=close:delay=1ms", 0, 2,
+	  NULL },
+	{ "op=read:error=EIO", 0, 1, NULL },
+	{ "op=write:delay=1ms", -EINVAL, 0, "inject:1: bad op 'write': "
+	  "expected read, open or close" },
+	{ "op=close:error=EIO", -EINVAL, 0, "fails a close: a close returns "
+	  "no error to fail, use delay=" },
+	{ "file=:delay=1ms", -EINVAL, 0, "empty file glob" },
 };
 
 static void test_parse(void **state)
@@ -374,6 +383,72 @@ static void test_rules_combine(void **state)
 	eng_inject_free(w.inj);
 }
 
+/* file= and op= (issue 22): an image sequence's images chosen by their
+ * path ('*' crosses '/'), faults on the open (a delay before it, an error
+ * instead of it: no fd) and a delay on the close; the reads of a file
+ * only rules of op=read touch.  A rule of no clip= or track= matches any
+ * name, NAME.mov too. */
+static void test_file_op(void **state)
+{
+	struct eng_inject_stats st;
+	struct wrapped w;
+	unsigned inj;
+	uint64_t t0;
+	int d, fd;
+
+	(void)state;
+	wrap(&w, "file=A001/A001.0086401.dpx:op=open:delay=7ms;"
+		 "file=*.0086402.dpx:op=open:error=ENOENT;"
+		 "file=A001/*:op=close:delay=2ms;"
+		 "file=*0086403*:delay=1ms");
+	/* image 0: only the close is delayed */
+	t0 = w.f.now;
+	fd = wopen(&w, "A001/A001.0086400.dpx");
+	assert_int_equal(wread(&w, fd, &inj), 64);
+	assert_int_equal(inj, 0);
+	assert_int_equal(w.f.now, t0);
+	w.io.close(w.io.ctx, fd);
+	assert_int_equal(w.f.now - t0, 2 * MS);
+	/* image 1: the open 7 ms, its reads not */
+	t0 = w.f.now;
+	fd = wopen(&w, "A001/A001.0086401.dpx");
+	assert_int_equal(w.f.now - t0, 7 * MS);
+	assert_int_equal(wread(&w, fd, &inj), 64);
+	assert_int_equal(inj, 0);
+	assert_int_equal(w.f.now - t0, 7 * MS);
+	w.io.close(w.io.ctx, fd);
+	/* image 2: the open fails, the file is never opened */
+	assert_int_equal(w.io.open(w.io.ctx, "A001/A001.0086402.dpx", 0, &d),
+			 -ENOENT);
+	for (int i = 0; i < NAMES; i++)
+		assert_true(!w.f.names[i] ||
+			    !strstr(w.f.names[i], "0086402"));
+	/* image 3: its reads (op=read, the default) 1 ms each */
+	fd = wopen(&w, "A001/A001.0086403.dpx");
+	t0 = w.f.now;
+	assert_int_equal(wread(&w, fd, &inj), 64);
+	assert_int_equal(inj, ENG_INJECT_DELAY);
+	assert_int_equal(w.f.now - t0, 1 * MS);
+	w.io.close(w.io.ctx, fd);
+	eng_inject_stats(w.inj, &st);
+	assert_int_equal(st.opens, 4);
+	assert_int_equal(st.closes, 3);
+	assert_int_equal(st.reads, 3);
+	assert_int_equal(st.matched, 1);
+	assert_int_equal(st.errors, 1);
+	assert_int_equal(st.delayed, 5);	/* 3 closes, 1 open, 1 read */
+	assert_int_equal(st.delay_ns, (3 * 2 + 7 + 1) * MS);
+	eng_inject_free(w.inj);
+	/* a bare rule: every file, a clip's NAME.mov as well */
+	wrap(&w, "delay=3ms");
+	fd = wopen(&w, "A001C003.mov");
+	t0 = w.f.now;
+	assert_int_equal(wread(&w, fd, &inj), 64);
+	assert_int_equal(inj, ENG_INJECT_DELAY);
+	assert_int_equal(w.f.now - t0, 3 * MS);
+	eng_inject_free(w.inj);
+}
+
 static void test_wrap_errors(void **state)
 {
 	struct eng_diag diag = { 0 };
@@ -538,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_delay_range),
 		cmocka_unit_test(test_error_rate),
 		cmocka_unit_test(test_rules_combine),
+		cmocka_unit_test(test_file_op),
 		cmocka_unit_test(test_wrap_errors),
 		cmocka_unit_test(test_player_check),
 		cmocka_unit_test(test_player_injected),
