@@ -20,13 +20,12 @@
 #include <unistd.h>
 
 #include "io/io.h"
+#include "timeline/tl.h"
+#include "util/diag.h"
 
-struct dir {
-	char path[64];
-	int dfd;
-};
+#include "media_env.h"
 
-static void put(int dfd, const char *name, const char *text)
+static void put_text(int dfd, const char *name, const char *text)
 {
 	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
@@ -39,37 +38,20 @@ static void put(int dfd, const char *name, const char *text)
  * link "lnk" -> seq, a file link seq/a/link.dpx -> img.0001.dpx */
 static int setup(void **state)
 {
-	struct dir *d = calloc(1, sizeof(*d));
+	struct env *d;
 
-	if (!d)
+	if (env_open(state, "/tmp/tlfs-ioreal-XXXXXX") < 0)
 		return -1;
-	snprintf(d->path, sizeof(d->path), "/tmp/tlfs-ioreal-XXXXXX");
-	if (!mkdtemp(d->path))
-		return -1;
-	d->dfd = open(d->path, O_RDONLY | O_DIRECTORY);
-	if (d->dfd < 0 || mkdirat(d->dfd, "seq", 0755) < 0 ||
+	d = *state;
+	if (mkdirat(d->dfd, "seq", 0755) < 0 ||
 	    mkdirat(d->dfd, "seq/a", 0755) < 0)
 		return -1;
-	put(d->dfd, "seq/a/img.0001.dpx", "one");
-	put(d->dfd, "seq/a/img.0002.dpx", "two");
-	put(d->dfd, "top.raw", "top");
+	put_text(d->dfd, "seq/a/img.0001.dpx", "one");
+	put_text(d->dfd, "seq/a/img.0002.dpx", "two");
+	put_text(d->dfd, "top.raw", "top");
 	if (symlinkat("seq", d->dfd, "lnk") < 0 ||
 	    symlinkat("img.0001.dpx", d->dfd, "seq/a/link.dpx") < 0)
 		return -1;
-	*state = d;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct dir *d = *state;
-	char cmd[128];
-
-	close(d->dfd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
-	if (system(cmd) != 0)
-		return -1;
-	free(d);
 	return 0;
 }
 
@@ -84,7 +66,7 @@ static void read_is(struct eng_io *io, int fd, const char *want)
 	io->close(io->ctx, fd);
 }
 
-static void opens(struct dir *d, int walk)
+static void opens(struct env *d, int walk)
 {
 	static const char *const bad[] = {
 		"", "/", "/tmp", "../x", "seq/../top.raw", "seq//a/img.0001.dpx",
@@ -134,7 +116,7 @@ static void test_open_path_walk(void **state)
 
 /* check() of a path: the file's folder found as open finds it, so a
  * folder swapped for a symlink is -ELOOP, not followed */
-static void checks(struct dir *d, int walk)
+static void checks(struct env *d, int walk)
 {
 	struct eng_io io;
 	struct eng_io_real real;
@@ -163,7 +145,7 @@ static void checks(struct dir *d, int walk)
 	assert_int_equal(renameat(d->dfd, "seq/b", d->dfd, "seq/a"), 0);
 	assert_int_equal(io.check(io.ctx, fd, "seq/a/img.0001.dpx"), 0);
 	io.close(io.ctx, fd);
-	put(d->dfd, "seq/a/img.0002.dpx", "two");
+	put_text(d->dfd, "seq/a/img.0002.dpx", "two");
 }
 
 static void test_check_path(void **state)
@@ -180,13 +162,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_path, setup,
-						teardown),
+						env_teardown),
 		cmocka_unit_test_setup_teardown(test_open_path_walk, setup,
-						teardown),
+						env_teardown),
 		cmocka_unit_test_setup_teardown(test_check_path, setup,
-						teardown),
+						env_teardown),
 		cmocka_unit_test_setup_teardown(test_check_path_walk, setup,
-						teardown),
+						env_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
