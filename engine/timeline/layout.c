@@ -282,6 +282,8 @@ static void media_text(const struct eng_media *m, const struct eng_track *tr,
 	if (!e)
 		snprintf(buf, len, "raw media (%" PRIu64 " bytes a second, "
 			 "align %" PRIu32 ")", tr->rate, tr->align);
+	else if (m->seq)
+		snprintf(buf, len, "an image sequence (%s)", e->codec);
 	else if (e->kind == ENG_ESS_VIDEO)
 		snprintf(buf, len, "real video (%s)",
 			 e->codec[0] ? e->codec : "unknown codec");

@@ -419,6 +419,32 @@ static void test_tiff_compressed(void **state)
 	unseq(tl);
 }
 
+/* A sequence and raw media on one video track: refused by the layout,
+ * naming both kinds. */
+static void test_mixed(void **state)
+{
+	struct env *e = *state;
+	struct eng_timeline *tl = tl_from(
+		"fps 24\n"
+		"track V 24000\n"
+		"event V a 0 1\n"
+		"event V r 0 1\n");
+	struct eng_diag d = { 0 };
+
+	dpx(e, "a.1.dpx", 600);
+	put(e, "r.V.raw", NULL, 0, 1000);
+	seq(tl, "a", "", "a.", ".dpx", 1, 1, 0, 0);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, "DIR", &d), 0);
+	assert_int_equal(eng_tl_layout_media(tl, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.msgs[0], "t.tl:4: clip r on track V is raw "
+			    "media (24000 bytes a second, align 1), but clip "
+			    "a (line 3) is an image sequence (dpx): one track "
+			    "plays one kind of media");
+	eng_diag_free(&d);
+	unseq(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +455,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_tiff_compressed, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_mixed, setup,
 						env_teardown),
 	};
 
