@@ -1156,16 +1156,7 @@ static int check_track(struct resolver *r, size_t t)
 
 		if (!m->file || !e)
 			continue;
-		if (e->kind == ENG_ESS_VIDEO && m->seq &&
-		    (uint64_t)e->fps.num * tl->fps.den !=
-		    (uint64_t)tl->fps.num * e->fps.den)
-			problem(r, p->line, c, t, "%s/%s: an image sequence "
-				"of rate %" PRIu32 "/%" PRIu32 " (line %u) on "
-				"a timeline of %" PRIu32 "/%" PRIu32 " fps",
-				r->media_dir, m->file, e->fps.num, e->fps.den,
-				tl->clips[c].seq->line, tl->fps.num,
-				tl->fps.den);
-		else if (e->kind == ENG_ESS_VIDEO &&
+		if (e->kind == ENG_ESS_VIDEO &&
 		    (uint64_t)e->fps.num * tl->fps.den !=
 		    (uint64_t)tl->fps.num * e->fps.den)
 			problem(r, p->line, c, t, "%s/%s: video of %" PRIu32

@@ -270,6 +270,21 @@ int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
 		say(&x, p.hi_line, "image %" PRId64 " of the sequence has no "
 		    "file name: its number overflows or the name is too long",
 		    p.hi - 1);
+	/* OTIO's rate: an image every step / rate s (frame_for_time),
+	 * which must be the timeline's frame, one image a source frame
+	 * (otio_parse.c checks it too; a timeline made otherwise meets it
+	 * here) */
+	if (ref->rate.num && ref->rate.den &&
+	    (unsigned __int128)ref->rate.num * tl->fps.den !=
+	    (unsigned __int128)ref->step * tl->fps.num * ref->rate.den) {
+		if (eng_seq_pattern(ref, first, sizeof(first)) < 0)
+			snprintf(first, sizeof(first), "?");
+		say(&x, ref->line, "%s/%s: images at rate %" PRIu32 "/%" PRIu32
+		    " over step %" PRId64 " are not the timeline's %" PRIu32
+		    "/%" PRIu32 " frames a second: a frame plays one image",
+		    media_dir, first, ref->rate.num, ref->rate.den, ref->step,
+		    tl->fps.num, tl->fps.den);
+	}
 	if (x.nerr) {
 		rc = -EINVAL;
 		goto out;
@@ -300,10 +315,9 @@ int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
 	rc = -ENOMEM;
 	sm->ess.kind = ENG_ESS_VIDEO;
 	eng_seq_codec(&sm->px, sm->ess.codec, sizeof(sm->ess.codec));
-	/* OTIO's rate where given (media.c tells one that is not the
-	 * timeline's), else the timeline's: an image has no rate of its own
-	 * that readers agree on */
-	sm->ess.fps = ref->rate.num && ref->rate.den ? ref->rate : tl->fps;
+	/* the timeline's: the rate was checked above, and an image has no
+	 * rate of its own that readers agree on */
+	sm->ess.fps = tl->fps;
 	sm->ess.nframes = p.hi;
 	sm->ess.off = malloc((size_t)p.hi * sizeof(*sm->ess.off));
 	sm->ess.len = malloc((size_t)p.hi * sizeof(*sm->ess.len));

@@ -289,7 +289,8 @@ static void test_exr_zip(void **state)
 }
 
 /* Headerless frames (*.raw): the whole file, no header; step 2 at
- * padding 4 across 9998 -> 10000; the edit from image 1. */
+ * padding 4 across 9998 -> 10000 (OTIO's rate 50 over the step 2: the
+ * timeline's 25); the edit from image 1. */
 static void test_raw(void **state)
 {
 	struct env *e = *state;
@@ -303,6 +304,8 @@ static void test_raw(void **state)
 
 	put(e, "r.10000.raw", NULL, 0, 3 * 64 * 48);
 	seq(tl, "r", "", "r.", ".raw", 9998, 2, 4, 0);
+	/* OTIO's rate of a step-2 sequence: 50 over 2 at 25 fps */
+	tl->clips[0].seq->rate = (struct eng_fps){ 50, 1 };
 	assert_int_equal(resolve(tl, e, &d), 0);
 	sm = media(tl, "r", "V")->seq;
 	assert_int_equal(sm->fmt, ENG_SEQ_RAW);
@@ -340,10 +343,12 @@ static void test_refusals(void **state)
 		{ "B", ".tif", 0, { 0, 0 }, "t.tl:3: clip b track V: "
 		  "DIR/B/b.0100.tif: not a dpx, tiff or exr file (first "
 		  "bytes 52 49 46 46)" },
-		/* OTIO's rate against the timeline's */
-		{ "B", ".dpx", 0, { 25, 1 }, "t.tl:3: clip b track V: "
-		  "DIR/B/b.%04d.dpx: an image sequence of rate 25/1 (line 1) "
-		  "on a timeline of 24/1 fps" },
+		/* OTIO's rate over the step against the timeline's (48
+		 * over step 1; the right one, 50 over 2 at 25 fps, in test_raw) */
+		{ "B", ".dpx", 0, { 48, 1 }, "t.tl:1: clip b track V: "
+		  "DIR/B/b.%04d.dpx: images at rate 48/1 over step 1 are not "
+		  "the timeline's 24/1 frames a second: a frame plays one "
+		  "image" },
 		/* a folder that is a symlink: never followed */
 		{ "L", ".dpx", 0, { 0, 0 }, "t.tl:3: clip b track V: cannot "
 		  "open DIR/L/b.0100.dpx, the first image the edit plays: Too "
