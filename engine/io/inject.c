@@ -543,11 +543,13 @@ static void pause_for(struct eng_inject *inj, uint64_t delay)
 		in->sleep_until(in->ctx, in->now(in->ctx) + delay);
 }
 
-static int w_open(void *ctx, const char *file, int direct, int *is_direct)
+static int w_open_ex(void *ctx, const char *file, int direct,
+		     int *is_direct, unsigned *injected)
 {
 	struct eng_inject *inj = ctx;
 	uint32_t mask = 0;
 	uint64_t delay;
+	unsigned what;
 	size_t i;
 	int fd, err;
 
@@ -556,8 +558,10 @@ static int w_open(void *ctx, const char *file, int direct, int *is_direct)
 			mask |= 1u << i;
 	pthread_mutex_lock(&inj->lock);
 	inj->st.opens++;
-	faults(inj, mask & inj->op_mask[OP_OPEN], &delay, &err);
+	what = faults(inj, mask & inj->op_mask[OP_OPEN], &delay, &err);
 	pthread_mutex_unlock(&inj->lock);
+	if (injected)
+		*injected = what;
 	pause_for(inj, delay);
 	if (err) {
 		if (is_direct)
@@ -584,6 +588,11 @@ static int w_open(void *ctx, const char *file, int direct, int *is_direct)
 	inj->fdmask[fd] = mask;
 	pthread_mutex_unlock(&inj->lock);
 	return fd;
+}
+
+static int w_open(void *ctx, const char *file, int direct, int *is_direct)
+{
+	return w_open_ex(ctx, file, direct, is_direct, NULL);
 }
 
 static int chance(struct eng_inject *inj, uint64_t rate)
@@ -639,12 +648,12 @@ static void w_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
 		inj->inner->dontneed(inj->inner->ctx, fd, off, len);
 }
 
-static void w_close(void *ctx, int fd)
+static void w_close_ex(void *ctx, int fd, unsigned *injected)
 {
 	struct eng_inject *inj = ctx;
-
 	uint32_t mask = 0;
 	uint64_t delay;
+	unsigned what;
 	int err;
 
 	pthread_mutex_lock(&inj->lock);
@@ -653,10 +662,17 @@ static void w_close(void *ctx, int fd)
 		mask = inj->fdmask[fd] & inj->op_mask[OP_CLOSE];
 		inj->fdmask[fd] = 0;
 	}
-	faults(inj, mask, &delay, &err);	/* err: refused at parse */
+	what = faults(inj, mask, &delay, &err); /* err: refused at parse */
 	pthread_mutex_unlock(&inj->lock);
+	if (injected)
+		*injected = what;
 	pause_for(inj, delay);
 	inj->inner->close(inj->inner->ctx, fd);
+}
+
+static void w_close(void *ctx, int fd)
+{
+	w_close_ex(ctx, fd, NULL);
 }
 
 static int w_check(void *ctx, int fd, const char *file)
@@ -681,6 +697,8 @@ int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 	out->pread_ex = w_pread_ex;
 	out->dontneed = inner->dontneed ? w_dontneed : NULL;
 	out->close = w_close;
+	out->open_ex = w_open_ex;
+	out->close_ex = w_close_ex;
 	out->check = inner->check ? w_check : NULL;
 	out->ctx = inj;
 	/* no pipe_* ops: the faults are injected into preads, so a wrapped

@@ -56,6 +56,7 @@ size_t eng_inject_rules(const struct eng_inject *inj);
  * must inj) with the faults of inj on the reads of the files whose names
  * match (the name io->open is given: NAME.TRACK.EXT, NAME.mov, an image
  * sequence's BASE/NAME.NUMBER.EXT).
+ * Its open_ex, close_ex and pread_ex say which faults each got.
  * Delays sleep with inner's clock; choices come from a seeded eng_rng, so
  * a single-threaded sequence of reads is reproducible.  Thread-safe.
  * 0, or -EINVAL when inner lacks pread/open/close/now/sleep_until. */

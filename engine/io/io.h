@@ -46,6 +46,13 @@ struct eng_io {
 	 * (ENG_INJECT_* bits, 0 for none); the player prefers it to pread. */
 	ssize_t (*pread_ex)(void *ctx, int fd, void *buf, size_t len,
 			    uint64_t off, unsigned *injected);
+	/* Optional, both or neither: open and close that also say which
+	 * faults were injected into them (inject's op=open, op=close), for
+	 * an image sequence's open and close rows; the player prefers them
+	 * to open and close. */
+	int (*open_ex)(void *ctx, const char *file, int direct,
+		       int *is_direct, unsigned *injected);
+	void (*close_ex)(void *ctx, int fd, unsigned *injected);
 	/* Optional, all or none: zero copy (cfg.zero_copy).  A pipe is two
 	 * ints the player keeps per ring slot and hands back; a backing read
 	 * moves the file's pages into it instead of copying them into the

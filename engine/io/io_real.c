@@ -405,6 +405,8 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 	io->close = real_close;
 	io->check = real_check;
 	io->pread_ex = NULL;
+	io->open_ex = NULL;
+	io->close_ex = NULL;
 	io->pipe_new = real_pipe_new;
 	io->pipe_free = real_pipe_free;
 	io->splice_in = real_splice_in;

@@ -430,7 +430,27 @@ static void test_file_op(void **state)
 	assert_int_equal(inj, ENG_INJECT_DELAY);
 	assert_int_equal(w.f.now - t0, 1 * MS);
 	w.io.close(w.io.ctx, fd);
+	/* the _ex forms say what was injected: the open and close rows */
+	t0 = w.f.now;
+	fd = w.io.open_ex(w.io.ctx, "A001/A001.0086401.dpx", 0, &d, &inj);
+	assert_true(fd >= 0);
+	assert_int_equal(inj, ENG_INJECT_DELAY);
+	assert_int_equal(w.io.open_ex(w.io.ctx, "A001/A001.0086402.dpx", 0,
+				      &d, &inj), -ENOENT);
+	assert_int_equal(inj, ENG_INJECT_ERROR);
+	w.io.close_ex(w.io.ctx, fd, &inj);
+	assert_int_equal(inj, ENG_INJECT_DELAY);
+	fd = w.io.open_ex(w.io.ctx, "B/B.1.dpx", 0, &d, &inj);
+	assert_int_equal(inj, 0);
+	w.io.close_ex(w.io.ctx, fd, &inj);
+	assert_int_equal(inj, 0);
+	assert_int_equal(w.f.now - t0, (7 + 2) * MS);
 	eng_inject_stats(w.inj, &st);
+	st.opens -= 3;
+	st.closes -= 2;
+	st.errors -= 1;
+	st.delayed -= 2;
+	st.delay_ns -= 9 * MS;
 	assert_int_equal(st.opens, 4);
 	assert_int_equal(st.closes, 3);
 	assert_int_equal(st.reads, 3);
