@@ -758,6 +758,7 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 	struct timespec t0, t1;
 	struct for_old *old = NULL;
 	size_t nold = 0, kept = 0, files = 0;
+	unsigned images = 0;
 	struct for_tl *v;
 	char tldir[4096], side[4200];
 	uint64_t need = 0, reclaim = 0;
@@ -819,8 +820,15 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((fo->enc.codec ? for_encode(dir, &plan, v, n, fo, &files)
-			   : for_write_media(dir, &plan)) < 0 ||
-	    for_copy(tldir, v, n) < 0)
+			   : for_write_media(dir, &plan)) < 0)
+		goto out;
+	/* sequence clips' images, beside the plan's files */
+	for (i = 0; i < n; i++)
+		if (gen_for_seqs(dir, v[i].tl, fo->seed, &images) < 0)
+			goto out;
+	if (images)
+		printf("wrote %u stand-in images of sequence clips\n", images);
+	if (for_copy(tldir, v, n) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (for_verify(dir, v, n, old, nold) < 0) {

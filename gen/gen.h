@@ -172,6 +172,14 @@ struct gen_seq {
 };
 /* 0, or an exit status (reported). */
 int gen_run_seq(const char *dir, const struct gen_seq *s, int force);
+/* --for's stand-ins of tl's sequence clips: each image a video track
+ * plays, DIR/BASE/NAME, that is not there yet, rendered as --format
+ * renders them (the kind by the suffix: .dpx DPX 10-bit, .tif TIFF
+ * 16-bit, .exr EXR half, .raw headerless; the track's picture size, else
+ * 64x48).  *written counts them.  0, -EINVAL (said: a suffix of no
+ * kind), -EIO or -ENOMEM. */
+int gen_for_seqs(const char *dir, const struct eng_timeline *tl,
+		 uint64_t seed, unsigned *written);
 int gen_run_random(const char *dir, const struct eng_gen_config *c,
 		   int force, const struct gen_enc *enc);
 /* timelinefs-gen --for T [--for T ...] DIR */

@@ -654,6 +654,10 @@ static int media_need(struct eng_gen_media_plan *p,
 			struct eng_gen_media *m = plan_find(p, clip, tr->media);
 			uint64_t need;
 
+			/* a sequence's images on a video track are no file
+			 * of the plan (timelinefs-gen --for writes them) */
+			if (tl->clips[s->clip].seq && tr->media[0] == 'V')
+				continue;
 			if (!m && widen)
 				continue;
 			if (!m) {

@@ -68,6 +68,27 @@ check_eq "media rows: the pattern, the images' codec, no stream" \
 	"cut|clip0001|V|clip0001/clip0001.%07d.dpx|dpx|null
 zip|z|V|z/z.%07d.exr|exr-zip|null"
 
+# timelinefs-gen --for writes a sequence clip's images (those the edit
+# plays, by OTIO's formula: step 2 from 1 at padding 4) and its audio
+cat >"$T/for.tl" <<'TL'
+fps 24
+track V 1
+track A1 144000 align=3
+event V,A1 s 3 4
+seq s shots/s/s.%04d.exr first=1 step=2
+TL
+"$GEN" --for "$T/for.tl" "$T/fm" >"$T/for.out"
+check_eq "--for: the images the edit plays" \
+	"$(cd "$T/fm/shots/s" && echo *)" "s.0007.exr s.0009.exr s.0011.exr s.0013.exr"
+check "--for: the clip's audio by the usual name" test -f "$T/fm/s.A1.wav"
+mount_fs "$T/fm" "$T/mnt" -o pace=off
+check_eq "--for: the timeline mounts, its size the images' and audio's" \
+	"$(stat -c %s "$T/mnt/for")" \
+	"$(( $($EXPECT seqdata "$T"/fm/shots/s/*.exr |
+	       awk '{ for (i = 3; i <= NF; i += 2) n += $i } END { print n }')
+	     + 4 * 6000 ))"
+umount_fs "$T/mnt"
+
 # refusals: the first image the edit plays missing (the others need not
 # be there), its header damaged
 rm "$M/timelines/zip.tl"

@@ -172,15 +172,17 @@ static const struct fixture_case fixtures[] = {
 	 * = image 2 for 10 at 0; "every other" 4@48 = 2 for 6 at 10; the
 	 * third's prefix is A001C003 too, but other images: A001C003~2, 3
 	 * at 16; the fourth is the first's images from another mount: the
-	 * same clip, image 40 for 2 at 19; the ExternalReference
-	 * A001C003.mov is neither sequence: A001C003~3, 2 at 21. */
+	 * same clip, image 40 for 2 at 19; on V2 after a gap, the
+	 * ExternalReference A001C003.mov is neither sequence: A001C003~3, 2
+	 * at 21 (a track of its own: a movie's stand-in, raw, does not play
+	 * on a track of sequences). */
 	{ .file = "sequences.otio", .fps_num = 24, .fps_den = 1, .frames = 23,
-	  .tracks = "V:5",
+	  .tracks = "V:4 V2:1",
 	  .segs = { { "V", 0, "A001C003", 2, 0, 10, 0 },
 	    { "V", 1, "comp", 2, 10, 6, 0 },
 	    { "V", 2, "A001C003~2", 0, 16, 3, 0 },
 	    { "V", 3, "A001C003", 40, 19, 2, 0 },
-	    { "V", 4, "A001C003~3", 0, 21, 2, 0 } } },
+	    { "V2", 0, "A001C003~3", 0, 21, 2, 0 } } },
 	/* Clip.2: key "high" -> "file:///media/My%20Clip.mov" = "My Clip",
 	 * source 10 for 20 at 0.  The second clip has no key: DEFAULT_MEDIA
 	 * "file://server/media/other%2Dtake.v2.mov?x=1#f": host, query and
