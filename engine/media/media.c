@@ -356,19 +356,28 @@ static int scan_dir(struct resolver *r)
 	return rc;
 }
 
+void eng_media_vproblem(struct eng_diag *diag, unsigned *nerr,
+			const struct eng_timeline *tl, unsigned line,
+			size_t clip, size_t track, const char *fmt, va_list ap)
+{
+	char reason[1024];
+
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	(*nerr)++;
+	eng_diag_add(diag, tl->path, line, "clip %s track %s: %s",
+		     tl->clips[clip].name, tl->tracks[track].name, reason);
+}
+
 static void __attribute__((format(printf, 5, 6)))
 problem(struct resolver *r, unsigned line, size_t clip, size_t track,
 	const char *fmt, ...)
 {
-	char reason[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
+	eng_media_vproblem(r->diag, &r->nerr, r->tl, line, clip, track, fmt,
+			   ap);
 	va_end(ap);
-	r->nerr++;
-	eng_diag_add(r->diag, r->tl->path, line, "clip %s track %s: %s",
-		     r->tl->clips[clip].name, r->tl->tracks[track].name, reason);
 }
 
 /* Open the one match of a raw or WAV (clip, track) and find its essence:

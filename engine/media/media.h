@@ -9,6 +9,7 @@
 #ifndef ENG_MEDIA_H
 #define ENG_MEDIA_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,6 +85,14 @@ int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
  * them by.  0, or -ERANGE when the need does not fit 64 bits. */
 int eng_segment_bytes_needed(const struct eng_timeline *tl, size_t t,
 			     const struct eng_segment *s, uint64_t *need);
+
+/* One problem of resolving (clip, track) of tl: "TL:LINE: clip C track
+ * T: reason" into diag (which may be NULL), counted in *nerr: media.c's
+ * and seqmedia.c's messages alike. */
+void eng_media_vproblem(struct eng_diag *diag, unsigned *nerr,
+			const struct eng_timeline *tl, unsigned line,
+			size_t clip, size_t track, const char *fmt, va_list ap)
+	__attribute__((format(printf, 7, 0)));
 
 /* The most images a sequence clip may play up to: its tables are 12 bytes
  * an image (a week at 24 fps in 200 MB). */

@@ -59,15 +59,12 @@ struct seqres {
 static void __attribute__((format(printf, 3, 4)))
 say(struct seqres *x, unsigned line, const char *fmt, ...)
 {
-	char reason[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
+	eng_media_vproblem(x->diag, &x->nerr, x->tl, line, x->c, x->t, fmt,
+			   ap);
 	va_end(ap);
-	x->nerr++;
-	eng_diag_add(x->diag, x->tl->path, line, "clip %s track %s: %s",
-		     x->tl->clips[x->c].name, x->tl->tracks[x->t].name, reason);
 }
 
 /* The images (from 0) the clip's segments on the track play: [lo, hi),
