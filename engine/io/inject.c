@@ -682,6 +682,13 @@ static int w_check(void *ctx, int fd, const char *file)
 	return inj->inner->check(inj->inner->ctx, fd, file);
 }
 
+static int w_size(void *ctx, int fd, uint64_t *bytes)
+{
+	struct eng_inject *inj = ctx;
+
+	return inj->inner->size(inj->inner->ctx, fd, bytes);
+}
+
 int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 		    struct eng_io *out)
 {
@@ -700,6 +707,7 @@ int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 	out->open_ex = w_open_ex;
 	out->close_ex = w_close_ex;
 	out->check = inner->check ? w_check : NULL;
+	out->size = inner->size ? w_size : NULL;
 	out->ctx = inj;
 	/* no pipe_* ops: the faults are injected into preads, so a wrapped
 	 * player never takes the zero-copy path */

@@ -53,6 +53,13 @@ struct eng_io {
 	int (*open_ex)(void *ctx, const char *file, int direct,
 		       int *is_direct, unsigned *injected);
 	void (*close_ex)(void *ctx, int fd, unsigned *injected);
+	/* Optional (NULL: the player takes the size the mount resolved):
+	 * the bytes of the open file fd (fstat), 0 or -errno.  An image of
+	 * a sequence is sized once open, as an application's reader does,
+	 * to find its pixel data's end (a DPX's run to the end of the
+	 * file); not an access row: an open file's attributes come with
+	 * the open. */
+	int (*size)(void *ctx, int fd, uint64_t *bytes);
 	/* Optional, all or none: zero copy (cfg.zero_copy).  A pipe is two
 	 * ints the player keeps per ring slot and hands back; a backing read
 	 * moves the file's pages into it instead of copying them into the

@@ -392,6 +392,17 @@ static ssize_t real_pipe_avail(void *ctx, int rd)
 	return n;
 }
 
+static int real_size(void *ctx, int fd, uint64_t *bytes)
+{
+	struct stat st;
+
+	(void)ctx;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*bytes = (uint64_t)st.st_size;
+	return 0;
+}
+
 void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 {
 	real->dirfd = dirfd;
@@ -407,6 +418,7 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 	io->pread_ex = NULL;
 	io->open_ex = NULL;
 	io->close_ex = NULL;
+	io->size = real_size;
 	io->pipe_new = real_pipe_new;
 	io->pipe_free = real_pipe_free;
 	io->splice_in = real_splice_in;

@@ -199,7 +199,7 @@ static int plan_ring(const struct eng_timeline *tl,
 		  sizeof(struct media_fd) +
 		  (unsigned __int128)tl->ntracks * sizeof(struct dec_state) +
 		  (unsigned __int128)tl->dep_reads_max *
-		  sizeof(struct eng_slice_ext);
+		  sizeof(struct eng_slice_ext) + eng_pl_seq_mem(tl);
 	/* Frames of one size fill their slots: a request is at most 2
 	 * pieces (the ring's wrap).  Others may need more than the caller's
 	 * reply takes (800-byte audio frames: 1310 in 1 MiB). */
@@ -307,6 +307,7 @@ unsigned eng_player_files_default(uint64_t nofile)
 /* The memory eng_player_new allocated, and p. */
 static void free_mem(struct eng_player *p)
 {
+	eng_pl_seq_free(p->seq);
 	free(p->mov_start);
 	free(p->spill);
 	free(p->bounce);
@@ -409,6 +410,9 @@ int eng_player_new(const struct eng_timeline *tl,
 			goto err_free;
 		}
 	}
+	rc = eng_pl_seq_new(p);
+	if (rc)
+		goto err_free;
 	rc = init_sync(p);
 	if (rc)
 		goto err_free;

@@ -131,6 +131,14 @@ struct eng_player_config {
 	 * one frame at a time, as before.  For every medium, not only
 	 * sequences; a zero-copy player keeps 1. */
 	unsigned frames_in_flight;
+	/* Where the player says what its rows cannot: an image of a
+	 * sequence whose header is malformed or whose pixel data differ in
+	 * size from the mount's (its frame fails, the row that found it
+	 * says EIO), one line naming the file and the reason, the first
+	 * such image of the stream only (a damaged clip would say it every
+	 * frame).  From the loader's thread; NULL: not said. */
+	void (*say)(void *ctx, const char *msg);
+	void *say_ctx;
 };
 
 /* smbd, measured serving `smbclient get` from a cached timeline: two
@@ -310,6 +318,9 @@ struct eng_player_stats {
 				 * were tried again after closing one */
 	unsigned files_open;	/* media files open now */
 	unsigned files_peak;	/* most open at once */
+	/* Opens of a sequence's image that found no file (-ENOENT), each
+	 * handled by its clip's policy (error, hold, black) */
+	uint64_t missing_images;
 };
 void eng_player_stats(struct eng_player *p, struct eng_player_stats *st);
 /* Frames the player's ring holds (fixed at eng_player_new). */

@@ -23,6 +23,7 @@
 #include <sys/uio.h>
 
 #include "io/io.h"
+#include "media/imgseq.h"
 #include "play/player.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -154,6 +155,9 @@ struct eng_player {
 	 * eng_player_zc_done to see that their pipes were emptied */
 	size_t zc_used[ENG_ZC_MAX_SLOTS];
 	int zc_nused;
+	/* A timeline of image sequences: the images each track last read
+	 * (hold) under its own lock (player_seq.c); NULL for others */
+	struct eng_pl_seq *seq;
 };
 
 /* One frame being loaded: reserved under the lock (load_begin), read with
@@ -224,11 +228,22 @@ static inline void record(const struct eng_player *p, const struct eng_access *a
  * tl->slice_extents_max extents, and where the frame starts a run of its
  * media (a cut, a seek), its decoding dependencies: up to
  * tl->dep_reads_max. */
+/* A header of more reads than this fails its frame (player_seq.c). */
+#define ENG_PL_SEQ_HEADER_READS 16
+/* The most rows of a slice of an image sequence: a missing image's open,
+ * then the held image's open, header reads, a read per run, close. */
+#define ENG_PL_SEQ_ROWS (1 + 1 + ENG_PL_SEQ_HEADER_READS + ENG_SEQ_EXTENTS + 1)
+/* Has any (clip, track) of tl an image sequence (eng_media.seq)? */
+int eng_pl_seq_any(const struct eng_timeline *tl);
+
 static inline size_t eng_pl_reads_max(const struct eng_timeline *tl)
 {
 	size_t ext = tl->slice_extents_max ? tl->slice_extents_max : 1;
+	size_t per = ext + (size_t)tl->dep_reads_max;
 
-	return tl->ntracks * (ext + (size_t)tl->dep_reads_max);
+	if (per < ENG_PL_SEQ_ROWS && eng_pl_seq_any(tl))
+		per = ENG_PL_SEQ_ROWS;
+	return tl->ntracks * per;
 }
 
 /* player_fds.c: only the loader calls these. */
@@ -268,6 +283,19 @@ size_t eng_pl_frame_part(const struct eng_player *p, int64_t f, uint64_t off,
 /* Wake the filler when it waits for something a request just changed
  * (lock held). */
 void eng_pl_wake_filler(struct eng_player *p, int reanchored);
+
+/* player_seq.c */
+/* The bytes eng_pl_seq_new takes for tl (0: no sequence). */
+size_t eng_pl_seq_mem(const struct eng_timeline *tl);
+/* p->seq for a timeline of sequences (else left NULL): 0 or -ENOMEM. */
+int eng_pl_seq_new(struct eng_player *p);
+void eng_pl_seq_free(struct eng_pl_seq *q);
+/* Slice s of the reserved frame l, whose media is an image sequence,
+ * into at (zero copy: the slot's pipe): its image's open, header reads,
+ * data reads and close, each a row in p->pend; a missing image by its
+ * clip's policy; l->failed where the frame fails.  The loader's. */
+void eng_pl_seq_read(struct eng_player *p, struct load *l,
+		     const struct eng_slice *s, unsigned char *at);
 
 /* player_zc.c */
 /* The pipe bytes per slot of a zero-copy player. */

@@ -209,6 +209,11 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 				l->failed = 1;
 			continue;
 		}
+		if (tl->clips[s.seg->clip].media[t].seq) {
+			/* an image file a frame (player_seq.c) */
+			eng_pl_seq_read(p, l, &s, at);
+			continue;
+		}
 		load_deps(p, l, &s);
 		for (i = 0; i < s.next; i++) {
 			load_extent(p, l, &s, s.ext[i].off, s.ext[i].len, at,
