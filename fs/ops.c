@@ -246,13 +246,26 @@ static void record_access(void *ctx, const struct eng_access *a)
 		.due_ns = a->due_ns,
 		.issued_ns = a->issued_ns,
 		.done_ns = a->done_ns,
-		.err = a->err,
+		.err = (int16_t)a->err,
 		.injected = (uint16_t)a->injected,
 		.played = a->played != 0,
 		.dep = a->dep != 0,
+		.op = (uint8_t)a->op,
+		.is_image = a->is_image != 0,
+		.image = a->image,
 	};
 
 	store_access_add(s->ss, &r);
+}
+
+/* What a stream's player says its rows cannot (an image of a sequence
+ * that is not what the mount found: its frame failed). */
+static void stream_say(void *ctx, const char *msg)
+{
+	struct fs_stream *s = ctx;
+
+	fuse_log(FUSE_LOG_WARNING, "timelinefs: a stream of %s: %s\n",
+		 s->name, msg);
 }
 
 static void stream_close(struct fs_stream *s)
@@ -453,6 +466,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * even build the row it would drop */
 	pc.record = fs->cfg.record_v == FS_RECORD_ALL ? record_access : NULL;
 	pc.record_ctx = s;
+	pc.say = stream_say;
+	pc.say_ctx = s;
 	/* Not for cached streams: the kernel's readahead requests of one
 	 * stream come on several worker threads, out of order, and a pipe
 	 * hands its bytes out once, so the player would read those frames

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 9 (set by the store).
+-- Schema version: PRAGMA user_version = 10 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -117,11 +117,25 @@ CREATE TABLE IF NOT EXISTS stream (
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 
--- One row per backing read (one per frame and track; real media: one per
--- extent of its slice, and per decoding dependency, see dep).  errno is 0 or the
--- positive errno of a failed read; injected says which faults -o inject
--- put into it (a database of an older timelinefs gets the column added by
--- store_open).
+-- The operations an access row records (schema version 10): access.op is
+-- an id here, the numbers of engine/play/player.h's enum eng_op, never
+-- renumbered (new ones are appended).  'read' is a read of media data
+-- (every medium); an image sequence's frame is its image file's 'open',
+-- its 'header' reads, its data 'read's and its 'close'; 'stat' is
+-- reserved.
+CREATE TABLE IF NOT EXISTS op (
+	id INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE
+);
+INSERT OR IGNORE INTO op (id, name) VALUES
+	(0, 'read'), (1, 'open'), (2, 'header'), (3, 'close'), (4, 'stat');
+
+-- One row per backing operation (one read per frame and track; real media:
+-- one per extent of its slice, and per decoding dependency, see dep; an
+-- image sequence: per frame its image's open, header reads, data reads and
+-- close, see op and image).  errno is 0 or the positive errno of a failed
+-- operation; injected says which faults -o inject put into it (a database
+-- of an older timelinefs gets the columns added since by store_open).
 CREATE TABLE IF NOT EXISTS access (
 	id INTEGER PRIMARY KEY,
 	stream_id INTEGER NOT NULL REFERENCES stream(id),
@@ -142,11 +156,18 @@ CREATE TABLE IF NOT EXISTS access (
 				-- read again) or a load a seek discarded;
 				-- NULL: a row of an older timelinefs (taken
 				-- as played)
-	dep INTEGER NOT NULL DEFAULT 0	-- (version 8) 1: a decoding
+	dep INTEGER NOT NULL DEFAULT 0,	-- (version 8) 1: a decoding
 				-- dependency read (long-GOP media: a frame
 				-- before the played one that its decoder
 				-- needs, where a run of the media starts);
 				-- not in the file's bytes, in the frame's
 				-- lateness
+	op INTEGER NOT NULL DEFAULT 0,	-- (version 10) the operation: op.id
+				-- (0 read, 1 open, 2 header, 3 close);
+				-- file_offset and length are 0 for an
+				-- open or a close
+	image INTEGER		-- (version 10) an image sequence's row: the
+				-- image file's number (the one in its
+				-- name); NULL for other media
 );
 CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);

@@ -184,7 +184,8 @@ FROM w;
 -- (done - issued > due - sched: it would have been late issued on time),
 -- else 'issue': it was issued late, by issue_delay_us (issued - sched),
 -- because the reader stopped asking (a pause, a slow consumer: the ring
--- was full) or the daemon was short of CPU.  (Schema version 3.)
+-- was full) or the daemon was short of CPU.  (Schema version 3; op and
+-- image, as in access_v, version 10.)
 CREATE VIEW IF NOT EXISTS late_access AS
 SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        c.clip, c.file_offset, c.length, c.due_ns, c.done_ns,
@@ -195,9 +196,12 @@ SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        a.played, a.sched_ns,
        CASE WHEN c.latency_ns > c.due_ns - a.sched_ns THEN 'storage'
 	    ELSE 'issue' END AS cause,
-       a.dep
+       a.dep,
+       coalesce(o.name, a.op) AS op,
+       a.image
 FROM access_cut AS c
 JOIN access AS a ON a.id = c.id
+LEFT JOIN op AS o ON o.id = a.op
 JOIN stream AS s ON s.id = c.stream_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id
 WHERE c.late

@@ -72,6 +72,9 @@ static int add_columns(sqlite3 *db)
 		{ "access", "played", "INTEGER" },
 		/* version 8 */
 		{ "access", "dep", "INTEGER NOT NULL DEFAULT 0" },
+		/* version 10 */
+		{ "access", "op", "INTEGER NOT NULL DEFAULT 0" },
+		{ "access", "image", "INTEGER" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -114,6 +117,13 @@ int store_migrate(sqlite3 *db, int *newer)
 		     "DROP VIEW IF EXISTS stream_summary;"
 		     "DROP VIEW IF EXISTS run_summary;"
 		     "DROP VIEW IF EXISTS access_v" },
+		/* access_v, late_access show access.op and image; the
+		 * summaries count opens, header reads and closes apart */
+		{ 10, "DROP VIEW IF EXISTS late_frame;"
+		      "DROP VIEW IF EXISTS late_access;"
+		      "DROP VIEW IF EXISTS stream_summary;"
+		      "DROP VIEW IF EXISTS run_summary;"
+		      "DROP VIEW IF EXISTS access_v" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;

@@ -34,9 +34,9 @@
  */
 #define ACCESS_INSERT "INSERT OR FAIL INTO access (stream_id, frame, " \
 		      "track, clip, file_offset, length, sched_ns, due_ns, " \
-		      "issued_ns, done_ns, errno, injected, played, dep) " \
-		      "VALUES "
-#define ACCESS_VALUES "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		      "issued_ns, done_ns, errno, injected, played, dep, " \
+		      "op, image) VALUES "
+#define ACCESS_VALUES "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 static const char *const stmt_sql[STMT_N] = {
 	/* IMMEDIATE: take the write lock up front, so a competing writer

@@ -49,11 +49,14 @@ struct store_access {
 	uint64_t due_ns;
 	uint64_t issued_ns;
 	uint64_t done_ns;
-	int err;		/* 0 or positive errno */
 	/* (narrow: a held row takes STORE_HOLD_ROW_BYTES) */
+	int16_t err;		/* 0 or positive errno (Linux's < 4096) */
 	uint16_t injected;	/* faults injected: 1 delay, 2 error (bits) */
 	uint8_t played;		/* its frame counted as played (eng_access) */
 	uint8_t dep;		/* a decoding dependency read (eng_access) */
+	uint8_t op;		/* enum eng_op: access.op */
+	uint8_t is_image;	/* image is set: access.image, else NULL */
+	int64_t image;		/* an image sequence's file number */
 };
 
 /* Open (creating if needed) the database at path, mode 0600 when created,
@@ -63,7 +66,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
@@ -145,7 +148,7 @@ const char *store_sqlite_version(void);
  * -EINVAL.
  */
 #define STORE_DEFAULT_HOLD 1000000
-#define STORE_HOLD_ROW_BYTES 96
+#define STORE_HOLD_ROW_BYTES 104
 int store_set_hold(struct store *st, uint64_t rows);
 
 /*

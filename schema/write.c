@@ -56,7 +56,10 @@ static void bind_access(struct store *st, sqlite3_stmt *s,
 		(int64_t)a->file_offset, (int64_t)a->length,
 		store_rel_ns(st, a->sched_ns), store_rel_ns(st, a->due_ns),
 		store_rel_ns(st, a->issued_ns), store_rel_ns(st, a->done_ns),
-		a->err, a->injected, a->played, a->dep,
+		a->err, a->injected, a->played, a->dep, a->op,
+		/* NULL for media other than sequences: its shadow is a
+		 * number no image has (start + i * step of 64 bits) */
+		a->is_image ? a->image : INT64_MIN,
 	};
 	int64_t *old = sh->v + k;
 	int i;
@@ -68,6 +71,8 @@ static void bind_access(struct store *st, sqlite3_stmt *s,
 			store_bind_text(s, k + 3, a->track, rc);
 		else if (i == 3)
 			store_bind_text(s, k + 4, a->clip, rc);
+		else if (i == 15 && !a->is_image && *rc == SQLITE_OK)
+			*rc = sqlite3_bind_null(s, k + i + 1);
 		else
 			store_bind_i64(s, k + i + 1, v[i], rc);
 		old[i] = v[i];

@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "play/player.h"
 #include "store.h"
 
 #define EPOCH 1000000000000ull	/* a monotonic time, ns */
@@ -234,20 +235,24 @@ static const struct {
 		    "tid sid file" },
 	{ "access", "id stream_id frame track clip file_offset length "
 		    "sched_ns due_ns issued_ns done_ns errno injected played "
-		    "dep" },
+		    "dep op image" },
+	{ "op", "id name" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
 		      "length sched_ns due_ns issued_ns done_ns errno "
-		      "latency_ns late dep" },
+		      "latency_ns late dep op image" },
+	{ "op_summary", "run_id stream_id op accesses bytes errors "
+			"late_accesses mean_us max_us" },
 	{ "stream_summary",
 	  "stream_id run_id label timeline pid comm opened_ns closed_ns "
 	  "duration_s bytes mb_s frames late_frames failed_frames accesses "
 	  "errors late_accesses p50_us p95_us p99_us max_us requests "
-	  "kib_per_request reloads seeks tid sid dep_accesses" },
+	  "kib_per_request reloads seeks tid sid dep_accesses opens "
+	  "header_reads closes" },
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
 	  "p50_us p95_us p99_us max_us queue_full_waits rows_lost problems "
-	  "dep_accesses" },
+	  "dep_accesses opens header_reads closes" },
 };
 
 static void check_columns(sqlite3 *db, const char *table, const char *want)
@@ -1893,7 +1898,7 @@ static sqlite3 *migrated(const char *path, const char *sql)
 			 STORE_SCHEMA_VERSION);
 	check_columns(db, "access", "id stream_id frame track clip "
 		      "file_offset length sched_ns due_ns issued_ns done_ns "
-		      "errno injected played dep");
+		      "errno injected played dep op image");
 	return db;
 }
 
@@ -1979,6 +1984,121 @@ static void test_migrate_v8(void **state)
 	sqlite3_close(db);
 }
 
+/* An image sequence's operations (issue 22, schema version 10): each
+ * row's op and image as the player made them (a frame's open, header
+ * read, data read, close; a missing image's open, ENOENT), NULL image for
+ * other media; access_v and late_access name the op (the op table holds
+ * eng_op_name's names), stream_summary and run_summary count opens,
+ * header reads and closes apart, op_summary has a row per (stream, op)
+ * with its count, bytes, errors, late ones, mean and max latency. */
+static void test_seq_ops(void **state)
+{
+	static const struct {
+		uint8_t op;
+		uint64_t len, lat;
+		int err;
+	} rows[] = {
+		{ ENG_OP_OPEN, 0, 3000, 0 },	{ ENG_OP_HEADER, 4096, 1000, 0 },
+		{ ENG_OP_READ, 8192, 2000, 0 }, { ENG_OP_CLOSE, 0, 500, 0 },
+		{ ENG_OP_OPEN, 0, 7000, ENOENT },
+	};
+	struct store_stream *ss;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	char sql[160];
+	int64_t tl;
+	uint32_t op;
+	size_t i;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 100, "resolve", EPOCH, &ss), 0);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		/* the last open's frame is due before it is done */
+		a = mk_access(i < 4 ? 0 : 1, EPOCH + (uint64_t)i * SEC,
+			      rows[i].lat, EPOCH + (i < 4 ? 10 : 4) * SEC,
+			      rows[i].err);
+		a.length = rows[i].len;
+		a.op = rows[i].op;
+		a.is_image = 1;
+		a.image = 86400 + (i < 4 ? 0 : 1);
+		a.played = 1;
+		store_access_add(ss, &a);
+	}
+	a = mk_access(2, EPOCH + 6 * SEC, 1000, EPOCH + 10 * SEC, 0);
+	store_access_add(ss, &a);	/* a read of other media */
+	close_stream(ss, EPOCH + 11 * SEC, 1000, 3, 1, 1);
+	assert_int_equal(store_run_end(st, EPOCH + 12 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	for (op = 0; eng_op_name(op); op++) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM op WHERE "
+			 "id = %u AND name = '%s'", op, eng_op_name(op));
+		assert_int_equal(q_i64(db, sql), 1);
+	}
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM op"), op);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM access_v WHERE "
+				   "op = 'open' AND image = 86400 AND "
+				   "file_offset = 0 AND length = 0"), 1);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM access_v WHERE "
+				   "op = 'header' AND image = 86400 AND "
+				   "length = 4096"), 1);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM access WHERE "
+				   "image IS NULL AND op = 0"), 1);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM late_access WHERE "
+				   "op = 'open' AND image = 86401 AND "
+				   "errno = 2"), 1);
+	assert_int_equal(q_i64(db, "SELECT accesses FROM stream_summary"), 6);
+	assert_int_equal(q_i64(db, "SELECT opens FROM stream_summary"), 2);
+	assert_int_equal(q_i64(db, "SELECT header_reads FROM stream_summary"),
+			 1);
+	assert_int_equal(q_i64(db, "SELECT closes FROM stream_summary"), 1);
+	assert_int_equal(q_i64(db, "SELECT opens + header_reads + closes "
+				   "FROM run_summary"), 4);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM op_summary"), 4);
+	assert_int_equal(q_i64(db, "SELECT accesses * 1000 + errors * 100 + "
+				   "late_accesses FROM op_summary WHERE "
+				   "op = 'open'"), 2101);
+	/* 5.0 and 7.0 us */
+	assert_int_equal(q_i64(db, "SELECT CAST(mean_us * 10 AS INTEGER) "
+				   "FROM op_summary WHERE op = 'open'"), 50);
+	assert_int_equal(q_i64(db, "SELECT CAST(max_us * 10 AS INTEGER) "
+				   "FROM op_summary WHERE op = 'open'"), 70);
+	assert_int_equal(q_i64(db, "SELECT accesses * 100000 + bytes FROM "
+				   "op_summary WHERE op = 'read'"),
+			 2 * 100000 + 8192 + 4096);
+	sqlite3_close(db);
+}
+
+/* A file of schema version 9 gets access.op (0: a read, in its old rows)
+ * and access.image (NULL), the op table and the views that show them. */
+static void test_migrate_v10(void **state)
+{
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	db = migrated(t->db, ACCESS_V6 ", played INTEGER, "
+		      "dep INTEGER NOT NULL DEFAULT 0);"
+		      "INSERT INTO access (stream_id, frame, due_ns, "
+		      "issued_ns, done_ns, played) VALUES (1, 3, 10, 5, 20, 1);"
+		      "CREATE VIEW access_v AS SELECT 1 AS old;"
+		      "CREATE VIEW stream_summary AS SELECT 1 AS old;"
+		      "CREATE VIEW run_summary AS SELECT 1 AS old;"
+		      "CREATE VIEW late_access AS SELECT 1 AS old;"
+		      "PRAGMA user_version = 9");
+	raw_exec(db, "INSERT INTO run (id, started_at) VALUES (1, 'x');"
+		     "INSERT INTO stream (id, run_id) VALUES (1, 1)");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM access_v WHERE "
+				   "op = 'read' AND image IS NULL"), 1);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM late_access WHERE "
+				   "op = 'read'"), 1);
+	assert_int_equal(q_i64(db, "SELECT opens FROM stream_summary"), 0);
+	assert_int_equal(q_i64(db, "SELECT closes FROM run_summary"), 0);
+	assert_int_equal(q_i64(db, "SELECT accesses FROM op_summary"), 1);
+	sqlite3_close(db);
+}
+
 /* a test that gets a private directory as *state */
 #define TMP_TEST(f) cmocka_unit_test_setup_teardown(f, tmp_setup, tmp_teardown)
 
@@ -1994,6 +2114,8 @@ int main(void)
 		TMP_TEST(test_migrate_v7),
 		TMP_TEST(test_dep_reads),
 		TMP_TEST(test_migrate_v8),
+		TMP_TEST(test_seq_ops),
+		TMP_TEST(test_migrate_v10),
 		cmocka_unit_test(test_call_order),
 		TMP_TEST(test_summaries),
 		TMP_TEST(test_batching),
