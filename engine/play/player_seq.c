@@ -110,8 +110,8 @@ static int image_of(const struct eng_timeline *tl, uint32_t clip,
 
 	if (!r || i < 0)
 		return -ERANGE;
-	n = (struct eng_seq_name){r->base,  r->prefix, r->suffix,
-				  r->start, r->step,   r->padding};
+	n = (struct eng_seq_name){ r->base, r->prefix, r->suffix, r->start,
+				   r->step, r->padding };
 	rc = eng_seq_name_of(&n, i, im->name, sizeof(im->name));
 	if (rc < 0)
 		return rc;
@@ -358,8 +358,8 @@ static int read_image(struct eng_player *p, struct load *l,
 		      unsigned char *dst, uint64_t len, int fit)
 {
 	const struct eng_io *io = p->cfg.io;
-	struct ctx c = {.p = p, .l = l, .s = s, .im = im, .bad_row = -1};
-	struct eng_diag diag = {0};
+	struct ctx c = { .p = p, .l = l, .s = s, .im = im, .bad_row = -1 };
+	struct eng_diag diag = { 0 };
 	struct eng_seq_pixels px;
 	struct eng_access a;
 	uint64_t size;
@@ -430,7 +430,7 @@ void eng_pl_seq_read(struct eng_player *p, struct load *l,
 	if (res == IMG_READ) {
 		/* the last image read whole, whichever loader's it was */
 		pthread_mutex_lock(&p->seq->lock);
-		*last = (struct seq_last){m, clip, im.i};
+		*last = (struct seq_last){ m, clip, im.i };
 		pthread_mutex_unlock(&p->seq->lock);
 		return;
 	}

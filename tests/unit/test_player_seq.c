@@ -86,7 +86,7 @@ static void log_call(struct sfake *f, char op, int fd, uint64_t off,
 		     uint64_t len)
 {
 	assert_true(f->ncalls < MAX_CALLS);
-	f->calls[f->ncalls++] = (struct call){op, fd, off, len};
+	f->calls[f->ncalls++] = (struct call){ op, fd, off, len };
 }
 
 /* Frame k's issue time after the clock's start, at 24 fps. */
@@ -189,6 +189,94 @@ static void s_say(void *ctx, const char *msg)
 	snprintf(f->said, sizeof(f->said), "%s", msg);
 }
 
+/* Zero copy: pipe i is fds 1000 + 2i (read end), 1001 + 2i (write end),
+ * a buffer its bytes are appended to and taken from the front of. */
+struct spipe {
+	unsigned char *buf;
+	size_t cap, len;
+};
+static struct spipe pipes[32];
+static int npipes;
+
+static struct spipe *spipe_of(int fd)
+{
+	assert_true(fd >= 1000 && (fd - 1000) / 2 < npipes);
+	return &pipes[(fd - 1000) / 2];
+}
+
+static int s_pipe_new(void *ctx, size_t bytes, int fds[2])
+{
+	(void)ctx;
+	assert_true(npipes < 32);
+	pipes[npipes].buf = malloc(bytes);
+	assert_non_null(pipes[npipes].buf);
+	pipes[npipes].cap = bytes;
+	pipes[npipes].len = 0;
+	fds[0] = 1000 + 2 * npipes;
+	fds[1] = 1001 + 2 * npipes;
+	npipes++;
+	return 0;
+}
+
+static void s_pipe_free(void *ctx, const int fds[2])
+{
+	(void)ctx;
+	free(spipe_of(fds[0])->buf);
+	spipe_of(fds[0])->buf = NULL;
+}
+
+static ssize_t s_splice_in(void *ctx, int fd, uint64_t off, size_t len,
+			   int wr)
+{
+	struct spipe *sp = spipe_of(wr);
+	ssize_t n;
+
+	assert_true(sp->len + len <= sp->cap);
+	n = s_pread(ctx, fd, sp->buf + sp->len, len, off);
+	if (n > 0)
+		sp->len += (size_t)n;
+	return n;
+}
+
+static ssize_t s_pipe_zero(void *ctx, int wr, size_t len)
+{
+	struct spipe *sp = spipe_of(wr);
+
+	(void)ctx;
+	assert_true(sp->len + len <= sp->cap);
+	memset(sp->buf + sp->len, 0, len);
+	sp->len += len;
+	return (ssize_t)len;
+}
+
+/* n bytes from the front of pipe rd into out (NULL: dropped); how many */
+static size_t spipe_take(int rd, unsigned char *out, size_t n)
+{
+	struct spipe *sp = spipe_of(rd);
+
+	if (n > sp->len)
+		n = sp->len;
+	if (out)
+		memcpy(out, sp->buf, n);
+	memmove(sp->buf, sp->buf + n, sp->len - n);
+	sp->len -= n;
+	return n;
+}
+
+static int s_pipe_skip(void *ctx, int rd, size_t len)
+{
+	(void)ctx;
+	if (spipe_take(rd, NULL, len) < len && len != SIZE_MAX)
+		return -EIO;
+	return 0;
+}
+
+static ssize_t s_pipe_avail(void *ctx, int rd)
+{
+	(void)ctx;
+	return (ssize_t)spipe_of(rd)->len;
+}
+
 static struct sfake *sfake_new(void)
 {
 	struct sfake *f = calloc(1, sizeof(*f));
@@ -196,13 +284,13 @@ static struct sfake *sfake_new(void)
 	assert_non_null(f);
 	f->now = T0;
 	f->io = (struct eng_io){
-	    .now = s_now,
-	    .sleep_until = s_sleep_until,
-	    .open = s_open,
-	    .pread = s_pread,
-	    .close = s_close,
-	    .size = s_size,
-	    .ctx = f,
+		.now = s_now,
+		.sleep_until = s_sleep_until,
+		.open = s_open,
+		.pread = s_pread,
+		.close = s_close,
+		.size = s_size,
+		.ctx = f,
 	};
 	return f;
 }
@@ -251,7 +339,7 @@ static void seq_make(struct sfake *f, struct seqclip *sc, uint32_t kind,
 		     const char *prefix, int64_t start, int64_t step,
 		     int padding, uint32_t policy, int64_t n, unsigned missing)
 {
-	struct eng_seqgen_image im = {kind, w, h};
+	struct eng_seqgen_image im = { kind, w, h };
 	uint64_t cap = eng_seqgen_file_bytes(&im);
 	struct eng_seq_name nm;
 	char suffix[8];
@@ -262,16 +350,16 @@ static void seq_make(struct sfake *f, struct seqclip *sc, uint32_t kind,
 	assert_true(n <= 16);
 	sc->n = n;
 	sc->ref = (struct eng_seq_ref){
-	    .base = strdup(base),
-	    .prefix = strdup(prefix),
-	    .suffix = strdup(suffix),
-	    .start = start,
-	    .step = step,
-	    .padding = padding,
-	    .missing = policy,
+		.base = strdup(base),
+		.prefix = strdup(prefix),
+		.suffix = strdup(suffix),
+		.start = start,
+		.step = step,
+		.padding = padding,
+		.missing = policy,
 	};
-	nm = (struct eng_seq_name){sc->ref.base, sc->ref.prefix, sc->ref.suffix,
-				   start,	 step,		 padding};
+	nm = (struct eng_seq_name){ sc->ref.base, sc->ref.prefix,
+				    sc->ref.suffix, start, step, padding };
 	sc->sm.ess.kind = ENG_ESS_VIDEO;
 	strcpy(sc->sm.ess.codec, "dpx");
 	sc->sm.ess.nframes = n;
@@ -282,7 +370,7 @@ static void seq_make(struct sfake *f, struct seqclip *sc, uint32_t kind,
 	for (i = 0; i < n; i++) {
 		unsigned char *b = malloc(cap);
 		struct eng_seq_pixels px;
-		struct eng_diag d = {0};
+		struct eng_diag d = { 0 };
 		struct eng_mem mem;
 		struct eng_src src;
 		int64_t len;
@@ -290,9 +378,9 @@ static void seq_make(struct sfake *f, struct seqclip *sc, uint32_t kind,
 		int j;
 
 		assert_non_null(b);
-		len =
-		    eng_seqgen_render(&im, 1, 7, (uint64_t)i, start + i * step,
-				      (struct eng_fps){24, 1}, b);
+		len = eng_seqgen_render(&im, 1, 7, (uint64_t)i,
+					start + i * step,
+					(struct eng_fps){ 24, 1 }, b);
 		assert_true(len > 0);
 		assert_true(eng_seq_name_of(&nm, i, sc->name[i],
 					    sizeof(sc->name[i])) > 0);
@@ -341,12 +429,12 @@ static struct eng_timeline *seq_tl(struct seqclip *sc, int nclips,
 				   const int64_t *src, const int64_t *frames)
 {
 	struct eng_timeline *tl = eng_tl_new("t", "t.tl");
-	struct eng_diag d = {0};
+	struct eng_diag d = { 0 };
 	int64_t rec = 0;
 	int c;
 
 	assert_non_null(tl);
-	tl->fps = (struct eng_fps){24, 1};
+	tl->fps = (struct eng_fps){ 24, 1 };
 	assert_int_equal(eng_tl_add_track(tl, "V", 24000, 1), 0);
 	for (c = 0; c < nclips; c++) {
 		char name[8];
@@ -391,15 +479,15 @@ static struct eng_player *seq_player(struct sfake *f,
 				     enum eng_backing backing)
 {
 	struct eng_player_config cfg = {
-	    .buffer = 2,
-	    .pace = {ENG_PACE_REALTIME, 0},
-	    .backing = backing,
-	    .max_request = 1 << 20,
-	    .io = &f->io,
-	    .record = s_record,
-	    .record_ctx = f,
-	    .say = s_say,
-	    .say_ctx = f,
+		.buffer = 2,
+		.pace = { ENG_PACE_REALTIME, 0 },
+		.backing = backing,
+		.max_request = 1 << 20,
+		.io = &f->io,
+		.record = s_record,
+		.record_ctx = f,
+		.say = s_say,
+		.say_ctx = f,
 	};
 	struct eng_player *p = NULL;
 
@@ -456,7 +544,7 @@ static void test_rows_in_order(void **state)
 {
 	struct sfake *f = sfake_new();
 	struct seqclip sc;
-	const int64_t src[] = {1}, frames[] = {3};
+	const int64_t src[] = { 1 }, frames[] = { 3 };
 	struct eng_timeline *tl;
 	struct eng_player *p;
 	struct eng_player_stats st;
@@ -526,9 +614,9 @@ static void test_late_by_close(void **state)
 		const char *file;
 		int64_t late_frame;
 	} cases[] = {
-	    {'o', "s/s.0002.dpx", 1},
-	    {'c', "s/s.0003.dpx", 2},
-	    {'r', "s/s.0001.dpx", 0},
+		{ 'o', "s/s.0002.dpx", 1 },
+		{ 'c', "s/s.0003.dpx", 2 },
+		{ 'r', "s/s.0001.dpx", 0 },
 	};
 	size_t c;
 
@@ -536,7 +624,7 @@ static void test_late_by_close(void **state)
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct sfake *f = sfake_new();
 		struct seqclip sc;
-		const int64_t src[] = {1}, frames[] = {4};
+		const int64_t src[] = { 1 }, frames[] = { 4 };
 		struct eng_timeline *tl;
 		struct eng_player *p;
 		struct eng_player_stats st;
@@ -583,7 +671,7 @@ static void test_missing_error(void **state)
 {
 	struct sfake *f = sfake_new();
 	struct seqclip sc;
-	const int64_t src[] = {0}, frames[] = {3};
+	const int64_t src[] = { 0 }, frames[] = { 3 };
 	struct eng_timeline *tl;
 	struct eng_player *p;
 	struct eng_player_stats st;
@@ -619,19 +707,19 @@ static void test_missing_error(void **state)
  * its number), its bytes; with nothing read yet, zeros. */
 static void test_missing_black_hold(void **state)
 {
-	static const unsigned policies[] = {ENG_SEQ_MISS_BLACK,
-					    ENG_SEQ_MISS_HOLD};
+	static const unsigned policies[] = { ENG_SEQ_MISS_BLACK,
+					    ENG_SEQ_MISS_HOLD };
 	size_t c;
 
 	(void)state;
 	for (c = 0; c < 2; c++) {
 		struct sfake *f = sfake_new();
 		struct seqclip sc;
-		const int64_t src[] = {0}, frames[] = {4};
+		const int64_t src[] = { 0 }, frames[] = { 4 };
 		struct eng_timeline *tl;
 		struct eng_player *p;
 		struct eng_player_stats st;
-		unsigned char buf[4096], zero[512] = {0};
+		unsigned char buf[4096], zero[512] = { 0 };
 		int hold = policies[c] == ENG_SEQ_MISS_HOLD;
 		uint64_t at = T0 + per(2), at3 = T0 + per(3);
 
@@ -693,7 +781,7 @@ static void test_hold_fit(void **state)
 	const unsigned missing = 1u << 1 | 1u << 2 | 1u << 5;
 	struct sfake *f = sfake_new();
 	struct seqclip sc;
-	const int64_t src[] = {0}, frames[] = {8};
+	const int64_t src[] = { 0 }, frames[] = { 8 };
 	struct eng_timeline *tl;
 	struct eng_player *p;
 	struct eng_player_stats st;
@@ -757,7 +845,7 @@ static void test_header_check(void **state)
 {
 	struct sfake *f = sfake_new();
 	struct seqclip sc;
-	const int64_t src[] = {0}, frames[] = {4};
+	const int64_t src[] = { 0 }, frames[] = { 4 };
 	struct eng_timeline *tl;
 	struct eng_player *p;
 	struct eng_player_stats st;
@@ -810,15 +898,16 @@ static void test_header_check(void **state)
  * run; the bytes the pixel data. */
 static void test_formats(void **state)
 {
-	static const uint32_t kinds[] = {ENG_SEQGEN_TIFF16, ENG_SEQGEN_EXR_RGB,
-					 ENG_SEQGEN_DPX16};
+	static const uint32_t kinds[] = { ENG_SEQGEN_TIFF16,
+					  ENG_SEQGEN_EXR_RGB,
+					  ENG_SEQGEN_DPX16 };
 	size_t c;
 
 	(void)state;
 	for (c = 0; c < sizeof(kinds) / sizeof(kinds[0]); c++) {
 		struct sfake *f = sfake_new();
 		struct seqclip sc;
-		const int64_t src[] = {0}, frames[] = {2};
+		const int64_t src[] = { 0 }, frames[] = { 2 };
 		struct eng_timeline *tl;
 		struct eng_player *p;
 		unsigned char *buf = malloc(1 << 16);
@@ -833,7 +922,7 @@ static void test_formats(void **state)
 		for (k = 0; k < 2; k++) {
 			struct sfile *ff = &f->files[k];
 			struct eng_seq_pixels px;
-			struct eng_diag d = {0};
+			struct eng_diag d = { 0 };
 			struct eng_mem mem;
 			struct eng_src s;
 			int reads, j;
@@ -876,7 +965,7 @@ static void test_direct(void **state)
 {
 	struct sfake *f = sfake_new();
 	struct seqclip sc;
-	const int64_t src[] = {0}, frames[] = {3};
+	const int64_t src[] = { 0 }, frames[] = { 3 };
 	struct eng_timeline *tl;
 	struct eng_player *p;
 	unsigned char *buf = malloc(1 << 16);
@@ -912,7 +1001,7 @@ static void test_cut(void **state)
 {
 	struct sfake *f = sfake_new();
 	struct seqclip sc[2];
-	const int64_t src[] = {2, 0}, frames[] = {2, 2};
+	const int64_t src[] = { 2, 0 }, frames[] = { 2, 2 };
 	struct eng_timeline *tl;
 	struct eng_player *p;
 	unsigned char buf[4096];
@@ -949,19 +1038,113 @@ static void test_cut(void **state)
 	sfake_free(f);
 }
 
+/* Zero copy (pace=off, a reader of 64 KiB requests): the image's data
+ * reads are spliced into the slot's pipe, a held image's cut or padded
+ * there, a black frame's zeros too; the bytes as through the ring. */
+static void test_zero_copy(void **state)
+{
+	const unsigned missing = 1u << 1 | 1u << 2 | 1u << 5 | 1u << 7;
+	struct sfake *f = sfake_new();
+	struct seqclip sc[2];
+	const int64_t src[] = { 0, 0 }, frames[] = { 8, 2 };
+	struct eng_timeline *tl;
+	struct eng_player_config cfg;
+	struct eng_player *p = NULL;
+	struct eng_player_stats st;
+	unsigned char *want, *got;
+	uint64_t at = 0, off = 0;
+	int64_t k, held = 0;
+	ssize_t n;
+
+	(void)state;
+	seq_make(f, &sc[0], ENG_SEQGEN_EXR_RGB_ZIP, 64, 48, "z", "z.", 0, 1,
+		 4, ENG_SEQ_MISS_HOLD, 8, missing);
+	seq_make(f, &sc[1], ENG_SEQGEN_EXR_RGB_ZIP, 64, 48, "k", "k.", 0, 1,
+		 4, ENG_SEQ_MISS_BLACK, 2, 1u);
+	tl = seq_tl(sc, 2, src, frames);
+	want = calloc(1, tl->bytes);
+	got = calloc(1, tl->bytes);
+	assert_true(want && got);
+	for (k = 0; k < 8; k++) {
+		uint64_t len = sc[0].sm.ess.len[k], h;
+
+		if (!(missing & 1u << k))
+			held = k;
+		h = sc[0].sm.ess.len[held];
+		memcpy(want + at, sc[0].pix[held], len < h ? len : h);
+		at += len;
+	}
+	/* frame 8: black (zeros, calloc'ed); frame 9: k.0001 */
+	at += sc[1].sm.ess.len[0];
+	memcpy(want + at, sc[1].pix[1], sc[1].sm.ess.len[1]);
+	assert_int_equal(at + sc[1].sm.ess.len[1], tl->bytes);
+	f->io.pipe_new = s_pipe_new;
+	f->io.pipe_free = s_pipe_free;
+	f->io.splice_in = s_splice_in;
+	f->io.pipe_zero = s_pipe_zero;
+	f->io.pipe_skip = s_pipe_skip;
+	f->io.pipe_avail = s_pipe_avail;
+	npipes = 0;
+	cfg = (struct eng_player_config){
+		.buffer = 2,
+		.pace = { ENG_PACE_OFF, 0 },
+		.backing = ENG_BACKING_BUFFERED,
+		.max_request = 1 << 16,
+		.io = &f->io,
+		.record = s_record,
+		.record_ctx = f,
+		.zero_copy = 1,
+	};
+	assert_int_equal(eng_player_new(tl, &cfg, &p), 0);
+	do {
+		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+		size_t pos = 0;
+		int cnt, i;
+
+		n = eng_player_read_zc(p, off, 1 << 16, pc, ENG_ZC_MAX_SLOTS,
+				       &cnt);
+		assert_true(n >= 0);
+		for (i = 0; i < cnt; i++) {
+			assert_int_equal(spipe_take(pc[i].fd, got + off + pos,
+						    pc[i].len),
+					 pc[i].len);
+			pos += pc[i].len;
+		}
+		assert_int_equal(pos, (size_t)n);
+		if (n > 0)
+			eng_player_zc_done(p, 1);
+		off += (uint64_t)n;
+	} while (n > 0);
+	assert_int_equal(off, tl->bytes);
+	assert_memory_equal(got, want, tl->bytes);
+	assert_true(npipes > 0);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 10);
+	assert_int_equal(st.failed_frames, 0);
+	assert_int_equal(st.missing_images, 5);
+	eng_player_free(p);
+	seq_tl_free(tl);
+	seq_free(&sc[0]);
+	seq_free(&sc[1]);
+	sfake_free(f);
+	free(want);
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_op_names),
-	    cmocka_unit_test(test_rows_in_order),
-	    cmocka_unit_test(test_late_by_close),
-	    cmocka_unit_test(test_missing_error),
-	    cmocka_unit_test(test_missing_black_hold),
-	    cmocka_unit_test(test_hold_fit),
-	    cmocka_unit_test(test_header_check),
-	    cmocka_unit_test(test_formats),
-	    cmocka_unit_test(test_direct),
-	    cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_op_names),
+		cmocka_unit_test(test_rows_in_order),
+		cmocka_unit_test(test_late_by_close),
+		cmocka_unit_test(test_missing_error),
+		cmocka_unit_test(test_missing_black_hold),
+		cmocka_unit_test(test_hold_fit),
+		cmocka_unit_test(test_header_check),
+		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_direct),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_zero_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
