@@ -92,7 +92,6 @@ void eng_pl_seq_free(struct eng_pl_seq *q)
 
 /* One image of a slice's sequence: which and its name. */
 struct image {
-	const struct eng_seq_ref *ref;
 	const struct eng_seqmedia *sm;
 	uint32_t clip;		/* whose image: the rows' clip */
 	int64_t i;		/* from 0 */
@@ -100,27 +99,23 @@ struct image {
 	char name[PATH_MAX];	/* beneath the media folder */
 };
 
-/* Image i of (clip, m): 0, or the name formula's -ERANGE/-ENAMETOOLONG. */
-static int image_of(const struct eng_timeline *tl, uint32_t clip,
-		    const struct eng_media *m, int64_t i, struct image *im)
+/* Image i of clip's media m: 0, or the name formula's -ERANGE or
+ * -ENAMETOOLONG (which the mount's resolution refuses). */
+static int image_of(uint32_t clip, const struct eng_media *m, int64_t i,
+		    struct image *im)
 {
-	const struct eng_seq_ref *r = tl->clips[clip].seq;
-	struct eng_seq_name n;
 	int rc;
 
-	if (!r || i < 0)
+	if (i < 0)
 		return -ERANGE;
-	n = (struct eng_seq_name){ r->base, r->prefix, r->suffix, r->start,
-				   r->step, r->padding };
-	rc = eng_seq_name_of(&n, i, im->name, sizeof(im->name));
+	rc = eng_seqmedia_name(m->seq, i, im->name, sizeof(im->name));
 	if (rc < 0)
 		return rc;
-	im->ref = r;
 	im->sm = m->seq;
 	im->clip = clip;
 	im->i = i;
-	/* eng_seq_name_of refused an overflow of it */
-	im->number = r->start + i * r->step;
+	/* the name formula refused an overflow of it */
+	im->number = eng_seqmedia_number(m->seq, i);
 	return 0;
 }
 
@@ -269,11 +264,8 @@ static int image_pixels(struct ctx *c, uint64_t size, uint64_t len, int fit,
 	};
 	int rc = 0;
 
-	memset(px, 0, sizeof(*px));
 	if (im->sm->fmt == ENG_SEQ_RAW) {
-		px->fmt = ENG_SEQ_RAW;
-		px->n = 1;
-		px->ext[0].len = px->bytes = size;
+		rc = eng_seq_raw_pixels(im->name, size, px, diag);
 	} else {
 		rc = eng_seq_pixels_of(&src, px, NULL, diag);
 		if (rc == -E2BIG)
@@ -423,7 +415,7 @@ void eng_pl_seq_read(struct eng_player *p, struct load *l,
 	struct image im;
 	int res;
 
-	if (image_of(tl, clip, m, eng_slice_src(tl, s->track, s->seg, l->k),
+	if (image_of(clip, m, eng_slice_src(tl, s->track, s->seg, l->k),
 		     &im) < 0)
 		goto fail;	/* eng_tl_layout_media refuses it */
 	res = read_image(p, l, s, &im, at, s->len, 0);
@@ -442,12 +434,12 @@ void eng_pl_seq_read(struct eng_player *p, struct load *l,
 	pthread_mutex_lock(&p->seq->lock);
 	held = *last;
 	pthread_mutex_unlock(&p->seq->lock);
-	switch (im.ref->missing) {
+	switch (m->seq->missing) {
 	case ENG_SEQ_MISS_HOLD:
 		/* nothing read yet: nothing to hold, as black */
 		if (!held.m)
 			break;
-		if (image_of(tl, held.clip, held.m, held.i, &im) < 0 ||
+		if (image_of(held.clip, held.m, held.i, &im) < 0 ||
 		    read_image(p, l, s, &im, at, s->len, 1) != IMG_READ)
 			goto fail;
 		return;

@@ -360,6 +360,8 @@ static void seq_make(struct sfake *f, struct seqclip *sc, uint32_t kind,
 	};
 	nm = (struct eng_seq_name){ sc->ref.base, sc->ref.prefix,
 				    sc->ref.suffix, start, step, padding };
+	sc->sm.name = nm;
+	sc->sm.missing = policy;
 	sc->sm.ess.kind = ENG_ESS_VIDEO;
 	strcpy(sc->sm.ess.codec, "dpx");
 	sc->sm.ess.nframes = n;
@@ -451,7 +453,6 @@ static struct eng_timeline *seq_tl(struct seqclip *sc, int nclips,
 	for (c = 0; c < nclips; c++) {
 		struct eng_media *m;
 
-		tl->clips[c].seq = &sc[c].ref;
 		tl->clips[c].media = calloc(1, sizeof(struct eng_media));
 		assert_non_null(tl->clips[c].media);
 		m = &tl->clips[c].media[0];
@@ -462,16 +463,6 @@ static struct eng_timeline *seq_tl(struct seqclip *sc, int nclips,
 	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
 	eng_diag_free(&d);
 	return tl;
-}
-
-/* The clips' refs are the test's (seq_free), not the timeline's. */
-static void seq_tl_free(struct eng_timeline *tl)
-{
-	size_t c;
-
-	for (c = 0; c < tl->nclips; c++)
-		tl->clips[c].seq = NULL;
-	eng_tl_free(tl);
 }
 
 static struct eng_player *seq_player(struct sfake *f,
@@ -598,7 +589,7 @@ static void test_rows_in_order(void **state)
 	assert_int_equal(st.missing_images, 0);
 	assert_int_equal(f->says, 0);
 	eng_player_free(p);
-	seq_tl_free(tl);
+	eng_tl_free(tl);
 	seq_free(&sc);
 	sfake_free(f);
 }
@@ -658,7 +649,7 @@ static void test_late_by_close(void **state)
 				assert_true(late);
 		}
 		eng_player_free(p);
-		seq_tl_free(tl);
+		eng_tl_free(tl);
 		seq_free(&sc);
 		sfake_free(f);
 	}
@@ -696,7 +687,7 @@ static void test_missing_error(void **state)
 	assert_int_equal(st.missing_images, 1);
 	assert_int_equal(f->says, 0);
 	eng_player_free(p);
-	seq_tl_free(tl);
+	eng_tl_free(tl);
 	seq_free(&sc);
 	sfake_free(f);
 }
@@ -765,7 +756,7 @@ static void test_missing_black_hold(void **state)
 		assert_int_equal(st.failed_frames, 0);
 		assert_int_equal(st.missing_images, 3);
 		eng_player_free(p);
-		seq_tl_free(tl);
+		eng_tl_free(tl);
 		seq_free(&sc);
 		sfake_free(f);
 	}
@@ -830,7 +821,7 @@ static void test_hold_fit(void **state)
 	assert_int_equal(st.failed_frames, 0);
 	assert_int_equal(st.missing_images, 3);
 	eng_player_free(p);
-	seq_tl_free(tl);
+	eng_tl_free(tl);
 	seq_free(&sc);
 	sfake_free(f);
 	free(buf);
@@ -887,7 +878,7 @@ static void test_header_check(void **state)
 	assert_int_equal(st.failed_frames, 2);
 	assert_int_equal(st.missing_images, 0);
 	eng_player_free(p);
-	seq_tl_free(tl);
+	eng_tl_free(tl);
 	seq_free(&sc);
 	sfake_free(f);
 }
@@ -951,7 +942,7 @@ static void test_formats(void **state)
 		}
 		assert_int_equal(f->nrows, r);
 		eng_player_free(p);
-		seq_tl_free(tl);
+		eng_tl_free(tl);
 		seq_free(&sc);
 		sfake_free(f);
 		free(buf);
@@ -989,7 +980,7 @@ static void test_direct(void **state)
 	assert_int_equal(f->rows[2].op, ENG_OP_READ);
 	assert_int_not_equal(f->rows[2].file_offset % 4096, 0);
 	eng_player_free(p);
-	seq_tl_free(tl);
+	eng_tl_free(tl);
 	seq_free(&sc);
 	sfake_free(f);
 	free(buf);
@@ -1032,7 +1023,7 @@ static void test_cut(void **state)
 	}
 	assert_int_equal(f->rows[13].image, 0);
 	eng_player_free(p);
-	seq_tl_free(tl);
+	eng_tl_free(tl);
 	seq_free(&sc[0]);
 	seq_free(&sc[1]);
 	sfake_free(f);
@@ -1123,7 +1114,7 @@ static void test_zero_copy(void **state)
 	assert_int_equal(st.failed_frames, 0);
 	assert_int_equal(st.missing_images, 5);
 	eng_player_free(p);
-	seq_tl_free(tl);
+	eng_tl_free(tl);
 	seq_free(&sc[0]);
 	seq_free(&sc[1]);
 	sfake_free(f);
