@@ -145,6 +145,19 @@ struct ctx {
 	long bad_row;		/* the row in pend to mark EIO: -1 none */
 };
 
+/* The loading frame's rows waiting to be recorded, and the O_DIRECT
+ * bounce buffer: the loader's (the one place to change where each loader
+ * of frames in flight has its own). */
+static struct eng_access *pend_of(const struct ctx *c)
+{
+	return c->p->pend;
+}
+
+static unsigned char *bounce_of(const struct ctx *c)
+{
+	return c->p->bounce;
+}
+
 static void row_init(const struct ctx *c, uint32_t op, struct eng_access *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -168,7 +181,7 @@ static void row_keep(struct ctx *c, const struct eng_access *a)
 	c->bad_row = -1;
 	if (c->p->cfg.record) {
 		c->bad_row = (long)l->npend;
-		c->p->pend[l->npend++] = *a;
+		pend_of(c)[l->npend++] = *a;
 	}
 	if (a->done_ns - a->issued_ns > l->worst)
 		l->worst = a->done_ns - a->issued_ns;
@@ -203,19 +216,20 @@ static ssize_t image_pread(struct ctx *c, void *dst, size_t len, uint64_t off,
 		a->done_ns = io->now(io->ctx);
 		return r;
 	}
-	if (!p->bounce || end - start > p->bounce_bytes) {
+	if (!bounce_of(c) || end - start > p->bounce_bytes) {
 		a->issued_ns = a->done_ns = io->now(io->ctx);
 		return -EFBIG;
 	}
 	a->issued_ns = io->now(io->ctx);
-	r = io_pread(io, c->fd, p->bounce, (size_t)(end - start), start, a);
+	r = io_pread(io, c->fd, bounce_of(c), (size_t)(end - start), start,
+		     a);
 	a->done_ns = io->now(io->ctx);
 	if (r < 0)
 		return r;
 	r = (uint64_t)r > off - start ? r - (ssize_t)(off - start) : 0;
 	if ((size_t)r > len)
 		r = (ssize_t)len;
-	memcpy(dst, (unsigned char *)p->bounce + (off - start), (size_t)r);
+	memcpy(dst, bounce_of(c) + (off - start), (size_t)r);
 	return r;
 }
 
@@ -245,8 +259,8 @@ static long header_read_at(void *ctx, uint64_t off, void *buf, size_t len)
 /* The last row kept is where the image's header check failed: EIO. */
 static void mark_bad(struct ctx *c)
 {
-	if (c->bad_row >= 0 && !c->p->pend[c->bad_row].err)
-		c->p->pend[c->bad_row].err = EIO;
+	if (c->bad_row >= 0 && !pend_of(c)[c->bad_row].err)
+		pend_of(c)[c->bad_row].err = EIO;
 }
 
 /* Where the image's pixel data are: its header's runs (DPX, TIFF, EXR;
