@@ -486,6 +486,19 @@ static struct eng_player *seq_player(struct sfake *f,
 	return p;
 }
 
+/* The end of a test: its player, timeline, n clips and fake folder. */
+static void seq_done(struct eng_player *p, struct eng_timeline *tl,
+		     struct seqclip *sc, int n, struct sfake *f)
+{
+	int c;
+
+	eng_player_free(p);
+	eng_tl_free(tl);
+	for (c = 0; c < n; c++)
+		seq_free(&sc[c]);
+	sfake_free(f);
+}
+
 /* Read frame k whole: its bytes into buf (of its size), the return. */
 static ssize_t read_k(struct eng_player *p, const struct eng_timeline *tl,
 		      int64_t k, unsigned char *buf)
@@ -588,10 +601,7 @@ static void test_rows_in_order(void **state)
 	assert_int_equal(st.worst_ns, 3 * MS);
 	assert_int_equal(st.missing_images, 0);
 	assert_int_equal(f->says, 0);
-	eng_player_free(p);
-	eng_tl_free(tl);
-	seq_free(&sc);
-	sfake_free(f);
+	seq_done(p, tl, &sc, 1, f);
 }
 
 /* A frame is late when its last operation, the close, is done after the
@@ -648,10 +658,7 @@ static void test_late_by_close(void **state)
 			else if (a->op == ENG_OP_CLOSE)
 				assert_true(late);
 		}
-		eng_player_free(p);
-		eng_tl_free(tl);
-		seq_free(&sc);
-		sfake_free(f);
+		seq_done(p, tl, &sc, 1, f);
 	}
 }
 
@@ -686,10 +693,7 @@ static void test_missing_error(void **state)
 	assert_int_equal(st.failed_frames, 1);
 	assert_int_equal(st.missing_images, 1);
 	assert_int_equal(f->says, 0);
-	eng_player_free(p);
-	eng_tl_free(tl);
-	seq_free(&sc);
-	sfake_free(f);
+	seq_done(p, tl, &sc, 1, f);
 }
 
 /* missing=black: zeros, no read: the open's row (ENOENT) and nothing
@@ -755,10 +759,7 @@ static void test_missing_black_hold(void **state)
 		assert_int_equal(st.frames, 4);
 		assert_int_equal(st.failed_frames, 0);
 		assert_int_equal(st.missing_images, 3);
-		eng_player_free(p);
-		eng_tl_free(tl);
-		seq_free(&sc);
-		sfake_free(f);
+		seq_done(p, tl, &sc, 1, f);
 	}
 }
 
@@ -820,10 +821,7 @@ static void test_hold_fit(void **state)
 	eng_player_stats(p, &st);
 	assert_int_equal(st.failed_frames, 0);
 	assert_int_equal(st.missing_images, 3);
-	eng_player_free(p);
-	eng_tl_free(tl);
-	seq_free(&sc);
-	sfake_free(f);
+	seq_done(p, tl, &sc, 1, f);
 	free(buf);
 }
 
@@ -877,10 +875,7 @@ static void test_header_check(void **state)
 	eng_player_stats(p, &st);
 	assert_int_equal(st.failed_frames, 2);
 	assert_int_equal(st.missing_images, 0);
-	eng_player_free(p);
-	eng_tl_free(tl);
-	seq_free(&sc);
-	sfake_free(f);
+	seq_done(p, tl, &sc, 1, f);
 }
 
 /* TIFF (its IFD after the strips: a second header read) and EXR (the
@@ -941,10 +936,7 @@ static void test_formats(void **state)
 			assert_int_equal(f->rows[r - 1].image, 5 + k);
 		}
 		assert_int_equal(f->nrows, r);
-		eng_player_free(p);
-		eng_tl_free(tl);
-		seq_free(&sc);
-		sfake_free(f);
+		seq_done(p, tl, &sc, 1, f);
 		free(buf);
 	}
 }
@@ -979,10 +971,7 @@ static void test_direct(void **state)
 	/* the pixel data start inside a block: read aligned all the same */
 	assert_int_equal(f->rows[2].op, ENG_OP_READ);
 	assert_int_not_equal(f->rows[2].file_offset % 4096, 0);
-	eng_player_free(p);
-	eng_tl_free(tl);
-	seq_free(&sc);
-	sfake_free(f);
+	seq_done(p, tl, &sc, 1, f);
 	free(buf);
 }
 
@@ -1022,11 +1011,7 @@ static void test_cut(void **state)
 		assert_int_equal(f->rows[r].image, 103);
 	}
 	assert_int_equal(f->rows[13].image, 0);
-	eng_player_free(p);
-	eng_tl_free(tl);
-	seq_free(&sc[0]);
-	seq_free(&sc[1]);
-	sfake_free(f);
+	seq_done(p, tl, sc, 2, f);
 }
 
 /* Zero copy (pace=off, a reader of 64 KiB requests): the image's data
@@ -1113,11 +1098,7 @@ static void test_zero_copy(void **state)
 	assert_int_equal(st.frames, 10);
 	assert_int_equal(st.failed_frames, 0);
 	assert_int_equal(st.missing_images, 5);
-	eng_player_free(p);
-	eng_tl_free(tl);
-	seq_free(&sc[0]);
-	seq_free(&sc[1]);
-	sfake_free(f);
+	seq_done(p, tl, sc, 2, f);
 	free(want);
 	free(got);
 }
