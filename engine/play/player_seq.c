@@ -373,8 +373,14 @@ static int read_image(struct eng_player *p, struct load *l,
 
 	row_init(&c, ENG_OP_OPEN, &a);
 	a.issued_ns = io->now(io->ctx);
-	c.fd = io->open(io->ctx, im->name, p->cfg.backing == ENG_BACKING_DIRECT,
-			&c.direct);
+	if (io->open_ex)
+		c.fd = io->open_ex(io->ctx, im->name,
+				   p->cfg.backing == ENG_BACKING_DIRECT,
+				   &c.direct, &a.injected);
+	else
+		c.fd = io->open(io->ctx, im->name,
+				p->cfg.backing == ENG_BACKING_DIRECT,
+				&c.direct);
 	a.done_ns = io->now(io->ctx);
 	if (c.fd < 0)
 		a.err = -c.fd;
@@ -401,7 +407,10 @@ static int read_image(struct eng_player *p, struct load *l,
 		io->dontneed(io->ctx, c.fd, 0, 0);
 	row_init(&c, ENG_OP_CLOSE, &a);
 	a.issued_ns = io->now(io->ctx);
-	io->close(io->ctx, c.fd);
+	if (io->close_ex)
+		io->close_ex(io->ctx, c.fd, &a.injected);
+	else
+		io->close(io->ctx, c.fd);
 	a.done_ns = io->now(io->ctx);
 	row_keep(&c, &a);
 	return res;

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "io/inject.h"
 #include "io/io.h"
 #include "media/essence.h"
 #include "media/imgseq.h"
@@ -1014,6 +1015,61 @@ static void test_cut(void **state)
 	seq_done(p, tl, sc, 2, f);
 }
 
+/* -o inject on an image's open or close (file=GLOB:op=open|close): the
+ * delay is in that row's time, the row says it was injected (the io's
+ * open_ex and close_ex); an injected error on an open is that row's
+ * errno and a failed frame whatever the policy (only a missing file is
+ * the policy's). */
+static void test_injected(void **state)
+{
+	struct sfake *f = sfake_new();
+	struct seqclip sc;
+	const int64_t src[] = { 0 }, frames[] = { 4 };
+	struct eng_inject *inj = NULL;
+	struct eng_diag d = { 0 };
+	struct eng_timeline *tl;
+	struct eng_player *p;
+	struct eng_player_stats st;
+	struct eng_io inner;
+	unsigned char buf[4096];
+	size_t r;
+
+	(void)state;
+	seq_make(f, &sc, ENG_SEQGEN_DPX10, 16, 8, "i", "i.", 1, 1, 1,
+		 ENG_SEQ_MISS_HOLD, 4, 0);
+	tl = seq_tl(&sc, 1, src, frames);
+	f->open_ns = f->read_ns = f->close_ns = 1 * MS;
+	assert_int_equal(eng_inject_parse("file=i/i.2.dpx:op=open:delay=10ms;"
+					  "file=i/*.3.dpx:op=close:delay=5ms;"
+					  "file=i/i.4.dpx:op=open:error=EACCES",
+					  &inj, &d),
+			 0);
+	inner = f->io;
+	assert_int_equal(eng_inject_wrap(inj, &inner, &f->io), 0);
+	p = seq_player(f, tl, ENG_BACKING_BUFFERED);
+	assert_int_equal(read_k(p, tl, 0, buf), 512);
+	assert_int_equal(read_k(p, tl, 1, buf), 512);
+	assert_int_equal(read_k(p, tl, 2, buf), 512);
+	assert_int_equal(read_k(p, tl, 3, buf), -EIO);
+	assert_int_equal(f->nrows, 4 + 4 + 4 + 1);
+	check_row(&f->rows[4], ENG_OP_OPEN, 1, 2, T0 + per(1), 11 * MS, 0);
+	check_row(&f->rows[11], ENG_OP_CLOSE, 2, 3, T0 + per(2) + 3 * MS,
+		  6 * MS, 0);
+	check_row(&f->rows[12], ENG_OP_OPEN, 3, 4, T0 + per(3), 0, EACCES);
+	for (r = 0; r < f->nrows; r++)
+		assert_int_equal(f->rows[r].injected,
+				 r == 4 || r == 11 ? ENG_INJECT_DELAY :
+				 r == 12	   ? ENG_INJECT_ERROR :
+						     0);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.failed_frames, 1);
+	assert_int_equal(st.missing_images, 0);
+	eng_player_free(p);
+	eng_inject_free(inj);
+	f->io = inner;
+	seq_done(NULL, tl, &sc, 1, f);
+}
+
 /* Zero copy (pace=off, a reader of 64 KiB requests): the image's data
  * reads are spliced into the slot's pipe, a held image's cut or padded
  * there, a black frame's zeros too; the bytes as through the ring. */
@@ -1116,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_injected),
 		cmocka_unit_test(test_zero_copy),
 	};
 
