@@ -614,6 +614,24 @@ check_eq "--runs: dep_reads 2" "2" \
 check_eq "no dependency read: no dep_reads column" "0" \
 	"$("$REPORT" "$DB" --streams --csv | head -1 | grep -c dep_reads)"
 
+# issue 22: an image sequence's opens, header reads and closes (access.op)
+# are columns of their own where a run has any
+SDB=$T/seq.db
+cat "$TOP"/schema/*.sql | sqlite3 "$SDB"
+sqlite3 "$SDB" "insert into run (id, label, started_at) values (1, 'dpx', 'x');
+	insert into stream (id, run_id, opened_ns, closed_ns, bytes, frames) values (1, 1, 0, 1000, 10, 1);
+	insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op, image)
+	values (1, 0, 'V', 'c', 0, 0, 0, 100, 0, 10, 1, 86400), (1, 0, 'V', 'c', 0, 4096, 0, 100, 10, 20, 2, 86400),
+	(1, 0, 'V', 'c', 2048, 10, 0, 100, 20, 30, 0, 86400), (1, 0, 'V', 'c', 0, 0, 0, 100, 30, 40, 3, 86400)"
+check_eq "--streams: 1 open, 1 header read, 1 close of 4 accesses" "4|1|1|1" \
+	"$("$REPORT" "$SDB" --streams --csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR == 2 { print $c["accesses"] "|" $c["opens"] "|" $c["header_reads"] "|" $c["closes"] }')"
+check_eq "--runs: opens 1" "1" \
+	"$("$REPORT" "$SDB" --runs --csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR == 2 { print $c["opens"] }')"
+check_eq "no sequence: no opens column" "0" \
+	"$("$REPORT" "$DDB" --streams --csv | head -1 | grep -c opens)"
+
 if command -v shellcheck >/dev/null 2>&1; then
 	check "shellcheck timelinefs-report" shellcheck "$REPORT"
 fi
