@@ -196,7 +196,9 @@ int eng_player_new(const struct eng_timeline *tl,
  * dependency frame, for long-GOP media), the zero-copy pipes' pages where
  * zero copy may be taken (they are kernel memory, as much as the ring
  * again) and the tables per slot, per (clip, track) and per read of a
- * frame (a row per extent and per decoding dependency of each track).
+ * frame (a row per extent and per decoding dependency of each track; of
+ * an image sequence's, its image's open, header reads, reads and close,
+ * and a held image's too).
  * Not the timeline's own per-frame tables of real media (eng_track.upto,
  * 8 bytes a frame of a variable track: 691 KB an hour at 24 fps), which
  * every stream of it shares.  Saturates at UINT64_MAX.
