@@ -45,6 +45,14 @@
  *    (a source timecode before it is an error), counted as this EDL counts
  *    its timecodes: at its rate (FPS comment or opt->fps), drop frame when
  *    written with ';' or when its first event is under FCM: DROP FRAME.
+ *  - Image sequences: a name comment whose file name is a sequence form
+ *    (NAME.[START-END].EXT, NAME.%07d.EXT, NAME.#######.EXT, or an image
+ *    file with a seven-digit number, see seq_place) makes the event's clip
+ *    a sequence (model.h struct eng_seq_ref), named by NAME less its
+ *    trailing separators, its folder the last one of the comment's path.
+ *    Its source timecode is its file number (clip_seq), unless a
+ *    [START-END] does not hold the event's source timecodes: then source
+ *    in is file START, as OTIO's cmx_3600 adapter reads it.
  *  - Durations: an event plays its record duration.  When the source
  *    duration differs (and no M2 line applies) the record duration wins;
  *    with opt->strict it is an error.  An event with record out <= record
@@ -101,6 +109,16 @@ enum edl_name_prio {
 	EDL_NAME_SOURCE_FILE,	/* SOURCE FILE */
 };
 
+/* An image sequence a name comment gave (seq_form). */
+struct edl_seq {
+	char *base, *prefix, *suffix;
+	int padding;
+	int64_t start;		/* the number of a file it names */
+	int has_start;		/* 0: %d / #### forms, which name none */
+	int64_t end;		/* [START-END]'s END; has_end 0: no range */
+	int has_end;
+};
+
 struct edl_event {
 	unsigned line;
 	unsigned num;
@@ -108,6 +126,7 @@ struct edl_event {
 	char *clip;		/* from a comment; NULL: the reel names it */
 	char *file;		/* that comment's file name with its
 				 * extension, NULL when it had none */
+	struct edl_seq *seq;	/* that comment named an image sequence */
 	enum edl_name_prio prio;
 	int generator;		/* BL, BLACK, BARS: a gap */
 	int none;		/* channel NONE: skipped */
@@ -557,13 +576,227 @@ static char *file_name_from(const char *v)
 	return strndup(b, n);
 }
 
+static void seq_free(struct edl_seq *q)
+{
+	if (!q)
+		return;
+	free(q->base);
+	free(q->prefix);
+	free(q->suffix);
+	free(q);
+}
+
+/* A decimal number of n digits at s (n >= 1): 0, or -ERANGE. */
+static int digits_value(const char *s, size_t n, int64_t *out)
+{
+	int64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static size_t digit_run(const char *s)
+{
+	size_t n = 0;
+
+	while (eng_is_digit(s[n]))
+		n++;
+	return n;
+}
+
+/* The image file extensions whose headers media/imgseq.c reads. */
+static int image_ext(const char *ext)
+{
+	return strcasecmp(ext, "dpx") == 0 || strcasecmp(ext, "exr") == 0 ||
+	       strcasecmp(ext, "tif") == 0 || strcasecmp(ext, "tiff") == 0;
+}
+
+/*
+ * Where file name f (no folder) names an image sequence, its number's
+ * place: f[0..*pre) the prefix, f[*post..) the suffix.  The forms
+ * editors write (docs/formats.md "Sequence clips"):
+ *  NAME.[START-END].EXT  OTIO's cmx_3600 adapter and DaVinci Resolve's
+ *                        clip names; padding = START's digits
+ *  NAME.%07d.EXT, %d     printf, as Nuke, Hiero and OTIO patterns write it
+ *  NAME.#######.EXT      one '#' a digit (Nuke, Hiero, Flame, RV)
+ *  NAME.0086400.EXT      an image's file: seven or more digits (a
+ *                        timecode's frame number, as Apple Color and Cinema
+ *                        Tools want DPX scans named: "fileName_0632368.dpx",
+ *                        "fileName0632368.dpx") before a .dpx, .exr, .tif or
+ *                        .tiff extension; padding = their number.  Fewer
+ *                        digits ("take_1.0001.exr", Avid's and Premiere's
+ *                        FROM CLIP in OTIO's samples) name one file, as
+ *                        before: a render's frame number is no timecode
+ * Returns 1 with *padding, *start and *has_start set, or 0.
+ */
+static int seq_place(const char *f, size_t *pre, size_t *post, int *padding,
+		     int64_t *start, int *has_start, int64_t *end)
+{
+	const char *p, *q, *dot;
+	size_t n;
+
+	*has_start = 0;
+	*end = -1;
+	p = strrchr(f, '[');
+	if (p && (n = digit_run(p + 1)) > 0 && p[1 + n] == '-' &&
+	    (q = strchr(p, ']')) && q == p + 2 + n + digit_run(p + 2 + n) &&
+	    q > p + 2 + n && n <= 64 &&
+	    digits_value(p + 1, n, start) == 0 &&
+	    digits_value(p + 2 + n, (size_t)(q - p - 2 - n), end) == 0) {
+		*pre = (size_t)(p - f);
+		*post = (size_t)(q + 1 - f);
+		*padding = (int)n;
+		*has_start = 1;
+		return 1;
+	}
+	p = strchr(f, '%');
+	if (p && !strchr(p + 1, '%')) {
+		if (p[1] == 'd') {
+			*pre = (size_t)(p - f);
+			*post = *pre + 2;
+			*padding = 0;
+			return 1;
+		}
+		n = digit_run(p + 2);
+		if (p[1] == '0' && n > 0 && n <= 2 && p[2] != '0' &&
+		    p[2 + n] == 'd' && digits_value(p + 2, n, end) == 0 &&
+		    *end <= 64) {
+			*pre = (size_t)(p - f);
+			*post = *pre + 3 + n;
+			*padding = (int)*end;
+			*end = -1;
+			return 1;
+		}
+		return 0;
+	}
+	p = strchr(f, '#');
+	if (p) {
+		for (q = p; *q == '#'; q++)
+			;
+		if (!strchr(q, '#') && (*q == '.' || *q == '_' || !*q) &&
+		    q - p <= 64) {
+			*pre = (size_t)(p - f);
+			*post = (size_t)(q - f);
+			*padding = (int)(q - p);
+			return 1;
+		}
+		return 0;
+	}
+	dot = strrchr(f, '.');
+	if (!dot || !image_ext(dot + 1))
+		return 0;
+	for (p = dot; p > f && eng_is_digit(p[-1]); p--)
+		;
+	n = (size_t)(dot - p);
+	if (n < 7 || n > 64 || digits_value(p, n, start) < 0)
+		return 0;
+	*pre = (size_t)(p - f);
+	*post = (size_t)(dot - f);
+	*padding = (int)n;
+	*has_start = 1;
+	return 1;
+}
+
+/*
+ * The image sequence a comment's value names (seq_place), into *out
+ * (malloc'ed), and the clip name it gives into *name: the prefix less its
+ * trailing '.', '_', '-' and blanks ("A001C003." -> A001C003, as
+ * timelinefs-gen and OTIO's ImageSequenceReference name it), else the
+ * folder, else NULL (the reel names it).  The folder is the last one of
+ * the value's path, "" without one.  Returns 1, 0 (no sequence) or
+ * -ENOMEM.
+ */
+static int seq_form(const char *v, struct edl_seq **out, char **name)
+{
+	const char *f = v, *p, *b, *e;
+	struct edl_seq *q;
+	size_t pre, post, n;
+	char *file;
+	int padding, has_start;
+	int64_t start = 0, end;
+
+	*out = NULL;
+	*name = NULL;
+	for (p = v; *p; p++)
+		if (*p == '/' || *p == '\\')
+			f = p + 1;
+	file = strdup(f);
+	if (!file)
+		return -ENOMEM;
+	for (n = strlen(file); n > 0 && is_blank(file[n - 1]); n--)
+		file[n - 1] = '\0';
+	if (!seq_place(file, &pre, &post, &padding, &start, &has_start,
+		       &end)) {
+		free(file);
+		return 0;
+	}
+	/* the folder: the component before the file name */
+	for (e = f; e > v && (e[-1] == '/' || e[-1] == '\\'); e--)
+		;
+	for (b = e; b > v && b[-1] != '/' && b[-1] != '\\'; b--)
+		;
+	if (e - b == 1 && *b == '.')
+		b = e;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		goto nomem;
+	q->base = strndup(b, (size_t)(e - b));
+	q->prefix = strndup(file, pre);
+	q->suffix = strdup(file + post);
+	q->padding = padding;
+	q->start = start;
+	q->has_start = has_start;
+	q->end = end;
+	q->has_end = end >= 0;
+	if (!q->base || !q->prefix || !q->suffix)
+		goto nomem;
+	for (n = pre; n > 0 && strchr("._- \t", file[n - 1]); n--)
+		;
+	if (n)
+		*name = strndup(file, n);
+	else if (*q->base)
+		*name = strdup(q->base);
+	if ((n || *q->base) && !*name)
+		goto nomem;
+	free(file);
+	*out = q;
+	return 1;
+nomem:
+	seq_free(q);
+	free(file);
+	return -ENOMEM;
+}
+
 static int set_clip_name(struct edl_event *e, const char *value,
 			 enum edl_name_prio prio)
 {
+	struct edl_seq *seq;
 	char *name, *file;
+	int rc;
 
 	if (prio < e->prio)
 		return 0;
+	rc = seq_form(value, &seq, &name);
+	if (rc < 0)
+		return rc;
+	if (rc > 0) {
+		/* a sequence is its images, no one file: the clip is named
+		 * by the sequence, or by the reel where that gives none */
+		free(e->clip);
+		free(e->file);
+		seq_free(e->seq);
+		e->clip = name;
+		e->file = NULL;
+		e->seq = seq;
+		e->prio = prio;
+		return 0;
+	}
 	name = clip_name_from(value);
 	file = file_name_from(value);
 	if (!name || !file) {
@@ -584,8 +817,10 @@ static int set_clip_name(struct edl_event *e, const char *value,
 	}
 	free(e->clip);
 	free(e->file);
+	seq_free(e->seq);
 	e->clip = name;
 	e->file = file;
+	e->seq = NULL;
 	e->prio = prio;
 	return 0;
 }
@@ -901,6 +1136,95 @@ static int64_t origin_frame(struct edl_state *st)
 	return f;
 }
 
+/* A stand-in for the number of the first image of a sequence whose form
+ * names none (%07d, ####): resolve_clips makes it the clip's origin. */
+#define EDL_NO_START INT64_MIN
+
+/*
+ * Event e's image sequence made clip c's.  A sequence's source timecode is
+ * its file number (01:00:00:00 at 24 fps is file 86400, as DI tools name
+ * scans: Apple Color, Cinema Tools, DaVinci Resolve), shifted by d frames
+ * (timecode = file + d): 0, unless a [START-END] range does not hold the
+ * event's source timecodes, which then count from its START (OTIO's
+ * cmx_3600 adapter reads the range as the event's own images: d = source
+ * in - START).  A clip is one sequence with one d, whatever number its
+ * events' comments name; kept in the reference's origin until
+ * seq_origins.  Problems told; -ENOMEM.
+ */
+static int clip_seq(struct edl_state *st, const struct edl_event *e, int c)
+{
+	const struct edl_seq *q = e->seq;
+	struct eng_seq_ref ref = {
+		.base = q->base, .prefix = q->prefix, .suffix = q->suffix,
+		.start = q->has_start ? q->start : EDL_NO_START, .step = 1,
+		.padding = q->padding, .missing = ENG_SEQ_MISS_ERROR,
+		.line = e->line,
+	};
+	int64_t d = 0;
+	struct eng_seq_ref *have = st->tl->clips[c].seq;
+	char a[512], b[512];
+	const char *why;
+	int rc;
+
+	if (q->has_end && (e->src_in < q->start || e->src_out - 1 > q->end))
+		d = e->src_in - q->start;
+	ref.origin = d;
+	if (have) {
+		if (strcmp(have->base, q->base) == 0 &&
+		    strcmp(have->prefix, q->prefix) == 0 &&
+		    strcmp(have->suffix, q->suffix) == 0 &&
+		    have->padding == q->padding) {
+			if (have->start == EDL_NO_START && q->has_start)
+				have->start = q->start;
+			if (have->origin != d)
+				eng_problem(&st->pb, e->line,
+					    "event %03u: clip '%s': its source "
+					    "timecode is its file number %+lld "
+					    "here but %+lld on line %u "
+					    "([START-END] against the source "
+					    "timecodes)", e->num,
+					    st->tl->clips[c].name, (long long)d,
+					    (long long)have->origin, have->line);
+			return 0;
+		}
+		if (eng_seq_pattern(have, a, sizeof(a)) < 0)
+			snprintf(a, sizeof(a), "(too long)");
+		if (eng_seq_pattern(&ref, b, sizeof(b)) < 0)
+			snprintf(b, sizeof(b), "(too long)");
+		eng_problem(&st->pb, e->line,
+			    "event %03u: clip '%s' is the image sequence %s "
+			    "here but %s on line %u", e->num,
+			    st->tl->clips[c].name, b, a, have->line);
+		return 0;
+	}
+	rc = eng_tl_clip_seq(st->tl, (uint32_t)c, &ref, &why);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		eng_problem(&st->pb, e->line,
+			    "event %03u: image sequence of clip '%s': %s",
+			    e->num, st->tl->clips[c].name, why);
+	return 0;
+}
+
+/* Source frame f of a sequence clip (timecode tc + f, file tc + f - d,
+ * clip_seq) is image tc + f - d - start: its origin is tc - d - start; a
+ * form that names no number starts at the clip's origin. */
+static void seq_origins(struct edl_state *st)
+{
+	size_t c;
+
+	for (c = 0; c < st->tl->nclips; c++) {
+		struct eng_seq_ref *r = st->tl->clips[c].seq;
+
+		if (!r)
+			continue;
+		if (r->start == EDL_NO_START)
+			r->start = st->tl->clips[c].tc - r->origin;
+		r->origin = st->tl->clips[c].tc - r->origin - r->start;
+	}
+}
+
 static int resolve_clips(struct edl_state *st)
 {
 	int64_t *o, origin = origin_frame(st);
@@ -923,6 +1247,8 @@ static int resolve_clips(struct edl_state *st)
 			continue;
 		}
 		e->clip_idx = c;
+		if (e->seq && clip_seq(st, e, c) < 0)
+			return -ENOMEM;
 		if (e->file && !st->tl->clips[c].file) {
 			st->tl->clips[c].file = strdup(e->file);
 			if (!st->tl->clips[c].file)
@@ -966,6 +1292,7 @@ static int resolve_clips(struct edl_state *st)
 		}
 		st->tl->clips[c].tc = st->clip_origin[c];
 	}
+	seq_origins(st);
 	return 0;
 }
 
@@ -1244,6 +1571,7 @@ out:
 		free(st.ev[i].reel);
 		free(st.ev[i].clip);
 		free(st.ev[i].file);
+		seq_free(st.ev[i].seq);
 	}
 	free(st.ev);
 	free(st.clip_origin);

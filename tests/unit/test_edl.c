@@ -782,6 +782,100 @@ static void test_clip_names(void **state)
 	eng_diag_free(&d);
 }
 
+/* Image sequences in name comments (docs/formats.md "Sequence clips"):
+ * each form, its folder, the clip it names, and which file the event's
+ * source in plays.  Event: source 01:00:00:02 (86402 at 24) for 10. */
+static void test_sequences(void **state)
+{
+	static const struct {
+		const char *comments;
+		const char *clip, *base, *prefix, *suffix;
+		int padding;
+		int64_t file;	/* of source frame 0; -1: no sequence */
+	} cases[] = {
+		/* DaVinci Resolve's clip name: the clip's whole range */
+		{ "* FROM CLIP NAME: A001C003.[0086400-0086500].dpx\n",
+		  "A001C003", "", "A001C003.", ".dpx", 7, 86402 },
+		{ "* FROM CLIP: /Volumes/DI/A001C003/A001C003.[0086400-"
+		  "0086500].dpx  \n", "A001C003", "A001C003", "A001C003.",
+		  ".dpx", 7, 86402 },
+		{ "* SOURCE FILE: /mnt/A001C003/A001C003.%07d.dpx\n",
+		  "A001C003", "A001C003", "A001C003.", ".dpx", 7, 86402 },
+		{ "* SOURCE FILE: D:\\scans\\R1\\r1_%d.tif\n", "r1", "R1",
+		  "r1_", ".tif", 0, 86402 },
+		{ "* FROM FILE: A001C003/./A001C003.#######.dpx\n",
+		  "A001C003", "", "A001C003.", ".dpx", 7, 86402 },
+		/* an image's file, seven digits: a timecode's frame */
+		{ "* FROM CLIP NAME: A001C003.0086400.DPX\n", "A001C003", "",
+		  "A001C003.", ".DPX", 7, 86402 },
+		/* Apple Color: seven digits right after the name */
+		{ "* FROM CLIP NAME: fileName0632368.dpx\n", "fileName", "",
+		  "fileName", ".dpx", 7, 86402 },
+		{ "* FROM CLIP NAME: 0086400.exr\n", "REEL", "", "", ".exr", 7,
+		  86402 },
+		/* OTIO's cmx_3600 adapter: the range is the event's own
+		 * images, the timecode not their numbers: source in is 1001 */
+		{ "* FROM CLIP: /var/tmp/clip1.[1001-1020].exr\n", "clip1",
+		  "tmp", "clip1.", ".exr", 4, 1001 },
+		{ "* FROM CLIP NAME: shot_[1-100].tif\n", "shot", "", "shot_",
+		  ".tif", 1, 1 },
+		{ "* FROM CLIP NAME: shot_[86400-86500].tif\n", "shot", "",
+		  "shot_", ".tif", 5, 86402 },
+		/* not sequences: a render's frame (OTIO's avid sample) */
+		{ "* FROM CLIP: S:\\path\\ZZ100_501.take_1.0001.exr\n",
+		  "ZZ100_501.take_1.0001", NULL, NULL, NULL, 0, -1 },
+		{ "* FROM CLIP NAME: A001C003.dpx\n", "A001C003", NULL, NULL,
+		  NULL, 0, -1 },
+		{ "* FROM CLIP NAME: take#2.mov\n", "take#2", NULL, NULL, NULL,
+		  0, -1 },
+		{ "* SOURCE FILE: x.%7d.dpx\n", "x.%7d", NULL, NULL, NULL, 0,
+		  -1 },
+		{ "* FROM CLIP NAME: r_[1-].dpx\n", "r_[1-]", NULL, NULL, NULL,
+		  0, -1 },
+		/* the name comment that wins names no sequence */
+		{ "* FROM CLIP NAME: A001C003.[0086400-0086500].dpx\n"
+		  "* SOURCE FILE: /x/A001C003.mov\n", "A001C003", NULL, NULL,
+		  NULL, 0, -1 },
+	};
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char text[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		const struct eng_seq_ref *r;
+
+		snprintf(text, sizeof(text), "001  REEL  V  C  01:00:00:02 "
+			 "01:00:00:12 01:00:00:00 01:00:00:10\n%s",
+			 cases[i].comments);
+		if (parse(text, "24", 1, &tl, &d) != 0) {
+			print_diag(&d);
+			fail_msg("case %zu", i);
+		}
+		r = tl->clips[0].seq;
+		if (strcmp(tl->clips[0].name, cases[i].clip) != 0 ||
+		    (cases[i].file < 0) != (r == NULL))
+			fail_msg("case %zu: clip '%s', %s sequence", i,
+				 tl->clips[0].name, r ? "a" : "no");
+		if (r) {
+			assert_null(tl->clips[0].file);
+			assert_string_equal(r->base, cases[i].base);
+			assert_string_equal(r->prefix, cases[i].prefix);
+			assert_string_equal(r->suffix, cases[i].suffix);
+			assert_int_equal(r->padding, cases[i].padding);
+			assert_int_equal(r->step, 1);
+			assert_int_equal(r->missing, ENG_SEQ_MISS_ERROR);
+			assert_int_equal(tl->tracks[0].segs[0].src_in, 0);
+			if (r->start + r->origin != cases[i].file)
+				fail_msg("case %zu: source in plays file %lld",
+					 i, (long long)(r->start + r->origin));
+		}
+		eng_tl_free(tl);
+	}
+	eng_diag_free(&d);
+}
+
 /* Old Mac CR line ends count lines too; no options means the defaults
  * (29.97); a key is read as a cut when not strict. */
 static void test_misc(void **state)
@@ -843,6 +937,22 @@ static const struct err_case {
 	int strict;
 	const char *msg;
 } errors[] = {
+	{ "001 R V C 01:00:00:00 01:00:00:05 00:00:00:00 00:00:00:05\n"
+	  "* FROM CLIP NAME: A001C003.[0086400-0086500].dpx\n"
+	  "002 R V C 01:00:00:00 01:00:00:05 00:00:00:05 00:00:00:10\n"
+	  "* FROM CLIP NAME: A001C003_%04d.exr\n", "24", 0,
+	  "t.edl:3: event 002: clip 'A001C003' is the image sequence "
+	  "A001C003_%04d.exr here but A001C003.%07d.dpx on line 1" },
+	{ "001 R V C 01:00:00:00 01:00:00:05 00:00:00:00 00:00:00:05\n"
+	  "* FROM CLIP NAME: A001C003.[0086400-0086500].dpx\n"
+	  "002 R V C 01:00:01:00 01:00:01:05 00:00:00:05 00:00:00:10\n"
+	  "* FROM CLIP NAME: A001C003.[0000001-0000010].dpx\n", "24", 0,
+	  "t.edl:3: event 002: clip 'A001C003': its source timecode is its "
+	  "file number +86423 here but +0 on line 1" },
+	{ "001 R V C 01:00:00:00 01:00:00:05 00:00:00:00 00:00:00:05\n"
+	  "* FROM CLIP: ../x.[1-9].dpx\n", "24", 0,
+	  "t.edl:1: event 001: image sequence of clip 'x': a folder of the "
+	  "pattern leaves the media folder" },
 	{ "001 R V C 00:01:00;00 00:01:00;05 00:00:00:00 00:00:00:05\n",
 	  "29.97", 0, "t.edl:1: timecode '00:01:00;00' does not exist in drop "
 	  "frame" },
@@ -1060,6 +1170,7 @@ int main(void)
 	T(test_origin);
 	T(test_origin_rate);
 	T(test_clip_names);
+	T(test_sequences);
 	T(test_misc);
 	T(test_errors);
 	T(test_many_errors);

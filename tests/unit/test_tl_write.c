@@ -173,6 +173,59 @@ static void test_seq_text(void **state)
 	eng_diag_free(&d);
 }
 
+/* Sequences from an EDL (origin folded into first=) and from OTIO write
+ * and parse back as the same files for every source frame. */
+static void test_seq_round_trip(void **state)
+{
+	static const char edl[] =
+		"001  A  V  C  01:00:00:02 01:00:00:12 01:00:00:00 01:00:00:10\n"
+		"* FROM CLIP NAME: A001C003.[0086400-0086500].dpx\n"
+		"002  B  V  C  00:00:00:03 00:00:00:06 01:00:00:10 01:00:00:13\n"
+		"* FROM CLIP: /r/clip1.[1001-1020].exr\n"
+		"003  C  V  C  00:10:00:00 00:10:00:02 01:00:00:13 01:00:00:15\n"
+		"* SOURCE FILE: /s/c c/c#.%d.tif\n";
+	static const char otio[] =
+		"{\"OTIO_SCHEMA\": \"Timeline.1\", \"tracks\": {\n"
+		" \"OTIO_SCHEMA\": \"Stack.1\", \"children\": [{\n"
+		"  \"OTIO_SCHEMA\": \"Track.1\", \"children\": [\n"
+		"   {\"OTIO_SCHEMA\": \"Clip.1\", \"source_range\": {\n"
+		"    \"start_time\": {\"value\": 5, \"rate\": 24},\n"
+		"    \"duration\": {\"value\": 20, \"rate\": 24}},\n"
+		"    \"media_reference\": {\"OTIO_SCHEMA\": "
+		"\"ImageSequenceReference.1\", \"target_url_base\": \"s\",\n"
+		"    \"name_prefix\": \"s.\", \"name_suffix\": \".exr\", "
+		"\"start_frame\": -7, \"frame_step\": 3, \"rate\": 72,\n"
+		"    \"frame_zero_padding\": 4, \"missing_frame_policy\": "
+		"\"hold\", \"available_range\": {\n"
+		"    \"start_time\": {\"value\": 3, \"rate\": 24},\n"
+		"    \"duration\": {\"value\": 30, \"rate\": 24}}}}]}]}}\n";
+	struct eng_load_options o;
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	eng_load_options_default(&o);
+	assert_int_equal(eng_parse_fps("24", &o.fps), 0);
+	if (eng_edl_parse("s.edl", "s", edl, strlen(edl), &o, &tl, &d) < 0) {
+		print_diag(&d);
+		fail();
+	}
+	assert_int_equal(tl->nclips, 3);
+	assert_non_null(tl->clips[2].seq);
+	round_trip(tl);
+	eng_tl_free(tl);
+	tl = NULL;
+	if (eng_otio_parse("s.otio", "s", otio, strlen(otio), &o, &tl, &d) <
+	    0) {
+		print_diag(&d);
+		fail();
+	}
+	assert_non_null(tl->clips[0].seq);
+	round_trip(tl);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
 /* An EDL dissolve (V and its Vx track) and an OTIO transition resolve to
  * segments that write and parse back as the same edit. */
 static void test_round_trip_edl_otio(void **state)
@@ -374,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_dump_fixed_point),
 		cmocka_unit_test(test_variable_track),
 		cmocka_unit_test(test_seq_text),
+		cmocka_unit_test(test_seq_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
