@@ -773,6 +773,20 @@ nomem:
 	return -ENOMEM;
 }
 
+/* The event's clip as a comment of priority prio names it (owned). */
+static int put_name(struct edl_event *e, char *name, char *file,
+		    struct edl_seq *seq, enum edl_name_prio prio)
+{
+	free(e->clip);
+	free(e->file);
+	seq_free(e->seq);
+	e->clip = name;
+	e->file = file;
+	e->seq = seq;
+	e->prio = prio;
+	return 0;
+}
+
 static int set_clip_name(struct edl_event *e, const char *value,
 			 enum edl_name_prio prio)
 {
@@ -785,18 +799,10 @@ static int set_clip_name(struct edl_event *e, const char *value,
 	rc = seq_form(value, &seq, &name);
 	if (rc < 0)
 		return rc;
-	if (rc > 0) {
-		/* a sequence is its images, no one file: the clip is named
-		 * by the sequence, or by the reel where that gives none */
-		free(e->clip);
-		free(e->file);
-		seq_free(e->seq);
-		e->clip = name;
-		e->file = NULL;
-		e->seq = seq;
-		e->prio = prio;
-		return 0;
-	}
+	/* a sequence is its images, no one file: the clip is named by the
+	 * sequence, or by the reel where that gives none */
+	if (rc > 0)
+		return put_name(e, name, NULL, seq, prio);
 	name = clip_name_from(value);
 	file = file_name_from(value);
 	if (!name || !file) {
@@ -815,14 +821,7 @@ static int set_clip_name(struct edl_event *e, const char *value,
 		free(file);
 		file = NULL;
 	}
-	free(e->clip);
-	free(e->file);
-	seq_free(e->seq);
-	e->clip = name;
-	e->file = file;
-	e->seq = NULL;
-	e->prio = prio;
-	return 0;
+	return put_name(e, name, file, NULL, prio);
 }
 
 /* Uppercase and single-spaced, for matching comment keys (trimmed). */

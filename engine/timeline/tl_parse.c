@@ -262,6 +262,26 @@ static int unescape_clip(char *w)
 	return 0;
 }
 
+/* The clip a clip word names (an event's or a seq line's), added if new;
+ * checked decoded (%2F is a '/'), told as written.  Its index, -EINVAL
+ * (told) or -ENOMEM. */
+static int clip_word(struct tl_state *st, unsigned line, const char *word)
+{
+	char *name = strdup(word);
+	int clip;
+
+	if (!name)
+		return -ENOMEM;
+	clip = unescape_clip(name) < 0 ? -EINVAL
+				       : eng_tl_clip(st->tl, name, line);
+	free(name);
+	if (clip < 0 && clip != -ENOMEM)
+		eng_problem(&st->pb, line,
+			    "clip name '%s' not allowed (no '/', control characters, '.' or '..')",
+			    word);
+	return clip;
+}
+
 /* A frame number: non-negative, small enough that sums cannot overflow. */
 static int frame_number(const char *s, int64_t *out)
 {
@@ -284,23 +304,8 @@ static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 	before = st->pb.n;
 	if (n > 1)
 		ntr = event_tracks(st, line, tok[1]);
-	if (n > 2) {
-		/* checked decoded: %2F is a '/'; told as written */
-		char *name = strdup(tok[2]);
-
-		if (!name)
-			return -ENOMEM;
-		clip = unescape_clip(name) < 0
-			       ? -EINVAL
-			       : eng_tl_clip(st->tl, name, line);
-		free(name);
-		if (clip == -ENOMEM)
-			return clip;
-		if (clip < 0)
-			eng_problem(&st->pb, line,
-				    "clip name '%s' not allowed (no '/', control characters, '.' or '..')",
-				    tok[2]);
-	}
+	if (n > 2 && (clip = clip_word(st, line, tok[2])) == -ENOMEM)
+		return clip;
 	if (n > 3) {
 		rc = frame_number(tok[3], &src_in);
 		if (rc == -ERANGE)
@@ -457,7 +462,7 @@ static int do_seq(struct tl_state *st, unsigned line, char **tok, int n)
 	static char none[] = "", root[] = "/"; /* copied, never written */
 	struct eng_seq_ref ref = { .step = 1, .line = line };
 	const char *why;
-	char *name = NULL, *buf = NULL, *sfx = NULL, *slash;
+	char *buf = NULL, *sfx = NULL, *slash;
 	int clip = -1, have_first = 0, have_step = 0, have_missing = 0, i, rc;
 	size_t pre = 0;
 	unsigned before = st->pb.n;
@@ -466,18 +471,9 @@ static int do_seq(struct tl_state *st, unsigned line, char **tok, int n)
 		eng_problem(&st->pb, line, "missing CLIP after 'seq'");
 		return 0;
 	}
-	name = strdup(tok[1]);
-	if (!name)
-		return -ENOMEM;
-	clip = unescape_clip(name) < 0 ? -EINVAL
-				       : eng_tl_clip(st->tl, name, line);
-	free(name);
+	clip = clip_word(st, line, tok[1]);
 	if (clip == -ENOMEM)
 		return clip;
-	if (clip < 0)
-		eng_problem(&st->pb, line,
-			    "clip name '%s' not allowed (no '/', control characters, '.' or '..')",
-			    tok[1]);
 	if (n < 3) {
 		eng_problem(&st->pb, line,
 			    "missing PATTERN for sequence clip '%s' (e.g. "

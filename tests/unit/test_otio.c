@@ -22,6 +22,7 @@
 #include "timeline/otio.h"
 #include "util/diag.h"
 #include "parser_check.h"
+#include "seq_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -610,18 +611,17 @@ static void test_error(void **state)
 static void test_sequences(void **state)
 {
 	static const struct {
-		const char *clip, *base, *prefix, *suffix;
-		int64_t start, step;
-		int padding;
-		uint32_t missing, rate_num;
+		const char *clip;
+		struct want_seq seq;
+		uint32_t rate_num;
 	} want[] = {
-		{ "A001C003", "A001C003", "A001C003.", ".dpx", 86400, 1, 7,
-		  ENG_SEQ_MISS_ERROR, 24 },
-		{ "comp", "shot%201", "comp_", ".exr", -3, 2, 4,
-		  ENG_SEQ_MISS_HOLD, 48 },
+		{ "A001C003", { "A001C003", "A001C003.", ".dpx", 86400, 1, 7,
+		  ENG_SEQ_MISS_ERROR }, 24 },
+		{ "comp", { "shot%201", "comp_", ".exr", -3, 2, 4,
+		  ENG_SEQ_MISS_HOLD }, 48 },
 		/* no available_range: the rate (OTIO's default 1) unused */
-		{ "A001C003~2", "A001C003", "A001C003_", ".tif", 1, 1, 4,
-		  ENG_SEQ_MISS_BLACK, 0 },
+		{ "A001C003~2", { "A001C003", "A001C003_", ".tif", 1, 1, 4,
+		  ENG_SEQ_MISS_BLACK }, 0 },
 	};
 	struct eng_timeline *tl = NULL;
 	struct eng_diag d = { 0 };
@@ -635,14 +635,7 @@ static void test_sequences(void **state)
 		const struct eng_seq_ref *r = cl->seq;
 
 		assert_string_equal(cl->name, want[i].clip);
-		assert_non_null(r);
-		assert_string_equal(r->base, want[i].base);
-		assert_string_equal(r->prefix, want[i].prefix);
-		assert_string_equal(r->suffix, want[i].suffix);
-		assert_int_equal(r->start, want[i].start);
-		assert_int_equal(r->step, want[i].step);
-		assert_int_equal(r->padding, want[i].padding);
-		assert_int_equal(r->missing, want[i].missing);
+		check_seq(r, &want[i].seq);
 		assert_int_equal(r->rate.num, want[i].rate_num);
 		assert_int_equal(r->origin, 0);
 		assert_true(r->line > 0);

@@ -23,6 +23,7 @@
 #include "timeline/model.h"
 #include "timeline/tl.h"
 #include "util/diag.h"
+#include "seq_check.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -312,19 +313,17 @@ static void test_seq(void **state)
 		"missing=HOLD\n"					/* 7 */
 		"seq neg neg.%04d.exr first=-2 missing=black step=1\n"; /* 8 */
 	static const struct {
-		const char *clip, *base, *prefix, *suffix;
-		int64_t start, step;
-		int padding;
-		uint32_t missing;
+		const char *clip;
+		struct want_seq seq;
 		unsigned line;
 		const char *pattern;
 	} want[] = {
-		{ "A001C003", "A001C003", "A001C003.", ".dpx", 86400, 1, 7,
-		  ENG_SEQ_MISS_ERROR, 3, "A001C003/A001C003.%07d.dpx" },
-		{ "s two", "a/b c", "s#%%_", "", -3, 2, 0, ENG_SEQ_MISS_HOLD, 7,
-		  "a/b c/s#%%%%_%d" },
-		{ "neg", "", "neg.", ".exr", -2, 1, 4, ENG_SEQ_MISS_BLACK, 8,
-		  "neg.%04d.exr" },
+		{ "A001C003", { "A001C003", "A001C003.", ".dpx", 86400, 1, 7,
+		  ENG_SEQ_MISS_ERROR }, 3, "A001C003/A001C003.%07d.dpx" },
+		{ "s two", { "a/b c", "s#%%_", "", -3, 2, 0,
+		  ENG_SEQ_MISS_HOLD }, 7, "a/b c/s#%%%%_%d" },
+		{ "neg", { "", "neg.", ".exr", -2, 1, 4, ENG_SEQ_MISS_BLACK },
+		  8, "neg.%04d.exr" },
 	};
 	struct eng_timeline *tl = NULL;
 	struct eng_diag d = { 0 };
@@ -347,14 +346,7 @@ static void test_seq(void **state)
 				break;
 		assert_true(c < (int)tl->nclips);
 		r = tl->clips[c].seq;
-		assert_non_null(r);
-		assert_string_equal(r->base, want[i].base);
-		assert_string_equal(r->prefix, want[i].prefix);
-		assert_string_equal(r->suffix, want[i].suffix);
-		assert_int_equal(r->start, want[i].start);
-		assert_int_equal(r->step, want[i].step);
-		assert_int_equal(r->padding, want[i].padding);
-		assert_int_equal(r->missing, want[i].missing);
+		check_seq(r, &want[i].seq);
 		assert_int_equal(r->origin, 0);
 		assert_int_equal(r->rate.num, 0);
 		assert_int_equal(r->line, want[i].line);
