@@ -78,8 +78,8 @@ static int put_seqs(struct eng_strbuf *b, const struct eng_timeline *tl,
 		    unsigned flags, struct eng_diag *diag)
 {
 	unsigned char *used;
-	char pat[4096];
-	size_t t, i;
+	char *pat = NULL;
+	size_t t, i, n;
 	int64_t first;
 	int rc = 0;
 	const char *p;
@@ -95,13 +95,22 @@ static int put_seqs(struct eng_strbuf *b, const struct eng_timeline *tl,
 
 		if (!r || !used[i])
 			continue;
-		if (eng_seq_pattern(r, pat, sizeof(pat)) < 0 ||
+		/* every '%' doubled, a '/' and the number's "%064d" */
+		n = 2 * (strlen(r->base) + strlen(r->prefix) +
+			 strlen(r->suffix)) + 8;
+		free(pat);
+		pat = malloc(n);
+		if (!pat) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (eng_seq_pattern(r, pat, n) < 0 ||
 		    __builtin_mul_overflow(r->origin, r->step, &first) ||
 		    __builtin_add_overflow(first, r->start, &first)) {
 			eng_diag_add(diag, tl->path, r->line,
 				     "sequence clip '%s' cannot be written "
-				     "as .tl: its pattern is too long or its "
-				     "first image's number out of range",
+				     "as .tl: its first image's number is "
+				     "out of range",
 				     tl->clips[i].name);
 			rc = -EINVAL;
 			continue;
@@ -122,6 +131,7 @@ static int put_seqs(struct eng_strbuf *b, const struct eng_timeline *tl,
 					  eng_seq_missing_name(r->missing));
 		eng_strbuf_printf(b, "\n");
 	}
+	free(pat);
 	free(used);
 	return rc;
 }

@@ -3,7 +3,8 @@
  * libFuzzer target for the .tl parser: any bytes give a timeline or
  * messages, never a crash, leak, hang or undefined behaviour.  A timeline
  * that parses is also written back (eng_tl_write, plain and escaped) and
- * parsed again, which must give the same edit, and planned for
+ * parsed again, which must give the same edit (and sequence clips the same
+ * files), and planned for
  * timelinefs-gen --for.
  *   make fuzz (tests/run-fuzz.sh) builds and runs it on build/fuzz/seed/tl
  */
@@ -19,7 +20,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The same tracks and segments (clip names compared, lines aside). */
+/* Two sequence clips (or none) that play the same files: a written
+ * sequence has origin 0, its first= the image source frame 0 plays. */
+static int same_seq(const struct eng_seq_ref *x, const struct eng_seq_ref *y)
+{
+	if (!x || !y)
+		return !x && !y;
+	return !strcmp(x->base, y->base) && !strcmp(x->prefix, y->prefix) &&
+	       !strcmp(x->suffix, y->suffix) && x->step == y->step &&
+	       x->padding == y->padding && x->missing == y->missing &&
+	       y->origin == 0 && x->start + x->origin * x->step == y->start;
+}
+
+/* The same tracks and segments (clip names compared, lines aside), and
+ * the same sequences. */
 static int same_edit(const struct eng_timeline *a, const struct eng_timeline *b)
 {
 	size_t t, i;
@@ -39,7 +53,9 @@ static int same_edit(const struct eng_timeline *a, const struct eng_timeline *b)
 			    x->segs[i].rec_in != y->segs[i].rec_in ||
 			    x->segs[i].frames != y->segs[i].frames ||
 			    strcmp(a->clips[x->segs[i].clip].name,
-				   b->clips[y->segs[i].clip].name))
+				   b->clips[y->segs[i].clip].name) ||
+			    !same_seq(a->clips[x->segs[i].clip].seq,
+				      b->clips[y->segs[i].clip].seq))
 				return 0;
 	}
 	return 1;

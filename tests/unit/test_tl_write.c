@@ -173,6 +173,37 @@ static void test_seq_text(void **state)
 	eng_diag_free(&d);
 }
 
+/* A pattern longer than any fixed buffer (a fuzzer's 5000-byte folder)
+ * is written whole: the fuzz target traps when a parsed .tl cannot be
+ * written back.  Failed with a 4096-byte buffer in put_seqs. */
+static void test_seq_long_pattern(void **state)
+{
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char *in = malloc(6000), *text = NULL;
+	size_t len;
+
+	(void)state;
+	assert_non_null(in);
+	len = (size_t)snprintf(in, 6000, "fps 24\ntrack V 1000\n"
+			       "event V c 0 1\nseq c ");
+	memset(in + len, 'a', 5000);
+	snprintf(in + len + 5000, 6000 - len - 5000, "/p.%%d.dpx first=1\n");
+	if (eng_tl_parse("in.tl", "in", in, strlen(in), &tl, &d) < 0) {
+		print_diag(&d);
+		fail();
+	}
+	if (eng_tl_write(tl, 0, &text, &len, &d) < 0) {
+		print_diag(&d);
+		fail();
+	}
+	free(text);
+	round_trip(tl);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+	free(in);
+}
+
 /* Sequences from an EDL (origin folded into first=) and from OTIO write
  * and parse back as the same files for every source frame. */
 static void test_seq_round_trip(void **state)
@@ -428,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_variable_track),
 		cmocka_unit_test(test_seq_text),
 		cmocka_unit_test(test_seq_round_trip),
+		cmocka_unit_test(test_seq_long_pattern),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
