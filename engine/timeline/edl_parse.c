@@ -663,8 +663,10 @@ static int seq_place(const char *f, size_t *pre, size_t *post, int *padding,
 			*padding = 0;
 			return 1;
 		}
+		if (p[1] != '0')
+			return 0;
 		n = digit_run(p + 2);
-		if (p[1] == '0' && n > 0 && n <= 2 && p[2] != '0' &&
+		if (n > 0 && n <= 2 && p[2] != '0' &&
 		    p[2 + n] == 'd' && digits_value(p + 2, n, end) == 0 &&
 		    *end <= 64) {
 			*pre = (size_t)(p - f);

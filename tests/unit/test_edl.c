@@ -831,6 +831,8 @@ static void test_sequences(void **state)
 		  0, -1 },
 		{ "* SOURCE FILE: x.%7d.dpx\n", "x.%7d", NULL, NULL, NULL, 0,
 		  -1 },
+		/* a '%' that ends the name (fuzz_edl: read past its end) */
+		{ "* SOURCE FILE: take%\n", "take%", NULL, NULL, NULL, 0, -1 },
 		{ "* FROM CLIP NAME: r_[1-].dpx\n", "r_[1-]", NULL, NULL, NULL,
 		  0, -1 },
 		/* the name comment that wins names no sequence */
