@@ -80,12 +80,14 @@ struct fs_config {
 	char *max_background_arg;
 	char *stream_mem_arg;	/* -o stream_mem= as given */
 	char *stream_files_arg;
+	char *frames_in_flight_arg;
 	unsigned buffer;
 	unsigned readahead_kb;
 	unsigned hold;		/* -o hold=: rows held in a database outage */
 	unsigned max_background; /* -o max_background=: see fs_init */
 	uint64_t stream_mem;	/* -o stream_mem=: bytes a stream may take */
 	unsigned stream_files;	/* -o stream_files=: media fds per stream */
+	unsigned frames_in_flight; /* -o frames_in_flight=: 1..64 */
 	int direct_io;
 	int strict;
 	int show_help;

@@ -408,6 +408,7 @@ void fs_player_config(struct fs *fs, struct eng_player_config *pc)
 	pc->filler = 1;
 	pc->max_files = fs->cfg.stream_files;
 	pc->mem_max = fs->cfg.stream_mem;
+	pc->frames_in_flight = fs->cfg.frames_in_flight;
 }
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

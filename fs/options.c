@@ -46,6 +46,7 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("max_background=%s", max_background_arg, 0),
 	FS_OPT("stream_mem=%s", stream_mem_arg, 0),
 	FS_OPT("stream_files=%s", stream_files_arg, 0),
+	FS_OPT("frames_in_flight=%s", frames_in_flight_arg, 0),
 	FUSE_OPT_KEY("inject=", KEY_INJECT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -132,6 +133,10 @@ void fs_usage(const char *prog)
 	       "    -o stream_files=N     clip files one open keeps open; the least\n"
 	       "                          recently used is closed past it (64, fewer\n"
 	       "                          when ulimit -n is below 8256: 1/128 of it)\n"
+	       "    -o frames_in_flight=N frames a paced stream reads at once, as an\n"
+	       "                          application's reader threads: a stalled frame\n"
+	       "                          delays only the frames waiting for its reader;\n"
+	       "                          served in order (1, at most 64)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
 	printf("general options:\n");
 	fuse_cmdline_help();
@@ -196,6 +201,7 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->max_background = FS_MAX_BACKGROUND;
 	cfg->stream_mem = ENG_PLAYER_MEM_DEFAULT;
 	cfg->stream_files = ENG_PLAYER_FILES_DEFAULT;
+	cfg->frames_in_flight = 1;
 }
 
 /* An absolute version of path without requiring it to exist. */
@@ -438,6 +444,10 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 	if (parse_uint_opt("stream_files", cfg->stream_files_arg, 1,
 			   1024 * 1024, "files", &cfg->stream_files, diag) < 0)
 		return -1;
+	if (parse_uint_opt("frames_in_flight", cfg->frames_in_flight_arg, 1,
+			   ENG_PLAYER_IN_FLIGHT_MAX, "frames",
+			   &cfg->frames_in_flight, diag) < 0)
+		return -1;
 	/* its messages are "inject:RULE: reason", each naming the rule */
 	if (cfg->inject) {
 		size_t before = diag ? diag->n : 0;
@@ -475,6 +485,7 @@ int fs_config_each(const struct fs_config *cfg,
 		   void *ctx)
 {
 	char buffer[16], ra[16], hold[16], mb[16], smem[24], sfiles[16];
+	char fif[16];
 	const char *const v[][2] = {
 		{ "db", cfg->db },
 		{ "label", cfg->label ? cfg->label : "" },
@@ -498,6 +509,7 @@ int fs_config_each(const struct fs_config *cfg,
 		{ "splice", cfg->splice ? cfg->splice : "auto" },
 		{ "stream_mem", smem },
 		{ "stream_files", sfiles },
+		{ "frames_in_flight", fif },
 	};
 	size_t i;
 	int rc = 0;
@@ -508,6 +520,7 @@ int fs_config_each(const struct fs_config *cfg,
 	snprintf(mb, sizeof(mb), "%u", cfg->max_background);
 	snprintf(smem, sizeof(smem), "%" PRIu64, cfg->stream_mem);
 	snprintf(sfiles, sizeof(sfiles), "%u", cfg->stream_files);
+	snprintf(fif, sizeof(fif), "%u", cfg->frames_in_flight);
 	for (i = 0; i < sizeof(v) / sizeof(v[0]) && rc == 0; i++)
 		rc = fn(ctx, v[i][0], v[i][1] ? v[i][1] : "");
 	return rc;
@@ -535,6 +548,7 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->max_background_arg);
 	free(cfg->stream_mem_arg);
 	free(cfg->stream_files_arg);
+	free(cfg->frames_in_flight_arg);
 	free(cfg->inject);
 	eng_inject_free(cfg->inject_v);
 	free(cfg->options);

@@ -160,6 +160,8 @@ static int plan_ring(const struct eng_timeline *tl,
 	    tl->frames <= 0 || tl->ntracks == 0 || tl->fps.num == 0 ||
 	    tl->fps.den == 0 || tl->frame_bytes_max == 0)
 		return -EINVAL;
+	if (cfg->frames_in_flight > ENG_PLAYER_IN_FLIGHT_MAX)
+		return -EINVAL;
 	if (cfg->pace.mode == ENG_PACE_FACTOR &&
 	    !(isfinite(cfg->pace.speed) && cfg->pace.speed > 0))
 		return -EINVAL;

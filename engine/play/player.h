@@ -129,7 +129,11 @@ struct eng_player_config {
 	 * frame (a slow open) delays only the frames that wait for its
 	 * reader.  Frames are still published (served) in order.  0 or 1:
 	 * one frame at a time, as before.  For every medium, not only
-	 * sequences; a zero-copy player keeps 1. */
+	 * sequences.  Only a filled player (cfg.filler, paced) reads N at
+	 * once, on N loader threads (eng_player_start); a player whose
+	 * requests load their frames (pace=off, no filler thread running)
+	 * and so a zero-copy one keep 1.  At most
+	 * ENG_PLAYER_IN_FLIGHT_MAX (eng_player_new: -EINVAL). */
 	unsigned frames_in_flight;
 	/* Where the player says what its rows cannot: an image of a
 	 * sequence whose header is malformed or whose pixel data differ in
@@ -140,6 +144,10 @@ struct eng_player_config {
 	void (*say)(void *ctx, const char *msg);
 	void *say_ctx;
 };
+
+/* The most frames_in_flight (-o frames_in_flight=): frametest's and the
+ * grading applications' reader threads are 4 to 16; 64 is room above. */
+#define ENG_PLAYER_IN_FLIGHT_MAX 64
 
 /* smbd, measured serving `smbclient get` from a cached timeline: two
  * 8 MiB preads in flight on two of its aio threads, each one split by

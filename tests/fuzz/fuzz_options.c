@@ -169,7 +169,7 @@ static int names_it(const char *msg, char **argv, int argc)
 		"fps", "video_rate", "audio_rate", "edl_origin", "pace",
 		"backing", "buffer", "record", "readahead", "inject", "hold",
 		"splice", "max_background", "stream_mem", "stream_files",
-		"picture",
+		"picture", "frames_in_flight",
 	};
 	static const char *const fixed[] = {
 		"timelinefs: need MEDIA_DIR and MOUNTPOINT",
@@ -243,7 +243,8 @@ static void check_accepted(const struct fs_config *c, char **argv, int argc)
 	    c->readahead_kb > 1024 * 1024 || c->hold > 100000000 ||
 	    c->max_background < 1 || c->max_background > 65535 ||
 	    c->stream_mem == 0 || c->stream_files < 1 ||
-	    c->stream_files > 1024 * 1024)
+	    c->stream_files > 1024 * 1024 || c->frames_in_flight < 1 ||
+	    c->frames_in_flight > ENG_PLAYER_IN_FLIGHT_MAX)
 		__builtin_trap();
 	/* the value as given is the value used: no "8x" read as 8 */
 	if (last_value(argv, argc, "buffer", val, sizeof(val)) &&
@@ -260,6 +261,9 @@ static void check_accepted(const struct fs_config *c, char **argv, int argc)
 		__builtin_trap();
 	if (last_value(argv, argc, "stream_files", val, sizeof(val)) &&
 	    !same_number(val, c->stream_files))
+		__builtin_trap();
+	if (last_value(argv, argc, "frames_in_flight", val, sizeof(val)) &&
+	    !same_number(val, c->frames_in_flight))
 		__builtin_trap();
 	if (!c->load.fps.num || !c->load.fps.den || !c->load.video_rate ||
 	    !c->load.audio_rate || !(c->pace_v.speed > 0))

@@ -70,12 +70,13 @@ else
 fi
 
 bad=0
-for o in stream_mem=0 stream_mem=lots stream_files=0 stream_files=x; do
+for o in stream_mem=0 stream_mem=lots stream_files=0 stream_files=x \
+	frames_in_flight=0 frames_in_flight=65 frames_in_flight=4x; do
 	timeout 20 "$BIN" -f -o "$o,db=$T/bad.db" "$M" "$T/mnt" \
 		>"$T/out" 2>&1 && bad=1
 	grep -qF "bad ${o%%=*} '${o#*=}'" "$T/out" || bad=1
 done
-check_eq "bad stream_mem and stream_files are refused, named" 0 "$bad"
+check_eq "bad stream_mem, stream_files and frames_in_flight are refused, named" 0 "$bad"
 
 # 300 clips, 2 frames each on V and A1, then 30 of them again: 600 files
 C=$T/clips
