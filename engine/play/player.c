@@ -44,9 +44,21 @@ static int init_sync(struct eng_player *p)
 		done++;
 	if (!rc && !(rc = pthread_cond_init(&p->ready_cv, NULL)))
 		done++;
+	if (!rc && !(rc = pthread_cond_init(&p->work_cv, NULL)))
+		done++;
+	if (!rc && !(rc = pthread_mutex_init(&p->fd_lock, NULL)))
+		done++;
+	if (!rc && !(rc = pthread_cond_init(&p->fd_cv, NULL)))
+		done++;
 	pthread_condattr_destroy(&ca);
 	if (!rc)
 		return 0;
+	if (done > 6)
+		pthread_mutex_destroy(&p->fd_lock);
+	if (done > 5)
+		pthread_cond_destroy(&p->work_cv);
+	if (done > 4)
+		pthread_cond_destroy(&p->ready_cv);
 	if (done > 3)
 		pthread_cond_destroy(&p->fill_cv);
 	if (done > 2)
@@ -134,6 +146,7 @@ size_t eng_player_slots(const struct eng_player *p)
  * eng_player_mem tells what eng_player_new will take. */
 struct ring_plan {
 	int filled;
+	unsigned nld;		/* loaders */
 	uint64_t nslots;
 	uint64_t seek_gap;
 	unsigned __int128 ring_bytes;
@@ -173,6 +186,10 @@ static int plan_ring(const struct eng_timeline *tl,
 	if (tl->nclips > INT32_MAX / tl->ntracks)
 		return -EINVAL;
 	rp->filled = cfg->filler && cfg->pace.mode != ENG_PACE_OFF;
+	/* frames in flight need a filler to issue them: a request loads
+	 * its frames one at a time */
+	rp->nld = rp->filled && cfg->frames_in_flight > 1 ?
+		  cfg->frames_in_flight : 1;
 	/* a request plus one concurrent readahead window always fit, and
 	 * the reads a file server keeps in flight (cfg->window) */
 	if (cfg->window > (1ULL << 40))
@@ -195,13 +212,17 @@ static int plan_ring(const struct eng_timeline *tl,
 		  (unsigned __int128)rp->nslots *
 		  (1 + sizeof(struct iovec) +
 		   (cfg->window ? sizeof(int64_t) : 0)) +
-		  (unsigned __int128)eng_pl_reads_max(tl) *
-		  sizeof(struct eng_access) +
+		  (unsigned __int128)rp->nld *
+		  (sizeof(struct loader) + (unsigned __int128)tl->dep_reads_max *
+		   sizeof(struct eng_slice_ext)) +
+		  (unsigned __int128)(rp->nld > 1 ? rp->nslots : 1) *
+		  (sizeof(struct load) + sizeof(size_t) + tl->ntracks +
+		   (unsigned __int128)eng_pl_reads_max(tl) *
+		   sizeof(struct eng_access)) +
 		  (unsigned __int128)(rp->nfds ? rp->nfds : 1) *
 		  sizeof(struct media_fd) +
 		  (unsigned __int128)tl->ntracks * sizeof(struct dec_state) +
-		  (unsigned __int128)tl->dep_reads_max *
-		  sizeof(struct eng_slice_ext) + eng_pl_seq_mem(tl);
+		  eng_pl_seq_mem(tl);
 	/* Frames of one size fill their slots: a request is at most 2
 	 * pieces (the ring's wrap).  Others may need more than the caller's
 	 * reply takes (800-byte audio frames: 1310 in 1 MiB). */
@@ -223,7 +244,8 @@ static int plan_ring(const struct eng_timeline *tl,
 		if (most > SIZE_MAX / 4)
 			return 0;
 		rp->bounce_bytes = bounce_size((size_t)most);
-		rp->mem += rp->bounce_bytes;
+		/* one per loader */
+		rp->mem += (unsigned __int128)rp->nld * rp->bounce_bytes;
 	}
 	if (cfg->zero_copy && cfg->pace.mode == ENG_PACE_OFF &&
 	    cfg->backing == ENG_BACKING_BUFFERED &&
@@ -306,18 +328,56 @@ unsigned eng_player_files_default(uint64_t nofile)
 					      (unsigned)n;
 }
 
+/* A loader's buffers; 0 or -ENOMEM (what it got is freed with p). */
+static int loader_new(struct eng_player *p, struct loader *ld)
+{
+	const struct eng_timeline *tl = p->tl;
+
+	ld->p = p;
+	if (tl->dep_reads_max) {
+		ld->deps = calloc(tl->dep_reads_max, sizeof(*ld->deps));
+		if (!ld->deps)
+			return -ENOMEM;
+	}
+	if (p->bounce_bytes &&
+	    posix_memalign(&ld->bounce, DIRECT_ALIGN, p->bounce_bytes)) {
+		ld->bounce = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A load's tables; 0 or -ENOMEM (what it got is freed with p). */
+static int load_new(struct eng_player *p, struct load *l)
+{
+	l->pend = calloc(eng_pl_reads_max(p->tl), sizeof(*l->pend));
+	l->need_deps = calloc(p->tl->ntracks, 1);
+	return l->pend && l->need_deps ? 0 : -ENOMEM;
+}
+
 /* The memory eng_player_new allocated, and p. */
 static void free_mem(struct eng_player *p)
 {
+	unsigned i;
+	size_t j;
+
 	eng_pl_seq_free(p->seq);
+	for (i = 0; p->ld && i < p->nld; i++) {
+		free(p->ld[i].deps);
+		free(p->ld[i].bounce);
+	}
+	for (j = 0; p->loads && j < p->nloads; j++) {
+		free(p->loads[j].pend);
+		free(p->loads[j].need_deps);
+	}
+	free(p->ld);
+	free(p->loads);
+	free(p->fifo);
 	free(p->mov_start);
 	free(p->spill);
-	free(p->bounce);
 	free(p->fds);
 	free(p->copy_iov);
-	free(p->pend);
 	free(p->dec);
-	free(p->deps);
 	free(p->held);
 	free(p->failed);
 	free(p->ring);
@@ -379,16 +439,25 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->failed = calloc(p->nslots, 1);
 	if (cfg->window)
 		p->held = malloc(p->nslots * sizeof(*p->held));
-	p->pend = calloc(eng_pl_reads_max(tl), sizeof(*p->pend));
 	p->dec = calloc(tl->ntracks, sizeof(*p->dec));
-	if (tl->dep_reads_max)
-		p->deps = calloc(tl->dep_reads_max, sizeof(*p->deps));
+	p->nld = rp.nld;
+	p->ld = calloc(p->nld, sizeof(*p->ld));
+	p->nloads = p->nld > 1 ? p->nslots : 1;
+	p->loads = calloc(p->nloads, sizeof(*p->loads));
+	p->fifo = calloc(p->nloads, sizeof(*p->fifo));
 	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
-	if (!p->ring || !p->failed || (cfg->window && !p->held) || !p->pend ||
-	    !p->dec || (tl->dep_reads_max && !p->deps) ||
-	    !p->copy_iov || !p->fds)
+	if (!p->ring || !p->failed || (cfg->window && !p->held) ||
+	    !p->dec || !p->ld || !p->loads || !p->fifo || !p->copy_iov ||
+	    !p->fds)
 		goto err_free;
+	p->bounce_bytes = rp.bounce_bytes;
+	for (i = 0; i < p->nld; i++)
+		if (loader_new(p, &p->ld[i]) < 0)
+			goto err_free;
+	for (i = 0; i < p->nloads; i++)
+		if (load_new(p, &p->loads[i]) < 0)
+			goto err_free;
 	for (i = 0; p->held && i < p->nslots; i++)
 		p->held[i] = -1;
 	p->spill_bytes = rp.spill_bytes;
@@ -404,13 +473,6 @@ int eng_player_new(const struct eng_timeline *tl,
 	for (i = 0; i < nfds; i++) {
 		p->fds[i].fd = -1;
 		p->fds[i].newer = p->fds[i].older = -1;
-	}
-	if (rp.bounce_bytes) {
-		p->bounce_bytes = rp.bounce_bytes;
-		if (posix_memalign(&p->bounce, DIRECT_ALIGN, p->bounce_bytes)) {
-			p->bounce = NULL;
-			goto err_free;
-		}
 	}
 	rc = eng_pl_seq_new(p);
 	if (rc)
@@ -433,6 +495,9 @@ void eng_player_free(struct eng_player *p)
 	eng_player_stop(p);
 	eng_pl_fds_close(p);
 	eng_pl_zc_free(p);
+	pthread_cond_destroy(&p->fd_cv);
+	pthread_mutex_destroy(&p->fd_lock);
+	pthread_cond_destroy(&p->work_cv);
 	pthread_cond_destroy(&p->ready_cv);
 	pthread_cond_destroy(&p->fill_cv);
 	pthread_mutex_destroy(&p->stats_lock);

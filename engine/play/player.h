@@ -76,9 +76,10 @@ struct eng_player_config {
 	size_t max_request;	/* largest read the caller will ask for */
 	const struct eng_io *io;
 	eng_record_fn record;	/* called once per backing read, after its
-				 * frame's last read (when played is known);
-				 * may be NULL; from the filler thread when
-				 * one runs */
+				 * frame's last read (when played is known),
+				 * in frame order, one call at a time; may be
+				 * NULL; from the filler thread or a loader
+				 * thread when they run */
 	void *record_ctx;
 	/* Paced players only (ignored for pace=off, which stays driven by
 	 * the requests): frames are loaded on schedule by eng_player_fill(),
@@ -201,17 +202,19 @@ int eng_player_new(const struct eng_timeline *tl,
  * frames of tl->frame_bytes_max bytes (the frames a request and a
  * concurrent readahead window span, plus cfg->buffer for a filled player),
  * the O_DIRECT bounce buffer (also taken, of the largest decoding
- * dependency frame, for long-GOP media), the zero-copy pipes' pages where
- * zero copy may be taken (they are kernel memory, as much as the ring
- * again) and the tables per slot, per (clip, track) and per read of a
- * frame (a row per extent and per decoding dependency of each track; of
- * an image sequence's, its image's open, header reads, reads and close,
- * and a held image's too).
+ * dependency frame, for long-GOP media) and the table of a frame's reads
+ * (a row per extent and per decoding dependency of each track; of an
+ * image sequence's, its image's open, header reads, reads and close, and
+ * a held image's too), both once per frame in flight
+ * (cfg->frames_in_flight of a filled player; not the loader threads'
+ * stacks), the zero-copy pipes' pages where zero copy may be taken (they
+ * are kernel memory, as much as the ring again) and the tables per slot
+ * and per (clip, track).
  * Not the timeline's own per-frame tables of real media (eng_track.upto,
  * 8 bytes a frame of a variable track: 691 KB an hour at 24 fps), which
  * every stream of it shares.  Saturates at UINT64_MAX.
- * Needs only tl, buffer, max_request, pace, backing, filler and
- * zero_copy of cfg.  0, or -EINVAL as eng_player_new. */
+ * Needs only tl, buffer, max_request, pace, backing, filler, zero_copy
+ * and frames_in_flight of cfg.  0, or -EINVAL as eng_player_new. */
 int eng_player_mem(const struct eng_timeline *tl,
 		   const struct eng_player_config *cfg, uint64_t *bytes,
 		   uint64_t *slots);
@@ -287,8 +290,12 @@ enum eng_fill {
 /* One step of the filler of a filled player (cfg.filler, paced): load the
  * next frame if the clock is anchored, its issue time has come and the
  * ring has room.  Never sleeps; does the frame's preads without the
- * player's locks.  Returns an ENG_FILL_*, or -EINVAL (not a filled
- * player).  Not to be called while the filler thread runs. */
+ * player's locks.  With loader threads running (cfg.frames_in_flight > 1,
+ * eng_player_start_loaders) it hands the frame to a free one instead and
+ * returns ENG_FILL_LOADED at once (the frame is published when it and
+ * the frames before it are read); ENG_FILL_IDLE also when no loader is
+ * free.  Returns an ENG_FILL_*, or -EINVAL (not a filled player).  Not to
+ * be called while the filler thread runs. */
 int eng_player_fill(struct eng_player *p, uint64_t *next_ns);
 /* Stack of a filler thread: it reads into the ring, records, nothing more. */
 #define ENG_FILLER_STACK (256 * 1024)
@@ -296,11 +303,20 @@ int eng_player_fill(struct eng_player *p, uint64_t *next_ns);
  * and waits on CLOCK_MONOTONIC (the clock eng_io.now must be) until the
  * next issue time, or until a request anchors, seeks or makes room.  0
  * (also for a player without a filler, or one already started) or -errno
- * from pthread_create.  Call before the first read. */
+ * from pthread_create.  Call before the first read.  With
+ * cfg.frames_in_flight > 1 it starts the loader threads first
+ * (eng_player_start_loaders). */
 int eng_player_start(struct eng_player *p);
-/* Stop and join the filler thread (a frame it is reading is finished and
- * recorded first); no-op when none runs.  No record callback runs after it
- * returns. */
+/* Start only the cfg.frames_in_flight loader threads of a filled player,
+ * which read the frames eng_player_fill() hands them: for tests that drive
+ * eng_player_fill() with a fake clock.  0 (also for a player of one frame
+ * in flight, or without a filler, or when they run already) or -errno
+ * from pthread_create (none left running).  eng_player_stop() joins
+ * them. */
+int eng_player_start_loaders(struct eng_player *p);
+/* Stop and join the filler thread and the loader threads (the frames they
+ * are reading are finished and recorded first); no-op when none runs.  No
+ * record callback runs after it returns. */
 void eng_player_stop(struct eng_player *p);
 
 /* eng_player_read() then copy into buf and unlock: for tests and callers

@@ -3,10 +3,12 @@
  * The player's media fds: one per (clip, track) played, opened on first
  * use, kept in a least-recently-used list within cfg.max_files and the
  * process's limit, and checked (io->check) so that a file deleted or
- * replaced while it plays fails instead of serving the old inode.  Only the
- * loader (the filler, or the request when none runs) touches them.
+ * replaced while it plays fails instead of serving the old inode.  The
+ * loaders share them under fd_lock; an fd a loader reads through (users)
+ * is never closed under it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "play/player_i.h"
@@ -26,8 +28,7 @@ static void close_media(const struct eng_player *p, const struct media_fd *m)
 	io->close(io->ctx, m->fd);
 }
 
-/* The open fds are a list, most recently used first; only the loader
- * touches it (as the fds themselves). */
+/* The open fds are a list, most recently used first (fd_lock). */
 static void lru_unlink(struct eng_player *p, int32_t i)
 {
 	struct media_fd *m = &p->fds[i];
@@ -64,21 +65,31 @@ static void fd_close(struct eng_player *p, int32_t i)
 	p->nopen--;
 }
 
-/* Close the least recently used open fd; 0 when there is none. */
+/* Close the least recently used open fd that no loader reads through; 0
+ * when there is none. */
 static int fd_close_lru(struct eng_player *p)
 {
-	if (p->lru_old < 0)
-		return 0;
-	fd_close(p, p->lru_old);
-	return 1;
+	int32_t i;
+
+	for (i = p->lru_old; i >= 0; i = p->fds[i].newer)
+		if (!p->fds[i].users) {
+			fd_close(p, i);
+			return 1;
+		}
+	return 0;
 }
 
 /* Open (clip, track)'s file within the stream's budget of fds: past
  * cfg.max_files, and on EMFILE/ENFILE (the process's or the system's
  * limit, which other streams share), the least recently used fd goes
  * first.  A feature-length EDL plays thousands of clip files; holding
- * them all open ran a stream into EMFILE mid-play. */
-static int fd_open(struct eng_player *p, const char *file, int *is_direct)
+ * them all open ran a stream into EMFILE mid-play.  fd_lock held, dropped
+ * around io->open: a slow open (a stalled metadata server) holds up only
+ * the loaders that need this file (m->opening), not every loader's
+ * reads.  Its place in nopen is taken before, so that opens at once keep
+ * within max_files. */
+static int fd_open(struct eng_player *p, struct media_fd *m,
+		   const char *file, int *is_direct)
 {
 	const struct eng_io *io = p->cfg.io;
 	int fd;
@@ -86,14 +97,23 @@ static int fd_open(struct eng_player *p, const char *file, int *is_direct)
 	if (p->cfg.max_files)
 		while (p->nopen >= p->cfg.max_files && fd_close_lru(p))
 			;
+	p->nopen++;
+	m->opening = 1;
 	for (;;) {
+		pthread_mutex_unlock(&p->fd_lock);
 		fd = io->open(io->ctx, file,
 			      p->cfg.backing == ENG_BACKING_DIRECT,
 			      is_direct);
+		pthread_mutex_lock(&p->fd_lock);
 		if ((fd != -EMFILE && fd != -ENFILE) || !fd_close_lru(p))
-			return fd;
+			break;
 		p->open_retries++;
 	}
+	m->opening = 0;
+	pthread_cond_broadcast(&p->fd_cv);
+	if (fd < 0)
+		p->nopen--;
+	return fd;
 }
 
 /* The fd of (clip, track), opened on first use.  -errno if it cannot be
@@ -102,7 +122,9 @@ static int fd_open(struct eng_player *p, const char *file, int *is_direct)
  * deleted, replaced or made unreadable while open fails (and is closed, so
  * that the next frame opens the name again) instead of serving the old
  * inode.  Checking per open and per interval, not per slice, keeps it to
- * two stat calls per fd per 100 ms. */
+ * two stat calls per fd per 100 ms.  A check that fails while other
+ * loaders read through the fd fails this read and leaves the close to
+ * the next check when none does. */
 int eng_pl_media_fd(struct eng_player *p, uint32_t clip, size_t t,
 		    int *direct)
 {
@@ -119,10 +141,15 @@ int eng_pl_media_fd(struct eng_player *p, uint32_t clip, size_t t,
 	file = tl->clips[clip].media[t].file;
 	if (io->check)
 		now = io->now(io->ctx);
+	pthread_mutex_lock(&p->fd_lock);
+	while (m->opening)
+		pthread_cond_wait(&p->fd_cv, &p->fd_lock);
 	if (m->fd < 0) {
-		fd = fd_open(p, file, &is_direct);
-		if (fd < 0)
+		fd = fd_open(p, m, file, &is_direct);
+		if (fd < 0) {
+			pthread_mutex_unlock(&p->fd_lock);
 			return fd;
+		}
 		m->fd = fd;
 		m->direct = p->cfg.backing == ENG_BACKING_DIRECT && is_direct;
 		m->checked_ns = now - ENG_MEDIA_CHECK_NS;
@@ -130,7 +157,7 @@ int eng_pl_media_fd(struct eng_player *p, uint32_t clip, size_t t,
 		if (m->opened)
 			p->reopens++;
 		m->opened = 1;
-		if (++p->nopen > p->open_peak)
+		if (p->nopen > p->open_peak)
 			p->open_peak = p->nopen;
 	} else {
 		lru_unlink(p, i);
@@ -139,13 +166,27 @@ int eng_pl_media_fd(struct eng_player *p, uint32_t clip, size_t t,
 	if (io->check && now - m->checked_ns >= ENG_MEDIA_CHECK_NS) {
 		rc = io->check(io->ctx, m->fd, file);
 		if (rc < 0) {
-			fd_close(p, i);
+			if (!m->users)
+				fd_close(p, i);
+			pthread_mutex_unlock(&p->fd_lock);
 			return rc;
 		}
 		m->checked_ns = now;
 	}
 	*direct = m->direct;
-	return m->fd;
+	m->users++;
+	fd = m->fd;
+	pthread_mutex_unlock(&p->fd_lock);
+	return fd;
+}
+
+void eng_pl_media_put(struct eng_player *p, uint32_t clip, size_t t)
+{
+	struct media_fd *m = &p->fds[(size_t)clip * p->tl->ntracks + t];
+
+	pthread_mutex_lock(&p->fd_lock);
+	m->users--;
+	pthread_mutex_unlock(&p->fd_lock);
 }
 
 /* Close every media fd the stream has open, at its end. */

@@ -2,8 +2,11 @@
 /*
  * The filler of a paced stream: a thread that loads each frame at its
  * issue time, ahead of the requests, so that a reader never waits for a
- * backing read it could have had earlier.  Its step, eng_player_fill, is
- * callable alone for tests with a fake clock.
+ * backing read it could have had earlier.  With cfg.frames_in_flight N
+ * above 1 it reads nothing itself: it hands each frame, at its issue time,
+ * to a free one of N loader threads, as an application's reader threads
+ * take frames, so a stalled frame holds up only its own loader.  Its
+ * step, eng_player_fill, is callable alone for tests with a fake clock.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,34 +16,158 @@
 
 #include "play/player_i.h"
 
+/* A loader thread free for frame p->next, or NULL: none is, or the
+ * frame's slot is still another frame's (read, or waiting to be
+ * published: the ring restarted under it, or a frame one ring behind is
+ * being recorded), or a request loads a frame itself (no filler thread;
+ * the threads' loads are the ones in fifo and the one published). */
+static struct loader *free_loader(struct eng_player *p)
+{
+	unsigned i;
+
+	if (eng_pl_load_of(p, p->next)->state != LD_IDLE ||
+	    p->loading > (int)p->nfifo + p->publishing)
+		return NULL;
+	for (i = 0; i < p->nld; i++)
+		if (!p->ld[i].cur)
+			return &p->ld[i];
+	return NULL;
+}
+
 /* The filler's step, with the lock held (dropped only around the preads
- * of a frame it loads). */
+ * of a frame it loads itself). */
 static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 {
 	const struct eng_io *io = p->cfg.io;
-	struct load l;
+	struct loader *ld = &p->ld[0];
+	struct load *l;
 	uint64_t sched;
 
 	/* The ring's room ends where a slot still holds a frame at or above
-	 * the request's first frame: those are never evicted. */
-	/* (loading: a request loads its frames itself, its filler not yet
-	 * started; there is one loader at a time) */
-	if (!p->anchored || p->loading || p->head >= p->tl->frames ||
-	    p->head >= p->need_lo + (int64_t)p->nslots)
+	 * the request's first frame, or one not yet published: those are
+	 * never evicted. */
+	if (!p->anchored || p->next >= p->tl->frames ||
+	    p->next >= p->need_lo + (int64_t)p->nslots ||
+	    p->next >= p->head + (int64_t)p->nslots)
 		return ENG_FILL_IDLE;
-	sched = issue_ns(p, p->head);
+	/* (without loader threads: a request loads its frames itself, its
+	 * filler not yet started; one frame at a time) */
+	if (p->loaders_on ? !(ld = free_loader(p)) : p->loading > 0)
+		return ENG_FILL_IDLE;
+	sched = issue_ns(p, p->next);
 	/* a frame its slot still holds was played: no read to schedule */
-	if (io->now(io->ctx) < sched && !still_held(p, p->head)) {
+	if (io->now(io->ctx) < sched && !still_held(p, p->next)) {
 		*next_ns = sched;
 		return ENG_FILL_AT;
 	}
-	eng_pl_load_begin(p, &l);
+	l = eng_pl_load_begin(p, ld);
+	if (p->loaders_on) {
+		ld->cur = l;
+		p->fifo[p->nfifo++] = (size_t)(l - p->loads);
+		pthread_cond_broadcast(&p->work_cv);
+		return ENG_FILL_LOADED;
+	}
 	pthread_mutex_unlock(&p->lock);
-	eng_pl_load_read(p, &l);
+	eng_pl_load_read(p, l);
 	pthread_mutex_lock(&p->lock);
-	eng_pl_load_end(p, &l);
-	eng_pl_load_finish(p, &l);
+	eng_pl_load_end(p, l);
+	eng_pl_load_finish(p, l);
 	return ENG_FILL_LOADED;
+}
+
+/* A loader thread: reads the frames the filler hands it, and publishes
+ * (load_publish) what is read in order.  A frame handed to it before a
+ * stop is read first.  Free again as soon as its frame is read: a frame
+ * waiting for the ones before it holds its load, not its loader. */
+static void *loader_main(void *arg)
+{
+	struct loader *ld = arg;
+	struct eng_player *p = ld->p;
+	struct load *l;
+
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!ld->cur && !p->loaders_stop)
+			pthread_cond_wait(&p->work_cv, &p->lock);
+		l = ld->cur;
+		if (!l)
+			break;
+		pthread_mutex_unlock(&p->lock);
+		eng_pl_load_read(p, l);
+		pthread_mutex_lock(&p->lock);
+		l->state = LD_DONE;
+		ld->cur = NULL;
+		eng_pl_wake_filler(p, 0);
+		eng_pl_load_publish(p);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Stop and join the loader threads (lock not held): each reads the frame
+ * it has first, and the last frames are published. */
+static void loaders_stop(struct eng_player *p)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&p->lock);
+	if (!p->loaders_on) {
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	p->loaders_stop = 1;
+	pthread_cond_broadcast(&p->work_cv);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nld; i++)
+		pthread_join(p->ld[i].thread, NULL);
+	pthread_mutex_lock(&p->lock);
+	p->loaders_on = 0;
+	p->loaders_stop = 0;
+	pthread_mutex_unlock(&p->lock);
+}
+
+int eng_player_start_loaders(struct eng_player *p)
+{
+	pthread_attr_t attr;
+	unsigned i, n = 0;
+	int rc;
+
+	if (!p)
+		return -EINVAL;
+	if (!p->filled || p->nld < 2)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	if (p->loaders_on) {
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	rc = pthread_attr_init(&attr);
+	if (!rc) {
+		/* a loader reads into the ring: as small as the filler */
+		rc = pthread_attr_setstacksize(&attr, ENG_FILLER_STACK);
+		for (; !rc && n < p->nld; n++) {
+			rc = pthread_create(&p->ld[n].thread, &attr,
+					    loader_main, &p->ld[n]);
+			if (rc)
+				break;	/* n: the threads started */
+		}
+		pthread_attr_destroy(&attr);
+	}
+	if (rc) {
+		/* the ones started end at once: nothing was handed out */
+		p->loaders_stop = 1;
+		pthread_cond_broadcast(&p->work_cv);
+		pthread_mutex_unlock(&p->lock);
+		for (i = 0; i < n; i++)
+			pthread_join(p->ld[i].thread, NULL);
+		pthread_mutex_lock(&p->lock);
+		p->loaders_stop = 0;
+	} else {
+		p->loaders_on = 1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return -rc;
 }
 
 int eng_player_fill(struct eng_player *p, uint64_t *next_ns)
@@ -101,6 +228,9 @@ int eng_player_start(struct eng_player *p)
 		return -EINVAL;
 	if (!p->filled)
 		return 0;
+	rc = eng_player_start_loaders(p);
+	if (rc < 0)
+		return rc;
 	pthread_mutex_lock(&p->lock);
 	if (p->filler_on) {
 		pthread_mutex_unlock(&p->lock);
@@ -117,6 +247,8 @@ int eng_player_start(struct eng_player *p)
 	if (!rc)
 		p->filler_on = 1;
 	pthread_mutex_unlock(&p->lock);
+	if (rc)
+		loaders_stop(p);
 	return -rc;
 }
 
@@ -127,12 +259,18 @@ void eng_player_stop(struct eng_player *p)
 	pthread_mutex_lock(&p->lock);
 	if (!p->filler_on) {
 		pthread_mutex_unlock(&p->lock);
+		loaders_stop(p);
+		pthread_mutex_lock(&p->lock);
+		pthread_cond_broadcast(&p->ready_cv);
+		pthread_mutex_unlock(&p->lock);
 		return;
 	}
 	p->stop = 1;
 	pthread_cond_signal(&p->fill_cv);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->filler, NULL);
+	/* after the filler: it hands out no frame to a stopped loader */
+	loaders_stop(p);
 	pthread_mutex_lock(&p->lock);
 	p->filler_on = 0;
 	p->stop = 0;

@@ -4,10 +4,12 @@
  * a file:
  *   player.c       a player's life: the ring's plan and memory, new, free
  *   player_load.c  loading a frame into its ring slot: the clock, the
- *                  preads, publishing the frame (one loader at a time)
+ *                  preads, publishing the frame (frames in order, however
+ *                  many loaders read at once)
  *   player_read.c  a request: positioning the ring (play on, re-read,
  *                  seek), waiting for or loading its frames, the iovecs
- *   player_fill.c  the filler thread of a paced stream
+ *   player_fill.c  the filler thread of a paced stream, and its loader
+ *                  threads (cfg.frames_in_flight)
  *   player_fds.c   the stream's cache of open media fds (LRU, limits)
  *   player_zc.c    zero copy: the slots' pipes and the requests from them
  * Locks: struct eng_player's fields name theirs; the functions below say
@@ -32,8 +34,13 @@
 /* O_DIRECT's alignment of offset, length and buffer. */
 #define DIRECT_ALIGN 4096ULL
 
+/* Fields of the fds below are protected by eng_player.fd_lock. */
 struct media_fd {
 	int fd;			/* -1: not open (yet, or closed again) */
+	/* loaders reading through fd now: it is never closed (LRU, a
+	 * failed check) while one is */
+	unsigned users;
+	int opening;		/* a loader opens it now (fd_open) */
 	int direct;		/* the fd really is O_DIRECT */
 	int opened;		/* was open once: opening it again is a reopen */
 	/* the open ones, most recently used first (indices into fds, -1
@@ -48,6 +55,53 @@ struct media_fd {
 struct dec_state {
 	const void *media;	/* the eng_media read, NULL: none yet */
 	int64_t src;		/* its media frame */
+};
+
+/* A load's state (lock): free, or its frame reserved and being read, or
+ * read and waiting for the frames before it to be published. */
+enum { LD_IDLE, LD_READING, LD_DONE };
+
+/* One frame being loaded: reserved under the lock (load_begin), read with
+ * the lock released (load_read), published under the lock (load_end).
+ * Its rows wait in pend until then: one load per ring slot where loader
+ * threads read (a frame read early waits for the ones before it without
+ * holding a loader), else one (p->loads[0]). */
+struct load {
+	/* [eng_pl_reads_max]: the reads of its frame, recorded once it is
+	 * known whether it was played (eng_pl_load_finish) */
+	struct eng_access *pend;
+	/* [ntracks]: the tracks whose decoding dependencies its frame
+	 * reads, decided at reservation (in frame order, p->dec) */
+	unsigned char *need_deps;
+	int state;		/* LD_*; lock */
+	struct loader *ld;	/* the loader that reads it (its buffers) */
+	int64_t k;
+	size_t slot;
+	uint64_t epoch;		/* p->epoch at reservation */
+	uint64_t sched, due;
+	uint64_t last_done, worst;
+	int reads, failed;
+	int replay;		/* played before: not played (counted) twice */
+	int played;		/* published and not a replay (load_end) */
+	size_t npend;		/* its reads in pend */
+	int held;		/* its slot holds it still: no read */
+};
+
+/* One loader: the buffers a frame's reads need while they are read, so
+ * that cfg.frames_in_flight frames are read at once, each by its own
+ * loader.  Loader 0 serves the one-at-a-time loads (a request's, the
+ * filler's own without loader threads); with loader threads running,
+ * loader i is thread i's. */
+struct loader {
+	struct eng_player *p;
+	/* [tl->dep_reads_max] or NULL: a frame's decoding dependencies
+	 * (eng_slice_deps) */
+	struct eng_slice_ext *deps;
+	/* aligned, p->bounce_bytes, for O_DIRECT reads and decoding
+	 * dependency reads (whose bytes are not served); or NULL */
+	void *bounce;
+	struct load *cur;	/* the load it reads, NULL: free; lock */
+	pthread_t thread;
 };
 
 struct eng_player {
@@ -69,10 +123,9 @@ struct eng_player {
 	int64_t seek_gap;	/* frames past head still read as "play on" */
 	int filled;		/* paced with cfg.filler: frames come from the
 				 * filler, not from the request */
-	/* Everything below is protected by lock.  The ring slots, fds and
-	 * bounce buffer are written only by the one loader (the filler, or
-	 * the request when no filler runs) between load_begin and load_end,
-	 * without the lock. */
+	/* Everything below is protected by lock.  A reserved ring slot and
+	 * its loader's buffers are written only by that loader between
+	 * load_begin and load_end, without the lock. */
 	unsigned char *ring;	/* [nslots * slot_bytes], frame f in f % nslots */
 	unsigned char *failed;	/* [nslots]: the slot's frame had a failed read */
 	/* [nslots]: the frame whose bytes the slot holds, -1 none.  It
@@ -81,14 +134,26 @@ struct eng_player {
 	 * read of the storage (only in the ring: a pipe gives its bytes
 	 * once).  NULL without cfg.window (still_held). */
 	int64_t *held;
-	/* [eng_pl_reads_max]: the reads of the frame being loaded,
-	 * recorded once it is known whether it was played
-	 * (eng_pl_load_finish); the loader's */
-	struct eng_access *pend;
-	struct dec_state *dec;	/* [ntracks]; the loader's */
-	/* [tl->dep_reads_max] or NULL: a frame's decoding dependencies
-	 * (eng_slice_deps); the loader's */
-	struct eng_slice_ext *deps;
+	/* [ntracks]: what each track's decoder last read, as the frames
+	 * are reserved (in order), whoever reads them */
+	struct dec_state *dec;
+	/* [nld] loaders: cfg.frames_in_flight for a filled player, else 1
+	 * (set at creation) */
+	struct loader *ld;
+	unsigned nld;
+	/* [nloads]: nslots with loader threads possible (nld > 1), else 1;
+	 * eng_pl_load_of */
+	struct load *loads;
+	size_t nloads;
+	/* Loader threads (eng_player_start, eng_player_start_loaders):
+	 * the loads reserved, in the order they were reserved (indices
+	 * into loads), published in that order (load_publish). */
+	size_t *fifo;
+	size_t nfifo;
+	int publishing;		/* a loader publishes and records now */
+	int loaders_on;		/* loader threads started, not joined */
+	int loaders_stop;	/* asked to stop */
+	pthread_cond_t work_cv;	/* loaders wait for a reserved frame */
 	struct iovec *copy_iov;	/* [nslots] for eng_player_copy(); req_lock */
 	/* The copied tail of a request of more pieces than cfg.max_pieces
 	 * (NULL where none can need it); req_lock */
@@ -104,16 +169,21 @@ struct eng_player {
 	 * under load, and those beyond a hole join once it fills */
 	size_t mov_iv[8][2];
 	int mov_niv;
+	/* The fds and their counts (into st at load_end): shared by the
+	 * loaders, under fd_lock, which is taken alone or inside lock,
+	 * never around it, and never held across an open or a read. */
+	pthread_mutex_t fd_lock;
+	pthread_cond_t fd_cv;	/* a loader waits for another's open */
 	struct media_fd *fds;	/* [nclips * ntracks], opened lazily */
 	int32_t lru_new, lru_old; /* the open fds' list ends, -1: none */
-	/* the loader's counts of its fds, into st at load_end */
 	unsigned nopen, open_peak;
 	uint64_t opens, reopens, open_retries;
-	/* aligned, for O_DIRECT reads and decoding dependency reads (whose
-	 * bytes are not served) */
-	void *bounce;
-	size_t bounce_bytes;
+	size_t bounce_bytes;	/* each loader's bounce, 0: none */
 	int64_t lo, head;	/* the ring holds frames [lo, head) */
+	/* The next frame to reserve: frames [head, next) are being loaded
+	 * (at most nld); next is head whenever the ring restarts and none
+	 * is. */
+	int64_t next;
 	/* One past the newest frame played since the clock was anchored:
 	 * frames below it that are loaded again are re-reads, not played
 	 * (counted) a second time. */
@@ -129,7 +199,7 @@ struct eng_player {
 	/* Bumped whenever the ring restarts (seek, re-read behind it): a load
 	 * reserved before is not published. */
 	uint64_t epoch;
-	int loading;		/* a frame is reserved and being read */
+	int loading;		/* frames reserved and not yet finished */
 	int waiters;		/* requests waiting on ready_cv */
 	int anchored;
 	uint64_t anchor_ns;
@@ -158,21 +228,6 @@ struct eng_player {
 	/* A timeline of image sequences: the images each track last read
 	 * (hold) under its own lock (player_seq.c); NULL for others */
 	struct eng_pl_seq *seq;
-};
-
-/* One frame being loaded: reserved under the lock (load_begin), read with
- * the lock released (load_read), published under the lock (load_end). */
-struct load {
-	int64_t k;
-	size_t slot;
-	uint64_t epoch;		/* p->epoch at reservation */
-	uint64_t sched, due;
-	uint64_t last_done, worst;
-	int reads, failed;
-	int replay;		/* played before: not played (counted) twice */
-	int played;		/* published and not a replay (load_end) */
-	size_t npend;		/* its reads in p->pend */
-	int held;		/* its slot holds it still: no read */
 };
 
 /* Duration of k frames at the player's speed, in ns.  At speed 1 the
@@ -246,16 +301,25 @@ static inline size_t eng_pl_reads_max(const struct eng_timeline *tl)
 	return tl->ntracks * per;
 }
 
-/* player_fds.c: only the loader calls these. */
-/* The fd of (clip, track), opened on first use (see player_fds.c). */
+/* player_fds.c: the loaders call these, without the lock. */
+/* The fd of (clip, track), opened on first use (see player_fds.c), in
+ * use until eng_pl_media_put. */
 int eng_pl_media_fd(struct eng_player *p, uint32_t clip, size_t t,
 		    int *direct);
+/* The read through eng_pl_media_fd's fd is done. */
+void eng_pl_media_put(struct eng_player *p, uint32_t clip, size_t t);
 /* Close every media fd the stream has open, at its end. */
 void eng_pl_fds_close(struct eng_player *p);
 
 /* player_load.c */
-/* Reserve frame p->head (lock held). */
-void eng_pl_load_begin(struct eng_player *p, struct load *l);
+/* The load of frame k. */
+static inline struct load *eng_pl_load_of(struct eng_player *p, int64_t k)
+{
+	return &p->loads[p->nloads == 1 ? 0 : (size_t)(k % (int64_t)p->nslots)];
+}
+/* Reserve frame p->next in its load, to be read with ld's buffers (lock
+ * held); the load is left LD_READING. */
+struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld);
 /* Its preads, without the lock. */
 void eng_pl_load_read(struct eng_player *p, struct load *l);
 /* Publish it (lock held); the loader stays reserved until finish. */
@@ -263,9 +327,12 @@ void eng_pl_load_end(struct eng_player *p, struct load *l);
 /* Record its reads, now that played is known (lock held, dropped while
  * recording: a full recorder queue blocks), and end the reservation. */
 void eng_pl_load_finish(struct eng_player *p, struct load *l);
-/* Reader-driven load of frame p->head: lock held, dropped while
- * sleeping and reading. */
+/* Reader-driven load of frame p->head (none in flight): lock held,
+ * dropped while sleeping and reading. */
 void eng_pl_load_frame(struct eng_player *p);
+/* Publish and record the loader threads' frames read so far, in order
+ * (lock held, dropped while recording). */
+void eng_pl_load_publish(struct eng_player *p);
 
 /* player_read.c */
 /* Position the ring for [off, off + *lenp) and get frames [*ap, *bp]
@@ -292,8 +359,9 @@ int eng_pl_seq_new(struct eng_player *p);
 void eng_pl_seq_free(struct eng_pl_seq *q);
 /* Slice s of the reserved frame l, whose media is an image sequence,
  * into at (zero copy: the slot's pipe): its image's open, header reads,
- * data reads and close, each a row in p->pend; a missing image by its
- * clip's policy; l->failed where the frame fails.  The loader's. */
+ * data reads and close, each a row in l->pend; a missing image by its
+ * clip's policy; l->failed where the frame fails.  The loader's (l->ld's
+ * bounce buffer). */
 void eng_pl_seq_read(struct eng_player *p, struct load *l,
 		     const struct eng_slice *s, unsigned char *at);
 

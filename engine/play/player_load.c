@@ -25,13 +25,14 @@ static ssize_t io_pread(const struct eng_io *io, int fd, void *buf,
 }
 
 /* One backing read: len bytes at off of (clip, track)'s file into dst,
- * or, for a decoding dependency (dst NULL), into the bounce buffer, whose
- * bytes are not served.  Fills the times and err of a. */
-static void read_extent(struct eng_player *p, uint32_t clip, size_t t,
-			uint64_t off, uint64_t len, unsigned char *dst,
-			struct eng_access *a)
+ * or, for a decoding dependency (dst NULL), into the loader's bounce
+ * buffer, whose bytes are not served.  Fills the times and err of a. */
+static void read_extent(struct eng_player *p, struct loader *ld,
+			uint32_t clip, size_t t, uint64_t off, uint64_t len,
+			unsigned char *dst, struct eng_access *a)
 {
 	const struct eng_io *io = p->cfg.io;
+	void *bounce = ld->bounce;
 	int direct = 0, fd;
 	ssize_t r;
 
@@ -52,6 +53,7 @@ static void read_extent(struct eng_player *p, uint32_t clip, size_t t,
 		/* a failed frame fails its requests; what it left in the
 		 * pipe is discarded when the slot is reused */
 		eng_pl_zc_splice(p, fd, off, len, a);
+		eng_pl_media_put(p, clip, t);
 		return;
 	}
 	if (direct) {
@@ -63,7 +65,7 @@ static void read_extent(struct eng_player *p, uint32_t clip, size_t t,
 		uint64_t need = off + len - start;
 
 		a->issued_ns = io->now(io->ctx);
-		r = io_pread(io, fd, p->bounce, (size_t)(end - start), start,
+		r = io_pread(io, fd, bounce, (size_t)(end - start), start,
 			     a);
 		a->done_ns = io->now(io->ctx);
 		if (r < 0)
@@ -71,11 +73,11 @@ static void read_extent(struct eng_player *p, uint32_t clip, size_t t,
 		else if ((uint64_t)r < need)
 			a->err = EIO;
 		else if (dst)
-			memcpy(dst, (unsigned char *)p->bounce + (off - start),
+			memcpy(dst, (unsigned char *)bounce + (off - start),
 			       (size_t)len);
 	} else {
 		a->issued_ns = io->now(io->ctx);
-		r = io_pread(io, fd, dst ? dst : p->bounce, (size_t)len, off,
+		r = io_pread(io, fd, dst ? dst : bounce, (size_t)len, off,
 			     a);
 		a->done_ns = io->now(io->ctx);
 		if (r < 0)
@@ -87,6 +89,7 @@ static void read_extent(struct eng_player *p, uint32_t clip, size_t t,
 		if (p->cfg.backing != ENG_BACKING_BUFFERED && io->dontneed)
 			io->dontneed(io->ctx, fd, off, len);
 	}
+	eng_pl_media_put(p, clip, t);
 	if (!a->err)
 		return;
 fail:
@@ -112,9 +115,9 @@ static void load_extent(struct eng_player *p, struct load *l,
 	a.sched_ns = l->sched;
 	a.due_ns = l->due;
 	a.dep = dep;
-	read_extent(p, s->seg->clip, s->track, off, len, dst, &a);
+	read_extent(p, l->ld, s->seg->clip, s->track, off, len, dst, &a);
 	if (p->cfg.record)
-		p->pend[l->npend++] = a;
+		l->pend[l->npend++] = a;
 	if (a.done_ns - a.issued_ns > l->worst)
 		l->worst = a.done_ns - a.issued_ns;
 	if (a.err)
@@ -123,46 +126,79 @@ static void load_extent(struct eng_player *p, struct load *l,
 	l->reads++;
 }
 
-/* Long-GOP media: where slice s does not follow the frame the track's
- * decoder last read (a cut, a seek, the first read), the frames its
- * decoder needs first, each one read. */
+/* Long-GOP media: which tracks of frame l->k do not follow the frame
+ * their decoder last read (a cut, a seek, the first read), so that the
+ * frames the decoder needs first are read before it.  Decided as the
+ * frames are reserved, in order, whichever loader reads them. */
+static void plan_deps(struct eng_player *p, struct load *l)
+{
+	const struct eng_timeline *tl = p->tl;
+	size_t t;
+
+	for (t = 0; t < tl->ntracks; t++) {
+		struct dec_state *d = &p->dec[t];
+		struct eng_slice s;
+		const void *m;
+		int64_t src;
+
+		l->need_deps[t] = 0;
+		eng_slice_get(tl, l->k, t, &s);
+		/* (an image sequence's slice is no decoder's: load_read
+		 * gives it to player_seq.c) */
+		if (s.len == 0 || !s.seg || s.next == 0 ||
+		    tl->clips[s.seg->clip].media[t].seq)
+			continue;
+		src = eng_slice_src(tl, t, s.seg, l->k);
+		if (src < 0)
+			continue;
+		m = &tl->clips[s.seg->clip].media[t];
+		l->need_deps[t] = !(d->media == m && d->src + 1 == src);
+		d->media = m;
+		d->src = src;
+	}
+}
+
+/* The decoding dependencies of slice s that plan_deps found it needs,
+ * each one read. */
 static void load_deps(struct eng_player *p, struct load *l,
 		      const struct eng_slice *s)
 {
 	const struct eng_timeline *tl = p->tl;
-	struct dec_state *d = &p->dec[s->track];
-	const void *m;
-	int64_t src = eng_slice_src(tl, s->track, s->seg, l->k);
+	struct eng_slice_ext *deps = l->ld->deps;
+	int64_t src;
 	int i, n;
 
-	if (src < 0)
+	if (!deps || !l->need_deps[s->track])
 		return;
-	m = &tl->clips[s->seg->clip].media[s->track];
-	if (!(d->media == m && d->src + 1 == src) && p->deps) {
-		n = eng_slice_deps(tl, s->seg->clip, s->track, src, p->deps,
-				   tl->dep_reads_max);
-		for (i = 0; i < n; i++)
-			load_extent(p, l, s, p->deps[i].off, p->deps[i].len,
-				    NULL, 1);
-	}
-	d->media = m;
-	d->src = src;
+	src = eng_slice_src(tl, s->track, s->seg, l->k);
+	n = eng_slice_deps(tl, s->seg->clip, s->track, src, deps,
+			   tl->dep_reads_max);
+	for (i = 0; i < n; i++)
+		load_extent(p, l, s, deps[i].off, deps[i].len, NULL, 1);
 }
 
-/* Reserve frame p->head, evicting the oldest frame if the ring is full.
+/* Reserve frame p->next, evicting the oldest frame if the ring is full.
  * The slot is outside [lo, head) from here on, so no request is served
  * from it while it is written. */
-void eng_pl_load_begin(struct eng_player *p, struct load *l)
+struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld)
 {
+	struct load *l = eng_pl_load_of(p, p->next);
+	struct eng_access *pend = l->pend;
+	unsigned char *need_deps = l->need_deps;
+
 	memset(l, 0, sizeof(*l));
-	l->k = p->head;
+	l->pend = pend;
+	l->need_deps = need_deps;
+	l->state = LD_READING;
+	l->ld = ld;
+	l->k = p->next++;
 	l->slot = (size_t)(l->k % (int64_t)p->nslots);
 	l->epoch = p->epoch;
 	l->sched = issue_ns(p, l->k);
 	l->due = l->sched + period_ns(p, p->cfg.buffer);
-	if (p->head - p->lo == (int64_t)p->nslots)
+	if (l->k - p->lo == (int64_t)p->nslots)
 		p->lo++;
-	p->loading = 1;
+	p->loading++;
 	/* a re-read is real I/O (recorded, counted in accesses) but the
 	 * frame was already played: it is not played, nor late, twice */
 	l->replay = replayed(p, l->k);
@@ -174,12 +210,14 @@ void eng_pl_load_begin(struct eng_player *p, struct load *l)
 		p->held[l->slot] = -1;
 	if (p->zc > 0)
 		eng_pl_zc_reset_slot(p, l->slot);
+	if (!l->held && p->tl->dep_reads_max)
+		plan_deps(p, l);
+	return l;
 }
 
-/* The preads of a reserved frame, one per extent of each non-gap slice.  Runs without the
- * player lock: it touches only the reserved slot, the media fds and the
- * bounce buffer, which only the one loader (the filler, or the request
- * holding req_lock when there is none) uses. */
+/* The preads of a reserved frame, one per extent of each non-gap slice.
+ * Runs without the player lock: it touches only the reserved slot, its
+ * loader's buffers (l->ld) and the media fds (under their own lock). */
 void eng_pl_load_read(struct eng_player *p, struct load *l)
 {
 	const struct eng_timeline *tl = p->tl;
@@ -238,6 +276,7 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 			p->held[l->slot] = l->k;
 	}
 	if (publish) {
+		/* frames are published in the order they were reserved */
 		p->head++;
 		if (p->head > p->hwm)
 			p->hwm = p->head;
@@ -256,11 +295,13 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 			p->st.late_frames++;
 	}
 	p->st.head = p->hwm;
+	pthread_mutex_lock(&p->fd_lock);
 	p->st.opens = p->opens;
 	p->st.reopens = p->reopens;
 	p->st.open_retries = p->open_retries;
 	p->st.files_open = p->nopen;
 	p->st.files_peak = p->open_peak;
+	pthread_mutex_unlock(&p->fd_lock);
 	pthread_mutex_unlock(&p->stats_lock);
 	if (p->waiters)
 		pthread_cond_broadcast(&p->ready_cv);
@@ -268,17 +309,46 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 
 void eng_pl_load_finish(struct eng_player *p, struct load *l)
 {
+	struct eng_access *pend = l->pend;
 	size_t i;
 
 	if (l->npend) {
 		pthread_mutex_unlock(&p->lock);
 		for (i = 0; i < l->npend; i++) {
-			p->pend[i].played = l->played;
-			record(p, &p->pend[i]);
+			pend[i].played = l->played;
+			record(p, &pend[i]);
 		}
 		pthread_mutex_lock(&p->lock);
 	}
-	p->loading = 0;
+	p->loading--;
+	l->state = LD_IDLE;
+	/* a request whose frames loader threads were reading loads the
+	 * rest itself once none is (no filler) */
+	if (!p->loading && p->waiters)
+		pthread_cond_broadcast(&p->ready_cv);
+}
+
+/* The loader threads' frames are published in the order they were
+ * reserved: a frame read early waits for the ones before it.  One
+ * thread publishes at a time, so that rows are recorded in frame order;
+ * another finishing meanwhile leaves its frame to it. */
+void eng_pl_load_publish(struct eng_player *p)
+{
+	struct load *l;
+
+	while (!p->publishing && p->nfifo &&
+	       p->loads[p->fifo[0]].state == LD_DONE) {
+		l = &p->loads[p->fifo[0]];
+		memmove(p->fifo, p->fifo + 1,
+			(p->nfifo - 1) * sizeof(p->fifo[0]));
+		p->nfifo--;
+		p->publishing = 1;
+		eng_pl_load_end(p, l);
+		eng_pl_load_finish(p, l);
+		p->publishing = 0;
+		/* its load free: the filler may reserve that slot again */
+		eng_pl_wake_filler(p, 0);
+	}
 }
 
 /* Reader-driven load of frame p->head (pace=off, or no filler running):
@@ -287,17 +357,16 @@ void eng_pl_load_finish(struct eng_player *p, struct load *l)
 void eng_pl_load_frame(struct eng_player *p)
 {
 	const struct eng_io *io = p->cfg.io;
-	struct load l;
+	struct load *l = eng_pl_load_begin(p, &p->ld[0]);
 
-	eng_pl_load_begin(p, &l);
 	pthread_mutex_unlock(&p->lock);
 	/* A late clock is not waited for and not moved: the player drops
 	 * frames, it does not slip. */
-	if (p->cfg.pace.mode != ENG_PACE_OFF && !l.held &&
-	    io->now(io->ctx) < l.sched)
-		io->sleep_until(io->ctx, l.sched);
-	eng_pl_load_read(p, &l);
+	if (p->cfg.pace.mode != ENG_PACE_OFF && !l->held &&
+	    io->now(io->ctx) < l->sched)
+		io->sleep_until(io->ctx, l->sched);
+	eng_pl_load_read(p, l);
 	pthread_mutex_lock(&p->lock);
-	eng_pl_load_end(p, &l);
-	eng_pl_load_finish(p, &l);
+	eng_pl_load_end(p, l);
+	eng_pl_load_finish(p, l);
 }

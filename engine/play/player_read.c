@@ -152,8 +152,13 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 		p->lo = p->head = a;
 		restarted = 1;
 	}
-	if (restarted)
+	if (restarted) {
+		/* frames in flight for the old ring are read but not
+		 * published (load_end), and no new one is handed out until
+		 * they are done (free_loader) */
 		p->epoch++;
+		p->next = p->head;
+	}
 	if (p->filled) {
 		/* the request's frames are pinned from here on; those below
 		 * are free for the filler to reuse */
@@ -171,6 +176,12 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 			} else if (nonblock) {
 				rc = -EAGAIN;
 				goto out_unlock;
+			} else if (p->loading) {
+				/* loader threads with no filler (a test's,
+				 * or stopped): their frames first */
+				p->waiters++;
+				pthread_cond_wait(&p->ready_cv, &p->lock);
+				p->waiters--;
 			} else {
 				/* no filler (not started, or stopped): the
 				 * request loads its frames, as unfilled */

@@ -145,17 +145,17 @@ struct ctx {
 	long bad_row;		/* the row in pend to mark EIO: -1 none */
 };
 
-/* The loading frame's rows waiting to be recorded, and the O_DIRECT
- * bounce buffer: the loader's (the one place to change where each loader
- * of frames in flight has its own). */
+/* The loading frame's rows waiting to be recorded (its load's), and the
+ * O_DIRECT bounce buffer (its loader's: frames in flight each have
+ * their own). */
 static struct eng_access *pend_of(const struct ctx *c)
 {
-	return c->p->pend;
+	return c->l->pend;
 }
 
 static unsigned char *bounce_of(const struct ctx *c)
 {
-	return c->p->bounce;
+	return c->l->ld->bounce;
 }
 
 static void row_init(const struct ctx *c, uint32_t op, struct eng_access *a)

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -2502,6 +2503,351 @@ static void test_fill_thread(void **state)
 	eng_tl_free(tl);
 }
 
+/* ------------------------------------------------------------ in flight */
+
+/* A fake io for loader threads (cfg.frames_in_flight): every call under
+ * one mutex.  The clock moves only when the test moves it (mt_set_now),
+ * except that a stalled read on the test's thread (no loader threads)
+ * moves it itself, as fake_pread's slow_read.  The read at stall_off is
+ * done at stall_until: on a loader thread it blocks until the test's
+ * clock gets there. */
+struct mt {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t test;		/* the test's thread: its now() calls are not
+				 * a loader's */
+	uint64_t now;
+	int real;		/* now() is CLOCK_MONOTONIC (mono_now) */
+	uint64_t stall_off, stall_until;
+	long loader_nows;	/* now() calls of loader threads */
+	int inflight, inflight_peak;
+	uint64_t delay_ns;	/* real time every read takes (nanosleep) */
+	struct eng_access log[256];
+	size_t nlog;
+	struct eng_io io;
+};
+
+static uint64_t mt_now(void *ctx)
+{
+	struct mt *m = ctx;
+	uint64_t v;
+
+	pthread_mutex_lock(&m->mu);
+	v = m->real ? mono_now(NULL) : m->now;
+	if (!pthread_equal(pthread_self(), m->test)) {
+		m->loader_nows++;
+		pthread_cond_broadcast(&m->cv);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return v;
+}
+
+static void mt_sleep_until(void *ctx, uint64_t ns)
+{
+	struct mt *m = ctx;
+
+	pthread_mutex_lock(&m->mu);
+	if (ns > m->now)
+		m->now = ns;
+	pthread_mutex_unlock(&m->mu);
+}
+
+static int mt_open(void *ctx, const char *file, int direct, int *is_direct)
+{
+	(void)ctx;
+	(void)direct;
+	*is_direct = 0;
+	/* the one clip's one track (simple_tl) */
+	return strcmp(file, "c0.V") == 0 ? 100 : -ENOENT;
+}
+
+static void mt_close(void *ctx, int fd)
+{
+	(void)ctx;
+	(void)fd;
+}
+
+static ssize_t mt_pread(void *ctx, int fd, void *buf, size_t len,
+			uint64_t off)
+{
+	struct mt *m = ctx;
+	unsigned char *d = buf;
+	size_t i;
+
+	if (fd != 100)
+		return -EBADF;
+	pthread_mutex_lock(&m->mu);
+	if (++m->inflight > m->inflight_peak)
+		m->inflight_peak = m->inflight;
+	if (off == m->stall_off) {
+		if (pthread_equal(pthread_self(), m->test) &&
+		    m->now < m->stall_until)
+			m->now = m->stall_until;
+		while (m->now < m->stall_until)
+			pthread_cond_wait(&m->cv, &m->mu);
+	}
+	pthread_mutex_unlock(&m->mu);
+	if (m->delay_ns) {
+		struct timespec ts = { 0, (long)m->delay_ns };
+
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < len; i++)
+		d[i] = byte_at("c0.V", off + i);
+	pthread_mutex_lock(&m->mu);
+	m->inflight--;
+	pthread_mutex_unlock(&m->mu);
+	return (ssize_t)len;
+}
+
+static void mt_record(void *ctx, const struct eng_access *a)
+{
+	struct mt *m = ctx;
+
+	pthread_mutex_lock(&m->mu);
+	if (m->nlog < sizeof(m->log) / sizeof(m->log[0]))
+		m->log[m->nlog++] = *a;
+	pthread_cond_broadcast(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+static void mt_init(struct mt *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->stall_off = UINT64_MAX;
+	assert_int_equal(pthread_mutex_init(&m->mu, NULL), 0);
+	assert_int_equal(pthread_cond_init(&m->cv, NULL), 0);
+	m->test = pthread_self();
+	m->now = T0;
+	m->stall_off = UINT64_MAX;
+	m->io = (struct eng_io){
+		.now = mt_now, .sleep_until = mt_sleep_until,
+		.open = mt_open, .pread = mt_pread, .close = mt_close,
+		.ctx = m,
+	};
+}
+
+static void mt_destroy(struct mt *m)
+{
+	pthread_cond_destroy(&m->cv);
+	pthread_mutex_destroy(&m->mu);
+}
+
+static void mt_set_now(struct mt *m, uint64_t ns)
+{
+	pthread_mutex_lock(&m->mu);
+	if (ns > m->now)
+		m->now = ns;
+	pthread_cond_broadcast(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+/* Wait until the loader threads have taken both times (issued, done: two
+ * now() calls, read_extent) of the reads of the `dispatched` frames handed
+ * out, but for a stalled one still blocked, and recorded `rows`; fails
+ * after 20 s (a player that reads them on the test's thread). */
+static void mt_settle(struct mt *m, long dispatched, int stalled,
+		      size_t rows)
+{
+	struct timespec ts;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 20;
+	pthread_mutex_lock(&m->mu);
+	while ((m->loader_nows != 2 * dispatched - stalled ||
+		m->nlog != rows) && rc == 0)
+		rc = pthread_cond_timedwait(&m->cv, &m->mu, &ts);
+	pthread_mutex_unlock(&m->mu);
+	assert_int_equal(rc, 0);
+}
+
+/*
+ * frames_in_flight on the fake clock: 20 frames of 40 ms, buffer 2 (due
+ * two periods after issue), reads that take no time but frame 5's, which
+ * takes 3 periods and 1 ms.  One frame at a time, frame 6 waits for it:
+ * issued at 5's issue + 121 ms, after its due (5's issue + 120 ms): 5 and
+ * 6 late.  With 2 or 4 in flight, 6, 7 and 8 are read by other loaders at
+ * their issue times while 5 stalls: only 5 is late, and still every frame
+ * is served, byte-exact, and recorded in frame order once 5 is done.
+ */
+static void test_in_flight_stall(void **state)
+{
+	static const struct {
+		unsigned n;
+		int64_t late;
+	} cases[] = {
+		{ 1, 2 },
+		{ 2, 1 },
+		{ 4, 1 },
+	};
+	const int64_t k = 5;
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	unsigned char *want = expected_file(tl, NULL);
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct eng_player_config cfg;
+		struct eng_player_stats st;
+		struct eng_player *p;
+		struct eng_slice s;
+		struct mt m;
+		uint64_t next, stall_end;
+		long dispatched = 0, yields = 0;
+		int threads;
+		int64_t j, rd = 0;
+		size_t i;
+		int rc;
+
+		mt_init(&m);
+		cfg = (struct eng_player_config){
+			.buffer = 2, .pace = { ENG_PACE_REALTIME, 1 },
+			.backing = ENG_BACKING_BUFFERED, .max_request = 1000,
+			.io = &m.io, .record = mt_record, .record_ctx = &m,
+			.filler = 1, .frames_in_flight = cases[c].n,
+		};
+		p = new_player(tl, &cfg);
+		assert_int_equal(eng_player_start_loaders(p), 0);
+		threads = cases[c].n > 1;
+		eng_slice_get(tl, k, 0, &s);
+		m.stall_off = s.ext[0].off;
+		stall_end = T0 + (uint64_t)k * 40 * MS + 3 * 40 * MS + 1 * MS;
+		m.stall_until = stall_end;
+		/* the first request anchors the clock at T0 */
+		assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+		for (j = 0; rd < tl->frames; j++) {
+			uint64_t t = T0 + (uint64_t)j * 40 * MS;
+			int stalled;
+
+			mt_set_now(&m, t);
+			stalled = threads && dispatched > k &&
+				  t < stall_end;
+			if (threads)
+				mt_settle(&m, dispatched, stalled,
+					  (size_t)(stalled ? k : dispatched));
+			/* hand out what is due; a loader that just published
+			 * may not be free yet (IDLE for a moment) */
+			while ((rc = eng_player_fill(p, &next)) !=
+			       ENG_FILL_AT) {
+				if (rc == ENG_FILL_LOADED) {
+					dispatched++;
+					continue;
+				}
+				assert_int_equal(rc, ENG_FILL_IDLE);
+				if (dispatched == tl->frames || !threads)
+					break;
+				assert_true(++yields < 100000000);
+				sched_yield();
+			}
+			stalled = threads && dispatched > k &&
+				  t < stall_end;
+			if (threads)
+				mt_settle(&m, dispatched, stalled,
+					  (size_t)(stalled ? k : dispatched));
+			/* the reader asks for each frame at its due time */
+			while (rd < tl->frames &&
+			       T0 + (uint64_t)(rd + 2) * 40 * MS <= m.now &&
+			       try_frame(p, tl, want, rd) > 0)
+				rd++;
+			assert_true(j < 100);
+		}
+		eng_player_stop(p);
+		eng_player_stats(p, &st);
+		assert_int_equal(st.frames, tl->frames);
+		assert_int_equal(st.late_frames, cases[c].late);
+		assert_int_equal(m.nlog, (size_t)tl->frames);
+		for (i = 0; i < m.nlog; i++) {
+			const struct eng_access *a = &m.log[i];
+			uint64_t issue = T0 + i * 40 * MS;
+
+			/* published and recorded in frame order */
+			assert_int_equal(a->frame, (int64_t)i);
+			assert_int_equal(a->played, 1);
+			assert_int_equal(a->sched_ns, issue);
+			assert_int_equal(a->due_ns, issue + 80 * MS);
+			if ((int64_t)i == k + 1 && cases[c].n == 1)
+				/* waited for frame 5 */
+				assert_int_equal(a->issued_ns, stall_end);
+			else if ((int64_t)i == k + 1)
+				/* read by another loader, on time */
+				assert_int_equal(a->issued_ns, issue);
+		}
+		assert_true(m.inflight_peak <= (int)cases[c].n);
+		if (cases[c].n > 1)	/* 5 and one after it at once */
+			assert_true(m.inflight_peak >= 2);
+		eng_player_free(p);
+		mt_destroy(&m);
+	}
+	free(want);
+	eng_tl_free(tl);
+}
+
+/* frames_in_flight on real threads and the real clock (pace 10: 4 ms
+ * frames), reads of 6 ms: the filler hands frames to 4 loaders, several
+ * read at once, and still every request gets its bytes and every frame
+ * is recorded once, in order; a seek while frames are in flight drops
+ * them (recorded, not played) and plays on from the new frame. */
+static void test_in_flight_thread(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 60);
+	unsigned char *want = expected_file(tl, NULL);
+	struct eng_player_config cfg;
+	struct eng_player_stats st;
+	struct eng_player *p;
+	unsigned char buf[4000];
+	int64_t played = 0, seen = 0, last = -1;
+	uint64_t off;
+	struct mt m;
+	size_t i;
+
+	(void)state;
+	mt_init(&m);
+	m.real = 1;
+	m.delay_ns = 6 * MS;
+	cfg = (struct eng_player_config){
+		.buffer = 4, .pace = { ENG_PACE_FACTOR, 10 },
+		.backing = ENG_BACKING_BUFFERED, .max_request = 4000,
+		.io = &m.io, .record = mt_record, .record_ctx = &m,
+		.filler = 1, .frames_in_flight = 4,
+	};
+	p = new_player(tl, &cfg);
+	assert_int_equal(eng_player_start(p), 0);
+	assert_int_equal(eng_player_start(p), 0);	/* once */
+	for (off = 0; off < 30000; off += 4000) {
+		assert_int_equal(eng_player_copy(p, buf, 4000, off), 4000);
+		assert_memory_equal(buf, want + off, 4000);
+	}
+	/* a seek: frames 30.. in flight or not, 50.. play */
+	for (off = 50000; off < tl->bytes; off += 2000) {
+		assert_int_equal(eng_player_copy(p, buf, 2000, off), 2000);
+		assert_memory_equal(buf, want + off, 2000);
+	}
+	eng_player_stop(p);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 1);
+	for (i = 0; i < m.nlog; i++) {
+		const struct eng_access *a = &m.log[i];
+
+		if (!a->played)
+			continue;
+		/* the played frames, once each, in order: 0..29, those the
+		 * filler had published beyond them before the seek, 50..59 */
+		assert_true(a->frame > last);
+		if (a->frame < 30 || a->frame >= 50)
+			seen++;
+		last = a->frame;
+		played++;
+	}
+	assert_int_equal(seen, 40);
+	assert_int_equal(played, st.frames);
+	assert_true(m.inflight_peak >= 2 && m.inflight_peak <= 4);
+	eng_player_free(p);
+	mt_destroy(&m);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* ------------------------------------------------------------ zero copy */
 
 /* Video of 200000 bytes a frame, one audio track, a gap of 3 frames in the
@@ -4363,6 +4709,8 @@ int main(void)
 		cmocka_unit_test(test_fill_failure),
 		cmocka_unit_test(test_smb_window),
 		cmocka_unit_test(test_fill_thread),
+		cmocka_unit_test(test_in_flight_stall),
+		cmocka_unit_test(test_in_flight_thread),
 		cmocka_unit_test(test_zc_play),
 		cmocka_unit_test(test_zc_not_taken),
 		cmocka_unit_test(test_zc_reread),
