@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "play/player_i.h"
 #include "timeline/layout.h"
@@ -328,19 +329,39 @@ void eng_pl_load_finish(struct eng_player *p, struct load *l)
 		pthread_cond_broadcast(&p->ready_cv);
 }
 
+/* The next load of fifo to publish or drop: a frame of a ring that
+ * restarted as soon as it is read (it is not published, and a frame of
+ * the new ring must not wait behind its stall), else the first of the
+ * current ring once it is read.  -1: none yet. */
+static ssize_t next_done(const struct eng_player *p)
+{
+	const struct load *l;
+	size_t i;
+
+	for (i = 0; i < p->nfifo; i++) {
+		l = &p->loads[p->fifo[i]];
+		if (l->epoch == p->epoch)
+			return l->state == LD_DONE ? (ssize_t)i : -1;
+		if (l->state == LD_DONE)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
 /* The loader threads' frames are published in the order they were
  * reserved: a frame read early waits for the ones before it.  One
- * thread publishes at a time, so that rows are recorded in frame order;
- * another finishing meanwhile leaves its frame to it. */
+ * thread publishes at a time, so that rows are recorded in frame order
+ * (a ring's; a dropped frame's rows come when it is read); another
+ * finishing meanwhile leaves its frame to it. */
 void eng_pl_load_publish(struct eng_player *p)
 {
 	struct load *l;
+	ssize_t i;
 
-	while (!p->publishing && p->nfifo &&
-	       p->loads[p->fifo[0]].state == LD_DONE) {
-		l = &p->loads[p->fifo[0]];
-		memmove(p->fifo, p->fifo + 1,
-			(p->nfifo - 1) * sizeof(p->fifo[0]));
+	while (!p->publishing && (i = next_done(p)) >= 0) {
+		l = &p->loads[p->fifo[i]];
+		memmove(p->fifo + i, p->fifo + i + 1,
+			(p->nfifo - (size_t)i - 1) * sizeof(p->fifo[0]));
 		p->nfifo--;
 		p->publishing = 1;
 		eng_pl_load_end(p, l);

@@ -69,6 +69,21 @@ else
 	not_ok "buffer=100 under stream_mem=128Mi mounts"
 fi
 
+# frames_in_flight=4: four loader threads read the frames, still served
+# byte-exact, and every frame played once, its rows recorded in order
+if mount_fs "$M" "$T/mnt" -o frames_in_flight=4,pace=4,backing=buffered,db="$T/fif.db"; then
+	check_eq "frames_in_flight=4 plays, bytes exact" \
+		"$($EXPECT sha256 "$TL" "$M")" \
+		"$(sha256sum <"$T/mnt/timeline01" | cut -d' ' -f1)"
+	umount_fs "$T/mnt"
+	DB=$T/fif.db
+	check_eq "frames_in_flight=4: rows in frame order, each frame played once" \
+		"0 $(q "select frames from stream")" \
+		"$(q "select count(*) from access a join access b on b.id = a.id + 1 where b.frame < a.frame") $(q "select count(distinct frame) from access where played = 1")"
+else
+	not_ok "frames_in_flight=4 mounts"
+fi
+
 bad=0
 for o in stream_mem=0 stream_mem=lots stream_files=0 stream_files=x \
 	frames_in_flight=0 frames_in_flight=65 frames_in_flight=4x; do

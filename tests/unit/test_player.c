@@ -2783,6 +2783,120 @@ static void test_in_flight_stall(void **state)
 	eng_tl_free(tl);
 }
 
+/* eng_player_fill until it waits for a time (or, `left` frames handed
+ * out, for a request), with loader threads: a loader that just read may
+ * not be free yet.  Returns the frames handed out. */
+static long mt_fill(struct eng_player *p, long left)
+{
+	uint64_t next;
+	long n = 0, yields = 0;
+	int rc;
+
+	while ((rc = eng_player_fill(p, &next)) != ENG_FILL_AT) {
+		if (rc == ENG_FILL_LOADED) {
+			n++;
+			continue;
+		}
+		assert_int_equal(rc, ENG_FILL_IDLE);
+		if (n == left)
+			break;
+		assert_true(++yields < 100000000);
+		sched_yield();
+	}
+	return n;
+}
+
+/*
+ * A seek while frames are in flight, on the fake clock, 4 loaders: frame
+ * 5's read stalls until 400 ms; at 280 ms (6 and 7 read, waiting for 5)
+ * the reader jumps to frame 15.  15 is read and served at once, not
+ * after the stalled 5; 5, 6 and 7 are recorded, not played (5 when its
+ * read is done), 17 waits for the ring slot 5's read writes, and nothing
+ * is late.
+ */
+static void test_in_flight_seek(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	unsigned char *want = expected_file(tl, NULL);
+	struct eng_player_config cfg;
+	struct eng_player_stats st;
+	struct eng_player *p;
+	struct eng_slice s;
+	struct mt m;
+	long disp = 0;
+	int64_t j, rd = 0;
+	size_t i;
+
+	(void)state;
+	mt_init(&m);
+	cfg = (struct eng_player_config){
+		.buffer = 2, .pace = { ENG_PACE_REALTIME, 1 },
+		.backing = ENG_BACKING_BUFFERED, .max_request = 1000,
+		.io = &m.io, .record = mt_record, .record_ctx = &m,
+		.filler = 1, .frames_in_flight = 4,
+	};
+	p = new_player(tl, &cfg);
+	assert_int_equal(eng_player_start_loaders(p), 0);
+	eng_slice_get(tl, 5, 0, &s);
+	m.stall_off = s.ext[0].off;
+	m.stall_until = T0 + 400 * MS;
+	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+	for (j = 0; j <= 7; j++) {
+		mt_set_now(&m, T0 + (uint64_t)j * 40 * MS);
+		disp += mt_fill(p, -1);
+		assert_int_equal(disp, j + 1);
+		/* 0..4 recorded; 5 stalls, 6 and 7 wait for it */
+		mt_settle(&m, disp, disp > 5, (size_t)(disp > 5 ? 5 : disp));
+		while (T0 + (uint64_t)(rd + 2) * 40 * MS <= m.now && rd < 5)
+			assert_int_equal(try_frame(p, tl, want, rd++), 1000);
+	}
+	/* the seek: a fresh clock at 280 ms for frame 15 */
+	assert_int_equal(try_frame(p, tl, want, 15), -EAGAIN);
+	disp += mt_fill(p, -1);
+	assert_int_equal(disp, 9);
+	/* 6 and 7 dropped, 15 published, while 5 still stalls */
+	mt_settle(&m, disp, 1, 8);
+	assert_int_equal(try_frame(p, tl, want, 15), 1000);
+	/* 16 at 320 ms; 17 (issued at 360) takes the ring slot of 5, whose
+	 * stalled read writes it still: handed out when 5 is done at 400,
+	 * with 18; 19 at 440 */
+	for (j = 1; j <= 4; j++) {
+		static const long out[] = { 0, 1, 0, 2, 1 };
+
+		mt_set_now(&m, T0 + (280 + (uint64_t)j * 40) * MS);
+		mt_settle(&m, disp, j < 3, (size_t)(disp - 1 + (j >= 3)));
+		assert_int_equal(mt_fill(p, out[j]), out[j]);
+		disp += out[j];
+		mt_settle(&m, disp, j < 3, (size_t)(disp - 1 + (j >= 3)));
+	}
+	for (j = 16; j < tl->frames; j++)
+		assert_int_equal(try_frame(p, tl, want, j), 1000);
+	eng_player_stop(p);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.seeks, 1);
+	assert_int_equal(st.frames, 10);	/* 0..4, 15..19 */
+	assert_int_equal(st.late_frames, 0);
+	assert_int_equal(m.nlog, 13);
+	for (i = 0; i < m.nlog; i++) {
+		const struct eng_access *a = &m.log[i];
+
+		assert_int_equal(a->played,
+				 a->frame < 5 || a->frame >= 15);
+		if (a->frame < 5)	/* in order before the seek */
+			assert_int_equal(a->frame, (int64_t)i);
+	}
+	/* 15 and 16 were published while 5 stalled (6 and 7 are dropped as
+	 * soon as their loaders are done: before or after 15); 5's row comes
+	 * when its read is done, then 17.. */
+	assert_int_equal(m.log[9].frame, 5);
+	assert_int_equal(m.log[9].done_ns, T0 + 400 * MS);
+	assert_int_equal(m.log[10].frame, 17);
+	eng_player_free(p);
+	mt_destroy(&m);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* frames_in_flight on real threads and the real clock (pace 10: 4 ms
  * frames), reads of 6 ms: the filler hands frames to 4 loaders, several
  * read at once, and still every request gets its bytes and every frame
@@ -2790,7 +2904,7 @@ static void test_in_flight_stall(void **state)
  * them (recorded, not played) and plays on from the new frame. */
 static void test_in_flight_thread(void **state)
 {
-	struct eng_timeline *tl = simple_tl(1000, 60);
+	struct eng_timeline *tl = simple_tl(1000, 120);
 	unsigned char *want = expected_file(tl, NULL);
 	struct eng_player_config cfg;
 	struct eng_player_stats st;
@@ -2818,8 +2932,8 @@ static void test_in_flight_thread(void **state)
 		assert_int_equal(eng_player_copy(p, buf, 4000, off), 4000);
 		assert_memory_equal(buf, want + off, 4000);
 	}
-	/* a seek: frames 30.. in flight or not, 50.. play */
-	for (off = 50000; off < tl->bytes; off += 2000) {
+	/* a seek: frames 30.. in flight or not, 100.. play */
+	for (off = 100000; off < tl->bytes; off += 2000) {
 		assert_int_equal(eng_player_copy(p, buf, 2000, off), 2000);
 		assert_memory_equal(buf, want + off, 2000);
 	}
@@ -2832,14 +2946,14 @@ static void test_in_flight_thread(void **state)
 		if (!a->played)
 			continue;
 		/* the played frames, once each, in order: 0..29, those the
-		 * filler had published beyond them before the seek, 50..59 */
+		 * filler had published beyond them before the seek, 100.. */
 		assert_true(a->frame > last);
-		if (a->frame < 30 || a->frame >= 50)
+		if (a->frame < 30 || a->frame >= 100)
 			seen++;
 		last = a->frame;
 		played++;
 	}
-	assert_int_equal(seen, 40);
+	assert_int_equal(seen, 50);
 	assert_int_equal(played, st.frames);
 	assert_true(m.inflight_peak >= 2 && m.inflight_peak <= 4);
 	eng_player_free(p);
@@ -3829,6 +3943,33 @@ static void test_mem(void **state)
 		assert_int_equal(eng_player_mem(tl, &cfg, &mem, &slots),
 				 -EINVAL);
 	}
+	/* frames_in_flight: a filled player's loaders take a bounce each
+	 * and each slot its rows; a request-driven player keeps one */
+	for (i = 0; i < 2; i++) {
+		struct eng_player_config cfg = make_cfg(
+			f, 4, i ? ENG_PACE_OFF : ENG_PACE_REALTIME, 1,
+			ENG_BACKING_DIRECT, 3000);
+		uint64_t one, four, slots;
+		struct eng_player *p = NULL;
+
+		cfg.filler = 1;
+		assert_int_equal(eng_player_mem(tl, &cfg, &one, &slots), 0);
+		cfg.frames_in_flight = 4;
+		assert_int_equal(eng_player_mem(tl, &cfg, &four, &slots), 0);
+		if (i)
+			assert_int_equal(four, one);
+		else	/* 3 more bounces of the 1000-byte frame + 2 pages */
+			assert_true(four - one >= 3 * 3 * 4096);
+		cfg.mem_max = four;
+		p = new_player(tl, &cfg);
+		eng_player_free(p);
+		cfg.mem_max = 0;
+		cfg.frames_in_flight = ENG_PLAYER_IN_FLIGHT_MAX + 1;
+		assert_int_equal(eng_player_mem(tl, &cfg, &four, &slots),
+				 -EINVAL);
+		assert_int_equal(eng_player_new(tl, &cfg, &p), -EINVAL);
+		assert_null(p);
+	}
 	fake_free(f);
 	eng_tl_free(tl);
 }
@@ -4710,6 +4851,7 @@ int main(void)
 		cmocka_unit_test(test_smb_window),
 		cmocka_unit_test(test_fill_thread),
 		cmocka_unit_test(test_in_flight_stall),
+		cmocka_unit_test(test_in_flight_seek),
 		cmocka_unit_test(test_in_flight_thread),
 		cmocka_unit_test(test_zc_play),
 		cmocka_unit_test(test_zc_not_taken),
