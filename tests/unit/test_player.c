@@ -2519,6 +2519,7 @@ struct mt {
 	uint64_t now;
 	int real;		/* now() is CLOCK_MONOTONIC (mono_now) */
 	uint64_t stall_off, stall_until;
+	const char *stall_open;	/* the open of this name is done then */
 	long loader_nows;	/* now() calls of loader threads */
 	int inflight, inflight_peak;
 	uint64_t delay_ns;	/* real time every read takes (nanosleep) */
@@ -2552,13 +2553,25 @@ static void mt_sleep_until(void *ctx, uint64_t ns)
 	pthread_mutex_unlock(&m->mu);
 }
 
+/* The files: c0.V (fd 100) and c1.V (fd 101), one track's clips. */
+static const char *const mt_files[] = { "c0.V", "c1.V" };
+
 static int mt_open(void *ctx, const char *file, int direct, int *is_direct)
 {
-	(void)ctx;
+	struct mt *m = ctx;
+	int i;
+
 	(void)direct;
 	*is_direct = 0;
-	/* the one clip's one track (simple_tl) */
-	return strcmp(file, "c0.V") == 0 ? 100 : -ENOENT;
+	pthread_mutex_lock(&m->mu);
+	if (m->stall_open && strcmp(file, m->stall_open) == 0)
+		while (m->now < m->stall_until)
+			pthread_cond_wait(&m->cv, &m->mu);
+	pthread_mutex_unlock(&m->mu);
+	for (i = 0; i < 2; i++)
+		if (strcmp(file, mt_files[i]) == 0)
+			return 100 + i;
+	return -ENOENT;
 }
 
 static void mt_close(void *ctx, int fd)
@@ -2574,7 +2587,7 @@ static ssize_t mt_pread(void *ctx, int fd, void *buf, size_t len,
 	unsigned char *d = buf;
 	size_t i;
 
-	if (fd != 100)
+	if (fd != 100 && fd != 101)
 		return -EBADF;
 	pthread_mutex_lock(&m->mu);
 	if (++m->inflight > m->inflight_peak)
@@ -2593,7 +2606,7 @@ static ssize_t mt_pread(void *ctx, int fd, void *buf, size_t len,
 		nanosleep(&ts, NULL);
 	}
 	for (i = 0; i < len; i++)
-		d[i] = byte_at("c0.V", off + i);
+		d[i] = byte_at(mt_files[fd - 100], off + i);
 	pthread_mutex_lock(&m->mu);
 	m->inflight--;
 	pthread_mutex_unlock(&m->mu);
@@ -2642,12 +2655,12 @@ static void mt_set_now(struct mt *m, uint64_t ns)
 	pthread_mutex_unlock(&m->mu);
 }
 
-/* Wait until the loader threads have taken both times (issued, done: two
- * now() calls, read_extent) of the reads of the `dispatched` frames handed
- * out, but for a stalled one still blocked, and recorded `rows`; fails
- * after 20 s (a player that reads them on the test's thread). */
-static void mt_settle(struct mt *m, long dispatched, int stalled,
-		      size_t rows)
+/* Wait until the loader threads have called now() nows times and
+ * recorded `rows`; fails after 20 s (a player that reads on the test's
+ * thread, or a loader blocked where it must not be).  mt_settle: after
+ * both times (issued, done: two now() calls, read_extent) of the reads of
+ * the `dispatched` frames handed out, but for a stalled one's done. */
+static void mt_settle_n(struct mt *m, long nows, size_t rows)
 {
 	struct timespec ts;
 	int rc = 0;
@@ -2655,11 +2668,16 @@ static void mt_settle(struct mt *m, long dispatched, int stalled,
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 20;
 	pthread_mutex_lock(&m->mu);
-	while ((m->loader_nows != 2 * dispatched - stalled ||
-		m->nlog != rows) && rc == 0)
+	while ((m->loader_nows != nows || m->nlog != rows) && rc == 0)
 		rc = pthread_cond_timedwait(&m->cv, &m->mu, &ts);
 	pthread_mutex_unlock(&m->mu);
 	assert_int_equal(rc, 0);
+}
+
+static void mt_settle(struct mt *m, long dispatched, int stalled,
+		      size_t rows)
+{
+	mt_settle_n(m, 2 * dispatched - stalled, rows);
 }
 
 /*
@@ -2891,6 +2909,85 @@ static void test_in_flight_seek(void **state)
 	assert_int_equal(m.log[9].frame, 5);
 	assert_int_equal(m.log[9].done_ns, T0 + 400 * MS);
 	assert_int_equal(m.log[10].frame, 17);
+	eng_player_free(p);
+	mt_destroy(&m);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/*
+ * A slow open holds up only the loaders that need its file: frames
+ * alternate between clips c0 and c1 (one frame each), 4 in flight,
+ * buffer 3.  The first open of c1.V (frame 1) takes until 200 ms; frame
+ * 3 (c1 too) waits for it, but frames 2 and 4 (c0, open already) are
+ * read at their issue times, not after it (the fds' lock is not held
+ * across an open).  Only frame 1 is late (due 160 ms, done 200 ms).
+ */
+static void test_in_flight_open_stall(void **state)
+{
+	struct tl_spec sp = { 25, 1, { { "V", 25000, 1, 0 } }, { { 0 } } };
+	struct eng_timeline *tl;
+	unsigned char *want;
+	struct eng_player_config cfg;
+	struct eng_player_stats st;
+	struct eng_player *p;
+	static const struct {
+		long disp, nows;
+		size_t rows;
+	} after[] = {
+		{ 1, 2, 1 }, { 2, 2, 1 }, { 3, 4, 1 }, { 4, 4, 1 }, { 5, 6, 1 },
+	};
+	struct mt m;
+	long disp = 0;
+	int64_t j, rd = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 12; i++)
+		sp.segs[i] = (struct seg_spec){ "V", i % 2 ? "c1" : "c0",
+						(int64_t)i / 2, (int64_t)i, 1 };
+	tl = make_tl(&sp);
+	want = expected_file(tl, NULL);
+	mt_init(&m);
+	m.stall_open = "c1.V";
+	m.stall_until = T0 + 200 * MS;
+	cfg = (struct eng_player_config){
+		.buffer = 3, .pace = { ENG_PACE_REALTIME, 1 },
+		.backing = ENG_BACKING_BUFFERED, .max_request = 1000,
+		.io = &m.io, .record = mt_record, .record_ctx = &m,
+		.filler = 1, .frames_in_flight = 4,
+	};
+	p = new_player(tl, &cfg);
+	assert_int_equal(eng_player_start_loaders(p), 0);
+	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+	for (j = 0; rd < tl->frames; j++) {
+		mt_set_now(&m, T0 + (uint64_t)j * 40 * MS);
+		if (j < 5) {
+			disp += mt_fill(p, -1);
+			assert_int_equal(disp, after[j].disp);
+			mt_settle_n(&m, after[j].nows, after[j].rows);
+		} else {
+			mt_settle(&m, disp, 0, (size_t)disp);
+			disp += mt_fill(p, tl->frames - disp);
+			mt_settle(&m, disp, 0, (size_t)disp);
+		}
+		while (rd < tl->frames &&
+		       T0 + (uint64_t)(rd + 3) * 40 * MS <= m.now &&
+		       try_frame(p, tl, want, rd) > 0)
+			rd++;
+		assert_true(j < 100);
+	}
+	eng_player_stop(p);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, tl->frames);
+	assert_int_equal(st.late_frames, 1);
+	assert_int_equal(m.nlog, (size_t)tl->frames);
+	for (i = 0; i < m.nlog; i++)
+		assert_int_equal(m.log[i].frame, (int64_t)i);
+	assert_int_equal(m.log[1].done_ns, T0 + 200 * MS);
+	assert_int_equal(m.log[2].done_ns, T0 + 80 * MS);
+	assert_int_equal(m.log[3].done_ns, T0 + 200 * MS);
+	assert_int_equal(m.log[4].done_ns, T0 + 160 * MS);
 	eng_player_free(p);
 	mt_destroy(&m);
 	free(want);
@@ -4852,6 +4949,7 @@ int main(void)
 		cmocka_unit_test(test_fill_thread),
 		cmocka_unit_test(test_in_flight_stall),
 		cmocka_unit_test(test_in_flight_seek),
+		cmocka_unit_test(test_in_flight_open_stall),
 		cmocka_unit_test(test_in_flight_thread),
 		cmocka_unit_test(test_zc_play),
 		cmocka_unit_test(test_zc_not_taken),
