@@ -127,11 +127,26 @@ static void loaders_stop(struct eng_player *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-int eng_player_start_loaders(struct eng_player *p)
+/* A thread of the player's (its filler, a loader) on a small stack: 100+
+ * streams, and each needs a few KiB, not 8 MiB.  0 or an errno. */
+static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t attr;
-	unsigned i, n = 0;
-	int rc;
+	int rc = pthread_attr_init(&attr);
+
+	if (rc)
+		return rc;
+	rc = pthread_attr_setstacksize(&attr, ENG_FILLER_STACK);
+	if (!rc)
+		rc = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
+int eng_player_start_loaders(struct eng_player *p)
+{
+	unsigned i, n;
+	int rc = 0;
 
 	if (!p)
 		return -EINVAL;
@@ -142,17 +157,10 @@ int eng_player_start_loaders(struct eng_player *p)
 		pthread_mutex_unlock(&p->lock);
 		return 0;
 	}
-	rc = pthread_attr_init(&attr);
-	if (!rc) {
-		/* a loader reads into the ring: as small as the filler */
-		rc = pthread_attr_setstacksize(&attr, ENG_FILLER_STACK);
-		for (; !rc && n < p->nld; n++) {
-			rc = pthread_create(&p->ld[n].thread, &attr,
-					    loader_main, &p->ld[n]);
-			if (rc)
-				break;	/* n: the threads started */
-		}
-		pthread_attr_destroy(&attr);
+	for (n = 0; n < p->nld; n++) {
+		rc = start_thread(&p->ld[n].thread, loader_main, &p->ld[n]);
+		if (rc)
+			break;	/* n: the threads started */
 	}
 	if (rc) {
 		/* the ones started end at once: nothing was handed out */
@@ -221,7 +229,6 @@ static void *filler_main(void *arg)
 
 int eng_player_start(struct eng_player *p)
 {
-	pthread_attr_t attr;
 	int rc;
 
 	if (!p)
@@ -236,14 +243,7 @@ int eng_player_start(struct eng_player *p)
 		pthread_mutex_unlock(&p->lock);
 		return 0;
 	}
-	rc = pthread_attr_init(&attr);
-	if (!rc) {
-		/* 100+ streams: a filler needs a few KiB, not 8 MiB */
-		rc = pthread_attr_setstacksize(&attr, ENG_FILLER_STACK);
-		if (!rc)
-			rc = pthread_create(&p->filler, &attr, filler_main, p);
-		pthread_attr_destroy(&attr);
-	}
+	rc = start_thread(&p->filler, filler_main, p);
 	if (!rc)
 		p->filler_on = 1;
 	pthread_mutex_unlock(&p->lock);

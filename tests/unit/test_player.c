@@ -2680,6 +2680,51 @@ static void mt_settle(struct mt *m, long dispatched, int stalled,
 	mt_settle_n(m, 2 * dispatched - stalled, rows);
 }
 
+/* A filled player at 25 fps, frames of 1000 bytes, n in flight, over
+ * m's io and recorder. */
+static struct eng_player_config mt_cfg(struct mt *m, unsigned buffer,
+				       unsigned n)
+{
+	return (struct eng_player_config){
+		.buffer = buffer, .pace = { ENG_PACE_REALTIME, 1 },
+		.backing = ENG_BACKING_BUFFERED, .max_request = 1000,
+		.io = &m->io, .record = mt_record, .record_ctx = m,
+		.filler = 1, .frames_in_flight = n,
+	};
+}
+
+/* The reader asks for each frame from *rd on at its due time (buffer
+ * periods of 40 ms after its issue at T0 + 40 ms a frame) until one is
+ * not there yet. */
+static void mt_read_due(struct eng_player *p, const struct eng_timeline *tl,
+			const unsigned char *want, const struct mt *m,
+			int64_t *rd, unsigned buffer)
+{
+	while (*rd < tl->frames &&
+	       T0 + (uint64_t)(*rd + buffer) * 40 * MS <= m->now &&
+	       try_frame(p, tl, want, *rd) > 0)
+		(*rd)++;
+}
+
+/* The end of a run of every frame: each played once, `late` of them
+ * late, a row each, recorded in frame order. */
+static void mt_check_end(struct eng_player *p, const struct eng_timeline *tl,
+			 const struct mt *m, int64_t late)
+{
+	struct eng_player_stats st;
+	size_t i;
+
+	eng_player_stop(p);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, tl->frames);
+	assert_int_equal(st.late_frames, late);
+	assert_int_equal(m->nlog, (size_t)tl->frames);
+	for (i = 0; i < m->nlog; i++) {
+		assert_int_equal(m->log[i].frame, (int64_t)i);
+		assert_int_equal(m->log[i].played, 1);
+	}
+}
+
 /*
  * frames_in_flight on the fake clock: 20 frames of 40 ms, buffer 2 (due
  * two periods after issue), reads that take no time but frame 5's, which
@@ -2707,7 +2752,6 @@ static void test_in_flight_stall(void **state)
 	(void)state;
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct eng_player_config cfg;
-		struct eng_player_stats st;
 		struct eng_player *p;
 		struct eng_slice s;
 		struct mt m;
@@ -2719,12 +2763,7 @@ static void test_in_flight_stall(void **state)
 		int rc;
 
 		mt_init(&m);
-		cfg = (struct eng_player_config){
-			.buffer = 2, .pace = { ENG_PACE_REALTIME, 1 },
-			.backing = ENG_BACKING_BUFFERED, .max_request = 1000,
-			.io = &m.io, .record = mt_record, .record_ctx = &m,
-			.filler = 1, .frames_in_flight = cases[c].n,
-		};
+		cfg = mt_cfg(&m, 2, cases[c].n);
 		p = new_player(tl, &cfg);
 		assert_int_equal(eng_player_start_loaders(p), 0);
 		threads = cases[c].n > 1;
@@ -2763,25 +2802,15 @@ static void test_in_flight_stall(void **state)
 			if (threads)
 				mt_settle(&m, dispatched, stalled,
 					  (size_t)(stalled ? k : dispatched));
-			/* the reader asks for each frame at its due time */
-			while (rd < tl->frames &&
-			       T0 + (uint64_t)(rd + 2) * 40 * MS <= m.now &&
-			       try_frame(p, tl, want, rd) > 0)
-				rd++;
+			mt_read_due(p, tl, want, &m, &rd, 2);
 			assert_true(j < 100);
 		}
-		eng_player_stop(p);
-		eng_player_stats(p, &st);
-		assert_int_equal(st.frames, tl->frames);
-		assert_int_equal(st.late_frames, cases[c].late);
-		assert_int_equal(m.nlog, (size_t)tl->frames);
+		/* published and recorded in frame order */
+		mt_check_end(p, tl, &m, cases[c].late);
 		for (i = 0; i < m.nlog; i++) {
 			const struct eng_access *a = &m.log[i];
 			uint64_t issue = T0 + i * 40 * MS;
 
-			/* published and recorded in frame order */
-			assert_int_equal(a->frame, (int64_t)i);
-			assert_int_equal(a->played, 1);
 			assert_int_equal(a->sched_ns, issue);
 			assert_int_equal(a->due_ns, issue + 80 * MS);
 			if ((int64_t)i == k + 1 && cases[c].n == 1)
@@ -2847,12 +2876,7 @@ static void test_in_flight_seek(void **state)
 
 	(void)state;
 	mt_init(&m);
-	cfg = (struct eng_player_config){
-		.buffer = 2, .pace = { ENG_PACE_REALTIME, 1 },
-		.backing = ENG_BACKING_BUFFERED, .max_request = 1000,
-		.io = &m.io, .record = mt_record, .record_ctx = &m,
-		.filler = 1, .frames_in_flight = 4,
-	};
+	cfg = mt_cfg(&m, 2, 4);
 	p = new_player(tl, &cfg);
 	assert_int_equal(eng_player_start_loaders(p), 0);
 	eng_slice_get(tl, 5, 0, &s);
@@ -2929,7 +2953,6 @@ static void test_in_flight_open_stall(void **state)
 	struct eng_timeline *tl;
 	unsigned char *want;
 	struct eng_player_config cfg;
-	struct eng_player_stats st;
 	struct eng_player *p;
 	static const struct {
 		long disp, nows;
@@ -2951,12 +2974,7 @@ static void test_in_flight_open_stall(void **state)
 	mt_init(&m);
 	m.stall_open = "c1.V";
 	m.stall_until = T0 + 200 * MS;
-	cfg = (struct eng_player_config){
-		.buffer = 3, .pace = { ENG_PACE_REALTIME, 1 },
-		.backing = ENG_BACKING_BUFFERED, .max_request = 1000,
-		.io = &m.io, .record = mt_record, .record_ctx = &m,
-		.filler = 1, .frames_in_flight = 4,
-	};
+	cfg = mt_cfg(&m, 3, 4);
 	p = new_player(tl, &cfg);
 	assert_int_equal(eng_player_start_loaders(p), 0);
 	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
@@ -2971,19 +2989,10 @@ static void test_in_flight_open_stall(void **state)
 			disp += mt_fill(p, tl->frames - disp);
 			mt_settle(&m, disp, 0, (size_t)disp);
 		}
-		while (rd < tl->frames &&
-		       T0 + (uint64_t)(rd + 3) * 40 * MS <= m.now &&
-		       try_frame(p, tl, want, rd) > 0)
-			rd++;
+		mt_read_due(p, tl, want, &m, &rd, 3);
 		assert_true(j < 100);
 	}
-	eng_player_stop(p);
-	eng_player_stats(p, &st);
-	assert_int_equal(st.frames, tl->frames);
-	assert_int_equal(st.late_frames, 1);
-	assert_int_equal(m.nlog, (size_t)tl->frames);
-	for (i = 0; i < m.nlog; i++)
-		assert_int_equal(m.log[i].frame, (int64_t)i);
+	mt_check_end(p, tl, &m, 1);
 	assert_int_equal(m.log[1].done_ns, T0 + 200 * MS);
 	assert_int_equal(m.log[2].done_ns, T0 + 80 * MS);
 	assert_int_equal(m.log[3].done_ns, T0 + 200 * MS);
