@@ -4,7 +4,9 @@
 engine: an independent reading of DESIGN.md (the .tl format, the byte
 layout, media resolution, WAVE data offsets) for the mounted tests.
 
-  tlexpect.py size TIMELINE.tl                 virtual file size in bytes
+  tlexpect.py size TIMELINE.tl [MEDIA_DIR]     virtual file size in bytes
+                                               (MEDIA_DIR: needed for a
+                                               timeline of sequence clips)
   tlexpect.py bytes TIMELINE.tl MEDIA_DIR [--offset O] [--length L]
                                                the bytes (or a range) to stdout
   tlexpect.py sha256 TIMELINE.tl MEDIA_DIR     sha256 of the whole file
@@ -24,11 +26,26 @@ layout, media resolution, WAVE data offsets) for the mounted tests.
                                                strips; EXR: the chunks of its
                                                offset table), adjacent ones
                                                joined, in file order
+  tlexpect.py seqframes TIMELINE.tl MEDIA_DIR  per frame of each sequence
+                                               track: "K TRACK CLIP NUMBER
+                                               PATH POLICY" then the image's
+                                               pixel data "OFFSET LENGTH"...
+                                               (or "missing"), PATH by
+                                               OTIO's ImageSequenceReference
+                                               formula, relative to MEDIA_DIR
   tlexpect.py movie TIMELINE.tl                what a player finds in NAME.mov:
                                                "frames N", "fps NUM/DEN",
                                                "duration S", then per track
                                                "video NAME FORMAT W H BYTES"
                                                or "audio NAME HZ SAMPLES"
+
+A sequence clip (`seq CLIP PATTERN first=N [step=S] [missing=error|hold|
+black]`, docs/formats.md "Sequence clips") plays on the video tracks (a
+name starting with V) one image file a frame: frame k's bytes are the
+pixel data its own header gives (as seqdata), a gap frame none; where the
+image is missing, the clip's policy: black (zeros), hold (the track's last
+image before it, zeros where there is none), error (an error here: the
+mount's reader gets EIO).  Its size is the clip's first played image's.
 
 size, bytes and sha256 take --mov: the same of NAME.mov, the timeline as a
 QuickTime movie (docs/design.md; the field choices of the QuickTime notes:
@@ -139,6 +156,7 @@ class Track:
         self.defs = []       # (rec_in, frames, clip, src_in) as defined
         self.pieces = []     # flattened: (rec_in, rec_end, clip, src_in)
         self.starts = []
+        self.seq = False     # plays sequence clips (a video track)
 
     def end(self):
         return max((r + f for r, f, _, _ in self.defs), default=0)
@@ -150,11 +168,19 @@ class Timeline:
         self.fps = None
         self.tracks = []
         self.frames = 0
+        self.seqs = {}       # clip -> Seq
+        self.table = {}      # track index -> upto table (sequences)
 
     def upto(self, t, k):
         """Bytes of track t before frame k: whole pictures on a picture
         track, else the floor of the rate at the track's alignment."""
+        if t in self.table:
+            u = self.table[t]
+            return u[k] if k < len(u) else u[-1]
         tr = self.tracks[t]
+        if tr.seq:
+            raise TlError("%s: track %s plays image sequences: its layout "
+                          "needs MEDIA_DIR" % (self.path, tr.name))
         if tr.pic:
             return k * picture_bytes(*tr.pic)
         num, den = self.fps
@@ -206,6 +232,61 @@ def flatten(defs):
     return out
 
 
+class Seq:
+    """An image sequence clip: image i is the file BASE/PREFIX NUMBER
+    SUFFIX, NUMBER = start + i * step."""
+
+    def __init__(self, base, prefix, suffix, padding, start, step, missing):
+        self.base, self.prefix, self.suffix = base, prefix, suffix
+        self.padding, self.start, self.step = padding, start, step
+        self.missing = missing
+
+    def name(self, i):
+        """OTIO's target_url_for_image_number: base, a '/' where base has
+        none, prefix, '-' for a negative number, its magnitude padded to
+        padding digits (more digits kept), suffix."""
+        n = self.start + i * self.step
+        digits = str(abs(n)).rjust(self.padding, "0")
+        base = self.base
+        if base and not base.endswith("/"):
+            base += "/"
+        return base + self.prefix + ("-" if n < 0 else "") + digits + \
+            self.suffix
+
+    def number(self, i):
+        return self.start + i * self.step
+
+
+def parse_seq(toks):
+    """PATTERN first=N [step=S] [missing=P]: PATTERN's folder part, then
+    one %0Nd or %d in the name, %% a literal %."""
+    pat, opts = toks[0], toks[1:]
+    m = re.fullmatch(r"((?:[^%]|%%)*)%(0[0-9]+|)d((?:[^%]|%%)*)", pat)
+    if not m:
+        raise ValueError("bad pattern '%s'" % pat)
+    head, pad, suffix = (m.group(1).replace("%%", "%"), m.group(2),
+                         m.group(3).replace("%%", "%"))
+    padding = int(pad) if pad else 0
+    base, _, prefix = head.rpartition("/")
+    if "/" in suffix or padding > 64 or base.startswith("/") or \
+            any(c in ("", ".", "..") for c in base.split("/") if base):
+        raise ValueError("bad pattern '%s'" % pat)
+    kv = {}
+    for o in opts:
+        k, eq, v = o.partition("=")
+        if not eq or k not in ("first", "step", "missing") or k in kv:
+            raise ValueError("bad '%s'" % o)
+        kv[k] = v
+    if "first" not in kv or not re.fullmatch(r"-?[0-9]+", kv["first"]):
+        raise ValueError("seq needs first=N")
+    step = parse_uint(kv.get("step", "1"), "step")
+    missing = kv.get("missing", "error").lower()
+    if step < 1 or missing not in ("error", "hold", "black"):
+        raise ValueError("bad step or missing")
+    return Seq(base, prefix, suffix, padding, int(kv["first"]), step,
+               missing)
+
+
 def parse_tl(path):
     tl = Timeline(path)
     names = {}
@@ -255,6 +336,11 @@ def parse_tl(path):
                     raise ValueError("zero rate or align")
                 names[name] = len(tl.tracks)
                 tl.tracks.append(Track(name, rate, align))
+            elif toks[0] == "seq":
+                clip = clip_name(toks[1]) if len(toks) >= 4 else None
+                if clip is None or clip in tl.seqs:
+                    raise ValueError("bad or duplicate seq line")
+                tl.seqs[clip] = parse_seq(toks[2:])
             elif toks[0] == "event":
                 if tl.fps is None or len(toks) not in (5, 6):
                     raise ValueError("bad event line")
@@ -288,6 +374,11 @@ def parse_tl(path):
         tr.starts = [p[0] for p in tr.pieces]
         if tr.pieces:
             tl.frames = max(tl.frames, tr.pieces[-1][1])
+        uses = [p[2] in tl.seqs for p in tr.pieces]
+        tr.seq = tr.name.startswith("V") and any(uses)
+        if tr.seq and not all(uses):
+            raise TlError("%s: track %s mixes sequence clips and others" %
+                          (path, tr.name))
     if tl.frames == 0:
         raise TlError("%s: no event" % path)
     return tl
@@ -309,6 +400,16 @@ def wav_data(path, head):
     raise TlError("%s has no data chunk" % path)
 
 
+class Image:
+    """The image file a frame of a sequence track plays."""
+
+    def __init__(self, clip, number, rel, path, ext, n, missing):
+        self.clip, self.number, self.rel, self.path = clip, number, rel, path
+        self.ext = ext       # pixel data extents, None: missing
+        self.len = n         # the frame's bytes in the virtual file
+        self.missing = missing
+
+
 class Media:
     """Resolves (clip, track) to MEDIA_DIR/CLIP.TRACK.* and reads it."""
 
@@ -318,7 +419,11 @@ class Media:
         self.names = os.listdir(media_dir)
         self.files = {}      # (clip, t) -> (path, header, size)
         self.open = {}
+        self.images = {}     # t -> per frame: None (gap) or Image
         for t, tr in enumerate(tl.tracks):
+            if tr.seq:
+                self.seq_layout(t)
+                continue
             for a, b, clip, src in tr.pieces:
                 path, header, size = self.resolve(clip, t)
                 # frame k reads at the source frame's offset, for the
@@ -330,6 +435,58 @@ class Media:
                     raise TlError("%s: clip %s track %s: %s holds %d bytes "
                                   "of essence, %d needed" %
                                   (tl.path, clip, tr.name, path, size, need))
+
+    def seq_layout(self, t):
+        """Each frame's image on sequence track t, and the track's upto
+        table: a frame the image's pixel bytes, a gap frame none."""
+        tl, tr = self.tl, self.tl.tracks[t]
+        frames = [None] * tl.frames
+        size = {}            # clip -> its first played image's bytes
+        for a, b, clip, src in tr.pieces:
+            sq = tl.seqs[clip]
+            for k in range(a, b):
+                i = src + k - a
+                rel = sq.name(i)
+                path = os.path.join(self.dir, rel)
+                try:
+                    ext = seq_extents(path)
+                except FileNotFoundError:
+                    ext = None
+                if clip not in size:
+                    if ext is None:
+                        raise TlError("%s: clip %s: its first image %s is "
+                                      "missing" % (tl.path, clip, rel))
+                    size[clip] = sum(n for _, n in ext)
+                n = size[clip] if ext is None else sum(x for _, x in ext)
+                frames[k] = Image(clip, sq.number(i), rel, path, ext, n,
+                                  sq.missing)
+        u = [0]
+        for im in frames:
+            u.append(u[-1] + (im.len if im else 0))
+        self.images[t] = frames
+        tl.table[t] = u
+
+    def seq_read(self, t, k):
+        """Frame k's bytes of sequence track t (a whole slice)."""
+        im = self.images[t][k]
+        if im.ext is not None:
+            data = b""
+            with open(im.path, "rb") as f:
+                for off, n in im.ext:
+                    f.seek(off)
+                    data += f.read(n)
+            return data
+        if im.missing == "black":
+            return bytes(im.len)
+        if im.missing == "hold":
+            for j in range(k - 1, -1, -1):
+                prev = self.images[t][j]
+                if prev and prev.ext is not None:
+                    data = self.seq_read(t, j)[:im.len]
+                    return data + bytes(im.len - len(data))
+            return bytes(im.len)
+        raise TlError("%s: frame %d: image %s is missing (missing=error: "
+                      "the reader gets EIO)" % (self.tl.path, k, im.rel))
 
     def resolve(self, clip, t):
         key = (clip, t)
@@ -567,6 +724,8 @@ def chunks(tl, media, offset=0, length=None):
                 if len(zeros) < b - a:
                     zeros = bytes(b - a)
                 yield zeros[:b - a]
+            elif tr.seq:
+                yield media.seq_read(t, k)[a:b]
             else:
                 src_off = tl.upto(t, p[3] + k - p[0])
                 yield media.read(p[2], t, src_off + a, b - a)
@@ -604,6 +763,9 @@ class Movie:
     def __init__(self, tl):
         self.tl = tl
         self.kinds = []
+        if any(tr.seq for tr in tl.tracks):
+            raise TlError("no QuickTime mapping for DPX/TIFF/EXR image "
+                          "sequences")
         for t, tr in enumerate(tl.tracks):
             if tr.pic:
                 self.kinds.append("video")
@@ -859,6 +1021,7 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("size")
     p.add_argument("timeline")
+    p.add_argument("media_dir", nargs="?")
     p.add_argument("--mov", action="store_true")
     p = sub.add_parser("bytes")
     p.add_argument("timeline")
@@ -877,6 +1040,9 @@ def main(argv):
     p.add_argument("track")
     p = sub.add_parser("movie")
     p.add_argument("timeline")
+    p = sub.add_parser("seqframes")
+    p.add_argument("timeline")
+    p.add_argument("media_dir")
     p = sub.add_parser("seqdata")
     p.add_argument("files", nargs="+")
     args = ap.parse_args(argv)
@@ -890,7 +1056,19 @@ def main(argv):
             return 0
         tl = parse_tl(args.timeline)
         mv = Movie(tl) if getattr(args, "mov", False) else None
-        if args.cmd == "size":
+        if args.cmd == "seqframes" or (args.cmd == "size" and
+                                       args.media_dir):
+            media = Media(tl, args.media_dir)
+            media.close()
+        if args.cmd == "seqframes":
+            for t in sorted(media.images):
+                for k, im in enumerate(media.images[t]):
+                    if im is None:
+                        continue
+                    print(k, tl.tracks[t].name, im.clip, im.number, im.rel,
+                          im.missing, " ".join("%d %d" % e for e in im.ext)
+                          if im.ext is not None else "missing")
+        elif args.cmd == "size":
             print(mv.size if mv else tl.size())
         elif args.cmd == "frames":
             frames(tl, args.track, sys.stdout)
