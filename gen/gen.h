@@ -161,8 +161,10 @@ int gen_check_space_bytes(const char *dir, uint64_t need, uint64_t reclaim);
 /* Random timelines and their clips into DIR (c as the options set it). */
 /* seq.c: an image sequence --format (docs/formats.md "Image sequences"):
  * clips folders DIR/clipNNNN of frames files clipNNNN.%07d.EXT from
- * start, no timelines, no audio. */
+ * start, timelines of them (DIR/timelines/timelineNN.tl of seq clips,
+ * clips.otio), no audio. */
 struct gen_seq {
+	const char *name; /* the --format preset */
 	struct eng_seqgen_image im;
 	uint32_t clips;
 	int64_t frames; /* per clip */
@@ -170,8 +172,14 @@ struct gen_seq {
 	struct eng_fps fps;
 	uint64_t seed;
 };
-/* 0, or an exit status (reported). */
-int gen_run_seq(const char *dir, const struct gen_seq *s, int force);
+/* c's settings for timelines of s: its fps, video only, a rate of its
+ * frames; events no longer than the clips unless --min-seconds or
+ * --max-seconds were given (minmax_set). */
+void gen_seq_config(struct gen_seq *s, struct eng_gen_config *c,
+		    int minmax_set);
+/* s's files and c's timelines of them: 0, or an exit status (reported). */
+int gen_run_seq(const char *dir, const struct gen_seq *s,
+		const struct eng_gen_config *c, int force);
 /* --for's stand-ins of tl's sequence clips: each image a video track
  * plays, DIR/BASE/NAME, that is not there yet, rendered as --format
  * renders them (the kind by the suffix: .dpx DPX 10-bit, .tif TIFF

@@ -25,9 +25,11 @@
 /* Options of loading EDL/OTIO that the random generator (.tl) has no use
  * for. */
 #define SET_LOAD_ONLY 32u
-/* Options of timelines and audio, which a sequence --format does not
- * write. */
+/* Options of rates and audio, which a sequence --format does not write
+ * (its frames are its images, its timelines video only). */
 #define SET_TL_ONLY 64u
+/* --min-seconds or --max-seconds: a sequence's events then keep them */
+#define SET_MINMAX 128u
 
 enum {
 	OPT_CLIPS = 256,
@@ -177,7 +179,9 @@ PRIu32 ")\n"
 "An image sequence --format (dpx10-2k, exr-hd, exr-zip-hd, tiff16-uhd,\n"
 "frametest-hd ...) writes each clip as a folder of one file a frame,\n"
 "DIR/clipNNNN/clipNNNN.0086400.dpx ..., at --fps (default 24), with the\n"
-"code and digits in the pixels; no timelines and no audio.\n"
+"code and digits in the pixels, timelines of them (video only: seq clips\n"
+"in DIR/timelines/timelineNN.tl, every clip whole in clips.otio, events\n"
+"no longer than a clip unless given), and no audio.\n"
 "\n"
 "Exit status: 0 done, 1 I/O error, bad timeline or not enough space,\n"
 "2 usage error.\n",
@@ -308,19 +312,19 @@ int main(int argc, char **argv)
 			rc = parse_secs("--clip-seconds", optarg, &c.clip_us);
 			break;
 		case OPT_TIMELINES:
-			set |= SET_GEN_ONLY | SET_TL_ONLY;
+			set |= SET_GEN_ONLY;
 			rc = parse_count("--timelines", optarg, &c.timelines);
 			break;
 		case OPT_EVENTS:
-			set |= SET_GEN_ONLY | SET_TL_ONLY;
+			set |= SET_GEN_ONLY;
 			rc = parse_count("--events", optarg, &c.events);
 			break;
 		case OPT_MIN_SECONDS:
-			set |= SET_GEN_ONLY | SET_TL_ONLY;
+			set |= SET_GEN_ONLY | SET_MINMAX;
 			rc = parse_secs("--min-seconds", optarg, &c.min_us);
 			break;
 		case OPT_MAX_SECONDS:
-			set |= SET_GEN_ONLY | SET_TL_ONLY;
+			set |= SET_GEN_ONLY | SET_MINMAX;
 			rc = parse_secs("--max-seconds", optarg, &c.max_us);
 			break;
 		case OPT_FPS:
@@ -583,9 +587,9 @@ int main(int argc, char **argv)
 	}
 	if (seqf && (nfor || dump || fo.enc.codec || (set & SET_TL_ONLY))) {
 		fprintf(stderr, PROG ": --format %s writes image sequences "
-				     "only: not with --for, --dump-tl, "
-				     "--codec or options of timelines and "
-				     "audio\n", seqf->name);
+				     "and video timelines of them: not with "
+				     "--for, --dump-tl, --codec, --video-rate "
+				     "or options of audio\n", seqf->name);
 		goto out;
 	}
 	if (optind != argc - 1) {
@@ -604,11 +608,13 @@ int main(int argc, char **argv)
 			seq.im.width = seq_w;
 			seq.im.height = seq_h;
 		}
+		seq.name = seqf->name;
 		seq.clips = c.clips;
 		seq.fps = (set & SET_FPS) ? c.fps : (struct eng_fps){24, 1};
 		seq.frames = eng_gen_frames(c.clip_us, seq.fps);
 		seq.seed = c.seed;
-		ret = gen_run_seq(dir, &seq, force);
+		gen_seq_config(&seq, &c, !!(set & SET_MINMAX));
+		ret = gen_run_seq(dir, &seq, &c, force);
 		goto out;
 	}
 	/* without --format, the seed's: its picture goes the same way */

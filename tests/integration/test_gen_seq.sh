@@ -14,8 +14,10 @@
 # header) ends at each file's end after its header; --format list gives
 # each preset's bytes a frame (the presets' real sizes, computed here from
 # the formats); ZIP's frames differ in size, each within the bound the
-# generator gives; the same seed gives the same bytes; bad option
-# combinations are usage errors.
+# generator gives; the same seed gives the same bytes; the timelines
+# written beside them (timelineNN.tl of seq clips, every clip whole in
+# clips.otio) name the clips' files as they are and play through
+# tlexpect.py; bad option combinations are usage errors.
 NO_MOUNT=1
 . "$(dirname "$0")/lib.sh"
 
@@ -39,7 +41,7 @@ EOF2
 		"'$GEN' --format $fmt --size 320x240 --clips 2 --clip-seconds 0.25 '$D' >/dev/null"
 	check_eq "$fmt: the files" \
 		"$(for c in clip0001 clip0002; do for n in 0 1 2 3 4 5; do echo $c/$c.008640$n.$ext; done; done)" \
-		"$(cd "$D" && find . -type f | sed 's|^\./||' | sort)"
+		"$(cd "$D" && find . -type f ! -path './timelines/*' | sed 's|^\./||' | sort)"
 	if [ "$codec" != - ]; then
 		check_eq "$fmt: ffprobe reads $codec 320x240 $pix" \
 			"codec_name=$codec|width=320|height=240|pix_fmt=$pix" \
@@ -69,6 +71,35 @@ EOF2
 			"NF == 3 && \$1 == f && \$2 + \$3 == s && \$2 < 4096 {ok = 1} END {exit !ok}"' \
 		sh "$TLEXPECT" "$f" "$size"
 done
+
+# the timelines: 15 of random events over the clips (as long as a clip
+# at most), clips.otio of both whole; seq lines naming the files
+D=$T/dpx10-2k
+check_eq "timelines: 15 .tl and clips.otio" \
+	"$(for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15; do echo timeline$i.tl; done; echo clips.otio)" \
+	"$(ls "$D/timelines" | sort -t. -k2,2r -k1,1)"
+check "timeline01.tl: its clips' seq lines" sh -c \
+	"grep -q '^seq clip000[12] clip000[12]/clip000[12].%07d.dpx first=86400\$' '$D/timelines/timeline01.tl' &&
+	 ! grep '^event' '$D/timelines/timeline01.tl' | grep -vq '^event V clip000[12] [0-5] [1-6]\$'"
+check_eq "timeline01.tl: plays the images tlexpect finds" \
+	"$(sed -n 's/.*, \([0-9]*\) frames of image sequences$/\1/p' "$D/timelines/timeline01.tl")" \
+	"$($TLEXPECT seqframes "$D/timelines/timeline01.tl" "$D" | awk '$7 != "missing"' | wc -l)"
+check_eq "clips.otio: two ImageSequenceReferences of the clips" \
+	"clip0001/ clip0001. .dpx 86400 1 7 24 error 86400 6
+clip0002/ clip0002. .dpx 86400 1 7 24 error 86400 6" \
+	"$(python3 - "$D/timelines/clips.otio" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+for c in t["tracks"]["children"][0]["children"]:
+    r = c["media_references"][c["active_media_reference_key"]]
+    assert r["OTIO_SCHEMA"] == "ImageSequenceReference.1"
+    print(r["target_url_base"], r["name_prefix"], r["name_suffix"],
+          r["start_frame"], r["frame_step"], r["frame_zero_padding"],
+          r["rate"], r["missing_frame_policy"],
+          c["source_range"]["start_time"]["value"],
+          c["source_range"]["duration"]["value"])
+PY
+)"
 
 # the DPX header fields, read here from SMPTE ST 268's offsets
 dpxhead() {
@@ -139,7 +170,7 @@ check "--format list: every sequence preset has a source" sh -c \
 	"[ \$(grep -c '^dpx\|^tiff\|^exr\|^frametest' '$T/list') -eq \$(grep -A2 '^dpx\|^tiff\|^exr\|^frametest' '$T/list' | grep -c 'source: ') ]"
 
 # usage errors: nothing written
-for bad in "--format dpx10-2k --timelines 3" "--format exr-hd --audio-tracks 1" \
+for bad in "--format dpx10-2k --video-rate 1M" "--format exr-hd --audio-tracks 1" \
 	"--size 320x240" "--start-frame 5" "--format tiff16-hd --size 0x240" \
 	"--format tiff16-hd --size 320" "--format dpx10-hd --start-frame -1"; do
 	# shellcheck disable=SC2086
