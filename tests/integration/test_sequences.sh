@@ -1,0 +1,282 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Image sequence clips through the mount (issue 22), on tiny images
+# (timelinefs-gen --size 64x48) so that it stays quick:
+# - byte-exact: the timelines timelinefs-gen writes for DPX 10 and 16-bit,
+#   TIFF 16-bit, OpenEXR half (uncompressed and ZIP) and frametest's
+#   headerless frames, and its clips.otio (ImageSequenceReference), read
+#   through the mount equal tlexpect.py's bytes, which it computes from
+#   each image's own header (not with our C); --dump-tl writes seq lines;
+# - the access rows of every frame: one open, the header reads (the
+#   first at 0), one read per run of pixel data at the extents tlexpect
+#   finds, one close, in that order, each with the image's file number;
+#   the names by OTIO's formula (padding 4 across 9999 -> 10000, padding 7
+#   with step 2, negative numbers, no padding) are proved by the bytes:
+#   every name is a hard link to an image of its own, so another name
+#   would read other bytes (or none);
+# - missing images: hold plays the last image again, black zeros with no
+#   read, error fails the reader with EIO; each open's ENOENT recorded;
+# - a stall injected on the open of one frame (file=GLOB:op=open): that
+#   frame is late, none before it, and the frames the player counts late
+#   are exactly those whose last operation was done after their due time;
+#   with frames_in_flight=4 the next frame's open does not wait for it.
+# Under 30 s alone (pace=off where timing is not the point).
+. "$(dirname "$0")/lib.sh"
+
+need_tools python3
+TLEXPECT="python3 $TOP/tests/tools/tlexpect.py"
+M=$T/media
+mkdir -p "$M/timelines"
+gen() {
+	"$GEN" --size 64x48 --clip-seconds 0.25 --clips 2 "$@" >/dev/null ||
+		{ not_ok "timelinefs-gen $*"; finish; }
+}
+
+# the generator's own timelines, straight in the media folder: clips.otio
+# names MEDIA_DIR/clip0001/...
+gen --format dpx10-2k --timelines 2 --events 3 "$M"
+# each other format in a folder of its own; its timeline01.tl's patterns
+# get the folder in front
+FORMATS="dpx16-hd tiff16-hd exr-hd exr-zip-hd exr-rgba-hd frametest-hd"
+for f in $FORMATS; do
+	gen --format "$f" --timelines 1 --events 3 --seed 7 "$M/$f"
+	sed "s|^seq \([^ ]*\) |seq \1 $f/|" "$M/$f/timelines/timeline01.tl" \
+		>"$M/timelines/$f.tl"
+	rm -r "$M/$f/timelines"
+done
+# what clips.otio plays, as .tl: both clips whole
+{
+	echo "fps 24/1"
+	echo "track V 1"
+	for c in clip0001 clip0002; do
+		echo "seq $c $c/$c.%07d.dpx first=86400"
+		echo "event V $c 0 6"
+	done
+} >"$T/clips.tl"
+
+# OTIO's names, each a hard link to an image of its own (48 of them)
+gen --format dpx10-hd --clip-seconds 1 --timelines 1 --events 1 "$T/pool"
+ls "$T"/pool/clip000*/*.dpx >"$T/pool.list"
+n=0
+img() { # DIR NAME: the next image of the pool as M/DIR/NAME
+	n=$((n + 1))
+	mkdir -p "$M/$1"
+	ln "$(sed -n "${n}p" "$T/pool.list")" "$M/$1/$2"
+}
+for i in 9997 9998 9999 10000 10001; do img p4 "img.$i.dpx"; done
+for i in 0086400 0086402 0086404 0086406 0086408; do img p7 "A001C003.$i.dpx"; done
+for i in -0002 -0001 0000 0001; do img neg "n.$i.dpx"; done
+for i in 8 9 10 11; do img np "f$i.dpx"; done
+cat >"$M/timelines/formula.tl" <<'EOF'
+fps 24
+track V 1
+seq p4 p4/img.%04d.dpx first=9997
+seq p7 p7/A001C003.%07d.dpx first=86400 step=2
+seq neg neg/n.%04d.dpx first=-2
+seq np np/f%d.dpx first=8
+event V p4 0 5
+event V p7 1 3
+event V neg 0 4
+event V np 1 3
+EOF
+# missing image 3 of 1..6 under each policy
+for p in hold black error; do
+	for i in 1 2 3 4 5 6; do img "m$p" "m.$i.dpx"; done
+	rm "$M/m$p/m.3.dpx"
+	printf 'fps 24\ntrack V 1\nseq m%s m%s/m.%%d.dpx first=1 missing=%s\nevent V m%s 0 6\n' \
+		"$p" "$p" "$p" "$p" >"$M/timelines/miss_$p.tl"
+done
+
+TLS="timeline01 timeline02 $FORMATS formula miss_hold miss_black"
+for n in $TLS miss_error; do
+	$TLEXPECT seqframes "$M/timelines/$n.tl" "$M" >"$T/$n.frames" ||
+		not_ok "tlexpect seqframes $n"
+done
+cp "$M/timelines/clips.otio" "$T/clips.otio"
+$TLEXPECT seqframes "$T/clips.tl" "$M" >"$T/clips.frames"
+
+# --dump-tl: the seq lines back, from .tl and from OTIO
+check "--dump-tl timeline01.tl: its seq lines" sh -c \
+	"'$GEN' --dump-tl '$M/timelines/timeline01.tl' '$M' >'$T/dump' &&
+	 grep '^seq ' '$M/timelines/timeline01.tl' | while read -r l; do grep -qxF \"\$l\" '$T/dump' || exit 1; done"
+check "--dump-tl clips.otio: seq clip0001 clip0001/clip0001.%07d.dpx first=86400" sh -c \
+	"'$GEN' --dump-tl '$M/timelines/clips.otio' '$M' | grep -q '^seq clip0001 clip0001/clip0001.%07d.dpx first=86400'"
+
+# ---------------------------------------------------------------- bytes
+DB=$T/t.db
+mount_fs "$M" "$T/mnt" -o db="$DB",pace=off
+for n in $TLS clips; do
+	want=$M/timelines/$n.tl
+	[ "$n" = clips ] && want=$T/clips.tl
+	$TLEXPECT bytes "$want" "$M" >"$T/$n.want" || not_ok "tlexpect bytes $n"
+	check "$n: byte-exact through the mount ($(stat -c %s "$T/$n.want") bytes)" \
+		cmp "$T/$n.want" "$T/mnt/$n"
+done
+rc=0
+dd if="$T/mnt/miss_error" of="$T/err.out" bs=12288 status=none \
+	2>"$T/err.err" || rc=$?
+check "miss_error: the reader fails with EIO" sh -c \
+	"[ $rc -ne 0 ] && grep -q 'Input/output error' '$T/err.err'"
+$TLEXPECT bytes "$M/timelines/miss_error.tl" "$M" --length 24576 >"$T/err.want"
+check "miss_error: what it got before is the images before it" sh -c \
+	"[ \$(stat -c %s '$T/err.out') -le 24576 ] && cmp -s -n \$(stat -c %s '$T/err.out') '$T/err.want' '$T/err.out'"
+check "no NAME.mov for sequences" sh -c "! ls '$T/mnt' | grep -q '\.mov\$'"
+umount_fs "$T/mnt"
+
+# ---------------------------------------------------------------- rows
+# rows NAME: the access rows of timeline NAME's V track against
+# tlexpect's frames; prints what differs, one line each
+rows() {
+	python3 - "$DB" "$1" "$T/$1.frames" <<'PY'
+import os, sqlite3, sys
+db, name, framesf = sys.argv[1:4]
+OPEN, HEADER, READ, CLOSE = 1, 2, 0, 3
+con = sqlite3.connect(db)
+sid = [r[0] for r in con.execute("select id from stream where file = ?",
+                                 (name,))]
+if len(sid) != 1:
+    print("%s: %d streams" % (name, len(sid)))
+    sys.exit()
+rows = {}
+for r in con.execute("select frame, op, image, file_offset, length, errno,"
+                     " issued_ns, done_ns from access where stream_id = ?"
+                     " and track = 'V' and coalesce(played, 1) = 1"
+                     " order by frame, issued_ns, id", (sid[0],)):
+    rows.setdefault(r[0], []).append(r[1:])
+want = {}
+for line in open(framesf):
+    w = line.split()
+    k, num, rel, policy, ext = int(w[0]), int(w[3]), w[4], w[5], w[6:]
+    want[k] = (num, rel, policy, ext)
+last = None      # the last image read: hold's
+bad = []
+for k in sorted(want):
+    num, rel, policy, ext = want[k]
+    got = rows.pop(k, [])
+    ops = [r[0] for r in got]
+    if ext == ["missing"]:
+        if not got or got[0][:2] != (OPEN, num) or got[0][4] != 2:
+            bad.append("frame %d: no open of %d with ENOENT: %s" %
+                       (k, num, got))
+            continue
+        rest = got[1:]
+        if policy == "black" and rest:
+            bad.append("frame %d (black): rows after the open: %s" %
+                       (k, rest))
+        if policy == "hold" and (not rest or
+                                 any(r[1] != last for r in rest) or
+                                 READ not in [r[0] for r in rest]):
+            bad.append("frame %d (hold): not the rows of image %s: %s" %
+                       (k, last, rest))
+        if policy == "error" and READ in [r[0] for r in rest]:
+            bad.append("frame %d (error): a read: %s" % (k, rest))
+        continue
+    ext = [(int(ext[i]), int(ext[i + 1])) for i in range(0, len(ext), 2)]
+    raw = not rel.endswith((".dpx", ".tif", ".exr"))
+    nh = ops.count(HEADER)
+    shape = [OPEN] + [HEADER] * nh + [READ] * len(ext) + [CLOSE]
+    if ops != shape or (nh == 0 and not raw):
+        bad.append("frame %d: ops %s, want open, header..., %d reads, "
+                   "close" % (k, ops, len(ext)))
+        continue
+    if any(r[1] != num for r in got):
+        bad.append("frame %d: images %s, want %d" %
+                   (k, [r[1] for r in got], num))
+    if nh and got[1][2] != 0:
+        bad.append("frame %d: the first header read at %d" % (k, got[1][2]))
+    reads = [(r[2], r[3]) for r in got if r[0] == READ]
+    if reads != ext:
+        bad.append("frame %d: reads %s, want %s" % (k, reads, ext))
+    if any(r[4] for r in got):
+        bad.append("frame %d: errno %s" % (k, [r[4] for r in got]))
+    if any(got[i][6] > got[i + 1][5] for i in range(len(got) - 1)):
+        bad.append("frame %d: an op issued before the one before was done" %
+                   k)
+    last = num
+for k in sorted(rows):
+    bad.append("frame %d: rows of no image: %s" % (k, rows[k]))
+print("\n".join(bad[:5]))
+PY
+}
+for n in $TLS clips miss_error; do
+	check_eq "$n: open, header, read per run, close; the file numbers" "" "$(rows "$n")"
+done
+check_eq "the media table: each clip's pattern and codec" \
+	"p4|p4/img.%04d.dpx|dpx
+p7|p7/A001C003.%07d.dpx|dpx
+neg|neg/n.%04d.dpx|dpx
+np|np/f%d.dpx|dpx
+clip0001|exr-zip-hd/clip0001/clip0001.%07d.exr|exr-zip
+clip0001|tiff16-hd/clip0001/clip0001.%07d.tif|tiff
+clip0001|frametest-hd/clip0001/clip0001.%07d.raw|raw" \
+	"$(python3 - "$DB" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+for tl, clip in (("formula", "p4"), ("formula", "p7"), ("formula", "neg"),
+                 ("formula", "np"), ("exr-zip-hd", "clip0001"),
+                 ("tiff16-hd", "clip0001"), ("frametest-hd", "clip0001")):
+    for r in con.execute("select m.clip, m.file, m.codec from media m join "
+                         "timeline t on t.id = m.timeline_id where t.name = ?"
+                         " and m.clip = ? and m.track = 'V'", (tl, clip)):
+        print("|".join(str(x) for x in r))
+PY
+)"
+check_eq "miss_error: a failed frame" 1 \
+	"$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"select failed_frames from stream where file = 'miss_error'\").fetchone()[0])" "$DB")"
+
+# ---------------------------------------------------------------- stall
+# formula's frame 3 is p4/img.10000.dpx: a 300 ms stall on its open, 2
+# frames of read-ahead (83 ms) at 24 fps.  late NAME: "K LATE_BY_ROWS"
+# per frame, then "count PLAYER'S"
+stall() {
+	python3 - "$1" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+sid, late = con.execute("select id, late_frames from stream where file = "
+                        "'formula'").fetchone()
+rows = con.execute("select frame, max(done_ns) > max(due_ns), "
+                   "sum(injected <> 0), "
+                   "max(case when op = 1 and image = 10000 then "
+                   "done_ns - issued_ns end) from access where "
+                   "stream_id = ? and coalesce(played, 1) = 1 "
+                   "group by frame order by frame", (sid,)).fetchall()
+lates = [k for k, l, _, _ in rows if l]
+print("late " + " ".join(map(str, lates)))
+print("first %s" % (lates[0] if lates else None))
+print("count %d %d" % (len(lates), late))
+print("injected %s" % [k for k, _, i, _ in rows if i])
+print("stall %s" % [k for k, _, _, s in rows if s and s >= 300e6])
+nxt = con.execute("select (select min(issued_ns) from access where "
+                  "stream_id = ?1 and frame = 4 and op = 1) < "
+                  "(select max(done_ns) from access where stream_id = ?1 "
+                  "and frame = 3 and op = 1)", (sid,)).fetchone()[0]
+print("overlap %d" % nxt)
+PY
+}
+for fif in 1 4; do
+	if [ "$fif" = 4 ] && ! "$BIN" -h 2>&1 | grep -q frames_in_flight; then
+		skip_case "frames_in_flight: not in this build"
+		continue
+	fi
+	DB=$T/stall$fif.db
+	opt=
+	[ "$fif" = 1 ] || opt=",frames_in_flight=$fif"
+	mount_fs "$M" "$T/mnt" -o "db=$DB,buffer=2,backing=buffered$opt" \
+		-o "inject=file=p4/img.10000.dpx:op=open:delay=300ms"
+	cat "$T/mnt/formula" >/dev/null
+	umount_fs "$T/mnt"
+	stall "$DB" >"$T/stall"
+	echo "# frames_in_flight=$fif: $(tr '\n' ' ' <"$T/stall")"
+	check_eq "in flight $fif: the stalled open is frame 3's, injected once" \
+		"injected [3]
+stall [3]" "$(grep '^injected\|^stall' "$T/stall")"
+	check_eq "in flight $fif: frame 3 the first late one" "first 3" \
+		"$(grep '^first' "$T/stall")"
+	check "in flight $fif: the player's late frames are the clock's" \
+		awk '/^count/ {exit !($2 == $3)}' "$T/stall"
+	check_eq "in flight $fif: frame 4's open $([ "$fif" = 1 ] &&
+		echo waits for || echo "does not wait for") frame 3's" \
+		"overlap $([ "$fif" = 1 ] && echo 0 || echo 1)" \
+		"$(grep '^overlap' "$T/stall")"
+done
+finish
