@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # make bench: what timelinefs costs, measured against dd, a pread loop and
 # fio on the same page-cached media, in one run; and what a timeline's
-# movie (NAME.mov) costs dd and ffmpeg beside NAME.  Prints a table and
+# movie (NAME.mov) costs dd and ffmpeg beside NAME; real media (9) and
+# image sequences (10, seq.sh).  Prints a table and
 # writes $TLFS_BUILD/bench.json.  Not part of make test.
 set -eu
 
@@ -463,6 +464,9 @@ rss_long=$(awk '/^VmRSS/ { print $2 }' "/proc/$DAEMON/status")
 put vbr2h_rss_delta_kb "$((rss_long - rss_short))"
 umount_fs
 M=$MS
+
+# ---------------------------------- 10. image sequences: 2K DPX at 24 fps
+sh "$TOP/tests/bench/seq.sh" "$R"
 
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
 python3 "$TOP/tests/bench/report.py" "$R" "$TLFS_BUILD/bench.json"

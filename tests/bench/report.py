@@ -148,6 +148,32 @@ def main():
         row(sec, "daemon RSS, 2-hour edit less 60 s edit",
             r["vbr2h_rss_delta_kb"] / 1024.0, "MiB")
 
+    if "seq_best_n" in r:
+        # 10. image sequences: 2K DPX at 24 fps, each frame an open, a
+        # header read, a data read and a close
+        sec = "10 sequences"
+        row(sec, "frame file", r["seq_frame_bytes"], "B")
+        for s in str(r["seq_steps"]).split():
+            n, late, frames, cpu, openmax = s.split(":")
+            row(sec, "N=%s late of frames / CPU %% / slowest open us" % n,
+                "%s of %s / %s / %s" % (late, frames, cpu, openmax))
+        row(sec, "largest N with 0 late frames", int(r["seq_best_n"]),
+            "streams")
+        names = {0: "read", 1: "open", 2: "header", 3: "close", 4: "stat"}
+        for op in range(5):
+            if "seq_op%d" % op in r:
+                cnt, mean, mx = str(r["seq_op%d" % op]).split(":")
+                row(sec, "unpaced %s: count, mean, max" % names[op],
+                    "%s, %.1f, %.1f" % (cnt, float(mean), float(mx)), "us")
+        row(sec, "unpaced, wall a frame: mount (dd bs=1M)",
+            r["seq_mount_us_per_frame"], "us")
+        row(sec, "unpaced, wall a frame: cat of the files",
+            r["seq_cat_us_per_frame"], "us")
+        row(sec, "mount / cat, wall a frame",
+            r["seq_mount_us_per_frame"] / r["seq_cat_us_per_frame"], "x")
+        row(sec, "daemon CPU a frame", r["seq_daemon_cpu_us_per_frame"],
+            "us")
+
     out = {"kernel": r.get("kernel"), "ncpu": r.get("ncpu"), "raw": r,
            "paced_steps": steps, "rows": []}
     print("%-11s %-46s %14s %-6s %-11s %s" % ("section", "measure", "value",

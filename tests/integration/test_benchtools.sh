@@ -205,6 +205,17 @@ fio_cpu_per_gb=0.2
 fio_mbs=5000
 fio_lat_p99_us=2000
 ours_lat_p99_us=80
+seq_frame_bytes=8849408
+seq_steps=1:0:144:5.0:120 2:0:288:9.5:180 4:3:576:20.0:9000
+seq_best_n=2
+seq_frames=144
+seq_op0=144:900.5:2000.0
+seq_op1=144:12.5:40.0
+seq_op2=144:8.0:30.0
+seq_op3=144:3.0:9.0
+seq_mount_us_per_frame=1500.0
+seq_cat_us_per_frame=1000.0
+seq_daemon_cpu_us_per_frame=700.0
 load_end=3.0
 RES
 if python3 "$TOP/tests/bench/report.py" "$T/results" "$T/bench.json" >"$T/table" 2>"$T/err"; then
@@ -254,6 +265,13 @@ case "$(line 'timelinefs / fio CPU')" in
 *2.000*MISSED) ok "report: fio ratio 2.0, MISSED" ;;
 *) not_ok "report: fio ratio: $(line 'timelinefs / fio CPU')" ;;
 esac
+case "$(grep '^10 seq.*largest N' "$T/table")$(line 'mount / cat, wall')" in
+*" 2 streams"*1.500*) ok "report: sequences: largest N 2, mount / cat 1.5" ;;
+*) not_ok "report: sequences: $(grep '^10 seq' "$T/table")" ;;
+esac
+check_eq "report: sequences: each operation's count, mean, max" \
+	"open: 144, 12.5, 40.0" \
+	"$(grep '^10 seq.*unpaced open' "$T/table" | sed 's/.*unpaced \(open\): count, mean, max *\(.*\) us.*/\1: \2/')"
 check_eq "report: bench.json has every paced step" "cached15 cached25 direct_io15 direct_io25 direct_io50 direct_io75 direct_io100 direct_io125" \
 	"$(python3 -c 'import json, sys; print(*[s["mode"] + str(s["streams"]) for s in json.load(open(sys.argv[1]))["paced_steps"]])' "$T/bench.json")"
 
