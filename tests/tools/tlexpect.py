@@ -259,13 +259,17 @@ class Seq:
 
 def parse_seq(toks):
     """PATTERN first=N [step=S] [missing=P]: PATTERN's folder part, then
-    one %0Nd or %d in the name, %% a literal %."""
+    one %0Nd or %d in the name, %% a literal %, %20 a blank, %23 a '#'."""
     pat, opts = toks[0], toks[1:]
-    m = re.fullmatch(r"((?:[^%]|%%)*)%(0[0-9]+|)d((?:[^%]|%%)*)", pat)
+    m = re.fullmatch(r"((?:[^%]|%%|%20|%23)*)%(0[0-9]+|)d"
+                     r"((?:[^%]|%%|%20|%23)*)", pat)
     if not m:
         raise ValueError("bad pattern '%s'" % pat)
-    head, pad, suffix = (m.group(1).replace("%%", "%"), m.group(2),
-                         m.group(3).replace("%%", "%"))
+    def unquote(t):
+        # %% a '%', %20 a blank, %23 a '#' (the .tl's words)
+        return re.sub(r"%(%|20|23)", lambda x: {"%": "%", "20": " ",
+                                                 "23": "#"}[x.group(1)], t)
+    head, pad, suffix = unquote(m.group(1)), m.group(2), unquote(m.group(3))
     padding = int(pad) if pad else 0
     base, _, prefix = head.rpartition("/")
     if "/" in suffix or padding > 64 or base.startswith("/") or \
