@@ -17,7 +17,6 @@ W=$TLFS_BUILD/bench-work
 M=$TLFS_BUILD/bench-media
 MNT=$W/mnt
 R=$W/results		# key=value, one a line, read by report.py
-TICK=$(getconf CLK_TCK)
 NCPU=$(nproc)
 # paced steps: stop at the first with late frames
 : "${BENCH_STEPS:=15 25 50 75 100 125 150 200}"
@@ -49,6 +48,8 @@ mkdir -p "$W" "$MNT"
 : >"$R"
 put() { echo "$1=$2" >>"$R"; }
 say() { printf '%s\n' "$*" >&2; }
+# shellcheck source=tests/bench/mount.sh
+. "$TOP/tests/bench/mount.sh"
 
 # ---------------------------------------------------------------- media
 # 6 clips of 10 s (1.1 GB) and 200 timelines of 10 s that edit them: the
@@ -56,14 +57,7 @@ say() { printf '%s\n' "$*" >&2; }
 # another timelinefs-gen (the seed preset became a 640x480 picture: media
 # kept from before had no picture, and section 8 no movie to read).
 GEN_OPTS="--clips 6 --clip-seconds 10 --timelines 200 --events 4 --min-seconds 2.5 --max-seconds 2.5 --seed 7"
-GEN_KEY="$GEN_OPTS $(cksum <"$GEN")"
-if [ "$(cat "$M/.gen-opts" 2>/dev/null)" != "$GEN_KEY" ]; then
-	rm -rf "$M"
-	say "bench: generating media in $M"
-	# shellcheck disable=SC2086
-	"$GEN" $GEN_OPTS "$M" >/dev/null
-	echo "$GEN_KEY" >"$M/.gen-opts"
-fi
+gen_media "$GEN_OPTS"
 # into the page cache, twice to be sure
 cat "$M"/clip* >/dev/null
 cat "$M"/clip* >/dev/null
@@ -74,11 +68,6 @@ put ncpu "$NCPU"
 put media_bytes "$(cat "$M"/clip* | wc -c)"
 
 # ---------------------------------------------------------------- helpers
-now() { date +%s.%N; }
-# CPU seconds (user + system) of a process, all its threads, past and present
-cpu_of() {
-	awk -v t="$TICK" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"
-}
 # dd_run FILE BS [COUNT]: "bytes seconds" of one dd
 dd_run() {
 	if [ -n "${3:-}" ]; then
@@ -99,35 +88,7 @@ best_mbs() {
 }
 
 BENCH_DB=$W/bench.db
-# shellcheck source=tests/bench/mount.sh
-. "$TOP/tests/bench/mount.sh"
-q() { sqlite3 -batch -noheader "$W/bench.db" "$1"; }
-last_stream() { q "select coalesce(max(id), 0) from stream"; }
 
-# parallel N BS [FIRST]: N dd readers of timelines FIRST.. at once; prints
-# "bytes wall_seconds daemon_cpu_seconds"
-parallel() {
-	n=$1
-	bs=$2
-	first=${3:-1}
-	c0=$(cpu_of "$DAEMON")
-	s=$(now)
-	pids=
-	i=0
-	while [ $i -lt "$n" ]; do
-		f=$(printf 'timeline%02d' $((first + i)))
-		LC_ALL=C dd if="$MNT/$f" of=/dev/null bs="$bs" 2>"$W/p$i.err" &
-		pids="$pids $!"
-		i=$((i + 1))
-	done
-	# shellcheck disable=SC2086 # the daemon is a child too
-	wait $pids
-	e=$(now)
-	c1=$(cpu_of "$DAEMON")
-	bytes=$(cat "$W"/p*.err | awk '/copied/ { b += $1 } END { printf "%.0f", b }')
-	rm -f "$W"/p*.err
-	echo "$bytes $s $e $c0 $c1" | awk '{ printf "%s %.4f %.2f\n", $1, $3 - $2, $5 - $4 }'
-}
 
 # ------------------------------------------------- 1. baselines, no FUSE
 say "bench: 1. baselines (dd on the clip files, pread loop)"
@@ -253,13 +214,7 @@ paced_series() {
 		r=$(parallel "$n" 1M)
 		wait $wpid
 		floor=$(tr ' ' '\n' <"$W/wake.txt" | awk -F= '$1 == "p99_us" { print $2 }')
-		# the stream rows are written at close, by the recorder: wait for them
-		i=0
-		while [ "$(q "select count(*) from stream where id > $before and closed_ns is not null")" -lt "$n" ] && [ $i -lt 50 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		late=$(q "select coalesce(sum(late_frames), -1) from stream where id > $before")
+		late=$(late_after "$before" "$n")
 		# every backing read; and each frame's first read, the one the
 		# clock issues (the frame's other reads follow it, after its
 		# latency)

@@ -1,8 +1,16 @@
 # SPDX-License-Identifier: MIT
-# Sourced by bench.sh, xport.sh and players.sh: mount the daemon under
-# test in the foreground on generated media with buffered backing (every
-# backing read a page-cache hit), and unmount it.  Needs BIN, M, MNT, W
-# and BENCH_DB.
+# Sourced by bench.sh, seq.sh, xport.sh and players.sh: mount the daemon
+# under test in the foreground on generated media with buffered backing
+# (every backing read a page-cache hit), and unmount it.  Needs BIN, M,
+# MNT, W and BENCH_DB.  And the clocks they read: now, cpu_of; their
+# media, gen_media; N readers at once, parallel; the database, q,
+# last_stream, late_after.
+
+now() { date +%s.%N; }
+# CPU seconds (user + system) of a process, all its threads, past and present
+cpu_of() {
+	awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"
+}
 
 # mount_fs OPTS: OPTS are added after db= and backing=buffered
 mount_fs() {
@@ -33,4 +41,55 @@ cleanup_fs() {
 	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
 	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON"
 	rm -rf "$W"
+}
+
+# gen_media OPTS: timelinefs-gen OPTS into M, unless this timelinefs-gen
+# made M with these OPTS already (it is seeded: the same bytes).  Needs
+# GEN and say.
+gen_media() {
+	key="$1 $(cksum <"$GEN")"
+	[ "$(cat "$M/.gen-opts" 2>/dev/null)" != "$key" ] || return 0
+	rm -rf "$M"
+	say "bench: generating media in $M"
+	# shellcheck disable=SC2086 # OPTS are words
+	"$GEN" $1 "$M" >/dev/null
+	echo "$key" >"$M/.gen-opts"
+}
+
+# parallel N BS [FIRST]: N dd readers of timelines FIRST.. at once; prints
+# "bytes wall_seconds daemon_cpu_seconds"
+parallel() {
+	n=$1
+	bs=$2
+	first=${3:-1}
+	c0=$(cpu_of "$DAEMON")
+	s=$(now)
+	pids=
+	i=0
+	while [ $i -lt "$n" ]; do
+		f=$(printf 'timeline%02d' $((first + i)))
+		LC_ALL=C dd if="$MNT/$f" of=/dev/null bs="$bs" 2>"$W/p$i.err" &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086 # the daemon is a child too
+	wait $pids
+	e=$(now)
+	c1=$(cpu_of "$DAEMON")
+	bytes=$(cat "$W"/p*.err | awk '/copied/ { b += $1 } END { printf "%.0f", b }')
+	rm -f "$W"/p*.err
+	echo "$bytes $s $e $c0 $c1" | awk '{ printf "%s %.4f %.2f\n", $1, $3 - $2, $5 - $4 }'
+}
+
+q() { sqlite3 -batch -noheader "$BENCH_DB" "$1"; }
+last_stream() { q "select coalesce(max(id), 0) from stream"; }
+# late_after ID N: the late frames of the N streams after stream ID, once
+# their rows are there (written at close, by the recorder: waited for)
+late_after() {
+	i=0
+	while [ "$(q "select count(*) from stream where id > $1 and closed_ns is not null")" -lt "$2" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	q "select coalesce(sum(late_frames), -1) from stream where id > $1"
 }

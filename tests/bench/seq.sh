@@ -21,20 +21,15 @@ M=$TLFS_BUILD/bench-dpx
 MNT=$W/mnt
 BENCH_DB=$W/seq.db
 R=${1:-$TLFS_BUILD/bench-seq.results}
-TICK=$(getconf CLK_TCK)
 NCPU=$(nproc)
 : "${SEQ_SIZE:=}"
 # paced steps: stop at the first with late frames (16 timelines)
 : "${SEQ_STEPS:=1 2 4 6 8 12 16}"
 
 DAEMON=
-cleanup() {
-	set +e
-	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
-	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null
-	pkill -P $$ 2>/dev/null
-}
-trap cleanup EXIT
+# shellcheck source=tests/bench/mount.sh
+. "$TOP/tests/bench/mount.sh"
+trap cleanup_fs EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 rm -rf "$W"
@@ -42,26 +37,11 @@ mkdir -p "$W" "$MNT"
 touch "$R"
 put() { echo "seq_$1=$2" >>"$R"; }
 say() { printf '%s\n' "$*" >&2; }
-now() { date +%s.%N; }
-cpu_of() {
-	awk -v t="$TICK" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"
-}
-# shellcheck source=tests/bench/mount.sh
-. "$TOP/tests/bench/mount.sh"
-q() { sqlite3 -batch -noheader "$BENCH_DB" "$1"; }
-last_stream() { q "select coalesce(max(id), 0) from stream"; }
 
 # 4 clips of 2 s (1.7 GB at 2K) and 16 timelines of 4 events of 1-2 s
 # over them; kept while the generator and the options are the same
 GEN_OPTS="--format dpx10-2k --clips 4 --clip-seconds 2 --timelines 16 --events 4 --seed 7${SEQ_SIZE:+ --size $SEQ_SIZE}"
-GEN_KEY="$GEN_OPTS $(cksum <"$GEN")"
-if [ "$(cat "$M/.gen-opts" 2>/dev/null)" != "$GEN_KEY" ]; then
-	rm -rf "$M"
-	say "bench: 10. generating 2K DPX sequences in $M"
-	# shellcheck disable=SC2086
-	"$GEN" $GEN_OPTS "$M" >/dev/null
-	echo "$GEN_KEY" >"$M/.gen-opts"
-fi
+gen_media "$GEN_OPTS"
 cat "$M"/clip*/* >/dev/null
 cat "$M"/clip*/* >/dev/null
 put frame_bytes "$(stat -c %s "$M/clip0001/clip0001.0086400.dpx")"
@@ -73,30 +53,11 @@ best_n=0
 steps=
 for n in $SEQ_STEPS; do
 	before=$(last_stream)
-	c0=$(cpu_of "$DAEMON")
-	s=$(now)
-	pids=
-	i=1
-	while [ $i -le "$n" ]; do
-		dd if="$MNT/$(printf 'timeline%02d' "$i")" of=/dev/null bs=1M \
-			status=none &
-		pids="$pids $!"
-		i=$((i + 1))
-	done
-	# shellcheck disable=SC2086
-	wait $pids
-	e=$(now)
-	c1=$(cpu_of "$DAEMON")
-	i=0
-	while [ "$(q "select count(*) from stream where id > $before and closed_ns is not null")" -lt "$n" ] && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	late=$(q "select coalesce(sum(late_frames), -1) from stream where id > $before")
+	r=$(parallel "$n" 1M)
+	late=$(late_after "$before" "$n")
 	frames=$(q "select coalesce(sum(frames), 0) from stream where id > $before")
-	cpu=$(echo "$s $e $c0 $c1" | awk -v c="$NCPU" '{ printf "%.1f", 100 * ($4 - $3) / ($2 - $1) / c }')
-	# the slowest open of the step, and the p99 of the frames' last
-	# operation's lateness margin (due - done; negative: late)
+	cpu=$(echo "$r" | awk -v c="$NCPU" '{ printf "%.1f", 100 * $3 / $2 / c }')
+	# the slowest open of the step (op 1: schema 10's op table)
 	openmax=$(q "select coalesce(max(done_ns - issued_ns), 0) / 1000 from access where stream_id > $before and op = 1")
 	say "  N=$n: late frames $late of $frames, daemon $cpu % of the machine, slowest open $openmax us"
 	steps="$steps $n:$late:$frames:$cpu:$openmax"
@@ -139,4 +100,3 @@ put mount_us_per_frame "$(echo "$bm $nframes" | awk '{ printf "%.1f", 1e6 * $1 /
 put cat_us_per_frame "$(echo "$bc $nframes" | awk '{ printf "%.1f", 1e6 * $1 / $2 }')"
 put daemon_cpu_us_per_frame "$(echo "$cpu $nframes" | awk '{ printf "%.1f", 1e6 * $1 / $2 }')"
 say "  $nframes frames: mount $(echo "$bm $nframes" | awk '{ printf "%.0f", 1e6 * $1 / $2 }') us a frame, cat $(echo "$bc $nframes" | awk '{ printf "%.0f", 1e6 * $1 / $2 }') us, daemon CPU $(echo "$cpu $nframes" | awk '{ printf "%.0f", 1e6 * $1 / $2 }') us"
-rm -rf "$W"
