@@ -14,6 +14,7 @@
 #   with step 2, negative numbers, no padding) are proved by the bytes:
 #   every name is a hard link to an image of its own, so another name
 #   would read other bytes (or none);
+# - an EDL naming sequences as editors write them ([START-END], %07d);
 # - missing images: hold plays the last image again, black zeros with no
 #   read, error fails the reader with EIO; each open's ENOENT recorded;
 # - a stall injected on the open of one frame (file=GLOB:op=open): that
@@ -227,6 +228,29 @@ for tl, clip in (("formula", "p4"), ("formula", "p7"), ("formula", "neg"),
 PY
 )"
 check "miss_error: a failed frame" test "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"select failed_frames from stream where file = 'miss_error'\").fetchone()[0])" "$DB")" -ge 1
+
+# ---------------------------------------------------------------- EDL
+# the forms editors write for sequences (docs/formats.md "From an EDL"):
+# OTIO's cmx_3600 and Resolve's NAME.[START-END].EXT (source timecode =
+# file number: 01:00:00:02 at 24 fps plays 86402) and a printf pattern,
+# the folder the path's last; a mount of its own, at 24 fps
+mkdir -p "$T/edl"
+cat >"$T/edl/scans.edl" <<'EOF2'
+TITLE: scans
+FCM: NON-DROP FRAME
+
+001  AX       V     C        01:00:00:02 01:00:00:05 00:00:00:00 00:00:00:03
+* FROM CLIP NAME: /Volumes/scans/clip0001/clip0001.[0086400-0086405].dpx
+002  AX       V     C        01:00:00:00 01:00:00:04 00:00:00:03 00:00:00:07
+* SOURCE FILE: /Volumes/scans/clip0002/clip0002.%07d.dpx
+EOF2
+printf 'fps 24\ntrack V 1\nseq clip0001 clip0001/clip0001.%%07d.dpx first=86400\nseq clip0002 clip0002/clip0002.%%07d.dpx first=86400\nevent V clip0001 2 3\nevent V clip0002 0 4\n' \
+	>"$T/scans.tl"
+$TLEXPECT bytes "$T/scans.tl" "$M" >"$T/scans.want"
+mount_fs "$M" "$T/mnt" -o "db=$T/edl.db,pace=off,fps=24,timelines=$T/edl"
+check "EDL: [START-END] and %07d forms play files 86402-86404, 86400-86403" \
+	cmp "$T/scans.want" "$T/mnt/scans"
+umount_fs "$T/mnt"
 
 # ---------------------------------------------------------------- stall
 # formula's frame 3 is p4/img.10000.dpx: a 300 ms stall on its open, 2
