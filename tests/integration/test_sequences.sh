@@ -122,6 +122,8 @@ $TLEXPECT bytes "$M/timelines/miss_error.tl" "$M" --length 24576 >"$T/err.want"
 check "miss_error: what it got before is the images before it" sh -c \
 	"[ \$(stat -c %s '$T/err.out') -le 24576 ] && cmp -s -n \$(stat -c %s '$T/err.out') '$T/err.want' '$T/err.out'"
 check "no NAME.mov for sequences" sh -c "! ls '$T/mnt' | grep -q '\.mov\$'"
+check_eq "said once at mount: no formula.mov, no QuickTime mapping for sequences" 1 \
+	"$(grep 'no formula.mov: .*formula.tl: .*no QuickTime mapping' "$DAEMON_LOG" | wc -l)"
 umount_fs "$T/mnt"
 
 # ---------------------------------------------------------------- rows
