@@ -153,12 +153,16 @@ def main():
         # header read, a data read and a close
         sec = "10 sequences"
         row(sec, "frame file", r["seq_frame_bytes"], "B")
-        for s in str(r["seq_steps"]).split():
-            n, late, frames, cpu, openmax = s.split(":")
-            row(sec, "N=%s late of frames / CPU %% / slowest open us" % n,
-                "%s of %s / %s / %s" % (late, frames, cpu, openmax))
-        row(sec, "largest N with 0 late frames", int(r["seq_best_n"]),
-            "streams")
+        for key, fif in (("seq_", 1), ("seq_fif4_", 4)):
+            if key + "best_n" not in r:
+                continue
+            for s in str(r[key + "steps"]).split():
+                n, late, frames, cpu, openmax = s.split(":")
+                row(sec, "%d in flight N=%s late of frames / CPU %% / "
+                    "slowest open us" % (fif, n),
+                    "%s of %s / %s / %s" % (late, frames, cpu, openmax))
+            row(sec, "%d in flight: largest N with 0 late frames" % fif,
+                int(r[key + "best_n"]), "streams")
         names = {0: "read", 1: "open", 2: "header", 3: "close", 4: "stat"}
         for op in range(5):
             if "seq_op%d" % op in r:

@@ -47,26 +47,36 @@ cat "$M"/clip*/* >/dev/null
 put frame_bytes "$(stat -c %s "$M/clip0001/clip0001.0086400.dpx")"
 
 # ------------------------------------------ paced streams, 0 late frames
-say "bench: 10. paced realtime streams of 2K DPX at 24 fps (dd bs=1M), cached"
-mount_fs pace=realtime
-best_n=0
-steps=
-for n in $SEQ_STEPS; do
-	before=$(last_stream)
-	r=$(parallel "$n" 1M)
-	late=$(late_after "$before" "$n")
-	frames=$(q "select coalesce(sum(frames), 0) from stream where id > $before")
-	cpu=$(echo "$r" | awk -v c="$NCPU" '{ printf "%.1f", 100 * $3 / $2 / c }')
-	# the slowest open of the step (op 1: schema 10's op table)
-	openmax=$(q "select coalesce(max(done_ns - issued_ns), 0) / 1000 from access where stream_id > $before and op = 1")
-	say "  N=$n: late frames $late of $frames, daemon $cpu % of the machine, slowest open $openmax us"
-	steps="$steps $n:$late:$frames:$cpu:$openmax"
-	[ "$late" = 0 ] || break
-	best_n=$n
-done
-put steps "${steps# }"
-put best_n "$best_n"
-umount_fs
+# paced KEY OPTS: the steps on a mount with OPTS, up to the first with late
+# frames; KEY_steps and KEY_best_n
+paced() {
+	say "bench: 10. paced realtime streams of 2K DPX at 24 fps (dd bs=1M), cached${2:+, $2}"
+	mount_fs "pace=realtime${2:+,$2}"
+	best_n=0
+	steps=
+	for n in $SEQ_STEPS; do
+		before=$(last_stream)
+		r=$(parallel "$n" 1M)
+		late=$(late_after "$before" "$n")
+		frames=$(q "select coalesce(sum(frames), 0) from stream where id > $before")
+		cpu=$(echo "$r" | awk -v c="$NCPU" '{ printf "%.1f", 100 * $3 / $2 / c }')
+		# the slowest open of the step (op 1: schema 10's op table)
+		openmax=$(q "select coalesce(max(done_ns - issued_ns), 0) / 1000 from access where stream_id > $before and op = 1")
+		say "  N=$n: late frames $late of $frames, daemon $cpu % of the machine, slowest open $openmax us"
+		steps="$steps $n:$late:$frames:$cpu:$openmax"
+		[ "$late" = 0 ] || break
+		best_n=$n
+	done
+	put "${1}steps" "${steps# }"
+	put "${1}best_n" "$best_n"
+	umount_fs
+}
+# one frame in flight, as a player that reads a frame at a time; 4, as
+# grading applications' reader threads do (where the build has it)
+paced "" ""
+if "$BIN" -h 2>&1 | grep -q frames_in_flight; then
+	paced fif4_ frames_in_flight=4
+fi
 
 # ------------------------------------- a frame's cost against cat's, unpaced
 say "bench: 10. one timeline unpaced: the mount (dd bs=1M) against cat of its files"
