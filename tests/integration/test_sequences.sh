@@ -229,6 +229,19 @@ for tl, clip in (("formula", "p4"), ("formula", "p7"), ("formula", "neg"),
         print("|".join(str(x) for x in r))
 PY
 )"
+# schema 10's view of the operations: formula's 15 frames of DPX, each an
+# open, one header read (4 KiB from 0 holds a DPX header), a read, a close
+check_eq "op_summary: formula's operations, counted apart" \
+	"read|15|184320
+open|15|0
+header|15|61440
+close|15|0" \
+	"$(python3 -c "
+import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute(
+        \"select op, accesses, bytes from op_summary where stream_id = \"
+        \"(select id from stream where file = 'formula')\"):
+    print('|'.join(map(str, r)))" "$DB" 2>&1)"
 check "miss_error: a failed frame" test "$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"select failed_frames from stream where file = 'miss_error'\").fetchone()[0])" "$DB")" -ge 1
 
 # ---------------------------------------------------------------- EDL
