@@ -318,6 +318,16 @@ for fif in 1 4; do
 		"injected [(3, 1)]" "$(grep '^injected' "$T/stall")"
 	check_eq "in flight $fif: frame 3 the first late one" "first 3" \
 		"$(grep '^first' "$T/stall")"
+	if [ "$fif" = 1 ]; then
+		# each frame after it waits for the one before: late while
+		# their due times fall in the stall, then none
+		check "in flight 1: the late frames a run from 3, within 300 ms of due times" \
+			awk '/^late/ { for (i = 2; i <= NF; i++) if ($i != i + 1) exit 1; exit !(NF >= 2 && NF <= 9) }' "$T/stall"
+	else
+		# the frames after it have readers of their own
+		check_eq "in flight 4: frame 3 the only late one" "late 3" \
+			"$(grep '^late' "$T/stall")"
+	fi
 	check "in flight $fif: the player's late frames are the clock's" \
 		awk '/^count/ {exit !($2 == $3)}' "$T/stall"
 	check_eq "in flight $fif: frame 4's open $([ "$fif" = 1 ] &&
