@@ -123,7 +123,7 @@ check "miss_error: what it got before is the images before it" sh -c \
 	"[ \$(stat -c %s '$T/err.out') -le 24576 ] && cmp -s -n \$(stat -c %s '$T/err.out') '$T/err.want' '$T/err.out'"
 check "no NAME.mov for sequences" sh -c "! ls '$T/mnt' | grep -q '\.mov\$'"
 check_eq "said once at mount: no formula.mov, no QuickTime mapping for sequences" 1 \
-	"$(grep 'no formula.mov: .*formula.tl: .*no QuickTime mapping' "$DAEMON_LOG" | wc -l)"
+	"$(grep -c 'no formula.mov: .*formula.tl: .*no QuickTime mapping' "$DAEMON_LOG")"
 umount_fs "$T/mnt"
 
 # ---------------------------------------------------------------- rows
@@ -270,14 +270,17 @@ umount_fs "$T/mnt"
 # ---------------------------------------------------------------- stall
 # formula's frame 3 is p4/img.10000.dpx: a 300 ms stall on its open, 4
 # frames of read-ahead (167 ms: a loaded machine's hiccup makes no other
-# frame late) at 24 fps.  stall DB: the late frames by the rows ("late"),
-# the first, "count ROWS' PLAYER'S", the rows injected, the opens of
-# 300 ms and more, whether frame 4's open was issued before frame 3's
-# was done
+# frame late) at 24 fps; under TSan (code 5-15 times slower) both doubled.
+STALL=300 BUF=4
+if nm -D "$BIN" 2>/dev/null | grep -q __tsan_init; then STALL=600 BUF=8; fi
+# stall DB: the late frames by the rows ("late"), the first, "count ROWS'
+# PLAYER'S", the rows injected, the opens of STALL ms and more, whether
+# frame 4's open was issued before frame 3's was done
 stall() {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "$STALL" <<'PY'
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
+stall = int(sys.argv[2])
 sid, late = con.execute("select id, late_frames from stream where file = "
                         "'formula'").fetchone()
 rows = con.execute("select frame, max(done_ns) > max(due_ns), "
@@ -293,7 +296,7 @@ print("count %d %d" % (len(lates), late))
 print("injected %s" % con.execute("select frame, op from access where "
                                   "stream_id = ? and injected <> 0",
                                   (sid,)).fetchall())
-print("stall %s" % [k for k, _, _, s in rows if s and s >= 300e6])
+print("stall %s" % [k for k, _, _, s in rows if s and s >= stall * 1e6])
 nxt = con.execute("select (select min(issued_ns) from access where "
                   "stream_id = ?1 and frame = 4 and op = 1) < "
                   "(select max(done_ns) from access where stream_id = ?1 "
@@ -309,13 +312,13 @@ for fif in 1 4; do
 	DB=$T/stall$fif.db
 	opt=
 	[ "$fif" = 1 ] || opt=",frames_in_flight=$fif"
-	mount_fs "$M" "$T/mnt" -o "db=$DB,buffer=4,backing=buffered$opt" \
-		-o "inject=file=p4/img.10000.dpx:op=open:delay=300ms"
+	mount_fs "$M" "$T/mnt" -o "db=$DB,buffer=$BUF,backing=buffered$opt" \
+		-o "inject=file=p4/img.10000.dpx:op=open:delay=${STALL}ms"
 	cat "$T/mnt/formula" >/dev/null
 	umount_fs "$T/mnt"
 	stall "$DB" >"$T/stall"
 	echo "# frames_in_flight=$fif: $(tr '\n' ' ' <"$T/stall")"
-	check_eq "in flight $fif: the one open of 300 ms and more is frame 3's" \
+	check_eq "in flight $fif: the one open of $STALL ms and more is frame 3's" \
 		"stall [3]" "$(grep '^stall' "$T/stall")"
 	check_eq "in flight $fif: the one row marked injected is frame 3's open" \
 		"injected [(3, 1)]" "$(grep '^injected' "$T/stall")"
@@ -324,8 +327,8 @@ for fif in 1 4; do
 	if [ "$fif" = 1 ]; then
 		# each frame after it waits for the one before: late while
 		# their due times fall in the stall, then none
-		check "in flight 1: the late frames a run from 3 (3-6 at 24 fps), within 300 ms of due times" \
-			awk '/^late/ { for (i = 2; i <= NF; i++) if ($i != i + 1) exit 1; exit !(NF >= 2 && NF <= 9) }' "$T/stall"
+		check "in flight 1: the late frames a run from 3 (3-6 at 24 fps), no more than the stall covers" \
+			awk -v n="$((STALL * 24 / 1000 + 1))" '/^late/ { for (i = 2; i <= NF; i++) if ($i != i + 1) exit 1; exit !(NF >= 2 && NF - 1 <= n) }' "$T/stall"
 	else
 		# the frames after it have readers of their own
 		check_eq "in flight 4: frame 3 the only late one" "late 3" \
