@@ -8,7 +8,8 @@
 #   through the mount equal tlexpect.py's bytes, which it computes from
 #   each image's own header (not with our C); --dump-tl writes seq lines;
 # - the access rows of every frame: one open, the header reads (the
-#   first at 0), one read per run of pixel data at the extents tlexpect
+#   first at 0, as many as tlexpect's model of a one-window reader
+#   makes), one read per run of pixel data at the extents tlexpect
 #   finds, one close, in that order, each with the image's file number;
 #   the names by OTIO's formula (padding 4 across 9999 -> 10000, padding 7
 #   with step 2, negative numbers, no padding) are proved by the bytes:
@@ -130,9 +131,11 @@ umount_fs "$T/mnt"
 # rows NAME: the access rows of timeline NAME's V track against
 # tlexpect's frames; prints what differs, one line each
 rows() {
-	python3 - "$DB" "$1" "$T/$1.frames" <<'PY'
+	python3 - "$DB" "$1" "$T/$1.frames" "$M" "$TOP/tests/tools" <<'PY'
 import os, sqlite3, sys
-db, name, framesf = sys.argv[1:4]
+db, name, framesf, media = sys.argv[1:5]
+sys.path.insert(0, sys.argv[5])
+from tlexpect import header_reads
 OPEN, HEADER, READ, CLOSE = 1, 2, 0, 3
 con = sqlite3.connect(db)
 sid = [r[0] for r in con.execute("select id from stream where file = ?",
@@ -180,12 +183,11 @@ for k in sorted(want):
             break
         continue
     ext = [(int(ext[i]), int(ext[i + 1])) for i in range(0, len(ext), 2)]
-    raw = not rel.endswith((".dpx", ".tif", ".exr"))
-    nh = ops.count(HEADER)
+    nh = header_reads(os.path.join(media, rel))
     shape = [OPEN] + [HEADER] * nh + [READ] * len(ext) + [CLOSE]
-    if ops != shape or (nh == 0 and not raw):
-        bad.append("frame %d: ops %s, want open, header..., %d reads, "
-                   "close" % (k, ops, len(ext)))
+    if ops != shape:
+        bad.append("frame %d: ops %s, want open, %d header reads, %d "
+                   "reads, close" % (k, ops, nh, len(ext)))
         continue
     if any(r[1] != num for r in got):
         bad.append("frame %d: images %s, want %d" %

@@ -10,9 +10,12 @@ layout, media resolution, WAVE data offsets) for the mounted tests.
   tlexpect.py bytes TIMELINE.tl MEDIA_DIR [--offset O] [--length L]
                                                the bytes (or a range) to stdout
   tlexpect.py sha256 TIMELINE.tl MEDIA_DIR     sha256 of the whole file
-  tlexpect.py slices TIMELINE.tl               non-gap non-empty slices (the
-                                               access rows a full read makes),
-                                               then "TRACK COUNT" per track
+  tlexpect.py slices TIMELINE.tl [MEDIA_DIR]   non-gap non-empty slices (the
+                                               access rows a full read makes;
+                                               with MEDIA_DIR a sequence
+                                               frame's open, header reads,
+                                               reads and close), then
+                                               "TRACK COUNT" per track
   tlexpect.py frames TIMELINE.tl TRACK         per frame of TRACK: "K CLIP SRC"
                                                (the clip and its source frame
                                                that play at timeline frame K)
@@ -170,6 +173,7 @@ class Timeline:
         self.frames = 0
         self.seqs = {}       # clip -> Seq
         self.table = {}      # track index -> upto table (sequences)
+        self.images = {}     # track index -> its frames' Images (Media)
 
     def upto(self, t, k):
         """Bytes of track t before frame k: whole pictures on a picture
@@ -467,7 +471,7 @@ class Media:
         u = [0]
         for im in frames:
             u.append(u[-1] + (im.len if im else 0))
-        self.images[t] = frames
+        self.images[t] = tl.images[t] = frames
         tl.table[t] = u
 
     def seq_read(self, t, k):
@@ -979,15 +983,104 @@ def movie_chunks(tl, media, mv, offset=0, length=None):
 
 
 def count_slices(tl):
+    """Per track the access rows a full read makes: a row a non-empty
+    slice; on a sequence track (its images known: Media) each image's
+    rows, open, header reads, a read a run, close (seq_rows)."""
     per = []
     for t, tr in enumerate(tl.tracks):
         n = 0
+        images = tl.images.get(t)
         for a, b, _, _ in tr.pieces:
             for k in range(a, b):
-                if tl.upto(t, k + 1) > tl.upto(t, k):
+                if images is not None:
+                    n += seq_rows(images, k)
+                elif tl.upto(t, k + 1) > tl.upto(t, k):
                     n += 1
         per.append((tr.name, n))
     return per
+
+
+def seq_rows(images, k):
+    """The rows of frame k of a sequence track: an image's open, header
+    reads, reads (one a run), close; a missing one's failed open, then
+    under hold the rows of the last image before it (black, error:
+    none)."""
+    im = images[k]
+    if im.ext is not None:
+        return 2 + header_reads(im.path) + len(im.ext)
+    if im.missing == "hold":
+        for j in range(k - 1, -1, -1):
+            if images[j] is not None and images[j].ext is not None:
+                return 1 + seq_rows(images, j)
+    return 1
+
+
+HEADER_READ = 4096
+
+
+def header_reads(path):
+    """How many reads a reader of one window makes of path's header: it
+    asks for each field in turn ((offset, length) below, as the format's
+    layout puts them); a field not in the window is one read from where
+    it starts of HEADER_READ bytes or the field, the file's end
+    permitting.  DPX: its 2048-byte header; EXR: the magic and version,
+    each attribute, the end of the header, the offset table whole;
+    TIFF: the byte order and first IFD's offset, the IFD's count and
+    entries, the strip (tile) offsets and byte counts held out of line;
+    a headerless file: none."""
+    size = os.path.getsize(path)
+    asks = []
+    with open(path, "rb") as f:
+        b = f.read(8)
+        if b[:4] in (b"SDPX", b"XPDS"):
+            asks = [(0, 2048)]
+        elif b[:4] == b"\x76\x2f\x31\x01":
+            asks = [(0, 8)]
+            pos, dw, comp = 8, None, None
+            while True:
+                f.seek(pos)
+                head = f.read(1024)
+                if head[:1] == b"\0":
+                    asks.append((pos, 1))
+                    pos += 1
+                    break
+                name, _, rest = head.partition(b"\0")
+                typ, _, rest = rest.partition(b"\0")
+                n = int.from_bytes(rest[:4], "little")
+                start = pos + len(name) + len(typ) + 2 + 4
+                asks.append((pos, start + n - pos))
+                f.seek(start)
+                val = f.read(n)
+                if name == b"dataWindow":
+                    dw = val
+                if name == b"compression":
+                    comp = val[0]
+                pos = start + n
+            y0 = int.from_bytes(dw[4:8], "little", signed=True)
+            y1 = int.from_bytes(dw[12:16], "little", signed=True)
+            lines = EXR_LINES[comp]
+            asks.append((pos, 8 * ((y1 - y0 + lines) // lines)))
+        elif b[:4] in (b"II*\0", b"MM\0*"):
+            e = "little" if b[:2] == b"II" else "big"
+            ifd = int.from_bytes(b[4:8], e)
+            f.seek(ifd)
+            n = int.from_bytes(f.read(2), e)
+            ents = f.read(12 * n)
+            asks = [(0, 8), (ifd, 2), (ifd + 2, 12 * n)]
+            for i in range(n):
+                ent = ents[12 * i:12 * i + 12]
+                tag = int.from_bytes(ent[0:2], e)
+                width = {3: 2, 4: 4}.get(int.from_bytes(ent[2:4], e), 0)
+                cnt = int.from_bytes(ent[4:8], e)
+                if tag in (273, 279, 324, 325) and cnt * width > 4:
+                    asks.append((int.from_bytes(ent[8:12], e), cnt * width))
+    reads, lo, hi = 0, 0, 0
+    for at, n in asks:
+        if lo <= at and at + n <= hi:
+            continue
+        reads += 1
+        lo, hi = at, min(size, at + max(n, HEADER_READ))
+    return reads
 
 
 def frames(tl, track, out):
@@ -1039,6 +1132,7 @@ def main(argv):
     p.add_argument("--mov", action="store_true")
     p = sub.add_parser("slices")
     p.add_argument("timeline")
+    p.add_argument("media_dir", nargs="?")
     p = sub.add_parser("frames")
     p.add_argument("timeline")
     p.add_argument("track")
@@ -1060,7 +1154,7 @@ def main(argv):
             return 0
         tl = parse_tl(args.timeline)
         mv = Movie(tl) if getattr(args, "mov", False) else None
-        if args.cmd == "seqframes" or (args.cmd == "size" and
+        if args.cmd == "seqframes" or (args.cmd in ("size", "slices") and
                                        args.media_dir):
             media = Media(tl, args.media_dir)
             media.close()
