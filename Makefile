@@ -72,7 +72,7 @@ all: $(PROGS)
 $(B)/%.o: %.c
 	$(q) CC $@
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(call pc_cflags,$(PKGS)) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(call pc_cflags,$(PKGS)) $(EXTRA_CFLAGS) -c -o $@ $<
 
 # The schema is compiled into the binary as one string: one C string
 # literal per line of the .sql files, in name order.
@@ -109,9 +109,15 @@ $(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS)) -lpthread $(LDLIBS)
 
+# gen/exr.c writes the EXR compressions seqgen.c does not (PIZ) through
+# OpenEXR's C library, OpenEXRCore: only timelinefs-gen links it, and
+# only it of the libraries pkg-config names for OpenEXR (the rest are C++).
+$(B)/gen/exr.o: EXTRA_CFLAGS = $(call pc_cflags,OpenEXR)
+EXR_LIBS = $(filter -L% -lOpenEXRCore%,$(call pc_libs,OpenEXR))
+
 $(B)/timelinefs-gen: $(GEN_OBJ) $(B)/libengine.a
 	$(q) LD $@
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,json-c zlib $(AV_PKGS)) -lpthread $(LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,json-c zlib $(AV_PKGS)) $(EXR_LIBS) -lpthread $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 	$(q) CC $@
@@ -132,7 +138,8 @@ DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck \
 	    man-db groff-base \
 	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good mpv \
-	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev
+	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
+	    libopenexr-dev
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 

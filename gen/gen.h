@@ -82,6 +82,14 @@ const char *gen_enc_named(const struct gen_enc *e, const char *file);
 int gen_enc_write(const char *dir, const struct gen_enc *e,
 		  const struct gen_enc_clip *c);
 
+/* exr.c: eng_seqgen_render, also of the kinds OpenEXR's library
+ * compresses (eng_seqgen_plain: PIZ), written by OpenEXRCore into
+ * out[eng_seqgen_file_bytes(im)].  The file's length, or -EINVAL,
+ * -ENOMEM, or -EIO when the library fails (its message on stderr). */
+int64_t gen_seq_render(const struct eng_seqgen_image *im, uint64_t seed,
+		       uint32_t clip_id, uint64_t frame, int64_t number,
+		       struct eng_fps fps, unsigned char *out);
+
 /* What --for is given besides the timelines. */
 struct for_opts {
 	struct eng_load_options load;

@@ -288,7 +288,7 @@ int gen_run_seq(const char *dir, const struct gen_seq *s,
 		for (k = 0; rc == 0 && k < s->frames; k++) {
 			snprintf(name, sizeof(name), "%s.%07" PRId64 ".%s",
 				 clip, s->start + k, ext);
-			len = eng_seqgen_render(
+			len = gen_seq_render(
 			    &s->im, seed, eng_pic_clip_id(clip), (uint64_t)k,
 			    s->start + k, s->fps, buf);
 			if (len < 0) {
@@ -425,7 +425,7 @@ static int seq_track(const char *dir, const struct eng_timeline *tl,
 			snprintf(path, sizeof(path), "%s/%s", folder, name);
 			if (lstat(path, &sb) == 0)
 				continue;	/* kept: made before */
-			len = eng_seqgen_render(&im, seed,
+			len = gen_seq_render(&im, seed,
 						eng_pic_clip_id(cl->name),
 						(uint64_t)k, r->start + k * r->step,
 						tl->fps, buf);

@@ -26,6 +26,8 @@
 #define EXR_HALF_ONE 0x3c00u
 #define EXR_ZIP_LINES 16
 #define EXR_ZIP 3
+#define EXR_PIZ 4
+#define EXR_PIZ_LINES 32
 /* deflate level of ZIP chunks: see the commit that chose it */
 #define EXR_ZIP_LEVEL 4
 
@@ -38,6 +40,9 @@
 	"NO_COMPRESSION, one line a chunk"
 #define EXRZ_SRC "OpenEXR file layout and ImfZip (openexr.com): " \
 	"scanline, half, ZIP: zlib of 16 lines, sizes vary per frame"
+#define EXRP_SRC "OpenEXR file layout (openexr.com), written by " \
+	"OpenEXRCore: scanline, half, PIZ: wavelet and Huffman of 32 lines, " \
+	"sizes vary per frame"
 #define TFT_SRC "tframetest profile.c (github.com/tuxera/tframetest): " \
 	"width x height x 3 bytes, no header"
 static const struct eng_seqgen_format formats[] = {
@@ -77,6 +82,12 @@ static const struct eng_seqgen_format formats[] = {
      {ENG_SEQGEN_EXR_RGB_ZIP, 3840, 2160}},
     {"exr-rgba-zip-4k", "OpenEXR half RGBA 4096x2160, ZIP", EXRZ_SRC,
      {ENG_SEQGEN_EXR_RGBA_ZIP, 4096, 2160}},
+    {"exr-piz-hd", "OpenEXR half RGB 1920x1080, PIZ", EXRP_SRC,
+     {ENG_SEQGEN_EXR_RGB_PIZ, 1920, 1080}},
+    {"exr-piz-uhd", "OpenEXR half RGB 3840x2160, PIZ", EXRP_SRC,
+     {ENG_SEQGEN_EXR_RGB_PIZ, 3840, 2160}},
+    {"exr-rgba-piz-4k", "OpenEXR half RGBA 4096x2160, PIZ", EXRP_SRC,
+     {ENG_SEQGEN_EXR_RGBA_PIZ, 4096, 2160}},
     {"frametest-sd", "tframetest -w SD-24bit: 720x480 8-bit RGB", TFT_SRC,
      {ENG_SEQGEN_RAW8, 720, 480}},
     {"frametest-hd", "tframetest -w HD-24bit: 1280x720 8-bit RGB", TFT_SRC,
@@ -115,15 +126,30 @@ static int is_zip(uint32_t kind)
 	       kind == ENG_SEQGEN_EXR_RGBA_ZIP;
 }
 
+static int is_piz(uint32_t kind)
+{
+	return kind == ENG_SEQGEN_EXR_RGB_PIZ ||
+	       kind == ENG_SEQGEN_EXR_RGBA_PIZ;
+}
+
 static int is_exr(uint32_t kind)
 {
 	return kind == ENG_SEQGEN_EXR_RGB || kind == ENG_SEQGEN_EXR_RGBA ||
-	       is_zip(kind);
+	       is_zip(kind) || is_piz(kind);
 }
 
 int eng_seqgen_fixed(uint32_t kind)
 {
-	return !is_zip(kind);
+	return !is_zip(kind) && !is_piz(kind);
+}
+
+uint32_t eng_seqgen_plain(uint32_t kind)
+{
+	if (kind == ENG_SEQGEN_EXR_RGB_PIZ)
+		return ENG_SEQGEN_EXR_RGB;
+	if (kind == ENG_SEQGEN_EXR_RGBA_PIZ)
+		return ENG_SEQGEN_EXR_RGBA;
+	return 0;
 }
 
 const char *eng_seqgen_ext(uint32_t kind)
@@ -138,6 +164,8 @@ const char *eng_seqgen_ext(uint32_t kind)
 	case ENG_SEQGEN_EXR_RGBA:
 	case ENG_SEQGEN_EXR_RGB_ZIP:
 	case ENG_SEQGEN_EXR_RGBA_ZIP:
+	case ENG_SEQGEN_EXR_RGB_PIZ:
+	case ENG_SEQGEN_EXR_RGBA_PIZ:
 		return "exr";
 	default:
 		return "raw";
@@ -146,7 +174,8 @@ const char *eng_seqgen_ext(uint32_t kind)
 
 static uint32_t channels(uint32_t kind)
 {
-	return kind == ENG_SEQGEN_EXR_RGBA || kind == ENG_SEQGEN_EXR_RGBA_ZIP
+	return kind == ENG_SEQGEN_EXR_RGBA || kind == ENG_SEQGEN_EXR_RGBA_ZIP ||
+		       kind == ENG_SEQGEN_EXR_RGBA_PIZ
 		   ? 4
 		   : 3;
 }
@@ -166,6 +195,8 @@ static uint64_t row_data(const struct eng_seqgen_image *im)
 	case ENG_SEQGEN_EXR_RGBA:
 	case ENG_SEQGEN_EXR_RGB_ZIP:
 	case ENG_SEQGEN_EXR_RGBA_ZIP:
+	case ENG_SEQGEN_EXR_RGB_PIZ:
+	case ENG_SEQGEN_EXR_RGBA_PIZ:
 		return 2 * w * channels(im->kind);
 	default:
 		return 3 * w;
@@ -174,7 +205,7 @@ static uint64_t row_data(const struct eng_seqgen_image *im)
 
 static uint32_t exr_lines(uint32_t kind)
 {
-	return is_zip(kind) ? EXR_ZIP_LINES : 1;
+	return is_zip(kind) ? EXR_ZIP_LINES : is_piz(kind) ? EXR_PIZ_LINES : 1;
 }
 
 static uint32_t exr_chunks(const struct eng_seqgen_image *im)
@@ -228,6 +259,12 @@ static void le_at(unsigned char *o, uint64_t at, uint32_t v, int n)
 		o[at + (uint64_t)i] = (unsigned char)(v >> (8 * i));
 }
 
+/* The header's compression: ZIP, PIZ or NONE. */
+static uint32_t exr_compression(uint32_t kind)
+{
+	return is_zip(kind) ? EXR_ZIP : is_piz(kind) ? EXR_PIZ : 0;
+}
+
 /* The EXR header and offset table (counted when out is NULL). */
 static uint64_t exr_header(const struct eng_seqgen_image *im,
 			   unsigned char *out)
@@ -241,6 +278,12 @@ static uint64_t exr_header(const struct eng_seqgen_image *im,
 
 	put_le(&p, 0x01312f76u, 4); /* magic 76 2f 31 01 */
 	put_le(&p, 2, 4);	    /* version 2, scanline, short names */
+	/* OpenEXRCore (PIZ) names a part's type, single part or not */
+	if (is_piz(im->kind)) {
+		put_bytes(&p, "type\0string", 12);
+		put_le(&p, 13, 4);
+		put_bytes(&p, "scanlineimage", 13);
+	}
 	put_bytes(&p, "channels\0chlist", 16);
 	put_le(&p, 18 * n + 1, 4);
 	for (i = 0; i < n; i++) {
@@ -253,7 +296,7 @@ static uint64_t exr_header(const struct eng_seqgen_image *im,
 	put_bytes(&p, "", 1);
 	put_bytes(&p, "compression\0compression", 24);
 	put_le(&p, 1, 4);
-	put_le(&p, is_zip(im->kind) ? EXR_ZIP : 0, 1); /* ZIP or NONE */
+	put_le(&p, exr_compression(im->kind), 1);
 	for (i = 0; i < 2; i++) {
 		put_bytes(&p, i ? "displayWindow" : "dataWindow", i ? 14 : 11);
 		put_bytes(&p, "box2i", 6);
@@ -279,7 +322,8 @@ static uint64_t exr_header(const struct eng_seqgen_image *im,
 	/* ZIP's offsets are filled in as its chunks are made */
 	first = p.at + 8 * (uint64_t)exr_chunks(im);
 	for (i = 0; i < exr_chunks(im); i++)
-		put_le(&p, is_zip(im->kind) ? 0 : first + i * chunk, 8);
+		put_le(&p, eng_seqgen_fixed(im->kind) ? first + i * chunk : 0,
+		       8);
 	return p.at;
 }
 
@@ -305,6 +349,8 @@ uint64_t eng_seqgen_header_bytes(const struct eng_seqgen_image *im)
 	case ENG_SEQGEN_EXR_RGBA:
 	case ENG_SEQGEN_EXR_RGB_ZIP:
 	case ENG_SEQGEN_EXR_RGBA_ZIP:
+	case ENG_SEQGEN_EXR_RGB_PIZ:
+	case ENG_SEQGEN_EXR_RGBA_PIZ:
 		return exr_header(im, NULL);
 	case ENG_SEQGEN_RAW8:
 		return 0;
@@ -323,7 +369,7 @@ uint64_t eng_seqgen_file_bytes(const struct eng_seqgen_image *im)
 	if (!im->width || !im->height || im->width > SIZE_MAX_SIDE ||
 	    im->height > SIZE_MAX_SIDE)
 		return 0;
-	/* a ZIP chunk that would not shrink is stored */
+	/* a ZIP or PIZ chunk that would not shrink is stored */
 	n = head + rows * row_data(im) +
 	    (exr ? 8 * (uint64_t)exr_chunks(im) : 0);
 	if (!exr && im->kind != ENG_SEQGEN_RAW8 && n > UINT32_MAX)
@@ -616,6 +662,8 @@ int64_t eng_seqgen_render(const struct eng_seqgen_image *im, uint64_t seed,
 
 	if (!eng_seqgen_file_bytes(im))
 		return -EINVAL;
+	if (eng_seqgen_plain(im->kind))
+		return -ENOTSUP;
 	eng_pic_layout(&pic, &l);
 	eng_rng_seed(&r, eng_rng_derive(seed, frame, NOISE_DOMAIN));
 	if (is_exr(im->kind)) {

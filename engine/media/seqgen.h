@@ -25,6 +25,8 @@ enum eng_seqgen_kind {
 	ENG_SEQGEN_RAW8,	/* 8-bit RGB, no header (tframetest's frames) */
 	ENG_SEQGEN_EXR_RGB_ZIP, /* OpenEXR half B G R, ZIP (16 lines) */
 	ENG_SEQGEN_EXR_RGBA_ZIP, /* the same with A */
+	ENG_SEQGEN_EXR_RGB_PIZ,	 /* OpenEXR half B G R, PIZ (32 lines) */
+	ENG_SEQGEN_EXR_RGBA_PIZ, /* the same with A */
 };
 
 /* One frame's image: what its file is. */
@@ -51,13 +53,19 @@ const struct eng_seqgen_format *eng_seqgen_format_find(const char *name);
 /* 1 when every frame of the kind is eng_seqgen_file_bytes() long, 0 when
  * the size varies per frame (EXR ZIP). */
 int eng_seqgen_fixed(uint32_t kind);
+/* The uncompressed kind whose file holds the picture of a kind that
+ * OpenEXR's library compresses (PIZ): engine/ does not link it, so
+ * timelinefs-gen renders that kind and encodes its lines (gen/exr.c).
+ * 0 for a kind rendered here. */
+uint32_t eng_seqgen_plain(uint32_t kind);
 /* The file name extension of a kind, without the dot: "dpx". */
 const char *eng_seqgen_ext(uint32_t kind);
 
 /* Bytes before the pixel data (DPX: the image data offset; TIFF: up to
  * the first strip; EXR: the header and offset table, up to the first
  * chunk), and of the whole file (EXR ZIP: the most it can be, every
- * chunk stored, the sizes varying per frame). 0 for an image that is not
+ * chunk stored, the sizes varying per frame; PIZ: the header OpenEXR's
+ * library writes, the same attributes). 0 for an image that is not
  * valid (a side of 0 or over 16384). */
 uint64_t eng_seqgen_header_bytes(const struct eng_seqgen_image *im);
 uint64_t eng_seqgen_file_bytes(const struct eng_seqgen_image *im);
@@ -67,7 +75,8 @@ uint64_t eng_seqgen_file_bytes(const struct eng_seqgen_image *im);
  * with the overlay of clip_id and frame over it; `number` (the file's
  * frame number) and fps go into the DPX header's frame position,
  * timecode and frame rate.  Returns the file's length (EXR ZIP: up to
- * eng_seqgen_file_bytes), -EINVAL for an image that is not valid, or
+ * eng_seqgen_file_bytes), -EINVAL for an image that is not valid,
+ * -ENOTSUP for a kind eng_seqgen_plain() names another for, or
  * -ENOMEM. */
 int64_t eng_seqgen_render(const struct eng_seqgen_image *im, uint64_t seed,
 			  uint32_t clip_id, uint64_t frame, int64_t number,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # timelinefs-gen image sequence --formats (issue 22, "formats with real
 # sizes"): for each kind (DPX 10-bit and 16-bit, TIFF 16-bit, OpenEXR
-# half RGB and RGBA, uncompressed and ZIP, frametest's headerless RGB) at
+# half RGB and RGBA, uncompressed, ZIP and PIZ, frametest's headerless RGB) at
 # 320x240 (--size), every file of the clips is where cameras put it
 # (DIR/CLIP/CLIP.%07d.EXT from --start-frame, 86400 by default, across
 # 9999 to 10000), ffprobe reads it as the format it is, every frame ffmpeg
@@ -13,8 +13,11 @@
 # tlexpect.py seqdata (the pixel data the mounted test reads, from each
 # header) ends at each file's end after its header; --format list gives
 # each preset's bytes a frame (the presets' real sizes, computed here from
-# the formats); ZIP's frames differ in size, each within the bound the
-# generator gives; the same seed gives the same bytes; the timelines
+# the formats); ZIP's and PIZ's frames differ in size, each within the
+# bound the generator gives; PIZ (OpenEXRCore's, 32 lines a chunk) also at
+# 64x48, too small for the code: there ffmpeg decodes it to the pixels of
+# the uncompressed preset (PIZ is lossless), and its offset table holds a
+# chunk for each 32 lines, in order, the last ending at the file's end; the same seed gives the same bytes; the timelines
 # written beside them (timelineNN.tl of seq clips, every clip whole in
 # clips.otio) name the clips' files as they are and play through
 # tlexpect.py; bad option combinations are usage errors.
@@ -26,11 +29,21 @@ need_tools ffmpeg ffprobe
 TLCODE="python3 $TOP/tests/tools/tlcode.py"
 TLEXPECT="python3 $TOP/tests/tools/tlexpect.py"
 
+# WHAT FILE: the pixel data tlexpect finds from the header (seqdata) is
+# one extent ending at the file's end
+seqdata_to_end() {
+	check "$1: tlexpect seqdata reads one extent to the file's end" \
+		sh -c '$1 seqdata "$2" | awk -v s="$3" -v f="$2" \
+			"NF == 3 && \$1 == f && \$2 + \$3 == s && \$2 < 4096 {ok = 1} END {exit !ok}"' \
+		sh "$TLEXPECT" "$2" "$(stat -c %s "$2")"
+}
+
 # FORMAT EXT CODEC PIX_FMT (ffprobe's) per kind
 KINDS="dpx10-2k:dpx:dpx:gbrp10le dpx16-hd:dpx:dpx:rgb48be
 tiff16-hd:tif:tiff:rgb48le exr-hd:exr:exr:gbrpf32le
 exr-rgba-hd:exr:exr:gbrapf32le exr-zip-hd:exr:exr:gbrpf32le
-exr-rgba-zip-4k:exr:exr:gbrapf32le frametest-hd:raw:-:-"
+exr-rgba-zip-4k:exr:exr:gbrapf32le exr-piz-hd:exr:exr:gbrpf32le
+exr-rgba-piz-4k:exr:exr:gbrapf32le frametest-hd:raw:-:-"
 # 2 clips of 6 frames at 24 fps
 for k in $KINDS; do
 	IFS=: read -r fmt ext codec pix <<EOF2
@@ -63,13 +76,7 @@ EOF2
 			"$(for n in 0 1 2 3 4 5; do echo "$n $c $n"; done)" \
 			"$($TLCODE video $fmtc 320x240 "$T/rgb")"
 	done
-	# the pixel data, from the header: its end is the file's end
-	f=$D/clip0001/clip0001.0086400.$ext
-	size=$(stat -c %s "$f")
-	check "$fmt: tlexpect seqdata reads one extent to the file's end" \
-		sh -c '$1 seqdata "$2" | awk -v s="$3" -v f="$2" \
-			"NF == 3 && \$1 == f && \$2 + \$3 == s && \$2 < 4096 {ok = 1} END {exit !ok}"' \
-		sh "$TLEXPECT" "$f" "$size"
+	seqdata_to_end "$fmt" "$D/clip0001/clip0001.0086400.$ext"
 done
 
 # the timelines: 15 of random events over the clips (as long as a clip
@@ -145,6 +152,76 @@ bound=$("$GEN" --format exr-zip-hd --size 320x240 --clips 1 --clip-seconds 0.05 
 	"$T/zb" | sed -n 's/.*at most \([0-9]*\) bytes a frame.*/\1/p')
 check "exr-zip-hd: every frame within the bound, $bound" sh -c \
 	"[ -n '$bound' ] && [ \$(stat -c %s '$T/exr-zip-hd/clip0001/'* | sort -n | tail -1) -lt '$bound' ]"
+
+# PIZ, written by OpenEXRCore: the same, and its chunks of 32 lines
+for fmt in exr-piz-hd exr-rgba-piz-4k; do
+	check "$fmt: frames of different sizes" sh -c \
+		"[ \$(stat -c %s '$T/$fmt/clip0001/'* | sort -u | wc -l) -gt 1 ]"
+	bound=$("$GEN" --format $fmt --size 320x240 --clips 1 --clip-seconds 0.05 \
+		"$T/pb-$fmt" | sed -n 's/.*at most \([0-9]*\) bytes a frame.*/\1/p')
+	check "$fmt: every frame within the bound, $bound" sh -c \
+		"[ -n '$bound' ] && [ \$(stat -c %s '$T/$fmt/clip0001/'* | sort -n | tail -1) -lt '$bound' ]"
+done
+# each chunk's y and size from the offset table: a chunk for each 32
+# lines (8 of 240, 2 of 48), in order, back to back to the file's end
+exrchunks() {
+	python3 - "$@" <<'PY'
+import os, sys
+f = sys.argv[1]
+b = open(f, "rb").read()
+p = 8
+while b[p] != 0:
+    n = b.index(b"\0", p)
+    t = b.index(b"\0", n + 1)
+    size = int.from_bytes(b[t + 1:t + 5], "little")
+    if b[p:n] == b"compression":
+        comp = b[t + 5]
+    if b[p:n] == b"dataWindow":
+        h = int.from_bytes(b[t + 17:t + 21], "little") + 1
+    p = t + 5 + size
+p += 1
+ys, end = [], None
+for i in range((h + 31) // 32):
+    off = int.from_bytes(b[p + 8 * i:p + 8 * i + 8], "little")
+    assert end is None or off == end, (i, off, end)
+    ys.append(int.from_bytes(b[off:off + 4], "little"))
+    end = off + 8 + int.from_bytes(b[off + 4:off + 8], "little")
+print(comp, h, " ".join(map(str, ys)), end == len(b))
+PY
+}
+check_eq "exr-piz-hd 320x240: PIZ, 8 chunks of 32 lines to the end" \
+	"4 240 0 32 64 96 128 160 192 224 True" \
+	"$(exrchunks "$T/exr-piz-hd/clip0002/clip0002.0086405.exr")"
+# FORMAT UNCOMPRESSED PIX_FMT (ffprobe's) DECODED_AS BYTES_A_PIXEL
+for p in exr-piz-hd:exr-hd:gbrpf32le:rgb48le:6 \
+	exr-rgba-piz-4k:exr-rgba-hd:gbrapf32le:rgba64le:8; do
+	IFS=: read -r fmt plain pix out bpp <<EOF2
+$p
+EOF2
+	for f in $fmt $plain; do
+		"$GEN" --format "$f" --size 64x48 --clips 2 --clip-seconds 0.25 \
+			"$T/s-$f" >/dev/null
+	done
+	check_eq "$fmt 64x48: ffprobe reads exr 64x48 $pix" \
+		"codec_name=exr|width=64|height=48|pix_fmt=$pix" \
+		"$(ffprobe -v error -show_entries stream=codec_name,width,height,pix_fmt \
+			-of compact=p=0 "$T/s-$fmt/clip0002/clip0002.0086401.exr")"
+	check_eq "$fmt 64x48: 2 chunks of 32 lines to the end" \
+		"4 48 0 32 True" \
+		"$(exrchunks "$T/s-$fmt/clip0002/clip0002.0086401.exr")"
+	check "$fmt 64x48: frames of different sizes" sh -c \
+		"[ \$(stat -c %s '$T/s-$fmt/clip0001/'* | sort -u | wc -l) -gt 1 ]"
+	for c in clip0001 clip0002; do
+		for f in $fmt $plain; do
+			ffmpeg -v error -start_number 86400 \
+				-i "$T/s-$f/$c/$c.%07d.exr" -f rawvideo \
+				-pix_fmt "$out" - >"$T/px-$f" 2>"$T/err"
+		done
+		check "$fmt 64x48: $c's 6 frames decode to $plain's pixels" sh -c \
+			"[ \$(stat -c %s '$T/px-$fmt') -eq $((64 * 48 * 6 * bpp)) ] && cmp -s '$T/px-$fmt' '$T/px-$plain'"
+	done
+	seqdata_to_end "$fmt 64x48" "$T/s-$fmt/clip0001/clip0001.0086400.exr"
+done
 
 # the same seed, the same bytes; another seed, others
 "$GEN" --format exr-hd --size 320x240 --clips 2 --clip-seconds 0.25 \

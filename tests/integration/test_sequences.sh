@@ -3,10 +3,11 @@
 # Image sequence clips through the mount (issue 22), on tiny images
 # (timelinefs-gen --size 64x48) so that it stays quick:
 # - byte-exact: the timelines timelinefs-gen writes for DPX 10 and 16-bit,
-#   TIFF 16-bit, OpenEXR half (uncompressed and ZIP) and frametest's
-#   headerless frames, and its clips.otio (ImageSequenceReference), read
-#   through the mount equal tlexpect.py's bytes, which it computes from
-#   each image's own header (not with our C); --dump-tl writes seq lines;
+#   TIFF 16-bit, OpenEXR half (uncompressed, ZIP and OpenEXRCore's PIZ)
+#   and frametest's headerless frames, and its clips.otio
+#   (ImageSequenceReference), read through the mount equal tlexpect.py's
+#   bytes, which it computes from each image's own header (not with our
+#   C); --dump-tl writes seq lines;
 # - the access rows of every frame: one open, the header reads (the
 #   first at 0, as many as tlexpect's model of a one-window reader
 #   makes), one read per run of pixel data at the extents tlexpect
@@ -39,7 +40,7 @@ gen() {
 gen --format dpx10-2k --timelines 2 --events 3 "$M"
 # each other format in a folder of its own; its timeline01.tl's patterns
 # get the folder in front
-FORMATS="dpx16-hd tiff16-hd exr-hd exr-zip-hd exr-rgba-hd frametest-hd"
+FORMATS="dpx16-hd tiff16-hd exr-hd exr-zip-hd exr-piz-hd exr-rgba-hd frametest-hd"
 for f in $FORMATS; do
 	gen --format "$f" --timelines 1 --events 3 --seed 7 "$M/$f"
 	sed "s|^seq \([^ ]*\) |seq \1 $f/|" "$M/$f/timelines/timeline01.tl" \
@@ -217,6 +218,7 @@ p7|p7/A001C003.%07d.dpx|dpx
 neg|neg/n.%04d.dpx|dpx
 np|np/f%d.dpx|dpx
 clip0001|exr-zip-hd/clip0001/clip0001.%07d.exr|exr-zip
+clip0001|exr-piz-hd/clip0001/clip0001.%07d.exr|exr-piz
 clip0001|tiff16-hd/clip0001/clip0001.%07d.tif|tiff
 clip0001|frametest-hd/clip0001/clip0001.%07d.raw|raw" \
 	"$(python3 - "$DB" <<'PY'
@@ -224,6 +226,7 @@ import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
 for tl, clip in (("formula", "p4"), ("formula", "p7"), ("formula", "neg"),
                  ("formula", "np"), ("exr-zip-hd", "clip0001"),
+                 ("exr-piz-hd", "clip0001"),
                  ("tiff16-hd", "clip0001"), ("frametest-hd", "clip0001")):
     for r in con.execute("select m.clip, m.file, m.codec from media m join "
                          "timeline t on t.id = m.timeline_id where t.name = ?"

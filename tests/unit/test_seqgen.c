@@ -3,6 +3,7 @@
  * Unit tests for image sequence files (seqgen.h, issue 22): the presets'
  * real frame sizes, sizes refused, the DPX 10-bit word and EXR half of a
  * pixel of the overlay (a code cell), the TIFF strips one after another,
+ * PIZ left to OpenEXR's library (its size and plain kind),
  * and the same frame rendered twice the same bytes.
  */
 #include <errno.h>
@@ -65,6 +66,40 @@ static void test_sizes(void **state)
 	assert_int_equal(eng_seqgen_file_bytes(&zero), 0);
 	assert_int_equal(eng_seqgen_render(&zero, 1, 1, 0, 0, fps24, NULL),
 			 -EINVAL);
+}
+
+/* PIZ is OpenEXR's library's to write (gen/exr.c): here its picture is
+ * the uncompressed kind's, its size varies, and it is not rendered. */
+static void test_piz(void **state)
+{
+	const struct eng_seqgen_format *f =
+	    eng_seqgen_format_find("exr-piz-hd");
+	const struct eng_seqgen_format *a =
+	    eng_seqgen_format_find("exr-rgba-piz-4k");
+	struct eng_seqgen_image plain;
+	unsigned char b[1];
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(a);
+	assert_int_equal(eng_seqgen_plain(f->im.kind), ENG_SEQGEN_EXR_RGB);
+	assert_int_equal(eng_seqgen_plain(a->im.kind), ENG_SEQGEN_EXR_RGBA);
+	assert_int_equal(eng_seqgen_plain(ENG_SEQGEN_EXR_RGB_ZIP), 0);
+	assert_int_equal(eng_seqgen_fixed(f->im.kind), 0);
+	assert_string_equal(eng_seqgen_ext(f->im.kind), "exr");
+	/* at most: the header (with OpenEXRCore's type attribute, 29 bytes)
+	 * and a table entry and chunk header for each 32 lines, the lines
+	 * stored */
+	plain = f->im;
+	plain.kind = ENG_SEQGEN_EXR_RGB;
+	assert_int_equal(eng_seqgen_header_bytes(&f->im),
+			 eng_seqgen_header_bytes(&plain) - 8 * 1080 + 29 +
+			     8 * 34);
+	assert_int_equal(eng_seqgen_file_bytes(&f->im),
+			 eng_seqgen_header_bytes(&f->im) + 34 * 8 +
+			     1920 * 1080 * 6);
+	assert_int_equal(eng_seqgen_render(&f->im, 1, 1, 0, 0, fps24, b),
+			 -ENOTSUP);
 }
 
 /* Pixel (x, y) in the middle of code cell c of row 0 of a 320x240
@@ -158,6 +193,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sizes),
+	    cmocka_unit_test(test_piz),
 	    cmocka_unit_test(test_pixels),
 	    cmocka_unit_test(test_tiff_strips),
 	};
