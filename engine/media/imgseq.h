@@ -130,6 +130,12 @@ struct eng_seqmedia {
 	int64_t image;		/* the image whose header was read */
 	/* its pixel data (the player's check of every other image) */
 	struct eng_seq_pixels px;
+	/* The movie (mov.c): ess.fourcc, width and height are set where the
+	 * images' pixel data are a QuickTime sample as they are ('R10k' for
+	 * DPX 10-bit RGB packed big-endian, 'b48r' DPX 16-bit RGB
+	 * big-endian, 'raw ' frametest's 8-bit RGB); else fourcc is 0 and
+	 * nomovie says why ("little-endian tiff: ..."). */
+	char nomovie[160];
 };
 
 /* The file name of image i of sm into buf[len] (eng_seq_name_of):

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "media/essence.h"
+#include "media/imgseq.h"
 #include "media/mov.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -171,18 +172,28 @@ static const struct vcodec {
 	char fourcc[5];
 	const char *name;	/* compressor name */
 	int raw;		/* uncompressed: black pictures, colr, fiel */
+	int depth;		/* 0: 24 */
+	/* only as seqmedia.c describes images: a source file's 'raw ' may
+	 * be of another depth, its R10k little-endian (FFmpeg's DpxE) */
+	int seq;
 } vcodecs[] = {
-	{"2vuy", "Component Y'CbCr 8-bit 4:2:2", 1},
-	{"v210", "Component Y'CbCr 10-bit 4:2:2", 1},
-	{"apco", "Apple ProRes 422 Proxy", 0},
-	{"apcs", "Apple ProRes 422 LT", 0},
-	{"apcn", "Apple ProRes 422", 0},
-	{"apch", "Apple ProRes 422 HQ", 0},
-	{"ap4h", "Apple ProRes 4444", 0},
-	{"ap4x", "Apple ProRes 4444 XQ", 0},
-	{"AVdn", "Avid DNxHD", 0},
-	{"AVdh", "Avid DNxHR", 0},
-	{"avc1", "H.264", 0},
+	{"2vuy", "Component Y'CbCr 8-bit 4:2:2", 1, 0, 0},
+	{"v210", "Component Y'CbCr 10-bit 4:2:2", 1, 0, 0},
+	{"apco", "Apple ProRes 422 Proxy", 0, 0, 0},
+	{"apcs", "Apple ProRes 422 LT", 0, 0, 0},
+	{"apcn", "Apple ProRes 422", 0, 0, 0},
+	{"apch", "Apple ProRes 422 HQ", 0, 0, 0},
+	{"ap4h", "Apple ProRes 4444", 0, 0, 0},
+	{"ap4x", "Apple ProRes 4444 XQ", 0, 0, 0},
+	{"AVdn", "Avid DNxHD", 0, 0, 0},
+	{"AVdh", "Avid DNxHR", 0, 0, 0},
+	{"avc1", "H.264", 0, 0, 0},
+	/* image sequences' pixel data as their files hold them (seqmedia.c):
+	 * FFmpeg's r10k decoder; rawvideo RGB48BE by the tag; rawvideo
+	 * RGB24 by 'raw ' and depth 24 (libavformat isom_tags.c) */
+	{"R10k", "AJA Kona 10-bit RGB", 0, 0, 1},
+	{"b48r", "Uncompressed RGB 16-bit", 0, 48, 1},
+	{"raw ", "Uncompressed RGB 8-bit", 0, 0, 1},
 };
 
 static const struct vcodec *vcodec_find(const char *fourcc)
@@ -417,7 +428,7 @@ static void put_vdesc(struct bbuf *b, const struct mtrack *m)
 		memset(p, 0, 31);
 		memcpy(p, vc->name, nl);
 	}
-	u16(b, 24);		/* depth */
+	u16(b, vc->depth ? vc->depth : 24);	/* depth */
 	u16(b, 0xffff);		/* no color table */
 	if (!memcmp(f->fourcc, "avc1", 4)) {
 		c = box(b, "avcC");	/* the sources' own, checked equal */
@@ -881,19 +892,27 @@ static int track_fmt(struct movie *mv, size_t t, char *why, size_t whylen)
 		const struct eng_media *md = tl->clips[s->clip].media;
 
 		/* the interleave holds the images' pixel data as their
-		 * files do (DPX's packed 10-bit words, TIFF's strips, EXR's
-		 * chunks): no QuickTime sample description reads them */
-		if (md && md[t].seq) {
+		 * files do: a sample where a QuickTime description reads
+		 * them so (seqmedia.c sets the fourcc: DPX's packed 10-bit
+		 * words as R10k ...), else seqmedia.c's reason */
+		if (md && md[t].seq && !md[t].seq->ess.fourcc) {
 			snprintf(why, whylen, "track %s: clip %s: an image "
-				 "sequence (%s): no QuickTime mapping for DPX, "
-				 "TIFF, EXR or headerless images", tr->name,
-				 clip, e && e->codec[0] ? e->codec : "images");
+				 "sequence (%s): no QuickTime mapping: %s",
+				 tr->name, clip, e && e->codec[0] ? e->codec
+				 : "images", md[t].seq->nomovie);
 			return -EINVAL;
 		}
 		rc = e ? fmt_real(tr, clip, e, &f, why, whylen)
 		       : fmt_raw(tr, clip, &f, why, whylen);
 		if (rc < 0)
 			return rc;
+		if (f.video && vcodec_find(f.fourcc)->seq &&
+		    !(md && md[t].seq)) {
+			snprintf(why, whylen, "track %s: clip %s: %s (%s) is "
+				 "not a codec the movie carries from a media "
+				 "file", tr->name, clip, f.codec, f.fourcc);
+			return -EINVAL;
+		}
 		if (i == 0) {
 			m->f = f;
 			continue;

@@ -117,6 +117,148 @@ static long src_pread(void *ctx, uint64_t off, void *buf, size_t len)
 	return n < 0 ? -errno : (long)n;
 }
 
+#define FOURCC(a, b, c, d) \
+	((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | \
+	 (uint32_t)(d))
+
+/* A DPX header's fields (SMPTE 268M): big-endian "SDPX" or little-endian
+ * "XPDS". */
+static uint32_t dpx_u32(const unsigned char *p, int le)
+{
+	return le ? (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+		    (uint32_t)p[1] << 8 | p[0]
+		  : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		    (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint32_t dpx_u16(const unsigned char *p, int le)
+{
+	return le ? (uint32_t)p[1] << 8 | p[0] : (uint32_t)p[0] << 8 | p[1];
+}
+
+/* A DPX image as a QuickTime sample: one element of RGB (descriptor 50),
+ * unencoded, big-endian, 10-bit packed in method A (R in bits 31-22, G
+ * 21-12, B 11-2 of each 32-bit word, no row padding) is AJA's 'R10k'
+ * (FFmpeg's r10k decoder, r210dec.c: those bits, rows unaligned); 16-bit
+ * is 'b48r' (RGB48BE, libavformat's isom_tags.c).  A little-endian DPX
+ * would need FFmpeg's own "DpxE" extradata, which QuickTime's R10k does
+ * not have.  The fourcc with *w and *ht, or 0 and why. */
+static uint32_t dpx_movie(const unsigned char *h, uint64_t bytes,
+			  uint32_t *w, uint32_t *ht, char *why, size_t len)
+{
+	int le = !memcmp(h, "XPDS", 4);
+	uint32_t elems = dpx_u16(h + 770, le), desc = h[800], bits = h[803];
+	uint32_t packing = dpx_u16(h + 804, le), enc = dpx_u16(h + 806, le);
+	uint64_t need;
+	uint32_t fc;
+
+	*w = dpx_u32(h + 772, le);
+	*ht = dpx_u32(h + 776, le);
+	if (le) {
+		snprintf(why, len, "little-endian dpx: QuickTime's R10k and "
+			 "b48r samples are big-endian");
+		return 0;
+	}
+	if (elems != 1 || desc != 50 || enc != 0) {
+		snprintf(why, len, "dpx of %" PRIu32 " element(s), descriptor %"
+			 PRIu32 ", encoding %" PRIu32 ": only one element "
+			 "of RGB (50), unencoded, has a QuickTime mapping",
+			 elems, desc, enc);
+		return 0;
+	}
+	if (bits == 10 && packing == 1) {
+		fc = FOURCC('R', '1', '0', 'k');
+		need = 4;
+	} else if (bits == 16) {
+		fc = FOURCC('b', '4', '8', 'r');
+		need = 6;
+	} else {
+		snprintf(why, len, "dpx of %" PRIu32 "-bit RGB, packing %" PRIu32
+			 ": only 10-bit packed in method A (1) (R10k) and "
+			 "16-bit (b48r) have a QuickTime mapping", bits,
+			 packing);
+		return 0;
+	}
+	need *= (uint64_t)*w * *ht;
+	if (!*w || !*ht || *w > 65535 || *ht > 65535 || bytes < need) {
+		snprintf(why, len, "dpx of %" PRIu32 "x%" PRIu32 " with %"
+			 PRIu64 " bytes of pixel data: not a movie's picture "
+			 "(%" PRIu64 " bytes)", *w, *ht, bytes, need);
+		return 0;
+	}
+	return fc;
+}
+
+/* Headerless 8-bit RGB (frametest's frames) is QuickTime's 'raw ' of
+ * depth 24 (RGB24 to FFmpeg): its width and height are those of the
+ * tframetest size of that many bytes (profile.c's -w ...-24bit, as
+ * seqgen.c's frametest-* presets: seqgen.o is not linked here, it needs
+ * zlib), none else being known.  Each row is a multiple of 16 bytes, so
+ * no reader's row alignment applies. */
+static uint32_t raw_movie(uint64_t bytes, uint32_t *w, uint32_t *h,
+			  char *why, size_t len)
+{
+	static const uint32_t sizes[][2] = {
+		{720, 480}, {1280, 720}, {1920, 1080}, {2048, 1080},
+		{3840, 2160}, {7680, 4320},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if ((uint64_t)sizes[i][0] * sizes[i][1] * 3 == bytes) {
+			*w = sizes[i][0];
+			*h = sizes[i][1];
+			return FOURCC('r', 'a', 'w', ' ');
+		}
+	snprintf(why, len, "headerless images of %" PRIu64 " bytes: not "
+		 "one of frametest's 8-bit RGB sizes, so of no known width "
+		 "and height", bytes);
+	return 0;
+}
+
+/* What the movie makes of the resolved image (imgseq.h nomovie); fd its
+ * file, for DPX's image header. */
+static void movie_of(struct eng_seqmedia *sm, int fd)
+{
+	unsigned char h[808];
+	uint32_t w = 0, ht = 0, fc = 0;
+	char *why = sm->nomovie;
+	size_t len = sizeof(sm->nomovie);
+
+	switch (sm->px.fmt) {
+	case ENG_SEQ_DPX:
+		if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+			snprintf(why, len, "dpx: its image header is short");
+		else
+			fc = dpx_movie(h, sm->px.bytes, &w, &ht, why, len);
+		break;
+	case ENG_SEQ_RAW:
+		fc = raw_movie(sm->px.bytes, &w, &ht, why, len);
+		break;
+	case ENG_SEQ_TIFF:
+		if (pread(fd, h, 2, 0) == 2 && !memcmp(h, "II", 2))
+			snprintf(why, len, "little-endian tiff: QuickTime's "
+				 "16-bit RGB (b48r) is big-endian");
+		else
+			snprintf(why, len, "tiff: its strips are no QuickTime "
+				 "sample this reads");
+		break;
+	case ENG_SEQ_EXR:
+		snprintf(why, len, "openexr%s: its half floats are stored a "
+			 "channel a line, as no QuickTime sample is",
+			 sm->px.compression ? " (compressed)" : "");
+		break;
+	default:
+		snprintf(why, len, "images of an unknown format");
+		break;
+	}
+	sm->ess.fourcc = fc;
+	sm->ess.width = w;
+	sm->ess.height = ht;
+	if (fc)
+		sm->nomovie[0] = 0;
+}
+
 /* Image i's file: open beneath the folder, its pixel data from its
  * header (or all of it, headerless).  0, -EINVAL with a message, or
  * -ENOMEM. */
@@ -158,6 +300,8 @@ static int read_image(struct seqres *x, struct eng_seqmedia *sm, int64_t i,
 
 		rc = eng_seq_pixels_of(&src, px, NULL, &d);
 	}
+	if (rc == 0)
+		movie_of(sm, fd);
 	close(fd);
 	if (rc == -EINVAL) {
 		/* imgseq's message names the file and the reason */

@@ -5,7 +5,8 @@
 # timeline's size is its played images' pixel data (by
 # tests/tools/tlexpect.py seqdata, which reads the headers itself; the
 # compressed EXR's sizes vary image to image), the media table names the
-# pattern and the images' codec, no NAME.mov and the start says why; a
+# pattern and the images' codec, NAME.mov of the DPX (R10k), none of the
+# EXR and the start says why; a
 # missing first image, a damaged header and an OTIO-style rate that is not
 # the timeline's stop the mount naming timeline, line, clip, file and
 # reason.  Reading the images is the player's (test_sequences.sh).
@@ -58,10 +59,13 @@ check_eq "zip's size is its 4 images' own pixel data (EXR ZIP)" \
 check "the EXR ZIP images differ in size" \
 	test "$($EXPECT seqdata "$M"/z/z.008640[1-4].exr | awk '{print $3}' |
 		sort -u | wc -l)" -gt 1
-check "no cut.mov" test ! -e "$T/mnt/cut.mov"
-check "the start says why" grep -qF "timelinefs: note: no cut.mov: \
-$M/timelines/cut.tl: track V: clip clip0001: an image sequence (dpx): no \
-QuickTime mapping for DPX, TIFF, EXR or headerless images" "$T/daemon.log"
+check "cut.mov: DPX 10-bit RGB as R10k (test_seqmovie.sh plays it)" \
+	test -f "$T/mnt/cut.mov"
+check "no zip.mov" test ! -e "$T/mnt/zip.mov"
+check "the start says why" grep -qF "timelinefs: note: no zip.mov: \
+$M/timelines/zip.tl: track V: clip z: an image sequence (exr-zip): no \
+QuickTime mapping: openexr (compressed): its half floats are stored a \
+channel a line, as no QuickTime sample is" "$T/daemon.log"
 umount_fs "$T/mnt"
 check_eq "media rows: the pattern, the images' codec, no stream" \
 	"$(q "select t.name, m.clip, m.track, m.file, m.codec,

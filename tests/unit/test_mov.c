@@ -470,6 +470,10 @@ static void test_real_refused(void **state)
 	struct eng_essence d = video(FOURCC('A', 'V', 'd', 'n'), "dnxhd", 10);
 	struct eng_essence u = video(FOURCC('m', 'p', '4', 'v'), "mpeg4", 10);
 	struct eng_essence x = video(FOURCC('a', 'v', 'c', '1'), "h264", 10);
+	/* a media file's 'raw ' may be of any depth: only an image
+	 * sequence's is described (seqmedia.c) */
+	struct eng_essence r = video(FOURCC('r', 'a', 'w', ' '), "rawvideo",
+				     10);
 	unsigned char avcc[2][8] = {{1, 0x64, 0, 0x1f, 0xff, 0xe1, 0, 0},
 				    {1, 0x64, 0, 0x28, 0xff, 0xe1, 0, 0}};
 	unsigned char annexb[8] = {0, 0, 0, 1, 0x67, 0x64, 0, 0x1f};
@@ -494,6 +498,9 @@ static void test_real_refused(void **state)
 		{"event V a 0 3\nevent V b 0 3\n", 4,
 		 "track V: clip b: mpeg4 (mp4v) is not a codec the movie "
 		 "carries"},
+		{"event V a 0 3\nevent V b 0 3\n", 5,
+		 "track V: clip b: rawvideo (raw ) is not a codec the movie "
+		 "carries from a media file"},
 	};
 	struct eng_timeline *tl;
 	char text[256];
@@ -501,7 +508,7 @@ static void test_real_refused(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct eng_essence *b[] = {NULL, &h, &d, &a, &u};
+		const struct eng_essence *b[] = {NULL, &h, &d, &a, &u, &r};
 
 		snprintf(text, sizeof(text), "fps 25\ntrack V 2vuy 8x8\n%s",
 			 cases[i].tl);

@@ -27,6 +27,7 @@
 #include "media/imgseq.h"
 #include "media/media.h"
 #include "media/mov.h"
+#include "media/seqgen.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
 #include "timeline/tl.h"
@@ -201,13 +202,134 @@ static void test_dpx(void **state)
 	/* no NAME.mov: said why */
 	assert_int_equal(eng_mov_build(tl, &mov, why, sizeof(why)), -EINVAL);
 	assert_string_equal(why, "track V: clip a: an image sequence (dpx): no "
-			    "QuickTime mapping for DPX, TIFF, EXR or "
-			    "headerless images");
+			    "QuickTime mapping: dpx of 0 element(s), "
+			    "descriptor 0, encoding 0: only one element of RGB "
+			    "(50), unencoded, has a QuickTime mapping");
 	/* a second resolution starts over (ASan: the first's freed) */
 	assert_int_equal(resolve(tl, e, &d), 0);
 	assert_non_null(media(tl, "a", "V")->seq);
 	eng_diag_free(&d);
 	eng_tl_free(tl);
+}
+
+/* A DPX image header (SMPTE 268M) of one RGB element, w x h, `bits` per
+ * sample, `packing`, big- or little-endian, then `pixels` bytes. */
+static void dpxh(struct env *e, const char *name, int little, uint32_t w,
+		 uint32_t h, unsigned bits, unsigned packing, uint64_t pixels)
+{
+	unsigned char b[2048] = { 0 };
+	int i;
+
+#define F(at, v, n) \
+	for (i = 0; i < (n); i++) \
+		b[(at) + (little ? i : (n) - 1 - i)] = \
+			(unsigned char)((v) >> (8 * i))
+	memcpy(b, little ? "XPDS" : "SDPX", 4);
+	F(4, 2048u, 4);
+	F(770, 1u, 2);
+	F(772, w, 4);
+	F(776, h, 4);
+	b[800] = 50;
+	b[803] = (unsigned char)bits;
+	F(804, packing, 2);
+#undef F
+	put(e, name, b, sizeof(b), 2048 + pixels);
+}
+
+/* What the movie makes of a sequence (seqmedia.c's fourcc or reason):
+ * tl a one-clip timeline of clip s, s.1.SUFFIX the image. */
+static void movie_of(struct env *e, const char *suffix, const char *fourcc,
+		     uint32_t w, uint32_t h, const char *nomovie)
+{
+	struct eng_timeline *tl = tl_from("fps 24\n"
+					  "track V 1000\n"
+					  "event V s 0 1\n");
+	const struct eng_seqmedia *sm;
+	struct eng_diag d = { 0 };
+	struct eng_mov mov = { 0 };
+	char why[512], want[512];
+	uint32_t fc;
+
+	seq(tl, "s", "", "s.", suffix, 1, 1, 0, 0);
+	assert_int_equal(resolve(tl, e, &d), 0);
+	sm = media(tl, "s", "V")->seq;
+	fc = fourcc ? (uint32_t)fourcc[0] << 24 | (uint32_t)fourcc[1] << 16 |
+		      (uint32_t)fourcc[2] << 8 | (uint32_t)fourcc[3] : 0;
+	assert_int_equal(sm->ess.fourcc, fc);
+	if (fourcc) {
+		const uint8_t *p;
+
+		assert_int_equal(sm->ess.width, w);
+		assert_int_equal(sm->ess.height, h);
+		assert_string_equal(sm->nomovie, "");
+		assert_int_equal(eng_mov_build(tl, &mov, why, sizeof(why)), 0);
+		/* the sample description: its four characters, then the
+		 * picture's width and height 24 and 26 bytes into it */
+		p = memmem(mov.head, mov.head_len, "stsd", 4);
+		assert_non_null(p);
+		assert_memory_equal(p + 16, fourcc, 4);
+		assert_int_equal(p[44] << 8 | p[45], w);
+		assert_int_equal(p[46] << 8 | p[47], h);
+		eng_mov_free(&mov);
+	} else {
+		assert_string_equal(sm->nomovie, nomovie);
+		assert_int_equal(eng_mov_build(tl, &mov, why, sizeof(why)),
+				 -EINVAL);
+		snprintf(want, sizeof(want), "track V: clip s: an image "
+			 "sequence (%s): no QuickTime mapping: %s",
+			 sm->ess.codec, nomovie);
+		assert_string_equal(why, want);
+	}
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+}
+
+/* The movie of a sequence: DPX 10-bit RGB packed in method A big-endian
+ * is R10k, 16-bit b48r, frametest's headerless 8-bit RGB 'raw ' at the
+ * size its bytes tell; the rest refused, each with its reason. */
+static void test_movie(void **state)
+{
+	struct env *e = *state;
+	const struct eng_seqgen_format *f;
+	size_t n, i, raws = 0;
+
+	dpxh(e, "s.1.dpx", 0, 64, 48, 10, 1, 64 * 48 * 4);
+	movie_of(e, ".dpx", "R10k", 64, 48, NULL);
+	dpxh(e, "s.1.dpx", 0, 64, 48, 16, 0, 64 * 48 * 6);
+	movie_of(e, ".dpx", "b48r", 64, 48, NULL);
+	/* every frametest size timelinefs-gen writes (sparse files) */
+	f = eng_seqgen_formats(&n);
+	for (i = 0; i < n; i++) {
+		if (f[i].im.kind != ENG_SEQGEN_RAW8)
+			continue;
+		put(e, "s.1.raw", NULL, 0,
+		    (uint64_t)f[i].im.width * f[i].im.height * 3);
+		movie_of(e, ".raw", "raw ", f[i].im.width, f[i].im.height,
+			 NULL);
+		raws++;
+	}
+	assert_int_equal(raws, 6);
+	put(e, "s.1.raw", NULL, 0, 64 * 48 * 3);
+	movie_of(e, ".raw", NULL, 0, 0, "headerless images of 9216 bytes: "
+		 "not one of frametest's 8-bit RGB sizes, so of no known "
+		 "width and height");
+	dpxh(e, "s.1.dpx", 1, 64, 48, 10, 1, 64 * 48 * 4);
+	movie_of(e, ".dpx", NULL, 0, 0, "little-endian dpx: QuickTime's "
+		 "R10k and b48r samples are big-endian");
+	dpxh(e, "s.1.dpx", 0, 64, 48, 10, 0, 64 * 48 * 4);
+	movie_of(e, ".dpx", NULL, 0, 0, "dpx of 10-bit RGB, packing 0: only "
+		 "10-bit packed in method A (1) (R10k) and 16-bit (b48r) "
+		 "have a QuickTime mapping");
+	dpxh(e, "s.1.dpx", 0, 64, 48, 12, 1, 64 * 48 * 6);
+	movie_of(e, ".dpx", NULL, 0, 0, "dpx of 12-bit RGB, packing 1: only "
+		 "10-bit packed in method A (1) (R10k) and 16-bit (b48r) "
+		 "have a QuickTime mapping");
+	dpxh(e, "s.1.dpx", 0, 64, 48, 10, 1, 64 * 47 * 4);
+	movie_of(e, ".dpx", NULL, 0, 0, "dpx of 64x48 with 12032 bytes of "
+		 "pixel data: not a movie's picture (12288 bytes)");
+	exr(e, "s.1.exr", 0, 1000);
+	movie_of(e, ".exr", NULL, 0, 0, "openexr: its half floats are "
+		 "stored a channel a line, as no QuickTime sample is");
 }
 
 /* Compressed EXR: every played image's size by stat (its file less the
@@ -431,6 +553,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exr_zip, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_raw, setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_movie, setup,
+						env_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_tiff_compressed, setup,
