@@ -322,6 +322,20 @@ static inline struct load *eng_pl_load_of(struct eng_player *p, int64_t k)
 struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld);
 /* Its preads, without the lock. */
 void eng_pl_load_read(struct eng_player *p, struct load *l);
+/* One timed read of len bytes at off of fd into dst (NULL: into bounce,
+ * bytes not kept: a decoding dependency), a's issue and done times and
+ * injected faults filled; where direct, the aligned superset O_DIRECT
+ * wants is read into bounce and the bytes copied out.  Bytes of [off,
+ * off + len) read (short at the file's end) or -errno (-EFBIG: more than
+ * bounce holds).  The loader's: bounce is its buffer. */
+ssize_t eng_pl_pread(struct eng_player *p, void *bounce, int fd, int direct,
+		     void *dst, size_t len, uint64_t off,
+		     struct eng_access *a);
+/* Keep row a of the reserved frame l for recording (cfg.record), its
+ * time the frame's: the slowest, the last done, the reads.  Returns its
+ * index in l->pend, or -1 when nothing is recorded. */
+long eng_pl_keep(struct eng_player *p, struct load *l,
+		 const struct eng_access *a);
 /* Publish it (lock held); the loader stays reserved until finish. */
 void eng_pl_load_end(struct eng_player *p, struct load *l);
 /* Record its reads, now that played is known (lock held, dropped while
@@ -374,6 +388,10 @@ void eng_pl_zc_decide(struct eng_player *p, size_t len);
 void eng_pl_zc_reset_slot(struct eng_player *p, size_t slot);
 /* A gap's zero bytes into the reserved slot's pipe (the loader). */
 void eng_pl_zc_zero(struct eng_player *p, struct load *l, size_t len);
+/* len zero bytes of the reserved frame l at at, or into its slot's pipe
+ * for a zero-copy player (the loader). */
+void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
+		  size_t len);
 /* One backing read into a slot's pipe (the loader). */
 void eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 		      uint64_t len, struct eng_access *a);

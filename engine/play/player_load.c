@@ -25,6 +25,54 @@ static ssize_t io_pread(const struct eng_io *io, int fd, void *buf,
 	return io->pread(io->ctx, fd, buf, len, off);
 }
 
+ssize_t eng_pl_pread(struct eng_player *p, void *bounce, int fd, int direct,
+		     void *dst, size_t len, uint64_t off,
+		     struct eng_access *a)
+{
+	const struct eng_io *io = p->cfg.io;
+	uint64_t start = off & ~(DIRECT_ALIGN - 1);
+	uint64_t end = (off + len + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1);
+	ssize_t r;
+
+	if (!direct) {
+		a->issued_ns = io->now(io->ctx);
+		r = io_pread(io, fd, dst ? dst : bounce, len, off, a);
+		a->done_ns = io->now(io->ctx);
+		return r;
+	}
+	if (!bounce || end - start > p->bounce_bytes) {
+		a->issued_ns = a->done_ns = io->now(io->ctx);
+		return -EFBIG;
+	}
+	a->issued_ns = io->now(io->ctx);
+	r = io_pread(io, fd, bounce, (size_t)(end - start), start, a);
+	a->done_ns = io->now(io->ctx);
+	if (r < 0)
+		return r;
+	r = (uint64_t)r > off - start ? r - (ssize_t)(off - start) : 0;
+	if ((size_t)r > len)
+		r = (ssize_t)len;
+	if (dst)
+		memcpy(dst, (unsigned char *)bounce + (off - start), (size_t)r);
+	return r;
+}
+
+long eng_pl_keep(struct eng_player *p, struct load *l,
+		 const struct eng_access *a)
+{
+	long row = -1;
+
+	if (p->cfg.record) {
+		row = (long)l->npend;
+		l->pend[l->npend++] = *a;
+	}
+	if (a->done_ns - a->issued_ns > l->worst)
+		l->worst = a->done_ns - a->issued_ns;
+	l->last_done = a->done_ns;
+	l->reads++;
+	return row;
+}
+
 /* One backing read: len bytes at off of (clip, track)'s file into dst,
  * or, for a decoding dependency (dst NULL), into the loader's bounce
  * buffer, whose bytes are not served.  Fills the times and err of a. */
@@ -33,7 +81,6 @@ static void read_extent(struct eng_player *p, struct loader *ld,
 			unsigned char *dst, struct eng_access *a)
 {
 	const struct eng_io *io = p->cfg.io;
-	void *bounce = ld->bounce;
 	int direct = 0, fd;
 	ssize_t r;
 
@@ -57,39 +104,15 @@ static void read_extent(struct eng_player *p, struct loader *ld,
 		eng_pl_media_put(p, clip, t);
 		return;
 	}
-	if (direct) {
-		/* O_DIRECT wants offset, length and buffer aligned: read the
-		 * aligned superset and copy the slice out of it. */
-		uint64_t start = off & ~(DIRECT_ALIGN - 1);
-		uint64_t end = (off + len + DIRECT_ALIGN - 1) &
-			       ~(DIRECT_ALIGN - 1);
-		uint64_t need = off + len - start;
-
-		a->issued_ns = io->now(io->ctx);
-		r = io_pread(io, fd, bounce, (size_t)(end - start), start,
-			     a);
-		a->done_ns = io->now(io->ctx);
-		if (r < 0)
-			a->err = (int)-r;
-		else if ((uint64_t)r < need)
-			a->err = EIO;
-		else if (dst)
-			memcpy(dst, (unsigned char *)bounce + (off - start),
-			       (size_t)len);
-	} else {
-		a->issued_ns = io->now(io->ctx);
-		r = io_pread(io, fd, dst ? dst : bounce, (size_t)len, off,
-			     a);
-		a->done_ns = io->now(io->ctx);
-		if (r < 0)
-			a->err = (int)-r;
-		else if ((uint64_t)r < len)
-			a->err = EIO;
-		/* a direct open that fell back to buffered still must not
-		 * let the page cache hide the storage */
-		if (p->cfg.backing != ENG_BACKING_BUFFERED && io->dontneed)
-			io->dontneed(io->ctx, fd, off, len);
-	}
+	r = eng_pl_pread(p, ld->bounce, fd, direct, dst, (size_t)len, off, a);
+	if (r < 0)
+		a->err = (int)-r;
+	else if ((uint64_t)r < len)
+		a->err = EIO;
+	/* a direct open that fell back to buffered still must not let the
+	 * page cache hide the storage */
+	if (!direct && p->cfg.backing != ENG_BACKING_BUFFERED && io->dontneed)
+		io->dontneed(io->ctx, fd, off, len);
 	eng_pl_media_put(p, clip, t);
 	if (!a->err)
 		return;
@@ -117,14 +140,9 @@ static void load_extent(struct eng_player *p, struct load *l,
 	a.due_ns = l->due;
 	a.dep = dep;
 	read_extent(p, l->ld, s->seg->clip, s->track, off, len, dst, &a);
-	if (p->cfg.record)
-		l->pend[l->npend++] = a;
-	if (a.done_ns - a.issued_ns > l->worst)
-		l->worst = a.done_ns - a.issued_ns;
+	eng_pl_keep(p, l, &a);
 	if (a.err)
 		l->failed = 1;
-	l->last_done = a.done_ns;
-	l->reads++;
 }
 
 /* Long-GOP media: which tracks of frame l->k do not follow the frame
@@ -240,10 +258,7 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 		if (!s.seg || s.next == 0) {
 			/* a gap; or media without these bytes, which
 			 * eng_tl_layout_media refuses: never served */
-			if (p->zc > 0)
-				eng_pl_zc_zero(p, l, (size_t)s.len);
-			else
-				memset(at, 0, (size_t)s.len);
+			eng_pl_zeros(p, l, at, (size_t)s.len);
 			if (s.seg)
 				l->failed = 1;
 			continue;

@@ -171,66 +171,20 @@ static void row_init(const struct ctx *c, uint32_t op, struct eng_access *a)
 	a->image = c->im->number;
 }
 
-/* Keep row a for recording: its time is the frame's, the frame's last
- * row done says whether it was late.  Rows in pend are at most
- * ENG_PL_SEQ_ROWS a slice (eng_pl_reads_max). */
+/* Keep row a for recording; rows in pend are at most ENG_PL_SEQ_ROWS a
+ * slice (eng_pl_reads_max). */
 static void row_keep(struct ctx *c, const struct eng_access *a)
 {
-	struct load *l = c->l;
-
-	c->bad_row = -1;
-	if (c->p->cfg.record) {
-		c->bad_row = (long)l->npend;
-		pend_of(c)[l->npend++] = *a;
-	}
-	if (a->done_ns - a->issued_ns > l->worst)
-		l->worst = a->done_ns - a->issued_ns;
-	l->last_done = a->done_ns;
-	l->reads++;
+	c->bad_row = eng_pl_keep(c->p, c->l, a);
 }
 
-/* pread through pread_ex when the io reports injected faults. */
-static ssize_t io_pread(const struct eng_io *io, int fd, void *buf, size_t len,
-			uint64_t off, struct eng_access *a)
-{
-	if (io->pread_ex)
-		return io->pread_ex(io->ctx, fd, buf, len, off, &a->injected);
-	return io->pread(io->ctx, fd, buf, len, off);
-}
-
-/* len bytes at off of the open image into dst, timed in a; through the
- * bounce buffer where the fd is O_DIRECT (aligned offset, length and
- * buffer).  Bytes read (short at the file's end) or -errno. */
+/* len bytes at off of the open image into dst, timed in a: bytes read
+ * (short at the file's end) or -errno. */
 static ssize_t image_pread(struct ctx *c, void *dst, size_t len, uint64_t off,
 			   struct eng_access *a)
 {
-	struct eng_player *p = c->p;
-	const struct eng_io *io = p->cfg.io;
-	uint64_t start = off & ~(DIRECT_ALIGN - 1);
-	uint64_t end = (off + len + DIRECT_ALIGN - 1) & ~(DIRECT_ALIGN - 1);
-	ssize_t r;
-
-	if (!c->direct) {
-		a->issued_ns = io->now(io->ctx);
-		r = io_pread(io, c->fd, dst, len, off, a);
-		a->done_ns = io->now(io->ctx);
-		return r;
-	}
-	if (!bounce_of(c) || end - start > p->bounce_bytes) {
-		a->issued_ns = a->done_ns = io->now(io->ctx);
-		return -EFBIG;
-	}
-	a->issued_ns = io->now(io->ctx);
-	r = io_pread(io, c->fd, bounce_of(c), (size_t)(end - start), start,
-		     a);
-	a->done_ns = io->now(io->ctx);
-	if (r < 0)
-		return r;
-	r = (uint64_t)r > off - start ? r - (ssize_t)(off - start) : 0;
-	if ((size_t)r > len)
-		r = (ssize_t)len;
-	memcpy(dst, bounce_of(c) + (off - start), (size_t)r);
-	return r;
+	return eng_pl_pread(c->p, bounce_of(c), c->fd, c->direct, dst, len,
+			    off, a);
 }
 
 /* eng_src.read_at of the image's header: each call one header read, one
@@ -284,22 +238,20 @@ static int image_pixels(struct ctx *c, uint64_t size, uint64_t len, int fit,
 		rc = eng_seq_pixels_of(&src, px, NULL, diag);
 		if (rc == -E2BIG)
 			eng_diag_add(diag, im->name, 0,
-				     "more than %d header "
-				     "reads",
+				     "more than %d header reads",
 				     ENG_PL_SEQ_HEADER_READS);
 		if (!rc && px->fmt != im->sm->fmt) {
 			eng_diag_add(diag, im->name, 0,
-				     "not of its "
-				     "sequence's format (that of its first"
-				     " image)");
+				     "not of its sequence's format (that of "
+				     "its first image)");
 			rc = -EINVAL;
 		}
 	}
 	if (!rc && !fit && px->bytes != len) {
 		eng_diag_add(diag, im->name, 0,
-			     "%" PRIu64 " bytes of pixel "
-			     "data, where the sequence's image %" PRId64
-			     " has %" PRIu64 " (as the mount found it)",
+			     "%" PRIu64 " bytes of pixel data, where the "
+			     "sequence's image %" PRId64 " has %" PRIu64
+			     " (as the mount found it)",
 			     px->bytes, im->i, len);
 		rc = -EINVAL;
 	}
@@ -341,12 +293,8 @@ static int image_data(struct ctx *c, const struct eng_seq_pixels *px,
 			return -1;
 		pos += n;
 	}
-	if (pos < len) {
-		if (p->zc > 0)
-			eng_pl_zc_zero(p, c->l, (size_t)(len - pos));
-		else
-			memset(dst + pos, 0, (size_t)(len - pos));
-	}
+	if (pos < len)
+		eng_pl_zeros(p, c->l, dst + pos, (size_t)(len - pos));
 	return 0;
 }
 
@@ -416,17 +364,6 @@ static int read_image(struct eng_player *p, struct load *l,
 	return res;
 }
 
-/* Zeros for the slice: a black frame, or a failed one's (never another
- * frame's stale bytes). */
-static void zeros(struct eng_player *p, struct load *l, unsigned char *at,
-		  uint64_t len)
-{
-	if (p->zc > 0)
-		eng_pl_zc_zero(p, l, (size_t)len);
-	else
-		memset(at, 0, (size_t)len);
-}
-
 void eng_pl_seq_read(struct eng_player *p, struct load *l,
 		     const struct eng_slice *s, unsigned char *at)
 {
@@ -471,7 +408,7 @@ void eng_pl_seq_read(struct eng_player *p, struct load *l,
 	default:
 		goto fail;
 	}
-	zeros(p, l, at, s->len);
+	eng_pl_zeros(p, l, at, (size_t)s->len);
 	return;
 fail:
 	/* a failed frame's requests fail: what it left in a pipe is

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "play/player_i.h"
@@ -49,6 +50,15 @@ void eng_pl_zc_zero(struct eng_player *p, struct load *l, size_t len)
 		p->zc_fill[l->slot] += (size_t)r;
 	if (r < 0 || (size_t)r < len)
 		l->failed = 1;
+}
+
+void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
+		  size_t len)
+{
+	if (p->zc > 0)
+		eng_pl_zc_zero(p, l, len);
+	else
+		memset(at, 0, len);
 }
 
 /* Zero copy for this player?  Decided once, at the first request, with
