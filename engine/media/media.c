@@ -452,6 +452,16 @@ static long src_pread(void *ctx, uint64_t off, void *buf, size_t len)
 	return n < 0 ? -errno : (long)n;
 }
 
+void eng_src_fd(struct eng_src *src, int *fd, const char *name,
+		uint64_t size)
+{
+	memset(src, 0, sizeof(*src));
+	src->name = name;
+	src->size = size;
+	src->read_at = src_pread;
+	src->ctx = fd;
+}
+
 static void media_free(struct eng_timeline *tl)
 {
 	size_t i, t;
@@ -529,11 +539,9 @@ static int read_media(struct resolver *r, const char *name,
 		goto out;
 	}
 	{
-		struct eng_src src = {
-			.name = path, .size = (uint64_t)sb.st_size,
-			.read_at = src_pread, .ctx = &fd,
-		};
+		struct eng_src src;
 
+		eng_src_fd(&src, &fd, path, (uint64_t)sb.st_size);
 		rc = r->rd->read(&src, mf, &d);
 	}
 	if (rc == -ENOMEM)

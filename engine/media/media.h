@@ -64,10 +64,16 @@ int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
 int eng_media_resolve(struct eng_timeline *tl, int dirfd,
 		      const char *media_dir, struct eng_diag *diag);
 
+/* src reads the file open as *fd (the caller's, open while src is used)
+ * through pread, name and size as given: the mount's reads of media
+ * headers and indexes. */
+struct eng_src;
+void eng_src_fd(struct eng_src *src, int *fd, const char *name,
+		uint64_t size);
+
 /* The readers eng_media_resolve_with reads real files by: eng_mfile_read
  * for the mount, a fake for unit tests. */
 struct eng_mfile;
-struct eng_src;
 struct eng_media_readers {
 	int (*read)(const struct eng_src *src, struct eng_mfile *out,
 		    struct eng_diag *diag);

@@ -110,13 +110,6 @@ static void played_of(const struct eng_timeline *tl, size_t c, size_t t,
 	}
 }
 
-static long src_pread(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	ssize_t n = pread(*(int *)ctx, buf, len, (off_t)off);
-
-	return n < 0 ? -errno : (long)n;
-}
-
 #define FOURCC(a, b, c, d) \
 	((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | \
 	 (uint32_t)(d))
@@ -293,11 +286,9 @@ static int read_image(struct seqres *x, struct eng_seqmedia *sm, int64_t i,
 	if (eng_seq_headerless(sm->name.suffix)) {
 		rc = eng_seq_raw_pixels(path, (uint64_t)st.st_size, px, &d);
 	} else {
-		struct eng_src src = {
-			.name = path, .size = (uint64_t)st.st_size,
-			.read_at = src_pread, .ctx = &fd,
-		};
+		struct eng_src src;
 
+		eng_src_fd(&src, &fd, path, (uint64_t)st.st_size);
 		rc = eng_seq_pixels_of(&src, px, NULL, &d);
 	}
 	if (rc == 0)
