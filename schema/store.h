@@ -184,6 +184,9 @@ struct store_reader {
 	/* and what it opened: the file's name in the mount, NAME or
 	 * NAME.mov (the stream table's file); NULL: none recorded */
 	const char *file;
+	/* 1: a record stream (ingest: stream.kind 'record', file
+	 * "ingest/NAME", timeline_id NULL), 0: a play stream ('play') */
+	int record;
 };
 
 /* Queue a new stream row (timeline row id, who opened it, open time).  The
@@ -210,6 +213,12 @@ struct store_stream_totals {
 	int64_t requests;
 	int64_t reloads;
 	int64_t seeks;
+	/* A record stream's: frames are the whole frames received,
+	 * late_frames the dropped ones (written after their due time),
+	 * failed_frames those whose write failed, requests the writer's
+	 * write calls; writer_drops the dropped frames the writer caused
+	 * (stream.writer_drops, schema 11); 0 for a play stream. */
+	int64_t writer_drops;
 };
 /* Queue the stream's close with its totals; the handle is gone after. */
 void store_stream_close(struct store_stream *ss,

@@ -60,6 +60,31 @@ struct eng_io {
 	 * file); not an access row: an open file's attributes come with
 	 * the open. */
 	int (*size)(void *ctx, int fd, uint64_t *bytes);
+	/* Optional, all or none: ingest's writes (engine/ingest/ingest.h),
+	 * on files beneath the media folder.  injected (may be NULL) gets
+	 * the ENG_INJECT_* bits of the faults -o inject put into the call.
+	 * create: open `file`, a relative path as open() takes
+	 * ("ingest/NAME.V.raw"), write-only, O_CREAT|O_NOFOLLOW, mode 0644;
+	 * O_EXCL unless replace (then O_TRUNC); the last folder of the
+	 * path is made (0755) when it is missing, no other.  An fd or
+	 * -errno (-EEXIST: there is one and replace is 0; -ELOOP: a
+	 * symlink on the way).
+	 * pwrite: all of len at off (short writes continued), len or
+	 * -errno.  fsync, fallocate (FALLOC_FL_KEEP_SIZE: blocks reserved,
+	 * the size unchanged) and ftruncate: 0 or -errno.  The fd is
+	 * closed with close()/close_ex().
+	 * space: the bytes an unprivileged writer may still write on the
+	 * media folder's file system (statvfs: f_bavail * f_frsize), 0 or
+	 * -errno. */
+	int (*create)(void *ctx, const char *file, int replace,
+		      unsigned *injected);
+	ssize_t (*pwrite)(void *ctx, int fd, const void *buf, size_t len,
+			  uint64_t off, unsigned *injected);
+	int (*fsync)(void *ctx, int fd, unsigned *injected);
+	int (*fallocate)(void *ctx, int fd, uint64_t off, uint64_t len,
+			 unsigned *injected);
+	int (*ftruncate)(void *ctx, int fd, uint64_t len);
+	int (*space)(void *ctx, uint64_t *bytes);
 	/* Optional, all or none: zero copy (cfg.zero_copy).  A pipe is two
 	 * ints the player keeps per ring slot and hands back; a backing read
 	 * moves the file's pages into it instead of copying them into the

@@ -63,8 +63,22 @@ enum eng_op {
 	ENG_OP_HEADER,		/* a read of an image file's header */
 	ENG_OP_CLOSE,		/* an image file's close */
 	ENG_OP_STAT,		/* reserved: a stat */
+	/* schema 11: ingest (engine/ingest/ingest.h) and edit while ingest */
+	ENG_OP_WRITE,		/* a pwrite of a record stream's track file */
+	ENG_OP_FSYNC,		/* its fsync (-o ingest_fsync) */
+	ENG_OP_FALLOCATE,	/* its preallocation (-o ingest_prealloc) */
+	ENG_OP_TRUNCATE,	/* its ftruncate at close (a preallocation's
+				 * blocks given back, a repair) */
+	ENG_OP_RECEIVE,		/* a record frame's bytes from the writer:
+				 * issued at its first byte accepted, done at
+				 * its last; late: the writer's drop */
+	ENG_OP_AWAIT,		/* a play of a clip still being recorded,
+				 * waiting for its frame to be written:
+				 * issued when the read came short, done when
+				 * the bytes were there (or given up) */
 };
-/* "read", "open", "header", "close", "stat"; NULL for another. */
+/* "read", "open", "header", "close", "stat", "write", "fsync",
+ * "fallocate", "truncate", "receive", "await"; NULL for another. */
 const char *eng_op_name(uint32_t op);
 
 typedef void (*eng_record_fn)(void *ctx, const struct eng_access *a);
@@ -136,6 +150,13 @@ struct eng_player_config {
 	 * and so a zero-copy one keep 1.  At most
 	 * ENG_PLAYER_IN_FLIGHT_MAX (eng_player_new: -EINVAL). */
 	unsigned frames_in_flight;
+	/* Optional (NULL: never): is the media file `file` (the name
+	 * io->open was given) being recorded now by a record stream of the
+	 * mount?  A read of such a file that comes short (its frame not yet
+	 * written) waits for it, one ENG_OP_AWAIT row, instead of failing:
+	 * edit while ingest (docs/design.md "Ingest"). */
+	int (*growing)(void *ctx, const char *file);
+	void *growing_ctx;
 	/* Where the player says what its rows cannot: an image of a
 	 * sequence whose header is malformed or whose pixel data differ in
 	 * size from the mount's (its frame fails, the row that found it

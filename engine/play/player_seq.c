@@ -24,8 +24,10 @@
 
 const char *eng_op_name(uint32_t op)
 {
-	static const char *const names[] = { "read", "open", "header",
-					     "close", "stat" };
+	static const char *const names[] = {
+		"read", "open", "header", "close", "stat", "write", "fsync",
+		"fallocate", "truncate", "receive", "await"
+	};
 
 	return op < sizeof(names) / sizeof(names[0]) ? names[op] : NULL;
 }

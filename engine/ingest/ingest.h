@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ingest (issue 23, docs/design.md "Ingest"): a record stream takes a
+ * writer's bytes, frames of a timeline file's interleave (frame k's V
+ * slice, then its audio slices), on a capture card's clock, and writes each
+ * track to its own file beneath the media folder, every operation an
+ * access row.  Pure: clock and file I/O come through struct eng_io (its
+ * write ops), rows through eng_record_fn, so every rule of the clock, the
+ * drops, the track files and the repair is unit-tested with a fake clock
+ * and fake files.
+ *
+ * format.c: the format of a record stream (a timelinefs-gen preset).
+ * rec.c: the record stream (its clock, capture buffer and write thread).
+ * wav.c: the WAVE header of an audio track file, and its patch at close.
+ * note.c: the recording's note (NAME.rec): its format and state.
+ * repair.c: a recording cut short (kill -9) made whole up to its last
+ * complete frame.
+ */
+#ifndef ENG_INGEST_H
+#define ENG_INGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "io/io.h"
+#include "play/player.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+#include "util/values.h"
+
+/* The folder beneath the media folder that recordings go to, and the
+ * mount's folder that writers create files in: MOUNTPOINT/ingest/NAME is
+ * recorded as MEDIA_DIR/ingest/NAME.V.raw, NAME.A1.wav ... */
+#define ENG_INGEST_DIR "ingest"
+/* The most tracks a record stream has: V and up to 16 audio tracks. */
+#define ENG_INGEST_TRACKS_MAX 17
+/* Where a track file's essence starts: 0 for the raw video file (the
+ * clip files timelinefs-gen writes are headerless, and 0 is aligned for
+ * O_DIRECT), ENG_INGEST_WAV_DATA for a WAVE file (its header padded with
+ * a JUNK chunk, as Avid's OP-Atom and bmx align audio essence to 4 KiB). */
+#define ENG_INGEST_WAV_DATA 4096
+
+/* What a record stream's frames are: a timelinefs-gen --format preset
+ * (engine/media/gen.h), track 0 "V" then "A1" ... */
+struct eng_ingest_format {
+	char preset[64];	/* the preset's name */
+	struct eng_fps fps;
+	uint32_t ntracks;	/* 1 + the preset's audio tracks */
+	char track[ENG_INGEST_TRACKS_MAX][ENG_TRACK_NAME_MAX];
+	/* Bytes of track t before frame k: eng_upto_rate(rate[t],
+	 * align[t], fps, k) (timeline/layout.h), the virtual file's own
+	 * rule, so that a recording plays back as a clip byte for byte.
+	 * V: align = the picture's bytes for an uncompressed preset (every
+	 * frame one picture), the fixed frame size for DNxHD/DNxHR, else 1;
+	 * audio: align 3 (24-bit mono), sample_rate 48000. */
+	uint64_t rate[ENG_INGEST_TRACKS_MAX];
+	uint32_t align[ENG_INGEST_TRACKS_MAX];
+	uint32_t sample_rate;
+};
+
+/* The format of preset `name`; "" or NULL is the seed preset (the first
+ * of eng_gen_formats()).  0, or -ENOENT (no such preset) or -EINVAL (more
+ * audio tracks than ENG_INGEST_TRACKS_MAX - 1), with a reason in diag
+ * ("ingest: no preset 'x' (timelinefs-gen --format list)"). */
+int eng_ingest_format_of(const char *name, struct eng_ingest_format *f,
+			 struct eng_diag *diag);
+/* The recording's name and format for a file a writer creates in the
+ * mount's ingest folder: a name that ends in ".PRESET" (a preset's name,
+ * the longest that matches) records in that preset under the name before
+ * it ("cam1.prores-hq-1080p29.97" -> "cam1"); any other name records in
+ * the mount's format `dflt` under the whole name.  The name must be a
+ * plain file name: no '/', no control character, not "." or "..", at
+ * most 200 bytes, and not itself end in ".V.raw" or ".A<n>.wav".
+ * 0, or -EINVAL with the reason in *why (static). */
+int eng_ingest_name(const char *file, const struct eng_ingest_format *dflt,
+		    char *name, size_t len, struct eng_ingest_format *f,
+		    const char **why);
+/* Bytes of track t before frame k; of all tracks before frame k (the
+ * writer's offset of frame k); the frame holding the writer's byte off. */
+uint64_t eng_ingest_upto(const struct eng_ingest_format *f, uint32_t t,
+			 int64_t k);
+uint64_t eng_ingest_frame_offset(const struct eng_ingest_format *f,
+				 int64_t k);
+int64_t eng_ingest_frame_at(const struct eng_ingest_format *f, uint64_t off);
+/* The most bytes one frame of f holds (all tracks): a capture buffer
+ * slot. */
+uint64_t eng_ingest_frame_max(const struct eng_ingest_format *f);
+/* The file of track t of recording `name`, relative to the media folder:
+ * "ingest/NAME.V.raw", "ingest/NAME.A1.wav".  Truncated to len. */
+void eng_ingest_track_file(const struct eng_ingest_format *f, uint32_t t,
+			   const char *name, char *buf, size_t len);
+
+/*
+ * An audio track file (wav.c): a WAVE file whose essence starts at
+ * ENG_INGEST_WAV_DATA, as FFmpeg's wavenc writes a file it cannot seek
+ * back in, sizes 0xFFFFFFFF until the close patches them:
+ *   0     "RIFF" 0xFFFFFFFF "WAVE"
+ *   12    "JUNK" 28, 28 zero bytes (where RF64's ds64 goes: EBU Tech 3306)
+ *   48    "fmt " 16, PCM, 1 channel, sample_rate, 24 bits
+ *   72    "JUNK" 4008, zeros
+ *   4088  "data" 0xFFFFFFFF
+ *   4096  essence
+ * At close (or repair) with `essence` bytes: a file of up to 4 GiB gets
+ * its RIFF size (file - 8) and data size; a larger one becomes RF64 (the
+ * first JUNK becomes "ds64" with the 64-bit RIFF and data sizes and a
+ * sample count; the 32-bit sizes stay 0xFFFFFFFF).  An odd essence gets
+ * a pad byte after it, as RIFF's chunks do.
+ */
+void eng_ingest_wav_header(unsigned char out[ENG_INGEST_WAV_DATA],
+			   uint32_t sample_rate);
+/* The bytes to write at offset 0 (*len of them, at most 80) to make a
+ * header of eng_ingest_wav_header whole for `essence` bytes, and whether
+ * the file needs the pad byte (written by the caller at 4096 + essence).
+ */
+void eng_ingest_wav_patch(unsigned char out[80], size_t *len,
+			  uint32_t sample_rate, uint64_t essence, int *pad);
+
+/* How a record stream writes (-o ingest_*; defaults: docs/design.md). */
+enum eng_ingest_fsync {
+	ENG_INGEST_FSYNC_OFF = 0,	/* never (FFmpeg, OBS, bmx, sox) */
+	ENG_INGEST_FSYNC_CLOSE,		/* each track file once, at close */
+	ENG_INGEST_FSYNC_EVERY,		/* every `fsync_every` frames and at
+					 * close */
+};
+struct eng_rec_config {
+	struct eng_ingest_format fmt;
+	unsigned buffer;	/* B: frame k must be written before frame
+				 * k + B arrives (-o ingest_buffer=, 8) */
+	struct eng_pace pace;	/* realtime or a speed: frame k is accepted
+				 * no earlier than its arrival; off: no wait */
+	uint64_t write_bytes;	/* 0: one pwrite per track per frame, else
+				 * pwrites of at most this many bytes */
+	enum eng_ingest_fsync fsync;
+	unsigned fsync_every;	/* frames, with ENG_INGEST_FSYNC_EVERY */
+	int64_t prealloc_frames; /* 0: none; else each track file's bytes
+				 * of that many frames are fallocated
+				 * (KEEP_SIZE) at open, given back at close */
+	int stop_on_drop;	/* 1: a drop fails the writer's next write
+				 * with EIO (-o ingest_on_drop=stop) */
+	uint64_t reserve;	/* bytes that must stay free on the media
+				 * file system (-o ingest_reserve=) */
+	int replace;		/* an existing recording may be replaced
+				 * (-o ingest_replace); else -EEXIST */
+	const struct eng_io *io; /* clock, create/pwrite/... and close */
+	eng_record_fn record;	/* every operation, one row each, in order
+				 * of completion; from the write thread or
+				 * the writer's thread, one call at a time */
+	void *record_ctx;
+	/* Said once per stream, naming the recording and the reason (a
+	 * failed write, the reserve): the mount's log. */
+	void (*notice)(void *ctx, const char *msg);
+	void *notice_ctx;
+};
+
+/*
+ * The clock (docs/design.md "Ingest"): t0 is the time of the first byte
+ * the writer gives; frame k arrives at A(k) = t0 + k / fps / speed and is
+ * due on storage by A(k + B).  t0 never moves: a writer that falls behind
+ * does not move the deadlines, so a slow writer cannot hide a slow
+ * storage.  Rows, all with frame k's sched_ns = A(k), due_ns = A(k + B),
+ * clip = the recording's name, track = the track's (the receive row: "V"):
+ *   receive   the writer's bytes of frame k: issued when its first byte
+ *             was accepted (after the wait for A(k) under pace), done at
+ *             its last; length the frame's bytes
+ *   write     each pwrite of frame k's slice of a track (file_offset in
+ *             the track file)
+ *   fsync     per track file, as cfg.fsync says (frame: the last written)
+ *   open, fallocate, truncate, close: per track file (frame 0 at open,
+ *             the last frame at close)
+ * Frame k is dropped (an overrun) when its last write is done after
+ * A(k + B): with cause "writer" when its bytes were not all received by
+ * A(k + B) (its receive row is late), else "storage".  Its bytes are
+ * still written: a track file always holds what the writer sent.
+ * The capture buffer is B slots of one frame: the writer's bytes of frame
+ * k wait (the writer blocks) while frame k - B is not yet written, so
+ * memory is bounded and a storage stall shows as drops, not as a writer
+ * that is made to look late.  pace=off: A(k) is when frame k's last byte
+ * came, and it is due B frame periods later.
+ */
+struct eng_rec;
+
+/* Create the track files of recording `name` (eng_ingest_track_file,
+ * each an open row; the WAV headers written), its note (state
+ * recording) and the write thread.  The
+ * clock starts at the first eng_rec_write.  0, -EEXIST (a track file is
+ * there and cfg->replace is 0), -ENOSPC (under the reserve), -ENOMEM or
+ * the create's -errno, with a reason in diag naming the file. */
+int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
+		struct eng_rec **out, struct eng_diag *diag);
+/* The writer's len bytes at its offset off, which must be the bytes
+ * received so far (a writer writes in order; -ESPIPE otherwise).  Blocks
+ * until the bytes are accepted (each frame's arrival under pace; a free
+ * capture buffer slot).  len, or -ENOSPC (the write would take the file
+ * system under the reserve: nothing of it is accepted), -EIO (a track
+ * write failed, or a drop with stop_on_drop), -ESPIPE. */
+ssize_t eng_rec_write(struct eng_rec *r, const void *buf, size_t len,
+		      uint64_t off);
+/* The totals so far (thread-safe: .status reads them while it records). */
+struct eng_rec_stats {
+	uint64_t bytes;		/* received from the writer */
+	int64_t frames;		/* whole frames received */
+	int64_t written;	/* whole frames on storage */
+	int64_t dropped;	/* frames written after their due time */
+	int64_t dropped_writer;	/* of those, the writer's (late receive) */
+	uint64_t writes;	/* pwrite calls */
+	uint64_t max_write_ns;	/* the slowest pwrite */
+	int error;		/* 0 or the first failure's -errno */
+};
+void eng_rec_stats(struct eng_rec *r, struct eng_rec_stats *st);
+/* Write what is left (a last partial frame's bytes go to their tracks as
+ * they are), fsync as cfg says, give back preallocated blocks, patch the
+ * WAV headers, close the files (rows for each), set the note to closed,
+ * stop the thread.  Returns
+ * 0 or the first failure's -errno; st (may be NULL) gets the totals. */
+int eng_rec_close(struct eng_rec *r, struct eng_rec_stats *st);
+/* Free a closed recorder. */
+void eng_rec_free(struct eng_rec *r);
+
+/*
+ * The recording's note, "ingest/NAME.rec" (written by eng_rec_new,
+ * rewritten by eng_rec_close and the repair), text, so that the repair and
+ * a person know what the track files are:
+ *   # timelinefs recording (docs/formats.md "Ingest")
+ *   preset seed
+ *   state recording          (closed, repaired)
+ *   frames 1234              (closed and repaired: whole frames)
+ */
+#define ENG_INGEST_NOTE_EXT ".rec"
+/* Its text for a recording of f; frames < 0: state recording, no frames
+ * line; *text malloc'ed.  0 or -ENOMEM. */
+int eng_ingest_note_text(const struct eng_ingest_format *f,
+			 const char *state, int64_t frames, char **text);
+/* Parse a note: the preset's format and the state ("recording",
+ * "closed", "repaired"; copied to state[16]).  0, or -EINVAL with
+ * "FILE:LINE: reason" in diag. */
+int eng_ingest_note_parse(const char *file, const char *text, size_t len,
+			  struct eng_ingest_format *f, char state[16],
+			  struct eng_diag *diag);
+
+/*
+ * Repair (repair.c): a recording its daemon did not close (kill -9, a
+ * crash) has its note in state recording, WAV sizes 0xFFFFFFFF and tracks
+ * that may end inside a frame.  k* is the last frame every track holds
+ * whole; each track file is truncated to its essence start +
+ * eng_ingest_upto(t, k*), each WAV header patched (eng_ingest_wav_patch)
+ * and the note set to state repaired, frames k*.  A recording closed
+ * cleanly is left as it is.  The mount repairs every recording of
+ * MEDIA_DIR/ingest at start, before it serves (nothing records then), and
+ * says each repair on stderr and as a problem row.
+ */
+struct eng_ingest_repair {
+	char name[256];		/* the recording */
+	int64_t frames;		/* k*: whole frames kept */
+	uint64_t cut;		/* bytes truncated, all tracks */
+	int repaired;		/* 0: it was whole */
+};
+/* Repair the recording whose note is `note_file` (relative to the media
+ * folder, "ingest/NAME.rec"), through io (open, pread, size, create,
+ * pwrite, ftruncate, close).  0 or -errno with the reason in diag naming
+ * the file. */
+int eng_ingest_repair(const struct eng_io *io, const char *note_file,
+		      struct eng_ingest_repair *out, struct eng_diag *diag);
+
+#endif /* ENG_INGEST_H */
