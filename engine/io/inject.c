@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fault injection, unreliablefs-style: an eng_io wrapper that delays or
- * fails the reads of the media files a rule matches (-o inject=SPEC).
+ * fails the reads, opens and closes of the media files a rule matches, and
+ * the writes, fsyncs and fallocates of ingest's track files
+ * (-o inject=SPEC).
  * Pure: time and sleep come from the wrapped io, choices from an eng_rng.
  */
 #include <errno.h>
@@ -23,8 +25,12 @@
  * eng_op, which io/ does not include. */
 enum inject_op {
 	OP_READ = 0,		/* every pread, an image's header reads too */
-	OP_OPEN = 1,
+	OP_OPEN = 1,		/* an open, and ingest's create */
 	OP_CLOSE = 3,
+	OP_WRITE = 5,		/* ingest's pwrite of a track file */
+	OP_FSYNC = 6,
+	OP_FALLOCATE = 7,
+	OP_N
 };
 
 struct inject_rule {
@@ -47,7 +53,7 @@ struct eng_inject {
 	pthread_mutex_t lock;	/* everything below */
 	struct eng_rng rng;
 	uint32_t *fdmask;	/* [nfd]: rules matching the file of fd */
-	uint32_t op_mask[4];	/* [op]: the rules of that op (const) */
+	uint32_t op_mask[OP_N];	/* [op]: the rules of that op (const) */
 	size_t nfd;
 	struct eng_inject_stats st;
 };
@@ -200,7 +206,8 @@ static int parse_field(struct eng_inject *inj, struct inject_rule *r,
 			int op;
 		} ops[] = {
 			{ "read", OP_READ }, { "open", OP_OPEN },
-			{ "close", OP_CLOSE },
+			{ "close", OP_CLOSE }, { "write", OP_WRITE },
+			{ "fsync", OP_FSYNC }, { "fallocate", OP_FALLOCATE },
 		};
 
 		for (n = 0; n < sizeof(ops) / sizeof(ops[0]); n++)
@@ -209,7 +216,8 @@ static int parse_field(struct eng_inject *inj, struct inject_rule *r,
 				return 0;
 			}
 		eng_diag_add(diag, INJECT_WHERE, no, "bad op '%.*s': expected "
-			     "read, open or close", (int)vlen, v);
+			     "read, open, close, write, fsync or fallocate",
+			     (int)vlen, v);
 		return -EINVAL;
 	}
 	if (is_key(f, klen, "clip") || is_key(f, klen, "track") ||
@@ -444,23 +452,17 @@ static int glob_ok(const char *glob, const char *s)
 	return !glob || fnmatch(glob, s, 0) == 0;
 }
 
-/* Does the rule match media file `file` (as opened: an image sequence's
- * path and all)?  file= against all of it ('*' crosses '/'); clip= and
- * track= against NAME.TRACK.EXT, where a clip name may hold dots, so
- * every split into a clip, a track ([A-Za-z0-9_]+) and the rest is tried
- * (a name without that form matches no clip= or track=). */
-static int rule_matches(const struct inject_rule *r, const char *file)
+/* Does NAME.TRACK.EXT `name` split into a clip and a track that the
+ * rule's globs match?  A clip name may hold dots, so every split into a
+ * clip, a track ([A-Za-z0-9_]+) and the rest is tried. */
+static int split_matches(const struct inject_rule *r, const char *name)
 {
 	char buf[512];
-	size_t len = strlen(file), i, j;
+	size_t len = strlen(name), i, j;
 
-	if (!glob_ok(r->file, file))
-		return 0;
-	if (!r->clip && !r->track)
-		return 1;
 	if (len >= sizeof(buf))
 		return 0;
-	memcpy(buf, file, len + 1);
+	memcpy(buf, name, len + 1);
 	for (i = 1; i < len; i++) {
 		if (buf[i] != '.')
 			continue;
@@ -474,13 +476,28 @@ static int rule_matches(const struct inject_rule *r, const char *file)
 		if (j == i + 1 || j >= len || buf[j] != '.')
 			continue;
 		buf[i] = buf[j] = '\0';
-		if (glob_ok(r->clip, buf) && glob_ok(r->track, buf + i + 1)) {
-			buf[i] = buf[j] = '.';
+		if (glob_ok(r->clip, buf) && glob_ok(r->track, buf + i + 1))
 			return 1;
-		}
 		buf[i] = buf[j] = '.';
 	}
 	return 0;
+}
+
+/* Does the rule match media file `file` (as opened: an image sequence's
+ * path and all, ingest's "ingest/NAME.V.raw")?  file= against all of it
+ * ('*' crosses '/'); clip= and track= against NAME.TRACK.EXT, the whole
+ * name or the part after its last '/' (so that clip=cam1 picks
+ * ingest/cam1.V.raw; a name without that form matches no clip= or
+ * track=). */
+static int rule_matches(const struct inject_rule *r, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (!glob_ok(r->file, file))
+		return 0;
+	if (!r->clip && !r->track)
+		return 1;
+	return split_matches(r, file) || (slash && split_matches(r, slash + 1));
 }
 
 static uint64_t w_now(void *ctx)
@@ -543,19 +560,27 @@ static void pause_for(struct eng_inject *inj, uint64_t delay)
 		in->sleep_until(in->ctx, in->now(in->ctx) + delay);
 }
 
-static int w_open_ex(void *ctx, const char *file, int direct,
-		     int *is_direct, unsigned *injected)
+/* The rules whose globs match `file`. */
+static uint32_t file_mask(const struct eng_inject *inj, const char *file)
 {
-	struct eng_inject *inj = ctx;
 	uint32_t mask = 0;
-	uint64_t delay;
-	unsigned what;
 	size_t i;
-	int fd, err;
 
 	for (i = 0; i < inj->nrules; i++)
 		if (rule_matches(&inj->rules[i], file))
 			mask |= 1u << i;
+	return mask;
+}
+
+/* The faults of an open (or a create) of a file of rules `mask`: the
+ * delay slept, the errno returned (0: none). */
+static int open_faults(struct eng_inject *inj, uint32_t mask,
+		       unsigned *injected)
+{
+	uint64_t delay;
+	unsigned what;
+	int err;
+
 	pthread_mutex_lock(&inj->lock);
 	inj->st.opens++;
 	what = faults(inj, mask & inj->op_mask[OP_OPEN], &delay, &err);
@@ -563,14 +588,13 @@ static int w_open_ex(void *ctx, const char *file, int direct,
 	if (injected)
 		*injected = what;
 	pause_for(inj, delay);
-	if (err) {
-		if (is_direct)
-			*is_direct = 0;
-		return -err;
-	}
-	fd = inj->inner->open(inj->inner->ctx, file, direct, is_direct);
-	if (fd < 0)
-		return fd;
+	return err;
+}
+
+/* Remember the rules of the file fd was opened from, for its operations;
+ * fd, or -ENOMEM (fd closed). */
+static int keep_fd(struct eng_inject *inj, int fd, uint32_t mask)
+{
 	pthread_mutex_lock(&inj->lock);
 	if ((size_t)fd >= inj->nfd) {
 		size_t n = (size_t)fd * 2 + 16;
@@ -590,6 +614,47 @@ static int w_open_ex(void *ctx, const char *file, int direct,
 	return fd;
 }
 
+/* The faults of operation op on fd, counted in *count: the delay slept,
+ * the errno returned (0: none). */
+static int fd_faults(struct eng_inject *inj, int fd, int op, uint64_t *count,
+		     unsigned *injected)
+{
+	uint32_t mask = 0;
+	uint64_t delay;
+	unsigned what;
+	int err;
+
+	pthread_mutex_lock(&inj->lock);
+	(*count)++;
+	if (fd >= 0 && (size_t)fd < inj->nfd)
+		mask = inj->fdmask[fd] & inj->op_mask[op];
+	if (mask && op == OP_READ)
+		inj->st.matched++;
+	what = faults(inj, mask, &delay, &err);
+	pthread_mutex_unlock(&inj->lock);
+	if (injected)
+		*injected = what;
+	pause_for(inj, delay);
+	return err;
+}
+
+static int w_open_ex(void *ctx, const char *file, int direct,
+		     int *is_direct, unsigned *injected)
+{
+	struct eng_inject *inj = ctx;
+	uint32_t mask = file_mask(inj, file);
+	int fd, err;
+
+	err = open_faults(inj, mask, injected);
+	if (err) {
+		if (is_direct)
+			*is_direct = 0;
+		return -err;
+	}
+	fd = inj->inner->open(inj->inner->ctx, file, direct, is_direct);
+	return fd < 0 ? fd : keep_fd(inj, fd, mask);
+}
+
 static int w_open(void *ctx, const char *file, int direct, int *is_direct)
 {
 	return w_open_ex(ctx, file, direct, is_direct, NULL);
@@ -605,22 +670,8 @@ static ssize_t w_pread_ex(void *ctx, int fd, void *buf, size_t len,
 {
 	struct eng_inject *inj = ctx;
 	const struct eng_io *in = inj->inner;
-	uint64_t delay;
-	uint32_t mask = 0;
-	unsigned what;
-	int err;
+	int err = fd_faults(inj, fd, OP_READ, &inj->st.reads, injected);
 
-	pthread_mutex_lock(&inj->lock);
-	inj->st.reads++;
-	if (fd >= 0 && (size_t)fd < inj->nfd)
-		mask = inj->fdmask[fd] & inj->op_mask[OP_READ];
-	if (mask)
-		inj->st.matched++;
-	what = faults(inj, mask, &delay, &err);
-	pthread_mutex_unlock(&inj->lock);
-	if (injected)
-		*injected = what;
-	pause_for(inj, delay);
 	if (err)
 		return -err;
 	if (in->pread_ex) {
@@ -638,6 +689,90 @@ static ssize_t w_pread(void *ctx, int fd, void *buf, size_t len,
 		       uint64_t off)
 {
 	return w_pread_ex(ctx, fd, buf, len, off, NULL);
+}
+
+/* Ingest's writes: a create is an open (op=open), its fd's writes,
+ * fsyncs and fallocates the rules of op=write, fsync and fallocate; what
+ * the inner io injected too is added to *injected. */
+static int w_create(void *ctx, const char *file, int replace,
+		    unsigned *injected)
+{
+	struct eng_inject *inj = ctx;
+	const struct eng_io *in = inj->inner;
+	uint32_t mask = file_mask(inj, file);
+	unsigned below = 0;
+	int fd, err;
+
+	err = open_faults(inj, mask, injected);
+	if (err)
+		return -err;
+	fd = in->create(in->ctx, file, replace, &below);
+	if (injected)
+		*injected |= below;
+	return fd < 0 ? fd : keep_fd(inj, fd, mask);
+}
+
+static ssize_t w_pwrite(void *ctx, int fd, const void *buf, size_t len,
+			uint64_t off, unsigned *injected)
+{
+	struct eng_inject *inj = ctx;
+	const struct eng_io *in = inj->inner;
+	unsigned below = 0;
+	ssize_t r;
+	int err = fd_faults(inj, fd, OP_WRITE, &inj->st.writes, injected);
+
+	if (err)
+		return -err;
+	r = in->pwrite(in->ctx, fd, buf, len, off, &below);
+	if (injected)
+		*injected |= below;
+	return r;
+}
+
+static int w_fsync(void *ctx, int fd, unsigned *injected)
+{
+	struct eng_inject *inj = ctx;
+	const struct eng_io *in = inj->inner;
+	unsigned below = 0;
+	int rc, err = fd_faults(inj, fd, OP_FSYNC, &inj->st.fsyncs, injected);
+
+	if (err)
+		return -err;
+	rc = in->fsync(in->ctx, fd, &below);
+	if (injected)
+		*injected |= below;
+	return rc;
+}
+
+static int w_fallocate(void *ctx, int fd, uint64_t off, uint64_t len,
+		       unsigned *injected)
+{
+	struct eng_inject *inj = ctx;
+	const struct eng_io *in = inj->inner;
+	unsigned below = 0;
+	int rc, err = fd_faults(inj, fd, OP_FALLOCATE, &inj->st.fallocates,
+				injected);
+
+	if (err)
+		return -err;
+	rc = in->fallocate(in->ctx, fd, off, len, &below);
+	if (injected)
+		*injected |= below;
+	return rc;
+}
+
+static int w_ftruncate(void *ctx, int fd, uint64_t len)
+{
+	struct eng_inject *inj = ctx;
+
+	return inj->inner->ftruncate(inj->inner->ctx, fd, len);
+}
+
+static int w_space(void *ctx, uint64_t *bytes)
+{
+	struct eng_inject *inj = ctx;
+
+	return inj->inner->space(inj->inner->ctx, bytes);
 }
 
 static void w_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
@@ -708,6 +843,14 @@ int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 	out->close_ex = w_close_ex;
 	out->check = inner->check ? w_check : NULL;
 	out->size = inner->size ? w_size : NULL;
+	if (inner->create) {	/* all or none */
+		out->create = w_create;
+		out->pwrite = w_pwrite;
+		out->fsync = w_fsync;
+		out->fallocate = w_fallocate;
+		out->ftruncate = w_ftruncate;
+		out->space = w_space;
+	}
 	out->ctx = inj;
 	/* no pipe_* ops: the faults are injected into preads, so a wrapped
 	 * player never takes the zero-copy path */

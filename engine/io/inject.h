@@ -2,7 +2,8 @@
 /*
  * Fault injection (inject.c): an eng_io wrapper, unreliablefs-style, that
  * delays or fails the reads (and, op=, the opens and closes) of chosen
- * media files (the mount's -o inject=).
+ * media files, and the writes, fsyncs and fallocates of ingest's track
+ * files (the mount's -o inject=).
  * Reproducible: its choices come from a seeded eng_rng.
  */
 #ifndef ENG_INJECT_H
@@ -22,8 +23,9 @@
  * A spec is rules separated by ';' or '+'; a rule is ':'-separated
  * key=value fields (',' is never used: mount options split on it):
  *     clip=GLOB        clip name (fnmatch; default *) of a file named
- *                      NAME.TRACK.EXT (an image sequence's images are
- *                      chosen by file=)
+ *                      NAME.TRACK.EXT, or DIR/NAME.TRACK.EXT (ingest's
+ *                      "ingest/cam1.V.raw" is clip cam1, track V; an
+ *                      image sequence's images are chosen by file=)
  *     track=GLOB       track name (V, A1, A*; default *), the same
  *     delay=D[-D][@P]  sleep D (or uniform in [D1, D2]) before the read;
  *                      D is a number with unit ns, us, ms or s
@@ -36,7 +38,12 @@
  *                      image's header reads too), open or close (an
  *                      open that fails with E returns -E, no fd; a
  *                      delay comes before the open or close; a close
- *                      has no error to fail: error= with it is refused)
+ *                      has no error to fail: error= with it is refused);
+ *                      write, fsync or fallocate: ingest's pwrite, fsync
+ *                      and fallocate of a track file (a delay before
+ *                      it, an error instead of it: nothing written).
+ *                      op=open covers ingest's create of a track file
+ *                      too, op=close its close
  *     seed=N           seed of the random choices (default 1; any rule)
  * P is the probability per operation: 0.01, 1% (default 1).  A rule needs
  * a delay or an error.  Every rule matching an operation applies: delays
@@ -57,6 +64,9 @@ size_t eng_inject_rules(const struct eng_inject *inj);
  * match (the name io->open is given: NAME.TRACK.EXT, NAME.mov, an image
  * sequence's BASE/NAME.NUMBER.EXT).
  * Its open_ex, close_ex and pread_ex say which faults each got.
+ * When inner has ingest's write ops (create ...), so does *out: create,
+ * pwrite, fsync and fallocate with faults, ftruncate and space as they
+ * are.
  * Delays sleep with inner's clock; choices come from a seeded eng_rng, so
  * a single-threaded sequence of reads is reproducible.  Thread-safe.
  * 0, or -EINVAL when inner lacks pread/open/close/now/sleep_until. */
@@ -66,11 +76,15 @@ int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 struct eng_inject_stats {
 	uint64_t reads;		/* preads through the wrapper */
 	uint64_t matched;	/* reads of a file some read rule matches */
-	uint64_t delayed;	/* operations (reads, opens, closes) delayed */
+	uint64_t delayed;	/* operations (reads, opens, closes, writes
+				 * ...) delayed */
 	uint64_t delay_ns;	/* total injected delay */
 	uint64_t errors;	/* operations failed by injection */
-	uint64_t opens;		/* opens through the wrapper */
+	uint64_t opens;		/* opens (and creates) through the wrapper */
 	uint64_t closes;	/* closes through the wrapper */
+	uint64_t writes;	/* ingest's pwrites through the wrapper */
+	uint64_t fsyncs;	/* its fsyncs */
+	uint64_t fallocates;	/* its fallocates */
 };
 void eng_inject_stats(struct eng_inject *inj, struct eng_inject_stats *st);
 void eng_inject_free(struct eng_inject *inj);

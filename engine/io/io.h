@@ -118,7 +118,11 @@ struct eng_io {
  * after the next is open); a symlink anywhere is -ELOOP, anything but
  * a regular file -EINVAL.  check() compares the fd with what the name holds
  * now (fstat vs fstatat) and treats a mode without any read bit as -EACCES
- * even for root.  One serves every player's filler at once: it holds no state
+ * even for root.  create() finds the file's folder as open() does (making
+ * it, not its parents, when missing) and creates the last component in it
+ * with O_NOFOLLOW: a symlink as the file is -ELOOP whether or not replace
+ * is set, anything but a regular file -EINVAL (a FIFO -ENXIO, a folder
+ * -EISDIR).  One serves every player's filler at once: it holds no state
  * but the dirfd and two flags that any thread may set, atomic (no lock:
  * each says only itself, and a thread that misses a set one just finds it
  * again).  `warned_direct` is set when an O_DIRECT open was refused and a

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The real clock and backing I/O behind struct eng_io: CLOCK_MONOTONIC,
- * absolute sleeps, and reads of the media folder's files, opened so that a
- * name can never leave the folder or follow a symlink.
+ * absolute sleeps, reads of the media folder's files and ingest's writes
+ * of new ones, opened so that a name can never leave the folder or follow
+ * a symlink.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -190,26 +192,42 @@ static int real_open(void *ctx, const char *file, int direct, int *is_direct)
 	return fd;
 }
 
+/* file's folder (into dir) and last component: 1, 0 for a plain name (no
+ * folder), -ENAMETOOLONG. */
+static int split_path(const char *file, char dir[PATH_MAX], const char **base)
+{
+	const char *slash = strrchr(file, '/');
+
+	*base = slash ? slash + 1 : file;
+	if (!slash)
+		return 0;
+	if ((size_t)(slash - file) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	memcpy(dir, file, (size_t)(slash - file));
+	dir[slash - file] = '\0';
+	return 1;
+}
+
 /* lstat of a name inside the folder: a path's folders found as open
  * finds them (beneath, no symlink), its last component not followed. */
 static int stat_beneath(struct eng_io_real *real, const char *file,
 			struct stat *st)
 {
-	const char *slash = strrchr(file, '/');
 	char dir[PATH_MAX];
-	int dfd = real->dirfd, rc = 0;
+	const char *base;
+	int dfd = real->dirfd, rc;
 
-	if (slash) {
-		if ((size_t)(slash - file) >= sizeof(dir))
-			return -ENAMETOOLONG;
-		memcpy(dir, file, (size_t)(slash - file));
-		dir[slash - file] = '\0';
+	rc = split_path(file, dir, &base);
+	if (rc < 0)
+		return rc;
+	if (rc) {
 		dfd = open_beneath(real, dir, O_PATH | O_DIRECTORY |
 				   O_CLOEXEC);
 		if (dfd < 0)
 			return dfd;
 	}
-	if (fstatat(dfd, slash ? slash + 1 : file, st, AT_SYMLINK_NOFOLLOW) < 0)
+	rc = 0;
+	if (fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = -errno;
 	if (dfd != real->dirfd)
 		close(dfd);
@@ -403,6 +421,142 @@ static int real_size(void *ctx, int fd, uint64_t *bytes)
 	return 0;
 }
 
+/* Ingest's writes.  The folder of `file` is found as open finds a path
+ * (beneath, no symlink); its last component alone is then opened with
+ * O_NOFOLLOW, so nothing a writer names can reach outside the folder.
+ * The folder is made when it is missing, but not its parents: a mount
+ * makes MEDIA_DIR/ingest, not a tree a typo asked for. */
+static int create_dir(struct eng_io_real *real, const char *dir)
+{
+	char parent[PATH_MAX];
+	const char *base;
+	int pfd = real->dirfd, fd, rc;
+
+	fd = open_beneath(real, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd != -ENOENT)
+		return fd;
+	rc = split_path(dir, parent, &base);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		pfd = open_beneath(real, parent, O_PATH | O_DIRECTORY |
+				   O_CLOEXEC);
+		if (pfd < 0)
+			return pfd;
+	}
+	rc = 0;
+	/* EEXIST: another recorder made it first */
+	if (mkdirat(pfd, base, 0755) < 0 && errno != EEXIST)
+		rc = -errno;
+	if (pfd != real->dirfd)
+		close(pfd);
+	if (rc < 0)
+		return rc;
+	return open_beneath(real, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int real_create(void *ctx, const char *file, int replace,
+		       unsigned *injected)
+{
+	struct eng_io_real *real = ctx;
+	char dir[PATH_MAX];
+	const char *base;
+	/* O_NONBLOCK: a FIFO put under the name is ENXIO, not a hang */
+	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+		    (replace ? O_TRUNC : O_EXCL);
+	int dfd = real->dirfd, fd, rc;
+	struct stat st;
+
+	if (injected)
+		*injected = 0;
+	if (!beneath_name(file))
+		return -EINVAL;
+	rc = split_path(file, dir, &base);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		dfd = create_dir(real, dir);
+		if (dfd < 0)
+			return dfd;
+	}
+	fd = openat(dfd, base, flags, 0644);
+	rc = fd < 0 ? -errno : 0;
+	/* O_EXCL says EEXIST for a symlink too: say what is there */
+	if (rc == -EEXIST && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode))
+		rc = -ELOOP;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		rc = -EINVAL;
+	}
+	if (dfd != real->dirfd)
+		close(dfd);
+	return rc < 0 ? rc : fd;
+}
+
+static ssize_t real_pwrite(void *ctx, int fd, const void *buf, size_t len,
+			   uint64_t off, unsigned *injected)
+{
+	size_t done = 0;
+	ssize_t r;
+
+	(void)ctx;
+	if (injected)
+		*injected = 0;
+	while (done < len) {
+		r = pwrite(fd, (const char *)buf + done, len - done,
+			   (off_t)(off + done));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)	/* never for a regular file; not a loop */
+			return -EIO;
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+static int real_fsync(void *ctx, int fd, unsigned *injected)
+{
+	(void)ctx;
+	if (injected)
+		*injected = 0;
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+static int real_fallocate(void *ctx, int fd, uint64_t off, uint64_t len,
+			  unsigned *injected)
+{
+	(void)ctx;
+	if (injected)
+		*injected = 0;
+	if (off > INT64_MAX || len > INT64_MAX - off)
+		return -EFBIG;
+	return fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) < 0 ?
+		       -errno : 0;
+}
+
+static int real_ftruncate(void *ctx, int fd, uint64_t len)
+{
+	(void)ctx;
+	if (len > INT64_MAX)
+		return -EFBIG;
+	return ftruncate(fd, (off_t)len) < 0 ? -errno : 0;
+}
+
+static int real_space(void *ctx, uint64_t *bytes)
+{
+	struct eng_io_real *real = ctx;
+	struct statvfs vfs;
+
+	if (fstatvfs(real->dirfd, &vfs) < 0)
+		return -errno;
+	*bytes = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+	return 0;
+}
+
 void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 {
 	real->dirfd = dirfd;
@@ -419,6 +573,12 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 	io->open_ex = NULL;
 	io->close_ex = NULL;
 	io->size = real_size;
+	io->create = real_create;
+	io->pwrite = real_pwrite;
+	io->fsync = real_fsync;
+	io->fallocate = real_fallocate;
+	io->ftruncate = real_ftruncate;
+	io->space = real_space;
 	io->pipe_new = real_pipe_new;
 	io->pipe_free = real_pipe_free;
 	io->splice_in = real_splice_in;

@@ -3,6 +3,10 @@
  * Unit tests of engine/io/inject.c (the -o inject parser and the eng_io fault
  * wrapper, over a fake io with a fake clock) and of the player's use of
  * io->check (a clip deleted while played) and of injected-fault records.
+ * Issue 23: op=write, fsync and fallocate on ingest's track files
+ * ("ingest/NAME.V.raw", chosen by clip=, track= or file=), and a create
+ * as an open; before, op=write was refused and the wrapper had no write
+ * ops.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -34,6 +38,7 @@ struct fake {
 	const char *names[NAMES]; /* fd 10 + i */
 	int open[NAMES];
 	long preads, checks;
+	long creates, pwrites, fsyncs, fallocates, ftruncates;
 	int check_err;		/* io->check returns -check_err */
 	struct eng_io io;
 };
@@ -99,6 +104,75 @@ static int f_check(void *ctx, int fd, const char *file)
 	return -f->check_err;
 }
 
+/* ingest's write ops: a create is an open of the name, writes only
+ * counted (and advance the clock by latency) */
+static int f_create(void *ctx, const char *file, int replace,
+		    unsigned *injected)
+{
+	int d;
+
+	(void)replace;
+	((struct fake *)ctx)->creates++;
+	*injected = 0;
+	return f_open(ctx, file, 0, &d);
+}
+
+static ssize_t f_pwrite(void *ctx, int fd, const void *buf, size_t len,
+			uint64_t off, unsigned *injected)
+{
+	struct fake *f = ctx;
+
+	(void)buf, (void)off;
+	*injected = 0;
+	if (fd < 10 || fd >= 10 + NAMES || !f->open[fd - 10])
+		return -EBADF;
+	f->pwrites++;
+	f->now += f->latency;
+	return (ssize_t)len;
+}
+
+static int f_fsync(void *ctx, int fd, unsigned *injected)
+{
+	(void)fd;
+	*injected = 0;
+	((struct fake *)ctx)->fsyncs++;
+	return 0;
+}
+
+static int f_fallocate(void *ctx, int fd, uint64_t off, uint64_t len,
+		       unsigned *injected)
+{
+	(void)fd, (void)off, (void)len;
+	*injected = 0;
+	((struct fake *)ctx)->fallocates++;
+	return 0;
+}
+
+static int f_ftruncate(void *ctx, int fd, uint64_t len)
+{
+	(void)fd, (void)len;
+	((struct fake *)ctx)->ftruncates++;
+	return 0;
+}
+
+static int f_space(void *ctx, uint64_t *bytes)
+{
+	(void)ctx;
+	*bytes = 12345;
+	return 0;
+}
+
+/* the fake with ingest's write ops */
+static void fake_writes(struct fake *f)
+{
+	f->io.create = f_create;
+	f->io.pwrite = f_pwrite;
+	f->io.fsync = f_fsync;
+	f->io.fallocate = f_fallocate;
+	f->io.ftruncate = f_ftruncate;
+	f->io.space = f_space;
+}
+
 static void fake_init(struct fake *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -149,8 +223,11 @@ static const struct parse_case {
 	{ "file=*.0086401.dpx:op=open:error=ENOENT;op=close:delay=1ms", 0, 2,
 	  NULL },
 	{ "op=read:error=EIO", 0, 1, NULL },
-	{ "op=write:delay=1ms", -EINVAL, 0, "inject:1: bad op 'write': "
-	  "expected read, open or close" },
+	{ "op=write:delay=1ms", 0, 1, NULL },
+	{ "clip=cam1:op=fsync:error=EIO@0.5;op=fallocate:error=ENOSPC", 0, 2,
+	  NULL },
+	{ "op=truncate:delay=1ms", -EINVAL, 0, "inject:1: bad op 'truncate': "
+	  "expected read, open, close, write, fsync or fallocate" },
 	{ "op=close:error=EIO", -EINVAL, 0, "fails a close: a close returns "
 	  "no error to fail, use delay=" },
 	{ "file=:delay=1ms", -EINVAL, 0, "empty file glob" },
@@ -469,6 +546,106 @@ static void test_file_op(void **state)
 	eng_inject_free(w.inj);
 }
 
+/* Ingest's writes (issue 23): op=write, fsync and fallocate pick the
+ * track files by clip= and track= (of "ingest/NAME.TRACK.EXT") or file=;
+ * a delay comes before the operation, an error instead of it (nothing
+ * written); a create is an open (op=open); reads' rules leave writes
+ * alone; ftruncate and space pass through. */
+static void test_write_ops(void **state)
+{
+	struct eng_inject_stats st;
+	struct wrapped w;
+	unsigned inj = 99;
+	uint64_t t0, space = 0;
+	long n;
+	int v, a1, v2;
+
+	(void)state;
+	wrap(&w, "clip=cam1:track=V:op=write:delay=5ms;"
+		 "file=ingest/cam1.A1.wav:op=fsync:error=EIO;"
+		 "clip=cam2:op=fallocate:error=ENOSPC;"
+		 "file=ingest/bad*:op=open:error=EACCES;"
+		 "clip=cam*:delay=100ms");
+	/* without the inner's write ops, the wrapper has none */
+	assert_null(w.io.create);
+	fake_writes(&w.f);
+	assert_int_equal(eng_inject_wrap(w.inj, &w.f.io, &w.io), 0);
+	assert_non_null(w.io.create);
+	t0 = w.f.now;
+	v = w.io.create(w.io.ctx, "ingest/cam1.V.raw", 0, &inj);
+	assert_true(v >= 0);
+	assert_int_equal(inj, 0);
+	a1 = w.io.create(w.io.ctx, "ingest/cam1.A1.wav", 0, &inj);
+	assert_true(a1 >= 0);
+	v2 = w.io.create(w.io.ctx, "ingest/cam2.V.raw", 1, &inj);
+	assert_true(v2 >= 0);
+	assert_int_equal(w.f.now, t0);
+	/* the create of a file op=open picks fails: never made */
+	assert_int_equal(w.io.create(w.io.ctx, "ingest/bad.V.raw", 0, &inj),
+			 -EACCES);
+	assert_int_equal(inj, ENG_INJECT_ERROR);
+	assert_int_equal(w.f.creates, 3);
+	/* writes: cam1's V delayed, its A1 and cam2's not */
+	assert_int_equal(w.io.pwrite(w.io.ctx, v, "x", 1, 0, &inj), 1);
+	assert_int_equal(inj, ENG_INJECT_DELAY);
+	assert_int_equal(w.f.now - t0, 5 * MS);
+	t0 = w.f.now;
+	assert_int_equal(w.io.pwrite(w.io.ctx, a1, "x", 1, 0, &inj), 1);
+	assert_int_equal(inj, 0);
+	assert_int_equal(w.io.pwrite(w.io.ctx, v2, "x", 1, 0, &inj), 1);
+	assert_int_equal(inj, 0);
+	assert_int_equal(w.f.now, t0);
+	assert_int_equal(w.f.pwrites, 3);
+	/* fsync: A1's fails without reaching the file, V's does not */
+	assert_int_equal(w.io.fsync(w.io.ctx, a1, &inj), -EIO);
+	assert_int_equal(inj, ENG_INJECT_ERROR);
+	assert_int_equal(w.f.fsyncs, 0);
+	assert_int_equal(w.io.fsync(w.io.ctx, v, &inj), 0);
+	assert_int_equal(inj, 0);
+	assert_int_equal(w.f.fsyncs, 1);
+	/* fallocate: cam2's fails */
+	assert_int_equal(w.io.fallocate(w.io.ctx, v2, 0, 1 << 20, &inj),
+			 -ENOSPC);
+	assert_int_equal(inj, ENG_INJECT_ERROR);
+	assert_int_equal(w.io.fallocate(w.io.ctx, v, 0, 1 << 20, &inj), 0);
+	assert_int_equal(w.f.fallocates, 1);
+	/* as they are */
+	assert_int_equal(w.io.ftruncate(w.io.ctx, v, 0), 0);
+	assert_int_equal(w.f.ftruncates, 1);
+	assert_int_equal(w.io.space(w.io.ctx, &space), 0);
+	assert_int_equal(space, 12345);
+	/* NULL injected is fine */
+	assert_int_equal(w.io.pwrite(w.io.ctx, v, "x", 1, 1, NULL), 1);
+	assert_int_equal(w.io.fsync(w.io.ctx, v, NULL), 0);
+	assert_int_equal(w.f.now - t0, 5 * MS);
+	w.io.close(w.io.ctx, v);
+	w.io.close(w.io.ctx, a1);
+	w.io.close(w.io.ctx, v2);
+	eng_inject_stats(w.inj, &st);
+	assert_int_equal(st.opens, 4);
+	assert_int_equal(st.closes, 3);
+	assert_int_equal(st.writes, 4);
+	assert_int_equal(st.fsyncs, 3);
+	assert_int_equal(st.fallocates, 2);
+	assert_int_equal(st.reads, 0);
+	assert_int_equal(st.errors, 3);
+	assert_int_equal(st.delayed, 2);
+	assert_int_equal(st.delay_ns, 10 * MS);
+	eng_inject_free(w.inj);
+	/* a rate: error=EIO@0.5 on writes fails about half, each unwritten */
+	wrap(&w, "op=write:error=EIO@0.5");
+	fake_writes(&w.f);
+	assert_int_equal(eng_inject_wrap(w.inj, &w.f.io, &w.io), 0);
+	v = w.io.create(w.io.ctx, "ingest/x.V.raw", 0, &inj);
+	for (n = 0; n < 1000; n++)
+		if (w.io.pwrite(w.io.ctx, v, "x", 1, 0, &inj) == -EIO)
+			assert_int_equal(inj, ENG_INJECT_ERROR);
+	eng_inject_stats(w.inj, &st);
+	assert_true(st.errors > 400 && st.errors < 600);
+	assert_int_equal(w.f.pwrites, 1000 - (long)st.errors);
+	eng_inject_free(w.inj);
+}
+
 static void test_wrap_errors(void **state)
 {
 	struct eng_diag diag = { 0 };
@@ -634,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_error_rate),
 		cmocka_unit_test(test_rules_combine),
 		cmocka_unit_test(test_file_op),
+		cmocka_unit_test(test_write_ops),
 		cmocka_unit_test(test_wrap_errors),
 		cmocka_unit_test(test_player_check),
 		cmocka_unit_test(test_player_injected),

@@ -5,6 +5,10 @@
  * a symlink on the way nor a name leaving the folder, with openat2 and with
  * the component walk of kernels without it.  Before the change open took
  * a plain name only: every path here was -EINVAL.
+ * And ingest's writes (issue 23): create beneath the folder, never
+ * through a symlink (the folder or the file), O_EXCL unless replace, the
+ * last folder made and no other; pwrite, fsync, fallocate KEEP_SIZE,
+ * ftruncate and space.  Before io_real had them, io.create was NULL.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "io/io.h"
@@ -158,6 +163,163 @@ static void test_check_path_walk(void **state)
 	checks(*state, 1);
 }
 
+static void size_is(struct env *d, const char *name, off_t size)
+{
+	struct stat st;
+
+	assert_int_equal(fstatat(d->dfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_size, size);
+}
+
+/* create(): the folder made (once, 0755), the file 0644, O_EXCL unless
+ * replace, a symlink at the file or on the way -ELOOP and nothing made
+ * through it, a name leaving the folder -EINVAL, a missing folder's
+ * parents not made. */
+static void creates(struct env *d, int walk)
+{
+	static const char *const bad[] = {
+		"", "/tmp/x", "../x", "ingest/../x", "ingest//x", "ingest/.",
+		"ingest/", ".", "..",
+	};
+	struct eng_io io;
+	struct eng_io_real real;
+	struct stat st;
+	unsigned inj = 99;
+	mode_t um = umask(022);
+	size_t i;
+	int fd;
+
+	eng_io_real_init(&io, &real, d->dfd);
+	atomic_store(&real.no_openat2, walk);
+	assert_non_null(io.create);
+	assert_int_equal(fstatat(d->dfd, "ingest", &st, 0), -1);
+	fd = io.create(io.ctx, "ingest/cam1.V.raw", 0, &inj);
+	assert_true(fd >= 0);
+	assert_int_equal(inj, 0);
+	assert_int_equal(io.pwrite(io.ctx, fd, "hello", 5, 3, &inj), 5);
+	io.close(io.ctx, fd);
+	assert_int_equal(fstatat(d->dfd, "ingest", &st, AT_SYMLINK_NOFOLLOW),
+			 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0755);
+	assert_int_equal(fstatat(d->dfd, "ingest/cam1.V.raw", &st, 0), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	size_is(d, "ingest/cam1.V.raw", 8);
+	/* there: EEXIST, the file untouched; replace truncates it */
+	assert_int_equal(io.create(io.ctx, "ingest/cam1.V.raw", 0, &inj),
+			 -EEXIST);
+	size_is(d, "ingest/cam1.V.raw", 8);
+	fd = io.create(io.ctx, "ingest/cam1.V.raw", 1, &inj);
+	assert_true(fd >= 0);
+	io.close(io.ctx, fd);
+	size_is(d, "ingest/cam1.V.raw", 0);
+	/* a plain name goes to the folder itself */
+	fd = io.create(io.ctx, "plain.raw", 0, NULL);
+	assert_true(fd >= 0);
+	io.close(io.ctx, fd);
+	size_is(d, "plain.raw", 0);
+	/* only the last folder is made */
+	assert_int_equal(io.create(io.ctx, "no/such/x.raw", 0, &inj),
+			 -ENOENT);
+	assert_int_equal(fstatat(d->dfd, "no", &st, 0), -1);
+	assert_int_equal(mkdirat(d->dfd, "no", 0755), 0);
+	fd = io.create(io.ctx, "no/such/x.raw", 0, &inj);
+	assert_true(fd >= 0);
+	io.close(io.ctx, fd);
+	/* a symlink as the file, either way, made nothing at its target */
+	assert_int_equal(symlinkat("../top.raw", d->dfd, "ingest/l.V.raw"), 0);
+	assert_int_equal(io.create(io.ctx, "ingest/l.V.raw", 0, &inj), -ELOOP);
+	assert_int_equal(io.create(io.ctx, "ingest/l.V.raw", 1, &inj), -ELOOP);
+	assert_int_equal(symlinkat("gone.raw", d->dfd, "ingest/d.V.raw"), 0);
+	assert_int_equal(io.create(io.ctx, "ingest/d.V.raw", 0, &inj), -ELOOP);
+	assert_int_equal(io.create(io.ctx, "ingest/d.V.raw", 1, &inj), -ELOOP);
+	assert_int_equal(fstatat(d->dfd, "ingest/gone.raw", &st, 0), -1);
+	size_is(d, "top.raw", 3);
+	/* a symlink as the folder (to one that exists or not): not followed,
+	 * nor replaced by a made folder */
+	assert_int_equal(symlinkat("seq", d->dfd, "ing2"), 0);
+	assert_int_equal(io.create(io.ctx, "ing2/x.raw", 0, &inj), -ELOOP);
+	assert_int_equal(fstatat(d->dfd, "seq/x.raw", &st, 0), -1);
+	assert_int_equal(symlinkat("nowhere", d->dfd, "ing3"), 0);
+	assert_int_equal(io.create(io.ctx, "ing3/x.raw", 0, &inj), -ELOOP);
+	assert_int_equal(fstatat(d->dfd, "nowhere", &st, 0), -1);
+	assert_int_equal(io.create(io.ctx, "lnk/a/x.raw", 0, &inj), -ELOOP);
+	assert_int_equal(fstatat(d->dfd, "seq/a/x.raw", &st, 0), -1);
+	/* not a regular file */
+	assert_int_equal(mkfifoat(d->dfd, "ingest/f.V.raw", 0644), 0);
+	assert_true(io.create(io.ctx, "ingest/f.V.raw", 1, &inj) < 0);
+	assert_int_equal(io.create(io.ctx, "seq", 1, &inj), -EISDIR);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (io.create(io.ctx, bad[i], 1, &inj) != -EINVAL)
+			fail_msg("'%s' created (walk %d)", bad[i], walk);
+	umask(um);
+}
+
+static void test_create(void **state)
+{
+	creates(*state, 0);
+}
+
+static void test_create_walk(void **state)
+{
+	creates(*state, 1);
+}
+
+/* pwrite (all of it, at its offset), fsync, fallocate KEEP_SIZE (blocks
+ * reserved, the size unchanged), ftruncate, and space as statvfs says. */
+static void test_write_ops(void **state)
+{
+	static char big[1 << 20];
+	struct env *d = *state;
+	struct eng_io io;
+	struct eng_io_real real;
+	struct statvfs vfs;
+	struct stat st;
+	uint64_t space;
+	unsigned inj = 99;
+	char buf[8] = { 0 };
+	blkcnt_t blocks;
+	int fd;
+
+	eng_io_real_init(&io, &real, d->dfd);
+	fd = io.create(io.ctx, "ingest/w.A1.wav", 0, &inj);
+	assert_true(fd >= 0);
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(io.pwrite(io.ctx, fd, big, sizeof(big), 4096, &inj),
+			 (ssize_t)sizeof(big));
+	assert_int_equal(inj, 0);
+	assert_int_equal(io.pwrite(io.ctx, fd, "RIFF", 4, 0, NULL), 4);
+	size_is(d, "ingest/w.A1.wav", 4096 + (off_t)sizeof(big));
+	assert_int_equal(pread(fd, buf, 4, 0), -1);	/* write-only */
+	assert_int_equal(io.fsync(io.ctx, fd, &inj), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	blocks = st.st_blocks;
+	assert_int_equal(io.fallocate(io.ctx, fd, (uint64_t)st.st_size,
+				      8 << 20, &inj), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 4096 + (off_t)sizeof(big));
+	assert_true(st.st_blocks >= blocks + (8 << 20) / 512);
+	assert_int_equal(io.ftruncate(io.ctx, fd, 4100), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 4100);
+	assert_true(st.st_blocks <= 16 * 8);	/* the fallocated ones gone */
+	assert_int_equal(io.pwrite(io.ctx, -1, "x", 1, 0, &inj), -EBADF);
+	assert_int_equal(io.fsync(io.ctx, -1, &inj), -EBADF);
+	assert_int_equal(io.ftruncate(io.ctx, -1, 0), -EBADF);
+	io.close(io.ctx, fd);
+	fd = openat(d->dfd, "ingest/w.A1.wav", O_RDONLY);
+	assert_int_equal(pread(fd, buf, 5, 0), 5);
+	assert_memory_equal(buf, "RIFF\0", 5);
+	close(fd);
+	assert_int_equal(io.space(io.ctx, &space), 0);
+	assert_int_equal(fstatvfs(d->dfd, &vfs), 0);
+	/* the file system's other writers move it a little meanwhile */
+	assert_true(space / vfs.f_frsize + 4096 >= vfs.f_bavail &&
+		    space / vfs.f_frsize <= vfs.f_bavail + 4096);
+	assert_true(space > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +330,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_check_path, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_check_path_walk, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_create, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_create_walk, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_write_ops, setup,
 						env_teardown),
 	};
 
