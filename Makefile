@@ -126,6 +126,17 @@ $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 		$(B)/libstore.a $(B)/libengine.a $(ALL_LDFLAGS) \
 		$(call pc_libs,cmocka sqlite3 json-c zlib $(AV_PKGS)) -lpthread -lm $(LDLIBS)
 
+# test_options also links fs/options.c and libfuse (its fuse_opt parser,
+# no session), as fuzz_options does.
+$(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o \
+			 $(B)/libstore.a $(B)/libengine.a
+	$(q) CC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ifs $(call pc_cflags,cmocka $(PKGS)) -o $@ $< \
+		$(B)/fs/options.o $(B)/libstore.a $(B)/libengine.a \
+		$(ALL_LDFLAGS) $(call pc_libs,cmocka $(PKGS)) -lpthread -lm \
+		$(LDLIBS)
+
 # ---------------------------------------------------------------- tests
 # deps: install missing Debian packages when root, else say what to run.
 # The players and Samba are for the movie checks of issue 20

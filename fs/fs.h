@@ -14,6 +14,7 @@
 
 #include "host/env.h"
 #include "host/kconfig.h"
+#include "ingest/ingest.h"
 #include "io/inject.h"
 #include "io/io.h"
 #include "media/media.h"
@@ -59,6 +60,13 @@ enum fs_record {
 	FS_RECORD_OFF,		/* neither (the run and timeline rows stay) */
 };
 
+/* -o ingest_buffer= and ingest_reserve= defaults (docs/design.md
+ * "Ingest": 1 GiB is 7 s of 8 seed recorders), and the most frames a
+ * capture buffer may hold. */
+#define FS_INGEST_BUFFER 8
+#define FS_INGEST_BUFFER_MAX 1024
+#define FS_INGEST_RESERVE (1024ULL * 1024 * 1024)
+
 struct fs_config {
 	char *media_dir;	/* absolute, resolved before daemonizing */
 	char *mountpoint;
@@ -93,6 +101,28 @@ struct fs_config {
 	int show_help;
 	int show_version;
 	int allow_other;	/* given: default_permissions is added */
+	/* -o ingest* as given (NULL: not given), parsed below */
+	char *ingest;		/* PRESET or off */
+	char *ingest_buffer_arg;
+	char *ingest_write;	/* frame or BYTES */
+	char *ingest_fsync;	/* off, close or N */
+	char *ingest_prealloc;	/* off or DURATION */
+	char *ingest_on_drop;	/* continue or stop */
+	char *ingest_reserve;	/* BYTES or N% */
+	int ingest_replace;
+	/* The ingest folder's preset (eng_gen_formats()' static name; the
+	 * first, the seed, by default): eng_ingest_format_of(it) is the
+	 * format of a file whose name ends in no preset.  NULL:
+	 * -o ingest=off, no ingest folder. */
+	const char *ingest_preset;
+	unsigned ingest_buffer;		/* frames, 1..1024 (8) */
+	uint64_t ingest_write_bytes;	/* 0: frame */
+	enum eng_ingest_fsync ingest_fsync_v;
+	unsigned ingest_fsync_every;	/* frames, with ..._EVERY */
+	uint64_t ingest_prealloc_ns;	/* 0: off */
+	int ingest_stop_on_drop;
+	uint64_t ingest_reserve_bytes;	/* with ingest_reserve_pct 0 */
+	unsigned ingest_reserve_pct;	/* 1..99: of the file system */
 	char *inject;		/* -o inject= specs joined by ';' */
 	struct eng_inject *inject_v; /* parsed; NULL without inject */
 	char *options;		/* the -o string as given, for the run row */
@@ -200,6 +230,14 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 /* fs_config_read, printing the reasons on stderr. */
 int fs_config_parse(struct fuse_args *args, struct fs_config *cfg);
 void fs_config_free(struct fs_config *cfg);
+/* The record stream settings of a parsed cfg's -o ingest_* into rc:
+ * buffer, pace (-o pace=), write_bytes, fsync, fsync_every,
+ * prealloc_frames (-o ingest_prealloc= at rc->fmt's frame rate, rounded
+ * up: rc->fmt must be set), stop_on_drop, reserve (an N% of fs_bytes, the
+ * media file system's size: statvfs f_blocks * f_frsize) and replace.
+ * The rest of rc (fmt, io, record, notice) is the caller's. */
+void fs_ingest_rec_config(const struct fs_config *cfg, uint64_t fs_bytes,
+			  struct eng_rec_config *rc);
 /* Every timelinefs option of a parsed cfg with the value in effect (the
  * default where none was given): fn(ctx, NAME, VALUE) in the order of -h,
  * stopping at fn's first nonzero return, which is returned. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "media/gen.h"
 
 enum {
 	KEY_HELP,
@@ -47,6 +48,14 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("stream_mem=%s", stream_mem_arg, 0),
 	FS_OPT("stream_files=%s", stream_files_arg, 0),
 	FS_OPT("frames_in_flight=%s", frames_in_flight_arg, 0),
+	FS_OPT("ingest=%s", ingest, 0),
+	FS_OPT("ingest_buffer=%s", ingest_buffer_arg, 0),
+	FS_OPT("ingest_write=%s", ingest_write, 0),
+	FS_OPT("ingest_fsync=%s", ingest_fsync, 0),
+	FS_OPT("ingest_prealloc=%s", ingest_prealloc, 0),
+	FS_OPT("ingest_on_drop=%s", ingest_on_drop, 0),
+	FS_OPT("ingest_reserve=%s", ingest_reserve, 0),
+	FS_OPT("ingest_replace", ingest_replace, 1),
 	FUSE_OPT_KEY("inject=", KEY_INJECT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -87,7 +96,8 @@ void fs_usage(const char *prog)
 	       "                          refused relative when started in /)\n"
 	       "    -o label=TEXT         label of this run, for A/B comparisons (none)\n"
 	       "    -o timelines=DIR      folder of .tl/.edl/.otio files (MEDIA_DIR/timelines)\n"
-	       "    -o pace=MODE          realtime, off, or a speed factor like 2 (realtime)\n"
+	       "    -o pace=MODE          realtime, off, or a speed factor like 2, of\n"
+	       "                          plays and recordings (realtime)\n"
 	       "    -o buffer=FRAMES      player read-ahead; a frame is due this many\n"
 	       "                          frames after its reads are issued (8)\n"
 	       "    -o backing=MODE       direct (O_DIRECT), buffered, or dontneed\n"
@@ -138,6 +148,30 @@ void fs_usage(const char *prog)
 	       "                          application's reader threads: a stalled frame\n"
 	       "                          delays only the frames waiting for its reader;\n"
 	       "                          served in order (1, at most 64)\n"
+	       "    -o ingest=PRESET|off  a file created in the mount's folder ingest\n"
+	       "                          is recorded to MEDIA_DIR/ingest, one file\n"
+	       "                          per track, in this timelinefs-gen --format\n"
+	       "                          preset or the one its name ends in\n"
+	       "                          (NAME.PRESET); off: no ingest folder (seed)\n"
+	       "    -o ingest_buffer=N    frames a recording's storage may fall\n"
+	       "                          behind the writer before a frame is\n"
+	       "                          dropped, 1 to 1024 (8)\n"
+	       "    -o ingest_write=BYTES the largest write to a track file, or frame:\n"
+	       "                          one write per track per frame (frame)\n"
+	       "    -o ingest_fsync=WHEN  off, close (each track file once, at close)\n"
+	       "                          or N (every N frames and at close) (off)\n"
+	       "    -o ingest_prealloc=D  off, or a duration like 90s, 30m or 2h: each\n"
+	       "                          track file's blocks for that long reserved\n"
+	       "                          at open, given back at close (off)\n"
+	       "    -o ingest_on_drop=continue|stop\n"
+	       "                          stop: a dropped frame fails the writer's\n"
+	       "                          next write with EIO (continue)\n"
+	       "    -o ingest_reserve=BYTES|N%%\n"
+	       "                          free space the media file system keeps: a\n"
+	       "                          write that would take it below fails with\n"
+	       "                          ENOSPC (1Gi)\n"
+	       "    -o ingest_replace     a recording may be replaced by a new one of\n"
+	       "                          its name (off: EEXIST)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
 	printf("general options:\n");
 	fuse_cmdline_help();
@@ -203,6 +237,8 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->stream_mem = ENG_PLAYER_MEM_DEFAULT;
 	cfg->stream_files = ENG_PLAYER_FILES_DEFAULT;
 	cfg->frames_in_flight = 1;
+	cfg->ingest_buffer = FS_INGEST_BUFFER;
+	cfg->ingest_reserve_bytes = FS_INGEST_RESERVE;
 }
 
 /* An absolute version of path without requiring it to exist. */
@@ -278,6 +314,156 @@ static int parse_uint_opt(const char *name, const char *v, unsigned lo,
 	}
 	*out = (unsigned)n;
 	return 0;
+}
+
+/* "90s", "30m", "2h": a whole number of seconds, minutes or hours, more
+ * than 0 and at most a day (a longer preallocation is a typo: a day of
+ * the seed is 1.6 TB a track), in ns. */
+static int parse_duration(const char *v, uint64_t *ns)
+{
+	static const struct {
+		char unit;
+		uint64_t sec;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 } };
+	char num[16];
+	size_t len = strlen(v), i;
+	int64_t n;
+
+	if (len < 2 || len > sizeof(num))
+		return -EINVAL;
+	memcpy(num, v, len - 1);
+	num[len - 1] = '\0';
+	if (eng_parse_int(num, &n) < 0 || n <= 0)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (v[len - 1] == units[i].unit) {
+			if ((uint64_t)n > 86400 / units[i].sec)
+				return -ERANGE;
+			*ns = (uint64_t)n * units[i].sec * ENG_NS_PER_SEC;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* -o ingest and ingest_* (docs/design.md "Ingest"): each value checked
+ * here, before anything is mounted, with a message naming the option. */
+static int parse_ingest_options(struct fs_config *cfg, struct eng_diag *diag)
+{
+	const struct eng_gen_format *f;
+	size_t nf;
+	int64_t n;
+
+	if (cfg->ingest && strcmp(cfg->ingest, "off") == 0) {
+		cfg->ingest_preset = NULL;
+	} else if (cfg->ingest) {
+		f = eng_gen_format_find(cfg->ingest);
+		if (!f) {
+			eng_diag_add(diag, "timelinefs", 0, "bad ingest '%s': "
+				     "expected off or a preset of "
+				     "timelinefs-gen --format list",
+				     cfg->ingest);
+			return -1;
+		}
+		cfg->ingest_preset = f->name;
+	} else {
+		cfg->ingest_preset = eng_gen_formats(&nf)[0].name;
+	}
+	if (parse_uint_opt("ingest_buffer", cfg->ingest_buffer_arg, 1,
+			   FS_INGEST_BUFFER_MAX, "frames", &cfg->ingest_buffer,
+			   diag) < 0)
+		return -1;
+	/* Linux moves at most 2 GiB - 4 KiB in one write: a larger piece
+	 * would be several anyway, and is more likely a typo */
+	if (cfg->ingest_write && strcmp(cfg->ingest_write, "frame") != 0 &&
+	    (eng_parse_size(cfg->ingest_write, &cfg->ingest_write_bytes) < 0 ||
+	     cfg->ingest_write_bytes == 0 ||
+	     cfg->ingest_write_bytes > 1024 * 1024 * 1024)) {
+		eng_diag_add(diag, "timelinefs", 0, "bad ingest_write '%s': "
+			     "expected frame or bytes from 1 to 1Gi, e.g. "
+			     "256Ki", cfg->ingest_write);
+		return -1;
+	}
+	if (!cfg->ingest_fsync || strcmp(cfg->ingest_fsync, "off") == 0) {
+		cfg->ingest_fsync_v = ENG_INGEST_FSYNC_OFF;
+	} else if (strcmp(cfg->ingest_fsync, "close") == 0) {
+		cfg->ingest_fsync_v = ENG_INGEST_FSYNC_CLOSE;
+	} else if (eng_parse_int(cfg->ingest_fsync, &n) == 0 && n >= 1 &&
+		   n <= 1000000) {
+		cfg->ingest_fsync_v = ENG_INGEST_FSYNC_EVERY;
+		cfg->ingest_fsync_every = (unsigned)n;
+	} else {
+		eng_diag_add(diag, "timelinefs", 0, "bad ingest_fsync '%s': "
+			     "expected off, close or a number of frames from "
+			     "1 to 1000000", cfg->ingest_fsync);
+		return -1;
+	}
+	if (cfg->ingest_prealloc && strcmp(cfg->ingest_prealloc, "off") != 0 &&
+	    parse_duration(cfg->ingest_prealloc, &cfg->ingest_prealloc_ns) < 0) {
+		eng_diag_add(diag, "timelinefs", 0, "bad ingest_prealloc '%s': "
+			     "expected off or a duration like 90s, 30m or 2h "
+			     "(at most 24h)", cfg->ingest_prealloc);
+		return -1;
+	}
+	if (!cfg->ingest_on_drop ||
+	    strcmp(cfg->ingest_on_drop, "continue") == 0) {
+		cfg->ingest_stop_on_drop = 0;
+	} else if (strcmp(cfg->ingest_on_drop, "stop") == 0) {
+		cfg->ingest_stop_on_drop = 1;
+	} else {
+		eng_diag_add(diag, "timelinefs", 0, "bad ingest_on_drop '%s': "
+			     "expected continue or stop", cfg->ingest_on_drop);
+		return -1;
+	}
+	if (cfg->ingest_reserve) {
+		size_t len = strlen(cfg->ingest_reserve);
+		char pct[8];
+		int bad;
+
+		if (len > 1 && cfg->ingest_reserve[len - 1] == '%') {
+			bad = len > sizeof(pct);
+			if (!bad) {
+				memcpy(pct, cfg->ingest_reserve, len - 1);
+				pct[len - 1] = '\0';
+				bad = eng_parse_int(pct, &n) < 0 || n < 1 ||
+				      n > 99;
+			}
+			if (!bad)
+				cfg->ingest_reserve_pct = (unsigned)n;
+		} else {
+			bad = eng_parse_size(cfg->ingest_reserve,
+					     &cfg->ingest_reserve_bytes) < 0;
+		}
+		if (bad) {
+			eng_diag_add(diag, "timelinefs", 0, "bad ingest_reserve "
+				     "'%s': expected bytes, e.g. 1Gi or 0, or a "
+				     "percentage of the file system from 1%% to "
+				     "99%%", cfg->ingest_reserve);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void fs_ingest_rec_config(const struct fs_config *cfg, uint64_t fs_bytes,
+			  struct eng_rec_config *rc)
+{
+	/* a day of frames: at most 86400 * 120000 / 1 fits with room */
+	unsigned __int128 frames =
+		((unsigned __int128)cfg->ingest_prealloc_ns * rc->fmt.fps.num +
+		 (unsigned __int128)rc->fmt.fps.den * ENG_NS_PER_SEC - 1) /
+		((unsigned __int128)rc->fmt.fps.den * ENG_NS_PER_SEC);
+
+	rc->buffer = cfg->ingest_buffer;
+	rc->pace = cfg->pace_v;
+	rc->write_bytes = cfg->ingest_write_bytes;
+	rc->fsync = cfg->ingest_fsync_v;
+	rc->fsync_every = cfg->ingest_fsync_every;
+	rc->prealloc_frames = rc->fmt.fps.den ? (int64_t)frames : 0;
+	rc->stop_on_drop = cfg->ingest_stop_on_drop;
+	rc->reserve = cfg->ingest_reserve_pct ?
+			      fs_bytes / 100 * cfg->ingest_reserve_pct :
+			      cfg->ingest_reserve_bytes;
+	rc->replace = cfg->ingest_replace;
 }
 
 /* Track options (so both .tl and the load options see the rate defaults). */
@@ -449,6 +635,8 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 			   ENG_PLAYER_IN_FLIGHT_MAX, "frames",
 			   &cfg->frames_in_flight, diag) < 0)
 		return -1;
+	if (parse_ingest_options(cfg, diag) < 0)
+		return -1;
 	/* its messages are "inject:RULE: reason", each naming the rule */
 	if (cfg->inject) {
 		size_t before = diag ? diag->n : 0;
@@ -486,7 +674,7 @@ int fs_config_each(const struct fs_config *cfg,
 		   void *ctx)
 {
 	char buffer[16], ra[16], hold[16], mb[16], smem[24], sfiles[16];
-	char fif[16];
+	char fif[16], ibuf[16];
 	const char *const v[][2] = {
 		{ "db", cfg->db },
 		{ "label", cfg->label ? cfg->label : "" },
@@ -511,6 +699,18 @@ int fs_config_each(const struct fs_config *cfg,
 		{ "stream_mem", smem },
 		{ "stream_files", sfiles },
 		{ "frames_in_flight", fif },
+		{ "ingest", cfg->ingest_preset ? cfg->ingest_preset : "off" },
+		{ "ingest_buffer", ibuf },
+		{ "ingest_write", cfg->ingest_write ? cfg->ingest_write :
+			"frame" },
+		{ "ingest_fsync", cfg->ingest_fsync ? cfg->ingest_fsync : "off" },
+		{ "ingest_prealloc", cfg->ingest_prealloc ?
+			cfg->ingest_prealloc : "off" },
+		{ "ingest_on_drop", cfg->ingest_on_drop ? cfg->ingest_on_drop :
+			"continue" },
+		{ "ingest_reserve", cfg->ingest_reserve ? cfg->ingest_reserve :
+			"1Gi" },
+		{ "ingest_replace", cfg->ingest_replace ? "on" : "off" },
 	};
 	size_t i;
 	int rc = 0;
@@ -522,6 +722,7 @@ int fs_config_each(const struct fs_config *cfg,
 	snprintf(smem, sizeof(smem), "%" PRIu64, cfg->stream_mem);
 	snprintf(sfiles, sizeof(sfiles), "%u", cfg->stream_files);
 	snprintf(fif, sizeof(fif), "%u", cfg->frames_in_flight);
+	snprintf(ibuf, sizeof(ibuf), "%u", cfg->ingest_buffer);
 	for (i = 0; i < sizeof(v) / sizeof(v[0]) && rc == 0; i++)
 		rc = fn(ctx, v[i][0], v[i][1] ? v[i][1] : "");
 	return rc;
@@ -550,6 +751,13 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->stream_mem_arg);
 	free(cfg->stream_files_arg);
 	free(cfg->frames_in_flight_arg);
+	free(cfg->ingest);
+	free(cfg->ingest_buffer_arg);
+	free(cfg->ingest_write);
+	free(cfg->ingest_fsync);
+	free(cfg->ingest_prealloc);
+	free(cfg->ingest_on_drop);
+	free(cfg->ingest_reserve);
 	free(cfg->inject);
 	eng_inject_free(cfg->inject_v);
 	free(cfg->options);

@@ -169,7 +169,9 @@ static int names_it(const char *msg, char **argv, int argc)
 		"fps", "video_rate", "audio_rate", "edl_origin", "pace",
 		"backing", "buffer", "record", "readahead", "inject", "hold",
 		"splice", "max_background", "stream_mem", "stream_files",
-		"picture", "frames_in_flight",
+		"picture", "frames_in_flight", "ingest", "ingest_buffer",
+		"ingest_write", "ingest_fsync", "ingest_prealloc",
+		"ingest_on_drop", "ingest_reserve",
 	};
 	static const char *const fixed[] = {
 		"timelinefs: need MEDIA_DIR and MOUNTPOINT",
@@ -269,6 +271,18 @@ static void check_accepted(const struct fs_config *c, char **argv, int argc)
 	    !c->load.audio_rate || !(c->pace_v.speed > 0))
 		__builtin_trap();
 	if (!!c->inject != !!c->inject_v)
+		__builtin_trap();
+	/* ingest: checked ranges, off only when asked, as given */
+	if (c->ingest_buffer < 1 || c->ingest_buffer > FS_INGEST_BUFFER_MAX ||
+	    c->ingest_write_bytes > 1024 * 1024 * 1024 ||
+	    (c->ingest_fsync_v == ENG_INGEST_FSYNC_EVERY &&
+	     c->ingest_fsync_every < 1) ||
+	    c->ingest_prealloc_ns > 86400 * ENG_NS_PER_SEC ||
+	    c->ingest_reserve_pct > 99 ||
+	    !c->ingest_preset != (c->ingest && strcmp(c->ingest, "off") == 0))
+		__builtin_trap();
+	if (last_value(argv, argc, "ingest_buffer", val, sizeof(val)) &&
+	    !same_number(val, c->ingest_buffer))
 		__builtin_trap();
 	/* an accepted picture is one a track can have, never beside a
 	 * video_rate */

@@ -85,6 +85,60 @@ for mode in "--clips 1 --timelines 1 $T/g1" "--for $TLD/ok.tl $T/g2" \
 		'$GEN' --audio-rate 100 $mode >/dev/null 2>'$T/gen.err'
 		[ \$? -eq 2 ] && grep -qF \"invalid --audio-rate '100': $WHY\" '$T/gen.err'"
 done
+# -o ingest and ingest_* (issue 23): each bad value refused before the
+# mount, the message naming the option and the value; before they were
+# parsed, every one of these was libfuse's "unknown option".
+bad_ingest=
+for o in ingest=nosuch ingest= ingest=OFF ingest_buffer=0 \
+	ingest_buffer=1025 ingest_buffer=8x ingest_write=0 ingest_write=2Gi \
+	ingest_write=lots ingest_write=Frame ingest_fsync=0 \
+	ingest_fsync=sometimes ingest_fsync=1000001 ingest_fsync=-1 \
+	ingest_prealloc=30 ingest_prealloc=0m ingest_prealloc=25h \
+	ingest_prealloc=1.5h ingest_prealloc=30ms ingest_prealloc=m \
+	ingest_on_drop=pause ingest_on_drop= ingest_reserve=100% \
+	ingest_reserve=0% ingest_reserve=5%% ingest_reserve=x \
+	ingest_reserve=-1; do
+	timeout 20 "$BIN" -f -o "$o,db=$T/t.db,timelines=$TLD" "$M" "$T/mnt" \
+		>"$T/out" 2>&1 && bad_ingest="$bad_ingest $o(exit 0)"
+	grep -qF "bad ${o%%=*} '${o#*=}': expected" "$T/out" ||
+		bad_ingest="$bad_ingest $o:$(head -c 200 "$T/out")"
+done
+check_eq "bad ingest options are refused, each named with its value" "" \
+	"$bad_ingest"
+# and good ones are taken: the run's options (run_env opt.*, recorded by a
+# mount refused later, for its empty timelines folder) hold each as given
+mkdir -p "$T/notl"
+dflt=ingest=seed,ingest_buffer=8,ingest_fsync=off,ingest_on_drop=continue
+dflt=$dflt,ingest_prealloc=off,ingest_replace=off,ingest_reserve=1Gi
+dflt=$dflt,ingest_write=frame
+bad_ingest=
+for o in "" ingest=off ingest=prores-hq-1080p25,ingest_replace \
+	ingest_buffer=1,ingest_write=frame,ingest_fsync=off \
+	ingest_buffer=1024,ingest_write=512,ingest_fsync=close \
+	ingest_write=1Gi,ingest_fsync=30,ingest_prealloc=off \
+	ingest_prealloc=90s,ingest_on_drop=stop,ingest_reserve=0 \
+	ingest_prealloc=24h,ingest_on_drop=continue,ingest_reserve=5% \
+	ingest_prealloc=30m,ingest_reserve=99%; do
+	timeout 20 "$BIN" -f -o "${o:+$o,}db=$T/ingest.db,timelines=$T/notl" \
+		"$M" "$T/mnt" >"$T/out" 2>&1 || :
+	DB=$T/ingest.db
+	got=$(q "select group_concat(substr(key, 5) || '=' || value, ',') from
+		(select key, value from run_env where key like 'opt.ingest%'
+		 and run_id = (select max(id) from run) order by key)")
+	if [ -z "$o" ]; then
+		[ "$got" = "$dflt" ] || bad_ingest="$bad_ingest [defaults: $got]"
+		continue
+	fi
+	for kv in $(echo "$o" | tr ',' ' '); do
+		case $kv in *=*) ;; *) kv=$kv=on ;; esac
+		case ",$got," in
+		*",$kv,"*) ;;
+		*) bad_ingest="$bad_ingest [$o: no $kv in $got]" ;;
+		esac
+	done
+done
+check_eq "good ingest options are taken, the defaults without them" "" \
+	"$bad_ingest"
 try_mount "missing media folder" "$T/nope" -- "$T/nope" "$T/mnt"
 try_mount "unwritable database" "cannot open database" -- \
 	-o timelines="$TLD",db="$T/no/such/dir/t.db" "$M" "$T/mnt"
@@ -106,7 +160,7 @@ check_eq "no run for bad options or a failed mount" 0 \
 
 out=$("$BIN" -h 2>&1) || true
 check "-h lists every option" sh -c '
-	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict max_background= hold= splice= record= stream_mem= stream_files= frames_in_flight=; do
+	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict max_background= hold= splice= record= stream_mem= stream_files= frames_in_flight= ingest= ingest_buffer= ingest_write= ingest_fsync= ingest_prealloc= ingest_on_drop= ingest_reserve= ingest_replace; do
 		echo "$1" | grep -q -- "-o $o" || { echo "missing $o"; exit 1; }
 	done' sh "$out"
 # README's option list is the -h text: every line of it, as -h prints it
