@@ -452,6 +452,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		eng_evict_init(&s->evict,
 			       fs->cfg.pace_v.mode != ENG_PACE_OFF,
 			       eng_player_window(s->who.comm));
+		if (movie)
+			eng_evict_keep_head(&s->evict, f->mov.head_len);
 		fi->direct_io = 0;
 		fi->keep_cache = 0;
 	} else {

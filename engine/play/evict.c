@@ -14,6 +14,17 @@ void eng_evict_init(struct eng_evict *ev, int paced, uint64_t window)
 	ev->step = paced ? ENG_EVICT_STEP_PACED : ENG_EVICT_STEP;
 }
 
+void eng_evict_keep_head(struct eng_evict *ev, uint64_t head)
+{
+	uint64_t up = (head + ENG_EVICT_PAGE - 1) & ~(ENG_EVICT_PAGE - 1);
+
+	/* ranges start at done: the head's pages are never in one */
+	if (head > UINT64_MAX - ENG_EVICT_PAGE)
+		up = UINT64_MAX & ~(ENG_EVICT_PAGE - 1);
+	if (ev->done < up)
+		ev->done = up;
+}
+
 uint64_t eng_evict_passed(struct eng_evict *ev, uint64_t off, uint64_t *from)
 {
 	uint64_t upto;

@@ -35,6 +35,14 @@ struct eng_evict {
  * (eng_player_config.window): they are kept too, since its requests
  * arrive out of order over that many bytes. */
 void eng_evict_init(struct eng_evict *ev, int paced, uint64_t window);
+/* Never drop the first `head` bytes: a movie's header (NAME.mov's moov
+ * and a gap's black picture), which a player reads again at every gap,
+ * at any time.  Dropped, its pages were asked for again after the play
+ * head had moved on, and the kernel's readahead around them asked for
+ * timeline bytes far behind it (test_movie: ffmpeg's stream of a movie
+ * with a gap counted 3 seeks and 63 frames of 60 in a CI run).  Call
+ * after eng_evict_init. */
+void eng_evict_keep_head(struct eng_evict *ev, uint64_t head);
 /* A request at offset off is being served: the range [*from, *from + n)
  * to drop now, n the return value; 0 when nothing is due (then *from is
  * left alone).  Ranges are whole pages, each starts where the last one

@@ -320,10 +320,19 @@ TL
 		dd if="$T/mnt/$n" of=/dev/null bs=1M status=none
 	done
 	umount_fs "$T/mnt"
+	# Reloads are not compared: a reader that falls more than
+	# ENG_EVICT_KEEP behind the kernel's readahead has pages dropped
+	# before it copied them and reads them again (played 0), which
+	# depends on the machine's load (a CI run saw ffmpeg at 21 reloads,
+	# 2 reads, where dd had 0).  What a movie must not change is what
+	# counts: the frames, the seeks and the played reads.
+	played="select s.frames, s.seeks, (select count(*) from access as a
+		where a.stream_id = s.stream_id and coalesce(a.played, 1))
+		from stream_summary as s"
 	for n in gaps vx; do
-		check_eq "ffmpeg of $n.mov: the frames, seeks, reloads and reads of dd of $n" \
-			"$(q "select frames, seeks, reloads, accesses from stream_summary where timeline = '$n' and comm = 'dd'")" \
-			"$(q "select frames, seeks, reloads, accesses from stream_summary where timeline = '$n' and comm = 'ffmpeg'")"
+		check_eq "ffmpeg of $n.mov: the frames, seeks and played reads of dd of $n" \
+			"$(q "$played where s.timeline = '$n' and s.comm = 'dd'")" \
+			"$(q "$played where s.timeline = '$n' and s.comm = 'ffmpeg'")"
 	done
 	check_eq "ffmpeg of gaps.mov plays 60 frames in 2 s, not 1.4" 1 \
 		"$(q "select duration_s > 1.9 from stream_summary where timeline = 'gaps' and comm = 'ffmpeg'")"

@@ -127,6 +127,34 @@ static void test_behind(void **state)
 	assert_true(from + n <= UINT64_MAX - 8 * MiB);
 }
 
+/* A movie's header is read again at every gap: its pages stay, and the
+ * first range starts on the page after it. */
+static void test_keep_head(void **state)
+{
+	struct eng_evict ev;
+	uint64_t from = 7, n;
+
+	(void)state;
+	eng_evict_init(&ev, 1, 0);
+	eng_evict_keep_head(&ev, 700416 + 1);
+	/* 8 MiB of keep + 8 MiB of step past the head's end */
+	assert_int_equal(eng_evict_passed(&ev, 16 * MiB, &from), 0);
+	n = eng_evict_passed(&ev, 16 * MiB + 704512, &from);
+	assert_int_equal(from, 704512);
+	assert_int_equal(n, 8 * MiB);
+	/* a head that is a whole number of pages: the next page */
+	eng_evict_init(&ev, 1, 0);
+	eng_evict_keep_head(&ev, 8192);
+	n = eng_evict_passed(&ev, 17 * MiB, &from);
+	assert_int_equal(from, 8192);
+	assert_int_equal(from + n, 9 * MiB);
+	/* no head: from 0, as before */
+	eng_evict_init(&ev, 1, 0);
+	eng_evict_keep_head(&ev, 0);
+	assert_int_equal(eng_evict_passed(&ev, 16 * MiB, &from), 8 * MiB);
+	assert_int_equal(from, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_unaligned_request),
 		cmocka_unit_test(test_behind),
+		cmocka_unit_test(test_keep_head),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
