@@ -537,7 +537,14 @@ static void test_op_names(void **state)
 	assert_string_equal(eng_op_name(ENG_OP_HEADER), "header");
 	assert_string_equal(eng_op_name(ENG_OP_CLOSE), "close");
 	assert_string_equal(eng_op_name(ENG_OP_STAT), "stat");
-	assert_null(eng_op_name(ENG_OP_STAT + 1));
+	assert_string_equal(eng_op_name(ENG_OP_WRITE), "write");
+	assert_string_equal(eng_op_name(ENG_OP_FSYNC), "fsync");
+	assert_string_equal(eng_op_name(ENG_OP_FALLOCATE), "fallocate");
+	assert_string_equal(eng_op_name(ENG_OP_TRUNCATE), "truncate");
+	assert_string_equal(eng_op_name(ENG_OP_RECEIVE), "receive");
+	assert_string_equal(eng_op_name(ENG_OP_AWAIT), "await");
+	assert_int_equal(ENG_OP_AWAIT, 10);	/* the op table's ids */
+	assert_null(eng_op_name(ENG_OP_AWAIT + 1));
 }
 
 /* A DPX sequence from 86400 at padding 7, played from its image 1: per
