@@ -52,7 +52,9 @@ struct eng_ingest_format {
 	 * align[t], fps, k) (timeline/layout.h), the virtual file's own
 	 * rule, so that a recording plays back as a clip byte for byte.
 	 * V: align = the picture's bytes for an uncompressed preset (every
-	 * frame one picture), the fixed frame size for DNxHD/DNxHR, else 1;
+	 * frame one picture), else 1 (as timelinefs-gen's "track V RATE":
+	 * DNxHD/DNxHR's rate is its frame size rounded down, so an align of
+	 * the frame size would leave frame 0 empty);
 	 * audio: align 3 (24-bit mono), sample_rate 48000. */
 	uint64_t rate[ENG_INGEST_TRACKS_MAX];
 	uint32_t align[ENG_INGEST_TRACKS_MAX];
@@ -115,6 +117,11 @@ void eng_ingest_wav_header(unsigned char out[ENG_INGEST_WAV_DATA],
  */
 void eng_ingest_wav_patch(unsigned char out[80], size_t *len,
 			  uint32_t sample_rate, uint64_t essence, int *pad);
+/* The data chunk's 32-bit size, 4 bytes to write at
+ * ENG_INGEST_WAV_DATA_SIZE_AT (beyond the 80 bytes at 0): essence, or
+ * 0xFFFFFFFF for RF64. */
+#define ENG_INGEST_WAV_DATA_SIZE_AT (ENG_INGEST_WAV_DATA - 4)
+void eng_ingest_wav_patch_data(unsigned char out[4], uint64_t essence);
 
 /* How a record stream writes (-o ingest_*; defaults: docs/design.md). */
 enum eng_ingest_fsync {
