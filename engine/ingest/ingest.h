@@ -184,6 +184,23 @@ struct eng_rec_config {
  * memory is bounded and a storage stall shows as drops, not as a writer
  * that is made to look late.  pace=off: A(k) is when frame k's last byte
  * came, and it is due B frame periods later.
+ * As built (rec.c):
+ * - A receive row's times are the writer's: real time less the time a
+ *   full buffer held it (under pace), so the frames a writer held by a
+ *   stalled storage gives late are the storage's drops, not the writer's;
+ *   they are never before A(k).
+ * - Rows of no frame's clock (open, the WAV header and the close's patch
+ *   and pad writes, fallocate, the close's truncate and fsync, close) have
+ *   sched_ns = issued_ns and due_ns = done_ns: never late; played 0.  A
+ *   whole frame's receive, write and fsync rows have played 1, a last
+ *   partial frame's 0 (nor is it counted in frames or dropped).
+ * - ingest_write=BYTES cuts each track's slice of a frame from its start.
+ * - After a failed write nothing more is written (no hole in a track):
+ *   the frames after it count as failed, the writer gets EIO.
+ * - eng_rec_write after eng_rec_close: -EIO.
+ * - The track files are made first, then the note: a track file that is
+ *   already there (EEXIST) is never named by a note of ours, which the
+ *   repair would cut it by.  The note's fd stays open to rewrite it.
  */
 struct eng_rec;
 
@@ -213,6 +230,11 @@ struct eng_rec_stats {
 	uint64_t writes;	/* pwrite calls */
 	uint64_t max_write_ns;	/* the slowest pwrite */
 	int error;		/* 0 or the first failure's -errno */
+	/* added by the record stream's implementation: */
+	int64_t failed;		/* whole frames not written: a write of
+				 * theirs, or one before them, failed */
+	int waiting;		/* 1: the writer waits for a free slot (the
+				 * storage is B frames behind) */
 };
 void eng_rec_stats(struct eng_rec *r, struct eng_rec_stats *st);
 /* Write what is left (a last partial frame's bytes go to their tracks as
