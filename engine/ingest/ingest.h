@@ -276,11 +276,16 @@ int eng_ingest_note_parse(const char *file, const char *text, size_t len,
  * and the note set to state repaired, frames k*.  A recording closed
  * cleanly is left as it is.  The mount repairs every recording of
  * MEDIA_DIR/ingest at start, before it serves (nothing records then), and
- * says each repair on stderr and as a problem row.
+ * says each repair on stderr and as a run_env row ingest_repaired (a
+ * problem row would mark the run refused: the team's decision).
+ * A track file that is missing holds no frame (k* = 0; it is not made);
+ * a WAV cut inside its header gets the header again.  The track files
+ * and the note are opened with create(ENG_IO_CREATE_KEEP) (io.h).
  */
 struct eng_ingest_repair {
 	char name[256];		/* the recording */
-	int64_t frames;		/* k*: whole frames kept */
+	int64_t frames;		/* k*: whole frames kept; a whole
+				 * recording's note's frames (-1: none) */
 	uint64_t cut;		/* bytes truncated, all tracks */
 	int repaired;		/* 0: it was whole */
 };

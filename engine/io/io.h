@@ -68,7 +68,10 @@ struct eng_io {
 	 * O_EXCL unless replace (then O_TRUNC); the last folder of the
 	 * path is made (0755) when it is missing, no other.  An fd or
 	 * -errno (-EEXIST: there is one and replace is 0; -ELOOP: a
-	 * symlink on the way).
+	 * symlink on the way).  replace ENG_IO_CREATE_KEEP (2, added for
+	 * the repair, engine/ingest/repair.c): open the file that is there
+	 * for writing as it is, no O_CREAT, no O_EXCL, no O_TRUNC (-ENOENT
+	 * when there is none).
 	 * pwrite: all of len at off (short writes continued), len or
 	 * -errno.  fsync, fallocate (FALLOC_FL_KEEP_SIZE: blocks reserved,
 	 * the size unchanged) and ftruncate: 0 or -errno.  The fd is
@@ -105,6 +108,10 @@ struct eng_io {
 	int (*pipe_skip)(void *ctx, int rd, size_t len);
 	ssize_t (*pipe_avail)(void *ctx, int rd);
 };
+
+/* eng_io.create's replace: open an existing file for writing, unchanged
+ * (the ingest repair cuts and patches a recording in place). */
+#define ENG_IO_CREATE_KEEP 2
 
 /* How often the player re-checks an open media fd (struct eng_io.check). */
 #define ENG_MEDIA_CHECK_NS (100 * 1000 * 1000ULL)
