@@ -198,6 +198,22 @@ static int track_op(struct eng_rec *r, uint32_t op, uint32_t t, int64_t k,
 	return rc;
 }
 
+/* An fsync that fails is the recording's failure: what it wrote may
+ * not be on storage. */
+static void fsync_track(struct eng_rec *r, uint32_t t, int64_t k,
+			const struct slot *s)
+{
+	int rc = track_op(r, ENG_OP_FSYNC, t, k, s, 0);
+
+	if (rc == 0)
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (!r->st.error)
+		r->st.error = rc;
+	pthread_mutex_unlock(&r->lock);
+	say(r, SAID_ERROR, "cannot fsync %s: %s", r->file[t], strerror(-rc));
+}
+
 static int failed(struct eng_rec *r)
 {
 	int e;
@@ -273,10 +289,7 @@ static void *write_thread(void *arg)
 		    r->cfg.fsync_every &&
 		    (s->k + 1) % r->cfg.fsync_every == 0)
 			for (t = 0; t < r->nt; t++)
-				if (track_op(r, ENG_OP_FSYNC, t, s->k, s, 0) <
-				    0)
-					say(r, SAID_ERROR,
-					    "cannot fsync %s", r->file[t]);
+				fsync_track(r, t, s->k, s);
 		if (drop && r->cfg.stop_on_drop)
 			say(r, SAID_DROP,
 			    "%s: frame %" PRId64 " dropped (%s): the writer's "
@@ -316,6 +329,9 @@ static int space_ok(struct eng_rec *r, int64_t k)
 		return r->space_ok;
 	r->space_frame = k;
 	r->space_ok = 1;
+	/* a preallocated frame's blocks are the recording's already */
+	if (k < r->cfg.prealloc_frames)
+		return 1;
 	if (!io->space || io->space(io->ctx, &free_b) < 0)
 		return 1;
 	pthread_mutex_lock(&r->lock);
@@ -718,15 +734,8 @@ int eng_rec_close(struct eng_rec *r, struct eng_rec_stats *st)
 			0)
 			say(r, SAID_ERROR, "cannot truncate %s: %s",
 			    r->file[t], strerror(-rc));
-		if (r->cfg.fsync != ENG_INGEST_FSYNC_OFF &&
-		    (rc = track_op(r, ENG_OP_FSYNC, t, last, NULL, 0)) < 0) {
-			pthread_mutex_lock(&r->lock);
-			if (!r->st.error)
-				r->st.error = rc;
-			pthread_mutex_unlock(&r->lock);
-			say(r, SAID_ERROR, "cannot fsync %s: %s", r->file[t],
-			    strerror(-rc));
-		}
+		if (r->cfg.fsync != ENG_INGEST_FSYNC_OFF)
+			fsync_track(r, t, last, NULL);
 		close_fd(r, r->fd[t], t, last, 1);
 		r->fd[t] = -1;
 	}

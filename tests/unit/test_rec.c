@@ -65,6 +65,7 @@ struct fk {
 	const char *stall_file;
 	uint64_t stall_off, stall_ns;
 	long fail_write;	/* this data pwrite (0-based) fails: EIO */
+	int fail_fsync;		/* every fsync fails: EIO */
 	long pwrites, data_pwrites, sleeps;
 	int64_t space;		/* free bytes; files growing take them */
 	struct ffile files[MAX_FILES];
@@ -182,6 +183,12 @@ static struct ffile *find(struct fk *f, const char *name)
 	return NULL;
 }
 
+/* The blocks a file takes: its size or its preallocation. */
+static uint64_t held(const struct ffile *ff)
+{
+	return ff->size > ff->falloc ? ff->size : ff->falloc;
+}
+
 static int fk_create(void *ctx, const char *file, int replace,
 		     unsigned *injected)
 {
@@ -202,8 +209,9 @@ static int fk_create(void *ctx, const char *file, int replace,
 		memset(ff, 0, sizeof(*ff));
 		snprintf(ff->name, sizeof(ff->name), "%s", file);
 	} else if (replace == 1) {
-		f->space += (int64_t)ff->size;
+		f->space += (int64_t)held(ff);
 		ff->size = 0;
+		ff->falloc = 0;
 	}
 	ff->open = 1;
 	fk_unlock(f);
@@ -223,8 +231,10 @@ static void grow(struct fk *f, struct ffile *ff, uint64_t end)
 		ff->cap = cap;
 	}
 	if (end > ff->size) {
-		f->space -= (int64_t)(end - ff->size);
+		uint64_t old = held(ff);
+
 		ff->size = end;
+		f->space -= (int64_t)(held(ff) - old);
 	}
 }
 
@@ -278,13 +288,15 @@ static ssize_t fk_pwrite(void *ctx, int fd, const void *buf, size_t len,
 static int fk_fsync(void *ctx, int fd, unsigned *injected)
 {
 	struct fk *f = ctx;
+	int rc;
 
 	if (injected)
 		*injected = 0;
 	fk_lock(f);
 	file_of(f, fd)->fsyncs++;
+	rc = f->fail_fsync ? -EIO : 0;
 	fk_unlock(f);
-	return 0;
+	return rc;
 }
 
 static int fk_fallocate(void *ctx, int fd, uint64_t off, uint64_t len,
@@ -294,8 +306,15 @@ static int fk_fallocate(void *ctx, int fd, uint64_t off, uint64_t len,
 
 	if (injected)
 		*injected = 0;
+	struct ffile *ff;
+	uint64_t old;
+
 	fk_lock(f);
-	file_of(f, fd)->falloc = off + len;
+	ff = file_of(f, fd);
+	old = held(ff);
+	if (off + len > ff->falloc)
+		ff->falloc = off + len;
+	f->space -= (int64_t)(held(ff) - old);
 	fk_unlock(f);
 	return 0;
 }
@@ -305,16 +324,17 @@ static int fk_ftruncate(void *ctx, int fd, uint64_t len)
 	struct fk *f = ctx;
 	struct ffile *ff;
 
+	uint64_t old;
+
 	fk_lock(f);
 	ff = file_of(f, fd);
 	if (len > ff->size)
 		grow(f, ff, len);
-	else {
-		f->space += (int64_t)(ff->size - len);
-		ff->size = len;
-	}
+	old = held(ff);
+	ff->size = len;
+	ff->falloc = 0;		/* KEEP_SIZE blocks past the end go too */
+	f->space += (int64_t)(old - held(ff));
 	ff->truncs++;
-	ff->falloc = 0;
 	fk_unlock(f);
 	return 0;
 }
@@ -970,6 +990,19 @@ static void test_fsync_prealloc(void **state)
 	assert_int_equal(count_rows(f, ENG_OP_FSYNC, 4), 3);
 	assert_int_equal(count_rows(f, ENG_OP_TRUNCATE, -1), 0);
 	fk_free(f);
+
+	/* a failed fsync fails the recording: said once, EIO */
+	f = fk_new();
+	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
+	c.fsync = ENG_INGEST_FSYNC_CLOSE;
+	f->fail_fsync = 1;
+	r = rec_new(f, &c, "fe");
+	feed(r, 0, eng_ingest_frame_offset(&c.fmt, 2), 1 << 20);
+	assert_int_equal(rec_close(f, r, &st), -EIO);
+	assert_int_equal(f->nnotices, 1);
+	assert_string_equal(f->notices[0], "cannot fsync ingest/fe.V.raw: "
+					   "Input/output error");
+	fk_free(f);
 }
 
 /* The reserve: a frame that would take the file system under it gets
@@ -1007,6 +1040,28 @@ static void test_reserve(void **state)
 	assert_int_equal(rec_close(f, r, &st), 0);
 	assert_int_equal(st.frames, 3);
 	check_files(f, &c.fmt, "x", f3);
+	fk_free(f);
+
+	/* preallocated frames are written into blocks the recording holds:
+	 * with the file system at the reserve after the preallocation of 5
+	 * frames, those 5 are taken and the 6th is refused */
+	f = fk_new();
+	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
+	c.reserve = 1000000000;
+	c.prealloc_frames = 5;
+	f->space = (int64_t)(c.reserve + 2 * ENG_INGEST_WAV_DATA + 5 * fr);
+	r = rec_new(f, &c, "y");
+	/* at the reserve, less the note's few bytes */
+	assert_true(f->space < (int64_t)c.reserve &&
+		    f->space > (int64_t)c.reserve - 200);
+	feed(r, 0, eng_ingest_frame_offset(&c.fmt, 5), fr);
+	assert_int_equal(eng_rec_write(r, b, sizeof(b),
+				       eng_ingest_frame_offset(&c.fmt, 5)),
+			 -ENOSPC);
+	assert_int_equal(rec_close(f, r, &st), 0);
+	assert_int_equal(st.frames, 5);
+	assert_true(f->space < (int64_t)c.reserve &&
+		    f->space > (int64_t)c.reserve - 200);
 	fk_free(f);
 }
 
