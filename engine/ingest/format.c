@@ -158,21 +158,42 @@ uint64_t eng_ingest_frame_offset(const struct eng_ingest_format *f, int64_t k)
 	return off;
 }
 
-int64_t eng_ingest_frame_at(const struct eng_ingest_format *f, uint64_t off)
+/* Bytes of track t before frame k; t ALL: of every track. */
+#define ALL UINT32_MAX
+static uint64_t bytes_before(const struct eng_ingest_format *f, uint32_t t,
+			     int64_t k)
+{
+	return t == ALL ? eng_ingest_frame_offset(f, k)
+			: eng_ingest_upto(f, t, k);
+}
+
+/* The last k whose bytes_before is <= off: they grow with k. */
+static int64_t last_frame(const struct eng_ingest_format *f, uint32_t t,
+			  uint64_t off)
 {
 	int64_t lo = 0, hi = 1, mid;
 
-	/* frame_offset grows with k: the last k whose offset is <= off */
-	while (hi < (INT64_C(1) << 40) && eng_ingest_frame_offset(f, hi) <= off)
+	while (hi < (INT64_C(1) << 40) && bytes_before(f, t, hi) <= off)
 		hi *= 2;
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (eng_ingest_frame_offset(f, mid) <= off)
+		if (bytes_before(f, t, mid) <= off)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+int64_t eng_ingest_frame_at(const struct eng_ingest_format *f, uint64_t off)
+{
+	return last_frame(f, ALL, off);
+}
+
+int64_t eng_ingest_frames_in(const struct eng_ingest_format *f, uint32_t t,
+			     uint64_t bytes)
+{
+	return last_frame(f, t, bytes);
 }
 
 uint64_t eng_ingest_frame_max(const struct eng_ingest_format *f)

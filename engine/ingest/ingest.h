@@ -85,6 +85,10 @@ uint64_t eng_ingest_upto(const struct eng_ingest_format *f, uint32_t t,
 uint64_t eng_ingest_frame_offset(const struct eng_ingest_format *f,
 				 int64_t k);
 int64_t eng_ingest_frame_at(const struct eng_ingest_format *f, uint64_t off);
+/* The whole frames of track t that its first `bytes` bytes of essence
+ * hold (added: the repair's k*). */
+int64_t eng_ingest_frames_in(const struct eng_ingest_format *f, uint32_t t,
+			     uint64_t bytes);
 /* The most bytes one frame of f holds (all tracks): a capture buffer
  * slot. */
 uint64_t eng_ingest_frame_max(const struct eng_ingest_format *f);

@@ -15,24 +15,6 @@
 
 #define NOTE_MAX 65536
 
-/* The most frames track t of f holds whole in `essence` bytes. */
-static int64_t whole_frames(const struct eng_ingest_format *f, uint32_t t,
-			    uint64_t essence)
-{
-	int64_t lo = 0, hi = 1, mid;
-
-	while (hi < (INT64_C(1) << 40) && eng_ingest_upto(f, t, hi) <= essence)
-		hi *= 2;
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (eng_ingest_upto(f, t, mid) <= essence)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The note's text, NUL-terminated, malloc'ed; 0 or -errno. */
 static int note_read(const struct eng_io *io, const char *file, char **out,
 		     size_t *len, struct eng_diag *diag)
@@ -186,7 +168,7 @@ int eng_ingest_repair(const struct eng_io *io, const char *note_file,
 		}
 		data = t ? ENG_INGEST_WAV_DATA : 0;
 		ess = size[t] > data ? size[t] - data : 0;
-		kt = whole_frames(&f, t, ess);
+		kt = eng_ingest_frames_in(&f, t, ess);
 		if (kt < k)
 			k = kt;
 	}

@@ -128,6 +128,15 @@ static void test_frame_at_and_max(void **state)
 				most = next - off;
 			assert_int_equal(eng_ingest_frame_at(&f, off), k);
 			assert_int_equal(eng_ingest_frame_at(&f, next - 1), k);
+			/* whole frames of a track's essence (the repair) */
+			assert_int_equal(eng_ingest_frames_in(
+					     &f, 1, eng_ingest_upto(&f, 1, k)),
+					 k);
+			if (k > 0)
+				assert_int_equal(
+				    eng_ingest_frames_in(
+					&f, 0, eng_ingest_upto(&f, 0, k) - 1),
+				    k - 1);
 			if (next - off > 2)
 				assert_int_equal(
 				    eng_ingest_frame_at(&f, off + 1), k);
