@@ -461,9 +461,12 @@ static int real_create(void *ctx, const char *file, int replace,
 	struct eng_io_real *real = ctx;
 	char dir[PATH_MAX];
 	const char *base;
-	/* O_NONBLOCK: a FIFO put under the name is ENXIO, not a hang */
-	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-		    (replace ? O_TRUNC : O_EXCL);
+	/* O_NONBLOCK: a FIFO put under the name is ENXIO, not a hang.
+	 * ENG_IO_CREATE_KEEP (the repair) opens what is there, unchanged:
+	 * O_TRUNC would empty the recording it keeps. */
+	int keep = replace == ENG_IO_CREATE_KEEP;
+	int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+		    (keep ? 0 : O_CREAT | (replace ? O_TRUNC : O_EXCL));
 	int dfd = real->dirfd, fd, rc;
 	struct stat st;
 
@@ -475,7 +478,9 @@ static int real_create(void *ctx, const char *file, int replace,
 	if (rc < 0)
 		return rc;
 	if (rc) {
-		dfd = create_dir(real, dir);
+		dfd = keep ? open_beneath(real, dir, O_PATH | O_DIRECTORY |
+					  O_CLOEXEC)
+			   : create_dir(real, dir);
 		if (dfd < 0)
 			return dfd;
 	}

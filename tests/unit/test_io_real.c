@@ -214,6 +214,22 @@ static void creates(struct env *d, int walk)
 	assert_true(fd >= 0);
 	io.close(io.ctx, fd);
 	size_is(d, "ingest/cam1.V.raw", 0);
+	/* ENG_IO_CREATE_KEEP (the ingest repair): the file that is there,
+	 * as it is; none made where there is none, nor its folder */
+	fd = io.create(io.ctx, "ingest/cam1.V.raw", ENG_IO_CREATE_KEEP, &inj);
+	assert_true(fd >= 0);
+	assert_int_equal(io.pwrite(io.ctx, fd, "abc", 3, 0, &inj), 3);
+	io.close(io.ctx, fd);
+	fd = io.create(io.ctx, "ingest/cam1.V.raw", ENG_IO_CREATE_KEEP, &inj);
+	assert_true(fd >= 0);
+	io.close(io.ctx, fd);
+	size_is(d, "ingest/cam1.V.raw", 3);
+	assert_int_equal(io.create(io.ctx, "ingest/none.V.raw",
+				   ENG_IO_CREATE_KEEP, &inj), -ENOENT);
+	assert_int_equal(fstatat(d->dfd, "ingest/none.V.raw", &st, 0), -1);
+	assert_int_equal(io.create(io.ctx, "keep/x.raw", ENG_IO_CREATE_KEEP,
+				   &inj), -ENOENT);
+	assert_int_equal(fstatat(d->dfd, "keep", &st, 0), -1);
 	/* a plain name goes to the folder itself */
 	fd = io.create(io.ctx, "plain.raw", 0, NULL);
 	assert_true(fd >= 0);
@@ -231,6 +247,8 @@ static void creates(struct env *d, int walk)
 	assert_int_equal(symlinkat("../top.raw", d->dfd, "ingest/l.V.raw"), 0);
 	assert_int_equal(io.create(io.ctx, "ingest/l.V.raw", 0, &inj), -ELOOP);
 	assert_int_equal(io.create(io.ctx, "ingest/l.V.raw", 1, &inj), -ELOOP);
+	assert_int_equal(io.create(io.ctx, "ingest/l.V.raw", ENG_IO_CREATE_KEEP,
+				   &inj), -ELOOP);
 	assert_int_equal(symlinkat("gone.raw", d->dfd, "ingest/d.V.raw"), 0);
 	assert_int_equal(io.create(io.ctx, "ingest/d.V.raw", 0, &inj), -ELOOP);
 	assert_int_equal(io.create(io.ctx, "ingest/d.V.raw", 1, &inj), -ELOOP);
