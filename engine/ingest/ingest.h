@@ -198,6 +198,8 @@ struct eng_rec_config {
  *   sched_ns = issued_ns and due_ns = done_ns: never late; played 0.  A
  *   whole frame's receive, write and fsync rows have played 1, a last
  *   partial frame's 0 (nor is it counted in frames or dropped).
+ * - struct eng_access.clip is 0 in every row (the stream's one clip:
+ *   the recording, whose name the caller gives the store).
  * - ingest_write=BYTES cuts each track's slice of a frame from its start.
  * - After a failed write nothing more is written (no hole in a track):
  *   the frames after it count as failed, the writer gets EIO.
