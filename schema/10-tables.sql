@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 10 (set by the store).
+-- Schema version: PRAGMA user_version = 11 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -78,8 +78,14 @@ CREATE TABLE IF NOT EXISTS media (
 	PRIMARY KEY (timeline_id, clip, track)
 );
 
--- One row per open of a timeline (one workstation); the totals are written
--- at close, so they are NULL for a stream still open (or never closed).
+-- One row per open of a timeline (one workstation: kind 'play') or per
+-- recording made through the mount's ingest folder (a capture station:
+-- kind 'record', schema version 11, timeline_id NULL, file "ingest/NAME");
+-- the totals are written at close, so they are NULL for a stream still
+-- open (or never closed).  A record stream's frames are the whole frames
+-- the writer sent, late_frames the dropped ones (an overrun: written
+-- after frame k + B arrived), failed_frames those whose write failed,
+-- requests the writer's write calls, reloads and seeks 0.
 -- FUSE names the thread that opened; pid and comm are its process's (a
 -- player reads from a thread of its own).  Before version 4, pid was that
 -- thread's id and comm its name: the upgrade copies pid into tid.
@@ -112,8 +118,16 @@ CREATE TABLE IF NOT EXISTS stream (
 					-- the processes of a pipeline or
 					-- script started in it; NULL unknown
 	-- added in schema version 6:
-	file TEXT			-- the file opened: the timeline's name,
-					-- or NAME.mov for its movie
+	file TEXT,			-- the file opened: the timeline's name,
+					-- NAME.mov for its movie, ingest/NAME
+					-- for a recording
+	-- added in schema version 11:
+	kind TEXT NOT NULL DEFAULT 'play',	-- 'play' or 'record'
+	writer_drops INTEGER		-- a record stream's dropped frames
+					-- that the writer caused (its bytes
+					-- came after the frame's due time),
+					-- within late_frames; 0 for a play
+					-- stream
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 
@@ -122,13 +136,22 @@ CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 -- renumbered (new ones are appended).  'read' is a read of media data
 -- (every medium); an image sequence's frame is its image file's 'open',
 -- its 'header' reads, its data 'read's and its 'close'; 'stat' is
--- reserved.
+-- reserved.  Schema version 11, ingest (engine/ingest/ingest.h): a record
+-- stream's 'write's (each pwrite of a frame's slice of a track file),
+-- 'fsync', 'fallocate', 'truncate', its track files' 'open' and 'close',
+-- and per frame one 'receive' (the writer's bytes of the frame: issued
+-- at its first byte accepted, done at its last; late: the writer's
+-- drop); a play stream's 'await' (a read of a clip still being recorded
+-- that came short, waiting for its frame: issued then, done when the
+-- bytes were there).
 CREATE TABLE IF NOT EXISTS op (
 	id INTEGER PRIMARY KEY,
 	name TEXT NOT NULL UNIQUE
 );
 INSERT OR IGNORE INTO op (id, name) VALUES
-	(0, 'read'), (1, 'open'), (2, 'header'), (3, 'close'), (4, 'stat');
+	(0, 'read'), (1, 'open'), (2, 'header'), (3, 'close'), (4, 'stat'),
+	(5, 'write'), (6, 'fsync'), (7, 'fallocate'), (8, 'truncate'),
+	(9, 'receive'), (10, 'await');
 
 -- One row per backing operation (one read per frame and track; real media:
 -- one per extent of its slice, and per decoding dependency, see dep; an
@@ -163,7 +186,8 @@ CREATE TABLE IF NOT EXISTS access (
 				-- not in the file's bytes, in the frame's
 				-- lateness
 	op INTEGER NOT NULL DEFAULT 0,	-- (version 10) the operation: op.id
-				-- (0 read, 1 open, 2 header, 3 close);
+				-- (0 read, 1 open, 2 header, 3 close,
+				-- version 11: 5 write .. 10 await);
 				-- file_offset and length are 0 for an
 				-- open or a close
 	image INTEGER		-- (version 10) an image sequence's row: the

@@ -14,10 +14,22 @@
 --
 -- Throughput mb_s is bytes / 1e6 / duration_s (decimal megabytes per second
 -- of wall time) and is NULL while the duration is unknown or zero.
+--
+-- Ingest (schema version 11): a stream is kind 'play' (a timeline read)
+-- or 'record' (a recording written through the ingest folder).  A record
+-- stream's late frames are its dropped frames (written after frame k + B
+-- arrived); the summaries show them apart, as dropped_frames, beside the
+-- play streams' late_frames.  Two operations are waits, not the
+-- storage's: a 'receive' row (op 9) lasts as long as the writer takes to
+-- hand over a frame, an 'await' row (op 10) as long as a play of a clip
+-- being recorded waits for its frame.  They are rows (counted in
+-- accesses, late when late) but no latency: the percentiles are of the
+-- storage's operations, every op but 9 and 10.
 
 -- access_v: op is the operation's name (op.name: 'read', and for an
 -- image sequence 'open', 'header', 'close'), image its image file's
--- number (NULL: not a sequence); schema version 10.
+-- number (NULL: not a sequence); schema version 10.  kind is the
+-- stream's ('play', 'record'; version 11).
 CREATE VIEW IF NOT EXISTS access_v AS
 SELECT a.id, a.stream_id, s.run_id, a.frame, a.track, a.clip,
        a.file_offset, a.length, a.sched_ns, a.due_ns, a.issued_ns,
@@ -26,7 +38,8 @@ SELECT a.id, a.stream_id, s.run_id, a.frame, a.track, a.clip,
        a.done_ns > a.due_ns AS late,
        a.dep,
        coalesce(o.name, a.op) AS op,
-       a.image
+       a.image,
+       s.kind
 FROM access AS a JOIN stream AS s ON s.id = a.stream_id
 LEFT JOIN op AS o ON o.id = a.op;
 
@@ -39,17 +52,24 @@ LEFT JOIN op AS o ON o.id = a.op;
 -- dependency reads among accesses (access.dep: long-GOP media, where a run
 -- of it starts).  opens, header_reads and closes count an image sequence's
 -- operations among accesses (access.op; its data reads are the rest).
+-- kind is 'play' or 'record'; a record stream's late_frames are its
+-- dropped frames, writer_drops those of them its writer caused (its bytes
+-- came late), writes its pwrites and file its "ingest/NAME" (timeline
+-- NULL); awaits counts a play stream's waits for a clip being recorded.
+-- The percentiles are of the storage's operations (receive and await rows
+-- are waits: see above).
 -- (Schema version 2 added requests, kib_per_request, reloads and seeks,
 -- version 4 tid and sid, version 8 dep_accesses, version 10 opens,
--- header_reads and closes; store_open recreates this view in an older
--- file.)
+-- header_reads and closes, version 11 kind, file, writer_drops, writes
+-- and awaits; store_open recreates this view in an older file.)
 CREATE VIEW IF NOT EXISTS stream_summary AS
 WITH ranked AS (
 	SELECT stream_id, errno, done_ns > due_ns AS late, dep, op,
+	       op IN (9, 10) AS wait,
 	       done_ns - issued_ns AS lat,
-	       row_number() OVER (PARTITION BY stream_id
+	       row_number() OVER (PARTITION BY stream_id, op IN (9, 10)
 				  ORDER BY done_ns - issued_ns) AS rn,
-	       count(*) OVER (PARTITION BY stream_id) AS n
+	       count(*) OVER (PARTITION BY stream_id, op IN (9, 10)) AS n
 	FROM access
 ),
 pct AS (
@@ -58,11 +78,15 @@ pct AS (
 	       sum(late) AS late_accesses,
 	       sum(dep) AS dep_accesses,
 	       sum(op = 1) AS opens, sum(op = 2) AS header_reads,
-	       sum(op = 3) AS closes,
-	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) AS p50,
-	       max(CASE WHEN rn = (n * 95 + 99) / 100 THEN lat END) AS p95,
-	       max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) AS p99,
-	       max(lat) AS pmax
+	       sum(op = 3) AS closes, sum(op = 5) AS writes,
+	       sum(op = 10) AS awaits,
+	       max(CASE WHEN NOT wait AND rn = (n * 50 + 99) / 100
+			THEN lat END) AS p50,
+	       max(CASE WHEN NOT wait AND rn = (n * 95 + 99) / 100
+			THEN lat END) AS p95,
+	       max(CASE WHEN NOT wait AND rn = (n * 99 + 99) / 100
+			THEN lat END) AS p99,
+	       max(CASE WHEN NOT wait THEN lat END) AS pmax
 	FROM ranked GROUP BY stream_id
 )
 SELECT s.id AS stream_id, s.run_id, r.label, t.name AS timeline,
@@ -88,7 +112,12 @@ SELECT s.id AS stream_id, s.run_id, r.label, t.name AS timeline,
        coalesce(p.dep_accesses, 0) AS dep_accesses,
        coalesce(p.opens, 0) AS opens,
        coalesce(p.header_reads, 0) AS header_reads,
-       coalesce(p.closes, 0) AS closes
+       coalesce(p.closes, 0) AS closes,
+       s.kind, s.file,
+       CASE WHEN s.closed_ns IS NOT NULL
+	    THEN coalesce(s.writer_drops, 0) END AS writer_drops,
+       coalesce(p.writes, 0) AS writes,
+       coalesce(p.awaits, 0) AS awaits
 FROM stream AS s
 JOIN run AS r ON r.id = s.run_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id
@@ -97,17 +126,33 @@ ORDER BY s.id;
 
 -- One row per run; duration_s runs from the first open to the last close,
 -- mb_s is the aggregate throughput of all its streams over that time, and
--- the percentiles are over every access of the run.  problems counts the
+-- the percentiles are over every access of the run (the storage's
+-- operations: receive and await rows are waits).  problems counts the
 -- problem rows of a refused mount (0 for a run that mounted; the column
 -- came with schema version 2, like stream_summary's requests .. seeks);
 -- dep_accesses, opens, header_reads and closes as in stream_summary.
+-- Play and record apart (schema version 11): streams, frames, bytes and
+-- failed_frames are of both kinds together; late_frames are the play
+-- streams' (a frame that came late to its reader), dropped_frames the
+-- record streams' (a frame written after its due time), writer_drops
+-- those of them their writers caused, missed_frames both, late or
+-- dropped.  play_mb_s and record_mb_s are each kind's bytes over its own
+-- span (its first open to its last close), play_p99_us the p99 of the
+-- play streams' operations (reads ...), record_p99_us of the record
+-- streams' (writes, fsyncs ...).
 CREATE VIEW IF NOT EXISTS run_summary AS
 WITH ranked AS (
-	SELECT s.run_id, a.errno, a.done_ns > a.due_ns AS late, a.dep, a.op,
+	SELECT s.run_id, s.kind, a.errno, a.done_ns > a.due_ns AS late,
+	       a.dep, a.op, a.op IN (9, 10) AS wait,
 	       a.done_ns - a.issued_ns AS lat,
-	       row_number() OVER (PARTITION BY s.run_id
+	       row_number() OVER (PARTITION BY s.run_id, a.op IN (9, 10)
 				  ORDER BY a.done_ns - a.issued_ns) AS rn,
-	       count(*) OVER (PARTITION BY s.run_id) AS n
+	       count(*) OVER (PARTITION BY s.run_id, a.op IN (9, 10)) AS n,
+	       row_number() OVER (PARTITION BY s.run_id, a.op IN (9, 10),
+					       s.kind
+				  ORDER BY a.done_ns - a.issued_ns) AS rk,
+	       count(*) OVER (PARTITION BY s.run_id, a.op IN (9, 10),
+					   s.kind) AS nk
 	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
 ),
 pct AS (
@@ -117,17 +162,44 @@ pct AS (
 	       sum(dep) AS dep_accesses,
 	       sum(op = 1) AS opens, sum(op = 2) AS header_reads,
 	       sum(op = 3) AS closes,
-	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) AS p50,
-	       max(CASE WHEN rn = (n * 95 + 99) / 100 THEN lat END) AS p95,
-	       max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) AS p99,
-	       max(lat) AS pmax
+	       max(CASE WHEN NOT wait AND rn = (n * 50 + 99) / 100
+			THEN lat END) AS p50,
+	       max(CASE WHEN NOT wait AND rn = (n * 95 + 99) / 100
+			THEN lat END) AS p95,
+	       max(CASE WHEN NOT wait AND rn = (n * 99 + 99) / 100
+			THEN lat END) AS p99,
+	       max(CASE WHEN NOT wait THEN lat END) AS pmax,
+	       max(CASE WHEN NOT wait AND kind = 'play'
+			 AND rk = (nk * 99 + 99) / 100 THEN lat END)
+		   AS play_p99,
+	       max(CASE WHEN NOT wait AND kind = 'record'
+			 AND rk = (nk * 99 + 99) / 100 THEN lat END)
+		   AS record_p99
 	FROM ranked GROUP BY run_id
 ),
 st AS (
 	SELECT run_id, count(*) AS streams, sum(bytes) AS bytes,
 	       min(opened_ns) AS first_open, max(closed_ns) AS last_close,
-	       sum(frames) AS frames, sum(late_frames) AS late_frames,
-	       sum(failed_frames) AS failed_frames
+	       sum(frames) AS frames, sum(failed_frames) AS failed_frames,
+	       sum(kind = 'play') AS play_streams,
+	       sum(CASE WHEN kind = 'play' THEN frames END) AS play_frames,
+	       sum(CASE WHEN kind = 'play' THEN late_frames END)
+		   AS late_frames,
+	       sum(CASE WHEN kind = 'play' THEN bytes END) AS play_bytes,
+	       min(CASE WHEN kind = 'play' THEN opened_ns END) AS play_open,
+	       max(CASE WHEN kind = 'play' THEN closed_ns END) AS play_close,
+	       sum(kind = 'record') AS record_streams,
+	       sum(CASE WHEN kind = 'record' THEN frames END)
+		   AS record_frames,
+	       sum(CASE WHEN kind = 'record' THEN late_frames END)
+		   AS dropped_frames,
+	       sum(CASE WHEN kind = 'record' THEN writer_drops END)
+		   AS writer_drops,
+	       sum(CASE WHEN kind = 'record' THEN bytes END) AS record_bytes,
+	       min(CASE WHEN kind = 'record' THEN opened_ns END)
+		   AS record_open,
+	       max(CASE WHEN kind = 'record' THEN closed_ns END)
+		   AS record_close
 	FROM stream GROUP BY run_id
 )
 SELECT r.id, r.label, r.started_at, r.kernel, r.config_hz,
@@ -152,7 +224,25 @@ SELECT r.id, r.label, r.started_at, r.kernel, r.config_hz,
        coalesce(p.dep_accesses, 0) AS dep_accesses,
        coalesce(p.opens, 0) AS opens,
        coalesce(p.header_reads, 0) AS header_reads,
-       coalesce(p.closes, 0) AS closes
+       coalesce(p.closes, 0) AS closes,
+       coalesce(st.play_streams, 0) AS play_streams,
+       coalesce(st.play_frames, 0) AS play_frames,
+       CASE WHEN st.play_close > st.play_open
+	    THEN round(st.play_bytes * 1e3 / (st.play_close - st.play_open),
+		       3)
+       END AS play_mb_s,
+       round(p.play_p99 / 1e3, 1) AS play_p99_us,
+       coalesce(st.record_streams, 0) AS record_streams,
+       coalesce(st.record_frames, 0) AS record_frames,
+       coalesce(st.dropped_frames, 0) AS dropped_frames,
+       coalesce(st.writer_drops, 0) AS writer_drops,
+       CASE WHEN st.record_close > st.record_open
+	    THEN round(st.record_bytes * 1e3 /
+		       (st.record_close - st.record_open), 3)
+       END AS record_mb_s,
+       round(p.record_p99 / 1e3, 1) AS record_p99_us,
+       coalesce(st.late_frames, 0) + coalesce(st.dropped_frames, 0)
+	   AS missed_frames
 FROM run AS r
 LEFT JOIN st ON st.run_id = r.id
 LEFT JOIN pct AS p ON p.run_id = r.id
@@ -160,9 +250,11 @@ ORDER BY r.id;
 
 -- One row per stream and operation (schema version 10): op's name (see the
 -- op table), how many the stream made, their bytes (header and data
--- reads), errors, late ones (done after their frame's due time) and
--- latency, mean and max: an image sequence's frames made late by the
--- storage's metadata (opens, closes) or by its data (reads) tell apart.
+-- reads, writes, a receive's: the writer's), errors, late ones (done
+-- after their frame's due time) and latency, mean and max: an image
+-- sequence's frames made late by the storage's metadata (opens, closes)
+-- or by its data (reads) tell apart, and a recording's writes, fsyncs
+-- and the writer's receives (schema version 11, with the stream's kind).
 CREATE VIEW IF NOT EXISTS op_summary AS
 SELECT s.run_id, a.stream_id, coalesce(o.name, a.op) AS op,
        count(*) AS accesses,
@@ -170,7 +262,8 @@ SELECT s.run_id, a.stream_id, coalesce(o.name, a.op) AS op,
        sum(a.errno <> 0) AS errors,
        sum(a.done_ns > a.due_ns) AS late_accesses,
        round(avg(a.done_ns - a.issued_ns) / 1e3, 1) AS mean_us,
-       round(max(a.done_ns - a.issued_ns) / 1e3, 1) AS max_us
+       round(max(a.done_ns - a.issued_ns) / 1e3, 1) AS max_us,
+       s.kind
 FROM access AS a
 JOIN stream AS s ON s.id = a.stream_id
 LEFT JOIN op AS o ON o.id = a.op

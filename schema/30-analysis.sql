@@ -8,6 +8,9 @@
 -- sorted latencies is the one at 1-based rank ceil(n * p / 100), computed
 -- as (n * p + 99) / 100 (p99.9: (n * 999 + 999) / 1000).  Example: n = 10
 -- gives p50 = rank 5, p90 = rank 9, p95 = p99 = max = rank 10.
+-- Ingest (schema version 11, see 20-views.sql): play and record streams
+-- (stream.kind); a record stream's late frames are dropped frames; receive
+-- and await rows (op 9, 10) are waits, in no latency percentile.
 
 -- One row per benchmark step: `workstations` readers started together
 -- (repetition 1..R of that count), each on its own timeline.  started_ns
@@ -38,31 +41,67 @@ CREATE TABLE IF NOT EXISTS bench_stream (
 CREATE INDEX IF NOT EXISTS bench_stream_stream ON bench_stream(stream_id);
 
 -- One row per step: its totals and the latency percentiles over every
--- access of its streams.  mb_s is the aggregate throughput delivered to the
--- readers, bytes / 1e6 / wall_s.
+-- access of its streams (the storage's operations).  mb_s is the
+-- aggregate throughput delivered to the readers and taken from the
+-- writers, bytes / 1e6 / wall_s.  Play and record apart (schema version
+-- 11), as in run_summary: streams, bytes, frames and failed_frames both
+-- kinds; late_frames the play streams', dropped_frames the record
+-- streams' (writer_drops: by their writers); play_mb_s and record_mb_s
+-- each kind's bytes over wall_s; play_p99_us and record_p99_us the p99 of
+-- each kind's operations: with M players and N recorders, which side
+-- misses its deadlines first.
 CREATE VIEW IF NOT EXISTS bench_step_summary AS
 WITH ranked AS (
-	SELECT bs.step_id, a.errno, a.done_ns > a.due_ns AS late,
+	SELECT bs.step_id, s.kind, a.errno, a.done_ns > a.due_ns AS late,
+	       a.op IN (9, 10) AS wait,
 	       a.done_ns - a.issued_ns AS lat,
-	       row_number() OVER (PARTITION BY bs.step_id
+	       row_number() OVER (PARTITION BY bs.step_id, a.op IN (9, 10)
 				  ORDER BY a.done_ns - a.issued_ns) AS rn,
-	       count(*) OVER (PARTITION BY bs.step_id) AS n
+	       count(*) OVER (PARTITION BY bs.step_id, a.op IN (9, 10)) AS n,
+	       row_number() OVER (PARTITION BY bs.step_id, a.op IN (9, 10),
+					       s.kind
+				  ORDER BY a.done_ns - a.issued_ns) AS rk,
+	       count(*) OVER (PARTITION BY bs.step_id, a.op IN (9, 10),
+					   s.kind) AS nk
 	FROM bench_stream AS bs JOIN access AS a ON a.stream_id = bs.stream_id
+	JOIN stream AS s ON s.id = bs.stream_id
 ),
 pct AS (
 	SELECT step_id, count(*) AS accesses,
 	       sum(errno <> 0) AS errors,
 	       sum(late) AS late_accesses,
-	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) AS p50,
-	       max(CASE WHEN rn = (n * 95 + 99) / 100 THEN lat END) AS p95,
-	       max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) AS p99,
-	       max(lat) AS pmax
+	       max(CASE WHEN NOT wait AND rn = (n * 50 + 99) / 100
+			THEN lat END) AS p50,
+	       max(CASE WHEN NOT wait AND rn = (n * 95 + 99) / 100
+			THEN lat END) AS p95,
+	       max(CASE WHEN NOT wait AND rn = (n * 99 + 99) / 100
+			THEN lat END) AS p99,
+	       max(CASE WHEN NOT wait THEN lat END) AS pmax,
+	       max(CASE WHEN NOT wait AND kind = 'play'
+			 AND rk = (nk * 99 + 99) / 100 THEN lat END)
+		   AS play_p99,
+	       max(CASE WHEN NOT wait AND kind = 'record'
+			 AND rk = (nk * 99 + 99) / 100 THEN lat END)
+		   AS record_p99
 	FROM ranked GROUP BY step_id
 ),
 st AS (
 	SELECT bs.step_id, count(*) AS streams, sum(s.bytes) AS bytes,
-	       sum(s.frames) AS frames, sum(s.late_frames) AS late_frames,
-	       sum(s.failed_frames) AS failed_frames
+	       sum(s.frames) AS frames,
+	       sum(CASE WHEN s.kind = 'play' THEN s.late_frames END)
+		   AS late_frames,
+	       sum(s.failed_frames) AS failed_frames,
+	       sum(s.kind = 'play') AS play_streams,
+	       sum(CASE WHEN s.kind = 'play' THEN s.bytes END) AS play_bytes,
+	       sum(s.kind = 'record') AS record_streams,
+	       sum(CASE WHEN s.kind = 'record' THEN s.frames END)
+		   AS record_frames,
+	       sum(CASE WHEN s.kind = 'record' THEN s.late_frames END)
+		   AS dropped_frames,
+	       sum(CASE WHEN s.kind = 'record' THEN s.writer_drops END)
+		   AS writer_drops,
+	       sum(CASE WHEN s.kind = 'record' THEN s.bytes END)
+		   AS record_bytes
 	FROM bench_stream AS bs JOIN stream AS s ON s.id = bs.stream_id
 	GROUP BY bs.step_id
 )
@@ -83,14 +122,29 @@ SELECT b.id AS step_id, b.run_id, b.label, b.workstations, b.repetition,
        round(p.p95 / 1e3, 1) AS p95_us,
        round(p.p99 / 1e3, 1) AS p99_us,
        round(p.pmax / 1e3, 1) AS max_us,
-       b.reader
+       b.reader,
+       coalesce(st.play_streams, 0) AS play_streams,
+       CASE WHEN b.wall_s > 0
+	    THEN round(coalesce(st.play_bytes, 0) / 1e6 / b.wall_s, 3)
+       END AS play_mb_s,
+       round(p.play_p99 / 1e3, 1) AS play_p99_us,
+       coalesce(st.record_streams, 0) AS record_streams,
+       coalesce(st.record_frames, 0) AS record_frames,
+       coalesce(st.dropped_frames, 0) AS dropped_frames,
+       coalesce(st.writer_drops, 0) AS writer_drops,
+       CASE WHEN b.wall_s > 0
+	    THEN round(coalesce(st.record_bytes, 0) / 1e6 / b.wall_s, 3)
+       END AS record_mb_s,
+       round(p.record_p99 / 1e3, 1) AS record_p99_us
 FROM bench_step AS b
 JOIN run AS r ON r.id = b.run_id
 LEFT JOIN st ON st.step_id = b.id
 LEFT JOIN pct AS p ON p.step_id = b.id
 ORDER BY b.id;
 
--- Latency percentiles per stream and track (V, A1, ...).
+-- Latency percentiles per stream and track (V, A1, ...), of the storage's
+-- operations (a record stream's receive rows and a play stream's await
+-- rows are waits: left out since schema version 11).
 CREATE VIEW IF NOT EXISTS track_latency AS
 WITH ranked AS (
 	SELECT s.run_id, a.stream_id, a.track, a.errno,
@@ -100,6 +154,7 @@ WITH ranked AS (
 				  ORDER BY a.done_ns - a.issued_ns) AS rn,
 	       count(*) OVER (PARTITION BY a.stream_id, a.track) AS n
 	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
+	WHERE a.op NOT IN (9, 10)
 )
 SELECT run_id, stream_id, track, count(*) AS accesses,
        sum(errno <> 0) AS errors,
@@ -119,7 +174,8 @@ SELECT run_id, stream_id, track, count(*) AS accesses,
 FROM ranked GROUP BY stream_id, track
 ORDER BY run_id, stream_id, track;
 
--- Latency percentiles per run and track, over every stream of the run.
+-- Latency percentiles per run and track, over every stream of the run
+-- (the storage's operations, as track_latency).
 CREATE VIEW IF NOT EXISTS run_track_latency AS
 WITH ranked AS (
 	SELECT s.run_id, a.track, a.errno,
@@ -129,6 +185,7 @@ WITH ranked AS (
 				  ORDER BY a.done_ns - a.issued_ns) AS rn,
 	       count(*) OVER (PARTITION BY s.run_id, a.track) AS n
 	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
+	WHERE a.op NOT IN (9, 10)
 )
 SELECT run_id, track, count(*) AS accesses,
        sum(errno <> 0) AS errors,
@@ -156,16 +213,19 @@ ORDER BY run_id, track;
 -- one clip, or a seek).  "Continue" allows a jump of up to half a slice:
 -- slice lengths follow the timeline's frame numbers and offsets the
 -- clip's, so consecutive slices of one clip may overlap or leave a gap of
--- a few bytes (less than the track's alignment).
+-- a few bytes (less than the track's alignment).  The waits (receive and
+-- await rows, op 9 and 10: their offsets are the writer's or the read's)
+-- follow each other apart from the storage's operations; wait is 1 for
+-- them (schema version 11).
 CREATE VIEW IF NOT EXISTS access_cut AS
 WITH w AS (
 	SELECT a.id, a.stream_id, s.run_id, a.frame, a.track, a.clip,
 	       a.file_offset, a.length, a.due_ns, a.issued_ns, a.done_ns,
-	       a.errno,
+	       a.errno, a.op IN (9, 10) AS wait,
 	       lag(a.clip) OVER o AS prev_clip,
 	       lag(a.file_offset + a.length) OVER o AS prev_end
 	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
-	WINDOW o AS (PARTITION BY a.stream_id, a.track
+	WINDOW o AS (PARTITION BY a.stream_id, a.track, a.op IN (9, 10)
 		     ORDER BY a.issued_ns, a.id)
 )
 SELECT id, stream_id, run_id, frame, track, clip, file_offset, length,
@@ -175,7 +235,8 @@ SELECT id, stream_id, run_id, frame, track, clip, file_offset, length,
        prev_clip,
        prev_clip IS NULL OR prev_clip <> clip AS new_file,
        prev_clip IS NULL OR prev_clip <> clip
-	   OR abs(file_offset - prev_end) * 2 > length AS after_cut
+	   OR abs(file_offset - prev_end) * 2 > length AS after_cut,
+       wait
 FROM w;
 
 -- One row per late read: its clip and track, how late (done - due),
@@ -185,7 +246,12 @@ FROM w;
 -- else 'issue': it was issued late, by issue_delay_us (issued - sched),
 -- because the reader stopped asking (a pause, a slow consumer: the ring
 -- was full) or the daemon was short of CPU.  (Schema version 3; op and
--- image, as in access_v, version 10.)
+-- image, as in access_v, version 10.)  Schema version 11: a play
+-- stream's late await row (a frame of a clip being recorded, not yet
+-- written when due) has cause 'recording'; a record stream's late
+-- receive row (the writer handed the frame over after its due time) has
+-- cause 'writer', its other late rows (writes ...) 'storage'; kind is
+-- the stream's.
 CREATE VIEW IF NOT EXISTS late_access AS
 SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        c.clip, c.file_offset, c.length, c.due_ns, c.done_ns,
@@ -194,11 +260,15 @@ SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        c.new_file, c.after_cut, c.errno,
        round((c.issued_ns - a.sched_ns) / 1e3, 1) AS issue_delay_us,
        a.played, a.sched_ns,
-       CASE WHEN c.latency_ns > c.due_ns - a.sched_ns THEN 'storage'
+       CASE WHEN s.kind = 'record'
+	    THEN CASE WHEN a.op = 9 THEN 'writer' ELSE 'storage' END
+	    WHEN a.op = 10 THEN 'recording'
+	    WHEN c.latency_ns > c.due_ns - a.sched_ns THEN 'storage'
 	    ELSE 'issue' END AS cause,
        a.dep,
        coalesce(o.name, a.op) AS op,
-       a.image
+       a.image,
+       s.kind
 FROM access_cut AS c
 JOIN access AS a ON a.id = c.id
 LEFT JOIN op AS o ON o.id = a.op
@@ -216,7 +286,13 @@ ORDER BY c.stream_id, c.frame, c.track;
 -- read was the first after a cut, and the cause: 'storage' when any late
 -- read was the storage's, else 'issue' (see late_access).  (Schema version 7: before,
 -- it counted every late read's frame once, and a stream read through
--- smbd listed 86 late frames where its row said 0.)
+-- smbd listed 86 late frames where its row said 0.)  Schema version 11:
+-- a record stream's dropped frames too (kind 'record': a frame whose
+-- write or receive row is late, as the recorder counts it in the
+-- stream's late_frames; a late fsync, open or close is no dropped
+-- frame), cause 'writer' when its receive was late, else 'storage'; a
+-- play frame with a late await row has cause 'recording' (over
+-- 'storage' and 'issue': it waited for the recording).
 CREATE VIEW IF NOT EXISTS late_frame AS
 SELECT run_id, stream_id, timeline, frame, min(due_ns) AS due_ns,
        group_concat(track, ',') AS tracks,
@@ -225,21 +301,27 @@ SELECT run_id, stream_id, timeline, frame, min(due_ns) AS due_ns,
        max(new_file) AS new_file,
        max(after_cut) AS after_cut,
        max(issue_delay_us) AS issue_delay_us,
-       max(cause) AS cause
+       CASE max(CASE cause WHEN 'writer' THEN 4 WHEN 'recording' THEN 3
+			   WHEN 'storage' THEN 2 ELSE 1 END)
+	    WHEN 4 THEN 'writer' WHEN 3 THEN 'recording'
+	    WHEN 2 THEN 'storage' ELSE 'issue' END AS cause,
+       max(kind) AS kind
 FROM late_access
-WHERE coalesce(played, 1)
+WHERE CASE kind WHEN 'record' THEN op IN ('write', 'receive')
+		ELSE coalesce(played, 1) END
 GROUP BY stream_id, frame, sched_ns
 ORDER BY stream_id, frame, sched_ns;
 
 -- The cost of cuts: per run and track, reads right after a cut against the
--- others (after_cut 1 / 0): their count, late reads and latency.
+-- others (after_cut 1 / 0): their count, late reads and latency (the
+-- storage's operations: no waits, schema version 11).
 CREATE VIEW IF NOT EXISTS cut_latency AS
 WITH ranked AS (
 	SELECT run_id, track, after_cut, late, latency_ns AS lat,
 	       row_number() OVER (PARTITION BY run_id, track, after_cut
 				  ORDER BY latency_ns) AS rn,
 	       count(*) OVER (PARTITION BY run_id, track, after_cut) AS n
-	FROM access_cut
+	FROM access_cut WHERE NOT wait
 )
 SELECT run_id, track, after_cut, count(*) AS accesses,
        sum(late) AS late_accesses,
@@ -258,18 +340,36 @@ ORDER BY run_id, track, after_cut;
 -- the late ones, the distinct plays of frames they made late (as
 -- late_frame: reads of played frames, schema version 7), and the streams
 -- that completed a read.  Seconds without any completed read have no row.
+-- Schema version 11: bytes and mb_s are the storage's (reads, header
+-- reads and writes: a receive row's bytes are the writer's, written
+-- again by its writes), read_bytes and write_bytes apart; late_frames
+-- are the play streams', dropped_frames the record streams' (as
+-- late_frame counts them); record_streams are those of streams that
+-- were recordings.
 CREATE VIEW IF NOT EXISTS timeseries AS
 SELECT s.run_id, a.done_ns / 1000000000 AS second,
        count(*) AS accesses,
-       sum(a.length) AS bytes,
-       round(sum(a.length) / 1e6, 3) AS mb_s,
+       sum(CASE WHEN a.op NOT IN (9, 10) THEN a.length ELSE 0 END)
+	   AS bytes,
+       round(sum(CASE WHEN a.op NOT IN (9, 10) THEN a.length ELSE 0 END)
+	     / 1e6, 3) AS mb_s,
        sum(a.done_ns > a.due_ns) AS late_accesses,
-       count(DISTINCT CASE WHEN a.done_ns > a.due_ns
+       count(DISTINCT CASE WHEN a.done_ns > a.due_ns AND s.kind = 'play'
 				AND coalesce(a.played, 1)
 			   THEN a.stream_id || ':' || a.frame || ':' ||
 				a.sched_ns END)
 	   AS late_frames,
-       count(DISTINCT a.stream_id) AS streams
+       count(DISTINCT a.stream_id) AS streams,
+       sum(CASE WHEN a.op IN (0, 2) THEN a.length ELSE 0 END)
+	   AS read_bytes,
+       sum(CASE WHEN a.op = 5 THEN a.length ELSE 0 END) AS write_bytes,
+       count(DISTINCT CASE WHEN a.done_ns > a.due_ns AND s.kind = 'record'
+				AND a.op IN (5, 9)
+			   THEN a.stream_id || ':' || a.frame || ':' ||
+				a.sched_ns END)
+	   AS dropped_frames,
+       count(DISTINCT CASE WHEN s.kind = 'record' THEN a.stream_id END)
+	   AS record_streams
 FROM access AS a JOIN stream AS s ON s.id = a.stream_id
 GROUP BY s.run_id, a.done_ns / 1000000000
 ORDER BY s.run_id, second;

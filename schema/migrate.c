@@ -75,6 +75,9 @@ static int add_columns(sqlite3 *db)
 		/* version 10 */
 		{ "access", "op", "INTEGER NOT NULL DEFAULT 0" },
 		{ "access", "image", "INTEGER" },
+		/* version 11 */
+		{ "stream", "kind", "TEXT NOT NULL DEFAULT 'play'" },
+		{ "stream", "writer_drops", "INTEGER" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -124,6 +127,25 @@ int store_migrate(sqlite3 *db, int *newer)
 		      "DROP VIEW IF EXISTS stream_summary;"
 		      "DROP VIEW IF EXISTS run_summary;"
 		      "DROP VIEW IF EXISTS access_v" },
+		/* ingest: stream.kind and writer_drops shown, play and
+		 * record apart, receive and await rows out of the
+		 * percentiles (late_access selects from access_cut, so both
+		 * go, and cut_latency); an older file's streams were all
+		 * play streams, none of whose frames a writer dropped */
+		{ 11, "DROP VIEW IF EXISTS late_frame;"
+		      "DROP VIEW IF EXISTS late_access;"
+		      "DROP VIEW IF EXISTS cut_latency;"
+		      "DROP VIEW IF EXISTS access_cut;"
+		      "DROP VIEW IF EXISTS timeseries;"
+		      "DROP VIEW IF EXISTS track_latency;"
+		      "DROP VIEW IF EXISTS run_track_latency;"
+		      "DROP VIEW IF EXISTS bench_step_summary;"
+		      "DROP VIEW IF EXISTS op_summary;"
+		      "DROP VIEW IF EXISTS stream_summary;"
+		      "DROP VIEW IF EXISTS run_summary;"
+		      "DROP VIEW IF EXISTS access_v;"
+		      "UPDATE stream SET writer_drops = 0 "
+		      "WHERE writer_drops IS NULL AND closed_ns IS NOT NULL" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;

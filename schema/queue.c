@@ -99,6 +99,7 @@ int store_stream_open(struct store *st, int64_t timeline_id,
 	ss->pid = who->pid;
 	ss->tid = who->tid;
 	ss->sid = who->sid;
+	ss->record = who->record;
 	memcpy(ss->comm, comm, len + 1);
 	ss->file = NULL;
 	if (who->file)

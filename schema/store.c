@@ -64,12 +64,12 @@ static const char *const stmt_sql[STMT_N] = {
 	[STMT_ENV_DEL] = "DELETE FROM run_env WHERE run_id = ?",
 	[STMT_RUN_DEL] = "DELETE FROM run WHERE id = ?",
 	[STMT_STREAM] = "INSERT INTO stream (run_id, timeline_id, pid, comm, "
-			"opened_ns, tid, sid, file) "
-			"VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			"opened_ns, tid, sid, file, kind) "
+			"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[STMT_STREAM_CLOSE] = "UPDATE stream SET closed_ns = ?, bytes = ?, "
 			      "frames = ?, late_frames = ?, "
 			      "failed_frames = ?, requests = ?, reloads = ?, "
-			      "seeks = ? WHERE id = ?",
+			      "seeks = ?, writer_drops = ? WHERE id = ?",
 	[STMT_ACCESS] = ACCESS_INSERT ACCESS_VALUES,
 };
 

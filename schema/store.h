@@ -66,7 +66,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 

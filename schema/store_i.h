@@ -52,6 +52,7 @@ struct store_stream {
 	 * -1 when the row was lost (its accesses count in rows_lost). */
 	int64_t row_id;
 	pid_t pid, tid, sid;
+	int record;		/* stream.kind: 1 'record', 0 'play' */
 	const char *file;	/* in comm's block after it; NULL: none */
 	char comm[];
 };

@@ -32,6 +32,7 @@ static int insert_stream(struct store *st, struct store_stream *ss,
 		store_bind_text(s, 8, ss->file, &rc);
 	else if (rc == SQLITE_OK)
 		rc = sqlite3_bind_null(s, 8);
+	store_bind_text(s, 9, ss->record ? "record" : "play", &rc);
 	store_step_done(st->db, s, "insert stream row", &rc, msg);
 	if (rc == SQLITE_OK)
 		ss->row_id = sqlite3_last_insert_rowid(st->db);
@@ -122,7 +123,8 @@ static int update_stream(struct store *st, const struct entry *e, char **msg)
 	store_bind_i64(s, 6, e->u.close.requests, &rc);
 	store_bind_i64(s, 7, e->u.close.reloads, &rc);
 	store_bind_i64(s, 8, e->u.close.seeks, &rc);
-	store_bind_i64(s, 9, e->ss->row_id, &rc);
+	store_bind_i64(s, 9, e->u.close.writer_drops, &rc);
+	store_bind_i64(s, 10, e->ss->row_id, &rc);
 	store_step_done(st->db, s, "update stream row", &rc, msg);
 	return rc;
 }

@@ -137,8 +137,9 @@ static void q_text_eq(sqlite3 *db, const char *sql, const char *want)
 	assert_int_equal(sqlite3_column_type(s, 0), SQLITE_TEXT);
 	got = sqlite3_column_blob(s, 0);
 	n = sqlite3_column_bytes(s, 0);
-	assert_int_equal(n, (int)strlen(want));
-	assert_memory_equal(got, want, n);
+	if (n != (int)strlen(want) || memcmp(got, want, (size_t)n))
+		fail_msg("%s:\n got  '%.*s'\n want '%s'", sql, n,
+			 (const char *)got, want);
 	sqlite3_finalize(s);
 }
 
@@ -232,32 +233,50 @@ static const struct {
 	{ "run_env", "run_id key value" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
 		    "frames late_frames failed_frames requests reloads seeks "
-		    "tid sid file" },
+		    "tid sid file kind writer_drops" },
 	{ "access", "id stream_id frame track clip file_offset length "
 		    "sched_ns due_ns issued_ns done_ns errno injected played "
 		    "dep op image" },
 	{ "op", "id name" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
 		      "length sched_ns due_ns issued_ns done_ns errno "
-		      "latency_ns late dep op image" },
+		      "latency_ns late dep op image kind" },
 	{ "op_summary", "run_id stream_id op accesses bytes errors "
-			"late_accesses mean_us max_us" },
+			"late_accesses mean_us max_us kind" },
 	{ "stream_summary",
 	  "stream_id run_id label timeline pid comm opened_ns closed_ns "
 	  "duration_s bytes mb_s frames late_frames failed_frames accesses "
 	  "errors late_accesses p50_us p95_us p99_us max_us requests "
 	  "kib_per_request reloads seeks tid sid dep_accesses opens "
-	  "header_reads closes" },
+	  "header_reads closes kind file writer_drops writes awaits" },
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
 	  "p50_us p95_us p99_us max_us queue_full_waits rows_lost problems "
-	  "dep_accesses opens header_reads closes" },
+	  "dep_accesses opens header_reads closes play_streams play_frames "
+	  "play_mb_s play_p99_us record_streams record_frames dropped_frames "
+	  "writer_drops record_mb_s record_p99_us missed_frames" },
+	{ "late_access",
+	  "run_id stream_id timeline frame track clip file_offset length "
+	  "due_ns done_ns latency_us late_by_us new_file after_cut errno "
+	  "issue_delay_us played sched_ns cause dep op image kind" },
+	{ "late_frame",
+	  "run_id stream_id timeline frame due_ns tracks clips late_by_us "
+	  "new_file after_cut issue_delay_us cause kind" },
+	{ "timeseries",
+	  "run_id second accesses bytes mb_s late_accesses late_frames "
+	  "streams read_bytes write_bytes dropped_frames record_streams" },
+	{ "bench_step_summary",
+	  "step_id run_id label workstations repetition kernel config_hz "
+	  "streams wall_s bytes mb_s frames late_frames failed_frames "
+	  "accesses errors late_accesses p50_us p95_us p99_us max_us reader "
+	  "play_streams play_mb_s play_p99_us record_streams record_frames "
+	  "dropped_frames writer_drops record_mb_s record_p99_us" },
 };
 
 static void check_columns(sqlite3 *db, const char *table, const char *want)
 {
-	char sql[128], got[512] = "";
+	char sql[128], got[1024] = "";
 	sqlite3_stmt *s;
 	int i;
 
@@ -1801,7 +1820,9 @@ static void test_migrate_v6(void **state)
 	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
 	store_close(st);
 	db = raw_open(t->db);
-	raw_exec(db, "ALTER TABLE stream DROP COLUMN file; "
+	/* version 5's stream_summary did not show the file */
+	raw_exec(db, "DROP VIEW stream_summary; "
+		     "ALTER TABLE stream DROP COLUMN file; "
 		     "PRAGMA user_version = 5");
 	sqlite3_close(db);
 	st = start_ok(t->db, 0, &run_info, &tl);
@@ -2099,6 +2120,210 @@ static void test_migrate_v10(void **state)
 	sqlite3_close(db);
 }
 
+/* One access row of the ingest tests: times in ms after EPOCH + SEC. */
+static void ingest_row(struct store_stream *ss, int64_t frame, uint8_t op,
+		       const char *track, uint64_t len, double sched,
+		       double due, double issued, double done)
+{
+	struct store_access a = {
+		.frame = frame, .track = track, .clip = "cam1",
+		.file_offset = (uint64_t)frame * len, .length = len,
+		.op = op, .played = 1,
+	};
+
+	a.sched_ns = EPOCH + SEC + (uint64_t)(sched * 1e6);
+	a.due_ns = EPOCH + SEC + (uint64_t)(due * 1e6);
+	a.issued_ns = EPOCH + SEC + (uint64_t)(issued * 1e6);
+	a.done_ns = EPOCH + SEC + (uint64_t)(done * 1e6);
+	store_access_add(ss, &a);
+}
+
+/*
+ * Ingest (issue 23, schema version 11): a record stream (kind 'record',
+ * file "ingest/cam1", no timeline, writer_drops at close) of 5 frames at
+ * 25 fps with a capture buffer of 2 (frame k arrives at A(k) = 40k ms,
+ * due by A(k + 2)): per frame a receive row (V) and a write per track
+ * (V 1000 bytes, A1 200); frame 2's bytes come 150 ms after its arrival
+ * (its receive row is late: dropped by the writer), frame 3's V write
+ * takes 100 ms (dropped by the storage), a late fsync is no dropped
+ * frame.  Beside it a play stream of 4 frames: frame 1's read takes
+ * 50 ms (late: storage), frame 2 waits 60 ms for the recording (an await
+ * row, late: cause 'recording').  The views show play and record apart
+ * and together, the waits (receive 150 ms, await 60 ms) in no
+ * percentile.
+ */
+static void test_ingest_views(void **state)
+{
+	struct store_reader rec = { .pid = 5, .tid = 5, .comm = "dd",
+				    .file = "ingest/cam1", .record = 1 };
+	struct store_stream_totals rt = {
+		.closed_ns = EPOCH + 2 * SEC, .bytes = 5 * 1200, .frames = 5,
+		.late_frames = 2, .requests = 10, .writer_drops = 1,
+	};
+	struct store_stream *rs, *ps;
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl, k;
+	double a;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(store_stream_open(st, 0, &rec, EPOCH + SEC, &rs), 0);
+	assert_int_equal(stream_open(st, tl, 6, "mpv", EPOCH + SEC, &ps), 0);
+	ingest_row(rs, 0, ENG_OP_OPEN, "V", 0, 0, 80, 0, 0.1);
+	ingest_row(rs, 0, ENG_OP_OPEN, "A1", 0, 0, 80, 0.1, 0.2);
+	for (k = 0; k < 5; k++) {
+		double got = k == 2 ? 150 : 5, vlat = k == 3 ? 100 : 2;
+
+		a = 40.0 * (double)k;
+		ingest_row(rs, k, ENG_OP_RECEIVE, "V", 1200, a, a + 80, a,
+			   a + got);
+		ingest_row(rs, k, ENG_OP_WRITE, "V", 1000, a, a + 80, a + got,
+			   a + got + vlat);
+		ingest_row(rs, k, ENG_OP_WRITE, "A1", 200, a, a + 80,
+			   a + got + vlat, a + got + vlat + 1);
+	}
+	ingest_row(rs, 4, ENG_OP_FSYNC, "V", 0, 160, 240, 230, 250);
+	ingest_row(rs, 4, ENG_OP_CLOSE, "V", 0, 160, 240, 250, 251);
+	ingest_row(rs, 4, ENG_OP_CLOSE, "A1", 0, 160, 240, 251, 252);
+	store_stream_close(rs, &rt);
+	for (k = 0; k < 4; k++) {
+		a = 40.0 * (double)k;
+		if (k == 2)	/* waits for the recording, then reads */
+			ingest_row(ps, k, ENG_OP_AWAIT, "V", 4096, a, a + 40,
+				   a, a + 60);
+		ingest_row(ps, k, ENG_OP_READ, "V", 4096, a, a + 40,
+			   k == 2 ? a + 60 : a, a + (k == 1 ? 50 : k == 2 ?
+						     61 : 1));
+	}
+	close_stream(ps, EPOCH + 2 * SEC, 4 * 4096, 4, 2, 0);
+	assert_int_equal(store_run_end(st, EPOCH + 3 * SEC), 0);
+	store_close(st);
+
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT group_concat(kind || ' ' || coalesce(file, '-') "
+		      "|| ' ' || coalesce(timeline_id, 'null') || ' ' || "
+		      "writer_drops, '|') FROM (SELECT * FROM stream "
+		      "ORDER BY id)", "record ingest/cam1 null 1|play - 1 0");
+	/* the record stream: 2 opens, 5 receives, 10 writes, an fsync and
+	 * 2 closes; its slowest operation the 100 ms write, not frame 2's
+	 * 150 ms receive */
+	q_text_eq(db, "SELECT kind || ' ' || accesses || ' ' || writes || ' ' "
+		      "|| awaits || ' ' || late_frames || ' ' || writer_drops "
+		      "|| ' ' || max_us || ' ' || coalesce(timeline, 'null') "
+		      "FROM stream_summary WHERE stream_id = 1",
+		  "record 20 10 0 2 1 100000.0 null");
+	/* the play stream: its slowest read 50 ms, not the 60 ms await */
+	q_text_eq(db, "SELECT kind || ' ' || accesses || ' ' || awaits || ' ' "
+		      "|| max_us FROM stream_summary WHERE stream_id = 2",
+		  "play 5 1 50000.0");
+	q_text_eq(db, "SELECT streams || ' ' || frames || ' ' || play_streams "
+		      "|| ' ' || play_frames || ' ' || late_frames || ' ' || "
+		      "record_streams || ' ' || record_frames || ' ' || "
+		      "dropped_frames || ' ' || writer_drops || ' ' || "
+		      "missed_frames || ' ' || max_us || ' ' || play_p99_us "
+		      "|| ' ' || record_p99_us FROM run_summary",
+		  "2 9 1 4 2 1 5 2 1 4 100000.0 50000.0 100000.0");
+	/* each kind's bytes over its own span: 6000 bytes in 1 s */
+	q_text_eq(db, "SELECT record_mb_s || ' ' || play_mb_s FROM "
+		      "run_summary", "0.006 0.016");
+	/* the dropped frames as the recorder counts them, with cause (a
+	 * late fsync or close, after frame 4's due time, drops none) */
+	q_text_eq(db, "SELECT group_concat(stream_id || ':' || frame || ' ' || "
+		      "cause || ' ' || kind, '|') FROM late_frame",
+		  "1:2 writer record|1:3 storage record|"
+		  "2:1 storage play|2:2 recording play");
+	q_text_eq(db, "SELECT group_concat(op || ' ' || cause, '|') FROM "
+		      "(SELECT * FROM late_access WHERE stream_id = 1 AND "
+		      "frame IN (2, 4) ORDER BY frame, op)",
+		  "receive writer|write storage|write storage|"
+		  "close storage|close storage|fsync storage");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM late_access WHERE "
+				   "op = 'await' AND cause = 'recording'"), 1);
+	/* the storage's bytes (a receive's are written again), apart */
+	q_text_eq(db, "SELECT second || ' ' || bytes || ' ' || read_bytes || "
+		      "' ' || write_bytes || ' ' || late_frames || ' ' || "
+		      "dropped_frames || ' ' || streams || ' ' || "
+		      "record_streams FROM timeseries",
+		  "1 22384 16384 6000 2 2 2 1");
+	q_text_eq(db, "SELECT group_concat(op || ' ' || accesses || ' ' || "
+		      "bytes || ' ' || late_accesses || ' ' || kind, '|') FROM "
+		      "op_summary WHERE stream_id = 1",
+		  "open 2 0 0 record|close 2 0 2 record|write 10 6000 4 "
+		  "record|fsync 1 0 1 record|receive 5 6000 1 record");
+	/* per track, no receive row: V's open, 5 writes, fsync, close */
+	assert_int_equal(q_i64(db, "SELECT accesses FROM track_latency WHERE "
+				   "stream_id = 1 AND track = 'V'"), 8);
+	/* the storage's operations: 15 of the recording's, 4 reads */
+	assert_int_equal(q_i64(db, "SELECT sum(accesses) FROM cut_latency"),
+			 19);
+	raw_exec(db, "INSERT INTO bench_step (id, run_id, workstations, "
+		     "repetition, wall_s) VALUES (1, 1, 1, 1, 1.0);"
+		     "INSERT INTO bench_stream VALUES (1, 1), (1, 2)");
+	q_text_eq(db, "SELECT streams || ' ' || late_frames || ' ' || "
+		      "play_streams || ' ' || record_streams || ' ' || "
+		      "record_frames || ' ' || dropped_frames || ' ' || "
+		      "writer_drops || ' ' || record_mb_s || ' ' || "
+		      "record_p99_us || ' ' || play_p99_us FROM "
+		      "bench_step_summary",
+		  "2 2 1 1 5 2 1 0.006 100000.0 50000.0");
+	sqlite3_close(db);
+}
+
+/* A file of schema version 10 (no stream.kind, no writer_drops, the op
+ * table of 5 operations, views without them): its streams become play
+ * streams with no writer drops, the op table gets the ingest operations
+ * and the views their new columns. */
+static void test_migrate_v11(void **state)
+{
+	struct tmp *t = *state;
+	sqlite3 *db;
+	uint32_t op;
+
+	db = migrated(t->db, ACCESS_V6 ", played INTEGER, "
+		      "dep INTEGER NOT NULL DEFAULT 0, "
+		      "op INTEGER NOT NULL DEFAULT 0, image INTEGER);"
+		      "CREATE TABLE stream (id INTEGER PRIMARY KEY, "
+		      "run_id INTEGER NOT NULL, timeline_id INTEGER, "
+		      "pid INTEGER, comm TEXT, opened_ns INTEGER, "
+		      "closed_ns INTEGER, bytes INTEGER, frames INTEGER, "
+		      "late_frames INTEGER, failed_frames INTEGER, "
+		      "requests INTEGER, reloads INTEGER, seeks INTEGER, "
+		      "tid INTEGER, sid INTEGER, file TEXT);"
+		      "CREATE TABLE op (id INTEGER PRIMARY KEY, "
+		      "name TEXT NOT NULL UNIQUE);"
+		      "INSERT INTO op VALUES (0, 'read'), (1, 'open'), "
+		      "(2, 'header'), (3, 'close'), (4, 'stat');"
+		      "INSERT INTO stream (id, run_id, opened_ns, closed_ns, "
+		      "frames, late_frames) VALUES (1, 1, 0, 10, 3, 1), "
+		      "(2, 1, 0, NULL, NULL, NULL);"
+		      "INSERT INTO access (stream_id, frame, due_ns, "
+		      "issued_ns, done_ns, played) VALUES (1, 3, 10, 5, 20, 1);"
+		      "CREATE VIEW access_v AS SELECT 1 AS old;"
+		      "CREATE VIEW stream_summary AS SELECT 1 AS old;"
+		      "CREATE VIEW run_summary AS SELECT 1 AS old;"
+		      "CREATE VIEW op_summary AS SELECT 1 AS old;"
+		      "CREATE VIEW timeseries AS SELECT 1 AS old;"
+		      "CREATE VIEW late_frame AS SELECT 1 AS old;"
+		      "CREATE VIEW bench_step_summary AS SELECT 1 AS old;"
+		      "PRAGMA user_version = 10");
+	raw_exec(db, "INSERT INTO run (id, started_at) VALUES (1, 'x')");
+	check_schema(db);
+	q_text_eq(db, "SELECT group_concat(kind || ' ' || "
+		      "coalesce(writer_drops, 'null'), '|') FROM stream",
+		  "play 0|play null");
+	for (op = 0; eng_op_name(op); op++)
+		;
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM op"), op);
+	q_text_eq(db, "SELECT name FROM op WHERE id = 10", "await");
+	q_text_eq(db, "SELECT late_frames || ' ' || dropped_frames || ' ' || "
+		      "play_streams || ' ' || record_streams FROM run_summary",
+		  "1 0 2 0");
+	q_text_eq(db, "SELECT kind || ' ' || cause FROM late_frame",
+		  "play issue");
+	sqlite3_close(db);
+}
+
 /* a test that gets a private directory as *state */
 #define TMP_TEST(f) cmocka_unit_test_setup_teardown(f, tmp_setup, tmp_teardown)
 
@@ -2116,6 +2341,8 @@ int main(void)
 		TMP_TEST(test_migrate_v8),
 		TMP_TEST(test_seq_ops),
 		TMP_TEST(test_migrate_v10),
+		TMP_TEST(test_ingest_views),
+		TMP_TEST(test_migrate_v11),
 		cmocka_unit_test(test_call_order),
 		TMP_TEST(test_summaries),
 		TMP_TEST(test_batching),
