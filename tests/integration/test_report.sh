@@ -8,7 +8,7 @@
 # issue 18: the environments' differences printed first, the warning when
 # a label's runs differ among themselves, and per metric the interval's
 # half-width and the repetitions that would resolve --effect, in the text,
-# CSV and JSON outputs.
+# CSV and JSON outputs.  Issue 23: play and record streams apart.
 set -eu
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -631,6 +631,48 @@ check_eq "--runs: opens 1" "1" \
 		NR == 2 { print $c["opens"] }')"
 check_eq "no sequence: no opens column" "0" \
 	"$("$REPORT" "$DDB" --streams --csv | head -1 | grep -c opens)"
+
+# issue 23: a run that recorded (stream.kind 'record', schema version 11)
+# shows play and record apart: a play stream with one late frame and a
+# record stream (ingest/cam1) with 2 dropped frames, one by its writer,
+# in one bench step; the step's read latency (--spread) is the play
+# stream's reads' (10 us), not the recording's writes (1000 us) nor its
+# receives (5000 us, the writer's)
+IDB=$T/ingest.db
+cat "$TOP"/schema/*.sql | sqlite3 "$IDB"
+sqlite3 "$IDB" "insert into run (id, label, started_at) values (1, 'mix', 'x');
+	insert into timeline (id, run_id, name) values (1, 1, 'tl1');
+	insert into stream (id, run_id, timeline_id, kind, file, opened_ns, closed_ns, bytes, frames, late_frames, failed_frames, writer_drops)
+	values (1, 1, 1, 'play', 'tl1', 0, 2000000000, 8000, 4, 1, 0, 0),
+	(2, 1, NULL, 'record', 'ingest/cam1', 0, 1000000000, 3000, 3, 2, 0, 1);
+	insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op)
+	values (1, 0, 'V', 'c', 0, 2000, 0, 100000, 0, 10000, 0), (1, 1, 'V', 'c', 2000, 2000, 0, 100000, 0, 10000, 0),
+	(2, 0, 'V', 'cam1', 0, 1000, 0, 100000, 0, 5000000, 9), (2, 0, 'V', 'cam1', 0, 1000, 0, 100000, 0, 1000000, 5);
+	insert into bench_step (id, run_id, label, workstations, repetition, wall_s) values (1, 1, 'mix', 1, 1, 2.0);
+	insert into bench_stream values (1, 1), (1, 2)"
+# col CSV NAME...: the named columns of the CSV's first row, '|' apart
+col() {
+	printf '%s\n' "$1" | awk -F, -v want="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; n = split(want, w, " ") }
+		NR == 2 { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? "|" : ""), (w[i] in c ? $c[w[i]] : "none"); print "" }'
+}
+check_eq "--runs: late frames the player's, dropped frames the recorder's" "1|2|1|1|1|3" \
+	"$(col "$("$REPORT" "$IDB" --runs --csv)" "late_frames dropped_frames writer_drops play_streams record_streams record_frames")"
+check_eq "--runs: each kind's p99, the writes' not the receives'" "10.0|1000.0" \
+	"$(col "$("$REPORT" "$IDB" --runs --csv)" "play_p99_us record_p99_us")"
+check_eq "--streams: the record stream's kind, file, dropped frames as late ones" "record|ingest/cam1|2|1" \
+	"$("$REPORT" "$IDB" --streams --csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR == 3 { print $c["kind"] "|" $c["timeline"] "|" $c["late_frames"] "|" $c["writer_drops"] }')"
+check_eq "--steps: play and record apart" "1|2|1|1" \
+	"$(col "$("$REPORT" "$IDB" --steps --csv)" "late_frames dropped_frames play_streams record_streams")"
+check_eq "--spread: a step's read latency is its play streams' reads'" "10" \
+	"$("$REPORT" "$IDB" --spread --csv | awk -F, '$3 == "read_us" { print $5 }')"
+check_eq "--spread: a step's stream time is its play streams'" "2" \
+	"$("$REPORT" "$IDB" --spread --csv | awk -F, '$3 == "stream_s" { print $5 }')"
+"$REPORT" "$IDB" >"$T/mix"
+check "text: the runs table says late and dropped frames apart" \
+	grep -q "^runs .*dropped_frames: the record streams'" "$T/mix"
+check_eq "no record stream: no kind nor dropped_frames column" "0|0" \
+	"$("$REPORT" "$SDB" --streams --csv | head -1 | grep -c kind)|$("$REPORT" "$SDB" --runs --csv | head -1 | grep -c dropped_frames)"
 
 if command -v shellcheck >/dev/null 2>&1; then
 	check "shellcheck timelinefs-report" shellcheck "$REPORT"
