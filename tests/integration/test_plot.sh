@@ -3,7 +3,8 @@
 # timelinefs-plot on a hand-built database (no mount needed): a valid PNG
 # (signature, chunk CRCs, IHDR size, IDAT inflates to the full image) of
 # non-trivial size and content, per stream and, past 16 streams, per
-# timeline; --step; errors for a missing run or step.
+# timeline; --step; errors for a missing run or step; a run with a record
+# stream (issue 23).
 set -eu
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -114,6 +115,40 @@ check "a step of another run is an error" sh -c "! '$PLOT' '$DB' 2 '$T/x.png' --
 rc=0
 "$PLOT" "$DB" 1 >/dev/null 2>&1 || rc=$?
 check_eq "missing OUT is a usage error" 2 "$rc"
+# issue 23: run 3 played and recorded (schema version 11): a play stream
+# of 50 reads, 2 late; a record stream (ingest/cam1) of 50 frames, a
+# receive row (the writer's: not drawn) and a write per track (V, A1)
+# each, frames 5 (the writer's bytes came late) and 7 (a slow write)
+# dropped: their 4 writes are late; a late fsync at the end drops no
+# frame.  The record stream is drawn apart, its dropped frames' writes
+# marked as its late frames.
+awk 'BEGIN {
+	print "begin;"
+	print "insert into run (id, label, started_at, kernel) values (3, '\''mix'\'', '\''x'\'', '\''k'\'');"
+	print "insert into timeline (id, run_id, name) values (31, 3, '\''tl3'\'');"
+	print "insert into stream (id, run_id, timeline_id, kind, file, opened_ns, closed_ns) values (30, 3, 31, '\''play'\'', '\''tl3'\'', 0, 3000000000), (31, 3, NULL, '\''record'\'', '\''ingest/cam1'\'', 0, 3000000000);"
+	for (f = 0; f < 50; f++) {
+		a = f * 40000000
+		printf "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op) values (30, %d, '\''V'\'', '\''c'\'', 0, 1, %d, %d, %d, %d, 0);\n", f, a, a + 40000000, a, a + (f == 10 || f == 20 ? 50000000 : 1000000)
+		got = f == 5 ? 100000000 : 5000000
+		wl = f == 7 ? 90000000 : 2000000
+		printf "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op) values (31, %d, '\''V'\'', '\''cam1'\'', 0, 1, %d, %d, %d, %d, 9);\n", f, a, a + 80000000, a, a + got
+		printf "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op) values (31, %d, '\''V'\'', '\''cam1'\'', 0, 1, %d, %d, %d, %d, 5);\n", f, a, a + 80000000, a + got, a + got + wl
+		printf "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op) values (31, %d, '\''A1'\'', '\''cam1'\'', 0, 1, %d, %d, %d, %d, 5);\n", f, a, a + 80000000, a + got + wl, a + got + wl + 1000000
+	}
+	print "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op) values (31, 49, '\''V'\'', '\''cam1'\'', 0, 0, 1960000000, 2040000000, 2000000000, 2100000000, 6);"
+	print "commit;"
+}' | sqlite3 "$DB"
+if "$PLOT" "$DB" 3 "$T/mix.png" >"$T/out" 2>"$T/err"; then
+	ok "plot of a run that recorded"
+else
+	not_ok "plot of a run that recorded: $(cat "$T/err")"
+fi
+check_eq "play and record apart: reads and late reads, record operations and writes of dropped frames" \
+	"wrote $T/mix.png: run 3, 50 reads of 1 streams, 2 late; 101 operations of 1 record streams, 4 writes of dropped frames" \
+	"$(sed 's/ ([a-z]*)$//' "$T/out")"
+check "a run that recorded: a valid 1400x900 PNG" python3 "$T/png.py" "$T/mix.png" 1400 900 10
+
 if command -v shellcheck >/dev/null 2>&1; then
 	check "shellcheck timelinefs-plot" shellcheck "$PLOT"
 fi
