@@ -52,19 +52,19 @@ CREATE INDEX IF NOT EXISTS bench_stream_stream ON bench_stream(stream_id);
 -- misses its deadlines first.
 CREATE VIEW IF NOT EXISTS bench_step_summary AS
 WITH ranked AS (
+	-- each kind's rank counted in the one sort, as run_summary's
 	SELECT bs.step_id, s.kind, a.errno, a.done_ns > a.due_ns AS late,
 	       a.op IN (9, 10) AS wait,
 	       a.done_ns - a.issued_ns AS lat,
-	       row_number() OVER (PARTITION BY bs.step_id, a.op IN (9, 10)
-				  ORDER BY a.done_ns - a.issued_ns) AS rn,
-	       count(*) OVER (PARTITION BY bs.step_id, a.op IN (9, 10)) AS n,
-	       row_number() OVER (PARTITION BY bs.step_id, a.op IN (9, 10),
-					       s.kind
-				  ORDER BY a.done_ns - a.issued_ns) AS rk,
-	       count(*) OVER (PARTITION BY bs.step_id, a.op IN (9, 10),
-					   s.kind) AS nk
+	       row_number() OVER w AS rn, count(*) OVER p AS n,
+	       sum(s.kind = 'play') OVER (w ROWS UNBOUNDED PRECEDING) AS rp,
+	       sum(s.kind = 'play') OVER p AS np,
+	       sum(s.kind = 'record') OVER (w ROWS UNBOUNDED PRECEDING) AS rr,
+	       sum(s.kind = 'record') OVER p AS nr
 	FROM bench_stream AS bs JOIN access AS a ON a.stream_id = bs.stream_id
 	JOIN stream AS s ON s.id = bs.stream_id
+	WINDOW p AS (PARTITION BY bs.step_id, a.op IN (9, 10)),
+	       w AS (p ORDER BY a.done_ns - a.issued_ns)
 ),
 pct AS (
 	SELECT step_id, count(*) AS accesses,
@@ -78,10 +78,10 @@ pct AS (
 			THEN lat END) AS p99,
 	       max(CASE WHEN NOT wait THEN lat END) AS pmax,
 	       max(CASE WHEN NOT wait AND kind = 'play'
-			 AND rk = (nk * 99 + 99) / 100 THEN lat END)
+			 AND rp = (np * 99 + 99) / 100 THEN lat END)
 		   AS play_p99,
 	       max(CASE WHEN NOT wait AND kind = 'record'
-			 AND rk = (nk * 99 + 99) / 100 THEN lat END)
+			 AND rr = (nr * 99 + 99) / 100 THEN lat END)
 		   AS record_p99
 	FROM ranked GROUP BY step_id
 ),
