@@ -144,10 +144,11 @@ ORDER BY b.id;
 
 -- Latency percentiles per stream and track (V, A1, ...), of the storage's
 -- operations (a record stream's receive rows and a play stream's await
--- rows are waits: left out since schema version 11).
+-- rows are waits: left out since schema version 11), and the stream's
+-- kind: a track read or written.
 CREATE VIEW IF NOT EXISTS track_latency AS
 WITH ranked AS (
-	SELECT s.run_id, a.stream_id, a.track, a.errno,
+	SELECT s.run_id, a.stream_id, s.kind, a.track, a.errno,
 	       a.done_ns > a.due_ns AS late,
 	       a.done_ns - a.issued_ns AS lat,
 	       row_number() OVER (PARTITION BY a.stream_id, a.track
@@ -170,20 +171,23 @@ SELECT run_id, stream_id, track, count(*) AS accesses,
 	   AS p99_us,
        round(max(CASE WHEN rn = (n * 999 + 999) / 1000 THEN lat END) / 1e3,
 	     1) AS p99_9_us,
-       round(max(lat) / 1e3, 1) AS max_us
+       round(max(lat) / 1e3, 1) AS max_us,
+       kind
 FROM ranked GROUP BY stream_id, track
 ORDER BY run_id, stream_id, track;
 
 -- Latency percentiles per run and track, over every stream of the run
--- (the storage's operations, as track_latency).
+-- (the storage's operations, as track_latency); a run that recorded has a
+-- row per kind and track: a track's reads (kind 'play') apart from its
+-- writes ('record').
 CREATE VIEW IF NOT EXISTS run_track_latency AS
 WITH ranked AS (
-	SELECT s.run_id, a.track, a.errno,
+	SELECT s.run_id, s.kind, a.track, a.errno,
 	       a.done_ns > a.due_ns AS late,
 	       a.done_ns - a.issued_ns AS lat,
-	       row_number() OVER (PARTITION BY s.run_id, a.track
+	       row_number() OVER (PARTITION BY s.run_id, s.kind, a.track
 				  ORDER BY a.done_ns - a.issued_ns) AS rn,
-	       count(*) OVER (PARTITION BY s.run_id, a.track) AS n
+	       count(*) OVER (PARTITION BY s.run_id, s.kind, a.track) AS n
 	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
 	WHERE a.op NOT IN (9, 10)
 )
@@ -201,9 +205,10 @@ SELECT run_id, track, count(*) AS accesses,
 	   AS p99_us,
        round(max(CASE WHEN rn = (n * 999 + 999) / 1000 THEN lat END) / 1e3,
 	     1) AS p99_9_us,
-       round(max(lat) / 1e3, 1) AS max_us
-FROM ranked GROUP BY run_id, track
-ORDER BY run_id, track;
+       round(max(lat) / 1e3, 1) AS max_us,
+       kind
+FROM ranked GROUP BY run_id, kind, track
+ORDER BY run_id, kind, track;
 
 -- Every access with where it sits in the edit.  Within one stream and
 -- track, in issue order: new_file is 1 when the read is the first of the
@@ -216,12 +221,12 @@ ORDER BY run_id, track;
 -- a few bytes (less than the track's alignment).  The waits (receive and
 -- await rows, op 9 and 10: their offsets are the writer's or the read's)
 -- follow each other apart from the storage's operations; wait is 1 for
--- them (schema version 11).
+-- them, kind the stream's (schema version 11).
 CREATE VIEW IF NOT EXISTS access_cut AS
 WITH w AS (
 	SELECT a.id, a.stream_id, s.run_id, a.frame, a.track, a.clip,
 	       a.file_offset, a.length, a.due_ns, a.issued_ns, a.done_ns,
-	       a.errno, a.op IN (9, 10) AS wait,
+	       a.errno, a.op IN (9, 10) AS wait, s.kind,
 	       lag(a.clip) OVER o AS prev_clip,
 	       lag(a.file_offset + a.length) OVER o AS prev_end
 	FROM access AS a JOIN stream AS s ON s.id = a.stream_id
@@ -236,7 +241,7 @@ SELECT id, stream_id, run_id, frame, track, clip, file_offset, length,
        prev_clip IS NULL OR prev_clip <> clip AS new_file,
        prev_clip IS NULL OR prev_clip <> clip
 	   OR abs(file_offset - prev_end) * 2 > length AS after_cut,
-       wait
+       wait, kind
 FROM w;
 
 -- One row per late read: its clip and track, how late (done - due),
@@ -313,15 +318,16 @@ GROUP BY stream_id, frame, sched_ns
 ORDER BY stream_id, frame, sched_ns;
 
 -- The cost of cuts: per run and track, reads right after a cut against the
--- others (after_cut 1 / 0): their count, late reads and latency (the
--- storage's operations: no waits, schema version 11).
+-- others (after_cut 1 / 0): their count, late reads and latency (the play
+-- streams' storage operations: no waits, no recording's writes, schema
+-- version 11).
 CREATE VIEW IF NOT EXISTS cut_latency AS
 WITH ranked AS (
 	SELECT run_id, track, after_cut, late, latency_ns AS lat,
 	       row_number() OVER (PARTITION BY run_id, track, after_cut
 				  ORDER BY latency_ns) AS rn,
 	       count(*) OVER (PARTITION BY run_id, track, after_cut) AS n
-	FROM access_cut WHERE NOT wait
+	FROM access_cut WHERE kind = 'play' AND NOT wait
 )
 SELECT run_id, track, after_cut, count(*) AS accesses,
        sum(late) AS late_accesses,

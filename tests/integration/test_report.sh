@@ -668,9 +668,14 @@ check_eq "--spread: a step's read latency is its play streams' reads'" "10" \
 	"$("$REPORT" "$IDB" --spread --csv | awk -F, '$3 == "read_us" { print $5 }')"
 check_eq "--spread: a step's stream time is its play streams'" "2" \
 	"$("$REPORT" "$IDB" --spread --csv | awk -F, '$3 == "stream_s" { print $5 }')"
+check_eq "--tracks: a track read apart from the track written" "V|2|10.0|play V|1|1000.0|record" \
+	"$("$REPORT" "$IDB" --tracks --csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR > 1 { printf "%s%s", (NR > 2 ? " " : ""), $c["track"] "|" $c["accesses"] "|" $c["max_us"] "|" $c["kind"] }')"
 "$REPORT" "$IDB" >"$T/mix"
 check "text: the runs table says late and dropped frames apart" \
 	grep -q "^runs .*dropped_frames: the record streams'" "$T/mix"
+check_eq "no open, header read or close: no opens column" "0" \
+	"$("$REPORT" "$IDB" --runs --csv | head -1 | grep -c opens)"
 check_eq "no record stream: no kind nor dropped_frames column" "0|0" \
 	"$("$REPORT" "$SDB" --streams --csv | head -1 | grep -c kind)|$("$REPORT" "$SDB" --runs --csv | head -1 | grep -c dropped_frames)"
 
