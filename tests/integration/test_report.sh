@@ -671,7 +671,20 @@ check_eq "--spread: a step's stream time is its play streams'" "2" \
 check_eq "--tracks: a track read apart from the track written" "V|2|10.0|play V|1|1000.0|record" \
 	"$("$REPORT" "$IDB" --tracks --csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
 		NR > 1 { printf "%s%s", (NR > 2 ? " " : ""), $c["track"] "|" $c["accesses"] "|" $c["max_us"] "|" $c["kind"] }')"
-"$REPORT" "$IDB" >"$T/mix"
+# --compare of two labels that recorded: dropped frames are a metric
+# (run 2, label mix2: 4 dropped, 3 late)
+sqlite3 "$IDB" "insert into run (id, label, started_at) values (2, 'mix2', 'x');
+	insert into stream (id, run_id, timeline_id, kind, file, opened_ns, closed_ns, bytes, frames, late_frames, failed_frames, writer_drops)
+	values (3, 2, NULL, 'play', 'tl1', 0, 2000000000, 8000, 4, 3, 0, 0),
+	(4, 2, NULL, 'record', 'ingest/cam1', 0, 1000000000, 3000, 3, 4, 0, 0);
+	insert into bench_step (id, run_id, label, workstations, repetition, wall_s) values (2, 2, 'mix2', 1, 1, 2.0);
+	insert into bench_stream values (2, 3), (2, 4)"
+check_eq "--compare: late frames and dropped frames, A against B" "late_frames|1|3 dropped_frames|2|4" \
+	"$("$REPORT" "$IDB" --compare mix mix2 --csv 2>/dev/null | awk -F, '$NF == "welch" && ($2 == "late_frames" || $2 == "dropped_frames") {
+		printf "%s%s|%s|%s", (n++ ? " " : ""), $2, $4, $7 }')"
+check_eq "--compare without a recording: no dropped frames" "0" \
+	"$("$REPORT" "$DB" --compare a "b's" --csv 2>/dev/null | grep -c dropped_frames)"
+"$REPORT" "$IDB" 1 >"$T/mix"
 check "text: the runs table says late and dropped frames apart" \
 	grep -q "^runs .*dropped_frames: the record streams'" "$T/mix"
 check_eq "no open, header read or close: no opens column" "0" \
