@@ -292,10 +292,11 @@ ORDER BY c.stream_id, c.frame, c.track;
 -- read was the storage's, else 'issue' (see late_access).  (Schema version 7: before,
 -- it counted every late read's frame once, and a stream read through
 -- smbd listed 86 late frames where its row said 0.)  Schema version 11:
--- a record stream's dropped frames too (kind 'record': a frame whose
--- write or receive row is late, as the recorder counts it in the
--- stream's late_frames; a late fsync, open or close is no dropped
--- frame), cause 'writer' when its receive was late, else 'storage'; a
+-- a record stream's dropped frames too (kind 'record': a whole frame
+-- (played) whose write or receive row is late, as the recorder counts it
+-- in the stream's late_frames; a late fsync, open or close is no dropped
+-- frame, nor is a last partial frame, played 0), cause 'writer' when its
+-- receive was late, else 'storage'; a
 -- play frame with a late await row has cause 'recording' (over
 -- 'storage' and 'issue': it waited for the recording).
 CREATE VIEW IF NOT EXISTS late_frame AS
@@ -312,8 +313,8 @@ SELECT run_id, stream_id, timeline, frame, min(due_ns) AS due_ns,
 	    WHEN 2 THEN 'storage' ELSE 'issue' END AS cause,
        max(kind) AS kind
 FROM late_access
-WHERE CASE kind WHEN 'record' THEN op IN ('write', 'receive')
-		ELSE coalesce(played, 1) END
+WHERE coalesce(played, 1)
+  AND (kind = 'play' OR op IN ('write', 'receive'))
 GROUP BY stream_id, frame, sched_ns
 ORDER BY stream_id, frame, sched_ns;
 
@@ -370,7 +371,7 @@ SELECT s.run_id, a.done_ns / 1000000000 AS second,
 	   AS read_bytes,
        sum(CASE WHEN a.op = 5 THEN a.length ELSE 0 END) AS write_bytes,
        count(DISTINCT CASE WHEN a.done_ns > a.due_ns AND s.kind = 'record'
-				AND a.op IN (5, 9)
+				AND a.op IN (5, 9) AND coalesce(a.played, 1)
 			   THEN a.stream_id || ':' || a.frame || ':' ||
 				a.sched_ns END)
 	   AS dropped_frames,

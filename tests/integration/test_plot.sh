@@ -120,8 +120,9 @@ check_eq "missing OUT is a usage error" 2 "$rc"
 # receive row (the writer's: not drawn) and a write per track (V, A1)
 # each, frames 5 (the writer's bytes came late) and 7 (a slow write)
 # dropped: their 4 writes are late; a late fsync at the end drops no
-# frame.  The record stream is drawn apart, its dropped frames' writes
-# marked as its late frames.
+# frame, nor does a last partial frame's late write (played 0).  The
+# record stream is drawn apart, its dropped frames' writes marked as its
+# late frames.
 awk 'BEGIN {
 	print "begin;"
 	print "insert into run (id, label, started_at, kernel) values (3, '\''mix'\'', '\''x'\'', '\''k'\'');"
@@ -137,6 +138,7 @@ awk 'BEGIN {
 		printf "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op) values (31, %d, '\''A1'\'', '\''cam1'\'', 0, 1, %d, %d, %d, %d, 5);\n", f, a, a + 80000000, a + got + wl, a + got + wl + 1000000
 	}
 	print "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op) values (31, 49, '\''V'\'', '\''cam1'\'', 0, 0, 1960000000, 2040000000, 2000000000, 2100000000, 6);"
+	print "insert into access (stream_id, frame, track, clip, file_offset, length, sched_ns, due_ns, issued_ns, done_ns, op, played) values (31, 50, '\''V'\'', '\''cam1'\'', 0, 1, 2000000000, 2080000000, 2090000000, 2091000000, 5, 0);"
 	print "commit;"
 }' | sqlite3 "$DB"
 if "$PLOT" "$DB" 3 "$T/mix.png" >"$T/out" 2>"$T/err"; then
@@ -145,7 +147,7 @@ else
 	not_ok "plot of a run that recorded: $(cat "$T/err")"
 fi
 check_eq "play and record apart: reads and late reads, record operations and writes of dropped frames" \
-	"wrote $T/mix.png: run 3, 50 reads of 1 streams, 2 late; 101 operations of 1 record streams, 4 writes of dropped frames" \
+	"wrote $T/mix.png: run 3, 50 reads of 1 streams, 2 late; 102 operations of 1 record streams, 4 writes of dropped frames" \
 	"$(sed 's/ ([a-z]*)$//' "$T/out")"
 check "a run that recorded: a valid 1400x900 PNG" python3 "$T/png.py" "$T/mix.png" 1400 900 10
 

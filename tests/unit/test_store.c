@@ -2126,15 +2126,16 @@ static void test_migrate_v10(void **state)
 	sqlite3_close(db);
 }
 
-/* One access row of the ingest tests: times in ms after EPOCH + SEC. */
-static void ingest_row(struct store_stream *ss, int64_t frame, uint8_t op,
-		       const char *track, uint64_t len, double sched,
-		       double due, double issued, double done)
+/* One access row of the ingest tests: times in ms after EPOCH + SEC;
+ * played 0 for a last partial frame's (engine/ingest/ingest.h). */
+static void ingest_row_p(struct store_stream *ss, int64_t frame, uint8_t op,
+			 const char *track, uint64_t len, double sched,
+			 double due, double issued, double done, int played)
 {
 	struct store_access a = {
 		.frame = frame, .track = track, .clip = "cam1",
 		.file_offset = (uint64_t)frame * len, .length = len,
-		.op = op, .played = 1,
+		.op = op, .played = (uint8_t)played,
 	};
 
 	a.sched_ns = EPOCH + SEC + (uint64_t)(sched * 1e6);
@@ -2142,6 +2143,13 @@ static void ingest_row(struct store_stream *ss, int64_t frame, uint8_t op,
 	a.issued_ns = EPOCH + SEC + (uint64_t)(issued * 1e6);
 	a.done_ns = EPOCH + SEC + (uint64_t)(done * 1e6);
 	store_access_add(ss, &a);
+}
+
+static void ingest_row(struct store_stream *ss, int64_t frame, uint8_t op,
+		       const char *track, uint64_t len, double sched,
+		       double due, double issued, double done)
+{
+	ingest_row_p(ss, frame, op, track, len, sched, due, issued, done, 1);
 }
 
 /*
@@ -2152,7 +2160,8 @@ static void ingest_row(struct store_stream *ss, int64_t frame, uint8_t op,
  * (V 1000 bytes, A1 200); frame 2's bytes come 150 ms after its arrival
  * (its receive row is late: dropped by the writer), frame 3's V write
  * takes 100 ms (dropped by the storage), a late fsync is no dropped
- * frame.  Beside it a play stream of 4 frames: frame 1's read takes
+ * frame, nor is a last partial frame's (frame 5, 300 bytes of V, played
+ * 0: the recorder counts it in no total).  Beside it a play stream of 4 frames: frame 1's read takes
  * 50 ms (late: storage), frame 2 waits 60 ms for the recording (an await
  * row, late: cause 'recording').  The views show play and record apart
  * and together, the waits (receive 150 ms, await 60 ms) in no
@@ -2189,6 +2198,8 @@ static void test_ingest_views(void **state)
 		ingest_row(rs, k, ENG_OP_WRITE, "A1", 200, a, a + 80,
 			   a + got + vlat, a + got + vlat + 1);
 	}
+	ingest_row_p(rs, 5, ENG_OP_RECEIVE, "V", 300, 200, 280, 200, 290, 0);
+	ingest_row_p(rs, 5, ENG_OP_WRITE, "V", 300, 200, 280, 290, 291, 0);
 	ingest_row(rs, 4, ENG_OP_FSYNC, "V", 0, 160, 240, 230, 250);
 	ingest_row(rs, 4, ENG_OP_CLOSE, "V", 0, 160, 240, 250, 251);
 	ingest_row(rs, 4, ENG_OP_CLOSE, "A1", 0, 160, 240, 251, 252);
@@ -2211,14 +2222,14 @@ static void test_ingest_views(void **state)
 		      "|| ' ' || coalesce(timeline_id, 'null') || ' ' || "
 		      "writer_drops, '|') FROM (SELECT * FROM stream "
 		      "ORDER BY id)", "record ingest/cam1 null 1|play - 1 0");
-	/* the record stream: 2 opens, 5 receives, 10 writes, an fsync and
+	/* the record stream: 2 opens, 6 receives, 11 writes, an fsync and
 	 * 2 closes; its slowest operation the 100 ms write, not frame 2's
 	 * 150 ms receive */
 	q_text_eq(db, "SELECT kind || ' ' || accesses || ' ' || writes || ' ' "
 		      "|| awaits || ' ' || late_frames || ' ' || writer_drops "
 		      "|| ' ' || max_us || ' ' || coalesce(timeline, 'null') "
 		      "FROM stream_summary WHERE stream_id = 1",
-		  "record 20 10 0 2 1 100000.0 null");
+		  "record 22 11 0 2 1 100000.0 null");
 	/* the play stream: its slowest read 50 ms, not the 60 ms await */
 	q_text_eq(db, "SELECT kind || ' ' || accesses || ' ' || awaits || ' ' "
 		      "|| max_us FROM stream_summary WHERE stream_id = 2",
@@ -2251,19 +2262,19 @@ static void test_ingest_views(void **state)
 		      "' ' || write_bytes || ' ' || late_frames || ' ' || "
 		      "dropped_frames || ' ' || streams || ' ' || "
 		      "record_streams FROM timeseries",
-		  "1 22384 16384 6000 2 2 2 1");
+		  "1 22684 16384 6300 2 2 2 1");
 	q_text_eq(db, "SELECT group_concat(op || ' ' || accesses || ' ' || "
 		      "bytes || ' ' || late_accesses || ' ' || kind, '|') FROM "
 		      "op_summary WHERE stream_id = 1",
-		  "open 2 0 0 record|close 2 0 2 record|write 10 6000 4 "
-		  "record|fsync 1 0 1 record|receive 5 6000 1 record");
-	/* per track, no receive row: V's open, 5 writes, fsync, close */
+		  "open 2 0 0 record|close 2 0 2 record|write 11 6300 5 "
+		  "record|fsync 1 0 1 record|receive 6 6300 2 record");
+	/* per track, no receive row: V's open, 6 writes, fsync, close */
 	assert_int_equal(q_i64(db, "SELECT accesses FROM track_latency WHERE "
-				   "stream_id = 1 AND track = 'V'"), 8);
+				   "stream_id = 1 AND track = 'V'"), 9);
 	/* per run, a track's reads apart from its writes */
 	q_text_eq(db, "SELECT group_concat(kind || ' ' || track || ' ' || "
 		      "accesses || ' ' || max_us, '|') FROM run_track_latency",
-		  "play V 4 50000.0|record A1 7 1000.0|record V 8 100000.0");
+		  "play V 4 50000.0|record A1 7 1000.0|record V 9 100000.0");
 	/* the cost of cuts: the play stream's 4 reads, not its await */
 	assert_int_equal(q_i64(db, "SELECT sum(accesses) FROM cut_latency"),
 			 4);
