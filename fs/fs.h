@@ -194,6 +194,35 @@ struct fs_env_hz {
 void fs_env_hz_start(struct fs_env_hz *h, const struct eng_io *io);
 int fs_env_hz_record(struct fs_env_hz *h, struct store *st);
 
+/* A recording the ingest folder knows (fs/ingest.c): found by its note
+ * MEDIA_DIR/ingest/NAME.rec, or created through the mount.  Never freed
+ * before the store closes: access rows point at its name. */
+struct fs_recorder;
+struct fs_rec {
+	fuse_ino_t ino;			/* FS_INGEST_INO + 1 + its index */
+	struct fs_recorder *open;	/* its record stream, while one
+					 * writes it; fs_ingest.lock */
+	int starting;			/* one is being made; fs_ingest.lock */
+	char name[];
+};
+
+/* The ingest folder: inode FS_INGEST_INO, its recordings after it. */
+#define FS_INGEST_INO ((fuse_ino_t)1 << 48)
+/* A recording's name and NUL (eng_ingest_name allows 200 bytes). */
+#define FS_INGEST_NAME_MAX 256
+struct fs_ingest {
+	int on;				/* -o ingest= other than off */
+	struct eng_ingest_format fmt;	/* -o ingest=PRESET */
+	int replace;			/* -o ingest_replace */
+	/* what every record stream shares: the -o ingest_* options and
+	 * the mount's io; a stream adds its format and rows */
+	struct eng_rec_config base;
+	char *repaired;			/* "NAME:FRAMES,..." or NULL */
+	pthread_mutex_t lock;		/* recs, n, cap and fs_rec's fields */
+	struct fs_rec **recs;		/* in inode order */
+	size_t n, cap;
+};
+
 struct fs {
 	struct fs_config cfg;
 	const struct fuse_cmdline_opts *fuse_opts; /* libfuse's, main's */
@@ -215,6 +244,7 @@ struct fs {
 	/* Replies spliced from the players' pipes (fs_init decides): the
 	 * kernel can, and pipe_ok. */
 	int zc;
+	struct fs_ingest ingest;
 };
 
 /* fs/options.c */
@@ -248,12 +278,72 @@ void fs_usage(const char *prog);
 
 /* fs/ops.c */
 extern const struct fuse_lowlevel_ops fs_ops;
+/* Queue an engine row to the store stream ss, its track and clip named
+ * (texts that outlive the store: it binds them by pointer). */
+void fs_access_add(struct store_stream *ss, const struct eng_access *a,
+		   const char *track, const char *clip);
 /* The player configuration every stream of the mount shares (buffer,
  * pace, backing, request size, limits); a stream adds its recorder and
  * whether it may use zero copy. */
 void fs_player_config(struct fs *fs, struct eng_player_config *pc);
 /* Close every stream still open (unmount with readers active). */
 void fs_close_all_streams(struct fs *fs);
+
+/* fs/ingest.c: the ingest folder (docs/design.md "Ingest").  Each
+ * returns 0 or -errno; ops.c replies. */
+/* -o ingest*: the record streams' configuration (ing->base) from cfg; 1
+ * ingest on, 0 off, -1 with the reasons in diag. */
+int fs_ingest_options(struct fs *fs, struct eng_rec_config *rc,
+		      struct eng_diag *diag);
+/* The options in effect and the ingest folder of the media folder (not a
+ * symlink); 0, or -1 said on stderr. */
+int fs_ingest_init(struct fs *fs);
+/* At start, before serving: repair every recording of MEDIA_DIR/ingest a
+ * daemon left unclosed (eng_ingest_repair through io), each said on
+ * stderr and listed in fs->ingest.repaired.  0 or -errno (the folder
+ * cannot be read). */
+int fs_ingest_repair_all(struct fs *fs, const struct eng_io *io);
+/* After the store is closed: the registry. */
+void fs_ingest_free(struct fs *fs);
+/* At unmount: close every record stream a writer still holds. */
+void fs_ingest_close_all(struct fs *fs);
+/* Is ino the ingest folder or one of its recordings? */
+int fs_ingest_is(fuse_ino_t ino);
+struct fs_rec *fs_ingest_rec(struct fs *fs, fuse_ino_t ino);
+void fs_ingest_dir_attr(struct fs *fs, struct stat *st);
+int fs_ingest_getattr(struct fs *fs, fuse_ino_t ino, struct stat *st);
+/* The recording `name` names ("cam1" or "cam1.PRESET"): -ENOENT. */
+int fs_ingest_lookup(struct fs *fs, const char *name, struct stat *st);
+/* The folder's entries from off into buf (*used bytes). */
+int fs_ingest_readdir(struct fs *fs, fuse_req_t req, char *buf, size_t size,
+		      off_t off, size_t *used);
+/* A writer (thread tid) creates `name`: a record stream in fi->fh, st
+ * the new file's.  -EACCES (read-only), -EINVAL (a name refused: said in
+ * the log), -EBUSY (being recorded), -EEXIST (recorded, and no
+ * ingest_replace), -ENOSPC (under the reserve), the create's -errno. */
+int fs_ingest_create(struct fs *fs, const char *name, pid_t tid,
+		     struct fuse_file_info *fi, struct stat *st);
+/* An open of a recording: -EACCES to read, -EBUSY, -EEXIST unless
+ * ingest_replace (then it is recorded again), as create. */
+int fs_ingest_open(struct fs *fs, fuse_ino_t ino, pid_t tid,
+		   struct fuse_file_info *fi);
+/* The writer's bytes to its record stream: size or -errno
+ * (eng_rec_write). */
+ssize_t fs_ingest_write(struct fs *fs, struct fuse_file_info *fi,
+			const char *buf, size_t size, off_t off);
+/* setattr's size: only the 0 of an O_TRUNC open before any byte, else
+ * -EPERM. */
+int fs_ingest_truncate(struct fs *fs, fuse_ino_t ino, uint64_t size,
+		       struct fuse_file_info *fi);
+/* Close the record stream of fi->fh: its files, its stream's totals. */
+void fs_ingest_release(struct fs *fs, struct fuse_file_info *fi);
+/* cfg.growing (ctx: fs): is the media file `file` a track being
+ * recorded now? */
+int fs_ingest_growing(void *ctx, const char *file);
+/* Under fs->ingest.lock: .status rows of the record streams (at most cap
+ * filled, pointing into them until the lock is let go); their count. */
+size_t fs_ingest_status(struct fs *fs, struct eng_status_row *rows,
+			size_t cap, uint64_t now);
 
 /* fs/daemon.c: unless foreground, fork; the parent waits and exits 0 once
  * the child calls fs_daemon_ready (1 if the child exits first).  -1 with a

@@ -110,6 +110,23 @@ nomem:
 	goto out;
 }
 
+/* The mount's folder "ingest" takes that name: a timeline of that name
+ * would be hidden.  0, or -1 with the problem printed and in *diag. */
+static int ingest_clash(struct fs *fs, struct eng_diag *diag)
+{
+	size_t i;
+
+	for (i = 0; fs->ingest.on && i < fs->nfiles; i++)
+		if (strcmp(fs->files[i].tl->name, ENG_INGEST_DIR) == 0)
+			eng_diag_add(diag, fs->files[i].tl->path, 0,
+				     "the timeline's name is the ingest "
+				     "folder's (-o ingest=off mounts it)");
+	if (!diag->n)
+		return 0;
+	print_refusal(fs, diag);
+	return -1;
+}
+
 /* -o stream_mem: every open of a timeline allocates its ring (touched at
  * once), so a stream too big for it is a mount error naming the timeline,
  * not a failed open, nor the OOM killer after a few opens.  Checked with
@@ -402,9 +419,14 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	info.options = cmdline;
 	info.media_dir = fs->cfg.media_dir;
 	rc = store_run_begin(fs->store, &info, fs->io.now(fs->io.ctx));
-	/* what can decide an A/B result; a run without it is still a run */
-	if (rc == 0 && fs_env_record(fs->store, &fs->cfg, fs->fuse_opts,
-				    kernel, &kc) < 0)
+	/* what can decide an A/B result; a run without it is still a run;
+	 * the recordings repaired at start are the run's facts, not its
+	 * problems (a problem row marks a run refused) */
+	if (rc == 0 && (fs_env_record(fs->store, &fs->cfg, fs->fuse_opts,
+				      kernel, &kc) < 0 ||
+			(fs->ingest.repaired &&
+			 store_env_add(fs->store, "ingest_repaired",
+				       fs->ingest.repaired) < 0)))
 		fprintf(stderr, "timelinefs: %s: cannot record the run "
 			"environment: %s\n", fs->cfg.db,
 			store_errmsg(fs->store) ? store_errmsg(fs->store) :
@@ -542,12 +564,13 @@ int main(int argc, char *argv[])
 	struct fs fs;
 	char *cmdline = join_args(argc, argv);
 	uint64_t nofile;
-	int ret = 1;
+	int ret = 1, repair;
 
 	memset(&fs, 0, sizeof(fs));
 	memset(&opts, 0, sizeof(opts));
 	fs.media_fd = -1;
 	pthread_mutex_init(&fs.lock, NULL);
+	pthread_mutex_init(&fs.ingest.lock, NULL);
 	fs.streams.next = fs.streams.prev = &fs.streams;
 
 	/* the media readers' libavformat would print its own lines for a
@@ -602,7 +625,16 @@ int main(int argc, char *argv[])
 		if (eng_inject_wrap(fs.cfg.inject_v, &fs.io_base, &fs.io) < 0)
 			goto err_files;
 	}
-	if (load_timelines(&fs, &diag) < 0) {
+	if (fs_ingest_init(&fs) < 0)
+		goto err_files;
+	/* before the timelines, which may play a recording, are sized */
+	repair = fs_ingest_repair_all(&fs, fs.cfg.inject_v ? &fs.io_base :
+					  &fs.io);
+	if (repair < 0)
+		fprintf(stderr, "timelinefs: cannot read %s/%s to repair its "
+			"recordings: %s\n", fs.cfg.media_dir, ENG_INGEST_DIR,
+			strerror(-repair));
+	if (load_timelines(&fs, &diag) < 0 || ingest_clash(&fs, &diag) < 0) {
 		if (diag.n)
 			store_refused(&fs, cmdline, &diag);
 		goto err_files;
@@ -729,6 +761,7 @@ err_session:
 err_files:
 	eng_diag_free(&diag);
 	free_files(&fs);
+	fs_ingest_free(&fs);
 	if (fs.media_fd >= 0)
 		close(fs.media_fd);
 err_args:
@@ -738,6 +771,7 @@ err_args:
 	fuse_opt_free_args(&args);
 	fs_config_free(&fs.cfg);
 	free(cmdline);
+	pthread_mutex_destroy(&fs.ingest.lock);
 	pthread_mutex_destroy(&fs.lock);
 	return ret;
 }

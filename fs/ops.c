@@ -3,7 +3,9 @@
  * Low-level FUSE operations: inode 1 is the root, 2 .status, 3+i the i-th
  * timeline's file NAME and 3+n+i its movie NAME.mov (n timelines), where it
  * has one.  Each open is one stream: an engine player plus a store stream;
- * a movie's stream reads through the movie layer (play/movie.h).
+ * a movie's stream reads through the movie layer (play/movie.h).  The
+ * folder "ingest" (FS_INGEST_INO, with -o ingest) and its recordings are
+ * fs/ingest.c's: a create there is a record stream.
  * Nothing here decides layout or pacing; it unpacks, calls, and replies.
  */
 #include <errno.h>
@@ -60,6 +62,8 @@ static const char *name_of(struct fs *fs, fuse_ino_t ino)
 
 	if (f)
 		return movie ? f->mov_name : f->tl->name;
+	if (fs_ingest_is(ino))
+		return ENG_INGEST_DIR;
 	return ino == FS_STATUS_INO ? FS_STATUS_NAME : "/";
 }
 
@@ -143,6 +147,22 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	/* The files never change while mounted and fs_read drops the pages
 	 * itself: no attribute check on every read() of a cached reader. */
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	/* a writer's O_TRUNC comes with its open, not as a setattr of a
+	 * recording's size (which is refused) */
+	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+}
+
+/* A recording's size changes while it is recorded: no caching. */
+static void ingest_entry(fuse_req_t req, const struct stat *st,
+			 const char *name)
+{
+	struct fuse_entry_param e;
+
+	memset(&e, 0, sizeof(e));
+	e.ino = st->st_ino;
+	e.attr = *st;
+	replied(fuse_reply_entry(req, &e), "lookup", name);
 }
 
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -152,9 +172,22 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	size_t i;
 	int movie = 0;
 
+	if (parent == FS_INGEST_INO && fs->ingest.on) {
+		int rc = fs_ingest_lookup(fs, name, &e.attr);
+
+		if (rc < 0)
+			return reply_err(req, -rc);
+		return ingest_entry(req, &e.attr, name);
+	}
 	if (parent != FS_ROOT_INO)
 		return reply_err(req, ENOENT);
 	memset(&e, 0, sizeof(e));
+	if (fs->ingest.on && strcmp(name, ENG_INGEST_DIR) == 0) {
+		e.ino = FS_INGEST_INO;
+		e.attr_timeout = e.entry_timeout = FS_ATTR_TIMEOUT;
+		fs_ingest_dir_attr(fs, &e.attr);
+		return replied(fuse_reply_entry(req, &e), "lookup", name);
+	}
 	if (strcmp(name, FS_STATUS_NAME) == 0) {
 		e.ino = FS_STATUS_INO;
 		fill_attr(fs, e.ino, &e.attr);
@@ -185,6 +218,16 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 	int movie;
 
 	(void)fi;
+	if (fs_ingest_is(ino) && fs->ingest.on) {
+		int rc = fs_ingest_getattr(fs, ino, &st);
+
+		if (rc < 0)
+			return reply_err(req, -rc);
+		/* a recording's size changes while it is recorded */
+		return replied(fuse_reply_attr(req, &st, ino == FS_INGEST_INO ?
+					       FS_ATTR_TIMEOUT : 0),
+			       "getattr", name_of(fs, ino));
+	}
 	if (ino != FS_ROOT_INO && ino != FS_STATUS_INO &&
 	    !file_of(fs, ino, &movie))
 		return reply_err(req, ENOENT);
@@ -201,27 +244,40 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	size_t used = 0, i;
 
 	(void)fi;
+	if (ino == FS_INGEST_INO && fs->ingest.on) {
+		buf = malloc(size);
+		if (!buf)
+			return reply_err(req, ENOMEM);
+		fs_ingest_readdir(fs, req, buf, size, off, &used);
+		replied(fuse_reply_buf(req, buf, used), "readdir",
+			ENG_INGEST_DIR);
+		free(buf);
+		return;
+	}
 	if (ino != FS_ROOT_INO)
 		return reply_err(req, ENOTDIR);
 	buf = malloc(size);
 	if (!buf)
 		return reply_err(req, ENOMEM);
 	/* entry i: 0 ".", 1 "..", then 2 + 2j timeline j's NAME and
-	 * 3 + 2j its NAME.mov (none where it has no movie); off is the
-	 * next one */
-	for (i = (size_t)off; i < 2 * fs->nfiles + 2; i++) {
+	 * 3 + 2j its NAME.mov (none where it has no movie), then with -o
+	 * ingest the folder "ingest"; off is the next one */
+	for (i = (size_t)off; i < 2 * fs->nfiles + 2 + !!fs->ingest.on;
+	     i++) {
 		struct stat st = { 0 };
-		const struct fs_file *f = i < 2 ? NULL : &fs->files[(i - 2) / 2];
-		int movie = i >= 2 && (i - 2) % 2;
+		int dir = i < 2 || i == 2 * fs->nfiles + 2;
+		const struct fs_file *f = dir ? NULL : &fs->files[(i - 2) / 2];
+		int movie = !dir && (i - 2) % 2;
 		const char *name = i == 0 ? "." : i == 1 ? ".." :
+				   dir ? ENG_INGEST_DIR :
 				   movie ? f->mov_name : f->tl->name;
 		size_t n;
 
 		if (!name)
 			continue;	/* no movie */
-		st.st_ino = i < 2 ? FS_ROOT_INO :
+		st.st_ino = i < 2 ? FS_ROOT_INO : dir ? FS_INGEST_INO :
 			    ino_of(fs, (i - 2) / 2, movie);
-		st.st_mode = i < 2 ? S_IFDIR : S_IFREG;
+		st.st_mode = dir ? S_IFDIR : S_IFREG;
 		n = fuse_add_direntry(req, buf + used, size - used, name, &st,
 				      (off_t)(i + 1));
 		if (n > size - used)
@@ -232,14 +288,13 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	free(buf);
 }
 
-static void record_access(void *ctx, const struct eng_access *a)
+void fs_access_add(struct store_stream *ss, const struct eng_access *a,
+		   const char *track, const char *clip)
 {
-	struct fs_stream *s = ctx;
-	const struct eng_timeline *tl = s->file->tl;
 	struct store_access r = {
 		.frame = a->frame,
-		.track = tl->tracks[a->track].name,
-		.clip = tl->clips[a->clip].name,
+		.track = track,
+		.clip = clip,
 		.file_offset = a->file_offset,
 		.length = a->length,
 		.sched_ns = a->sched_ns,
@@ -255,7 +310,16 @@ static void record_access(void *ctx, const struct eng_access *a)
 		.image = a->image,
 	};
 
-	store_access_add(s->ss, &r);
+	store_access_add(ss, &r);
+}
+
+static void record_access(void *ctx, const struct eng_access *a)
+{
+	struct fs_stream *s = ctx;
+	const struct eng_timeline *tl = s->file->tl;
+
+	fs_access_add(s->ss, a, tl->tracks[a->track].name,
+		      tl->clips[a->clip].name);
 }
 
 /* What a stream's player says its rows cannot (an image of a sequence
@@ -319,15 +383,19 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	struct eng_status_row *rows = NULL;
 	struct fs_status *st = NULL;
 	struct fs_stream *s;
-	size_t n = 0, i, need;
+	size_t n = 0, i, need, nrec;
 	int rc;
 	uint64_t now = fs->io.now(fs->io.ctx);
 
 	pthread_mutex_lock(&fs->lock);
+	/* the record streams' rows point into them until formatted */
+	pthread_mutex_lock(&fs->ingest.lock);
 	for (s = fs->streams.next; s != &fs->streams; s = s->next)
 		n++;
-	rows = calloc(n ? n : 1, sizeof(*rows));
+	nrec = fs_ingest_status(fs, NULL, 0, now);
+	rows = calloc(n + nrec ? n + nrec : 1, sizeof(*rows));
 	if (!rows) {
+		pthread_mutex_unlock(&fs->ingest.lock);
 		pthread_mutex_unlock(&fs->lock);
 		return reply_err(req, ENOMEM);
 	}
@@ -349,11 +417,14 @@ static void status_open(fuse_req_t req, struct fs *fs,
 		r->failed_frames = ps.failed_frames;
 		r->worst_ns = ps.worst_ns;
 	}
+	/* the recordings after the players */
+	n += fs_ingest_status(fs, rows + n, nrec, now);
 	need = eng_status_format(NULL, 0, rows, n);
 	st = malloc(sizeof(*st) + need + 1);
 	if (st) {
 		st->len = eng_status_format(st->text, need + 1, rows, n);
 	}
+	pthread_mutex_unlock(&fs->ingest.lock);
 	pthread_mutex_unlock(&fs->lock);
 	free(rows);
 	if (!st)
@@ -409,6 +480,11 @@ void fs_player_config(struct fs *fs, struct eng_player_config *pc)
 	pc->max_files = fs->cfg.stream_files;
 	pc->mem_max = fs->cfg.stream_mem;
 	pc->frames_in_flight = fs->cfg.frames_in_flight;
+	/* edit while ingest: a short read of a track being recorded waits */
+	if (fs->ingest.on) {
+		pc->growing = fs_ingest_growing;
+		pc->growing_ctx = fs;
+	}
 }
 
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -421,6 +497,17 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs_stream *s;
 	int rc;
 
+	if (fs_ingest_is(ino) && fs->ingest.on) {
+		rc = fs_ingest_open(fs, ino, ctx->pid, fi);
+		if (rc < 0)
+			return reply_err(req, -rc);
+		rc = fuse_reply_open(req, fi);
+		replied(rc, "open", name_of(fs, ino));
+		/* the opener is gone: no release will come */
+		if (rc != 0)
+			fs_ingest_release(fs, fi);
+		return;
+	}
 	if ((fi->flags & O_ACCMODE) != O_RDONLY ||
 	    (fi->flags & (O_TRUNC | O_APPEND)))
 		return reply_err(req, EROFS);
@@ -630,6 +717,9 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	if (off < 0)
 		return reply_err(req, EINVAL);
+	/* a recording is played through a timeline, not read here */
+	if (fs_ingest_is(ino))
+		return reply_err(req, EACCES);
 	if (ino == FS_STATUS_INO)
 		return status_read(req, (struct fs_status *)(uintptr_t)fi->fh,
 				   size, off);
@@ -683,6 +773,10 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 		free((void *)(uintptr_t)fi->fh);
 		return reply_err(req, 0);
 	}
+	if (fs_ingest_is(ino)) {
+		fs_ingest_release(fs, fi);
+		return reply_err(req, 0);
+	}
 	pthread_mutex_lock(&fs->lock);
 	stream_detach(s);
 	pthread_mutex_unlock(&fs->lock);
@@ -703,13 +797,14 @@ void fs_close_all_streams(struct fs *fs)
 		stream_close(s);
 	}
 	pthread_mutex_unlock(&fs->lock);
+	fs_ingest_close_all(fs);
 }
 
 static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct fs *fs = fs_of(req);
 	struct statvfs sv;
-	uint64_t total = 0;
+	uint64_t total = 0, space;
 	size_t i;
 
 	(void)ino;
@@ -723,91 +818,162 @@ static void fs_statfs(fuse_req_t req, fuse_ino_t ino)
 		sv.f_files += fs->files[i].mov.head ? 2 : 1;
 	sv.f_namemax = 255;
 	sv.f_flag = ST_RDONLY;
+	/* what a recording may still take: a capture application that
+	 * checks the free space first (OBS stops under 50 MiB) must not see
+	 * 0 */
+	if (fs->ingest.on && fs->io.space &&
+	    fs->io.space(fs->io.ctx, &space) == 0) {
+		space = space > fs->ingest.base.reserve ?
+			space - fs->ingest.base.reserve : 0;
+		sv.f_bfree = sv.f_bavail = space / 4096;
+		sv.f_blocks += sv.f_bfree;
+	}
 	replied(fuse_reply_statfs(req, &sv), "statfs", "/");
 }
 
-/* Every write-side operation: the file system is read-only. */
+/* Every write-side operation: the file system is read-only but for the
+ * ingest folder, where a create records and nothing else is allowed
+ * (EPERM). */
+static int write_err(struct fs *fs, fuse_ino_t ino)
+{
+	return fs->ingest.on && fs_ingest_is(ino) ? EPERM : EROFS;
+}
+
 static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
-	(void)ino, (void)attr, (void)to_set, (void)fi;
-	reply_err(req, EROFS);
+	struct fs *fs = fs_of(req);
+	struct stat st;
+	int rc;
+
+	if (!fs->ingest.on || !fs_ingest_is(ino))
+		return reply_err(req, EROFS);
+	if (to_set != FUSE_SET_ATTR_SIZE)
+		return reply_err(req, EPERM);
+	rc = fs_ingest_truncate(fs, ino, (uint64_t)attr->st_size, fi);
+	if (rc == 0)
+		rc = fs_ingest_getattr(fs, ino, &st);
+	if (rc < 0)
+		return reply_err(req, -rc);
+	replied(fuse_reply_attr(req, &st, 0), "setattr", name_of(fs, ino));
 }
 
 static void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode, dev_t rdev)
 {
-	(void)parent, (void)name, (void)mode, (void)rdev;
-	reply_err(req, EROFS);
+	(void)name, (void)mode, (void)rdev;
+	reply_err(req, write_err(fs_of(req), parent));
 }
 
 static void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode)
 {
-	(void)parent, (void)name, (void)mode;
-	reply_err(req, EROFS);
+	(void)name, (void)mode;
+	reply_err(req, write_err(fs_of(req), parent));
 }
 
 static void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	(void)parent, (void)name;
-	reply_err(req, EROFS);
+	(void)name;
+	reply_err(req, write_err(fs_of(req), parent));
 }
 
 static void fs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 		       const char *name)
 {
-	(void)link, (void)parent, (void)name;
-	reply_err(req, EROFS);
+	(void)link, (void)name;
+	reply_err(req, write_err(fs_of(req), parent));
 }
 
 static void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      fuse_ino_t newparent, const char *newname,
 		      unsigned int flags)
 {
-	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
-	reply_err(req, EROFS);
+	(void)name, (void)newname, (void)flags;
+	reply_err(req, write_err(fs_of(req), fs_ingest_is(parent) ? parent :
+						 newparent));
 }
 
 static void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		    const char *newname)
 {
-	(void)ino, (void)newparent, (void)newname;
-	reply_err(req, EROFS);
+	(void)newname;
+	reply_err(req, write_err(fs_of(req), fs_ingest_is(ino) ? ino :
+						 newparent));
 }
 
+/* Only a recording is ever open for writing (fs_open refuses others). */
 static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
-	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
-	reply_err(req, EROFS);
+	struct fs *fs = fs_of(req);
+	ssize_t n;
+
+	if (!fs->ingest.on || !fs_ingest_is(ino))
+		return reply_err(req, EROFS);
+	n = fs_ingest_write(fs, fi, buf, size, off);
+	if (n < 0)
+		return reply_err(req, (int)-n);
+	replied(fuse_reply_write(req, (size_t)n), "write", name_of(fs, ino));
 }
 
 static void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode, struct fuse_file_info *fi)
 {
-	(void)parent, (void)name, (void)mode, (void)fi;
-	reply_err(req, EROFS);
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+	int rc;
+
+	(void)mode;
+	if (parent != FS_INGEST_INO || !fs->ingest.on)
+		return reply_err(req, EROFS);
+	memset(&e, 0, sizeof(e));
+	rc = fs_ingest_create(fs, name, fuse_req_ctx(req)->pid, fi, &e.attr);
+	if (rc < 0)
+		return reply_err(req, -rc);
+	e.ino = e.attr.st_ino;
+	rc = fuse_reply_create(req, &e, fi);
+	replied(rc, "create", name);
+	/* the creator is gone: no release will come */
+	if (rc != 0)
+		fs_ingest_release(fs, fi);
+}
+
+/* A writer's fsync and flush: the record stream's own policy decides
+ * what reaches storage when (-o ingest_fsync), as a capture card's
+ * driver does; nothing to do. */
+static void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		     struct fuse_file_info *fi)
+{
+	(void)ino, (void)datasync, (void)fi;
+	reply_err(req, 0);
+}
+
+static void fs_flush(fuse_req_t req, fuse_ino_t ino,
+		     struct fuse_file_info *fi)
+{
+	(void)ino, (void)fi;
+	reply_err(req, 0);
 }
 
 static void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			const char *value, size_t size, int flags)
 {
-	(void)ino, (void)name, (void)value, (void)size, (void)flags;
-	reply_err(req, EROFS);
+	(void)name, (void)value, (void)size, (void)flags;
+	reply_err(req, write_err(fs_of(req), ino));
 }
 
 static void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	(void)ino, (void)name;
-	reply_err(req, EROFS);
+	(void)name;
+	reply_err(req, write_err(fs_of(req), ino));
 }
 
 static void fs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 			 off_t offset, off_t length, struct fuse_file_info *fi)
 {
-	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
-	reply_err(req, EROFS);
+	(void)mode, (void)offset, (void)length, (void)fi;
+	reply_err(req, write_err(fs_of(req), ino));
 }
 
 const struct fuse_lowlevel_ops fs_ops = {
@@ -829,6 +995,8 @@ const struct fuse_lowlevel_ops fs_ops = {
 	.link = fs_link,
 	.write = fs_write,
 	.create = fs_create,
+	.fsync = fs_fsync,
+	.flush = fs_flush,
 	.setxattr = fs_setxattr,
 	.removexattr = fs_removexattr,
 	.fallocate = fs_fallocate,

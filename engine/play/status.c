@@ -36,10 +36,10 @@ size_t eng_status_format(char *buf, size_t cap,
 			 const struct eng_status_row *rows, size_t n)
 {
 	struct out o = { buf, cap, 0 };
-	uint64_t bytes = 0, worst = 0;
-	int64_t late = 0, failed = 0;
-	double rate = 0;
-	size_t i;
+	uint64_t bytes = 0, worst = 0, rbytes = 0;
+	int64_t late = 0, failed = 0, rframes = 0, dropped = 0;
+	double rate = 0, rrate = 0;
+	size_t i, nrec = 0;
 
 	if (cap)
 		buf[0] = '\0';
@@ -50,23 +50,47 @@ size_t eng_status_format(char *buf, size_t cap,
 		char reader[64], frames[40];
 
 		snprintf(reader, sizeof(reader), "%s[%d]", r->comm, r->pid);
-		snprintf(frames, sizeof(frames), "%lld/%lld",
-			 (long long)r->frames_played,
-			 (long long)r->frames_total);
+		/* a recording has no total: frames received, and "record" */
+		if (r->record)
+			snprintf(frames, sizeof(frames), "record %lld",
+				 (long long)r->frames_played);
+		else
+			snprintf(frames, sizeof(frames), "%lld/%lld",
+				 (long long)r->frames_played,
+				 (long long)r->frames_total);
 		put(&o, "%-24s %-18s %17s %8.2f %6lld %6lld %9.2f\n",
 		    r->timeline, reader, frames, mb_s(r->bytes, r->elapsed_ns),
 		    (long long)r->late_frames, (long long)r->failed_frames,
 		    (double)r->worst_ns / 1e6);
+		if (r->worst_ns > worst)
+			worst = r->worst_ns;
+		if (r->record) {
+			nrec++;
+			rbytes += r->bytes;
+			rframes += r->frames_played;
+			dropped += r->late_frames;
+			rrate += mb_s(r->bytes, r->elapsed_ns);
+			failed += r->failed_frames;
+			continue;
+		}
 		bytes += r->bytes;
 		late += r->late_frames;
 		failed += r->failed_frames;
 		rate += mb_s(r->bytes, r->elapsed_ns);
-		if (r->worst_ns > worst)
-			worst = r->worst_ns;
 	}
-	put(&o, "total: %zu stream%s, %.2f MB/s, %.1f MB served, %lld late, "
-	    "%lld failed, worst %.2f ms\n", n, n == 1 ? "" : "s", rate,
-	    (double)bytes / 1e6, (long long)late, (long long)failed,
-	    (double)worst / 1e6);
+	if (!nrec) {
+		put(&o, "total: %zu stream%s, %.2f MB/s, %.1f MB served, "
+		    "%lld late, %lld failed, worst %.2f ms\n", n,
+		    n == 1 ? "" : "s", rate, (double)bytes / 1e6,
+		    (long long)late, (long long)failed, (double)worst / 1e6);
+		return o.len;
+	}
+	/* a record row's "late" is its dropped frames: said apart */
+	put(&o, "total: %zu stream%s (%zu play, %zu record), play %.2f MB/s, "
+	    "%.1f MB served, %lld late; record %.2f MB/s, %.1f MB, %lld "
+	    "frames, %lld dropped; %lld failed, worst %.2f ms\n", n,
+	    n == 1 ? "" : "s", n - nrec, nrec, rate, (double)bytes / 1e6,
+	    (long long)late, rrate, (double)rbytes / 1e6, (long long)rframes,
+	    (long long)dropped, (long long)failed, (double)worst / 1e6);
 	return o.len;
 }

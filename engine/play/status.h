@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The live status table (status.c) of the mount's hidden .status file:
- * one line per open stream, from the players' stats.
+ * one line per open stream, from the players' stats and the record
+ * streams' (ingest).
  */
 #ifndef ENG_STATUS_H
 #define ENG_STATUS_H
@@ -10,6 +11,11 @@
 #include <stdint.h>
 
 struct eng_status_row {
+	/* 1: a record stream (ingest): timeline is "ingest/NAME",
+	 * frames_played the whole frames received, frames_total those on
+	 * storage, late_frames the dropped ones, worst_ns the slowest
+	 * write */
+	int record;
 	const char *timeline;
 	const char *comm;	/* reader's command name */
 	int pid;
@@ -22,7 +28,8 @@ struct eng_status_row {
 	uint64_t worst_ns;	/* largest read latency */
 };
 
-/* Format a table, one line per row plus a header and a totals line, into
+/* Format a table, one line per row plus a header and a totals line (play
+ * and record apart when there are record rows), into
  * buf (always NUL-terminated when cap > 0).  Returns the length the whole
  * text needs, like snprintf. */
 size_t eng_status_format(char *buf, size_t cap,

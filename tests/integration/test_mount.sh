@@ -26,8 +26,8 @@ mount_fs "$M" "$T/mnt" -o pace=off,db="$DB",label=mounted,backing=buffered
 names=$(ls "$T/mnt" | tr '\n' ' ')
 # the seed's timelines have pictures and so a movie; edit (track V 18M)
 # has none
-check_eq "root lists one file per timeline, and a movie of each with pictures" \
-	"edit timeline01 timeline01.mov timeline02 timeline02.mov timeline03 timeline03.mov " "$names"
+check_eq "root lists one file per timeline, a movie of each with pictures, the ingest folder" \
+	"edit ingest timeline01 timeline01.mov timeline02 timeline02.mov timeline03 timeline03.mov " "$names"
 for n in edit timeline01 timeline02 timeline03; do
 	want=$($EXPECT size "$M/timelines/$n.tl")
 	got=$(stat -c %s "$T/mnt/$n")

@@ -59,7 +59,7 @@ DB=$T/m.db
 # --- the listing, the sizes, the start message
 mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"
 check_eq "root lists NAME.mov beside NAME, none for plain" \
-	"edit edit.mov hd hd.mov plain " "$(ls "$T/mnt" | tr '\n' ' ')"
+	"edit edit.mov hd hd.mov ingest plain " "$(ls "$T/mnt" | tr '\n' ' ')"
 for n in $MOVIES; do
 	check_eq "size of $n.mov" "$(cat "$T/$n.mov.size")" \
 		"$(stat -c %s "$T/mnt/$n.mov")"
@@ -209,7 +209,7 @@ mkdir -p "$T/tl2"
 cp "$M/timelines/edit.tl" "$T/tl2/edit.tl"
 cp "$M/timelines/hd.tl" "$T/tl2/edit.mov.tl"
 mount_fs "$M" "$T/mnt" -o pace=off,record=off,timelines="$T/tl2",db="$DB"
-check_eq "edit.mov.tl takes the name edit.mov (its movie edit.mov.mov)" "edit edit.mov edit.mov.mov " \
+check_eq "edit.mov.tl takes the name edit.mov (its movie edit.mov.mov)" "edit edit.mov edit.mov.mov ingest " \
 	"$(ls "$T/mnt" | tr '\n' ' ')"
 check_eq "edit.mov is that timeline's file" \
 	"$($EXPECT size "$M/timelines/hd.tl")" "$(stat -c %s "$T/mnt/edit.mov")"
@@ -252,7 +252,7 @@ for f in transitions.edl transition.otio; do
 done
 mount_fs "$M3" "$T/mnt" -o pace=off,backing=buffered,record=off,picture=2vuy:64x48,db="$DB"
 check_eq "-o picture: EDL and OTIO timelines get NAME.mov" \
-	"transition transition.mov transitions transitions.mov " \
+	"ingest transition transition.mov transitions transitions.mov " \
 	"$(ls "$T/mnt" | tr '\n' ' ')"
 for f in transitions.edl transition.otio; do
 	n=${f%.*}
@@ -271,7 +271,7 @@ umount_fs "$T/mnt"
 # without it the same timelines are rate tracks: no movie, said once
 # (a rate their clips are long enough for)
 mount_fs "$M3" "$T/mnt" -o pace=off,record=off,video_rate=100K,db="$DB"
-check_eq "without -o picture: no NAME.mov" "transition transitions " \
+check_eq "without -o picture: no NAME.mov" "ingest transition transitions " \
 	"$(ls "$T/mnt" | tr '\n' ' ')"
 check_eq "without -o picture: one note for both" 1 \
 	"$(grep -c 'note: no NAME.mov for 2 timelines.*track V has no picture format' "$DAEMON_LOG")"

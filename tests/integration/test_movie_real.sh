@@ -85,7 +85,7 @@ want() {
 DB=$T/m.db
 mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"
 check_eq "root lists cut.mov and gop.mov, no movie of the others" \
-	"cut cut.mov gap gop gop.mov midgop mixed " \
+	"cut cut.mov gap gop gop.mov ingest midgop mixed " \
 	"$(ls "$T/mnt" | tr '\n' ' ')"
 check_eq "the start says why mixed has no movie, naming the clips and formats" \
 	"timelinefs: note: no mixed.mov: $M/timelines/mixed.tl: track V mixes formats: clip c1 prores apcn 192x96, clip c4 prores apch 192x96" \

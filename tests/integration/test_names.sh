@@ -50,7 +50,7 @@ check "--dump-tl reads REEL1.EDL at its sidecar's rate" \
 
 if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$T/t.db"; then
 	check_eq "the mount lists every case, without the extension" \
-		"REEL1 a b x" "$(LC_ALL=C ls "$T/mnt" | tr '\n' ' ' | sed 's/ $//')"
+		"REEL1 a b ingest x" "$(LC_ALL=C ls "$T/mnt" | tr '\n' ' ' | sed 's/ $//')"
 	for n in REEL1 a b x; do
 		want=$(python3 "$TOP/tests/tools/tlexpect.py" sha256 "$T/$n.tl" "$M")
 		got=$(dd if="$T/mnt/$n" bs=1M status=none | sha256sum | cut -d' ' -f1)
@@ -77,7 +77,7 @@ if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$T/t.db"; then
 	ok "with FIFOs in the folder the mount starts"
 	check "within 5 s" [ $(($(date +%s) - start)) -le 5 ]
 	check_eq "and lists the same" \
-		"REEL1 a b x" "$(LC_ALL=C ls "$T/mnt" | tr '\n' ' ' | sed 's/ $//')"
+		"REEL1 a b ingest x" "$(LC_ALL=C ls "$T/mnt" | tr '\n' ' ' | sed 's/ $//')"
 	want=$(python3 "$TOP/tests/tools/tlexpect.py" sha256 "$T/x.tl" "$M")
 	got=$(dd if="$T/mnt/x" bs=1M status=none | sha256sum | cut -d' ' -f1)
 	check_eq "bytes of /x" "$want" "$got"
