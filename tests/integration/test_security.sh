@@ -5,8 +5,13 @@
 # outside) are refused with a clear error; a symlink swapped in after
 # mount is refused at read time (EIO, errno ELOOP in the row); odd but
 # legal names (quotes, %, UTF-8, invalid UTF-8) reach the database intact;
-# every write-side operation is EROFS; allow_other brings
-# default_permissions; the database is created mode 0600.
+# every write-side operation is EROFS but a create in the ingest folder,
+# where names are confined to MEDIA_DIR/ingest (no control characters, no
+# track file names, no symlinks), a recording is never overwritten unless
+# -o ingest_replace, nor read, nor written by two writers at once, every
+# other operation is EPERM, and a write that would take the media file
+# system under -o ingest_reserve fails with ENOSPC, said once; allow_other
+# brings default_permissions; the database is created mode 0600.
 . "$(dirname "$0")/lib.sh"
 
 M=$T/media
@@ -122,9 +127,22 @@ if cat "$T/mnt/swap" >/dev/null 2>"$T/swap.err"; then rc=0; else rc=$?; fi
 check "swapped-in symlink: reader fails" test "$rc" -ne 0
 check "swapped-in symlink: with EIO" grep -q "Input/output error" "$T/swap.err"
 
+# tryops.run(OPS): each (name, op) tried, "name: ok" or "name: ERRNO"
+cat >"$T/tryops.py" <<'EOF'
+import errno
+def run(ops):
+    for name, op in ops:
+        try:
+            op()
+            print("%s: ok" % name)
+        except OSError as e:
+            print("%s: %s" % (name, errno.errorcode.get(e.errno, e.errno)))
+EOF
 # every write-side operation is EROFS
-python3 - "$T/mnt" >"$T/py.out" 2>&1 <<'EOF' || true
-import errno, os, sys
+python3 - "$T/mnt" "$T" >"$T/py.out" 2>&1 <<'EOF' || true
+import os, sys
+sys.path.insert(0, sys.argv[2])
+from tryops import run
 m = sys.argv[1]
 f = os.path.join(m, "swap")
 ops = [
@@ -144,12 +162,7 @@ ops = [
     ("link", lambda: os.link(f, os.path.join(m, "hard"))),
     ("mknod", lambda: os.mknod(os.path.join(m, "fifo"), 0o600 | 0o010000)),
 ]
-for name, op in ops:
-    try:
-        op()
-        print("%s: succeeded" % name)
-    except OSError as e:
-        print("%s: %s" % (name, errno.errorcode.get(e.errno, e.errno)))
+run(ops)
 EOF
 n=0
 while IFS= read -r line; do
@@ -162,6 +175,76 @@ done <"$T/py.out"
 # (rmdir is not in the list: the kernel answers ENOTDIR for a file
 # itself, and the only directory is the mount's root)
 check_eq "write-side operations tried" 15 "$n"
+
+# the ingest folder: what a writer may and may not do there
+printf 'secret' >"$T/outside/target"
+mkdir -p "$M/ingest"
+ln -s "$T/outside/target" "$M/ingest/evil.V.raw"
+python3 - "$T/mnt/ingest" "$T" >"$T/ing.out" 2>&1 <<'EOF'
+import errno, os, sys, time
+sys.path.insert(0, sys.argv[2])
+from tryops import run
+d = sys.argv[1]
+def p(n):
+    return os.path.join(d, n)
+def create(n, flags=0):
+    return os.open(p(n), os.O_WRONLY | os.O_CREAT | flags, 0o644)
+fd = create("rec")
+os.write(fd, b"x" * 1000)
+def closed():
+    os.close(fd)
+    # the release comes after close returns: wait until it has
+    for _ in range(100):
+        try:
+            os.close(create("rec"))
+        except OSError as e:
+            if e.errno == errno.EEXIST:
+                return
+        time.sleep(0.05)
+ops = [
+    ("a second writer at once", lambda: create("rec")),
+    ("close", closed),
+    ("create again", lambda: create("rec")),
+    ("create O_EXCL", lambda: create("rec", os.O_EXCL)),
+    ("open O_TRUNC", lambda: os.open(p("rec"), os.O_WRONLY | os.O_TRUNC)),
+    ("read", lambda: os.read(os.open(p("rec"), os.O_RDONLY), 10)),
+    ("name with a control character", lambda: create("a\x01b")),
+    ("name with an escape", lambda: create("a\x1b[2Jb")),
+    ("name of a track file", lambda: create("x.V.raw")),
+    ("name of a WAV track file", lambda: create("x.A1.wav")),
+    ("a name of 201 bytes", lambda: create("n" * 201)),
+    ("a track file that is a symlink", lambda: create("evil")),
+    ("unlink", lambda: os.unlink(p("rec"))),
+    ("rename", lambda: os.rename(p("rec"), p("other"))),
+    ("mkdir", lambda: os.mkdir(p("sub"))),
+    ("symlink", lambda: os.symlink("/etc/passwd", p("ln"))),
+    ("link", lambda: os.link(p("rec"), p("hard"))),
+    ("mknod", lambda: os.mknod(p("fifo"), 0o600 | 0o010000)),
+    ("truncate", lambda: os.truncate(p("rec"), 5)),
+    ("chmod", lambda: os.chmod(p("rec"), 0o666)),
+    ("utime", lambda: os.utime(p("rec"), (0, 0))),
+    ("setxattr", lambda: os.setxattr(p("rec"), "user.x", b"1")),
+]
+run(ops)
+EOF
+for line in "a second writer at once: EBUSY" "close: ok" "create again: EEXIST" \
+	"create O_EXCL: EEXIST" "open O_TRUNC: EEXIST" "read: EACCES" \
+	"name with a control character: EINVAL" "name with an escape: EINVAL" \
+	"name of a track file: EINVAL" "name of a WAV track file: EINVAL" \
+	"a name of 201 bytes: EINVAL" "a track file that is a symlink: ELOOP" \
+	"unlink: EPERM" "rename: EPERM" "mkdir: EPERM" "symlink: EPERM" \
+	"link: EPERM" "mknod: EPERM" "truncate: EPERM" "chmod: EPERM" \
+	"utime: EPERM" "setxattr: EPERM"; do
+	if grep -qxF -- "$line" "$T/ing.out"; then
+		ok "ingest/: $line"
+	else
+		not_ok "ingest/: expected $line: $(grep -F -- "${line%%:*}:" "$T/ing.out" | head -1)"
+	fi
+done
+check_eq "a symlinked track file's target is untouched" secret "$(cat "$T/outside/target")"
+check_eq "the recording kept its bytes" 1000 "$(stat -c %s "$M/ingest/rec.V.raw")"
+check_eq "no file of a refused name in MEDIA_DIR/ingest" "" \
+	"$(ls "$M/ingest" | grep -v -e '^rec\.' -e '^evil\.V\.raw$')"
 check "no allow_other unless asked" sh -c "! grep ' $T/mnt fuse' /proc/mounts | grep -q allow_other"
 umount_fs "$T/mnt"
 rows=$(q "select count(*) from access a join stream s on s.id = a.stream_id
@@ -169,13 +252,83 @@ rows=$(q "select count(*) from access a join stream s on s.id = a.stream_id
 check "swapped-in symlink: access rows carry ELOOP ($rows)" test "$rows" -ge 1
 check_eq "odd clip name intact in the database" \
 	"$(printf '%s' "$odd2" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)" \
-	"$(q "select distinct hex(clip) from access where clip not like 'clip000%'")"
+	"$(q "select distinct hex(clip) from access where clip not like 'clip000%' and stream_id in (select id from stream where kind = 'play')")"
 check_eq "odd timeline name intact in the database" \
 	"$(printf '%s' "$tlname" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)" \
 	"$(q "select hex(name) from timeline where name like 'q%'  limit 1")"
 
 rm "$M/clip0003.V.raw"
 mv "$T/outside/c3.raw" "$M/clip0003.V.raw"
+
+# MEDIA_DIR/ingest a symlink: the mount is refused, naming it
+rm -rf "$M/ingest"
+mkdir -p "$T/elsewhere"
+ln -s "$T/elsewhere" "$M/ingest"
+try_mount "ingest folder a symlink" "ingest is not a folder" -- \
+	-o db="$DB" "$M" "$T/mnt"
+rm "$M/ingest"
+# -o ingest=off: no folder, so nowhere to create
+mount_fs "$M" "$T/mnt" -o db="$DB",label=off,ingest=off
+check "ingest=off: no ingest folder" test ! -e "$T/mnt/ingest"
+check "ingest=off: a create at the root is EROFS" sh -c \
+	"! touch '$T/mnt/x' 2>/dev/null"
+umount_fs "$T/mnt"
+
+# The reserve and ingest_replace, on a file system of its own: of 32 MiB
+# a reserve of 24 MiB leaves some 7 MB to record, and a writer of 16 MB is
+# stopped with ENOSPC before that, said once in the log
+if mkdir -p "$T/small" && mount -t tmpfs -o size=32m tmpfs "$T/small" 2>/dev/null; then
+	# (lib.sh's trap unmounts FUSE mounts only; set -e holds in a trap)
+	trap 'umount -l "$T/small" 2>/dev/null || :; cleanup || exit 1' EXIT
+	mkdir "$T/small/timelines"
+	cp "$M"/clip0001.* "$T/small/"
+	printf '%s\nevent V,A1,A2 clip0001 0 30\n' "$head" >"$T/small/timelines/one.tl"
+	mount_fs "$T/small" "$T/mnt" -o db="$DB",label=reserve,pace=off,ingest_reserve=24Mi,ingest_replace
+	# ingest_replace: a new recording of the name replaces the old one
+	printf 'first' >"$T/mnt/ingest/again"
+	i=0
+	while ! grep -q '^state closed' "$T/small/ingest/again.rec" 2>/dev/null &&
+		[ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	printf 'second!' >"$T/mnt/ingest/again"
+	i=0
+	while [ "$(cat "$T/small/ingest/again.V.raw")" != 'second!' ] &&
+		[ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	check_eq "ingest_replace: a recording is replaced when asked" 'second!' \
+		"$(cat "$T/small/ingest/again.V.raw")"
+	python3 - "$T/mnt/ingest/big" >"$T/res.out" 2>&1 <<'EOF' || true
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT)
+n = 0
+try:
+    while n < 16 << 20:
+        n += os.write(fd, bytes(65536))
+    print("wrote %d: no ENOSPC" % n)
+except OSError as e:
+    print("%s after %d" % (errno.errorcode.get(e.errno, e.errno), n))
+os.close(fd)
+EOF
+	echo "# reserve: $(cat "$T/res.out")"
+	check "reserve: the writer is stopped with ENOSPC" grep -q '^ENOSPC after' "$T/res.out"
+	avail=$(df -B1 --output=avail "$T/small" | tail -1)
+	check "reserve: the file system keeps its 24 MiB ($avail bytes free)" \
+		test "$avail" -ge $((24 * 1024 * 1024))
+	check_eq "reserve: said once in the log, naming the recording" 1 \
+		"$(grep -c 'ingest/big: .*reserve' "$DAEMON_LOG")"
+	check_eq "reserve: df of the mount says what is left above it" \
+		$(((avail - 24 * 1024 * 1024) / 4096 * 4096)) \
+		"$(df -B1 --output=avail "$T/mnt" | tail -1)"
+	umount_fs "$T/mnt"
+	umount "$T/small"
+	trap 'cleanup || exit 1' EXIT
+else
+	skip_case "the reserve needs a tmpfs of its own (mount -t tmpfs)"
+fi
 # allow_other: only when asked, and then with default_permissions
 if grep -q '^user_allow_other' /etc/fuse.conf 2>/dev/null || [ "$(id -u)" = 0 ]; then
 	mount_fs "$M" "$T/mnt" -o db="$DB",label=other,allow_other
