@@ -291,6 +291,8 @@ static inline void record(const struct eng_player *p, const struct eng_access *a
 /* Has any (clip, track) of tl an image sequence (eng_media.seq)? */
 int eng_pl_seq_any(const struct eng_timeline *tl);
 
+/* (and one ENG_OP_AWAIT row a track: a slice of a clip still being
+ * recorded, cfg.growing, is one read of raw essence, waited for once) */
 static inline size_t eng_pl_reads_max(const struct eng_timeline *tl)
 {
 	size_t ext = tl->slice_extents_max ? tl->slice_extents_max : 1;
@@ -298,7 +300,7 @@ static inline size_t eng_pl_reads_max(const struct eng_timeline *tl)
 
 	if (per < ENG_PL_SEQ_ROWS && eng_pl_seq_any(tl))
 		per = ENG_PL_SEQ_ROWS;
-	return tl->ntracks * per;
+	return tl->ntracks * (per + 1);
 }
 
 /* player_fds.c: the loaders call these, without the lock. */
@@ -392,9 +394,10 @@ void eng_pl_zc_zero(struct eng_player *p, struct load *l, size_t len);
  * for a zero-copy player (the loader). */
 void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
 		  size_t len);
-/* One backing read into a slot's pipe (the loader). */
-void eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
-		      uint64_t len, struct eng_access *a);
+/* One backing read into a slot's pipe (the loader): a's times and err
+ * (EIO when short); the bytes put in the pipe, or -errno. */
+ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
+			 uint64_t len, struct eng_access *a);
 /* Does a request at off need frames [a, b] read again (lock held)? */
 int eng_pl_zc_behind(const struct eng_player *p, uint64_t off, int64_t a,
 		     int64_t b);

@@ -73,12 +73,92 @@ long eng_pl_keep(struct eng_player *p, struct load *l,
 	return row;
 }
 
+/* The bytes [off, off + len) of fd once, from got on (a zero-copy
+ * slot's pipe holds the first got already; the ring is read whole):
+ * a's times, bytes read (short at the file's end) or -errno. */
+static ssize_t read_once(struct eng_player *p, struct loader *ld, int fd,
+			 int direct, unsigned char *dst, uint64_t off,
+			 uint64_t len, uint64_t got, struct eng_access *a)
+{
+	ssize_t r;
+
+	if (p->zc > 0 && dst) {
+		/* a failed frame fails its requests; what it left in the
+		 * pipe is discarded when the slot is reused */
+		r = eng_pl_zc_splice(p, fd, off + got, len - got, a);
+		return r < 0 ? r : (ssize_t)got + r;
+	}
+	return eng_pl_pread(p, ld->bounce, fd, direct, dst, (size_t)len, off,
+			    a);
+}
+
+/* The wait of a loader for a file still being recorded, in steps of at
+ * most a quarter frame: no step lets the bytes' arrival go unseen for
+ * longer, and a recorder writes no faster than one frame a period. */
+static uint64_t await_step(const struct eng_player *p)
+{
+	uint64_t q = period_ns(p, 1) / 4;
+
+	return q ? q : 1;
+}
+
+/*
+ * Edit while ingest (docs/design.md "Ingest"): read a of frame l->k came
+ * short of end, the byte after its extent.  When cfg.growing says the
+ * clip's file is being recorded, wait until the file reaches end: one
+ * ENG_OP_AWAIT row (issued when the read came short, done when the bytes
+ * were there or the wait was given up, err ENODATA then), kept before the
+ * read's.  Given up: the recording closed short of end, the stream stops,
+ * or a seek restarted the ring (the frame will not be played).  1: the
+ * bytes are there (read them again), 0: not waited for or given up (the
+ * read fails, EIO, as a short clip's).
+ */
+static int await_bytes(struct eng_player *p, struct load *l, int fd,
+		       const char *file, uint64_t end,
+		       const struct eng_access *a)
+{
+	const struct eng_io *io = p->cfg.io;
+	struct eng_access w = *a;
+	uint64_t size = 0;
+	int rec, stop;
+
+	if (!p->cfg.growing || !io->size ||
+	    !p->cfg.growing(p->cfg.growing_ctx, file))
+		return 0;
+	w.op = ENG_OP_AWAIT;
+	w.issued_ns = a->done_ns;
+	w.injected = 0;
+	w.err = 0;
+	for (;;) {
+		/* growing first: bytes written before the recording closed
+		 * are seen by the size that follows */
+		rec = p->cfg.growing(p->cfg.growing_ctx, file);
+		if (io->size(io->ctx, fd, &size) == 0 && size >= end)
+			break;
+		pthread_mutex_lock(&p->lock);
+		stop = p->stop || p->loaders_stop || l->epoch != p->epoch;
+		pthread_mutex_unlock(&p->lock);
+		if (!rec || stop) {
+			w.err = ENODATA;
+			break;
+		}
+		io->sleep_until(io->ctx, io->now(io->ctx) + await_step(p));
+	}
+	w.done_ns = io->now(io->ctx);
+	/* not a backing read: no access counted, no latency the worst */
+	if (p->cfg.record)
+		l->pend[l->npend++] = w;
+	return !w.err;
+}
+
 /* One backing read: len bytes at off of (clip, track)'s file into dst,
  * or, for a decoding dependency (dst NULL), into the loader's bounce
- * buffer, whose bytes are not served.  Fills the times and err of a. */
-static void read_extent(struct eng_player *p, struct loader *ld,
-			uint32_t clip, size_t t, uint64_t off, uint64_t len,
-			unsigned char *dst, struct eng_access *a)
+ * buffer, whose bytes are not served; a short read of a clip being
+ * recorded waits for its bytes where awaitable (await_bytes).  Fills the
+ * times and err of a. */
+static void read_extent(struct eng_player *p, struct load *l, uint32_t clip,
+			size_t t, uint64_t off, uint64_t len,
+			unsigned char *dst, int awaitable, struct eng_access *a)
 {
 	const struct eng_io *io = p->cfg.io;
 	int direct = 0, fd;
@@ -95,30 +175,31 @@ static void read_extent(struct eng_player *p, struct loader *ld,
 	if (fd < 0) {
 		a->issued_ns = a->done_ns = io->now(io->ctx);
 		a->err = -fd;
-		goto fail;
-	}
-	if (p->zc > 0 && dst) {
-		/* a failed frame fails its requests; what it left in the
-		 * pipe is discarded when the slot is reused */
-		eng_pl_zc_splice(p, fd, off, len, a);
-		eng_pl_media_put(p, clip, t);
+		if (dst)
+			memset(dst, 0, (size_t)len);
 		return;
 	}
-	r = eng_pl_pread(p, ld->bounce, fd, direct, dst, (size_t)len, off, a);
+	r = read_once(p, l->ld, fd, direct, dst, off, len, 0, a);
+	if (r >= 0 && (uint64_t)r < len && awaitable &&
+	    await_bytes(p, l, fd, p->tl->clips[clip].media[t].file, off + len,
+			a)) {
+		a->err = 0;
+		r = read_once(p, l->ld, fd, direct, dst, off, len, (uint64_t)r,
+			      a);
+	}
 	if (r < 0)
 		a->err = (int)-r;
 	else if ((uint64_t)r < len)
 		a->err = EIO;
 	/* a direct open that fell back to buffered still must not let the
 	 * page cache hide the storage */
-	if (!direct && p->cfg.backing != ENG_BACKING_BUFFERED && io->dontneed)
+	if (!(p->zc > 0 && dst) && !direct &&
+	    p->cfg.backing != ENG_BACKING_BUFFERED && io->dontneed)
 		io->dontneed(io->ctx, fd, off, len);
 	eng_pl_media_put(p, clip, t);
-	if (!a->err)
-		return;
-fail:
-	/* never leave stale bytes of another frame behind */
-	if (dst)
+	/* never leave stale bytes of another frame behind (a pipe's are
+	 * discarded when its slot is reused) */
+	if (a->err && dst && !(p->zc > 0))
 		memset(dst, 0, (size_t)len);
 }
 
@@ -139,7 +220,10 @@ static void load_extent(struct eng_player *p, struct load *l,
 	a.sched_ns = l->sched;
 	a.due_ns = l->due;
 	a.dep = dep;
-	read_extent(p, l->ld, s->seg->clip, s->track, off, len, dst, &a);
+	/* raw essence is one extent a slice: one await row a track at
+	 * most (eng_pl_reads_max) */
+	read_extent(p, l, s->seg->clip, s->track, off, len, dst,
+		    !dep && s->next == 1, &a);
 	eng_pl_keep(p, l, &a);
 	if (a.err)
 		l->failed = 1;

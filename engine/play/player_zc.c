@@ -229,8 +229,8 @@ void eng_player_zc_done(struct eng_player *p, int consumed)
 /* The page cache's pages of [off, off + len) of fd go into the slot of
  * a->frame's pipe, uncopied: the same read of the storage as a copy into
  * the ring, timed the same way; fills the times and err of a. */
-void eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
-		      uint64_t len, struct eng_access *a)
+ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
+			 uint64_t len, struct eng_access *a)
 {
 	const struct eng_io *io = p->cfg.io;
 	size_t slot = (size_t)(a->frame % (int64_t)p->nslots);
@@ -246,6 +246,7 @@ void eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 		if ((uint64_t)r < len)
 			a->err = EIO;
 	}
+	return r;
 }
 
 /* The pipes of a zero-copy player, at its end. */

@@ -120,7 +120,24 @@ struct fake {
 	int npipes, pipe_fail_at;	/* pipe_new number that fails, -1 */
 	long pipe_skips;
 	int pipe_skip_fail;		/* the next n pipe_skips fail (EIO) */
+	/* Edit while ingest: file grow_name is being recorded until
+	 * grow_end (cfg.growing says so), frame k of grow_bytes landing at
+	 * grow_t0 + k * grow_period: it holds the frames landed by now (and
+	 * by grow_end, after it) */
+	const char *grow_name;
+	uint64_t grow_t0, grow_period, grow_bytes, grow_end;
 };
+
+/* The bytes of ff now: a recording's grow as its frames land. */
+static uint64_t size_now(const struct fake *f, const struct fake_file *ff)
+{
+	uint64_t t = f->now < f->grow_end ? f->now : f->grow_end, n;
+
+	if (!f->grow_name || strcmp(ff->name, f->grow_name) != 0)
+		return ff->size;
+	n = t < f->grow_t0 ? 0 : (t - f->grow_t0) / f->grow_period + 1;
+	return n * f->grow_bytes < ff->size ? n * f->grow_bytes : ff->size;
+}
 
 static struct fake_file *file_of(struct fake *f, int fd)
 {
@@ -192,7 +209,7 @@ static ssize_t fake_pread(void *ctx, int fd, void *buf, size_t len,
 	struct fake_file *ff = file_of(f, fd);
 	long idx = f->preads++;
 	unsigned char *d = buf;
-	uint64_t n, i;
+	uint64_t n, i, size;
 
 	if (idx < MAX_LOG)
 		f->reads[idx] = (struct io_call){ fd, off, len, (uintptr_t)buf };
@@ -205,12 +222,33 @@ static ssize_t fake_pread(void *ctx, int fd, void *buf, size_t len,
 	f->now += idx == f->slow_read ? f->slow_ns : f->latency;
 	if (idx == f->fail_read)
 		return -f->fail_err;
-	n = off >= ff->size ? 0 : ff->size - off < len ? ff->size - off : len;
+	size = size_now(f, ff);
+	n = off >= size ? 0 : size - off < len ? size - off : len;
 	if (idx == f->short_read)
 		n /= 2;
 	for (i = 0; i < n; i++)
 		d[i] = byte_at(ff->name, off + i);
 	return (ssize_t)n;
+}
+
+static int fake_size(void *ctx, int fd, uint64_t *bytes)
+{
+	struct fake *f = ctx;
+	struct fake_file *ff = file_of(f, fd);
+
+	if (!ff)
+		return -EBADF;
+	*bytes = size_now(f, ff);
+	return 0;
+}
+
+/* cfg.growing: grow_name until grow_end */
+static int fake_growing(void *ctx, const char *file)
+{
+	struct fake *f = ctx;
+
+	return f->grow_name && strcmp(file, f->grow_name) == 0 &&
+	       f->now < f->grow_end;
 }
 
 static void fake_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
@@ -3363,6 +3401,227 @@ static void test_zc_reread(void **state)
 	zc_fix_free(&z);
 }
 
+/* ------------------------------------------------ edit while ingest */
+
+/* The fake of a clip being recorded: file `name`, frame k of `bytes`
+ * landing at T0 + lag_ns + k * 40 ms (a negative lag: before the player
+ * starts), recorded until T0 + end_ns; cfg.growing and io->size. */
+static void growing_setup(struct fake *f, struct eng_player_config *cfg,
+			  const char *name, int64_t lag_ns, uint64_t bytes,
+			  uint64_t end_ns)
+{
+	f->grow_name = name;
+	f->grow_t0 = (uint64_t)((int64_t)T0 + lag_ns);
+	f->grow_period = 40 * MS;
+	f->grow_bytes = bytes;
+	f->grow_end = T0 + end_ns;
+	f->io.size = fake_size;
+	cfg->growing = fake_growing;
+	cfg->growing_ctx = f;
+}
+
+/*
+ * Edit while ingest (issue 23): a paced read of a clip still being
+ * recorded that comes short waits for the frame, one await row (issued
+ * when the read came short, done when the bytes landed, polled every
+ * quarter frame: 10 ms at 25 fps) and then the read's row; the frame is
+ * late only when its bytes landed after due.  A recording that closes
+ * short ends the wait (await ENODATA) and its frames fail (EIO) as a short
+ * clip's; once closed a short read is not waited for.  Before the player
+ * waited, every short read failed at once: 0 awaits, each frame failed.
+ */
+static void test_growing_await(void **state)
+{
+	static const struct {
+		int64_t lag_ms;		/* frame k lands at sched(k) + lag */
+		unsigned buffer;
+		uint64_t end_ms;	/* the recording closes */
+		int awaited;		/* frames waited for */
+		int late, failed;
+		int gave_up;		/* the frame whose await ENODATA, -1 */
+	} cases[] = {
+		{ -200, 3, 10000, 0, 0, 0, -1 },	/* ahead of the edit */
+		{ 100, 3, 10000, 10, 0, 0, -1 },	/* landed before due */
+		{ 100, 2, 10000, 10, 10, 0, -1 },	/* after due: late */
+		{ 100, 3, 301, 7, 0, 4, 6 },		/* closed after 0..5 */
+	};
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct eng_timeline *tl = simple_tl(1000, 10);
+		unsigned char *want = expected_file(tl, NULL);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(
+			f, cases[c].buffer, ENG_PACE_REALTIME, 1,
+			ENG_BACKING_BUFFERED, 1 << 20);
+		struct eng_player *p;
+		struct eng_player_stats st;
+		unsigned char buf[1000];
+		int awaited = 0;
+		size_t i = 0;
+		int64_t k;
+
+		growing_setup(f, &cfg, "c0.V", cases[c].lag_ms * (int64_t)MS,
+			      1000, cases[c].end_ms * MS);
+		p = new_player(tl, &cfg);
+		for (k = 0; k < 10; k++) {
+			uint64_t sched = T0 + (uint64_t)k * 40 * MS;
+			uint64_t lands = (uint64_t)((int64_t)sched +
+						    cases[c].lag_ms *
+						    (int64_t)MS);
+			int fails = cases[c].gave_up >= 0 &&
+				    k >= cases[c].gave_up;
+			const struct eng_access *a;
+
+			if (fails)
+				assert_int_equal(eng_player_copy(p, buf, 1000,
+								 (uint64_t)k *
+								 1000),
+						 -EIO);
+			else
+				read_frame(p, tl, want, k);
+			assert_true(i < f->log.n);
+			a = &f->log.a[i++];
+			assert_int_equal(a->frame, k);
+			assert_int_equal(a->sched_ns, sched);
+			if (a->op == ENG_OP_AWAIT) {
+				awaited++;
+				assert_int_equal(a->file_offset, k * 1000);
+				assert_int_equal(a->length, 1000);
+				assert_true(a->issued_ns >= sched);
+				if (k == cases[c].gave_up) {
+					/* noticed at the next step */
+					assert_int_equal(a->err, ENODATA);
+					assert_int_equal(a->done_ns,
+							 a->issued_ns +
+							 10 * MS);
+				} else {
+					assert_int_equal(a->err, 0);
+					assert_int_equal(a->done_ns, lands);
+				}
+				assert_true(i < f->log.n);
+				a = &f->log.a[i++];
+				assert_int_equal(a->frame, k);
+				assert_true(a->issued_ns >= lands ||
+					    k == cases[c].gave_up);
+			}
+			assert_int_equal(a->op, ENG_OP_READ);
+			assert_int_equal(a->err, fails ? EIO : 0);
+			assert_int_equal(a->done_ns > a->due_ns,
+					 !fails && cases[c].late);
+		}
+		assert_int_equal(i, f->log.n);
+		assert_int_equal(awaited, cases[c].awaited);
+		assert_int_equal(f->bad_sleeps, 0);
+		eng_player_stats(p, &st);
+		assert_int_equal(st.frames, 10);
+		assert_int_equal(st.late_frames, cases[c].late);
+		assert_int_equal(st.failed_frames, cases[c].failed);
+		/* an await is no backing read */
+		assert_int_equal(st.accesses, 10);
+		check_played(f, p);
+		eng_player_free(p);
+		fake_free(f);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
+/* A short read of a file that is not being recorded fails at once, as a
+ * short clip's (no cfg.growing; cfg.growing saying no; no io->size to see
+ * the file grow): no await row, no wait. */
+static void test_growing_not_recorded(void **state)
+{
+	int c;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		struct eng_timeline *tl = simple_tl(1000, 10);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg = make_cfg(
+			f, 3, ENG_PACE_OFF, 1, ENG_BACKING_BUFFERED, 1 << 20);
+		struct eng_player *p;
+		unsigned char buf[1000];
+
+		growing_setup(f, &cfg, "c0.V", 100 * (int64_t)MS, 1000,
+			      10000 * MS);
+		if (c == 0)
+			cfg.growing = NULL;
+		else if (c == 1)
+			f->grow_end = T0;	/* closed */
+		else
+			f->io.size = NULL;
+		p = new_player(tl, &cfg);
+		assert_int_equal(eng_player_copy(p, buf, 1000, 0), -EIO);
+		assert_int_equal(f->log.n, 1);
+		assert_int_equal(f->log.a[0].op, ENG_OP_READ);
+		assert_int_equal(f->log.a[0].err, EIO);
+		assert_int_equal(f->sleeps, 0);
+		eng_player_free(p);
+		fake_free(f);
+		eng_tl_free(tl);
+	}
+}
+
+/* Zero copy (pace=off): a read that came short left part of the slice in
+ * the pipe; after the wait the rest is spliced in behind it, and the
+ * reader gets the file's bytes.  A recorder's frame of 150000 bytes
+ * against the edit's 200000 makes reads that come back part full. */
+static void test_growing_zc(void **state)
+{
+	struct eng_timeline *tl = simple_tl(200000, 10);
+	unsigned char *want = expected_file(tl, NULL);
+	unsigned char *got = calloc(1, tl->bytes);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg;
+	struct eng_player *p;
+	struct eng_player_stats st;
+	size_t i, awaits = 0, parts = 0;
+
+	(void)state;
+	assert_non_null(got);
+	fake_zero_copy(f);
+	cfg = zc_cfg(f);
+	growing_setup(f, &cfg, "c0.V", 100 * (int64_t)MS, 150000,
+		      10000 * MS);
+	p = new_player(tl, &cfg);
+	zc_read_rest(f, p, tl, got, 0, 1 << 20);
+	assert_memory_equal(got, want, tl->bytes);
+	for (i = 0; i < f->log.n; i++) {
+		const struct eng_access *a = &f->log.a[i];
+
+		if (a->op != ENG_OP_AWAIT)
+			continue;
+		awaits++;
+		assert_int_equal(a->err, 0);
+		assert_true(i + 1 < f->log.n);
+		assert_int_equal(f->log.a[i + 1].op, ENG_OP_READ);
+		assert_int_equal(f->log.a[i + 1].err, 0);
+		/* frame k lands whole with the recorder's frame that ends
+		 * past it */
+		assert_int_equal(a->done_ns,
+				 T0 + 100 * MS +
+				 ((a->frame + 1) * 200000 - 1) / 150000 *
+				 40 * MS);
+	}
+	/* every frame waited; a splice of part of it first for those whose
+	 * start had landed */
+	assert_int_equal(awaits, 10);
+	for (i = 0; i < (size_t)f->preads && i < MAX_LOG; i++)
+		parts += f->reads[i].len < 200000;
+	assert_true(parts > 0);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.failed_frames, 0);
+	for (i = 0; i < (size_t)f->npipes; i++)
+		assert_int_equal(f->pipes[i].len, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(got);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* ------------------------------------------------------------ real I/O */
 
 static void write_file(int dirfd, const char *name, uint64_t size)
@@ -4963,6 +5222,9 @@ int main(void)
 		cmocka_unit_test(test_zc_play),
 		cmocka_unit_test(test_zc_not_taken),
 		cmocka_unit_test(test_zc_reread),
+		cmocka_unit_test(test_growing_await),
+		cmocka_unit_test(test_growing_not_recorded),
+		cmocka_unit_test(test_growing_zc),
 		cmocka_unit_test(test_zc_reply_short),
 		cmocka_unit_test(test_file_limit),
 		cmocka_unit_test(test_file_emfile),
