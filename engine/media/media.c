@@ -26,6 +26,11 @@
 #include "util/values.h"
 
 #define WAV_HEAD_MAX ENG_WAV_HEAD_MAX
+#define INGEST_DIR ENG_MEDIA_INGEST_DIR
+#define INGEST_WAV_DATA ENG_MEDIA_INGEST_WAV_DATA
+#define INGEST_NOTE_EXT ENG_MEDIA_INGEST_NOTE_EXT
+/* A note is a few short lines (ingest.h): more is no recording's. */
+#define INGEST_NOTE_MAX 4096
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -71,6 +76,9 @@ struct pair {
 	uint64_t need;		/* essence bytes the worst segment needs */
 	unsigned need_line;
 	const struct eng_mfile *mf; /* the real media file chosen, or NULL */
+	/* a recording's track file (MEDIA_DIR/ingest): it may be short or
+	 * absent, sized from the timeline (use_recording) */
+	int recording;
 };
 
 /* What the folder holds for one clip as a whole: NAME.mov, NAME.mxf ... */
@@ -107,6 +115,8 @@ struct resolver {
 	struct mread *reads;
 	size_t nreads;
 	int dfd;
+	/* MEDIA_DIR/ingest open, once looked for: -2 not yet, -1 none */
+	int ingest_fd;
 	unsigned nerr;
 };
 
@@ -380,9 +390,11 @@ problem(struct resolver *r, unsigned line, size_t clip, size_t track,
 	va_end(ap);
 }
 
-/* Open the one match of a raw or WAV (clip, track) and find its essence:
- * header and size. */
-static int probe(struct resolver *r, size_t c, size_t t, struct pair *p)
+/* Open `name` of folder dfd, the raw or WAV file of (clip, track) (file:
+ * its name in the media folder, owned, moved to the media), and find its
+ * essence: header and size. */
+static int probe(struct resolver *r, size_t c, size_t t, struct pair *p,
+		 int dfd, const char *name, char **file)
 {
 	struct eng_media *m = &r->tl->clips[c].media[t];
 	unsigned char *head = NULL;
@@ -391,20 +403,19 @@ static int probe(struct resolver *r, size_t c, size_t t, struct pair *p)
 	ssize_t n;
 	int fd, rc = 0;
 
-	fd = openat(r->dfd, p->reg[0],
-		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
 		problem(r, p->line, c, t, "cannot open %s/%s: %s", r->media_dir,
-			p->reg[0], strerror(errno));
+			*file, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		problem(r, p->line, c, t, "%s/%s is not a regular file",
-			r->media_dir, p->reg[0]);
+			r->media_dir, *file);
 		goto out;
 	}
-	m->file = p->reg[0];
-	p->reg[0] = NULL;
+	m->file = *file;
+	*file = NULL;
 	m->header = 0;
 	m->size = (uint64_t)sb.st_size;
 	if (!is_wav(m->file))
@@ -440,6 +451,103 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Edit while ingest: the mount's recordings                          */
+
+/* MEDIA_DIR/ingest, opened once (never through a link: a name must not
+ * leave the media folder), or -1 when there is none. */
+static int ingest_dir(struct resolver *r)
+{
+	if (r->ingest_fd == -2)
+		r->ingest_fd = openat(r->dfd, INGEST_DIR,
+				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				      O_CLOEXEC);
+	return r->ingest_fd < 0 ? -1 : r->ingest_fd;
+}
+
+/* Is clip `name` being recorded: does its note NAME.rec, a regular file,
+ * say "state recording" (ingest.h's line; its other lines are ingest's)? */
+static int note_recording(struct resolver *r, const char *name)
+{
+	char note[NAME_MAX + 1], text[INGEST_NOTE_MAX];
+	const char *line, *end;
+	struct stat sb;
+	ssize_t n = -1;
+	int fd;
+
+	if ((size_t)snprintf(note, sizeof(note), "%s%s", name,
+			     INGEST_NOTE_EXT) >= sizeof(note))
+		return 0;
+	fd = openat(r->ingest_fd, note,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		n = pread(fd, text, sizeof(text), 0);
+	close(fd);
+	for (line = text; n > 0 && line < text + n; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text + n - line));
+		if (!end)
+			end = text + n;
+		if (end - line == 15 && memcmp(line, "state recording", 15) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Edit while ingest (docs/formats.md "Media files", rule 4): (c, t) that
+ * nothing in MEDIA_DIR plays is looked for among the mount's recordings,
+ * MEDIA_DIR/ingest/NAME.V.raw (raw video from byte 0) or NAME.An.wav (raw
+ * PCM from its data chunk: a recording's header says 0xFFFFFFFF, "to the
+ * end", until it is closed).  Such a file may be shorter than the edit
+ * needs, and may be absent while the recording's note says it is being
+ * recorded: the media is then sized from the timeline, and the player
+ * waits for a frame not yet written while the mount records it
+ * (cfg.growing).  1: (c, t) resolved or its problem said, 0: no
+ * recording, -ENOMEM.
+ */
+static int use_recording(struct resolver *r, size_t c, size_t t,
+			 struct pair *p)
+{
+	struct eng_media *m = &r->tl->clips[c].media[t];
+	const char *tn = r->tl->tracks[t].media;
+	int audio = tn[0] == 'A';
+	char name[NAME_MAX + 1], *file;
+	struct stat sb;
+	int present, rc;
+	size_t i;
+
+	/* a recording's tracks: V, A1 .. An */
+	if (strcmp(tn, "V") != 0 && !(audio && tn[1] >= '1' && tn[1] <= '9'))
+		return 0;
+	for (i = 2; audio && tn[i]; i++)
+		if (tn[i] < '0' || tn[i] > '9')
+			return 0;
+	if (ingest_dir(r) < 0 ||
+	    (size_t)snprintf(name, sizeof(name), "%s.%s.%s",
+			     r->tl->clips[c].name, tn,
+			     audio ? "wav" : "raw") >= sizeof(name))
+		return 0;
+	present = fstatat(r->ingest_fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!present &&
+	    (errno != ENOENT || !note_recording(r, r->tl->clips[c].name)))
+		return 0;
+	if (asprintf(&file, "%s/%s", INGEST_DIR, name) < 0)
+		return -ENOMEM;
+	p->recording = 1;
+	if (present) {
+		rc = probe(r, c, t, p, r->ingest_fd, name, &file);
+		free(file);
+		return rc < 0 ? rc : 1;
+	}
+	/* not yet there: where its recorder will write it */
+	m->file = file;
+	m->header = audio ? INGEST_WAV_DATA : 0;
+	m->size = 0;
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -978,7 +1086,8 @@ static int resolve_pair(struct resolver *r, size_t c, size_t t)
 	}
 	if (p->nreg == 1) {
 		if (!is_real(p->reg[0]))
-			return probe(r, c, t, p);
+			return probe(r, c, t, p, r->dfd, p->reg[0],
+				     &p->reg[0]);
 		if (!is_wav(p->reg[0]))
 			return use_file(r, c, t, p->line, p->reg[0], 1);
 		/* WAV: its stream where a reader indexes it (the format,
@@ -991,7 +1100,8 @@ static int resolve_pair(struct resolver *r, size_t c, size_t t)
 			if (rc < 0)
 				return rc;
 			if (!rm->mf)
-				return probe(r, c, t, p);
+				return probe(r, c, t, p, r->dfd, p->reg[0],
+				     &p->reg[0]);
 			e = one_stream(r, c, t, p->line, p->reg[0], rm->mf);
 			return e ? take_stream(r, c, t, p->reg[0], rm->mf, e)
 				 : 0;
@@ -1011,8 +1121,10 @@ static int resolve_pair(struct resolver *r, size_t c, size_t t)
 	if (rc < 0)
 		return rc;
 	if (!file) {
-		report_unmatched(r, c, t, p);
-		return 0;
+		rc = use_recording(r, c, t, p);
+		if (rc == 0)
+			report_unmatched(r, c, t, p);
+		return rc < 0 ? rc : 0;
 	}
 	return e ? take_stream(r, c, t, file, mf, e) : 0;
 }
@@ -1134,6 +1246,8 @@ static void free_resolver(struct resolver *r)
 	free(r->wholes);
 	free(r->by_name);
 	free(r->by_file);
+	if (r->ingest_fd >= 0)
+		close(r->ingest_fd);
 }
 
 static int same_audio(const struct eng_essence *a, const struct eng_essence *b)
@@ -1315,7 +1429,7 @@ int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
 {
 	struct resolver r = {
 		.tl = tl, .media_dir = media_dir, .diag = diag, .dfd = dirfd,
-		.rd = rd,
+		.rd = rd, .ingest_fd = -2,
 	};
 	size_t nt = tl->ntracks, c, t, i;
 	int rc = -ENOMEM, changed = 0;
@@ -1399,12 +1513,20 @@ int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
 	for (c = 0; c < tl->nclips; c++) {
 		for (t = 0; t < nt; t++) {
 			const struct pair *p = &r.pairs[c * nt + t];
-			const struct eng_media *m = &tl->clips[c].media[t];
+			struct eng_media *m = &tl->clips[c].media[t];
 			const struct eng_picture *pic = &tl->tracks[t].pic;
 			uint64_t fb = eng_picture_bytes(pic);
 
 			if (!m->file || m->ess)
 				continue;
+			/* a recording is sized from the timeline: what it
+			 * has not yet written, the player waits for while
+			 * the mount records it, else fails */
+			if (p->recording) {
+				if (p->need != UINT64_MAX && p->need > m->size)
+					m->size = p->need;
+				continue;
+			}
 			/* A picture track's clip is whole pictures of its
 			 * size: a file that is not was made for another
 			 * size or format, and its frames would be cut

@@ -19,9 +19,21 @@
 /* How far into a .wav file the mount looks for its data chunk. */
 #define ENG_WAV_HEAD_MAX 65536
 
+/* Edit while ingest: the folder of the media folder that the mount's
+ * recordings are in, where a recording's WAV essence starts, and its
+ * note's extension: engine/ingest/ingest.h's ENG_INGEST_DIR,
+ * ENG_INGEST_WAV_DATA and ENG_INGEST_NOTE_EXT, which media/ cannot
+ * include (it comes before play/ and ingest/; test_media checks that
+ * they agree). */
+#define ENG_MEDIA_INGEST_DIR "ingest"
+#define ENG_MEDIA_INGEST_WAV_DATA 4096
+#define ENG_MEDIA_INGEST_NOTE_EXT ".rec"
+
 /* Find the data chunk of a RIFF/WAVE header held in buf[0..len): sets the
- * offset of the first essence byte and the chunk's size.  -EINVAL when it is
- * not RIFF/WAVE or has no data chunk within len bytes. */
+ * offset of the first essence byte and the chunk's size, UINT64_MAX ("to
+ * the end of the file") where a streaming writer left it 0 or 0xFFFFFFFF
+ * (a recording before its close, RF64).  -EINVAL when it is not RIFF/WAVE
+ * or has no data chunk within len bytes. */
 int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
 		 uint64_t *size);
 
@@ -40,7 +52,15 @@ int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
  *     .m4v/.mxf: V plays its first video stream, An its n-th audio stream
  *     (a stream of several channels is one track);
  *  3. the OP-Atom files of the folder whose package name or UMID is NAME:
- *     V the one holding video, An the n-th holding audio by file name.
+ *     V the one holding video, An the n-th holding audio by file name;
+ *  4. a recording of the mount's (edit while ingest): ingest/NAME.V.raw
+ *     (raw from byte 0) or ingest/NAME.An.wav (raw from its data chunk),
+ *     regular files of the folder "ingest" (not a link), or either absent
+ *     while the note ingest/NAME.rec says "state recording".  Such media
+ *     may be shorter than the edit needs: sized from the timeline, no
+ *     "short file" message (the player waits for what is being
+ *     recorded, else fails those frames); eng_media.file is
+ *     "ingest/NAME.V.raw".
  * A sequence clip (eng_clip.seq) on a video track (media name V...) is
  * its images instead (eng_seqmedia_resolve below): eng_media.seq and
  * .ess its images as a video stream, .file its pattern, .origin the

@@ -2,7 +2,8 @@
 /*
  * Unit tests for media resolution on a real temporary folder: raw and WAV
  * files, the WAV data chunk, missing, ambiguous and non-regular matches,
- * and the exact essence length each segment needs.
+ * the exact essence length each segment needs, and the mount's recordings
+ * (edit while ingest).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "ingest/ingest.h"
 #include "media/media.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -138,6 +140,54 @@ static void test_wav_data(void **state)
 	assert_int_equal(wav_data(b, n, &off, &size), -EINVAL);
 }
 
+/* A recording's WAV header as ingest.h lays it out before its close:
+ * RIFF and data sizes 0xFFFFFFFF, JUNK to the essence at 4096. */
+static void rec_wav_head(unsigned char b[4096])
+{
+	size_t n = 0;
+
+	memset(b, 0, 4096);
+	n += chunk(b + n, "RIFF", UINT32_MAX);
+	memcpy(b + n, "WAVE", 4);
+	n += 4;
+	n += chunk(b + n, "JUNK", 28) + 28;
+	n += chunk(b + n, "fmt ", 16);
+	b[n] = 1;			/* PCM */
+	b[n + 2] = 1;			/* mono */
+	le32(b + n + 4, 48000);
+	le32(b + n + 8, 48000 * 3);
+	b[n + 12] = 3;
+	b[n + 14] = 24;
+	n += 16;
+	n += chunk(b + n, "JUNK", 4008) + 4008;
+	assert_int_equal(n, 4088);
+	chunk(b + n, "data", UINT32_MAX);
+}
+
+/* A recording's WAV (engine/ingest/ingest.h) before its close, and after
+ * a close past 4 GiB made it RF64 (ds64 where the first JUNK was): the
+ * essence at 4096, "to the end of the file". */
+static void test_wav_recording(void **state)
+{
+	unsigned char b[4096];
+	uint64_t off = 0, size = 0;
+
+	(void)state;
+	rec_wav_head(b);
+	assert_int_equal(wav_data(b, sizeof(b), &off, &size), 0);
+	assert_int_equal(off, ENG_INGEST_WAV_DATA);
+	assert_int_equal(size, UINT64_MAX);
+	memcpy(b, "RF64", 4);
+	memcpy(b + 12, "ds64", 4);
+	assert_int_equal(wav_data(b, sizeof(b), &off, &size), 0);
+	assert_int_equal(off, ENG_INGEST_WAV_DATA);
+	assert_int_equal(size, UINT64_MAX);
+	/* media/ names ingest's folder, essence start and note as it does */
+	assert_string_equal(ENG_MEDIA_INGEST_DIR, ENG_INGEST_DIR);
+	assert_int_equal(ENG_MEDIA_INGEST_WAV_DATA, ENG_INGEST_WAV_DATA);
+	assert_string_equal(ENG_MEDIA_INGEST_NOTE_EXT, ENG_INGEST_NOTE_EXT);
+}
+
 static void expect_msgs(const struct eng_diag *d, const char *const *want,
 			size_t n)
 {
@@ -231,6 +281,123 @@ static void test_resolve(void **state)
 	assert_string_equal(tl->clips[0].media[1].file, "c1.A1.wav");
 	eng_tl_free(tl);
 	eng_diag_free(&d);
+}
+
+/* 25 fps: V 40 bytes a frame, A1 5760 (48 kHz 24-bit mono). */
+static const char tl_rec[] =
+	"fps 25\n"
+	"track V 1000\n"
+	"track A1 144000 align=3\n"
+	"event V,A1 cam 0 10\n"		/* 4: 400 B, 57600 B */
+	"event V,A1 cam2 0 10 @10\n"	/* 5 */
+	"event V both 0 10 @20\n"	/* 6 */
+	"event V gone 0 2 @30\n";	/* 7 */
+
+static const struct eng_media *clip_media(const struct eng_timeline *tl,
+					 const char *name)
+{
+	size_t c;
+
+	for (c = 0; c < tl->nclips; c++)
+		if (strcmp(tl->clips[c].name, name) == 0)
+			return tl->clips[c].media;
+	fail_msg("no clip %s", name);
+	return NULL;
+}
+
+static void put_note(struct env *e, const char *name, const char *state)
+{
+	char text[128];
+
+	snprintf(text, sizeof(text),
+		 "# timelinefs recording\npreset seed\nstate %s\n", state);
+	put(e, name, text, strlen(text), strlen(text));
+}
+
+/*
+ * Edit while ingest (issue 23): a clip that MEDIA_DIR does not hold is
+ * looked for among the recordings, MEDIA_DIR/ingest/NAME.V.raw and
+ * NAME.A1.wav: short ones (cam: 3 frames of video, a WAV of its header
+ * and 100 bytes) and absent ones whose note says it is being recorded
+ * (cam2) are sized from the timeline, not "too short"; a closed
+ * recording's absent file is no media (gone); MEDIA_DIR comes first
+ * (both); no link is followed, the folder's own included.  Before,
+ * cam, cam2 and both's recording were "no media file".
+ */
+static void test_recording(void **state)
+{
+	struct env *e = *state;
+	struct eng_timeline *tl = tl_from(tl_rec);
+	struct eng_diag d = { 0 };
+	const struct eng_media *m;
+	unsigned char h[4096];
+	char want[512];
+	const char *wantp[3];
+
+	assert_int_equal(mkdirat(e->dfd, "ingest", 0755), 0);
+	put(e, "ingest/cam.V.raw", NULL, 0, 120);
+	rec_wav_head(h);
+	put(e, "ingest/cam.A1.wav", h, sizeof(h), sizeof(h) + 100);
+	put_note(e, "ingest/cam.rec", "closed");
+	put_note(e, "ingest/cam2.rec", "recording");
+	put(e, "both.V.raw", NULL, 0, 400);
+	put(e, "ingest/both.V.raw", NULL, 0, 40);
+	put_note(e, "ingest/gone.rec", "closed");
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "t.tl:7: clip gone track V: no media file %s/gone.V.* (nor "
+		 "gone.mov, .mp4, .mxf or an OP-Atom file of the clip)",
+		 e->dir);
+	wantp[0] = want;
+	expect_msgs(&d, wantp, 1);
+	eng_diag_free(&d);
+	m = clip_media(tl, "cam");
+	assert_string_equal(m[0].file, "ingest/cam.V.raw");
+	assert_int_equal(m[0].header, 0);
+	assert_int_equal(m[0].size, 400);
+	assert_null(m[0].ess);
+	assert_string_equal(m[1].file, "ingest/cam.A1.wav");
+	assert_int_equal(m[1].header, 4096);
+	assert_int_equal(m[1].size, 57600);
+	assert_null(m[1].ess);
+	m = clip_media(tl, "cam2");
+	assert_string_equal(m[0].file, "ingest/cam2.V.raw");
+	assert_int_equal(m[0].header, 0);
+	assert_int_equal(m[0].size, 400);
+	assert_string_equal(m[1].file, "ingest/cam2.A1.wav");
+	assert_int_equal(m[1].header, 4096);
+	assert_int_equal(m[1].size, 57600);
+	m = clip_media(tl, "both");
+	assert_string_equal(m[0].file, "both.V.raw");
+
+	/* longer than the edit needs: its own size; the timeline resolves */
+	assert_int_equal(unlinkat(e->dfd, "ingest/gone.rec", 0), 0);
+	put(e, "ingest/gone.V.raw", NULL, 0, 1000);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), 0);
+	assert_int_equal(d.n, 0);
+	m = clip_media(tl, "gone");
+	assert_string_equal(m[0].file, "ingest/gone.V.raw");
+	assert_int_equal(m[0].size, 1000);
+
+	/* a track file that is a link: refused, not followed */
+	assert_int_equal(unlinkat(e->dfd, "ingest/gone.V.raw", 0), 0);
+	assert_int_equal(symlinkat("../both.V.raw", e->dfd,
+				   "ingest/gone.V.raw"), 0);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "clip gone track V: cannot open "));
+	assert_non_null(strstr(d.msgs[0], "/ingest/gone.V.raw: Too many "
+					  "levels of symbolic links"));
+	eng_diag_free(&d);
+	assert_int_equal(unlinkat(e->dfd, "ingest/gone.V.raw", 0), 0);
+
+	/* the folder a link: no recording is found through it */
+	assert_int_equal(renameat(e->dfd, "ingest", e->dfd, "real"), 0);
+	assert_int_equal(symlinkat("real", e->dfd, "ingest"), 0);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	assert_int_equal(d.n, 5);	/* cam, cam2 (V, A1), gone */
+	eng_diag_free(&d);
+	eng_tl_free(tl);
 }
 
 static void test_problems(void **state)
@@ -538,6 +705,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wav_data),
+		cmocka_unit_test(test_wav_recording),
+		cmocka_unit_test_setup_teardown(test_recording, env_setup,
+						env_teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_problems, env_setup,
