@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Mounted, paced: edit while ingest (issue 23).  A timeline plays clip cam1
+# while the mount records it (MOUNTPOINT/ingest/cam1, the seed preset):
+# the frames recorded before they were due play on time, without waiting;
+# those the writer held back (it pauses after frame 14) are waited for,
+# frame 15 with an await row, and are late; the reader gets the writer's bytes
+# exactly.  A timeline playing cam1 past what was recorded fails there
+# with EIO at once, not waiting, once the recording is closed.  Before
+# edit while ingest: the mount refused the short recording ("too short")
+# and a read of a short clip failed at once.  About 5 s.
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+need_tools python3 sqlite3 cmp
+M=$T/media
+"$GEN" --clips 1 --clip-seconds 1 --timelines 1 --events 1 \
+	--min-seconds 1 --max-seconds 1 --seed 23 "$M" >/dev/null
+mkdir "$T/tlA" "$T/tlB"
+head='fps 30000/1001
+track V 2vuy 640x480
+track A1 144000 align=3
+track A2 144000 align=3'
+# the take a camera sends: clip0001's 30 frames in the interleave
+printf '%s\nevent V,A1,A2 clip0001 0 30\n' "$head" >"$T/tlA/src.tl"
+# the edit: cam1 as it is being recorded; edit40 runs past its end
+printf '%s\nevent V,A1,A2 cam1 0 30\n' "$head" >"$T/tlB/edit.tl"
+printf '%s\nevent V,A1,A2 cam1 0 40\n' "$head" >"$T/tlB/edit40.tl"
+
+# OFF K: the writer's (and the timeline's) byte offset of frame K:
+# 614400 bytes of 2vuy 640x480, and 1601.6 samples of 3 bytes a track
+off() {
+	python3 -c 'import sys; k = int(sys.argv[1])
+print(k * 614400 + 2 * (k * 144000 * 1001 // (30000 * 3)) * 3)' "$1"
+}
+FRAME=614400
+
+# mount A, unpaced: the take's bytes, and a first take of cam1 (2
+# frames) that the edit's mount finds short and replaces
+mount_fs "$M" "$T/mnt" -o "timelines=$T/tlA,pace=off,db=$T/a.db"
+cat "$T/mnt/src" >"$T/take"
+check_eq "the take is 30 frames" "$(off 30)" "$(wc -c <"$T/take")"
+head -c "$(off 2)" "$T/take" >"$T/mnt/ingest/cam1"
+umount_fs "$T/mnt"
+check_eq "the first take holds 2 frames of video" $((2 * FRAME)) \
+	"$(wc -c <"$M/ingest/cam1.V.raw")"
+
+# mount B: the edit resolves the short recording
+DB=$T/b.db
+mount_fs "$M" "$T/mnt" -o "timelines=$T/tlB,ingest_replace,db=$DB"
+ok "a timeline of a short recording mounts"
+o15=$(off 15)
+# the writer: frames 0..14 at the capture clock, a pause of 1.2 s, the
+# rest (accepted at once: their arrival is past)
+{
+	head -c "$o15" "$T/take"
+	sleep 1.2
+	tail -c +$((o15 + 1)) "$T/take"
+} >"$T/mnt/ingest/cam1" &
+WRITER=$!
+# the reader starts once 8 frames are on storage: frame k is written
+# about 8 frames before it is issued, 16 before it is due
+i=0
+while [ "$(wc -c <"$M/ingest/cam1.V.raw")" -lt $((8 * FRAME)) ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || { echo "cam1 not recorded after 10 s" >&2; exit 1; }
+	sleep 0.05
+done
+rc=0
+dd if="$T/mnt/edit" of="$T/out" bs=1M status=none 2>"$T/err" || rc=$?
+wait "$WRITER"
+check_eq "the reader reads the edit through: $(cat "$T/err")" 0 "$rc"
+check "the reader got the writer's bytes" cmp -s "$T/take" "$T/out"
+
+# past what was recorded: EIO at frame 30, at once once there
+rc=0
+dd if="$T/mnt/edit40" of="$T/out40" bs=1M status=none 2>"$T/err40" ||
+	rc=$?
+# shellcheck disable=SC2016 # expanded by the inner sh
+check "edit40 fails past the recording" \
+	sh -c '[ "$1" -ne 0 ] && grep -q "Input/output error" "$2"' sh "$rc" \
+	"$T/err40"
+umount_fs "$T/mnt"
+
+# the edit's stream: its rows by frame
+s=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
+	where t.name = 'edit'")
+late() {
+	q "select count(*) from (select frame from access where stream_id = $s
+		and played = 1 and frame $1 group by frame
+		having max(done_ns > due_ns))"
+}
+awaits() {
+	q "select count(*) from access where stream_id = $s and op = 10
+		and frame $1"
+}
+check_eq "frames 0..14, recorded before due: none late" 0 "$(late '< 15')"
+# (0..6 were whole on storage when the reader started: the others are
+# very likely too, but a loaded machine may delay a write that much)
+check_eq "frames 0..6: none waited for" 0 "$(awaits '< 7')"
+# (how many after 15 are late depends on when the reader started: all
+# of them on an idle machine)
+check "frames 15..29, held back by the writer: late from frame 15 on" \
+	test "$(late '= 15')" -eq 1 -a "$(late '>= 15')" -ge 1
+check_eq "frame 15 waited for once" 1 "$(awaits '= 15')"
+check_eq "frame 15 is late for the recording" recording \
+	"$(q "select cause from late_frame where stream_id = $s and frame = 15")"
+check_eq "every await got its bytes" 0 \
+	"$(q "select count(*) from access where stream_id = $s and op = 10
+		and (errno != 0 or done_ns < issued_ns)")"
+check_eq "each await is before its frame's read, which is done after it" 0 \
+	"$(q "select count(*) from access w join access r
+		on r.stream_id = w.stream_id and r.frame = w.frame
+		and r.track = w.track and r.op = 0 and r.played = w.played
+		where w.stream_id = $s and w.op = 10
+		and (r.id < w.id or r.done_ns < w.done_ns)")"
+check_eq "the edit's stream failed no frame" 0 \
+	"$(q "select failed_frames from stream where id = $s")"
+s40=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
+	where t.name = 'edit40'")
+check_eq "edit40: frame 30's reads short (EIO), not waited for" "5 5 0" \
+	"$(q "select min(errno), max(errno), sum(op = 10) from access
+		where stream_id = $s40 and frame = 30" | tr '|' ' ')"
+finish
