@@ -14,7 +14,7 @@
 
 #include "gen.h"
 
-static int write_all(int fd, const void *buf, size_t len)
+int gen_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	ssize_t n;
@@ -65,7 +65,7 @@ static int out_open(struct out_file *o, const char *dir, const char *name)
 
 static int out_write(struct out_file *o, const void *buf, size_t len)
 {
-	int rc = write_all(o->fd, buf, len);
+	int rc = gen_write_all(o->fd, buf, len);
 
 	if (rc < 0)
 		fprintf(stderr, PROG ": cannot write %s: %s\n", o->tmp,

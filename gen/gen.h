@@ -103,6 +103,10 @@ struct for_opts {
 	struct gen_enc enc; /* --codec: real encoded media */
 };
 
+/* files.c: all of len to fd (short writes continued, EINTR retried); 0 or
+ * -errno. */
+int gen_write_all(int fd, const void *buf, size_t len);
+
 /* print.c */
 /* Human sizes in powers of 1000, as disks are sold: "3.51 GB". */
 void gen_fmt_bytes(uint64_t b, char *buf, size_t len);
@@ -206,5 +210,25 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
  * mount resolves them, so that tracks of real media have their sizes. */
 int gen_run_dump(const char *path, const char *media_dir,
 		 const struct for_opts *fo);
+
+/* timelinefs-gen --ingest SECONDS FILE (ingest.c): what a capture tool
+ * writes into a mount's ingest folder (docs/design.md "Ingest"). */
+/* The seed domain of --ingest's track streams (clips use small indices, the
+ * timeline plans ENG_GEN_TIMELINE_DOMAIN). */
+#define GEN_INGEST_DOMAIN (1ULL << 62)
+struct gen_ingest {
+	const char *preset;	/* --format, NULL: the seed preset */
+	int64_t us;		/* --ingest: seconds of frames, in us */
+	uint64_t seed;		/* --seed */
+	uint64_t write_size;	/* --write-size: 0 one write a frame */
+};
+/* Write the frames of in->us seconds of in->preset to path ("-": stdout)
+ * in a timeline file's interleave (frame k's V slice, then its audio
+ * slices), as fast as the file takes them, and say the time it took
+ * against the stream's rate on stderr.  Track t's bytes are the seeded
+ * stream eng_rng_derive(seed, GEN_INGEST_DOMAIN, t), continued across
+ * frames: incompressible, and the same bytes whatever the write size.
+ * 0, or -errno (said on stderr). */
+int gen_run_ingest(const char *path, const struct gen_ingest *in);
 
 #endif /* GEN_H */

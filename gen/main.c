@@ -56,6 +56,8 @@ enum {
 	OPT_TIMECODE,
 	OPT_SIZE,
 	OPT_START_FRAME,
+	OPT_INGEST,
+	OPT_WRITE_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +85,8 @@ static const struct option long_opts[] = {
     {"timecode", required_argument, NULL, OPT_TIMECODE},
     {"size", required_argument, NULL, OPT_SIZE},
     {"start-frame", required_argument, NULL, OPT_START_FRAME},
+    {"ingest", required_argument, NULL, OPT_INGEST},
+    {"write-size", required_argument, NULL, OPT_WRITE_SIZE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -107,6 +111,8 @@ static void usage(FILE *f)
 "              [--codec C [--container K] [--profile P]] DIR\n"
 "       " PROG " --dump-tl TIMELINE [--fps R] [--video-rate B | --picture P]\n"
 "              [--audio-rate B] [--edl-origin WHERE] [--strict] [DIR]\n"
+"       " PROG " --ingest SECONDS [--format NAME] [--seed N]\n"
+"              [--write-size BYTES] FILE\n"
 "Write seeded clips DIR/clipNNNN.V.raw and DIR/clipNNNN.AN.wav and\n"
 "timelines DIR/timelines/timelineNN.tl that edit them, for timelinefs.\n"
 "The same options and seed give the same bytes.  Pictures (the default,\n"
@@ -127,6 +133,10 @@ static void usage(FILE *f)
 ".tl form with every segment at its record frame (a blank, '#' or '%%' in\n"
 "a clip name written %%XX, as .tl reads it); given the media folder DIR,\n"
 "with its media resolved as the mount does: real media's frame sizes.\n"
+"--ingest writes SECONDS of --format's frames (default: the seed preset)\n"
+"to FILE in a timeline file's interleave, seeded incompressible bytes, as\n"
+"a capture tool writes into a mount's ingest folder, as fast as FILE takes\n"
+"them, and says its rate against the stream's on stderr.\n"
 "\n"
 "  --clips N            clips to write (default %" PRIu32 ")\n"
 "  --clip-seconds S     length of every clip, decimals allowed (default %s)\n"
@@ -173,6 +183,9 @@ PRIu32 ")\n"
 "                       (320x240 for a quick test)\n"
 "  --start-frame N      a sequence's first file number (default 86400,\n"
 "                       01:00:00:00 at 24 fps)\n"
+"  --ingest SECONDS     write SECONDS of frames to FILE, see above\n"
+"  --write-size BYTES   --ingest's writes: BYTES each (512, 4Ki, 1Mi),\n"
+"                       across frames (default: one write a frame)\n"
 "  -h, --help           print this help and exit\n"
 "  -V, --version        print the version and exit\n"
 "--for with --codec and no --picture writes 2vuy:1920x1080 pictures.\n"
@@ -276,6 +289,55 @@ static void list_formats(void)
 	list_seq_formats();
 }
 
+/* "--clips" for OPT_CLIPS: what a message names. */
+static const char *opt_name(int opt)
+{
+	static char buf[64];
+	size_t i;
+
+	for (i = 0; long_opts[i].name; i++)
+		if (long_opts[i].val == opt) {
+			snprintf(buf, sizeof(buf), "--%s", long_opts[i].name);
+			return buf;
+		}
+	return "an option";
+}
+
+/* --ingest SECONDS FILE: only --format (a preset of rates), --seed and
+ * --write-size go with it. */
+static int run_ingest(struct gen_ingest *ing, int ingest, const char *other,
+		      const struct eng_gen_format *format,
+		      const struct eng_seqgen_format *seqf, int nargs,
+		      char **args, uint64_t seed)
+{
+	if (!ingest) {
+		fprintf(stderr, PROG ": --write-size is for --ingest\n");
+		return EXIT_USAGE;
+	}
+	if (other) {
+		fprintf(stderr,
+			PROG ": --ingest takes --format, --seed and "
+			     "--write-size: not %s\n",
+			other);
+		return EXIT_USAGE;
+	}
+	if (seqf) {
+		fprintf(stderr,
+			PROG ": --ingest records a --format of rates: not the "
+			     "image sequence %s\n",
+			seqf->name);
+		return EXIT_USAGE;
+	}
+	if (nargs != 1) {
+		fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n",
+			nargs ? "more than one FILE" : "missing FILE");
+		return EXIT_USAGE;
+	}
+	ing->preset = format ? format->name : NULL;
+	ing->seed = seed;
+	return gen_run_ingest(args[0], ing) < 0 ? EXIT_IO : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct eng_gen_config c;
@@ -290,6 +352,9 @@ int main(int argc, char **argv)
 	const struct eng_seqgen_format *seqf = NULL;
 	struct gen_seq seq = {.start = 86400};
 	uint32_t seq_w = 0, seq_h = 0;
+	struct gen_ingest ing = {0};
+	int ingest = 0, wsize = 0;
+	const char *not_ingest = NULL;
 
 	eng_gen_config_default(&c);
 	memset(&fo, 0, sizeof(fo));
@@ -444,6 +509,21 @@ int main(int argc, char **argv)
 			seq_start = 1;
 			break;
 		}
+		case OPT_INGEST:
+			rc = parse_secs("--ingest", optarg, &ing.us);
+			if (rc == 0 && ing.us == 0)
+				rc = bad_value("--ingest", optarg,
+					       "expected seconds above 0");
+			ingest = 1;
+			break;
+		case OPT_WRITE_SIZE:
+			if (eng_parse_size(optarg, &ing.write_size) < 0 ||
+			    ing.write_size == 0 || ing.write_size > (1u << 30))
+				rc = bad_value("--write-size", optarg,
+					       "expected bytes from 1 to 1Gi, "
+					       "like 512, 4Ki or 1Mi");
+			wsize = 1;
+			break;
 		case OPT_SEED: {
 			int64_t v;
 
@@ -511,6 +591,14 @@ int main(int argc, char **argv)
 		}
 		if (rc < 0)
 			goto out;
+		if (opt != OPT_INGEST && opt != OPT_WRITE_SIZE &&
+		    opt != OPT_FORMAT && opt != OPT_SEED)
+			not_ingest = opt_name(opt);
+	}
+	if (ingest || wsize) {
+		ret = run_ingest(&ing, ingest, not_ingest, format, seqf,
+				 argc - optind, argv + optind, c.seed);
+		goto out;
 	}
 	if ((nfor || dump) && (set & SET_GEN_ONLY)) {
 		fprintf(stderr,
