@@ -3,7 +3,8 @@
 # make bench: what timelinefs costs, measured against dd, a pread loop and
 # fio on the same page-cached media, in one run; and what a timeline's
 # movie (NAME.mov) costs dd and ffmpeg beside NAME; real media (9) and
-# image sequences (10, seq.sh).  Prints a table and
+# image sequences (10, seq.sh); ingest beside playback (11, ingest.sh).
+# Prints a table and
 # writes $TLFS_BUILD/bench.json.  Not part of make test.
 set -eu
 
@@ -422,6 +423,9 @@ M=$MS
 
 # ---------------------------------- 10. image sequences: 2K DPX at 24 fps
 sh "$TOP/tests/bench/seq.sh" "$R"
+
+# ------------------------- 11. ingest: record streams beside 15 players
+sh "$TOP/tests/bench/ingest.sh" "$R"
 
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
 python3 "$TOP/tests/bench/report.py" "$R" "$TLFS_BUILD/bench.json"

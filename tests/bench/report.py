@@ -178,6 +178,31 @@ def main():
         row(sec, "daemon CPU a frame", r["seq_daemon_cpu_us_per_frame"],
             "us")
 
+    if "ingest_steps" in r:
+        # 11. ingest: 15 paced players with 0, 2, 4, 8 record streams of
+        # the seed preset beside them; the daemon's CPU per GB written
+        sec = "11 ingest"
+        row(sec, "writer to /dev/null / the stream's rate",
+            r["ingest_writer_null_x"], "x")
+        row(sec, "writer to a tmpfs file / the stream's rate",
+            r["ingest_writer_tmpfs_x"], "x")
+        for s in str(r["ingest_steps"]).split():
+            n, late, pf, drop, wd, rf, first = s.split(":")
+            row(sec, "%d players, %s recorders: late, dropped (wr)"
+                % (int(r["ingest_players"]), n),
+                "%s/%s / %s/%s (%s)" % (late, pf, drop, rf, wd))
+            row(sec, "%d players, %s recorders: first to drop"
+                % (int(r["ingest_players"]), n), first)
+        row(sec, "daemon CPU per GB written, 1 unpaced", r["ingest_cpu_per_gb"],
+            "s/GB")
+        row(sec, "dd CPU per GB, the same track files", r["ingest_dd_cpu_per_gb"],
+            "s/GB")
+        row(sec, "daemon / dd CPU per GB",
+            r["ingest_cpu_per_gb"] / r["ingest_dd_cpu_per_gb"]
+            if r["ingest_dd_cpu_per_gb"] else "-", "x")
+        row(sec, "1 unpaced recorder through the mount", r["ingest_mbs"], "MB/s")
+        row(sec, "dd writing the same files", r["ingest_dd_mbs"], "MB/s")
+
     out = {"kernel": r.get("kernel"), "ncpu": r.get("ncpu"), "raw": r,
            "paced_steps": steps, "rows": []}
     print("%-11s %-46s %14s %-6s %-11s %s" % ("section", "measure", "value",

@@ -218,6 +218,16 @@ seq_op3=144:3.0:9.0
 seq_mount_us_per_frame=1500.0
 seq_cat_us_per_frame=1000.0
 seq_daemon_cpu_us_per_frame=700.0
+ingest_writer_null_x=440.2
+ingest_stream_mbs=18.70
+ingest_writer_tmpfs_x=119.8
+ingest_players=15
+ingest_steps=0:0:4500:0:0:0:neither 2:0:4500:0:0:600:neither 4:3:4500:0:0:1200:play 8:12:4500:40:2:2400:record
+ingest_written_bytes=374400000
+ingest_cpu_per_gb=0.800
+ingest_mbs=900.0
+ingest_dd_cpu_per_gb=0.400
+ingest_dd_mbs=2000.0
 load_end=3.0
 RES
 if python3 "$TOP/tests/bench/report.py" "$T/results" "$T/bench.json" >"$T/table" 2>"$T/err"; then
@@ -266,6 +276,11 @@ esac
 case "$(line 'timelinefs / fio CPU')" in
 *2.000*MISSED) ok "report: fio ratio 2.0, MISSED" ;;
 *) not_ok "report: fio ratio: $(line 'timelinefs / fio CPU')" ;;
+esac
+case "$(line '15 players, 8 recorders: late, dropped')|$(line '15 players, 8 recorders: first')|$(line 'daemon / dd CPU')" in
+*"12/4500 / 40/2400 (2)"*"|"*record*"|"*2.000*)
+	ok "report: ingest: 8 recorders, late and dropped frames, record first, daemon / dd 2.0" ;;
+*) not_ok "report: ingest: $(grep '^11 ingest' "$T/table")" ;;
 esac
 case "$(grep '^10 seq.*largest N' "$T/table" | tr '\n' ' ')$(line 'mount / cat, wall')" in
 *"1 in flight: largest"*" 2 streams"*"4 in flight: largest"*" 6 streams"*1.500*)
