@@ -69,7 +69,9 @@ say "  to /dev/null $(sed -n 's/^ingest_writer_null_x=//p' "$R") x the stream's 
 # -------------------------------- players and recorders: who drops first
 steps=
 for n in $INGEST_STEPS; do
-	say "bench: 11. $INGEST_PLAYERS paced players, $n recorders beside them (timelinefs-bench --ingest $n)"
+	rw=recorders
+	[ "$n" -ne 1 ] || rw=recorder
+	say "bench: 11. $INGEST_PLAYERS paced players, $n $rw beside them (timelinefs-bench --ingest $n)"
 	set -- --media "$M" --workstations "$INGEST_PLAYERS" --repeat 1 --warmup 0 \
 		--cache prime --db "$BENCH_DB" --label "ingest$n" --mount-opts backing=buffered
 	[ "$n" -eq 0 ] || set -- "$@" --ingest "$n"
@@ -110,14 +112,17 @@ for i in 1 2 3; do
 	for f in "$M/ingest/cpu$i".V.raw "$M/ingest/cpu$i".A*.wav; do
 		cat "$f" >/dev/null
 	done
-	# dd's CPU: the shell's children's user + system time (times)
-	t0=$(times | sed -n 2p)
+	# dd's CPU: the shell's children's user + system time (times, run
+	# in this shell: a subshell's children start at 0)
+	times >"$W/times"
+	t0=$(sed -n 2p "$W/times")
 	s=$(now)
 	for f in "$M/ingest/cpu$i".V.raw "$M/ingest/cpu$i".A*.wav; do
 		dd if="$f" of="$W/dd/$(basename "$f")" bs=1M status=none
 	done
 	e=$(now)
-	t1=$(times | sed -n 2p)
+	times >"$W/times"
+	t1=$(sed -n 2p "$W/times")
 	dcpu=$(echo "$dcpu $t0 $t1" | awk '
 		function s(x) { split(x, a, "m"); return a[1] * 60 + a[2] }
 		{ print $1 + s($4) + s($5) - s($2) - s($3) }')

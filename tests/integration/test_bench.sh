@@ -93,6 +93,46 @@ check_eq "second run with its own step" "2|b|2|2" \
 		where step_id = b.id) from bench_step b where id = 7")"
 check "no mean row for one repetition" sh -c "! awk '/^workstations/ { on = 1 } on && NF == 0 { exit } on' '$T/out2' | grep -q ' mean '"
 
+# 2c. --ingest 2: two record streams of the seed preset beside one player
+# (issue 23), each the step's play time of frames, in bench_stream with
+# the player's; the recordings removed after the step; the table by side
+IDB=$T/ingest.db
+rc=0
+"$BENCH" --media "$T/media" --workstations 1 --repeat 1 --warmup 0 --label ing \
+	--db "$IDB" --pace 4 --ingest 2 --mount-opts backing=buffered >"$T/iout" 2>"$T/ierr" || rc=$?
+check_eq "--ingest 2: the bench runs" "0" "$rc"
+[ "$rc" = 0 ] || sed 's/^/  /' "$T/ierr"
+iq() {
+	sqlite3 -batch -noheader -cmd ".timeout 5000" "$IDB" "$1"
+}
+check_eq "--ingest 2: the step's streams, one play and two record" "play|1 record|2" \
+	"$(iq "select group_concat(x, ' ') from (select s.kind || '|' || count(*) as x
+		from bench_stream b join stream s on s.id = b.stream_id group by s.kind order by s.kind)")"
+check_eq "--ingest 2: each recorder a session of its own, recording ingest/bench-*-1-N" "2|2|2" \
+	"$(iq "select count(distinct sid), sum(file glob 'ingest/bench-*-1-[12]'),
+		count(distinct file) from stream where kind = 'record'")"
+# the recorders write the step's play time: the timeline's frames
+check_eq "--ingest 2: each recording holds the timeline's frames" \
+	"$(iq "select frames from timeline where name = 'timeline01'")|$(iq "select frames from timeline where name = 'timeline01'")" \
+	"$(iq "select group_concat(frames, '|') from stream where kind = 'record'")"
+check_eq "--ingest 2: bench_step_summary counts the two sides" "1|2" \
+	"$(iq "select play_streams || '|' || record_streams from bench_step_summary")"
+check_eq "--ingest 2: the recordings are gone from MEDIA/ingest" "" \
+	"$(find "$T/media" -path '*/ingest/bench-*' 2>/dev/null)"
+check "--ingest 2: progress counts the recordings and their dropped frames" \
+	grep -Eq '^step 1/1 \(1 workstation, repetition 1/1\): .*, [0-2]/2 recordings done, [0-9]+ dropped frames$' "$T/ierr"
+check "--ingest 2: the header names the recorders" \
+	grep -q "^run 1, label 'ing', .*, 2 recorders of seed$" "$T/iout"
+check "--ingest 2: the table by side, a row for the step" \
+	grep -Eq '^ +1 +2 +1 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +([0-9.]+|-) +([0-9.]+|-) +(neither|players|recorders|both)$' "$T/iout"
+# a first time where that side had a late (dropped) frame, '-' where none
+check "--ingest 2: the first late and dropped times go with the counts" \
+	awk '$1 == 1 && $2 == 2 && $3 == 1 {
+		f = (($4 == 0) == ($10 == "-")) && (($6 == 0) == ($11 == "-")) } END { exit !f }' "$T/iout"
+check "--ingest 2: and its answer" \
+	grep -Eq '^1 players and 2 recorders: (neither side dropped a frame|only the players were late|only the recorders dropped|both: )' "$T/iout"
+check "--ingest 2: mount and daemon gone" released
+
 # 2b. readers whose reading process is not the one the bench started.
 # Bug (issue 17, defect 4): the bench matched stream.pid, the id of the
 # thread that opened the timeline, against its readers' pids; a pipeline
@@ -381,6 +421,18 @@ for bad in "--workstations 0" "--workstations 5,,6" "--repeat x" "--pace fast" "
 	# shellcheck disable=SC2086
 	"$BENCH" --media "$T/media" $bad >/dev/null 2>&1 || rc=$?
 	check_eq "usage error '$bad' exits 2" 2 "$rc"
+done
+# --ingest's: each refused with its reason (exit 2)
+# shellcheck disable=SC2089 # the quotes are the message's
+for bad in "--ingest x|invalid --ingest 'x': expected a number of record streams (0: none)" \
+	"--ingest-format seed|--ingest-format goes with --ingest N" \
+	"--ingest 1 --ingest-format nope|invalid --ingest-format 'nope': unknown --format 'nope'" \
+	"--ingest 1 --mount-opts ingest=off|--ingest needs the mount's ingest folder: --mount-opts has ingest=off"; do
+	rc=0
+	# shellcheck disable=SC2086,SC2090 # words; no quote in the options
+	"$BENCH" --media "$T/media" ${bad%%|*} >/dev/null 2>"$T/ibad" || rc=$?
+	check_eq "usage error '${bad%%|*}' exits 2 saying why" "2|timelinefs-bench: ${bad#*|}" \
+		"$rc|$(head -n 1 "$T/ibad")"
 done
 rc=0
 "$BENCH" >/dev/null 2>&1 || rc=$?
