@@ -35,14 +35,7 @@ R=${1:-$TLFS_BUILD/bench-ingest.results}
 DAEMON=
 # shellcheck source=tests/bench/mount.sh
 . "$TOP/tests/bench/mount.sh"
-trap cleanup_fs EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-rm -rf "$W"
-mkdir -p "$W" "$MNT"
-touch "$R"
-put() { echo "ingest_$1=$2" >>"$R"; }
-say() { printf '%s\n' "$*" >&2; }
+section_setup ingest
 
 gen_media "$INGEST_GEN"
 rm -rf "$M/ingest"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Sourced by bench.sh, seq.sh, xport.sh and players.sh: mount the daemon
+# Sourced by bench.sh, seq.sh, ingest.sh, xport.sh and players.sh: mount the daemon
 # under test in the foreground on generated media with buffered backing
 # (every backing read a page-cache hit), and unmount it.  Needs BIN, M,
 # MNT, W and BENCH_DB.  And the clocks they read: now, cpu_of; their
@@ -41,6 +41,22 @@ cleanup_fs() {
 	grep -q " $MNT fuse" /proc/mounts && fusermount3 -u -z "$MNT"
 	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON"
 	rm -rf "$W"
+}
+
+# section_setup PREFIX: the start of a section of its own (seq.sh,
+# ingest.sh): the EXIT trap of cleanup_fs, W and MNT made anew, RESULTS ($R)
+# there; then put KEY VALUE appends PREFIX_KEY=VALUE to it and say prints
+# on stderr (bench.sh has its own put, without a prefix)
+section_setup() {
+	trap cleanup_fs EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	rm -rf "$W"
+	mkdir -p "$W" "$MNT"
+	touch "$R"
+	put_prefix=$1
+	put() { echo "${put_prefix}_$1=$2" >>"$R"; }
+	say() { printf '%s\n' "$*" >&2; }
 }
 
 # gen_media OPTS: timelinefs-gen OPTS into M, unless this timelinefs-gen

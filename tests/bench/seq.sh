@@ -29,14 +29,7 @@ NCPU=$(nproc)
 DAEMON=
 # shellcheck source=tests/bench/mount.sh
 . "$TOP/tests/bench/mount.sh"
-trap cleanup_fs EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-rm -rf "$W"
-mkdir -p "$W" "$MNT"
-touch "$R"
-put() { echo "seq_$1=$2" >>"$R"; }
-say() { printf '%s\n' "$*" >&2; }
+section_setup seq
 
 # 4 clips of 2 s (1.7 GB at 2K) and 16 timelines of 4 events of 1-2 s
 # over them; kept while the generator and the options are the same
