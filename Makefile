@@ -191,12 +191,14 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 #   player's reads of real media run under TSan in test_extents and
 #   test_realmedia.  Left out for the 20 minutes: they took 36, 3, 5 and
 #   3 s of a plain run on a loaded machine.  test_gen_seq (issue 22's
-#   sequence formats, timelinefs-gen alone): 14 s.
+#   sequence formats, timelinefs-gen alone): 14 s.  test_gen_ingest
+#   (timelinefs-gen --ingest, one thread, mounts nothing): 3-5 s.
 # test_edl_otio: the EDL and OTIO parsers and --dump-tl, single-threaded
 #   code at mount (under ASan here, and fuzzed); the mounts' reads run
 #   under TSan in test_realmedia and test_sequences: 21 s under TSan.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
-	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio
+	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
+	test_gen_ingest
 else ifeq ($(SANITIZE),1)
 # test_fuzz builds and runs its own clang ASan+libFuzzer targets whatever
 # SANITIZE says, and test_fuzz_seed checks the seed corpus in shell (no
