@@ -115,8 +115,10 @@ struct resolver {
 	struct mread *reads;
 	size_t nreads;
 	int dfd;
-	/* MEDIA_DIR/ingest open, once looked for: -2 not yet, -1 none */
+	/* MEDIA_DIR/ingest open, once looked for: -2 not yet, -1 none
+	 * (ingest_err: why) */
 	int ingest_fd;
+	int ingest_err;
 	unsigned nerr;
 };
 
@@ -457,13 +459,23 @@ out:
 /* Edit while ingest: the mount's recordings                          */
 
 /* MEDIA_DIR/ingest, opened once (never through a link: a name must not
- * leave the media folder), or -1 when there is none. */
+ * leave the media folder), or -1 when there is none (r->ingest_err the
+ * open's errno). */
 static int ingest_dir(struct resolver *r)
 {
-	if (r->ingest_fd == -2)
+	struct stat sb;
+
+	if (r->ingest_fd == -2) {
 		r->ingest_fd = openat(r->dfd, INGEST_DIR,
 				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 				      O_CLOEXEC);
+		r->ingest_err = r->ingest_fd < 0 ? errno : 0;
+		/* O_NOFOLLOW with O_DIRECTORY says ENOTDIR for a link */
+		if (r->ingest_err == ENOTDIR &&
+		    fstatat(r->dfd, INGEST_DIR, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(sb.st_mode))
+			r->ingest_err = ELOOP;
+	}
 	return r->ingest_fd < 0 ? -1 : r->ingest_fd;
 }
 
@@ -497,6 +509,21 @@ static int note_recording(struct resolver *r, const char *name)
 	return 0;
 }
 
+/* A recorded clip's (a .tl record line) recording where it is not yet
+ * there, no folder ingest or no file: where its recorder will write it,
+ * sized from the timeline.  1, -ENOMEM. */
+static int recording_absent(struct resolver *r, size_t c, size_t t,
+			    struct pair *p, char *file)
+{
+	struct eng_media *m = &r->tl->clips[c].media[t];
+
+	p->recording = 1;
+	m->file = file;
+	m->header = r->tl->tracks[t].media[0] == 'A' ? INGEST_WAV_DATA : 0;
+	m->size = 0;
+	return 1;
+}
+
 /*
  * Edit while ingest (docs/formats.md "Media files", rule 4): (c, t) that
  * nothing in MEDIA_DIR plays is looked for among the mount's recordings,
@@ -506,48 +533,71 @@ static int note_recording(struct resolver *r, const char *name)
  * needs, and may be absent while the recording's note says it is being
  * recorded: the media is then sized from the timeline, and the player
  * waits for a frame not yet written while the mount records it
- * (cfg.growing).  1: (c, t) resolved or its problem said, 0: no
- * recording, -ENOMEM.
+ * (cfg.growing).  A recorded clip (eng_clip.record: its .tl says the
+ * mount will record it) is looked for there only, and may be absent
+ * without a note (the folder too): its recording starts after the mount
+ * does; what cannot be its recording is told.  1: (c, t) resolved or its
+ * problem said, 0: no recording (never for a recorded clip), -ENOMEM.
  */
 static int use_recording(struct resolver *r, size_t c, size_t t,
 			 struct pair *p)
 {
-	struct eng_media *m = &r->tl->clips[c].media[t];
 	const char *tn = r->tl->tracks[t].media;
-	int audio = tn[0] == 'A';
+	const char *clip = r->tl->clips[c].name;
+	int audio = tn[0] == 'A', record = r->tl->clips[c].record != 0;
 	char name[NAME_MAX + 1], *file;
 	struct stat sb;
-	int present, rc;
+	int present, rc, err, ok = 1;
 	size_t i;
 
 	/* a recording's tracks: V, A1 .. An */
 	if (strcmp(tn, "V") != 0 && !(audio && tn[1] >= '1' && tn[1] <= '9'))
-		return 0;
-	for (i = 2; audio && tn[i]; i++)
+		ok = 0;
+	for (i = 2; ok && audio && tn[i]; i++)
 		if (tn[i] < '0' || tn[i] > '9')
-			return 0;
-	if (ingest_dir(r) < 0 ||
-	    (size_t)snprintf(name, sizeof(name), "%s.%s.%s",
-			     r->tl->clips[c].name, tn,
-			     audio ? "wav" : "raw") >= sizeof(name))
-		return 0;
-	present = fstatat(r->ingest_fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
-	if (!present &&
-	    (errno != ENOENT || !note_recording(r, r->tl->clips[c].name)))
-		return 0;
+			ok = 0;
+	if (!ok || (size_t)snprintf(name, sizeof(name), "%s.%s.%s", clip, tn,
+				    audio ? "wav" : "raw") >= sizeof(name)) {
+		if (record)
+			problem(r, p->line, c, t, "a recorded clip (record on "
+				"line %u) plays a recording's files, %s/%s/"
+				"%s.V.raw and .A1.wav ..: %s",
+				r->tl->clips[c].record, r->media_dir,
+				INGEST_DIR, clip, ok ? "the name is too long"
+				: "no track of that name");
+		return record;
+	}
 	if (asprintf(&file, "%s/%s", INGEST_DIR, name) < 0)
 		return -ENOMEM;
-	p->recording = 1;
-	if (present) {
-		rc = probe(r, c, t, p, r->ingest_fd, name, &file);
+	if (ingest_dir(r) < 0) {
+		if (record && r->ingest_err == ENOENT)
+			return recording_absent(r, c, t, p, file);
+		if (record)
+			problem(r, p->line, c, t, "a recorded clip (record on "
+				"line %u): cannot open the folder %s/%s: %s",
+				r->tl->clips[c].record, r->media_dir,
+				INGEST_DIR, r->ingest_err == ELOOP ?
+				"a symbolic link (not followed)" :
+				strerror(r->ingest_err));
 		free(file);
-		return rc < 0 ? rc : 1;
+		return record;
 	}
-	/* not yet there: where its recorder will write it */
-	m->file = file;
-	m->header = audio ? INGEST_WAV_DATA : 0;
-	m->size = 0;
-	return 1;
+	present = fstatat(r->ingest_fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+	err = present ? 0 : errno;
+	if (!present && err == ENOENT &&
+	    (record || note_recording(r, clip)))
+		return recording_absent(r, c, t, p, file);
+	if (!present) {
+		if (record)
+			problem(r, p->line, c, t, "cannot open %s/%s: %s",
+				r->media_dir, file, strerror(err));
+		free(file);
+		return record;
+	}
+	p->recording = 1;
+	rc = probe(r, c, t, p, r->ingest_fd, name, &file);
+	free(file);
+	return rc < 0 ? rc : 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1073,6 +1123,11 @@ static int resolve_pair(struct resolver *r, size_t c, size_t t)
 	const char *file;
 	int rc;
 
+	/* a recorded clip is the mount's recording, nothing of MEDIA_DIR */
+	if (r->tl->clips[c].record) {
+		rc = use_recording(r, c, t, p);
+		return rc < 0 ? rc : 0;
+	}
 	/* a sequence plays its images on video tracks; any other track
 	 * of the clip (its audio) is found by the rules below */
 	if (r->tl->clips[c].seq &&

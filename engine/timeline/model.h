@@ -179,6 +179,11 @@ struct eng_clip {
 	/* An image sequence clip (see struct eng_seq_ref), NULL for a
 	 * clip of one file a track.  Set by eng_tl_clip_seq, owned. */
 	struct eng_seq_ref *seq;
+	/* Recorded through the mount (edit while ingest): the line of its
+	 * .tl `record` line, 0 for none.  Its media are only the mount's
+	 * recording MEDIA_DIR/ingest/NAME.*, which may be absent or short
+	 * at mount (media.h, rule 4); never a sequence clip. */
+	unsigned record;
 };
 
 struct eng_timeline {

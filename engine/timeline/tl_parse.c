@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The native .tl timeline format (docs/design.md "Native format .tl"): fps,
- * track, event and seq lines.  Every problem is reported, not just the
+ * track, event, seq and record lines.  Every problem is reported, not just the
  * first.
  */
 #include <errno.h>
@@ -546,6 +546,14 @@ static int do_seq(struct tl_state *st, unsigned line, char **tok, int n)
 		ref.base = slash == buf ? root : buf;
 		ref.prefix = slash + 1;
 	}
+	if (st->tl->clips[clip].record) {
+		eng_problem(&st->pb, line,
+			    "sequence clip '%s' is recorded through the mount "
+			    "(record on line %u): a recording is no image "
+			    "sequence", tok[1], st->tl->clips[clip].record);
+		rc = 0;
+		goto out;
+	}
 	rc = eng_tl_clip_seq(st->tl, (uint32_t)clip, &ref, &why);
 	if (rc == -ENOMEM)
 		goto out;
@@ -564,8 +572,44 @@ out:
 	return rc;
 }
 
-/* A seq line for a clip no event plays is most likely a misspelt clip
- * name (the events' clip would then be looked for as files): told. */
+/* "record CLIP": the clip is recorded through the mount's ingest folder
+ * (docs/formats.md "Media files", rule 4), so its files may be absent or
+ * short at mount.  A line, not a guess from a missing file: a misspelt
+ * clip must stay a refused mount, not become a silent wait. */
+static int do_record(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	struct eng_clip *c;
+	int clip;
+
+	if (n < 2) {
+		eng_problem(&st->pb, line, "missing CLIP after 'record'");
+		return 0;
+	}
+	if (n > 2)
+		eng_problem(&st->pb, line,
+			    "unexpected '%s' after recorded clip '%s'", tok[2],
+			    tok[1]);
+	clip = clip_word(st, line, tok[1]);
+	if (clip < 0)
+		return clip == -ENOMEM ? clip : 0;
+	c = &st->tl->clips[clip];
+	if (c->record)
+		eng_problem(&st->pb, line,
+			    "recorded clip '%s' given twice (first on line %u)",
+			    tok[1], c->record);
+	else if (c->seq)
+		eng_problem(&st->pb, line,
+			    "recorded clip '%s' is a sequence clip (seq on "
+			    "line %u): a recording is no image sequence",
+			    tok[1], c->seq->line);
+	else
+		c->record = line;
+	return 0;
+}
+
+/* A seq or record line for a clip no event plays is most likely a
+ * misspelt clip name (the events' clip would then be looked for as
+ * files): told. */
 static void unused_seqs(struct tl_state *st)
 {
 	const struct eng_timeline *tl = st->tl;
@@ -582,6 +626,10 @@ static void unused_seqs(struct tl_state *st)
 		if (tl->clips[i].seq && !used[i])
 			eng_problem(&st->pb, tl->clips[i].seq->line,
 				    "sequence clip '%s' is played by no event",
+				    tl->clips[i].name);
+		else if (tl->clips[i].record && !used[i])
+			eng_problem(&st->pb, tl->clips[i].record,
+				    "recorded clip '%s' is played by no event",
 				    tl->clips[i].name);
 	free(used);
 }
@@ -652,9 +700,11 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
 			rc = do_event(&st, lineno, tok, n);
 		} else if (strcmp(tok[0], "seq") == 0) {
 			rc = do_seq(&st, lineno, tok, n);
+		} else if (strcmp(tok[0], "record") == 0) {
+			rc = do_record(&st, lineno, tok, n);
 		} else {
 			eng_problem(&st.pb, lineno,
-				    "unknown directive '%s' (expected fps, track, event or seq)",
+				    "unknown directive '%s' (expected fps, track, event, seq or record)",
 				    tok[0]);
 			rc = 0;
 		}

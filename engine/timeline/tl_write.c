@@ -72,7 +72,9 @@ static void put_comment_path(struct eng_strbuf *b, const char *path)
  * image 0 (origin 0), so first= is the number of the image the clip's
  * source frame 0 plays (an EDL's origin folded in): the same files.  In
  * the pattern '%' is %% (eng_seq_pattern), a blank %20 and '#' %23, which
- * tl_parse.c reads back.
+ * tl_parse.c reads back.  And "record CLIP" for each recorded clip a
+ * segment plays (never a sequence): the dump of a timeline cutting a
+ * recording mounts as it did.
  */
 static int put_seqs(struct eng_strbuf *b, const struct eng_timeline *tl,
 		    unsigned flags, struct eng_diag *diag)
@@ -93,6 +95,11 @@ static int put_seqs(struct eng_strbuf *b, const struct eng_timeline *tl,
 	for (i = 0; i < tl->nclips; i++) {
 		const struct eng_seq_ref *r = tl->clips[i].seq;
 
+		if (used[i] && tl->clips[i].record) {
+			eng_strbuf_printf(b, "record ");
+			put_name(b, tl->clips[i].name, flags);
+			eng_strbuf_printf(b, "\n");
+		}
 		if (!r || !used[i])
 			continue;
 		/* every '%' doubled, a '/' and the number's "%064d" */

@@ -4,7 +4,7 @@
  * messages, never a crash, leak, hang or undefined behaviour.  A timeline
  * that parses is also written back (eng_tl_write, plain and escaped) and
  * parsed again, which must give the same edit (and sequence clips the same
- * files), and planned for
+ * files, recorded clips recorded), and planned for
  * timelinefs-gen --for.
  *   make fuzz (tests/run-fuzz.sh) builds and runs it on build/fuzz/seed/tl
  */
@@ -33,7 +33,7 @@ static int same_seq(const struct eng_seq_ref *x, const struct eng_seq_ref *y)
 }
 
 /* The same tracks and segments (clip names compared, lines aside), and
- * the same sequences. */
+ * the same sequences and recorded clips. */
 static int same_edit(const struct eng_timeline *a, const struct eng_timeline *b)
 {
 	size_t t, i;
@@ -55,7 +55,9 @@ static int same_edit(const struct eng_timeline *a, const struct eng_timeline *b)
 			    strcmp(a->clips[x->segs[i].clip].name,
 				   b->clips[y->segs[i].clip].name) ||
 			    !same_seq(a->clips[x->segs[i].clip].seq,
-				      b->clips[y->segs[i].clip].seq))
+				      b->clips[y->segs[i].clip].seq) ||
+			    !a->clips[x->segs[i].clip].record !=
+				    !b->clips[y->segs[i].clip].record)
 				return 0;
 	}
 	return 1;

@@ -400,6 +400,121 @@ static void test_recording(void **state)
 	eng_tl_free(tl);
 }
 
+/* 25 fps as tl_rec: cam1 and short are recorded through the mount. */
+static const char tl_record[] =
+	"fps 25\n"
+	"track V 1000\n"
+	"track A1 144000 align=3\n"
+	"record cam1\n"				/* 4 */
+	"event V,A1 cam1 0 10\n"			/* 5: 400 B, 57600 B */
+	"event V,A1 plain 0 10 @10\n"		/* 6 */
+	"record short\n"				/* 7 */
+	"event V,A1 short 0 10 @20\n";		/* 8 */
+
+/*
+ * A recorded clip (a .tl record line: the mount will record it) is the
+ * recording MEDIA_DIR/ingest/NAME.V.raw and .A1.wav only: absent (no
+ * folder ingest, no file, no note) or short, it is sized from the
+ * timeline; a file of its name in MEDIA_DIR is not it.  A clip without
+ * the line stays refused when nothing holds it (a misspelt clip must not
+ * become a wait).  What cannot be its recording is told: a track no
+ * recording has, the folder a link, a track file not a regular file.
+ * Before the record line, cam1 and short were "no media file".
+ */
+static void test_record_clip(void **state)
+{
+	struct env *e = *state;
+	struct eng_timeline *tl = tl_from(tl_record);
+	struct eng_diag d = { 0 };
+	const struct eng_media *m;
+	unsigned char h[4096];
+	char want[2][512];
+	const char *wantp[2] = { want[0], want[1] };
+	const char *clip;
+	int i;
+
+	/* cam1's files in MEDIA_DIR are not its recording */
+	put(e, "cam1.V.raw", NULL, 0, 4000);
+	put(e, "cam1.A1.wav", NULL, 0, 4000);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	snprintf(want[0], sizeof(want[0]),
+		 "t.tl:6: clip plain track V: no media file %s/plain.V.* (nor "
+		 "plain.mov, .mp4, .mxf or an OP-Atom file of the clip)",
+		 e->dir);
+	snprintf(want[1], sizeof(want[1]),
+		 "t.tl:6: clip plain track A1: no media file %s/plain.A1.* (nor "
+		 "plain.mov, .mp4, .mxf or an OP-Atom file of the clip)",
+		 e->dir);
+	expect_msgs(&d, wantp, 2);
+	eng_diag_free(&d);
+	for (i = 0; i < 2; i++) {
+		clip = i ? "short" : "cam1";
+		m = clip_media(tl, clip);
+		assert_non_null(strstr(m[0].file, clip));
+		assert_int_equal(strncmp(m[0].file, "ingest/", 7), 0);
+		assert_int_equal(m[0].header, 0);
+		assert_int_equal(m[0].size, 400);
+		assert_null(m[0].ess);
+		assert_int_equal(strncmp(m[1].file, "ingest/", 7), 0);
+		assert_int_equal(m[1].header, 4096);
+		assert_int_equal(m[1].size, 57600);
+	}
+	assert_string_equal(clip_media(tl, "cam1")[1].file,
+			    "ingest/cam1.A1.wav");
+
+	/* the folder, short's recording short, plain's in MEDIA_DIR */
+	assert_int_equal(mkdirat(e->dfd, "ingest", 0755), 0);
+	put(e, "ingest/short.V.raw", NULL, 0, 120);
+	rec_wav_head(h);
+	put(e, "ingest/short.A1.wav", h, sizeof(h), sizeof(h) + 100);
+	put(e, "plain.V.raw", NULL, 0, 400);
+	put(e, "plain.A1.raw", NULL, 0, 57600);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), 0);
+	m = clip_media(tl, "short");
+	assert_string_equal(m[0].file, "ingest/short.V.raw");
+	assert_int_equal(m[0].size, 400);
+	assert_string_equal(m[1].file, "ingest/short.A1.wav");
+	assert_int_equal(m[1].header, 4096);
+	assert_int_equal(m[1].size, 57600);
+	assert_string_equal(clip_media(tl, "cam1")[0].file,
+			    "ingest/cam1.V.raw");
+
+	/* a track file that is no regular file */
+	assert_int_equal(mkdirat(e->dfd, "ingest/cam1.V.raw", 0755), 0);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	snprintf(want[0], sizeof(want[0]),
+		 "t.tl:5: clip cam1 track V: %s/ingest/cam1.V.raw is not a "
+		 "regular file", e->dir);
+	expect_msgs(&d, wantp, 1);
+	eng_diag_free(&d);
+	assert_int_equal(unlinkat(e->dfd, "ingest/cam1.V.raw", AT_REMOVEDIR),
+			 0);
+
+	/* the folder a link: not followed, said for each recorded track */
+	assert_int_equal(renameat(e->dfd, "ingest", e->dfd, "real"), 0);
+	assert_int_equal(symlinkat("real", e->dfd, "ingest"), 0);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	assert_int_equal(d.n, 4);	/* cam1, short (V, A1) */
+	snprintf(want[0], sizeof(want[0]),
+		 "t.tl:5: clip cam1 track V: a recorded clip (record on line "
+		 "4): cannot open the folder %s/ingest: a symbolic link (not "
+		 "followed)", e->dir);
+	assert_string_equal(d.msgs[0], want[0]);
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+
+	/* a track that no recording has */
+	tl = tl_from("fps 25\ntrack X 1000\nrecord cam1\nevent X cam1 0 1\n");
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), -EINVAL);
+	snprintf(want[0], sizeof(want[0]),
+		 "t.tl:4: clip cam1 track X: a recorded clip (record on line "
+		 "3) plays a recording's files, %s/ingest/cam1.V.raw and "
+		 ".A1.wav ..: no track of that name", e->dir);
+	expect_msgs(&d, wantp, 1);
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+}
+
 static void test_problems(void **state)
 {
 	struct env *e = *state;
@@ -707,6 +822,8 @@ int main(void)
 		cmocka_unit_test(test_wav_data),
 		cmocka_unit_test(test_wav_recording),
 		cmocka_unit_test_setup_teardown(test_recording, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_record_clip, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, env_setup,
 						env_teardown),

@@ -264,6 +264,21 @@ static void test_bad(void **state)
 		{ H "seq c c.%07d.dpx first=1\n" "seq d d.%d.dpx first=1\n"
 		    "event V c 0 1\n", 4,
 		  "sequence clip 'd' is played by no event", 1 },
+		/* record lines: refused as seq lines are */
+		{ H E "record\n", 4, "missing CLIP after 'record'", 1 },
+		{ H E "record c d\n", 4,
+		  "unexpected 'd' after recorded clip 'c'", 1 },
+		{ H E "record c\nrecord c\n", 5,
+		  "recorded clip 'c' given twice (first on line 4)", 1 },
+		{ H E "record ../c\n", 4, "clip name '../c' not allowed", 1 },
+		{ H E "record c%2Fx\n", 4, "clip name 'c%2Fx' not allowed", 1 },
+		{ H E "record d\n", 4,
+		  "recorded clip 'd' is played by no event", 1 },
+		{ H E "seq c c.%07d.dpx first=1\nrecord c\n", 5,
+		  "recorded clip 'c' is a sequence clip (seq on line 4)", 1 },
+		{ H E "record c\nseq c c.%07d.dpx first=1\n", 5,
+		  "sequence clip 'c' is recorded through the mount (record "
+		  "on line 4)", 1 },
 #undef E
 #undef H
 	};
@@ -296,6 +311,41 @@ static void test_bad(void **state)
 		}
 		eng_diag_free(&d);
 	}
+}
+
+/* record lines: before or after the events of the clip, %XX read as in
+ * events; other clips are not recorded. */
+static void test_record(void **state)
+{
+	static const char text[] =
+		"fps 25\n"				/* 1 */
+		"track V 1000\n"			/* 2 */
+		"record cam1\n"				/* 3 */
+		"event V cam1 0 10\n"			/* 4 */
+		"event V c%20two 0 5\n"			/* 5 */
+		"event V plain 0 5\n"			/* 6 */
+		"record c%20two   # a comment\n";	/* 7 */
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	(void)state;
+	if (parse(text, &tl, &d) < 0) {
+		for (i = 0; i < d.n; i++)
+			print_message("%s\n", d.msgs[i]);
+		fail();
+	}
+	assert_int_equal(tl->nclips, 3);
+	assert_string_equal(tl->clips[0].name, "cam1");
+	assert_int_equal(tl->clips[0].record, 3);
+	assert_int_equal(tl->clips[0].line, 3);
+	assert_string_equal(tl->clips[1].name, "c two");
+	assert_int_equal(tl->clips[1].record, 7);
+	assert_string_equal(tl->clips[2].name, "plain");
+	assert_int_equal(tl->clips[2].record, 0);
+	assert_null(tl->clips[0].seq);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
 }
 
 /* seq lines: each field, defaults, escapes, a seq before or after the
@@ -417,7 +467,7 @@ static void test_len_bounded(void **state)
 				      &d), -EINVAL);
 	assert_int_equal(d.n, 1);
 	assert_string_equal(d.msgs[0],
-			    "t.tl:4: unknown directive 'GARBAGE' (expected fps, track, event or seq)");
+			    "t.tl:4: unknown directive 'GARBAGE' (expected fps, track, event, seq or record)");
 	free(copy);
 	eng_diag_free(&d);
 }
@@ -858,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_escaped_names),
 		cmocka_unit_test(test_seq),
+		cmocka_unit_test(test_record),
 		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_names, tmp_setup,

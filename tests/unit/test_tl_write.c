@@ -83,6 +83,9 @@ static void round_trip(const struct eng_timeline *tl)
 			assert_int_equal(a->segs[i].frames, b->segs[i].frames);
 			same_seq(tl->clips[a->segs[i].clip].seq,
 				 back->clips[b->segs[i].clip].seq);
+			assert_int_equal(
+				!!tl->clips[a->segs[i].clip].record,
+				!!back->clips[b->segs[i].clip].record);
 		}
 	}
 	free(text);
@@ -164,6 +167,52 @@ static void test_seq_text(void **state)
 	/* as an EDL's would be: source frame 0 is image 2 (file -1), so
 	 * source frame 1 is file 1 in both */
 	tl->clips[0].seq->origin = 2;
+	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
+	if (strcmp(text, want) != 0)
+		fail_msg("got:\n%s", text);
+	free(text);
+	round_trip(tl);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* record lines: one for each recorded clip played, after the tracks
+ * with the seq lines in clip order, a '%' as %25; and back.
+ * A clip not recorded gets none. */
+static void test_record_text(void **state)
+{
+	static const char in[] =
+		"fps 25\n"
+		"track V 1000\n"
+		"event V cam%252 0 2\n"
+		"event V s 0 1\n"
+		"record cam1\n"
+		"event V cam1 4 3\n"
+		"event V plain 0 1\n"
+		"seq s s.%d.dpx first=1\n"
+		"record cam%252\n";
+	static const char want[] =
+		"# in resolved from in.tl: 7 frames, every segment at its record frame\n"
+		"# in clip names %XX is the byte a blank, '#' or '%' was\n"
+		"fps 25/1\n"
+		"track V 1000\n"
+		"record cam%252\n"
+		"seq s s.%d.dpx first=1\n"
+		"record cam1\n"
+		"event V cam%252 0 2 @0\n"
+		"event V s 0 1 @2\n"
+		"event V cam1 4 3 @3\n"
+		"event V plain 0 1 @6\n";
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char *text;
+	size_t len;
+
+	(void)state;
+	if (eng_tl_parse("in.tl", "in", in, strlen(in), &tl, &d) < 0) {
+		print_diag(&d);
+		fail();
+	}
 	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
 	if (strcmp(text, want) != 0)
 		fail_msg("got:\n%s", text);
@@ -458,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_dump_fixed_point),
 		cmocka_unit_test(test_variable_track),
 		cmocka_unit_test(test_seq_text),
+		cmocka_unit_test(test_record_text),
 		cmocka_unit_test(test_seq_round_trip),
 		cmocka_unit_test(test_seq_long_pattern),
 	};
