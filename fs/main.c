@@ -110,8 +110,45 @@ nomem:
 	goto out;
 }
 
+/* A .tl's recorded clips (edit while ingest: record CLIP) are recorded
+ * through this mount's ingest folder: without one (-o ingest=off) or
+ * under a name no writer can record (a name the folder refuses, or one
+ * ending in a preset, which records under the name before it), the edit
+ * would wait for nothing.  Each said in *diag. */
+static void ingest_records(struct fs *fs, const struct eng_timeline *tl,
+			   struct eng_diag *diag)
+{
+	struct eng_ingest_format f;
+	char name[FS_INGEST_NAME_MAX];
+	const char *why;
+	size_t c;
+
+	for (c = 0; c < tl->nclips; c++) {
+		const struct eng_clip *k = &tl->clips[c];
+
+		if (!k->record)
+			continue;
+		if (!fs->ingest.on)
+			eng_diag_add(diag, tl->path, k->record,
+				     "clip '%s' is recorded through the "
+				     "mount's ingest folder (record), which "
+				     "-o ingest=off takes away", k->name);
+		else if (eng_ingest_name(k->name, &fs->ingest.fmt, name,
+					 sizeof(name), &f, &why) < 0)
+			eng_diag_add(diag, tl->path, k->record,
+				     "clip '%s' cannot be recorded through "
+				     "the ingest folder: %s", k->name, why);
+		else if (strcmp(name, k->name) != 0)
+			eng_diag_add(diag, tl->path, k->record,
+				     "clip '%s' cannot be recorded under that "
+				     "name: ingest/%s records '%s' in preset "
+				     "%s", k->name, k->name, name, f.preset);
+	}
+}
+
 /* The mount's folder "ingest" takes that name: a timeline of that name
- * would be hidden.  0, or -1 with the problem printed and in *diag. */
+ * would be hidden; and its recorded clips (ingest_records).  0, or -1
+ * with the problems printed and in *diag. */
 static int ingest_clash(struct fs *fs, struct eng_diag *diag)
 {
 	size_t i;
@@ -121,6 +158,8 @@ static int ingest_clash(struct fs *fs, struct eng_diag *diag)
 			eng_diag_add(diag, fs->files[i].tl->path, 0,
 				     "the timeline's name is the ingest "
 				     "folder's (-o ingest=off mounts it)");
+	for (i = 0; i < fs->nfiles; i++)
+		ingest_records(fs, fs->files[i].tl, diag);
 	if (!diag->n)
 		return 0;
 	print_refusal(fs, diag);

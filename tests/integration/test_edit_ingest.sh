@@ -8,7 +8,12 @@
 # exactly.  A timeline playing cam1 past what was recorded fails there
 # with EIO at once, not waiting, once the recording is closed.  Before
 # edit while ingest: the mount refused the short recording ("too short")
-# and a read of a short clip failed at once.  About 5 s.
+# and a read of a short clip failed at once.  Then a recorded clip (.tl
+# 'record cam1'), the workflow: the mount starts with no cam1 anywhere,
+# cam1 is recorded through it while the edit plays it (frame 6, held
+# back, late for the recording; past its end EIO once closed); refused
+# with -o ingest=off or under a preset's file name, and without the line
+# the absent clip is refused.  About 7 s.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -121,4 +126,84 @@ s40=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
 check_eq "edit40: frame 30's reads short (EIO), not waited for" "5 5 0" \
 	"$(q "select min(errno), max(errno), sum(op = 10) from access
 		where stream_id = $s40 and frame = 30" | tr '|' ' ')"
+
+# A recorded clip (record cam1): the mount starts with no cam1 anywhere
+# (a media folder without ingest/), cam1 is then recorded through it
+# while the edit plays it.  Without the line the absent clip is refused.
+M2=$T/media2
+mkdir "$M2" "$T/tlC" "$T/tlD" "$T/tlE"
+printf '%s\nrecord cam1\nevent V,A1,A2 cam1 0 10\n' "$head" >"$T/tlC/rec.tl"
+printf '%s\nrecord cam1\nevent V,A1,A2 cam1 0 12\n' "$head" >"$T/tlC/rec12.tl"
+printf '%s\nevent V,A1,A2 cam1 0 20\n' "$head" >"$T/tlD/plain.tl"
+printf '%s\nrecord cam1.sd-pal\nevent V cam1.sd-pal 0 1\n' "$head" \
+	>"$T/tlE/preset.tl"
+try_mount "an absent clip without a record line is refused" \
+	"plain.tl:5: clip cam1 track V: no media file" -- \
+	-o "timelines=$T/tlD,db=$T/d.db" "$M2" "$T/mnt"
+try_mount "a recorded clip with -o ingest=off is refused" \
+	"rec.tl:5: clip 'cam1' is recorded through the mount's ingest" \
+	"-o ingest=off" -- \
+	-o "timelines=$T/tlC,ingest=off,db=$T/d.db" "$M2" "$T/mnt"
+try_mount "a recorded clip named as a preset's file is refused" \
+	"preset.tl:5: clip 'cam1.sd-pal' cannot be recorded under that name" \
+	-- -o "timelines=$T/tlE,db=$T/d.db" "$M2" "$T/mnt"
+
+DB=$T/c.db
+mount_fs "$M2" "$T/mnt" -o "timelines=$T/tlC,db=$DB"
+ok "a timeline of a recorded clip with no file mounts"
+o6=$(off 6)
+head -c "$(off 10)" "$T/take" >"$T/take10"
+# the writer: frames 0..5 at the capture clock, a pause of 0.8 s, 6..9
+{
+	head -c "$o6" "$T/take10"
+	sleep 0.8
+	tail -c +$((o6 + 1)) "$T/take10"
+} >"$T/mnt/ingest/cam1" &
+WRITER=$!
+# the reader starts once 3 frames are on storage
+i=0
+while [ "$(stat -c %s "$M2/ingest/cam1.V.raw" 2>/dev/null || echo 0)" \
+	-lt $((3 * FRAME)) ]; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || { echo "cam1 not recorded after 10 s" >&2; exit 1; }
+	sleep 0.05
+done
+rc=0
+dd if="$T/mnt/rec" of="$T/outC" bs=1M status=none 2>"$T/errC" || rc=$?
+wait "$WRITER"
+check_eq "recorded clip: the reader reads the edit through: $(cat "$T/errC")" \
+	0 "$rc"
+check "recorded clip: the reader got the writer's bytes" \
+	cmp -s "$T/take10" "$T/outC"
+# the recording closes once FUSE's release is done (after close(2))
+i=0
+until grep -qx 'state closed' "$M2/ingest/cam1.rec" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || break
+	sleep 0.05
+done
+rc=0
+dd if="$T/mnt/rec12" of="$T/out12" bs=1M status=none 2>"$T/err12" || rc=$?
+# shellcheck disable=SC2016 # expanded by the inner sh
+check "recorded clip: past what was recorded fails (EIO) once closed" \
+	sh -c '[ "$1" -ne 0 ] && grep -q "Input/output error" "$2"' sh "$rc" \
+	"$T/err12"
+umount_fs "$T/mnt"
+s=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
+	where t.name = 'rec'")
+check_eq "recorded clip: frames 0..2, on storage at the start: no wait" 0 \
+	"$(awaits '< 3')"
+check_eq "recorded clip: frame 6, held back, is late for the recording" \
+	recording "$(q "select cause from late_frame where stream_id = $s
+		and frame = 6")"
+check_eq "recorded clip: frame 6 waited for once, and got its bytes" "1 0" \
+	"$(q "select count(*), sum(errno != 0) from access
+		where stream_id = $s and op = 10 and frame = 6" | tr '|' ' ')"
+check_eq "recorded clip: no frame failed" 0 \
+	"$(q "select failed_frames from stream where id = $s")"
+s12=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
+	where t.name = 'rec12'")
+check_eq "recorded clip: frame 10's reads short (EIO), not waited for" \
+	"5 5 0" "$(q "select min(errno), max(errno), sum(op = 10) from access
+		where stream_id = $s12 and frame = 10" | tr '|' ' ')"
 finish
