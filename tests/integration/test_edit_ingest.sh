@@ -182,6 +182,10 @@ until grep -qx 'state closed' "$M2/ingest/cam1.rec" 2>/dev/null; do
 	[ $i -lt 100 ] || break
 	sleep 0.05
 done
+# tlexpect.py reads a recorded clip from the recording too
+check_eq "recorded clip: tlexpect.py's bytes are the reader's" \
+	"$(sha256sum <"$T/outC" | cut -d' ' -f1)" \
+	"$($EXPECT sha256 "$T/tlC/rec.tl" "$M2")"
 rc=0
 dd if="$T/mnt/rec12" of="$T/out12" bs=1M status=none 2>"$T/err12" || rc=$?
 # shellcheck disable=SC2016 # expanded by the inner sh

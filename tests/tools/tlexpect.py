@@ -172,6 +172,7 @@ class Timeline:
         self.tracks = []
         self.frames = 0
         self.seqs = {}       # clip -> Seq
+        self.records = set() # clips recorded through the mount (record)
         self.table = {}      # track index -> upto table (sequences)
         self.images = {}     # track index -> its frames' Images (Media)
 
@@ -346,9 +347,14 @@ def parse_tl(path):
                 tl.tracks.append(Track(name, rate, align))
             elif toks[0] == "seq":
                 clip = clip_name(toks[1]) if len(toks) >= 4 else None
-                if clip is None or clip in tl.seqs:
+                if clip is None or clip in tl.seqs or clip in tl.records:
                     raise ValueError("bad or duplicate seq line")
                 tl.seqs[clip] = parse_seq(toks[2:])
+            elif toks[0] == "record":
+                clip = clip_name(toks[1]) if len(toks) == 2 else None
+                if clip is None or clip in tl.records or clip in tl.seqs:
+                    raise ValueError("bad or duplicate record line")
+                tl.records.add(clip)
             elif toks[0] == "event":
                 if tl.fps is None or len(toks) not in (5, 6):
                     raise ValueError("bad event line")
@@ -502,7 +508,12 @@ class Media:
             return self.files[key]
         prefix = "%s.%s." % (clip, media_track(self.tl, t))
         found = []
-        for n in self.names:
+        if clip in self.tl.records:
+            # a recorded clip is the mount's recording only (formats.md
+            # "Media files", rule 4): read once it is closed
+            audio = media_track(self.tl, t).startswith("A")
+            found = ["ingest/" + prefix + ("wav" if audio else "raw")]
+        for n in [] if found else self.names:
             if n.startswith(prefix) and len(n) > len(prefix):
                 st = os.lstat(os.path.join(self.dir, n))
                 if stat.S_ISREG(st.st_mode):
