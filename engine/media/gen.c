@@ -658,6 +658,10 @@ static int media_need(struct eng_gen_media_plan *p,
 			 * of the plan (timelinefs-gen --for writes them) */
 			if (tl->clips[s->clip].seq && tr->media[0] == 'V')
 				continue;
+			/* nor a recorded clip's: the mount records it
+			 * (media.h rule 4), a file in MEDIA_DIR is not it */
+			if (tl->clips[s->clip].record)
+				continue;
 			if (!m && widen)
 				continue;
 			if (!m) {

@@ -185,7 +185,8 @@ struct eng_gen_media_plan {
 
 /* Add what the finalized timeline tl needs to the plan (zero-initialized
  * before the first call): each (clip, track) its segments play (but a
- * sequence clip's video tracks: its images are no file of one), with the
+ * sequence clip's video tracks: its images are no file of one; and a
+ * recorded clip's, .tl record: the mount records it), with the
  * essence length the largest eng_segment_bytes_needed() over them and over
  * the timelines added before.  A file whose need passes 2^64 bytes is one
  * message naming timeline, line, clip and track, and -EINVAL (the rest is

@@ -1003,6 +1003,30 @@ static void test_media_too_big(void **state)
 	eng_diag_free(&d);
 }
 
+/* A recorded clip (.tl record) is no file of the plan: the mount records
+ * it into MEDIA_DIR/ingest, where --for would not write, and a file in
+ * MEDIA_DIR is not it.  Before, cam1.V.raw was planned. */
+static void test_media_record(void **state)
+{
+	static const char text[] =
+		"fps 25\n"
+		"track V 1000\n"
+		"record cam1\n"
+		"event V cam1 0 10\n"
+		"event V ok 0 1\n";
+	struct eng_timeline *tl = parse_tl_text("rec.tl", text);
+	struct eng_gen_media_plan p = { 0 };
+	struct eng_diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(eng_gen_media_add(&p, tl, 1, &d), 0);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(p.files[0].file, "ok.V.raw");
+	eng_gen_media_free(&p);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
 /* eng_segment_bytes_needed against the rule itself, frame by frame, on
  * random tracks: above and below one sample unit per frame (where the
  * answer is found in closed form, not by walking). */
@@ -1727,6 +1751,7 @@ int main(void)
 		cmocka_unit_test(test_media_plan),
 		cmocka_unit_test(test_media_seed),
 		cmocka_unit_test(test_media_too_big),
+		cmocka_unit_test(test_media_record),
 		cmocka_unit_test(test_bytes_needed_brute),
 		cmocka_unit_test(test_bytes_needed_sparse_fast),
 		cmocka_unit_test(test_media_widen),
