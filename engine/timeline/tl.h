@@ -21,7 +21,9 @@
  * [step=S] [missing=error|hold|black]" makes CLIP an image sequence
  * (docs/formats.md "Sequence clips"; eng_tl_clip_seq): in PATTERN one
  * %0Nd or %d is the number, %% a '%', %20 a blank, %23 a '#'; a seq line
- * for a clip no event plays is an error.
+ * for a clip no event plays is an error.  "record CLIP" says CLIP is
+ * recorded through the mount's ingest folder (eng_clip.record; media.h
+ * rule 4): refused twice, for a sequence clip or one no event plays.
  * Every problem found is added to diag; returns 0, -EINVAL (diag has the
  * reasons) or -ENOMEM; *out is NULL on failure. */
 int eng_tl_parse(const char *path, const char *name, const char *text,
@@ -30,7 +32,8 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
 /* The .tl text (tl_write.c) of a finalized timeline from any
  * parser: a comment line naming it, fps, the tracks in order, a seq line
  * per sequence clip played (first= the number of the image its source
- * frame 0 plays, so that the files are the same), then per
+ * frame 0 plays, so that the files are the same) or a record line per
+ * recorded clip played, then per
  * track one "event TRACK CLIP SRC FRAMES @REC" per resolved segment, in
  * record order.  Parsing it gives the same tracks, segments and clip
  * names (lines aside), hence the same virtual file, and writing that
