@@ -40,6 +40,44 @@ print(k * 614400 + 2 * (k * 144000 * 1001 // (30000 * 3)) * 3)' "$1"
 }
 FRAME=614400
 
+# record TAKE K PAUSE: TAKE's bytes to MOUNT/ingest/cam1, frames 0..K-1
+# at the capture clock, a pause of PAUSE s, the rest (accepted at once:
+# their arrival is past); WRITER its pid
+record() {
+	ok_=$(off "$2")
+	{
+		head -c "$ok_" "$1"
+		sleep "$3"
+		tail -c +$((ok_ + 1)) "$1"
+	} >"$T/mnt/ingest/cam1" &
+	WRITER=$!
+}
+# fails_eio DESC TIMELINE: reading MOUNT/TIMELINE fails with EIO
+fails_eio() {
+	rc=0
+	dd if="$T/mnt/$2" of="$T/out.$2" bs=1M status=none 2>"$T/err.$2" ||
+		rc=$?
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	check "$1" sh -c '[ "$1" -ne 0 ] && grep -q "Input/output error" "$2"' \
+		sh "$rc" "$T/err.$2"
+}
+# stream_of TIMELINE: the id of its (one) stream
+stream_of() {
+	q "select s.id from stream s join timeline t on t.id = s.timeline_id
+		where t.name = '$1'"
+}
+# until_recorded FILE N: until FILE (a V track file) holds N frames
+until_recorded() {
+	i=0
+	while [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -lt \
+		$(($2 * FRAME)) ]; do
+		i=$((i + 1))
+		[ $i -lt 200 ] ||
+			{ echo "cam1 not recorded after 10 s" >&2; exit 1; }
+		sleep 0.05
+	done
+}
+
 # mount A, unpaced: the take's bytes, and a first take of cam1 (2
 # frames) that the edit's mount finds short and replaces
 mount_fs "$M" "$T/mnt" -o "timelines=$T/tlA,pace=off,db=$T/a.db"
@@ -54,23 +92,11 @@ check_eq "the first take holds 2 frames of video" $((2 * FRAME)) \
 DB=$T/b.db
 mount_fs "$M" "$T/mnt" -o "timelines=$T/tlB,ingest_replace,db=$DB"
 ok "a timeline of a short recording mounts"
-o15=$(off 15)
-# the writer: frames 0..14 at the capture clock, a pause of 1.2 s, the
-# rest (accepted at once: their arrival is past)
-{
-	head -c "$o15" "$T/take"
-	sleep 1.2
-	tail -c +$((o15 + 1)) "$T/take"
-} >"$T/mnt/ingest/cam1" &
-WRITER=$!
+# the writer: frames 0..14, a pause of 1.2 s, the rest
+record "$T/take" 15 1.2
 # the reader starts once 8 frames are on storage: frame k is written
 # about 8 frames before it is issued, 16 before it is due
-i=0
-while [ "$(wc -c <"$M/ingest/cam1.V.raw")" -lt $((8 * FRAME)) ]; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || { echo "cam1 not recorded after 10 s" >&2; exit 1; }
-	sleep 0.05
-done
+until_recorded "$M/ingest/cam1.V.raw" 8
 rc=0
 dd if="$T/mnt/edit" of="$T/out" bs=1M status=none 2>"$T/err" || rc=$?
 wait "$WRITER"
@@ -78,18 +104,11 @@ check_eq "the reader reads the edit through: $(cat "$T/err")" 0 "$rc"
 check "the reader got the writer's bytes" cmp -s "$T/take" "$T/out"
 
 # past what was recorded: EIO at frame 30, at once once there
-rc=0
-dd if="$T/mnt/edit40" of="$T/out40" bs=1M status=none 2>"$T/err40" ||
-	rc=$?
-# shellcheck disable=SC2016 # expanded by the inner sh
-check "edit40 fails past the recording" \
-	sh -c '[ "$1" -ne 0 ] && grep -q "Input/output error" "$2"' sh "$rc" \
-	"$T/err40"
+fails_eio "edit40 fails past the recording" edit40
 umount_fs "$T/mnt"
 
 # the edit's stream: its rows by frame
-s=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
-	where t.name = 'edit'")
+s=$(stream_of edit)
 late() {
 	q "select count(*) from (select frame from access where stream_id = $s
 		and played = 1 and frame $1 group by frame
@@ -121,8 +140,7 @@ check_eq "each await is before its frame's read, which is done after it" 0 \
 		and (r.id < w.id or r.done_ns < w.done_ns)")"
 check_eq "the edit's stream failed no frame" 0 \
 	"$(q "select failed_frames from stream where id = $s")"
-s40=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
-	where t.name = 'edit40'")
+s40=$(stream_of edit40)
 check_eq "edit40: frame 30's reads short (EIO), not waited for" "5 5 0" \
 	"$(q "select min(errno), max(errno), sum(op = 10) from access
 		where stream_id = $s40 and frame = 30" | tr '|' ' ')"
@@ -151,23 +169,11 @@ try_mount "a recorded clip named as a preset's file is refused" \
 DB=$T/c.db
 mount_fs "$M2" "$T/mnt" -o "timelines=$T/tlC,db=$DB"
 ok "a timeline of a recorded clip with no file mounts"
-o6=$(off 6)
 head -c "$(off 10)" "$T/take" >"$T/take10"
-# the writer: frames 0..5 at the capture clock, a pause of 0.8 s, 6..9
-{
-	head -c "$o6" "$T/take10"
-	sleep 0.8
-	tail -c +$((o6 + 1)) "$T/take10"
-} >"$T/mnt/ingest/cam1" &
-WRITER=$!
+# the writer: frames 0..5, a pause of 0.8 s, 6..9
+record "$T/take10" 6 0.8
 # the reader starts once 3 frames are on storage
-i=0
-while [ "$(stat -c %s "$M2/ingest/cam1.V.raw" 2>/dev/null || echo 0)" \
-	-lt $((3 * FRAME)) ]; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || { echo "cam1 not recorded after 10 s" >&2; exit 1; }
-	sleep 0.05
-done
+until_recorded "$M2/ingest/cam1.V.raw" 3
 rc=0
 dd if="$T/mnt/rec" of="$T/outC" bs=1M status=none 2>"$T/errC" || rc=$?
 wait "$WRITER"
@@ -186,15 +192,10 @@ done
 check_eq "recorded clip: tlexpect.py's bytes are the reader's" \
 	"$(sha256sum <"$T/outC" | cut -d' ' -f1)" \
 	"$($EXPECT sha256 "$T/tlC/rec.tl" "$M2")"
-rc=0
-dd if="$T/mnt/rec12" of="$T/out12" bs=1M status=none 2>"$T/err12" || rc=$?
-# shellcheck disable=SC2016 # expanded by the inner sh
-check "recorded clip: past what was recorded fails (EIO) once closed" \
-	sh -c '[ "$1" -ne 0 ] && grep -q "Input/output error" "$2"' sh "$rc" \
-	"$T/err12"
+fails_eio "recorded clip: past what was recorded fails (EIO) once closed" \
+	rec12
 umount_fs "$T/mnt"
-s=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
-	where t.name = 'rec'")
+s=$(stream_of rec)
 check_eq "recorded clip: frames 0..2, on storage at the start: no wait" 0 \
 	"$(awaits '< 3')"
 check_eq "recorded clip: frame 6, held back, is late for the recording" \
@@ -205,8 +206,7 @@ check_eq "recorded clip: frame 6 waited for once, and got its bytes" "1 0" \
 		where stream_id = $s and op = 10 and frame = 6" | tr '|' ' ')"
 check_eq "recorded clip: no frame failed" 0 \
 	"$(q "select failed_frames from stream where id = $s")"
-s12=$(q "select s.id from stream s join timeline t on t.id = s.timeline_id
-	where t.name = 'rec12'")
+s12=$(stream_of rec12)
 check_eq "recorded clip: frame 10's reads short (EIO), not waited for" \
 	"5 5 0" "$(q "select min(errno), max(errno), sum(op = 10) from access
 		where stream_id = $s12 and frame = 10" | tr '|' ' ')"

@@ -33,6 +33,22 @@ static int parse(const char *text, struct eng_timeline **tl,
 	return eng_tl_parse("t.tl", "t", text, strlen(text), tl, d);
 }
 
+/* text, which must parse (else its messages are printed). */
+static struct eng_timeline *parse_ok(const char *text)
+{
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	if (parse(text, &tl, &d) < 0) {
+		for (i = 0; i < d.n; i++)
+			print_message("%s\n", d.msgs[i]);
+		fail();
+	}
+	eng_diag_free(&d);
+	return tl;
+}
+
 struct want_seg {
 	const char *clip;
 	int64_t src_in, rec_in, frames;
@@ -325,16 +341,9 @@ static void test_record(void **state)
 		"event V c%20two 0 5\n"			/* 5 */
 		"event V plain 0 5\n"			/* 6 */
 		"record c%20two   # a comment\n";	/* 7 */
-	struct eng_timeline *tl = NULL;
-	struct eng_diag d = { 0 };
-	size_t i;
+	struct eng_timeline *tl = parse_ok(text);
 
 	(void)state;
-	if (parse(text, &tl, &d) < 0) {
-		for (i = 0; i < d.n; i++)
-			print_message("%s\n", d.msgs[i]);
-		fail();
-	}
 	assert_int_equal(tl->nclips, 3);
 	assert_string_equal(tl->clips[0].name, "cam1");
 	assert_int_equal(tl->clips[0].record, 3);
@@ -345,7 +354,6 @@ static void test_record(void **state)
 	assert_int_equal(tl->clips[2].record, 0);
 	assert_null(tl->clips[0].seq);
 	eng_tl_free(tl);
-	eng_diag_free(&d);
 }
 
 /* seq lines: each field, defaults, escapes, a seq before or after the
@@ -375,18 +383,12 @@ static void test_seq(void **state)
 		{ "neg", { "", "neg.", ".exr", -2, 1, 4, ENG_SEQ_MISS_BLACK },
 		  8, "neg.%04d.exr" },
 	};
-	struct eng_timeline *tl = NULL;
-	struct eng_diag d = { 0 };
+	struct eng_timeline *tl = parse_ok(text);
 	char pat[256];
 	size_t i;
 	int c;
 
 	(void)state;
-	if (parse(text, &tl, &d) < 0) {
-		for (i = 0; i < d.n; i++)
-			print_message("%s\n", d.msgs[i]);
-		fail();
-	}
 	assert_int_equal(tl->nclips, 3);
 	for (i = 0; i < N(want); i++) {
 		const struct eng_seq_ref *r;
@@ -406,7 +408,6 @@ static void test_seq(void **state)
 	/* the clip's line is its first use: the seq line for A001C003 */
 	assert_int_equal(tl->clips[0].line, 3);
 	eng_tl_free(tl);
-	eng_diag_free(&d);
 }
 
 /* Problems do not stop the parse: every one is reported, in line order. */

@@ -134,6 +134,37 @@ static void test_exact_text(void **state)
 	eng_diag_free(&d);
 }
 
+/* in parses, and written back (after adjust, when given) it is want
+ * and reads back as the same edit. */
+static void expect_text(const char *in, const char *want,
+			void (*adjust)(struct eng_timeline *tl))
+{
+	struct eng_timeline *tl = NULL;
+	struct eng_diag d = { 0 };
+	char *text;
+	size_t len;
+
+	if (eng_tl_parse("in.tl", "in", in, strlen(in), &tl, &d) < 0) {
+		print_diag(&d);
+		fail();
+	}
+	if (adjust)
+		adjust(tl);
+	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
+	if (strcmp(text, want) != 0)
+		fail_msg("got:\n%s", text);
+	free(text);
+	round_trip(tl);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
+/* as an EDL's would be: source frame 0 of clip 0 is image 2 */
+static void origin_2(struct eng_timeline *tl)
+{
+	tl->clips[0].seq->origin = 2;
+}
+
 /* seq lines: written after the tracks for the clips played, first= with
  * the origin folded in, a blank and '#' as %20 and %23, '%' as %%,
  * defaults left out; and back. */
@@ -154,26 +185,11 @@ static void test_seq_text(void **state)
 		"seq a A/a.%07d.dpx first=86400\n"
 		"event V b 1 2 @0\n"
 		"event V a 0 3 @2\n";
-	struct eng_timeline *tl = NULL;
-	struct eng_diag d = { 0 };
-	char *text;
-	size_t len;
 
 	(void)state;
-	if (eng_tl_parse("in.tl", "in", in, strlen(in), &tl, &d) < 0) {
-		print_diag(&d);
-		fail();
-	}
-	/* as an EDL's would be: source frame 0 is image 2 (file -1), so
-	 * source frame 1 is file 1 in both */
-	tl->clips[0].seq->origin = 2;
-	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
-	if (strcmp(text, want) != 0)
-		fail_msg("got:\n%s", text);
-	free(text);
-	round_trip(tl);
-	eng_tl_free(tl);
-	eng_diag_free(&d);
+	/* source frame 0 is image 2 (file -1), so source frame 1 is file 1
+	 * in both */
+	expect_text(in, want, origin_2);
 }
 
 /* record lines: one for each recorded clip played, after the tracks
@@ -203,23 +219,9 @@ static void test_record_text(void **state)
 		"event V s 0 1 @2\n"
 		"event V cam1 4 3 @3\n"
 		"event V plain 0 1 @6\n";
-	struct eng_timeline *tl = NULL;
-	struct eng_diag d = { 0 };
-	char *text;
-	size_t len;
 
 	(void)state;
-	if (eng_tl_parse("in.tl", "in", in, strlen(in), &tl, &d) < 0) {
-		print_diag(&d);
-		fail();
-	}
-	assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
-	if (strcmp(text, want) != 0)
-		fail_msg("got:\n%s", text);
-	free(text);
-	round_trip(tl);
-	eng_tl_free(tl);
-	eng_diag_free(&d);
+	expect_text(in, want, NULL);
 }
 
 /* A pattern longer than any fixed buffer (a fuzzer's 5000-byte folder)
