@@ -225,8 +225,15 @@ unit: $(UNIT_BIN)
 integration: $(PROGS) $(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
 	@TLFS_BUILD=$(CURDIR)/$(B) $(TSAN_RUN) sh tests/run-integration.sh
 
+# TLFS_JOBS: the jobs of make test's build, and the mounted tests run at
+# a time (tests/run-integration.sh says which run alone); 1 for one at a
+# time.  On CI's 2 cores the build took 21, 47 and 27 s (plain, ASan,
+# TSan) at one job, 13, 25 and 13 s at two.
+TLFS_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+export TLFS_JOBS
+
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(B)/tests/bench/tlbench \
+	@$(MAKE) --no-print-directory -j$(TLFS_JOBS) all $(UNIT_BIN) $(B)/tests/bench/tlbench \
 		$(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
 	@TLFS_BUILD=$(CURDIR)/$(B) $(TSAN_RUN) sh tests/run-all.sh $(UNIT_BIN)
 

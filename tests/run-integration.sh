@@ -10,42 +10,68 @@
 # tested.  Prints "integration: N passed, N failed, N skipped" last and
 # exits non-zero on any failure.  TLFS_EXCLUDE names tests this build
 # leaves out (the Makefile says why).
+#
+# TLFS_JOBS tests (default: the CPUs) run at a time, each with its own
+# temporary folders and mounts: most of a mounted test's time is a paced
+# player's or a daemon's waiting, which a second test fills.  A test's
+# output is shown whole when it ends (the order is the order they end in).
+# The tests of TLFS_ALONE (default: ALONE below) run one by one after the
+# others, nothing beside them: their checks are wall-clock margins that a
+# second test on the CPUs would eat into, or they take the CPUs
+# themselves.  TLFS_JOBS=1 runs every test in name order, one at a time.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-pass=0 fail=0 skip=0
-for t in "$here"/integration/test_*.sh; do
-	[ -f "$t" ] || continue
-	name=$(basename "$t" .sh)
-	case " ${TLFS_EXCLUDE:-} " in
-	*" $name "*)
-		echo "== $name: left out of this build (TLFS_EXCLUDE)"
-		continue
-		;;
-	esac
-	out=$(mktemp)
-	echo "== $name"
+# test_realtime, test_players: no late frame at real time; test_bench:
+# 8 paced streams read to the end; test_limits, test_dbfull: timings of the
+# store's writer and queue; test_sequences: the late frames a stall of a
+# known length makes; test_pictures: real decoders at real time;
+# test_ingest, test_edit_ingest: the capture clock's drops, to tens of ms;
+# test_fuzz: FUZZ_JOBS (the CPUs) fuzz targets at once.
+ALONE="test_realtime test_players test_bench test_limits test_dbfull \
+test_sequences test_pictures test_ingest test_edit_ingest test_fuzz"
+alone=" ${TLFS_ALONE-$ALONE} "
+jobs=${TLFS_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in
+'' | *[!0-9]* | 0) echo "TLFS_JOBS must be a number above 0, not '$jobs'" >&2; exit 2 ;;
+esac
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+
+# run_one NAME: run the test, then show its output and verdict (one test at
+# a time: the lock) and write "PASSED FAILED SKIPPED" to $dir/NAME.count
+run_one() {
+	name=$1
+	out=$dir/$name.out
 	t0=$(date +%s)
-	timeout 600 sh "$t" >"$out" 2>&1
+	timeout 600 sh "$here/integration/$name.sh" >"$out" 2>&1
 	rc=$?
+	took=$(($(date +%s) - t0))
+	until mkdir "$dir/lock" 2>/dev/null; do sleep 0.1; done
+	echo "== $name"
 	cat "$out"
 	# what each suite costs, for CI's 20-minute budget
-	echo "# $name took $(($(date +%s) - t0)) s"
-	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$out" |
+	echo "# $name took $took s"
+	verdict "$name" "$rc" "$out" >"$dir/$name.count"
+	rmdir "$dir/lock"
+}
+
+# verdict NAME RC OUT: the test's counts on stdout, what is wrong on stderr
+verdict() {
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$3" |
 		tail -1)
-	rm -f "$out"
-	if [ "$rc" -eq 77 ]; then
+	if [ "$2" -eq 77 ]; then
 		if [ "${CI:-}" = true ]; then
-			echo "$name: skipped, and CI=true: a failure" >&2
-			fail=$((fail + 1))
+			echo "$1: skipped, and CI=true: a failure" >&2
+			echo "0 1 0"
 		else
-			skip=$((skip + 1))
+			echo "0 0 1"
 		fi
-		continue
+		return
 	fi
 	if [ -z "$last" ]; then
-		echo "$name: no summary line: it died (exit $rc)" >&2
-		fail=$((fail + 1))
-		continue
+		echo "$1: no summary line: it died (exit $2)" >&2
+		echo "0 1 0"
+		return
 	fi
 	p=${last%% passed*}
 	f=${last#* passed, }
@@ -57,16 +83,66 @@ for t in "$here"/integration/test_*.sh; do
 		s=${s%% skipped}
 		;;
 	esac
+	if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "$1: exited $2" >&2
+		f=1
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
+		echo "$1: ran no check" >&2
+		f=1
+	fi
+	echo "$p $f $s"
+}
+
+names='' together='' by_one=''
+for t in "$here"/integration/test_*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	case " ${TLFS_EXCLUDE:-} " in
+	*" $name "*)
+		echo "== $name: left out of this build (TLFS_EXCLUDE)"
+		continue
+		;;
+	esac
+	names="$names $name"
+	case $alone in
+	*" $name "*) by_one="$by_one $name" ;;
+	*) together="$together $name" ;;
+	esac
+done
+if [ "$jobs" -eq 1 ]; then
+	together='' by_one=$names
+fi
+
+# TLFS_JOBS workers take the tests in name order, each the next one that
+# no other took (mkdir is atomic)
+worker() {
+	for name in $together; do
+		mkdir "$dir/$name.taken" 2>/dev/null || continue
+		run_one "$name"
+	done
+}
+if [ -n "$together" ]; then
+	i=0
+	while [ "$i" -lt "$jobs" ]; do
+		worker &
+		i=$((i + 1))
+	done
+	wait
+fi
+for name in $by_one; do
+	run_one "$name"
+done
+
+pass=0 fail=0 skip=0
+for name in $names; do
+	# no counts: its worker died before the test's verdict
+	if ! read -r p f s <"$dir/$name.count" 2>/dev/null; then
+		echo "$name: its runner died before its verdict: a failure" >&2
+		p=0 f=1 s=0
+	fi
 	pass=$((pass + p))
 	fail=$((fail + f))
 	skip=$((skip + s))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "$name: exited $rc" >&2
-		fail=$((fail + 1))
-	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
-		echo "$name: ran no check" >&2
-		fail=$((fail + 1))
-	fi
 done
 echo "integration: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

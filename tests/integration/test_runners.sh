@@ -7,12 +7,20 @@
 # test passed; a unit binary or a test that printed no summary counted
 # nothing and passed; a test that skipped (exit 77) passed under CI=true
 # with nothing tested; cmocka's skipped tests were not counted.
+# run-integration.sh runs TLFS_JOBS tests at a time: the cases above run
+# one at a time (TLFS_JOBS=1, the order and processes they were written
+# for), and those of verdicts only both ways; the last cases are of
+# running at once.
 # RUNNERS=DIR takes the runners from DIR instead of tests/ (to try old ones).
 NO_MOUNT=1
 . "$(dirname "$0")/lib.sh"
 
 RUNNERS=${RUNNERS:-$TOP/tests}
 n=0
+TLFS_JOBS=1
+TLFS_EXCLUDE=
+export TLFS_JOBS TLFS_EXCLUDE
+unset TLFS_ALONE
 
 # tree: a fresh copy of the runners with no test; sets W
 tree() {
@@ -86,8 +94,11 @@ tree
 integ test_a "$IT_OK"
 integ test_b 'echo "ok - b"; exit 0'
 integ test_c 'echo "0 passed, 0 failed"'
-verdict "run-integration: no summary, no check: two failures" fail \
-	"integration: 1 passed, 2 failed, 0 skipped" env CI= sh "$W/run-integration.sh"
+for j in 1 2; do
+	verdict "run-integration, TLFS_JOBS=$j: no summary, no check: two failures" fail \
+		"integration: 1 passed, 2 failed, 0 skipped" \
+		env CI= TLFS_JOBS=$j sh "$W/run-integration.sh"
+done
 
 # 5. skips: cmocka's counted; a test skipped whole (77) passes, but not
 # under CI=true; a test's own skips are counted
@@ -96,10 +107,12 @@ unit u1 "$CM_SKIP"
 integ test_a "$IT_OK"
 integ test_b 'echo "skip: no /dev/fuse or fusermount3"; exit 77'
 integ test_c 'echo "ok - c"; echo "skip - needs root"; echo "1 passed, 0 failed, 1 skipped"'
-verdict "run-all: skips counted (2 of cmocka, 1 test, 1 check)" 0 \
-	"3 passed, 0 failed, 4 skipped" env CI= sh "$W/run-all.sh" "$W/u1"
-verdict "run-all, CI=true: a test that skips is a failure" fail \
-	"3 passed, 1 failed, 3 skipped" env CI=true sh "$W/run-all.sh" "$W/u1"
+for j in 1 2; do
+	verdict "run-all, TLFS_JOBS=$j: skips counted (2 of cmocka, 1 test, 1 check)" 0 \
+		"3 passed, 0 failed, 4 skipped" env CI= TLFS_JOBS=$j sh "$W/run-all.sh" "$W/u1"
+	verdict "run-all, TLFS_JOBS=$j, CI=true: a test that skips is a failure" fail \
+		"3 passed, 1 failed, 3 skipped" env CI=true TLFS_JOBS=$j sh "$W/run-all.sh" "$W/u1"
+done
 
 # 6. lib.sh's skips: skip_case fails under CI=true, skip_sample never
 integ test_d ". '$TOP/tests/integration/lib.sh'
@@ -111,4 +124,47 @@ verdict "lib.sh: skip_case and skip_sample are skips" 0 \
 	"1 passed, 0 failed, 2 skipped" env CI= NO_MOUNT=1 sh "$W/integration/test_d.sh"
 verdict "lib.sh, CI=true: skip_case is a failure, skip_sample a skip" fail \
 	"1 passed, 1 failed, 1 skipped" env CI=true NO_MOUNT=1 sh "$W/integration/test_d.sh"
+
+# 7. two at once: a worker killed with its test is a failure, the tests
+# it had not taken yet run in the other
+tree
+integ test_a "$IT_OK"
+# shellcheck disable=SC2016 # expanded by the fake test
+integ test_b 'echo "ok - b"; kill -9 "$(ps -o ppid= -p $PPID | tr -d " ")"; sleep 1'
+integ test_c "$IT_OK"
+integ test_d "$IT_OK"
+verdict "run-integration, TLFS_JOBS=2: a worker killed mid-way is a failure" fail \
+	"integration: 3 passed, 1 failed, 0 skipped" \
+	env CI= TLFS_JOBS=2 sh "$W/run-integration.sh"
+
+# 8. TLFS_JOBS=2 runs test_p and test_q at once; test_z, of TLFS_ALONE,
+# runs after them with nothing beside it; each output is whole.  A test
+# says "at once" when it saw the other's file while it ran.
+tree
+R=$T/running
+mkdir -p "$R"
+for t in test_p test_q test_z; do
+	integ $t "touch '$R/$t'; i=0; seen=alone
+while [ \$i -lt 20 ]; do
+	[ \$(ls '$R' | wc -l) -gt 1 ] && seen='at once'
+	sleep 0.05; i=\$((i + 1))
+done
+rm -f '$R/$t'; echo \"$t \$seen\"; echo '1 passed, 0 failed'"
+done
+verdict "run-integration, TLFS_JOBS=2, TLFS_ALONE=test_z: every test counted" 0 \
+	"integration: 3 passed, 0 failed, 0 skipped" \
+	env CI= TLFS_JOBS=2 TLFS_ALONE=test_z sh "$W/run-integration.sh"
+check_eq "test_p and test_q ran at once, test_z alone and last" \
+	"test_p at once|test_q at once|test_z alone" \
+	"$(grep '^test_[pqz] ' "$T/out" | sort | paste -sd'|')"
+check_eq "test_z's output is the last test's, whole" \
+	"== test_z|test_z alone|1 passed, 0 failed|# test_z took N s" \
+	"$(sed -n '/^== test_z/,$p' "$T/out" | sed -e '$d' -e 's/took [0-9]* s/took N s/' |
+		paste -sd'|')"
+verdict "run-integration, TLFS_JOBS=1: one at a time" 0 \
+	"integration: 3 passed, 0 failed, 0 skipped" \
+	env CI= TLFS_JOBS=1 sh "$W/run-integration.sh"
+check_eq "TLFS_JOBS=1: each test alone, in name order" \
+	"test_p alone|test_q alone|test_z alone" \
+	"$(grep '^test_[pqz] ' "$T/out" | paste -sd'|')"
 finish
