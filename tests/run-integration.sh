@@ -22,12 +22,14 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # test_realtime, test_players: no late frame at real time; test_bench:
-# 8 paced streams read to the end; test_limits, test_dbfull: timings of the
+# 8 paced streams read to the end; test_smb: smbd's paced read within 8 %
+# of the timeline (7.2 s for 6.0 s beside another test at load 17, where
+# it allows 7.0); test_limits, test_dbfull: timings of the
 # store's writer and queue; test_sequences: the late frames a stall of a
 # known length makes; test_pictures: real decoders at real time;
 # test_ingest, test_edit_ingest: the capture clock's drops, to tens of ms;
 # test_fuzz: FUZZ_JOBS (the CPUs) fuzz targets at once.
-ALONE="test_realtime test_players test_bench test_limits test_dbfull \
+ALONE="test_realtime test_players test_bench test_smb test_limits test_dbfull \
 test_sequences test_pictures test_ingest test_edit_ingest test_fuzz"
 alone=" ${TLFS_ALONE-$ALONE} "
 jobs=${TLFS_JOBS:-$(nproc 2>/dev/null || echo 1)}
