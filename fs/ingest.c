@@ -18,7 +18,6 @@
 
 #include "fs.h"
 #include "ingest/ingest.h"
-#include "media/media.h"
 
 /* A record stream: one create in the folder until its release. */
 struct fs_recorder {
@@ -154,7 +153,6 @@ static int read_note(struct fs *fs, const char *name,
 static uint64_t track_essence(int dfd, const char *file)
 {
 	unsigned char head[ENG_INGEST_WAV_DATA];
-	uint64_t off, size;
 	struct stat st;
 	ssize_t n;
 	int fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
@@ -168,12 +166,8 @@ static uint64_t track_essence(int dfd, const char *file)
 	}
 	n = pread(fd, head, sizeof(head), 0);
 	close(fd);
-	if (n <= 0 || eng_wav_data(head, (size_t)n, &off, &size) < 0)
-		return (uint64_t)st.st_size;
-	if ((uint64_t)st.st_size <= off)
-		return 0;
-	return size < (uint64_t)st.st_size - off ? size :
-	       (uint64_t)st.st_size - off;
+	return eng_ingest_track_essence(head, n > 0 ? (size_t)n : 0,
+					(uint64_t)st.st_size);
 }
 
 /* st of recording r: a regular file of the bytes of the interleave it

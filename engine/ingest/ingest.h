@@ -126,6 +126,13 @@ void eng_ingest_wav_patch(unsigned char out[80], size_t *len,
  * 0xFFFFFFFF for RF64. */
 #define ENG_INGEST_WAV_DATA_SIZE_AT (ENG_INGEST_WAV_DATA - 4)
 void eng_ingest_wav_patch_data(unsigned char out[4], uint64_t essence);
+/* The essence bytes a track file of file_size bytes holds, from its
+ * first n bytes, head: a WAV's data chunk (media.h's eng_wav_data), to the
+ * file's end while its size is unpatched (0xFFFFFFFF) and never past it;
+ * anything else (the raw video file) its size.  What `ls` of the mount's
+ * ingest folder counts. */
+uint64_t eng_ingest_track_essence(const unsigned char *head, size_t n,
+				  uint64_t file_size);
 
 /* How a record stream writes (-o ingest_*; defaults: docs/design.md). */
 enum eng_ingest_fsync {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
+#include "media/media.h"
 
 #define WAV_BITS 24
 #define WAV_BLOCK (WAV_BITS / 8)	/* one channel */
@@ -97,4 +98,16 @@ void eng_ingest_wav_patch_data(unsigned char out[4], uint64_t essence)
 {
 	le32(out, riff_size(essence) < UINT32_MAX ? (uint32_t)essence
 						   : UINT32_MAX);
+}
+
+uint64_t eng_ingest_track_essence(const unsigned char *head, size_t n,
+				  uint64_t file_size)
+{
+	uint64_t off, size;
+
+	if (eng_wav_data(head, n, &off, &size) < 0)
+		return file_size;
+	if (file_size <= off)
+		return 0;
+	return size < file_size - off ? size : file_size - off;
 }

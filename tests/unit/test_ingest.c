@@ -326,6 +326,34 @@ static void test_wav_patch(void **state)
 	assert_int_equal(rd32(h + 4092), 0);
 }
 
+/* What `ls` of the ingest folder counts: a WAV's data chunk, to the
+ * file's end while unpatched and never past it; a raw file its size. */
+static void test_track_essence(void **state)
+{
+	unsigned char h[ENG_INGEST_WAV_DATA], raw[64];
+	int pad;
+
+	(void)state;
+	eng_ingest_wav_header(h, 48000);
+	/* unpatched: to the end of the file, none before the essence */
+	assert_true(eng_ingest_track_essence(h, sizeof(h), 4096 + 3000) ==
+		    3000);
+	assert_true(eng_ingest_track_essence(h, sizeof(h), 4096) == 0);
+	assert_true(eng_ingest_track_essence(h, sizeof(h), 100) == 0);
+	/* patched for 999 bytes: the pad byte is not essence, and a file
+	 * cut short holds only what it has */
+	patched(h, 999, &pad);
+	assert_true(eng_ingest_track_essence(h, sizeof(h), 4096 + 1000) ==
+		    999);
+	assert_true(eng_ingest_track_essence(h, sizeof(h), 4096 + 500) ==
+		    500);
+	/* the raw video file: its size */
+	memset(raw, 0x5a, sizeof(raw));
+	assert_true(eng_ingest_track_essence(raw, sizeof(raw), 123456) ==
+		    123456);
+	assert_true(eng_ingest_track_essence(raw, 0, 7) == 7);
+}
+
 static void test_wav_rf64(void **state)
 {
 	unsigned char h[ENG_INGEST_WAV_DATA];
@@ -448,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_wav_header),
 		cmocka_unit_test(test_wav_patch),
 		cmocka_unit_test(test_wav_rf64),
+		cmocka_unit_test(test_track_essence),
 		cmocka_unit_test(test_note),
 		cmocka_unit_test(test_note_bad),
 	};
