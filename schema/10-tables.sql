@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 11 (set by the store).
+-- Schema version: PRAGMA user_version = 12 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -22,7 +22,17 @@ CREATE TABLE IF NOT EXISTS run (
 	media_dir TEXT,
 	queue_full_waits INTEGER NOT NULL DEFAULT 0,
 	rows_lost INTEGER NOT NULL DEFAULT 0,
-	duration_ns INTEGER		-- run start to unmount
+	duration_ns INTEGER,		-- run start to unmount
+	-- added in schema version 12 (many hosts, issue 24):
+	uuid TEXT,			-- the run's identity across databases:
+					-- timelinefs-merge adds a run once
+	t0_unix_ns INTEGER,		-- CLOCK_REALTIME (ns since 1970) of
+					-- this host at the run's epoch, the 0
+					-- of its *_ns columns: with the
+					-- host's offset, every time of the run
+					-- on one axis (view run_axis)
+	host_id INTEGER REFERENCES host(id)	-- the host that ran it
+					-- (NULL: a database from before 12)
 );
 
 -- What can decide an A/B result, one row per fact about the run's host,
@@ -195,3 +205,58 @@ CREATE TABLE IF NOT EXISTS access (
 				-- name); NULL for other media
 );
 CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);
+
+-- Many hosts (schema version 12, issue 24, docs/hosts.md): one experiment
+-- is one timelinefs-hosts run, one MPI rank per client host, each with its
+-- own mount and database; timelinefs-merge puts them into one.  A database
+-- of one host (a mount, timelinefs-bench) has its host row too, with
+-- experiment_id and rank NULL.
+CREATE TABLE IF NOT EXISTS experiment (
+	id INTEGER PRIMARY KEY,
+	uuid TEXT NOT NULL UNIQUE,
+	started_at TEXT NOT NULL,	-- rank 0's clock, UTC ISO-8601 ms
+	ended_at TEXT,
+	ranks INTEGER NOT NULL,		-- MPI ranks (hosts) asked for
+	machines INTEGER,		-- distinct machines among them
+					-- (host.machine_id): 1 is one physical
+					-- host, never a scale-out measurement
+	command TEXT,			-- the launcher's command line
+	plan TEXT NOT NULL,		-- 'list' (--workstations) or 'find-max'
+	max_lo INTEGER,			-- find-max: the most workstations that
+					-- played with 0 late frames in every
+					-- repetition (0: not even 1)
+	max_hi INTEGER,			-- the fewest that did not (NULL: none
+					-- failed up to the cap)
+	verdict TEXT			-- the launcher's last line, in words
+);
+
+CREATE TABLE IF NOT EXISTS host (
+	id INTEGER PRIMARY KEY,
+	experiment_id INTEGER REFERENCES experiment(id),
+	rank INTEGER,			-- MPI rank; NULL outside an experiment
+	name TEXT NOT NULL,		-- host name (MPI_Get_processor_name)
+	machine_id TEXT,		-- /etc/machine-id: ranks with the same
+					-- one ran on one machine
+	boot_id TEXT,			-- /proc/sys/kernel/random/boot_id
+	-- this host's CLOCK_REALTIME minus rank 0's (ns), from the ping-pong
+	-- sample with the shortest round trip (rtt), at the experiment's
+	-- start and end, each taken at t_*_ns (this host's clock); rank 0: 0
+	offset_start_ns INTEGER,
+	rtt_start_ns INTEGER,
+	t_start_ns INTEGER,
+	offset_end_ns INTEGER,		-- NULL: no end measurement (the host
+	rtt_end_ns INTEGER,		-- died or was stopped)
+	t_end_ns INTEGER,
+	sync TEXT,			-- the kernel's clock discipline
+					-- (adjtimex): 'synchronized' or
+					-- 'unsynchronized'; NULL: unreadable
+	sync_error_us INTEGER,		-- adjtimex's estimated error
+	complete INTEGER NOT NULL DEFAULT 0,	-- 1: played every step it
+					-- was given, stopped cleanly and its
+					-- database is merged whole
+	reason TEXT,			-- why not complete ("no answer in
+					-- step 4 within 60 s", "cannot mount
+					-- ...: ...", "stopped by SIGTERM")
+	UNIQUE (experiment_id, rank)
+);
+

@@ -28,7 +28,15 @@ CREATE TABLE IF NOT EXISTS bench_step (
 	started_ns INTEGER,
 	ended_ns INTEGER,
 	wall_s REAL,
-	reader TEXT
+	reader TEXT,
+	-- added in schema version 12: a step of a timelinefs-hosts
+	-- experiment is one bench_step row per host that played in it
+	experiment_id INTEGER REFERENCES experiment(id),
+	step_no INTEGER,		-- the step's number in the experiment,
+					-- the same on every host (1, 2, ...)
+	total_workstations INTEGER,	-- the step's workstations over all
+					-- hosts (workstations: this host's)
+	planned_unix_ns INTEGER		-- the start rank 0 set (its clock)
 );
 CREATE INDEX IF NOT EXISTS bench_step_run ON bench_step(run_id);
 

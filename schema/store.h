@@ -26,6 +26,16 @@ struct store_run_info {
 	const char *host;
 	const char *options;	/* the mount options as given */
 	const char *media_dir;
+	/* schema version 12 (many hosts): */
+	const char *uuid;	/* the run's identity (NULL: the store
+				 * makes a random one) */
+	int64_t t0_unix_ns;	/* CLOCK_REALTIME at epoch_ns (0: NULL) */
+	const char *experiment;	/* -o experiment=UUID (NULL: none): with
+				 * rank, the host row run.host_id names;
+				 * without, the store adds a host row of
+				 * its own (name host, machine_id) */
+	int rank;		/* -o rank=R, < 0: none */
+	const char *machine_id;	/* /etc/machine-id, NULL unreadable */
 };
 
 struct store_timeline_info {
@@ -66,7 +76,7 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Many hosts (issue 24, docs/design.md "Many hosts"): the pure rules of an
+ * experiment that timelinefs-hosts runs on one rank per client host under
+ * MPI.  No MPI, no clock, no I/O here: the launcher (hosts/) measures and
+ * sends, these decide, so each rule is unit-tested (tests/unit/test_hosts.c)
+ * on made-up samples and verdicts.
+ *
+ * clock.c: a host's clock offset to rank 0 from ping-pong samples, and a
+ *   time of one clock put on the other's axis.
+ * share.c: a step's workstations spread over the live hosts, the hosts
+ *   that straggled.
+ * findmax.c: the search for the largest number of workstations that plays
+ *   with no late frame in every repetition (doubling, then bisecting).
+ *
+ * Clocks: every time here is a CLOCK_REALTIME time in ns (int64_t: ns since
+ * the epoch), each of its own host.  A host's offset is its clock minus rank
+ * 0's: rank 0's time t is this host's t + offset.  Lateness never uses these:
+ * it stays per host, on its own monotonic clock.
+ */
+#ifndef ENG_HOSTS_H
+#define ENG_HOSTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------ clock.c */
+
+/* One ping-pong exchange, seen from rank 0: rank 0 sent at t_send (its
+ * clock), the host read its clock at t_host and answered, rank 0 got the
+ * answer at t_recv (its clock). */
+struct eng_clock_sample {
+	int64_t t_send;
+	int64_t t_host;
+	int64_t t_recv;
+};
+
+/* The offset (host minus rank 0) and round trip of the sample with the
+ * shortest round trip (NTP's rule: its midpoint assumption errs by at most
+ * half its round trip): offset = t_host - (t_send + t_recv) / 2, rtt =
+ * t_recv - t_send.  Samples with t_recv < t_send are ignored.  0, or
+ * -EINVAL (no usable sample; *offset_ns and *rtt_ns untouched). */
+int eng_clock_offset(const struct eng_clock_sample *s, size_t n,
+		     int64_t *offset_ns, int64_t *rtt_ns);
+
+/* A host's time t (its clock) on rank 0's axis, the offset interpolated
+ * linearly between the one measured at the start (at host time t_start)
+ * and at the end (at t_end), so that a drift between them is followed:
+ * t - offset(t).  Outside [t_start, t_end] the nearer one's offset; with
+ * no end measurement (has_end 0, a host that died) the start's. */
+struct eng_clock_line {
+	int64_t t_start, offset_start;
+	int64_t t_end, offset_end;
+	int has_end;
+};
+int64_t eng_clock_axis(const struct eng_clock_line *l, int64_t t);
+/* The inverse: rank 0's time t0 (a step's start) on the host's clock. */
+int64_t eng_clock_local(const struct eng_clock_line *l, int64_t t0);
+
+/* ------------------------------------------------------------ share.c */
+
+/* Workstation i of a step of total workstations over live hosts goes to
+ * live host i % live: live host k (0-based, in rank order among the live
+ * ones) plays total / live, plus one when k < total % live.  0 when live
+ * is 0. */
+unsigned eng_hosts_share(unsigned total, unsigned live, unsigned k);
+
+/* The stragglers of a step: host i's step ended at end_ns[i] (rank 0's
+ * axis; played[i] 0: it played nothing, left out) and began at
+ * start_ns[i].  A host straggles when its end is later than the median
+ * end of the hosts that played by more than max(min_ns, frac * the median
+ * step time (end - start)).  Sets straggle[i] to 1 or 0 and returns how
+ * many straggled; lag_ns[i] (may be NULL) gets end_ns[i] - median end
+ * (0 for a host that played nothing). */
+unsigned eng_hosts_stragglers(const int64_t *start_ns, const int64_t *end_ns,
+			      const int *played, size_t n, int64_t min_ns,
+			      double frac, int *straggle, int64_t *lag_ns);
+
+/* ------------------------------------------------------------ findmax.c */
+
+/* The search for the most workstations (in total) that play with 0 late
+ * (and 0 dropped, 0 failed) frames in every repetition.  From `from`, the
+ * count doubles while it passes (capped at `cap`), then the interval
+ * between the largest that passed (lo) and the smallest that failed (hi)
+ * is bisected until hi - lo <= 1.  A count that failed once is not
+ * repeated (eng_findmax_result with passed 0 after any repetition).
+ *
+ * Ends: lo = the answer, hi = lo + 1 (bracket [lo, hi]); hi = 0 when even
+ * `cap` passed (the answer is "at least cap": more need more timelines or
+ * hosts); lo = 0 when 1 failed (no count plays). */
+struct eng_findmax {
+	unsigned from, cap;
+	unsigned lo;		/* largest count that passed; 0: none yet */
+	unsigned hi;		/* smallest count that failed; 0: none yet */
+	unsigned next;		/* the count to play next; 0: done */
+	unsigned probes;	/* counts decided so far */
+};
+
+/* from >= 1, cap >= from: 0, else -EINVAL. */
+int eng_findmax_init(struct eng_findmax *f, unsigned from, unsigned cap);
+/* The count to play next, 0 when the search is done. */
+unsigned eng_findmax_next(const struct eng_findmax *f);
+/* The verdict on the count eng_findmax_next() gave (all its repetitions
+ * passed: 1; a repetition failed: 0).  0, or -EINVAL (count is not the
+ * next one, or the search is done). */
+int eng_findmax_result(struct eng_findmax *f, unsigned count, int passed);
+/* The bracket found so far (see above); 1 when done, else 0. */
+int eng_findmax_bracket(const struct eng_findmax *f, unsigned *lo,
+			unsigned *hi);
+
+#endif
