@@ -170,11 +170,26 @@ check() {
 }
 
 # check_eq NAME EXPECTED ACTUAL
+# check_eq NAME EXPECTED GOT.  Both empty is a failure: an expected value
+# computed by a query or a command that printed nothing (a typo in its SQL,
+# a file not there) would otherwise pass against a GOT that failed the same
+# way.  A check that wants nothing says so: check_none.
 check_eq() {
-	if [ "$2" = "$3" ]; then
+	if [ -z "$2" ] && [ -z "$3" ]; then
+		not_ok "$1: both sides empty (nothing compared: check_none checks for nothing)"
+	elif [ "$2" = "$3" ]; then
 		ok "$1"
 	else
 		not_ok "$1: expected '$2', got '$3'"
+	fi
+}
+
+# check_none NAME GOT: GOT is empty (no leftover file, no warning, ...)
+check_none() {
+	if [ -z "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1: expected nothing, got '$2'"
 	fi
 }
 

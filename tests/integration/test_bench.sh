@@ -117,7 +117,7 @@ check_eq "--ingest 2: each recording holds the timeline's frames" \
 	"$(iq "select group_concat(frames, '|') from stream where kind = 'record'")"
 check_eq "--ingest 2: bench_step_summary counts the two sides" "1|2" \
 	"$(iq "select play_streams || '|' || record_streams from bench_step_summary")"
-check_eq "--ingest 2: the recordings are gone from MEDIA/ingest" "" \
+check_none "--ingest 2: the recordings are gone from MEDIA/ingest" \
 	"$(find "$T/media" -path '*/ingest/bench-*' 2>/dev/null)"
 check "--ingest 2: progress counts the recordings and their dropped frames" \
 	grep -Eq '^step 1/1 \(1 workstation, repetition 1/1\): .*, [0-2]/2 recordings done, [0-9]+ dropped frames$' "$T/ierr"
@@ -220,7 +220,7 @@ check_eq "failed mount: bench exits 1" 1 "$rc"
 check "failed mount: says so with the daemon's reason" \
 	sh -c "grep -q 'timelinefs failed to mount' '$T/berr' && grep -q 'nosuchclip' '$T/berr'"
 check "failed mount: nothing left mounted or running" released
-check_eq "failed mount: its temporary mount point is removed" "" \
+check_none "failed mount: its temporary mount point is removed" \
 	"$(find "$T" -maxdepth 1 -name 'timelinefs-mnt.*')"
 
 # 6. more workstations than timelines
@@ -237,7 +237,7 @@ check "too few timelines: unmounted" released
 "$BENCH" --media "$T/media" --workstations 1 --repeat 1 --db "$T/pipe.db" \
 	--pace off 2>"$T/perr" | head -n 1 >"$T/pout"
 check_eq "stdout closed early: the first line came" "mounted" "$(cut -d' ' -f1 "$T/pout")"
-check_eq "stdout closed early: its work folder is removed" "" \
+check_none "stdout closed early: its work folder is removed" \
 	"$(find "$T" -maxdepth 1 -name 'timelinefs-bench.*')"
 check "stdout closed early: unmounted, daemon gone" released
 check_eq "stdout closed early: the run ended" 1 \
@@ -255,7 +255,7 @@ for o in pace=2 "backing=buffered,pace=off" "db=$T/other.db" "label=x,buffer=4";
 	check_eq "--mount-opts '$o': usage error (2) naming $want" "2|1" \
 		"$rc|$(grep -c -- "--mount-opts cannot set .*$want" "$T/moerr")"
 done
-check_eq "--mount-opts refused: nothing mounted, no run" "" \
+check_none "--mount-opts refused: nothing mounted, no run" \
 	"$(ls "$T/mo.db" "$T/other.db" 2>/dev/null)"
 rc=0
 "$BENCH" --media "$T/media" --workstations 1 --repeat 1 --db "$T/mo.db" --pace off \

@@ -22,8 +22,14 @@ trap 'exit 130' INT TERM
 
 ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
 not_ok() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+# as lib.sh's: both sides empty compared nothing; check_none wants nothing
 check_eq() {
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+	if [ -z "$2" ] && [ -z "$3" ]; then
+		not_ok "$1: both sides empty (nothing compared)"
+	elif [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+}
+check_none() {
+	if [ -z "$2" ]; then ok "$1"; else not_ok "$1: expected nothing, got '$2'"; fi
 }
 # val KEY LINE: the value of KEY=... in a key=value line
 val() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }

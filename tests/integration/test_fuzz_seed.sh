@@ -35,7 +35,7 @@ for f in tests/fixtures/*/*; do
 	fmt=$(basename "$(dirname "$f")")
 	cmp -s "$f" "$S/$fmt/$(basename "$f")" || missing="$missing $f"
 done
-check_eq "every fixture ($n) is in the seed of its format" "" "$missing"
+check_none "every fixture ($n) is in the seed of its format" "$missing"
 check_eq "every fixture is in the .tl seed as the mount resolves it" \
 	"$n" "$(count "$S"/tl/edl_*.tl "$S"/tl/otio_*.tl)"
 check_eq "every OTIO fixture is in the seed minified too" \
@@ -45,7 +45,7 @@ for f in tests/fuzz/corpus/*/*; do
 	d=$(basename "$(dirname "$f")")
 	cmp -s "$f" "$S/$d/$(basename "$f")" || missing="$missing $f"
 done
-check_eq "every file of tests/fuzz/corpus is in the seed" "" "$missing"
+check_none "every file of tests/fuzz/corpus is in the seed" "$missing"
 
 # fails CASE: check-seed.sh on a changed copy refuses it, naming WHAT
 fails() {

@@ -264,7 +264,7 @@ bad "needs an even picture size" --for "$EDL" --picture 2vuy:318x241 --codec h26
 TLFS_FFMPEG=false bad "ffmpeg failed writing shot_a.mov (exit status 1)" $F --codec h264
 TLFS_FFMPEG=$T/no-ffmpeg bad "needs the ffmpeg program, not found: $T/no-ffmpeg" $F --codec h264
 }
-check_eq "no temporary file left by the failed runs" "" \
+check_none "no temporary file left by the failed runs" \
 	"$(find "$T" -name '.*.tmp')"
 
 # an ambiguous name is refused before writing: a raw file of the clip

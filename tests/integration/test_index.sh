@@ -117,7 +117,7 @@ check "ProRes MOV: audio pcm_s24le in24, 48000 Hz, 1 channel" \
 check_eq "ProRes MOV: audio chunks are ffprobe's audio packets" \
 	"$(packets p.mov a:0 | cut -d' ' -f1,2)" \
 	"$(awk '$1 == "chunk" && $2 == 1 { print $4, $6 * 3 }' "$T/p.mov.idx")"
-check_eq "ProRes MOV: chunks count the samples in order" "" \
+check_none "ProRes MOV: chunks count the samples in order" \
 	"$(awk '$1 == "chunk" { if ($5 != s) print; s = $5 + $6 }' \
 		"$T/p.mov.idx")"
 read_bytes=$(awk '$1 == "read" { print $2 }' "$T/p.mov.idx")

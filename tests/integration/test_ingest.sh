@@ -119,7 +119,7 @@ wait_closed() {
 
 mount_fs "$M" "$T/mnt" -o db="$DB",label=exact,pace=off
 check "the mount shows the folder ingest" test -d "$T/mnt/ingest"
-check_eq "ingest is empty before a recording" "" "$(ls "$T/mnt/ingest" 2>&1)"
+check_none "ingest is empty before a recording" "$(ls "$T/mnt/ingest" 2>&1)"
 
 # byte-exact at every write size: 12 frames and 1000 bytes of a 13th
 n=0

@@ -72,11 +72,11 @@ for prog in $PROGS; do
 	fi
 	LC_ALL=C MANWIDTH=80 man -l --warnings "$page" >"$T/man.out" 2>"$T/man.err" ||
 		echo "man -l exited $?" >>"$T/man.err"
-	check_eq "$prog: man -l --warnings renders it, no warning" "" "$(cat "$T/man.err")"
+	check_none "$prog: man -l --warnings renders it, no warning" "$(cat "$T/man.err")"
 	# shellcheck disable=SC2016
 	check "$prog: man -l output has NAME and SYNOPSIS" \
 		sh -c 'grep -q "^NAME" "$1" && grep -q "^SYNOPSIS" "$1"' sh "$T/man.out"
-	check_eq "$prog: groff -ww no warning" "" \
+	check_none "$prog: groff -ww no warning" \
 		"$(LC_ALL=C groff -ww -z -man "$page" 2>&1)"
 	for s in DESCRIPTION OPTIONS EXAMPLES "EXIT STATUS" "SEE ALSO"; do
 		check "$prog: section $s" grep -q "^\.SH \"*$s\"*\$" "$page"
@@ -84,7 +84,7 @@ for prog in $PROGS; do
 	help "$prog" >"$T/help"
 	render "$page" >"$T/page"
 	check "$prog: -h prints options" grep -q -- "--help" "$T/help"
-	check_eq "$prog: every option of -h is in the page" "" \
+	check_none "$prog: every option of -h is in the page" \
 		"$(missing "$T/help" "$T/page")"
 done
 

@@ -25,8 +25,14 @@ check() {
 	shift
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
+# as lib.sh's: both sides empty compared nothing; check_none wants nothing
 check_eq() {
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+	if [ -z "$2" ] && [ -z "$3" ]; then
+		not_ok "$1: both sides empty (nothing compared)"
+	elif [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2', got '$3'"; fi
+}
+check_none() {
+	if [ -z "$2" ]; then ok "$1"; else not_ok "$1: expected nothing, got '$2'"; fi
 }
 DB=$T/t.db
 cat "$TOP"/schema/*.sql | sqlite3 "$DB"

@@ -135,6 +135,6 @@ sys.stdout.buffer.write(os.pread(fd, int(sys.argv[2]), 0))
 	cat "$T/daemon.log" >>"$LOGS"
 done
 
-check_eq "every reply was sent (daemon logs)" "" \
+check_none "every reply was sent (daemon logs)" \
 	"$(grep -E 'cannot reply|cannot send|writing device|Sanitizer|runtime error' "$LOGS" | sort | uniq -c)"
 finish

@@ -203,6 +203,6 @@ fi
 kill "$SMBD"
 wait_daemon "$SMBD" 10 || not_ok "smbd did not stop in 10 s"
 umount_fs "$T/mnt"
-check_eq "no smbd of this test is left" "" \
+check_none "no smbd of this test is left" \
 	"$(pgrep -f "$S/smb.conf" || true)"
 finish
