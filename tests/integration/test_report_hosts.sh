@@ -300,6 +300,32 @@ check "--compare text: rank 2 only in A, said" \
 check "--compare --json: valid, every comparison scoped" \
 	sh -c "sh '$REPORT' '$DB' --compare a b --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not d[\"comparisons\"] or any(\"scope\" not in c for c in d[\"comparisons\"] + d[\"bootstrap\"]))'"
 
+# ---- timelinefs-plot per host: a series and a histogram per host, on
+# rank 0's axis
+if command -v gnuplot >/dev/null 2>&1; then
+	rc=0
+	sh "$PLOT" "$DB" --experiment "$EA" "$T/exp.png" >"$T/plot.out" 2>&1 || rc=$?
+	n=$(q "select count(*) from access a join stream s on s.id = a.stream_id join run r on r.id = s.run_id
+		join host h on h.id = r.host_id where h.experiment_id = $EA and a.done_ns is not null and a.op not in (9, 10)")
+	check_eq "plot --experiment: every host's reads, 3 hosts" \
+		"0|wrote $T/exp.png: experiment $EA, $n reads of 3 hosts" \
+		"$rc|$(sed 's/, [0-9]* late.*//' "$T/plot.out")"
+	check "plot --experiment: a PNG" sh -c "head -c 8 '$T/exp.png' | od -An -c | grep -q 'P   N   G'"
+	rc=0
+	sh "$PLOT" "$DB" --experiment "$EA" "$T/exp2.png" --exp-step 2 >"$T/plot.out" 2>&1 || rc=$?
+	check_eq "plot --exp-step 2: the 2 hosts that played it" "0|2" \
+		"$rc|$(sed -n 's/.* reads of \([0-9]*\) hosts.*/\1/p' "$T/plot.out")"
+	rc=0
+	sh "$PLOT" "$DB" --experiment 99 "$T/x.png" >"$T/plot.out" 2>&1 || rc=$?
+	check_eq "plot --experiment 99: no such experiment, exit 1" "1|1" \
+		"$rc|$(grep -c 'no experiment 99' "$T/plot.out")"
+	rc=0
+	sh "$PLOT" "$DB" --experiment "$EA" "$T/x.png" --step 1 >"$T/plot.out" 2>&1 || rc=$?
+	check_eq "plot --experiment with a run's --step: usage error" 2 "$rc"
+else
+	skip_case "no gnuplot (make deps installs it)"
+fi
+
 # ---- a database of one host keeps its report: no experiment section
 "$BENCH" --media "$T/media" --workstations 1 --repeat 1 --warmup 0 --pace off \
 	--db "$T/one.db" --label one >/dev/null 2>&1
