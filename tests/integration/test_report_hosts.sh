@@ -38,7 +38,8 @@ now_ns() { date +%s%N; }
 # rank's database before it mounts (here by hand): the schema, the
 # experiment row and this rank's host row, its offset measured "at the
 # start" 1 s ago and "at the end" 99 s later with 0.1 ms more (1 ppm of
-# drift), each at the host's own clock (rank 0's + the offset)
+# drift; rank 0: 0 and 0), each at the host's own clock (rank 0's + the
+# offset)
 host_db() {
 	cat "$TOP"/schema/*.sql | sqlite3 "$1"
 	t=$(( $(now_ns) + $5 ))
@@ -50,7 +51,7 @@ host_db() {
 		rtt_start_ns, t_start_ns, offset_end_ns, rtt_end_ns, t_end_ns, sync,
 		complete, reason)
 		values (1, $4, 'host$4', '$MACHINE', $5, 40000, $((t - 1000000000)),
-		$(($5 + 100000)), 50000, $((t + 99000000000)), 'synchronized',
+		$(($5 + ($4 > 0 ? 100000 : 0))), 50000, $((t + 99000000000)), 'synchronized',
 		$([ "$4" = 2 ] && [ "$2" = $UA ] && echo "0, 'no answer in step 2 within 60 s'" || echo "1, null"))"
 }
 
@@ -184,10 +185,11 @@ done
 check_eq "run_axis: the offset at the run's t0, interpolated (independent formula, to 1 ns)" "0" \
 	"$(q "select count(*) from run_axis x join run r on r.id = x.run_id join host h on h.id = r.host_id
 		where abs(x.offset_ns - (h.offset_start_ns + (h.offset_end_ns - h.offset_start_ns) *
-		(r.t0_unix_ns - h.t_start_ns) * 1.0 / (h.t_end_ns - h.t_start_ns))) > 1")"
+		(r.t0_unix_ns - h.t_start_ns) * 1.0 / (h.t_end_ns - h.t_start_ns))) > 1
+		or (h.rank > 0 and x.offset_ns = h.offset_start_ns)")"
 
 check_eq "host_summary: rank, offset start/end ms, drift ppm, complete, runs, steps (experiment A)" \
-	"0|0.0|0.1|1.0|1|1|3 1|2500.0|2500.1|1.0|1|1|3 2|0.0|0.1|1.0|0|1|2" \
+	"0|0.0|0.0|0.0|1|1|3 1|2500.0|2500.1|1.0|1|1|3 2|0.0|0.1|1.0|0|1|2" \
 	"$(q "select group_concat(x, ' ') from (select rank || '|' || offset_start_ms || '|' ||
 		offset_end_ms || '|' || drift_ppm || '|' || complete || '|' || runs || '|' || steps as x
 		from host_summary where experiment_id = $EA order by rank)")"
