@@ -280,6 +280,10 @@ check_eq "report --steps: each bench step with its host, rank and experiment ste
 check "report --json: valid, with the experiments' tables first" \
 	sh -c "sh '$REPORT' '$DB' --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(list(d)[:4] != [\"experiments\", \"hosts\", \"exp_steps\", \"exp_means\"] or len(d[\"hosts\"]) != 5)'"
 
+check_eq "--spread: a group per host (label, rank, name), its own steps (by label and its workstations)" \
+	"a rank 0 (host0)|3 a rank 1 (host1)|3 a rank 2 (host2)|2 b rank 1 (host1)|2 b rank 0 (host0)|2" \
+	"$(sh "$REPORT" "$DB" --spread --csv | awk -F, '$3 == "wall_s" { gsub(/"/, "", $1); printf "%s%s|%s", n++ ? " " : "", $1, $4 }')"
+
 # ---- --compare: in total and per host
 rc=0
 sh "$REPORT" "$DB" --compare a b --csv >"$T/cmp.csv" 2>"$T/cmp.err" || rc=$?
