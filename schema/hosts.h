@@ -69,7 +69,7 @@ int hosts_tag_steps(struct hosts_db *h, int64_t run_id, int64_t after_step,
 		    char **errmsg);
 
 /* What a host played in one experiment step: the sums over its
- * bench_step rows tagged step_no (bench_step_summary), and the first open
+ * bench_step rows tagged step_no (as bench_step_summary counts them), and the first open
  * and last close as CLOCK_REALTIME ns of this host (run.t0_unix_ns +
  * started_ns / ended_ns).  -ENOENT: no such step row. */
 struct hosts_step_result {
@@ -95,6 +95,9 @@ int hosts_step_result(struct hosts_db *h, int64_t experiment_id, int step_no,
  * Merging the same file again adds nothing. */
 struct hosts_merge_stats {
 	int64_t runs_added, runs_present;
+	/* of runs_added, those without ended_at (a mount still running, or
+	 * a daemon that died): merged as they are, never again */
+	int64_t runs_unended;
 	int64_t streams_added, access_added, steps_added;
 	int64_t hosts_added, hosts_updated;
 };
