@@ -284,6 +284,13 @@ check_eq "--spread: a group per host (label, rank, name), its own steps (by labe
 	"a rank 0 (host0)|3 a rank 1 (host1)|3 a rank 2 (host2)|2 b rank 1 (host1)|2 b rank 0 (host0)|2" \
 	"$(sh "$REPORT" "$DB" --spread --csv | awk -F, '$3 == "wall_s" { gsub(/"/, "", $1); printf "%s%s|%s", n++ ? " " : "", $1, $4 }')"
 
+# merged again (by hand after a partial failure, say): nothing added, the
+# report the same
+rc=0
+"$MERGE" "$DB" "$T/a2.db" "$T/a0.db" "$T/b1.db" "$T/a1.db" "$T/b0.db" >"$T/merge2.out" 2>&1 || rc=$?
+sh "$REPORT" "$DB" >"$T/rep2" 2>&1
+check_eq "merged again: the report is the same" "0|" "$rc|$(diff "$T/rep" "$T/rep2")"
+
 # ---- --compare: in total and per host
 rc=0
 sh "$REPORT" "$DB" --compare a b --csv >"$T/cmp.csv" 2>"$T/cmp.err" || rc=$?
