@@ -310,6 +310,12 @@ check "--compare per host: rank 0's own steps, the complete ones (2: step 2 left
 sh "$REPORT" "$DB" --compare a b >"$T/cmp.txt" 2>&1
 check "--compare text: rank 2 only in A, said" \
 	sh -c "grep -A1 '^rank 2 (host2), 3 workstations in total: A 2 repetitions, B 0 repetitions\$' '$T/cmp.txt' | grep -q 'only a has this count'"
+check_eq "--compare text: the hosts' own opt.db, opt.rank and opt.experiment are no difference nor warning" "0" \
+	"$(grep -Ec '^(  |warning: .*)opt\.(db|rank|experiment)' "$T/cmp.txt")"
+check "--compare text: in total first, then per host" \
+	awk '/^in total, 3 workstations: A 2 repetitions, B 2 repetitions$/ { t = NR }
+		/^rank 0 \(host0\), 3 workstations in total: A 2 repetitions, B 2 repetitions$/ { h = NR }
+		END { exit !(t && h > t) }' "$T/cmp.txt"
 check "--compare --json: valid, every comparison scoped" \
 	sh -c "sh '$REPORT' '$DB' --compare a b --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not d[\"comparisons\"] or any(\"scope\" not in c for c in d[\"comparisons\"] + d[\"bootstrap\"]))'"
 
