@@ -544,8 +544,9 @@ ORDER BY experiment_id, step_no, rank, host_id;
 -- and start_ms (the earliest first open after the planned start); the
 -- straggler (the host whose last close is latest: straggler_host_id, its
 -- rank and name) and lag_ms, its end after the median end (see
--- experiment_host_step); the latency percentiles p50/p99/max over every
--- host's operations of the step (nearest-rank; no waits).
+-- experiment_host_step).  Its latency percentiles over every host are
+-- experiment_step_latency's: apart, since they sort every access of the
+-- steps, which the totals do not need.
 CREATE VIEW IF NOT EXISTS experiment_step_summary AS
 WITH hs AS (
 	SELECT *, row_number() OVER (PARTITION BY experiment_id, step_no
@@ -553,25 +554,6 @@ WITH hs AS (
 					      ended_axis_ns DESC, rank)
 		  AS last
 	FROM experiment_host_step
-),
-ranked AS (
-	SELECT b.experiment_id, b.step_no, a.done_ns - a.issued_ns AS lat,
-	       row_number() OVER p AS rn, count(*) OVER (PARTITION BY
-		   b.experiment_id, b.step_no) AS n
-	FROM bench_step AS b
-	JOIN bench_stream AS x ON x.step_id = b.id
-	JOIN access AS a ON a.stream_id = x.stream_id
-	WHERE b.experiment_id IS NOT NULL AND b.step_no IS NOT NULL
-	  AND a.op NOT IN (9, 10)
-	WINDOW p AS (PARTITION BY b.experiment_id, b.step_no
-		     ORDER BY a.done_ns - a.issued_ns)
-),
-pct AS (
-	SELECT experiment_id, step_no,
-	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) AS p50,
-	       max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) AS p99,
-	       max(lat) AS pmax
-	FROM ranked GROUP BY experiment_id, step_no
 ),
 tot AS (
 	SELECT experiment_id, step_no, max(label) AS label,
@@ -609,14 +591,34 @@ SELECT t.experiment_id, t.step_no, t.label, t.total_workstations,
        round((t.last_start - t.first_start) / 1e6, 3) AS start_spread_ms,
        round((t.first_start - t.planned_unix_ns) / 1e6, 3) AS start_ms,
        t.straggler_host_id, t.straggler_rank, t.straggler, t.lag_ms,
-       round(p.p50 / 1e3, 1) AS p50_us,
-       round(p.p99 / 1e3, 1) AS p99_us,
-       round(p.pmax / 1e3, 1) AS max_us,
        t.first_start AS started_axis_ns, t.last_end AS ended_axis_ns
 FROM tot AS t
-LEFT JOIN pct AS p ON p.experiment_id = t.experiment_id
-		   AND p.step_no = t.step_no
 ORDER BY t.experiment_id, t.step_no;
+
+-- One row per experiment step: the latency percentiles p50/p99/max (us)
+-- over every host's operations of the step (nearest-rank, as
+-- bench_step_summary's; no waits), and how many (accesses).
+CREATE VIEW IF NOT EXISTS experiment_step_latency AS
+WITH ranked AS (
+	SELECT b.experiment_id, b.step_no, a.done_ns - a.issued_ns AS lat,
+	       row_number() OVER p AS rn, count(*) OVER (PARTITION BY
+		   b.experiment_id, b.step_no) AS n
+	FROM bench_step AS b
+	JOIN bench_stream AS x ON x.step_id = b.id
+	JOIN access AS a ON a.stream_id = x.stream_id
+	WHERE b.experiment_id IS NOT NULL AND b.step_no IS NOT NULL
+	  AND a.op NOT IN (9, 10)
+	WINDOW p AS (PARTITION BY b.experiment_id, b.step_no
+		     ORDER BY a.done_ns - a.issued_ns)
+)
+SELECT experiment_id, step_no, count(*) AS accesses,
+       round(max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p50_us,
+       round(max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p99_us,
+       round(max(lat) / 1e3, 1) AS max_us
+FROM ranked GROUP BY experiment_id, step_no
+ORDER BY experiment_id, step_no;
 
 -- One row per experiment: its uuid, start and end (rank 0's clock), the
 -- ranks asked for, machines (distinct machines among them: the launcher's

@@ -244,6 +244,18 @@ check_eq "experiment_step_summary: the straggler is the host whose end is latest
 		(select host_id from raw_host_step w where w.experiment_id = e.experiment_id
 		 and w.step_no = e.step_no order by en desc limit 1)")"
 
+# (p50 here: the smallest latency with at least ceil(n / 2) at or below it)
+check_eq "experiment_step_latency: accesses, max and p50 over every host's reads of the step" "0|5" \
+	"$(q "with acc as (select b.experiment_id as e, b.step_no as s, a.done_ns - a.issued_ns as lat
+		from access a join bench_stream x on x.stream_id = a.stream_id
+		join bench_step b on b.id = x.step_id where a.op not in (9, 10)),
+	w as (select e, s, count(*) as n, max(lat) as mx from acc group by e, s)
+	select count(*) filter (where l.accesses <> w.n or l.max_us <> round(w.mx / 1e3, 1)
+		or l.p50_us <> round((select min(a1.lat) from acc a1 where a1.e = w.e and a1.s = w.s
+			and (select count(*) from acc a2 where a2.e = a1.e and a2.s = a1.s
+			     and a2.lat <= a1.lat) >= (w.n + 1) / 2) / 1e3, 1)), count(*)
+	from experiment_step_latency l join w on w.e = l.experiment_id and w.s = l.step_no")"
+
 # ---- the report
 rc=0
 sh "$REPORT" "$DB" >"$T/rep" 2>"$T/rep.err" || rc=$?
