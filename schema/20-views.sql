@@ -271,3 +271,45 @@ JOIN stream AS s ON s.id = a.stream_id
 LEFT JOIN op AS o ON o.id = a.op
 GROUP BY a.stream_id, a.op
 ORDER BY a.stream_id, a.op;
+
+-- Many hosts (schema version 12, issue 24, docs/hosts.md): each run's
+-- epoch on one time axis, rank 0's clock.  t0_unix_ns is the host's
+-- CLOCK_REALTIME at the run's epoch (the 0 of its *_ns columns);
+-- offset_ns the host's clock minus rank 0's at that time, interpolated as
+-- engine/hosts/hosts.h's eng_clock_axis does: linear between the offset
+-- measured at the start (host time t_start_ns) and at the end (t_end_ns),
+-- the nearer one's outside them, the start's alone when the host has no
+-- end measurement (it died) or its interval is empty or implausible (a
+-- drift as fast as the clock itself), rounded to the nearest ns (halves
+-- away from 0).  A host without a measurement (a database of one host,
+-- rank 0) has offset 0: its own clock is the axis.  t0_axis_ns =
+-- t0_unix_ns - offset_ns; a time x_ns of the run is t0_axis_ns + x_ns on
+-- the axis.  NULL where the run has no t0_unix_ns (a database from before
+-- schema version 12).
+CREATE VIEW IF NOT EXISTS run_axis AS
+WITH l AS (
+	SELECT r.id AS run_id, r.host_id, h.experiment_id, h.rank,
+	       h.name AS host, r.t0_unix_ns AS t,
+	       coalesce(h.offset_start_ns, 0) AS os, h.t_start_ns AS ts,
+	       h.offset_end_ns AS oe, h.t_end_ns AS te,
+	       h.t_start_ns IS NOT NULL AND h.offset_end_ns IS NOT NULL
+	       AND h.t_end_ns IS NOT NULL AND h.t_end_ns > h.t_start_ns
+	       AND abs(h.offset_end_ns - coalesce(h.offset_start_ns, 0))
+		   < h.t_end_ns - h.t_start_ns AS line
+	FROM run AS r LEFT JOIN host AS h ON h.id = r.host_id
+),
+o AS (
+	-- 1.0 *: the product of a drift and a span passes 64 bits (a ms
+	-- over an hour is 3.6e21); in a double its quotient is exact to far
+	-- below a ns
+	SELECT *, CASE WHEN NOT line OR t <= ts THEN os
+		       WHEN t >= te THEN oe
+		       ELSE os + CAST(round(1.0 * (oe - os) * (t - ts)
+					    / (te - ts)) AS INTEGER)
+		  END AS offset_ns
+	FROM l
+)
+SELECT run_id, host_id, experiment_id, rank, host, t AS t0_unix_ns,
+       offset_ns, t - offset_ns AS t0_axis_ns
+FROM o
+ORDER BY run_id;

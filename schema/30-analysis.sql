@@ -388,3 +388,271 @@ SELECT s.run_id, a.done_ns / 1000000000 AS second,
 FROM access AS a JOIN stream AS s ON s.id = a.stream_id
 GROUP BY s.run_id, a.done_ns / 1000000000
 ORDER BY s.run_id, second;
+
+-- Many hosts (schema version 12, issue 24, docs/hosts.md).  A step of a
+-- timelinefs-hosts experiment is one bench_step row per host that played
+-- it, tagged with the experiment and the step's number (step_no);
+-- bench_step_summary keeps its row per host and step.  Times on the
+-- common axis (rank 0's clock, view run_axis) are the host's run epoch on
+-- that axis plus the step's started_ns / ended_ns.
+
+-- One row per host: its experiment and rank (NULL for a database of one
+-- host), name and machine, the clock offsets (its clock minus rank 0's)
+-- measured at the start and the end in ms and the drift between them in
+-- ppm (parts per million of the time between the measurements), the
+-- round trips of those measurements (us), the clock discipline, complete
+-- or not and why; then what its runs hold: runs, streams, bench steps
+-- (every bench_step row of its runs, warm-ups too), the frames of those
+-- steps' streams (late_frames the play streams', dropped_frames the
+-- record streams'), their bytes, and mb_s: those bytes over the sum of
+-- its steps' wall_s.
+CREATE VIEW IF NOT EXISTS host_summary AS
+WITH ru AS (
+	SELECT host_id, count(*) AS runs FROM run
+	WHERE host_id IS NOT NULL GROUP BY host_id
+),
+sr AS (
+	SELECT r.host_id, count(*) AS streams
+	FROM stream AS s JOIN run AS r ON r.id = s.run_id
+	WHERE r.host_id IS NOT NULL GROUP BY r.host_id
+),
+bs AS (
+	SELECT r.host_id, count(*) AS steps, sum(b.wall_s) AS wall_s
+	FROM bench_step AS b JOIN run AS r ON r.id = b.run_id
+	WHERE r.host_id IS NOT NULL GROUP BY r.host_id
+),
+bf AS (
+	SELECT r.host_id, sum(s.frames) AS frames,
+	       sum(CASE WHEN s.kind = 'play' THEN s.late_frames END)
+		   AS late_frames,
+	       sum(CASE WHEN s.kind = 'record' THEN s.late_frames END)
+		   AS dropped_frames,
+	       sum(s.failed_frames) AS failed_frames, sum(s.bytes) AS bytes
+	FROM bench_step AS b JOIN run AS r ON r.id = b.run_id
+	JOIN bench_stream AS x ON x.step_id = b.id
+	JOIN stream AS s ON s.id = x.stream_id
+	WHERE r.host_id IS NOT NULL GROUP BY r.host_id
+)
+SELECT h.id AS host_id, h.experiment_id, h.rank, h.name AS host,
+       h.machine_id,
+       round(h.offset_start_ns / 1e6, 3) AS offset_start_ms,
+       round(h.offset_end_ns / 1e6, 3) AS offset_end_ms,
+       CASE WHEN h.t_end_ns > h.t_start_ns
+	    THEN round((h.offset_end_ns - coalesce(h.offset_start_ns, 0))
+		       * 1e6 / (h.t_end_ns - h.t_start_ns), 3)
+       END AS drift_ppm,
+       round(h.rtt_start_ns / 1e3, 1) AS rtt_start_us,
+       round(h.rtt_end_ns / 1e3, 1) AS rtt_end_us,
+       h.sync, h.sync_error_us, h.complete, h.reason,
+       coalesce(ru.runs, 0) AS runs,
+       coalesce(sr.streams, 0) AS streams,
+       coalesce(bs.steps, 0) AS steps,
+       coalesce(bf.frames, 0) AS frames,
+       coalesce(bf.late_frames, 0) AS late_frames,
+       coalesce(bf.dropped_frames, 0) AS dropped_frames,
+       coalesce(bf.failed_frames, 0) AS failed_frames,
+       coalesce(bf.bytes, 0) AS bytes,
+       CASE WHEN bs.wall_s > 0 THEN round(bf.bytes / 1e6 / bs.wall_s, 3)
+       END AS mb_s
+FROM host AS h
+LEFT JOIN ru ON ru.host_id = h.id
+LEFT JOIN sr ON sr.host_id = h.id
+LEFT JOIN bs ON bs.host_id = h.id
+LEFT JOIN bf ON bf.host_id = h.id
+ORDER BY h.experiment_id, h.rank, h.id;
+
+-- One row per experiment step and host that played it: the host's share
+-- (workstations) of the step's total_workstations, its streams, frames
+-- (late: play, dropped: record), bytes, its own wall_s and mb_s (its
+-- bench_step's), and on the common axis: its first open and last close
+-- (started_axis_ns, ended_axis_ns), start_ms its first open after the
+-- start rank 0 planned (planned_unix_ns: rank 0's clock, the axis), and
+-- lag_ms its last close after the step's median end (the lower median of
+-- the ends of the hosts that played, as engine/hosts eng_hosts_stragglers
+-- takes it; 0 for the median host).  A host whose bench call wrote
+-- several rows for one step has them summed, first open to last close.
+CREATE VIEW IF NOT EXISTS experiment_host_step AS
+WITH st AS (
+	SELECT x.step_id, count(*) AS streams, sum(s.bytes) AS bytes,
+	       sum(s.frames) AS frames,
+	       sum(CASE WHEN s.kind = 'play' THEN s.late_frames END)
+		   AS late_frames,
+	       sum(CASE WHEN s.kind = 'record' THEN s.late_frames END)
+		   AS dropped_frames,
+	       sum(s.failed_frames) AS failed_frames
+	FROM bench_stream AS x JOIN stream AS s ON s.id = x.stream_id
+	GROUP BY x.step_id
+),
+hs AS (
+	SELECT b.experiment_id, b.step_no,
+	       coalesce(ax.host_id, -b.run_id) AS hkey, ax.host_id,
+	       ax.rank, ax.host, max(b.label) AS label,
+	       max(b.total_workstations) AS total_workstations,
+	       sum(b.workstations) AS workstations,
+	       max(b.repetition) AS repetition,
+	       sum(coalesce(st.streams, 0)) AS streams,
+	       sum(coalesce(st.frames, 0)) AS frames,
+	       sum(coalesce(st.late_frames, 0)) AS late_frames,
+	       sum(coalesce(st.dropped_frames, 0)) AS dropped_frames,
+	       sum(coalesce(st.failed_frames, 0)) AS failed_frames,
+	       sum(coalesce(st.bytes, 0)) AS bytes,
+	       sum(b.wall_s) AS wall_s,
+	       max(b.planned_unix_ns) AS planned_unix_ns,
+	       min(ax.t0_axis_ns + b.started_ns) AS started_axis_ns,
+	       max(ax.t0_axis_ns + b.ended_ns) AS ended_axis_ns
+	FROM bench_step AS b
+	JOIN run_axis AS ax ON ax.run_id = b.run_id
+	LEFT JOIN st ON st.step_id = b.id
+	WHERE b.experiment_id IS NOT NULL AND b.step_no IS NOT NULL
+	GROUP BY b.experiment_id, b.step_no, coalesce(ax.host_id, -b.run_id)
+),
+ranked AS (
+	SELECT *,
+	       row_number() OVER (PARTITION BY experiment_id, step_no
+				  ORDER BY ended_axis_ns IS NULL,
+					   ended_axis_ns) AS rn,
+	       count(ended_axis_ns) OVER (PARTITION BY experiment_id, step_no)
+		   AS n
+	FROM hs
+),
+med AS (
+	SELECT *, max(CASE WHEN rn = (n + 1) / 2 THEN ended_axis_ns END)
+		      OVER (PARTITION BY experiment_id, step_no) AS median_end
+	FROM ranked
+)
+SELECT experiment_id, step_no, host_id, rank, host, label,
+       total_workstations, workstations, repetition, streams, frames,
+       late_frames, dropped_frames, failed_frames, bytes,
+       round(wall_s, 3) AS wall_s,
+       CASE WHEN wall_s > 0 THEN round(bytes / 1e6 / wall_s, 3) END AS mb_s,
+       planned_unix_ns, started_axis_ns, ended_axis_ns,
+       round((started_axis_ns - planned_unix_ns) / 1e6, 3) AS start_ms,
+       round((ended_axis_ns - median_end) / 1e6, 3) AS lag_ms
+FROM med
+ORDER BY experiment_id, step_no, rank, host_id;
+
+-- One row per experiment step (experiment_id, step_no), in total over
+-- its hosts: total_workstations (the step's, over all hosts),
+-- hosts_expected (the experiment's host rows) and hosts_played (those
+-- with a bench_step row of the step); complete is 1 when every host
+-- expected played it (a step a host missed is incomplete, and a mean of
+-- a count's steps leaves it out); streams, frames, late (play), dropped
+-- (record) and failed frames and bytes summed over the hosts; on the
+-- common axis the step's wall time wall_s (the last close of any host
+-- minus the first open of any) and mb_s (bytes / 1e6 / that wall time),
+-- start_spread_ms (the latest host's first open minus the earliest's)
+-- and start_ms (the earliest first open after the planned start); the
+-- straggler (the host whose last close is latest: straggler_host_id, its
+-- rank and name) and lag_ms, its end after the median end (see
+-- experiment_host_step).  Its latency percentiles over every host are
+-- experiment_step_latency's: apart, since they sort every access of the
+-- steps, which the totals do not need.
+CREATE VIEW IF NOT EXISTS experiment_step_summary AS
+WITH hs AS (
+	SELECT *, row_number() OVER (PARTITION BY experiment_id, step_no
+				     ORDER BY ended_axis_ns IS NULL,
+					      ended_axis_ns DESC, rank)
+		  AS last
+	FROM experiment_host_step
+),
+tot AS (
+	SELECT experiment_id, step_no, max(label) AS label,
+	       max(total_workstations) AS total_workstations,
+	       sum(workstations) AS workstations,
+	       max(repetition) AS repetition,
+	       count(*) AS hosts_played,
+	       sum(streams) AS streams, sum(frames) AS frames,
+	       sum(late_frames) AS late_frames,
+	       sum(dropped_frames) AS dropped_frames,
+	       sum(failed_frames) AS failed_frames, sum(bytes) AS bytes,
+	       max(planned_unix_ns) AS planned_unix_ns,
+	       min(started_axis_ns) AS first_start,
+	       max(started_axis_ns) AS last_start,
+	       max(ended_axis_ns) AS last_end,
+	       max(CASE WHEN last = 1 THEN host_id END) AS straggler_host_id,
+	       max(CASE WHEN last = 1 THEN rank END) AS straggler_rank,
+	       max(CASE WHEN last = 1 THEN host END) AS straggler,
+	       max(CASE WHEN last = 1 THEN lag_ms END) AS lag_ms
+	FROM hs GROUP BY experiment_id, step_no
+)
+SELECT t.experiment_id, t.step_no, t.label, t.total_workstations,
+       t.workstations, t.repetition,
+       (SELECT count(*) FROM host AS h WHERE h.experiment_id = t.experiment_id)
+	   AS hosts_expected,
+       t.hosts_played,
+       t.hosts_played >= (SELECT count(*) FROM host AS h
+			  WHERE h.experiment_id = t.experiment_id) AS complete,
+       t.streams, t.frames, t.late_frames, t.dropped_frames,
+       t.failed_frames, t.bytes,
+       round((t.last_end - t.first_start) / 1e9, 3) AS wall_s,
+       CASE WHEN t.last_end > t.first_start
+	    THEN round(t.bytes * 1e3 / (t.last_end - t.first_start), 3)
+       END AS mb_s,
+       round((t.last_start - t.first_start) / 1e6, 3) AS start_spread_ms,
+       round((t.first_start - t.planned_unix_ns) / 1e6, 3) AS start_ms,
+       t.straggler_host_id, t.straggler_rank, t.straggler, t.lag_ms,
+       t.first_start AS started_axis_ns, t.last_end AS ended_axis_ns
+FROM tot AS t
+ORDER BY t.experiment_id, t.step_no;
+
+-- One row per experiment step: the latency percentiles p50/p99/max (us)
+-- over every host's operations of the step (nearest-rank, as
+-- bench_step_summary's; no waits), and how many (accesses).
+CREATE VIEW IF NOT EXISTS experiment_step_latency AS
+WITH ranked AS (
+	SELECT b.experiment_id, b.step_no, a.done_ns - a.issued_ns AS lat,
+	       row_number() OVER p AS rn, count(*) OVER (PARTITION BY
+		   b.experiment_id, b.step_no) AS n
+	FROM bench_step AS b
+	JOIN bench_stream AS x ON x.step_id = b.id
+	JOIN access AS a ON a.stream_id = x.stream_id
+	WHERE b.experiment_id IS NOT NULL AND b.step_no IS NOT NULL
+	  AND a.op NOT IN (9, 10)
+	WINDOW p AS (PARTITION BY b.experiment_id, b.step_no
+		     ORDER BY a.done_ns - a.issued_ns)
+)
+SELECT experiment_id, step_no, count(*) AS accesses,
+       round(max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p50_us,
+       round(max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) / 1e3, 1)
+	   AS p99_us,
+       round(max(lat) / 1e3, 1) AS max_us
+FROM ranked GROUP BY experiment_id, step_no
+ORDER BY experiment_id, step_no;
+
+-- One row per experiment: its uuid, start and end (rank 0's clock), the
+-- ranks asked for, machines (distinct machines among them: the launcher's
+-- count, else the host rows' distinct machine_id), note 'one physical
+-- host' when machines = 1 (never a scale-out measurement), the host rows
+-- and the complete ones, the plan ('list' or 'find-max'), its steps
+-- and the complete ones (every host played them, as
+-- experiment_step_summary's complete), find-max's bracket
+-- (max_lo: the most workstations that played with 0 late frames in every
+-- repetition; max_hi: the fewest that did not, NULL when none failed up
+-- to the cap), the launcher's verdict and command line.
+CREATE VIEW IF NOT EXISTS experiment_summary AS
+WITH m AS (
+	SELECT e.*, coalesce(e.machines,
+			     (SELECT nullif(count(DISTINCT h.machine_id), 0)
+			      FROM host AS h WHERE h.experiment_id = e.id))
+		    AS nmachines
+	FROM experiment AS e
+)
+SELECT m.id AS experiment_id, m.uuid, m.started_at, m.ended_at, m.ranks,
+       m.nmachines AS machines,
+       CASE WHEN m.nmachines = 1 THEN 'one physical host' END AS note,
+       (SELECT count(*) FROM host AS h WHERE h.experiment_id = m.id)
+	   AS hosts,
+       (SELECT count(*) FROM host AS h WHERE h.experiment_id = m.id
+	AND h.complete) AS complete_hosts,
+       m.plan,
+       (SELECT count(DISTINCT b.step_no) FROM bench_step AS b
+	WHERE b.experiment_id = m.id) AS steps,
+       (SELECT count(*) FROM (SELECT 1 FROM experiment_host_step AS s
+	WHERE s.experiment_id = m.id GROUP BY s.step_no
+	HAVING count(*) >= (SELECT count(*) FROM host AS h
+			    WHERE h.experiment_id = m.id)))
+	   AS complete_steps,
+       m.max_lo, m.max_hi, m.verdict, m.command
+FROM m
+ORDER BY m.id;

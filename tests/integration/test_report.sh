@@ -8,7 +8,9 @@
 # issue 18: the environments' differences printed first, the warning when
 # a label's runs differ among themselves, and per metric the interval's
 # half-width and the repetitions that would resolve --effect, in the text,
-# CSV and JSON outputs.  Issue 23: play and record streams apart.
+# CSV and JSON outputs.  Issue 23: play and record streams apart.  Issue
+# 24: the views of many hosts on hand-made rows (run_axis's rule, the
+# median and the straggler, machines).
 set -eu
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -697,6 +699,59 @@ check_eq "no open, header read or close: no opens column" "0" \
 	"$("$REPORT" "$IDB" --runs --csv | head -1 | grep -c opens)"
 check_eq "no record stream: no kind nor dropped_frames column" "0|0" \
 	"$("$REPORT" "$SDB" --streams --csv | head -1 | grep -c kind)|$("$REPORT" "$SDB" --runs --csv | head -1 | grep -c dropped_frames)"
+
+# ------------------------------------------------------------ many hosts
+# Issue 24, schema version 12: run_axis's offset at a run's t0, by the
+# rule of engine/hosts eng_clock_axis (linear between the start and end
+# measurements, the nearer outside, the start's without an end or with
+# an interval that is empty or drifts as fast as the clock, halves
+# rounded away from 0); host 1 no measurement (0), 2 start only, 3 a
+# line of 2000 ns over 1 s, 4 an end before its start, 5 a drift of 2 s
+# over 1 s, 6 1 ms over an hour at 1.7e18 (a product past 64 bits)
+HDB=$T/hosts.db
+cat "$TOP"/schema/*.sql | sqlite3 "$HDB"
+hq() { sqlite3 -batch -noheader "$HDB" "$1"; }
+hq "insert into host (id, name, offset_start_ns, t_start_ns, offset_end_ns, t_end_ns) values
+	(1, 'none', null, null, null, null), (2, 'start', 5000, 1000, null, null),
+	(3, 'line', 1000, 1000000000, 3000, 2000000000), (4, 'backwards', 7, 2000, 9, 1000),
+	(5, 'fast', 0, 0, 2000000000, 1000000000),
+	(6, 'big', 0, 1700000000000000000, 1000000, 1700003600000000000);
+	insert into run (id, started_at, t0_unix_ns, host_id) values
+	(1, 'x', 123, 1), (2, 'x', 99999, 2), (3, 'x', 500000000, 3), (4, 'x', 1500000000, 3),
+	(5, 'x', 2500000000, 3), (6, 'x', 1250000000, 3), (7, 'x', 1000750000, 3),
+	(8, 'x', 1000250000, 3), (9, 'x', 1500, 4), (10, 'x', 500000000, 5),
+	(11, 'x', 1700001800000000000, 6), (12, 'x', null, 3), (13, 'x', 77, null)"
+check_eq "run_axis: offsets by eng_clock_axis's rule" \
+	"1|0|123 2|5000|94999 3|1000| 4|2000| 5|3000| 6|1500| 7|1002| 8|1001| 9|7| 10|0| 11|500000| 12|| 13|0|77" \
+	"$(hq "select group_concat(run_id || '|' || coalesce(offset_ns, '') || '|' ||
+		case when run_id in (1, 2, 13) then t0_axis_ns else '' end, ' ') from run_axis")"
+check_eq "run_axis: t0 on the axis is t0 minus the offset" "0" \
+	"$(hq "select count(*) from run_axis where t0_axis_ns <> t0_unix_ns - offset_ns")"
+# the lower median and the straggler: 2 hosts ending 10 and 30 ms after
+# a common start (lags 0 and 20), a third that played nothing
+hq "insert into experiment (id, uuid, started_at, ranks, plan) values (1, 'e', 'x', 3, 'list');
+	insert into host (id, experiment_id, rank, name) values (7, 1, 0, 'h0'), (8, 1, 1, 'h1'), (9, 1, 2, 'h2');
+	insert into run (id, started_at, t0_unix_ns, host_id) values (20, 'x', 1000000000, 7), (21, 'x', 2000000000, 8);
+	insert into bench_step (id, run_id, workstations, repetition, started_ns, ended_ns, wall_s,
+		experiment_id, step_no, total_workstations, planned_unix_ns) values
+	(1, 20, 1, 1, 1000000000, 1010000000, 0.01, 1, 1, 2, 1999000000),
+	(2, 21, 1, 1, 0, 30000000, 0.03, 1, 1, 2, 1999000000)"
+check_eq "experiment_host_step: start after the plan, lag behind the lower median end" "0|1.0|0.0 1|1.0|20.0" \
+	"$(hq "select group_concat(rank || '|' || start_ms || '|' || lag_ms, ' ') from experiment_host_step")"
+check_eq "experiment_step_summary: 2 of 3 hosts, incomplete, wall 0.03 s, the straggler h1 20 ms late" \
+	"2|3|0|0.03|0.0|h1|1|20.0" \
+	"$(hq "select hosts_played || '|' || hosts_expected || '|' || complete || '|' || wall_s || '|' ||
+		start_spread_ms || '|' || straggler || '|' || straggler_rank || '|' || lag_ms
+		from experiment_step_summary")"
+check_eq "experiment_summary: machines unknown (no machine ids), no note" "3||||0" \
+	"$(hq "select ranks || '|' || coalesce(machines, '') || '|' || coalesce(note, '') || '|' ||
+		coalesce(max_lo, '') || '|' || complete_steps from experiment_summary")"
+hq "update host set machine_id = 'm' where experiment_id = 1"
+check_eq "experiment_summary: the hosts' one machine id: 1 machine, one physical host" "1|one physical host" \
+	"$(hq "select machines || '|' || note from experiment_summary")"
+"$REPORT" "$HDB" >"$T/hosts.txt" 2>&1 || :
+check "report: '3 ranks on 1 machine' said" \
+	grep -qx '3 ranks on 1 machine: one physical host, not a scale-out measurement' "$T/hosts.txt"
 
 if command -v shellcheck >/dev/null 2>&1; then
 	check "shellcheck timelinefs-report" shellcheck "$REPORT"
