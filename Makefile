@@ -154,10 +154,14 @@ $(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o \
 # it.  Without recommends (deps.sh) they add 236 packages to a Debian 12
 # that has the rest: 135 MB to download, 498 MB installed (apt-get
 # --simulate from that state; ffmpeg and mpv share most of it).
+# gstreamer1.0-plugins-base-apps has gst-discoverer-1.0, which test_players
+# runs: without it the suite skips, a failure under CI=true (found on a
+# fresh machine, where make deps had installed everything else).
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck \
 	    man-db groff-base \
-	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good mpv \
+	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+	    gstreamer1.0-plugins-base-apps mpv \
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
 	    libopenexr-dev
 deps:
