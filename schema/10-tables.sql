@@ -260,3 +260,23 @@ CREATE TABLE IF NOT EXISTS host (
 	UNIQUE (experiment_id, rank)
 );
 
+
+-- What rank 0 gave each rank in each step of an experiment, written by
+-- rank 0 into its own database before it sends the step (a share of 0
+-- too: with fewer workstations than live hosts, or a host left out after
+-- it died).  The views take the hosts expected in a step from here: a
+-- rank given workstations > 0 and without a bench_step row of the step
+-- missed it; a rank given 0 neither played nor missed it.  A step with no
+-- row here (a database written by hand) expects every host row of its
+-- experiment.  timelinefs-merge adds each row once (its key).
+CREATE TABLE IF NOT EXISTS experiment_share (
+	experiment_id INTEGER NOT NULL REFERENCES experiment(id),
+	step_no INTEGER NOT NULL,	-- bench_step.step_no
+	rank INTEGER NOT NULL,		-- host.rank
+	workstations INTEGER NOT NULL,	-- this rank's share (0: none)
+	repetition INTEGER NOT NULL,	-- of the step's total, 1..R (0 a
+					-- warm-up), as bench_step's
+	total_workstations INTEGER NOT NULL,	-- over all ranks
+	planned_unix_ns INTEGER,	-- the start rank 0 set (its clock)
+	PRIMARY KEY (experiment_id, step_no, rank)
+);

@@ -378,6 +378,36 @@ int hosts_tag_steps(struct hosts_db *h, int64_t run_id, int64_t after_step,
 	return end(h, r, errmsg);
 }
 
+int hosts_share_put(struct hosts_db *h, int64_t experiment_id, int step_no,
+		    int rank, int workstations, int repetition,
+		    int total_workstations, int64_t planned_unix_ns,
+		    char **errmsg)
+{
+	sqlite3_stmt *s;
+	int rc = SQLITE_OK, r;
+
+	if (experiment_id < 1 || step_no < 0 || rank < 0 || workstations < 0 ||
+	    repetition < 0 || total_workstations < 0)
+		return -EINVAL;
+	/* one statement: no transaction of its own needed */
+	r = prep(h,
+		 "INSERT OR REPLACE INTO experiment_share (experiment_id, "
+		 "step_no, rank, workstations, repetition, "
+		 "total_workstations, planned_unix_ns) VALUES (?, ?, ?, ?, ?, "
+		 "?, ?)",
+		 &s, errmsg);
+	if (r < 0)
+		return r;
+	store_bind_i64(s, 1, experiment_id, &rc);
+	store_bind_i64(s, 2, step_no, &rc);
+	store_bind_i64(s, 3, rank, &rc);
+	store_bind_i64(s, 4, workstations, &rc);
+	store_bind_i64(s, 5, repetition, &rc);
+	store_bind_i64(s, 6, total_workstations, &rc);
+	store_bind_i64(s, 7, planned_unix_ns, &rc);
+	return done(h, s, rc, errmsg, "write the step's share");
+}
+
 int hosts_step_result(struct hosts_db *h, int64_t experiment_id, int step_no,
 		      struct hosts_step_result *r, char **errmsg)
 {

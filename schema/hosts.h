@@ -73,6 +73,19 @@ int hosts_tag_steps(struct hosts_db *h, int64_t run_id, int64_t after_step,
 		    int total_workstations, int64_t planned_unix_ns,
 		    char **errmsg);
 
+/* What rank 0 gave rank `rank` in step step_no of the experiment (its
+ * workstations, 0 included: a rank left without any, or left out after
+ * it died), the step's repetition, total over all ranks and planned start
+ * (rank 0's CLOCK_REALTIME ns), in the experiment_share row of (experiment,
+ * step, rank), inserted or replaced.  Rank 0 writes every rank's row into
+ * its own database before it sends the step: the views count a rank given
+ * workstations > 0 with no bench_step row of the step as having missed it.
+ * -EINVAL: experiment_id < 1, step_no < 0, rank < 0, a negative count. */
+int hosts_share_put(struct hosts_db *h, int64_t experiment_id, int step_no,
+		    int rank, int workstations, int repetition,
+		    int total_workstations, int64_t planned_unix_ns,
+		    char **errmsg);
+
 /* What a host played in one experiment step: the sums over its
  * bench_step rows tagged step_no (as bench_step_summary counts them), and the first open
  * and last close as CLOCK_REALTIME ns of this host (run.t0_unix_ns +
@@ -90,7 +103,8 @@ int hosts_step_result(struct hosts_db *h, int64_t experiment_id, int step_no,
 /* Merge the database at src into the one open in h (merge.c): every run
  * of src whose run.uuid h does not hold yet, with its rows (run_env,
  * problem, timeline, media, stream, access, bench_step, bench_stream),
- * their ids renumbered; its experiment (by uuid) and host rows (by
+ * their ids renumbered; its experiment (by uuid), its experiment_share
+ * rows (by experiment, step and rank: those h holds kept) and host rows (by
  * experiment and rank: a complete one, or one with an end measurement,
  * wins over one without; a host row without an experiment by name and
  * machine); run.host_id pointing at the host's row in h.  A run of src
@@ -105,6 +119,7 @@ struct hosts_merge_stats {
 	int64_t runs_unended;
 	int64_t streams_added, access_added, steps_added;
 	int64_t hosts_added, hosts_updated;
+	int64_t shares_added; /* experiment_share rows new to h */
 };
 int hosts_merge(struct hosts_db *h, const char *src,
 		struct hosts_merge_stats *stats, char **errmsg);

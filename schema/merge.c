@@ -6,7 +6,8 @@
  * run has millions of access rows: one statement per table, never one per
  * row), each table's ids moved past the target's largest (new id = old id
  * + delta), in one transaction.  Only the few experiment and host rows
- * are looked at one by one, for their matching rules.  Columns the source
+ * are looked at one by one, for their matching rules; the experiments'
+ * shares go by their key (INSERT OR IGNORE).  Columns the source
  * lacks (a database of an older schema) get what the migration of such a
  * file gives them (migrate.c): their default, or the value it derives.
  */
@@ -506,6 +507,31 @@ static int merge_experiments(struct merge *m)
 		   : fail(m, "merge experiments");
 }
 
+/* The source's experiment_share rows (rank 0's database has them), their
+ * experiment mapped: by (experiment, step, rank), a row the target holds
+ * kept, so that a second merge adds nothing.  A source without the table
+ * (before it existed) has none. */
+static int merge_shares(struct merge *m, struct hosts_merge_stats *st)
+{
+	struct cols sc;
+
+	if (columns(m, "src", "experiment_share", &sc) < 0)
+		return -EIO;
+	if (!sc.n)
+		return 0;
+	if (exec(m,
+		 "INSERT OR IGNORE INTO main.experiment_share (experiment_id, "
+		 "step_no, rank, workstations, repetition, total_workstations, "
+		 "planned_unix_ns) SELECT e.new, x.step_no, x.rank, "
+		 "x.workstations, x.repetition, x.total_workstations, "
+		 "x.planned_unix_ns FROM src.experiment_share x JOIN m_exp e "
+		 "ON e.old = x.experiment_id",
+		 "merge the experiments' shares") < 0)
+		return -EIO;
+	st->shares_added = sqlite3_changes(m->h->db);
+	return 0;
+}
+
 /* The source's host rows, mapped in temp.m_host: by (experiment, rank),
  * or outside an experiment by (name, machine).  A host row absent from
  * the target is added; present, the source's replaces it when it knows
@@ -841,6 +867,8 @@ int hosts_merge(struct hosts_db *h, const char *src,
 		rc = deltas(&m);
 	if (rc == 0)
 		rc = merge_experiments(&m);
+	if (rc == 0)
+		rc = merge_shares(&m, &st);
 	if (rc == 0)
 		rc = merge_hosts(&m, &st);
 	if (rc == 0)

@@ -481,6 +481,103 @@ static void test_steps(void **state)
 			    "1 2");
 }
 
+/* What rank 0 gave each rank in each step (hosts_share_put: a share of 0
+ * kept, a second put of the same key replacing the first, bad arguments
+ * refused), merged under the target's id of the experiment, each row once:
+ * a second merge adds nothing, and a row the target holds is kept. */
+static void test_shares(void **state)
+{
+	struct tmp *t = *state;
+	const char *a = path_of(t, "a.db"), *b = path_of(t, "b.db");
+	const char *out = path_of(t, "out.db");
+	struct hosts_experiment e = {
+	    .uuid = EXP,
+	    .ranks = 3,
+	    .machines = -1,
+	    .plan = "find-max",
+	    .max_lo = -1,
+	    .max_hi = -1,
+	};
+	struct hosts_experiment other = e;
+	struct hosts_merge_stats st;
+	struct hosts_db *h;
+	int64_t eid, oid;
+	char *err = NULL;
+
+	/* a: rank 0's database; step 1 one workstation each, step 2 (find-max
+	 * from 1) rank 0's only, step 3 after rank 2 died: 2 + 2 + 0 */
+	h = open_db(a);
+	assert_int_equal(hosts_experiment_put(h, &e, &eid, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 1, 0, 1, 1, 3, 100, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 1, 1, 1, 1, 3, 100, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 1, 2, 1, 1, 3, 100, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 2, 0, 1, 1, 1, 200, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 2, 1, 0, 1, 1, 200, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 2, 2, 0, 1, 1, 200, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 3, 0, 2, 1, 4, 300, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 3, 1, 2, 1, 4, 300, NULL), 0);
+	/* put first as 1 of 5, then replaced: the last put holds */
+	assert_int_equal(hosts_share_put(h, eid, 3, 2, 1, 1, 5, 300, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 3, 2, 0, 1, 4, 300, NULL), 0);
+	assert_int_equal(hosts_share_put(h, 0, 1, 0, 1, 1, 1, 0, &err),
+			 -EINVAL);
+	assert_int_equal(hosts_share_put(h, eid, 1, -1, 1, 1, 1, 0, &err),
+			 -EINVAL);
+	assert_int_equal(hosts_share_put(h, eid, 1, 0, -1, 1, 1, 0, &err),
+			 -EINVAL);
+	assert_null(err);
+	hosts_db_close(h);
+	assert_string_equal(q(a,
+			      "SELECT group_concat(step_no || ' ' || rank || "
+			      "' ' || workstations || '/' || "
+			      "total_workstations || ' ' || planned_unix_ns, "
+			      "'|') FROM (SELECT * FROM experiment_share "
+			      "ORDER BY step_no, rank)"),
+			    "1 0 1/3 100|1 1 1/3 100|1 2 1/3 100|"
+			    "2 0 1/1 200|2 1 0/1 200|2 2 0/1 200|"
+			    "3 0 2/4 300|3 1 2/4 300|3 2 0/4 300");
+	/* b: another database of the experiment with one row a has (another
+	 * value: the target's is kept) and one it has not */
+	h = open_db(b);
+	assert_int_equal(hosts_experiment_put(h, &e, &eid, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 1, 0, 7, 1, 7, 100, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, 4, 0, 3, 2, 3, 400, NULL), 0);
+	hosts_db_close(h);
+
+	/* the target has another experiment first: EXP's id moves to 2 */
+	other.uuid = "11111111-2222-4333-8444-555555555555";
+	h = open_db(out);
+	assert_int_equal(hosts_experiment_put(h, &other, &oid, NULL), 0);
+	assert_int_equal(oid, 1);
+	merge_ok(h, a, &st);
+	assert_int_equal(st.shares_added, 9);
+	merge_ok(h, a, &st);
+	assert_int_equal(st.shares_added, 0);
+	merge_ok(h, b, &st);
+	assert_int_equal(st.shares_added, 1);
+	merge_ok(h, b, &st);
+	assert_int_equal(st.shares_added, 0);
+	hosts_db_close(h);
+	assert_string_equal(q(out,
+			      "SELECT count(*) || ' ' || count(DISTINCT "
+			      "experiment_id) || ' ' || min(experiment_id) "
+			      "|| ' ' || (SELECT id FROM experiment WHERE "
+			      "uuid = '" EXP "') FROM experiment_share"),
+			    "10 1 2 2");
+	assert_string_equal(q(out, "SELECT workstations || '/' || "
+				   "total_workstations FROM experiment_share "
+				   "WHERE step_no = 1 AND rank = 0"),
+			    "1/3");
+	assert_string_equal(q(out,
+			      "SELECT group_concat(x, '|') FROM (SELECT "
+			      "step_no || ' ' || rank || ' ' || "
+			      "workstations || ' ' || repetition || ' ' || "
+			      "planned_unix_ns AS x FROM experiment_share "
+			      "WHERE step_no IN (2, 4) ORDER BY step_no, "
+			      "rank)"),
+			    "2 0 1 1 200|2 1 0 1 200|2 2 0 1 200|4 0 3 2 400");
+}
+
 /* A database of an old schema (a version 3 file: no stream.tid, file,
  * kind or writer_drops, no uuid, no host table): merged with what the
  * migration would give it, a uuid derived the same at every merge, and a
@@ -643,8 +740,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    TMP_TEST(test_merge_twice), TMP_TEST(test_host_rule),
-	    TMP_TEST(test_steps),	TMP_TEST(test_old_schema),
-	    TMP_TEST(test_bad_input),
+	    TMP_TEST(test_steps),	TMP_TEST(test_shares),
+	    TMP_TEST(test_old_schema),	TMP_TEST(test_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
