@@ -405,9 +405,25 @@ ORDER BY s.run_id, second;
 -- (every bench_step row of its runs, warm-ups too), the frames of those
 -- steps' streams (late_frames the play streams', dropped_frames the
 -- record streams'), their bytes, and mb_s: those bytes over the sum of
--- its steps' wall_s.
+-- its steps' wall_s; in an experiment, missed_steps: the steps it was
+-- expected to play and did not (experiment_step_expected), and
+-- out_since_step: the first of them after the last step it played (it
+-- missed every step it was given from there on: it died, or was stopped;
+-- NULL when it played the last step it was given).
 CREATE VIEW IF NOT EXISTS host_summary AS
-WITH ru AS (
+WITH ex AS (
+	SELECT host_id, step_no, played,
+	       max(CASE WHEN played THEN step_no END)
+		   OVER (PARTITION BY host_id) AS last_played
+	FROM experiment_step_expected WHERE host_id IS NOT NULL
+),
+ms AS (
+	SELECT host_id, sum(NOT played) AS missed_steps,
+	       min(CASE WHEN NOT played AND step_no > coalesce(last_played, -1)
+		   THEN step_no END) AS out_since_step
+	FROM ex GROUP BY host_id
+),
+ru AS (
 	SELECT host_id, count(*) AS runs FROM run
 	WHERE host_id IS NOT NULL GROUP BY host_id
 ),
@@ -453,8 +469,12 @@ SELECT h.id AS host_id, h.experiment_id, h.rank, h.name AS host,
        coalesce(bf.failed_frames, 0) AS failed_frames,
        coalesce(bf.bytes, 0) AS bytes,
        CASE WHEN bs.wall_s > 0 THEN round(bf.bytes / 1e6 / bs.wall_s, 3)
-       END AS mb_s
+       END AS mb_s,
+       CASE WHEN h.experiment_id IS NOT NULL
+	    THEN coalesce(ms.missed_steps, 0) END AS missed_steps,
+       ms.out_since_step
 FROM host AS h
+LEFT JOIN ms ON ms.host_id = h.id
 LEFT JOIN ru ON ru.host_id = h.id
 LEFT JOIN sr ON sr.host_id = h.id
 LEFT JOIN bs ON bs.host_id = h.id
@@ -531,12 +551,60 @@ SELECT experiment_id, step_no, host_id, rank, host, label,
 FROM med
 ORDER BY experiment_id, step_no, rank, host_id;
 
+-- One row per experiment step and host expected to play it, and whether
+-- it did (played: a bench_step row of the step on that host; 0: it missed
+-- the step).  Expected: in a step with experiment_share rows, the ranks
+-- rank 0 gave workstations > 0 (workstations: that share; a rank given 0
+-- neither played nor missed it, as after its host died or when the step
+-- has fewer workstations than hosts); in a step without (a database
+-- written by hand), every host row of the experiment (workstations NULL).
+-- The steps are those some host played or rank 0 shared out; host_id,
+-- host: the rank's host row, NULL if the merged database has none.
+CREATE VIEW IF NOT EXISTS experiment_step_expected AS
+WITH played AS (
+	SELECT DISTINCT b.experiment_id, b.step_no, h.rank, h.id AS host_id
+	FROM bench_step AS b
+	JOIN run AS r ON r.id = b.run_id
+	JOIN host AS h ON h.id = r.host_id
+	WHERE b.experiment_id IS NOT NULL AND b.step_no IS NOT NULL
+),
+steps AS (
+	SELECT experiment_id, step_no FROM played
+	UNION
+	SELECT experiment_id, step_no FROM experiment_share
+),
+given AS (
+	SELECT x.experiment_id, x.step_no, x.rank, h.id AS host_id,
+	       h.name AS host, x.workstations
+	FROM experiment_share AS x
+	LEFT JOIN host AS h ON h.experiment_id = x.experiment_id
+	 AND h.rank = x.rank
+	WHERE x.workstations > 0
+	UNION ALL
+	SELECT t.experiment_id, t.step_no, h.rank, h.id, h.name, NULL
+	FROM steps AS t JOIN host AS h ON h.experiment_id = t.experiment_id
+	WHERE NOT EXISTS (SELECT 1 FROM experiment_share AS x
+			  WHERE x.experiment_id = t.experiment_id
+			    AND x.step_no = t.step_no)
+)
+SELECT g.experiment_id, g.step_no, g.rank, g.host_id, g.host,
+       g.workstations,
+       EXISTS (SELECT 1 FROM played AS p
+	       WHERE p.experiment_id = g.experiment_id
+		 AND p.step_no = g.step_no
+		 AND (p.host_id = g.host_id OR p.rank = g.rank)) AS played
+FROM given AS g
+ORDER BY g.experiment_id, g.step_no, g.rank;
+
 -- One row per experiment step (experiment_id, step_no), in total over
 -- its hosts: total_workstations (the step's, over all hosts),
--- hosts_expected (the experiment's host rows) and hosts_played (those
--- with a bench_step row of the step); complete is 1 when every host
--- expected played it (a step a host missed is incomplete, and a mean of
--- a count's steps leaves it out); streams, frames, late (play), dropped
+-- hosts_expected (experiment_step_expected's: the ranks rank 0 gave
+-- workstations, or without its shares every host row of the experiment),
+-- hosts_played (those with a bench_step row of the step) and
+-- hosts_missed (expected, not played); complete is 1 when no host missed
+-- it and some host played it (a step a host missed is incomplete, and a
+-- mean of a count's steps leaves it out; a step shared out that no host
+-- played has its row, incomplete, its totals NULL); streams, frames, late (play), dropped
 -- (record) and failed frames and bytes summed over the hosts; on the
 -- common axis the step's wall time wall_s (the last close of any host
 -- minus the first open of any) and mb_s (bytes / 1e6 / that wall time),
@@ -574,14 +642,31 @@ tot AS (
 	       max(CASE WHEN last = 1 THEN host END) AS straggler,
 	       max(CASE WHEN last = 1 THEN lag_ms END) AS lag_ms
 	FROM hs GROUP BY experiment_id, step_no
+),
+ex AS (
+	SELECT experiment_id, step_no, count(*) AS hosts_expected,
+	       sum(NOT played) AS hosts_missed
+	FROM experiment_step_expected GROUP BY experiment_id, step_no
+),
+sh AS (
+	SELECT experiment_id, step_no,
+	       max(total_workstations) AS total_workstations,
+	       max(repetition) AS repetition
+	FROM experiment_share GROUP BY experiment_id, step_no
+),
+steps AS (
+	SELECT experiment_id, step_no FROM tot
+	UNION
+	SELECT experiment_id, step_no FROM sh
 )
-SELECT t.experiment_id, t.step_no, t.label, t.total_workstations,
-       t.workstations, t.repetition,
-       (SELECT count(*) FROM host AS h WHERE h.experiment_id = t.experiment_id)
-	   AS hosts_expected,
-       t.hosts_played,
-       t.hosts_played >= (SELECT count(*) FROM host AS h
-			  WHERE h.experiment_id = t.experiment_id) AS complete,
+SELECT k.experiment_id, k.step_no, t.label,
+       coalesce(t.total_workstations, sh.total_workstations)
+	   AS total_workstations,
+       t.workstations, coalesce(t.repetition, sh.repetition) AS repetition,
+       coalesce(ex.hosts_expected, 0) AS hosts_expected,
+       coalesce(t.hosts_played, 0) AS hosts_played,
+       coalesce(ex.hosts_missed, 0) AS hosts_missed,
+       coalesce(ex.hosts_missed, 0) = 0 AND t.hosts_played > 0 AS complete,
        t.streams, t.frames, t.late_frames, t.dropped_frames,
        t.failed_frames, t.bytes,
        round((t.last_end - t.first_start) / 1e9, 3) AS wall_s,
@@ -592,8 +677,12 @@ SELECT t.experiment_id, t.step_no, t.label, t.total_workstations,
        round((t.first_start - t.planned_unix_ns) / 1e6, 3) AS start_ms,
        t.straggler_host_id, t.straggler_rank, t.straggler, t.lag_ms,
        t.first_start AS started_axis_ns, t.last_end AS ended_axis_ns
-FROM tot AS t
-ORDER BY t.experiment_id, t.step_no;
+FROM steps AS k
+LEFT JOIN tot AS t ON t.experiment_id = k.experiment_id
+ AND t.step_no = k.step_no
+LEFT JOIN ex ON ex.experiment_id = k.experiment_id AND ex.step_no = k.step_no
+LEFT JOIN sh ON sh.experiment_id = k.experiment_id AND sh.step_no = k.step_no
+ORDER BY k.experiment_id, k.step_no;
 
 -- One row per experiment step: the latency percentiles p50/p99/max (us)
 -- over every host's operations of the step (nearest-rank, as
@@ -625,8 +714,8 @@ ORDER BY experiment_id, step_no;
 -- count, else the host rows' distinct machine_id), note 'one physical
 -- host' when machines = 1 (never a scale-out measurement), the host rows
 -- and the complete ones, the plan ('list' or 'find-max'), its steps
--- and the complete ones (every host played them, as
--- experiment_step_summary's complete), find-max's bracket
+-- and the complete ones (no host missed them: experiment_step_summary's
+-- rows and complete), find-max's bracket
 -- (max_lo: the most workstations that played with 0 late frames in every
 -- repetition; max_hi: the fewest that did not, NULL when none failed up
 -- to the cap), the launcher's verdict and command line.
@@ -637,6 +726,10 @@ WITH m AS (
 			      FROM host AS h WHERE h.experiment_id = e.id))
 		    AS nmachines
 	FROM experiment AS e
+),
+st AS (
+	SELECT experiment_id, count(*) AS steps, sum(complete) AS complete_steps
+	FROM experiment_step_summary GROUP BY experiment_id
 )
 SELECT m.id AS experiment_id, m.uuid, m.started_at, m.ended_at, m.ranks,
        m.nmachines AS machines,
@@ -646,13 +739,8 @@ SELECT m.id AS experiment_id, m.uuid, m.started_at, m.ended_at, m.ranks,
        (SELECT count(*) FROM host AS h WHERE h.experiment_id = m.id
 	AND h.complete) AS complete_hosts,
        m.plan,
-       (SELECT count(DISTINCT b.step_no) FROM bench_step AS b
-	WHERE b.experiment_id = m.id) AS steps,
-       (SELECT count(*) FROM (SELECT 1 FROM experiment_host_step AS s
-	WHERE s.experiment_id = m.id GROUP BY s.step_no
-	HAVING count(*) >= (SELECT count(*) FROM host AS h
-			    WHERE h.experiment_id = m.id)))
-	   AS complete_steps,
+       coalesce(st.steps, 0) AS steps,
+       coalesce(st.complete_steps, 0) AS complete_steps,
        m.max_lo, m.max_hi, m.verdict, m.command
-FROM m
+FROM m LEFT JOIN st ON st.experiment_id = m.id
 ORDER BY m.id;

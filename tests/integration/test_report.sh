@@ -10,7 +10,9 @@
 # half-width and the repetitions that would resolve --effect, in the text,
 # CSV and JSON outputs.  Issue 23: play and record streams apart.  Issue
 # 24: the views of many hosts on hand-made rows (run_axis's rule, the
-# median and the straggler, machines).
+# median and the straggler, machines, the hosts expected in a step from
+# experiment_share: a host given no workstations neither expected nor
+# missing).
 set -eu
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -752,6 +754,62 @@ check_eq "experiment_summary: the hosts' one machine id: 1 machine, one physical
 "$REPORT" "$HDB" >"$T/hosts.txt" 2>&1 || :
 check "report: '3 ranks on 1 machine' said" \
 	grep -qx '3 ranks on 1 machine: one physical host, not a scale-out measurement' "$T/hosts.txt"
+
+# the hosts expected in a step are those rank 0 gave workstations
+# (experiment_share), not every host row: experiment 2 of 3 hosts, step 1
+# one workstation each (all played), 2 one in total (find-max from 1:
+# h1 and h2 given 0, only h0 played), 3 h2 given 1 and missing (it died),
+# 4 after it died (h2 given 0, h0 and h1 played), 5 shared out and played
+# by nobody (stopped), 6 without shares (a step written by hand: every
+# host row expected, h2 missed it)
+hq "insert into experiment (id, uuid, started_at, ranks, plan) values (2, 'f', 'x', 3, 'find-max');
+	insert into host (id, experiment_id, rank, name) values (10, 2, 0, 'g0'), (11, 2, 1, 'g1'), (12, 2, 2, 'g2');
+	insert into run (id, started_at, t0_unix_ns, host_id) values (30, 'x', 0, 10), (31, 'x', 0, 11), (32, 'x', 0, 12);
+	insert into experiment_share (experiment_id, step_no, rank, workstations, repetition,
+		total_workstations, planned_unix_ns) values
+	(2, 1, 0, 1, 1, 3, 0), (2, 1, 1, 1, 1, 3, 0), (2, 1, 2, 1, 1, 3, 0),
+	(2, 2, 0, 1, 1, 1, 0), (2, 2, 1, 0, 1, 1, 0), (2, 2, 2, 0, 1, 1, 0),
+	(2, 3, 0, 2, 1, 5, 0), (2, 3, 1, 2, 1, 5, 0), (2, 3, 2, 1, 1, 5, 0),
+	(2, 4, 0, 3, 1, 5, 0), (2, 4, 1, 2, 1, 5, 0), (2, 4, 2, 0, 1, 5, 0),
+	(2, 5, 0, 4, 1, 8, 0), (2, 5, 1, 4, 1, 8, 0), (2, 5, 2, 0, 1, 8, 0);
+	insert into bench_step (run_id, workstations, repetition, started_ns, ended_ns, wall_s,
+		experiment_id, step_no, total_workstations, planned_unix_ns) values
+	(30, 1, 1, 0, 1000, 0, 2, 1, 3, 0), (31, 1, 1, 0, 1000, 0, 2, 1, 3, 0), (32, 1, 1, 0, 1000, 0, 2, 1, 3, 0),
+	(30, 1, 1, 0, 1000, 0, 2, 2, 1, 0),
+	(30, 2, 1, 0, 1000, 0, 2, 3, 5, 0), (31, 2, 1, 0, 1000, 0, 2, 3, 5, 0),
+	(30, 3, 1, 0, 1000, 0, 2, 4, 5, 0), (31, 2, 1, 0, 1000, 0, 2, 4, 5, 0),
+	(30, 1, 1, 0, 1000, 0, 2, 6, 2, 0), (31, 1, 1, 0, 1000, 0, 2, 6, 2, 0)"
+check_eq "experiment_step_summary with shares: step|played/expected|missed|complete|total" \
+	"1|3/3|0|1|3 2|1/1|0|1|1 3|2/3|1|0|5 4|2/2|0|1|5 5|0/2|2|0|8 6|2/3|1|0|2" \
+	"$(hq "select group_concat(step_no || '|' || hosts_played || '/' || hosts_expected || '|' ||
+		hosts_missed || '|' || complete || '|' || total_workstations, ' ')
+		from experiment_step_summary where experiment_id = 2")"
+check_eq "experiment_step_expected: the missed (step rank workstations given)" \
+	"3 2 1|5 0 4|5 1 4|6 2 -" \
+	"$(hq "select group_concat(step_no || ' ' || rank || ' ' || coalesce(workstations, '-'), '|')
+		from experiment_step_expected where experiment_id = 2 and not played")"
+check_eq "experiment_step_summary without shares: every host row expected (experiment 1 as before)" \
+	"2|3|1|0" \
+	"$(hq "select hosts_played || '|' || hosts_expected || '|' || hosts_missed || '|' || complete
+		from experiment_step_summary where experiment_id = 1")"
+check_eq "experiment_summary: 6 steps, 3 complete (1, 2, 4)" "6|3" \
+	"$(hq "select steps || '|' || complete_steps from experiment_summary where experiment_id = 2")"
+check_eq "host_summary: missed steps and out since (g2 out since step 3; g0, g1 played step 6 after missing 5)" \
+	"0|1| 1|1| 2|2|3" \
+	"$(hq "select group_concat(rank || '|' || missed_steps || '|' || coalesce(out_since_step, ''), ' ')
+		from host_summary where experiment_id = 2")"
+check_eq "host_summary: a host outside an experiment has no missed count" "0" \
+	"$(hq "select count(*) from host_summary where experiment_id is null and missed_steps is not null")"
+"$REPORT" "$HDB" --exp-steps --csv >"$T/hsteps.csv" 2>&1 || :
+check_eq "report --exp-steps: the missed rows, a host given workstations only (step, host, given)" \
+	"2,3,g2,1 2,5,g0,4 2,5,g1,4 2,6,g2," \
+	"$(awk -F, '$1 == 2 && $7 == "missed" { printf "%s%s,%s,%s,%s", n++ ? " " : "", $1, $2, $3, $5 }' "$T/hsteps.csv")"
+check_eq "report --exp-steps: step 2 in total 1/1 complete, step 4 2/2 (g2 given 0: neither)" \
+	"2,2,1/1,yes 2,4,2/2,yes" \
+	"$(awk -F, '$1 == 2 && ($2 == 2 || $2 == 4) && $3 == "(total)" { printf "%s%s,%s,%s,%s", n++ ? " " : "", $1, $2, $7, $8 }' "$T/hsteps.csv")"
+"$REPORT" "$HDB" --exp-means --csv >"$T/hmeans.csv" 2>&1 || :
+check_eq "report --exp-means: 5 workstations, step 4 averaged, step 3 (g2 missed) left out" "1|1" \
+	"$(awk -F, '$1 == 2 && $2 == 5 && $3 == "(total)" { print $5 "|" $6 }' "$T/hmeans.csv")"
 
 if command -v shellcheck >/dev/null 2>&1; then
 	check "shellcheck timelinefs-report" shellcheck "$REPORT"
