@@ -8,9 +8,13 @@
 # so below: the experiment and host rows before each mount (with a clock
 # offset of 2.5 s "measured" for rank 1, whose daemon runs with
 # TIMELINEFS_TEST_CLOCK_OFFSET_NS=2500000000: its clock really is 2.5 s
-# ahead), and the step tags of each bench call (as hosts_tag_steps does).
+# ahead), what rank 0 gave each rank in each step (experiment_share, as
+# hosts_share_put writes it into rank 0's database, a share of 0 too) and
+# the step tags of each bench call (as hosts_tag_steps does).
 # Checked against independent SQL over the raw tables: per host and in
 # total, a step rank 2 missed (incomplete, left out of the means), the
+# steps after it (rank 2 given 0, "dead": complete) and a step of 1
+# workstation over 2 hosts (the other given 0: complete), the
 # "one physical host" line, the offset correction (two opens 0.1 ms apart
 # on two mounts land within 1 ms of each other on the axis), --compare in
 # total and per host, --csv and --json.
@@ -65,15 +69,24 @@ mount_host() {
 	eval "D$1=\$DAEMON"
 }
 
-# step EXP STEP_NO TOTAL N:DB:SHARE...: one experiment step: a bench on
-# each mount N at once (SHARE workstations), then its bench_step rows
-# tagged as hosts_tag_steps does (by hand here)
+# step EXP STEP_NO TOTAL DB0 SHARES N:DB:SHARE...: one experiment step:
+# what rank 0 gave every rank (SHARES "RANK:N ...", a share of 0 too)
+# written into rank 0's database DB0 as hosts_share_put does, then a
+# bench on each mount N at once (SHARE workstations), then its bench_step
+# rows tagged as hosts_tag_steps does (by hand here)
 step() {
 	exp=$1
 	no=$2
 	total=$3
-	shift 3
+	db0=$4
+	shares=$5
+	shift 5
 	planned=$(now_ns)
+	for s in $shares; do
+		sqlite3 -cmd ".timeout 5000" "$db0" "insert or replace into experiment_share
+			(experiment_id, step_no, rank, workstations, repetition, total_workstations,
+			planned_unix_ns) values (1, $no, ${s%%:*}, ${s#*:}, 1, $total, $planned)"
+	done
 	pids=
 	for h in "$@"; do
 		n=${h%%:*}
@@ -104,7 +117,9 @@ step() {
 }
 
 # experiment A (label a): 3 ranks; rank 1's clock 2.5 s ahead; rank 2
-# plays steps 1 and 3 but not 2 (its host row: incomplete)
+# plays step 1, is given 1 workstation in step 2 and does not play it (it
+# "died": its host row incomplete), and is given 0 in step 3, which ranks
+# 0 and 1 play (2 + 1): step 3 is complete
 for r in 0 1 2; do
 	off=0
 	[ $r != 1 ] || off=$OFF
@@ -113,9 +128,9 @@ done
 mount_host 0 "$T/a0.db" a $UA 0
 mount_host 1 "$T/a1.db" a $UA 1 $OFF
 mount_host 2 "$T/a2.db" a $UA 2
-step A 1 3 "0:$T/a0.db:1" "1:$T/a1.db:1" "2:$T/a2.db:1"
-step A 2 3 "0:$T/a0.db:1" "1:$T/a1.db:1"
-step A 3 3 "0:$T/a0.db:1" "1:$T/a1.db:1" "2:$T/a2.db:1"
+step A 1 3 "$T/a0.db" "0:1 1:1 2:1" "0:$T/a0.db:1" "1:$T/a1.db:1" "2:$T/a2.db:1"
+step A 2 3 "$T/a0.db" "0:1 1:1 2:1" "0:$T/a0.db:1" "1:$T/a1.db:1"
+step A 3 3 "$T/a0.db" "0:2 1:1 2:0" "0:$T/a0.db:2" "1:$T/a1.db:1"
 # an open on rank 0's mount and one on rank 1's, each between two reads
 # of this process's clock (rank 0's: no hook here)
 python3 -c '
@@ -132,14 +147,17 @@ for n in 0 1 2; do
 	eval "wait_daemon \$D$n"
 done
 
-# experiment B (label b): 2 ranks, 2 steps of 3 workstations (2 + 1)
+# experiment B (label b): 2 ranks, 2 steps of 3 workstations (2 + 1),
+# then a step of 1 workstation: rank 1 given 0 (find-max from 1 on 2
+# hosts), complete with rank 0 alone
 for r in 0 1; do
 	host_db "$T/b$r.db" $UB 2 $r 0
 done
 mount_host 3 "$T/b0.db" b $UB 0
 mount_host 4 "$T/b1.db" b $UB 1
-step B 1 3 "3:$T/b0.db:2" "4:$T/b1.db:1"
-step B 2 3 "3:$T/b0.db:2" "4:$T/b1.db:1"
+step B 1 3 "$T/b0.db" "0:2 1:1" "3:$T/b0.db:2" "4:$T/b1.db:1"
+step B 2 3 "$T/b0.db" "0:2 1:1" "3:$T/b0.db:2" "4:$T/b1.db:1"
+step B 3 1 "$T/b0.db" "0:1 1:0" "3:$T/b0.db:1"
 for n in 3 4; do
 	fusermount3 -u "$T/m$n"
 	eval "wait_daemon \$D$n"
@@ -157,12 +175,17 @@ check_eq "merged: 2 experiments, 5 hosts, 5 runs each on its host" "2|5|5|0" \
 
 # ---- the views against the raw tables
 check_eq "experiment_summary: ranks, machines, note, hosts, complete hosts, steps, complete steps" \
-	"3|1|one physical host|3|2|3|2 2|1|one physical host|2|2|2|2" \
+	"3|1|one physical host|3|2|3|2 2|1|one physical host|2|2|3|3" \
 	"$(q "select group_concat(x, ' ') from (select ranks || '|' || machines || '|' || note || '|' ||
 		hosts || '|' || complete_hosts || '|' || steps || '|' || complete_steps as x
 		from experiment_summary order by uuid)")"
 EA=$(q "select id from experiment where uuid = '$UA'")
 EB=$(q "select id from experiment where uuid = '$UB'")
+check_eq "merged: what rank 0 gave each rank (experiment_share), every row once, under the merged experiments' ids" \
+	"$(sqlite3 "$T/a0.db" "select count(*) from experiment_share")|$(sqlite3 "$T/b0.db" "select count(*) from experiment_share")|0" \
+	"$(q "select (select count(*) from experiment_share where experiment_id = $EA) || '|' ||
+		(select count(*) from experiment_share where experiment_id = $EB) || '|' ||
+		(select count(*) from experiment_share where experiment_id not in ($EA, $EB))")"
 
 # the offset correction: rank 1's daemon read its clock 2.5 s ahead;
 # its host row says so; on the axis its open lands next to rank 0's
@@ -189,7 +212,7 @@ check_eq "run_axis: the offset at the run's t0, interpolated (independent formul
 		or (h.rank > 0 and x.offset_ns = h.offset_start_ns)")"
 
 check_eq "host_summary: rank, offset start/end ms, drift ppm, complete, runs, steps (experiment A)" \
-	"0|0.0|0.0|0.0|1|1|3 1|2500.0|2500.1|1.0|1|1|3 2|0.0|0.1|1.0|0|1|2" \
+	"0|0.0|0.0|0.0|1|1|3 1|2500.0|2500.1|1.0|1|1|3 2|0.0|0.1|1.0|0|1|1" \
 	"$(q "select group_concat(x, ' ') from (select rank || '|' || offset_start_ms || '|' ||
 		offset_end_ms || '|' || drift_ppm || '|' || complete || '|' || runs || '|' || steps as x
 		from host_summary where experiment_id = $EA order by rank)")"
@@ -228,12 +251,21 @@ rq() {
 	sqlite3 -batch -noheader -cmd ".timeout 5000" -cmd ".read $T/raw.sql" "$DB" "$1"
 }
 check_eq "experiment_step_summary: hosts played/expected, complete, streams per step" \
-	"1|3|3|1|3 2|2|3|0|2 3|3|3|1|3" \
+	"1|3|3|1|3 2|2|3|0|2 3|2|2|1|3" \
 	"$(q "select group_concat(x, ' ') from (select step_no || '|' || hosts_played || '|' ||
 		hosts_expected || '|' || complete || '|' || streams as x
 		from experiment_step_summary where experiment_id = $EA order by step_no)")"
+check_eq "experiment_step_summary of B: step 3, 1 workstation, rank 1 given 0: 1/1 hosts, complete" \
+	"3|1|1|1|1|0" \
+	"$(q "select step_no || '|' || total_workstations || '|' || hosts_played || '|' || hosts_expected || '|' ||
+		complete || '|' || hosts_missed from experiment_step_summary where experiment_id = $EB and step_no = 3")"
+check_eq "host_summary: the steps each host missed, and since when it missed every one (A's host2: step 2)" \
+	"A0 0 - A1 0 - A2 1 2 B0 0 - B1 0 -" \
+	"$(q "select group_concat(x, ' ') from (select case experiment_id when $EA then 'A' else 'B' end ||
+		rank || ' ' || missed_steps || ' ' || coalesce(out_since_step, '-') as x
+		from host_summary where experiment_id in ($EA, $EB) order by experiment_id = $EB, rank)")"
 check_eq "experiment_step_summary: frames, late frames, bytes, wall on the axis (1 ms), spread (1 ms), MB/s (0.1 %) as the raw rows" \
-	"0|5" \
+	"0|6" \
 	"$(rq "select count(*) filter (where e.frames <> w.frames or e.late_frames <> w.late
 		or e.bytes <> w.bytes or abs(e.wall_s - w.wall) > 0.001 or abs(e.start_spread_ms - w.spread) > 1
 		or abs(e.mb_s - w.bytes / 1e6 / w.wall) > 0.001 * e.mb_s), count(*)
@@ -245,7 +277,7 @@ check_eq "experiment_step_summary: the straggler is the host whose end is latest
 		 and w.step_no = e.step_no order by en desc limit 1)")"
 
 # (p50 here: the smallest latency with at least ceil(n / 2) at or below it)
-check_eq "experiment_step_latency: accesses, max and p50 over every host's reads of the step" "0|5" \
+check_eq "experiment_step_latency: accesses, max and p50 over every host's reads of the step" "0|6" \
 	"$(q "with acc as (select b.experiment_id as e, b.step_no as s, a.done_ns - a.issued_ns as lat
 		from access a join bench_stream x on x.stream_id = a.stream_id
 		join bench_step b on b.id = x.step_id where a.op not in (9, 10)),
@@ -267,7 +299,10 @@ check "report: find-max's bracket" \
 check "report: the hosts of experiment A with the reason of the incomplete one" \
 	grep -Eq "^$EA +2 +host2 .* 0 +no answer in step 2 within 60 s " "$T/rep"
 check_eq "report: experiment A's step 2 in total: 2/3 hosts, not complete; host2 missed it" "1|1" \
-	"$(grep -Ec "^$EA +2 +\(total\) +3 +1 +2/3 +no " "$T/rep")|$(grep -Ec "^$EA +2 +host2 +2 +missed" "$T/rep")"
+	"$(grep -Ec "^$EA +2 +\(total\) +3 +1 +2/3 +no " "$T/rep")|$(grep -Ec "^$EA +2 +host2 +2 +1 +missed" "$T/rep")"
+check_eq "report: the missed rows: host2 in step 2 only (given 1; in step 3 given 0, B's rank 1 in its step 3 likewise: neither missed)" \
+	"$EA,2,host2,1" \
+	"$(sh "$REPORT" "$DB" --exp-steps --csv | awk -F, '$7 == "missed" { printf "%s%s,%s,%s,%s", n++ ? " " : "", $1, $2, $3, $5 }')"
 sh "$REPORT" "$DB" --exp-steps --csv >"$T/steps.csv"
 check_eq "--exp-steps --csv: the total rows' streams and frames as the raw rows, per step" \
 	"$(rq "select group_concat(experiment_id || ',' || step_no || ',' || streams || ',' || frames, ' ')
@@ -285,15 +320,17 @@ check_eq "--exp-means: experiment A, 3 workstations: 2 complete steps, 1 incompl
 	"$(awk -F, -v e="$EA" '$1 == e && $3 == "(total)" { printf "%s|%s|%.3f", $5, $6, $7 }' "$T/means.csv")"
 want=$(rq "select printf('%.3f', avg(round(b.wall_s, 3))) from bench_step b join run r on r.id = b.run_id
 	join host h on h.id = r.host_id where h.experiment_id = $EA and h.rank = 2")
-check_eq "--exp-means: host2's mean over the complete steps (it played only those)" "2|$want" \
+check_eq "--exp-means: host2's mean over the complete steps (it played step 1 of them)" "1|$want" \
 	"$(awk -F, -v e="$EA" '$1 == e && $3 == "host2" { printf "%s|%.3f", $5, $7 }' "$T/means.csv")"
 check_eq "report --steps: each bench step with its host, rank and experiment step" "0" \
 	"$(sh "$REPORT" "$DB" --steps --csv | awk -F, 'NR > 1 && ($16 !~ /^host[0-2]$/ || $17 == "" || $18 == "") { n++ } END { print n + 0 }')"
 check "report --json: valid, with the experiments' tables first" \
 	sh -c "sh '$REPORT' '$DB' --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(list(d)[:4] != [\"experiments\", \"hosts\", \"exp_steps\", \"exp_means\"] or len(d[\"hosts\"]) != 5)'"
 
+# (A: rank 0 played 1 workstation in steps 1 and 2, 2 in step 3; B:
+# rank 0 2 in steps 1 and 2, 1 in step 3)
 check_eq "--spread: a group per host (label, rank, name), its own steps (by label and its workstations)" \
-	"a rank 0 (host0)|3 a rank 1 (host1)|3 a rank 2 (host2)|2 b rank 1 (host1)|2 b rank 0 (host0)|2" \
+	"a rank 0 (host0)|2 a rank 1 (host1)|3 a rank 2 (host2)|1 a rank 0 (host0)|1 b rank 0 (host0)|1 b rank 1 (host1)|2 b rank 0 (host0)|2" \
 	"$(sh "$REPORT" "$DB" --spread --csv | awk -F, '$3 == "wall_s" { gsub(/"/, "", $1); printf "%s%s|%s", n++ ? " " : "", $1, $4 }')"
 
 # merged again (by hand after a partial failure, say): nothing added, the
@@ -302,6 +339,8 @@ rc=0
 "$MERGE" "$DB" "$T/a2.db" "$T/a0.db" "$T/b1.db" "$T/a1.db" "$T/b0.db" >"$T/merge2.out" 2>&1 || rc=$?
 sh "$REPORT" "$DB" >"$T/rep2" 2>&1
 check_eq "merged again: the report is the same" "0|" "$rc|$(diff "$T/rep" "$T/rep2")"
+check_eq "merged again: no share row added" "$(($(sqlite3 "$T/a0.db" "select count(*) from experiment_share") + $(sqlite3 "$T/b0.db" "select count(*) from experiment_share")))" \
+	"$(q "select count(*) from experiment_share")"
 
 # ---- --compare: in total and per host
 rc=0
@@ -309,8 +348,8 @@ sh "$REPORT" "$DB" --compare a b --csv >"$T/cmp.csv" 2>"$T/cmp.err" || rc=$?
 check_eq "--compare a b --csv runs" 0 "$rc"
 check "--compare --csv: the scope column" grep -q ',method,scope$' "$T/cmp.csv"
 wa=$(rq "select avg(wall) from raw_step where experiment_id = $EA and step_no in (1, 3)")
-wb=$(rq "select avg(wall) from raw_step where experiment_id = $EB")
-check "--compare in total: 2 complete steps a side, mean wall on the axis as the raw rows (1 ms)" \
+wb=$(rq "select avg(wall) from raw_step where experiment_id = $EB and step_no in (1, 2)")
+check "--compare in total: 2 complete steps a side (A's step 3 of 2 hosts, host2 given 0, among them), mean wall on the axis as the raw rows (1 ms)" \
 	awk -F, -v a="$wa" -v b="$wb" '$1 == 3 && $2 == "wall_s" && $NF == "\"in total\"" {
 		f = $3 == 2 && $6 == 2 && ($4 - a) ^ 2 < 1e-6 && ($7 - b) ^ 2 < 1e-6 }
 		END { exit !f }' "$T/cmp.csv"
@@ -321,7 +360,7 @@ check "--compare per host: rank 0's own steps, the complete ones (2: step 2 left
 		f = $3 == 2 && $6 == 2 && ($4 - a) ^ 2 < 1e-9 } END { exit !f }' "$T/cmp.csv"
 sh "$REPORT" "$DB" --compare a b >"$T/cmp.txt" 2>&1
 check "--compare text: rank 2 only in A, said" \
-	sh -c "grep -A1 '^rank 2 (host2), 3 workstations in total: A 2 repetitions, B 0 repetitions\$' '$T/cmp.txt' | grep -q 'only a has this count'"
+	sh -c "grep -A1 '^rank 2 (host2), 3 workstations in total: A 1 repetition, B 0 repetitions\$' '$T/cmp.txt' | grep -q 'only a has this count'"
 check_eq "--compare text: the hosts' own opt.db, opt.rank and opt.experiment are no difference nor warning" "0" \
 	"$(grep -Ec '^(  |warning: .*)opt\.(db|rank|experiment)' "$T/cmp.txt")"
 check "--compare text: in total first, then per host" \
