@@ -5,7 +5,8 @@
 # experiment, with its clock made 3 s late by the test hook) and one of
 # schema version 11 holding a third mount's rows are merged: every stream
 # and access row once, each run with its host; merged again: nothing
-# added, the merged database byte for byte the same (.dump).  A missing
+# added, the merged database byte for byte the same (.dump); the
+# experiment's shares (experiment_share) once under its merged id.  A missing
 # file, a text file and a database cut short: each named with its reason,
 # exit 1, the merged database unchanged; an input list broken in the
 # middle keeps the inputs before it.  On the way, what the daemon writes
@@ -54,7 +55,10 @@ umount_fs "$T/mnt"
 qdb "$B" "insert into experiment (id, uuid, started_at, ranks, plan)
 	values (5, '$EXP', '2026-12-05T22:00:00.000Z', 2, 'list');
 	insert into host (id, experiment_id, rank, name, machine_id, complete)
-	values (9, 5, 1, '$HOST', '$MACHINE', 1)"
+	values (9, 5, 1, '$HOST', '$MACHINE', 1);
+	insert into experiment_share (experiment_id, step_no, rank, workstations, repetition,
+		total_workstations, planned_unix_ns)
+	values (5, 1, 0, 1, 1, 2, 10), (5, 1, 1, 1, 1, 2, 10), (5, 2, 0, 1, 1, 1, 20), (5, 2, 1, 0, 1, 1, 20)"
 before=$(date +%s%N)
 export TIMELINEFS_TEST_CLOCK_OFFSET_NS=-3000000000
 mount_fs "$M" "$T/mnt" -o db="$B",label=b2,pace=off,backing=buffered,experiment=$EXP,rank=1
@@ -137,6 +141,13 @@ check_eq "merged: hosts: a's and b's own (one row: same name and machine), rank 
 check_eq "merged: 3 host rows" 3 "$(qdb "$OUT" "select count(*) from host")"
 check_eq "merged: the experiment once, rank 1's row in it" "$EXP 1" \
 	"$(qdb "$OUT" "select e.uuid || ' ' || h.rank from experiment e join host h on h.experiment_id = e.id")"
+# (b's experiment is 5 there, 1 in the merged database)
+check_eq "merged: what rank 0 gave each rank (experiment_share), each row once, under the merged experiment's id" \
+	"4|$EXP 1 0 1 10|$EXP 1 1 1 10|$EXP 2 0 1 20|$EXP 2 1 0 20" \
+	"$(qdb "$OUT" "select (select count(*) from experiment_share) || '|' || group_concat(e.uuid || ' ' ||
+		s.step_no || ' ' || s.rank || ' ' || s.workstations || ' ' || s.planned_unix_ns, '|')
+		from (select * from experiment_share order by step_no, rank) s
+		join experiment e on e.id = s.experiment_id and e.id <> 5")"
 qdb "$OUT" .dump >"$T/dump1"
 rc=0
 "$MERGE" "$OUT" "$C" "$B" "$A" >"$T/m2" 2>&1 || rc=$?
