@@ -137,6 +137,19 @@ $(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o \
 		$(ALL_LDFLAGS) $(call pc_libs,cmocka $(PKGS)) -lpthread -lm \
 		$(LDLIBS)
 
+# ---------------------------------------------------------------- hosts
+# timelinefs-hosts (issue 24): the MPI launcher, hosts/*.c but merge.c
+# (timelinefs-merge's), built with Open MPI's flags from pkg-config
+# (ompi-c: Debian's libopenmpi-dev).
+HOSTS_SRC = $(filter-out hosts/merge.c,$(sort $(wildcard hosts/*.c)))
+HOSTS_OBJ = $(HOSTS_SRC:%.c=$(B)/%.o)
+PROGS += $(B)/timelinefs-hosts
+$(HOSTS_OBJ): EXTRA_CFLAGS = $(call pc_cflags,ompi-c)
+
+$(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
+	$(q) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,ompi-c $(PKGS)) -lpthread $(LDLIBS)
+
 # ---------------------------------------------------------------- tests
 # deps: install missing Debian packages when root, else say what to run.
 # The players and Samba are for the movie checks of issue 20
@@ -150,7 +163,7 @@ DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-
 	    man-db groff-base \
 	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good mpv \
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
-	    libopenexr-dev
+	    libopenexr-dev openmpi-bin libopenmpi-dev
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 
@@ -380,6 +393,7 @@ install: $(PROGS)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/timelinefs $(DESTDIR)$(BINDIR)/timelinefs-gen
+	rm -f $(DESTDIR)$(BINDIR)/timelinefs-hosts
 	for f in $(SCRIPTS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$(basename "$$f"); done
 	for f in $(MANPAGES); do \
@@ -389,10 +403,10 @@ clean:
 	rm -rf build
 
 format:
-	clang-format -i engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] tests/unit/*.[ch]
+	clang-format -i engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] hosts/*.[ch] tests/unit/*.[ch]
 
 check-format:
-	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch]
+	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] hosts/*.[ch]
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
