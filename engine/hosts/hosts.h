@@ -38,23 +38,29 @@ struct eng_clock_sample {
 /* The offset (host minus rank 0) and round trip of the sample with the
  * shortest round trip (NTP's rule: its midpoint assumption errs by at most
  * half its round trip): offset = t_host - (t_send + t_recv) / 2, rtt =
- * t_recv - t_send.  Samples with t_recv < t_send are ignored.  0, or
- * -EINVAL (no usable sample; *offset_ns and *rtt_ns untouched). */
+ * t_recv - t_send.  Samples with t_recv < t_send, or whose round trip or
+ * offset overflows int64_t, are ignored; of equal round trips the first
+ * (earliest) is taken.  0, or -EINVAL (no usable sample; *offset_ns and
+ * *rtt_ns untouched). */
 int eng_clock_offset(const struct eng_clock_sample *s, size_t n,
 		     int64_t *offset_ns, int64_t *rtt_ns);
 
 /* A host's time t (its clock) on rank 0's axis, the offset interpolated
  * linearly between the one measured at the start (at host time t_start)
  * and at the end (at t_end), so that a drift between them is followed:
- * t - offset(t).  Outside [t_start, t_end] the nearer one's offset; with
- * no end measurement (has_end 0, a host that died) the start's. */
+ * t - offset(t), rounded to the ns.  Outside [t_start, t_end] the nearer
+ * one's offset; with no end measurement (has_end 0, a host that died) the
+ * start's, and also when the line is no line: t_end <= t_start, or a drift
+ * |offset_end - offset_start| >= t_end - t_start (a clock that does not
+ * run forward, which the inverse could not undo). */
 struct eng_clock_line {
 	int64_t t_start, offset_start;
 	int64_t t_end, offset_end;
 	int has_end;
 };
 int64_t eng_clock_axis(const struct eng_clock_line *l, int64_t t);
-/* The inverse: rank 0's time t0 (a step's start) on the host's clock. */
+/* The inverse: rank 0's time t0 (a step's start) on the host's clock:
+ * eng_clock_axis(l, eng_clock_local(l, t0)) is t0 to within 1 ns. */
 int64_t eng_clock_local(const struct eng_clock_line *l, int64_t t0);
 
 /* ------------------------------------------------------------ share.c */
@@ -62,16 +68,20 @@ int64_t eng_clock_local(const struct eng_clock_line *l, int64_t t0);
 /* Workstation i of a step of total workstations over live hosts goes to
  * live host i % live: live host k (0-based, in rank order among the live
  * ones) plays total / live, plus one when k < total % live.  0 when live
- * is 0. */
+ * is 0 or k >= live. */
 unsigned eng_hosts_share(unsigned total, unsigned live, unsigned k);
 
 /* The stragglers of a step: host i's step ended at end_ns[i] (rank 0's
  * axis; played[i] 0: it played nothing, left out) and began at
  * start_ns[i].  A host straggles when its end is later than the median
  * end of the hosts that played by more than max(min_ns, frac * the median
- * step time (end - start)).  Sets straggle[i] to 1 or 0 and returns how
- * many straggled; lag_ns[i] (may be NULL) gets end_ns[i] - median end
- * (0 for a host that played nothing). */
+ * step time (end - start)); a negative min_ns or frac counts as 0.  The
+ * median of an even count is the lower middle one, so that of two hosts
+ * the later straggles when it ended that much after the other (the mean
+ * of the two would halve its lag, and with it the verdict's margin).
+ * Sets straggle[i] to 1 or 0 and returns how many straggled; lag_ns[i]
+ * gets end_ns[i] - median end (0 for a host that played nothing); either
+ * array may be NULL.  A single host never straggles. */
 unsigned eng_hosts_stragglers(const int64_t *start_ns, const int64_t *end_ns,
 			      const int *played, size_t n, int64_t min_ns,
 			      double frac, int *straggle, int64_t *lag_ns);
@@ -90,21 +100,24 @@ unsigned eng_hosts_stragglers(const int64_t *start_ns, const int64_t *end_ns,
  * hosts); lo = 0 when 1 failed (no count plays). */
 struct eng_findmax {
 	unsigned from, cap;
-	unsigned lo;		/* largest count that passed; 0: none yet */
-	unsigned hi;		/* smallest count that failed; 0: none yet */
-	unsigned next;		/* the count to play next; 0: done */
-	unsigned probes;	/* counts decided so far */
+	unsigned lo;	 /* largest count that passed; 0: none yet */
+	unsigned hi;	 /* smallest count that failed; 0: none yet */
+	unsigned next;	 /* the count to play next; 0: done */
+	unsigned probes; /* counts decided so far */
 };
 
 /* from >= 1, cap >= from: 0, else -EINVAL. */
 int eng_findmax_init(struct eng_findmax *f, unsigned from, unsigned cap);
-/* The count to play next, 0 when the search is done. */
+/* The count to play next, 0 when the search is done (or f is NULL). */
 unsigned eng_findmax_next(const struct eng_findmax *f);
 /* The verdict on the count eng_findmax_next() gave (all its repetitions
  * passed: 1; a repetition failed: 0).  0, or -EINVAL (count is not the
- * next one, or the search is done). */
+ * next one, the search is done, or f is NULL; f unchanged).  The doubling
+ * stops at cap (never past it, nor wraps); the probes are logarithmic:
+ * at most 2 * ceil(log2(cap)) + 2. */
 int eng_findmax_result(struct eng_findmax *f, unsigned count, int passed);
-/* The bracket found so far (see above); 1 when done, else 0. */
+/* The bracket found so far (see above; lo or hi may be NULL); 1 when
+ * done, else 0. */
 int eng_findmax_bracket(const struct eng_findmax *f, unsigned *lo,
 			unsigned *hi);
 

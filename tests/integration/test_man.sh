@@ -45,11 +45,12 @@ help() {
 	case $1 in
 	timelinefs) "$BIN" -h 2>&1 ;;
 	timelinefs-gen) "$GEN" -h 2>&1 ;;
+	timelinefs-hosts | timelinefs-merge) "$TLFS_BUILD/$1" -h 2>&1 ;;
 	*) sh "$TOP/mount-scripts/$1" -h 2>&1 ;;
 	esac
 }
 
-PROGS="timelinefs timelinefs-gen timelinefs-bench timelinefs-report timelinefs-plot timelinefs-export timelinefs-umount"
+PROGS="timelinefs timelinefs-gen timelinefs-bench timelinefs-report timelinefs-plot timelinefs-export timelinefs-umount timelinefs-hosts timelinefs-merge"
 n=0
 for p in "$MAN"/*.[1-8]; do
 	n=$((n + 1))
@@ -59,7 +60,7 @@ for p in "$MAN"/*.[1-8]; do
 	*) not_ok "$b: no program ${b%.*}" ;;
 	esac
 done
-check_eq "seven pages" 7 "$n"
+check_eq "nine pages" 9 "$n"
 
 for prog in $PROGS; do
 	page=
