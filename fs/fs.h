@@ -123,6 +123,14 @@ struct fs_config {
 	int ingest_stop_on_drop;
 	uint64_t ingest_reserve_bytes;	/* with ingest_reserve_pct 0 */
 	unsigned ingest_reserve_pct;	/* 1..99: of the file system */
+	/* -o experiment=UUID,rank=R (both or neither): the mount is one
+	 * rank of a timelinefs-hosts experiment (docs/hosts.md) */
+	char *experiment;
+	char *rank_arg;
+	int rank;		/* -1: none */
+	/* TIMELINEFS_TEST_CLOCK_OFFSET_NS (environment, a test hook): ns
+	 * added to every realtime clock read (run.t0_unix_ns) */
+	int64_t clock_offset_ns;
 	char *inject;		/* -o inject= specs joined by ';' */
 	struct eng_inject *inject_v; /* parsed; NULL without inject */
 	char *options;		/* the -o string as given, for the run row */
@@ -245,6 +253,9 @@ struct fs {
 	 * kernel can, and pipe_ok. */
 	int zc;
 	struct fs_ingest ingest;
+	/* .status's first line, the local host (eng_status_host): set
+	 * before the mount, read only after; NULL: none */
+	char *status_host;
 };
 
 /* fs/options.c */
@@ -356,6 +367,10 @@ void fs_daemon_ready(void);
 /* fs/sys.c: facts about the host for the run row */
 char *fs_kernel_release(void);
 char *fs_host_name(void);
+/* The machine's id (/etc/machine-id, else /var/lib/dbus/machine-id: one
+ * per installed system, so ranks with the same one share a machine),
+ * malloc'ed, NULL when neither reads as one. */
+char *fs_machine_id(void);
 /* The running kernel's config as fs_kernel_config() read it, once at
  * start for the run row and run_env (/proc/config.gz is inflated each
  * time it is read); text NULL where there is none. */

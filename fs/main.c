@@ -432,8 +432,11 @@ static void store_abandon(struct fs *fs)
 static int store_open_run(struct fs *fs, const char *cmdline)
 {
 	struct store_run_info info;
-	char *err = NULL, *kernel, *host;
+	char *err = NULL, *kernel, *host, *machine;
 	struct fs_kconfig kc = { 0 };
+	struct timespec r0, r1;
+	uint64_t epoch;
+	size_t n;
 	int rc, hz;
 
 	rc = store_open(fs->cfg.db, 0, &fs->store, &err);
@@ -457,7 +460,27 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	info.host = host;
 	info.options = cmdline;
 	info.media_dir = fs->cfg.media_dir;
-	rc = store_run_begin(fs->store, &info, fs->io.now(fs->io.ctx));
+	machine = fs_machine_id();
+	info.machine_id = machine;
+	info.experiment = fs->cfg.experiment;
+	info.rank = fs->cfg.rank;
+	/* the .status line of the local host (docs/hosts.md) */
+	n = eng_status_host(NULL, 0, host, machine, fs->cfg.experiment,
+			    fs->cfg.rank);
+	if (!fs->status_host && (fs->status_host = malloc(n + 1)))
+		eng_status_host(fs->status_host, n + 1, host, machine,
+				fs->cfg.experiment, fs->cfg.rank);
+	/* The realtime clock at the run's epoch (run.t0_unix_ns), read on
+	 * either side of the monotonic one: their midpoint is within half
+	 * the gap (a few hundred ns) of the epoch's instant.  The test
+	 * hook's offset makes this host's clock seem off by that much. */
+	clock_gettime(CLOCK_REALTIME, &r0);
+	epoch = fs->io.now(fs->io.ctx);
+	clock_gettime(CLOCK_REALTIME, &r1);
+	info.t0_unix_ns = ((int64_t)r0.tv_sec * 1000000000 + r0.tv_nsec +
+			   (int64_t)r1.tv_sec * 1000000000 + r1.tv_nsec) / 2 +
+			  fs->cfg.clock_offset_ns;
+	rc = store_run_begin(fs->store, &info, epoch);
 	/* what can decide an A/B result; a run without it is still a run;
 	 * the recordings repaired at start are the run's facts, not its
 	 * problems (a problem row marks a run refused) */
@@ -473,6 +496,7 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	free(kc.text);
 	free(kernel);
 	free(host);
+	free(machine);
 	return rc;
 }
 
@@ -809,6 +833,7 @@ err_args:
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);
 	fs_config_free(&fs.cfg);
+	free(fs.status_host);
 	free(cmdline);
 	pthread_mutex_destroy(&fs.ingest.lock);
 	pthread_mutex_destroy(&fs.lock);

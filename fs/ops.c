@@ -419,10 +419,11 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	}
 	/* the recordings after the players */
 	n += fs_ingest_status(fs, rows + n, nrec, now);
-	need = eng_status_format(NULL, 0, rows, n);
+	need = eng_status_format(NULL, 0, fs->status_host, rows, n);
 	st = malloc(sizeof(*st) + need + 1);
 	if (st) {
-		st->len = eng_status_format(st->text, need + 1, rows, n);
+		st->len = eng_status_format(st->text, need + 1,
+					    fs->status_host, rows, n);
 	}
 	pthread_mutex_unlock(&fs->ingest.lock);
 	pthread_mutex_unlock(&fs->lock);

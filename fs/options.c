@@ -4,6 +4,7 @@
  * arguments, and validation of every value before anything is mounted.  It
  * touches no FUSE session, so tests/fuzz/fuzz_options.c drives it whole.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -56,6 +57,8 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("ingest_on_drop=%s", ingest_on_drop, 0),
 	FS_OPT("ingest_reserve=%s", ingest_reserve, 0),
 	FS_OPT("ingest_replace", ingest_replace, 1),
+	FS_OPT("experiment=%s", experiment, 0),
+	FS_OPT("rank=%s", rank_arg, 0),
 	FUSE_OPT_KEY("inject=", KEY_INJECT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("-h", KEY_HELP),
@@ -172,6 +175,11 @@ void fs_usage(const char *prog)
 	       "                          ENOSPC (1Gi)\n"
 	       "    -o ingest_replace     a recording may be replaced by a new one of\n"
 	       "                          its name (off: EEXIST)\n"
+	       "    -o experiment=UUID    with rank=: this mount is rank R of that\n"
+	       "                          timelinefs-hosts experiment, whose host row\n"
+	       "                          the database holds (none)\n"
+	       "    -o rank=R             the MPI rank of this host, with experiment=\n"
+	       "                          (none)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
 	printf("general options:\n");
 	fuse_cmdline_help();
@@ -239,6 +247,7 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->frames_in_flight = 1;
 	cfg->ingest_buffer = FS_INGEST_BUFFER;
 	cfg->ingest_reserve_bytes = FS_INGEST_RESERVE;
+	cfg->rank = -1;
 }
 
 /* An absolute version of path without requiring it to exist. */
@@ -466,6 +475,68 @@ void fs_ingest_rec_config(const struct fs_config *cfg, uint64_t fs_bytes,
 	rc->replace = cfg->ingest_replace;
 }
 
+/* A UUID as timelinefs-hosts writes it: 8-4-4-4-12 hexadecimal digits. */
+static int is_uuid(const char *v)
+{
+	size_t i;
+
+	if (strlen(v) != 36)
+		return 0;
+	for (i = 0; i < 36; i++) {
+		int dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? v[i] != '-' : !isxdigit((unsigned char)v[i]))
+			return 0;
+	}
+	return 1;
+}
+
+/* -o experiment= and rank= (many hosts, docs/hosts.md), and the test hook
+ * TIMELINEFS_TEST_CLOCK_OFFSET_NS: ns added to the run's realtime epoch
+ * (run.t0_unix_ns), as on a host whose clock is off by that much. */
+static int parse_hosts_options(struct fs_config *cfg, struct eng_diag *diag)
+{
+	const char *off = getenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS");
+	unsigned rank;
+	int64_t n;
+
+	if (cfg->experiment && !is_uuid(cfg->experiment)) {
+		eng_diag_add(diag, "timelinefs", 0, "bad experiment '%s': "
+			     "expected a UUID like "
+			     "0f8fad5b-d9cb-469f-a165-70867728950e",
+			     cfg->experiment);
+		return -1;
+	}
+	if (parse_uint_opt("rank", cfg->rank_arg, 0, 1000000, "(an MPI rank)",
+			   &rank, diag) < 0)
+		return -1;
+	cfg->rank = cfg->rank_arg ? (int)rank : -1;
+	if (!cfg->experiment != !cfg->rank_arg) {
+		eng_diag_add(diag, "timelinefs", 0, "-o %s without -o %s: "
+			     "give both (timelinefs-hosts does) or neither",
+			     cfg->experiment ? "experiment" : "rank",
+			     cfg->experiment ? "rank" : "experiment");
+		return -1;
+	}
+	cfg->clock_offset_ns = 0;
+	if (off) {
+		/* a day either way: more is a typo, not a clock */
+		int neg = off[0] == '-';
+
+		if (eng_parse_int(off + neg, &n) < 0 ||
+		    n > 86400LL * 1000000000LL) {
+			eng_diag_add(diag, "timelinefs", 0, "bad "
+				     "TIMELINEFS_TEST_CLOCK_OFFSET_NS '%s' in "
+				     "the environment: expected a whole "
+				     "number of ns from -86400000000000 to "
+				     "86400000000000", off);
+			return -1;
+		}
+		cfg->clock_offset_ns = neg ? -n : n;
+	}
+	return 0;
+}
+
 /* Track options (so both .tl and the load options see the rate defaults). */
 static int parse_load_options(struct fs_config *cfg, struct eng_diag *diag)
 {
@@ -637,6 +708,8 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 		return -1;
 	if (parse_ingest_options(cfg, diag) < 0)
 		return -1;
+	if (parse_hosts_options(cfg, diag) < 0)
+		return -1;
 	/* its messages are "inject:RULE: reason", each naming the rule */
 	if (cfg->inject) {
 		size_t before = diag ? diag->n : 0;
@@ -674,7 +747,7 @@ int fs_config_each(const struct fs_config *cfg,
 		   void *ctx)
 {
 	char buffer[16], ra[16], hold[16], mb[16], smem[24], sfiles[16];
-	char fif[16], ibuf[16];
+	char fif[16], ibuf[16], rank[16];
 	const char *const v[][2] = {
 		{ "db", cfg->db },
 		{ "label", cfg->label ? cfg->label : "" },
@@ -711,6 +784,8 @@ int fs_config_each(const struct fs_config *cfg,
 		{ "ingest_reserve", cfg->ingest_reserve ? cfg->ingest_reserve :
 			"1Gi" },
 		{ "ingest_replace", cfg->ingest_replace ? "on" : "off" },
+		{ "experiment", cfg->experiment ? cfg->experiment : "" },
+		{ "rank", rank },
 	};
 	size_t i;
 	int rc = 0;
@@ -723,6 +798,10 @@ int fs_config_each(const struct fs_config *cfg,
 	snprintf(sfiles, sizeof(sfiles), "%u", cfg->stream_files);
 	snprintf(fif, sizeof(fif), "%u", cfg->frames_in_flight);
 	snprintf(ibuf, sizeof(ibuf), "%u", cfg->ingest_buffer);
+	if (cfg->rank >= 0)
+		snprintf(rank, sizeof(rank), "%d", cfg->rank);
+	else
+		rank[0] = '\0';
 	for (i = 0; i < sizeof(v) / sizeof(v[0]) && rc == 0; i++)
 		rc = fn(ctx, v[i][0], v[i][1] ? v[i][1] : "");
 	return rc;
@@ -759,6 +838,8 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->ingest_on_drop);
 	free(cfg->ingest_reserve);
 	free(cfg->inject);
+	free(cfg->experiment);
+	free(cfg->rank_arg);
 	eng_inject_free(cfg->inject_v);
 	free(cfg->options);
 }

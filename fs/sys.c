@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Facts about the host for the run row, and the mount's readahead knob. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +28,34 @@ char *fs_host_name(void)
 		return strdup("?");
 	h[sizeof(h) - 1] = '\0';
 	return strdup(h);
+}
+
+/* One line of 32 hex digits (machine-id(5)); NULL otherwise. */
+static char *read_machine_id(const char *path)
+{
+	char buf[64];
+	size_t n, i;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strlen(buf) != 32)
+		return NULL;
+	for (i = 0; i < 32; i++)
+		if (!isxdigit((unsigned char)buf[i]))
+			return NULL;
+	return strdup(buf);
+}
+
+char *fs_machine_id(void)
+{
+	char *id = read_machine_id("/etc/machine-id");
+
+	return id ? id : read_machine_id("/var/lib/dbus/machine-id");
 }
 
 /* The whole of a kernel config file, decompressed when it is gzip (zlib's

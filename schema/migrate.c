@@ -5,6 +5,7 @@
  * EXISTS cannot (added columns, changed views); refuses a newer file.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "store_i.h"
 
@@ -78,12 +79,43 @@ static int add_columns(sqlite3 *db)
 		/* version 11 */
 		{ "stream", "kind", "TEXT NOT NULL DEFAULT 'play'" },
 		{ "stream", "writer_drops", "INTEGER" },
+		/* version 12: many hosts (issue 24) */
+		{ "run", "uuid", "TEXT" },
+		{ "run", "t0_unix_ns", "INTEGER" },
+		{ "run", "host_id", "INTEGER REFERENCES host(id)" },
+		{ "bench_step", "experiment_id",
+		  "INTEGER REFERENCES experiment(id)" },
+		{ "bench_step", "step_no", "INTEGER" },
+		{ "bench_step", "total_workstations", "INTEGER" },
+		{ "bench_step", "planned_unix_ns", "INTEGER" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
 
 	for (i = 0; i < sizeof(cols) / sizeof(cols[0]) && rc == SQLITE_OK; i++)
 		rc = add_column(db, cols[i][0], cols[i][1], cols[i][2]);
+	return rc;
+}
+
+/* Drop every view the schema creates (their names from its text, "CREATE
+ * VIEW IF NOT EXISTS name"): a view of the user's own stays. */
+static int drop_views(sqlite3 *db)
+{
+	static const char key[] = "CREATE VIEW IF NOT EXISTS ";
+	const char *p = store_schema_sql, *e;
+	char sql[128];
+	int rc = SQLITE_OK;
+
+	while (rc == SQLITE_OK && (p = strstr(p, key))) {
+		p += sizeof(key) - 1;
+		for (e = p; *e && *e != ' ' && *e != '\n'; e++)
+			;
+		if ((size_t)(e - p) > sizeof(sql) - 32)
+			return SQLITE_ERROR;
+		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS %.*s",
+			 (int)(e - p), p);
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	}
 	return rc;
 }
 
@@ -170,6 +202,14 @@ int store_migrate(sqlite3 *db, int *newer)
 					  NULL);
 			again = 1;
 		}
+	}
+	/* version 12 (many hosts) changed views of every file (the runs'
+	 * hosts and times on one axis, the experiments' steps): all of an
+	 * older file's views go, whichever they were, and come back from the
+	 * schema; a view is only a query, so nothing of the data is lost */
+	if (rc == SQLITE_OK && version < 12) {
+		rc = drop_views(db);
+		again = 1;
 	}
 	if (rc == SQLITE_OK && again)
 		rc = sqlite3_exec(db, store_schema_sql, NULL, NULL, NULL);

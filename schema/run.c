@@ -6,8 +6,11 @@
  * completed) and the discard of a run nobody read from.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store_i.h"
 
@@ -24,19 +27,105 @@ static void iso_now(char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
+/* A random (version 4) UUID, the run's identity across databases
+ * (timelinefs-merge adds a run once).  getrandom(2), /dev/urandom where
+ * the kernel has no getrandom; 0 or -errno. */
+static int random_uuid(char out[37])
+{
+	unsigned char b[16];
+	ssize_t n = getrandom(b, sizeof(b), 0);
+	int fd, i, k = 0;
+
+	if (n != (ssize_t)sizeof(b)) {
+		fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		n = read(fd, b, sizeof(b));
+		close(fd);
+		if (n != (ssize_t)sizeof(b))
+			return -EIO;
+	}
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[k++] = '-';
+		snprintf(out + k, 3, "%02x", b[i]);
+		k += 2;
+	}
+	out[k] = '\0';
+	return 0;
+}
+
+/* The host row the run names (store.h, struct store_run_info): with an
+ * experiment, the one timelinefs-hosts wrote for (experiment, rank)
+ * before it mounted; without, the mount's own (experiment and rank NULL),
+ * one per host name and machine, added the first time.  0, or a SQLite
+ * code with the reason in *msg. */
+static int run_host(struct store *st, const struct store_run_info *info,
+		    int64_t *id, char **msg)
+{
+	const char *name = info->host ? info->host : "?";
+	sqlite3_stmt *s;
+	int rc = SQLITE_OK, r;
+
+	if (info->experiment) {
+		s = st->stmt[STMT_HOST_OF_RANK];
+		store_bind_text(s, 1, info->experiment, &rc);
+		store_bind_i64(s, 2, info->rank, &rc);
+	} else {
+		s = st->stmt[STMT_HOST_OWN];
+		store_bind_text(s, 1, name, &rc);
+		store_bind_text(s, 2, info->machine_id, &rc);
+	}
+	r = rc == SQLITE_OK ? sqlite3_step(s) : rc;
+	if (r == SQLITE_ROW)
+		*id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (r == SQLITE_ROW)
+		return SQLITE_OK;
+	if (r != SQLITE_DONE) {
+		*msg = store_fmt_msg("cannot find the run's host row: %s",
+				     sqlite3_errmsg(st->db));
+		return r;
+	}
+	if (info->experiment) {
+		*msg = store_fmt_msg("no host row for rank %d of experiment "
+				     "%s (timelinefs-hosts writes it before "
+				     "it mounts with -o experiment=,rank=)",
+				     info->rank, info->experiment);
+		return SQLITE_NOTFOUND;
+	}
+	s = st->stmt[STMT_HOST_ADD];
+	store_bind_text(s, 1, name, &rc);
+	store_bind_text(s, 2, info->machine_id, &rc);
+	store_step_done(st->db, s, "insert host row", &rc, msg);
+	if (rc == SQLITE_OK)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return rc;
+}
+
 int store_run_begin(struct store *st, const struct store_run_info *info,
 		    uint64_t epoch_ns)
 {
 	sqlite3_stmt *s = st->stmt[STMT_RUN];
-	char started[40];
+	char started[40], uuid[37];
 	char *msg = NULL;
+	int64_t host_id = 0;
 	int rc = SQLITE_OK;
 
-	if (st->run_id || st->started)
+	if (st->run_id || st->started || (info->experiment && info->rank < 0))
 		return -EINVAL;
+	if (!info->uuid && random_uuid(uuid) < 0) {
+		store_keep_error(st, store_fmt_msg("cannot make the run's "
+						   "uuid: no random bytes"));
+		return -EIO;
+	}
 	iso_now(started, sizeof(started));
 	store_step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
 			&msg);
+	if (rc == SQLITE_OK)
+		rc = run_host(st, info, &host_id, &msg);
 	store_bind_text(s, 1, info->label, &rc);
 	store_bind_text(s, 2, started, &rc);
 	store_bind_text(s, 3, info->kernel, &rc);
@@ -47,6 +136,12 @@ int store_run_begin(struct store *st, const struct store_run_info *info,
 	store_bind_text(s, 5, info->host, &rc);
 	store_bind_text(s, 6, info->options, &rc);
 	store_bind_text(s, 7, info->media_dir, &rc);
+	store_bind_text(s, 8, info->uuid ? info->uuid : uuid, &rc);
+	if (info->t0_unix_ns)
+		store_bind_i64(s, 9, info->t0_unix_ns, &rc);
+	else if (rc == SQLITE_OK)
+		rc = sqlite3_bind_null(s, 9);
+	store_bind_i64(s, 10, host_id, &rc);
 	store_step_done(st->db, s, "insert run row", &rc, &msg);
 	if (rc != SQLITE_OK) {
 		store_rollback_open(st);

@@ -45,7 +45,18 @@ static const char *const stmt_sql[STMT_N] = {
 	[STMT_COMMIT] = "COMMIT",
 	[STMT_ROLLBACK] = "ROLLBACK",
 	[STMT_RUN] = "INSERT INTO run (label, started_at, kernel, config_hz, "
-		     "host, options, media_dir) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		     "host, options, media_dir, uuid, t0_unix_ns, host_id) "
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	/* -o experiment=UUID,rank=R: the row timelinefs-hosts wrote */
+	[STMT_HOST_OF_RANK] = "SELECT host.id FROM host JOIN experiment "
+			      "ON host.experiment_id = experiment.id "
+			      "WHERE experiment.uuid = ? AND host.rank = ?",
+	/* a mount of its own: its host row, one per name and machine */
+	[STMT_HOST_OWN] = "SELECT id FROM host WHERE experiment_id IS NULL "
+			  "AND rank IS NULL AND name = ? AND machine_id IS ? "
+			  "ORDER BY id LIMIT 1",
+	[STMT_HOST_ADD] = "INSERT INTO host (name, machine_id, complete) "
+			  "VALUES (?, ?, 1)",
 	[STMT_RUN_END] = "UPDATE run SET ended_at = ?, duration_ns = ?, "
 			 "queue_full_waits = ?, rows_lost = ? WHERE id = ?",
 	[STMT_TIMELINE] = "INSERT INTO timeline (run_id, name, path, fps_num, "

@@ -32,7 +32,23 @@ static double mb_s(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 1e3 / (double)ns : 0.0;
 }
 
-size_t eng_status_format(char *buf, size_t cap,
+size_t eng_status_host(char *buf, size_t cap, const char *name,
+		       const char *machine_id, const char *experiment,
+		       int rank)
+{
+	struct out o = { buf, cap, 0 };
+
+	if (cap)
+		buf[0] = '\0';
+	/* 8 digits tell machines apart at a glance, as git's short ids */
+	put(&o, "host %s, machine %.8s", name ? name : "?",
+	    machine_id && machine_id[0] ? machine_id : "?");
+	if (experiment)
+		put(&o, ", rank %d of experiment %s", rank, experiment);
+	return o.len;
+}
+
+size_t eng_status_format(char *buf, size_t cap, const char *host,
 			 const struct eng_status_row *rows, size_t n)
 {
 	struct out o = { buf, cap, 0 };
@@ -43,6 +59,8 @@ size_t eng_status_format(char *buf, size_t cap,
 
 	if (cap)
 		buf[0] = '\0';
+	if (host)
+		put(&o, "%s\n", host);
 	put(&o, "%-24s %-18s %17s %8s %6s %6s %9s\n", "timeline", "reader",
 	    "frames", "MB/s", "late", "failed", "worst_ms");
 	for (i = 0; i < n; i++) {

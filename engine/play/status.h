@@ -29,10 +29,19 @@ struct eng_status_row {
 };
 
 /* Format a table, one line per row plus a header and a totals line (play
- * and record apart when there are record rows), into
- * buf (always NUL-terminated when cap > 0).  Returns the length the whole
- * text needs, like snprintf. */
-size_t eng_status_format(char *buf, size_t cap,
+ * and record apart when there are record rows), after the line host
+ * (eng_status_host's; NULL: none), into buf (always NUL-terminated when
+ * cap > 0).  Returns the length the whole text needs, like snprintf. */
+size_t eng_status_format(char *buf, size_t cap, const char *host,
 			 const struct eng_status_row *rows, size_t n);
+
+/* The line naming the local host (many hosts, docs/hosts.md), without
+ * its newline: "host NAME, machine 0123abcd" (the machine id's first 8
+ * digits; "machine ?" when unreadable), then ", rank R of experiment
+ * UUID" when the mount is one rank of an experiment (experiment not
+ * NULL).  Returns the length the whole line needs, like snprintf. */
+size_t eng_status_host(char *buf, size_t cap, const char *name,
+		       const char *machine_id, const char *experiment,
+		       int rank);
 
 #endif /* ENG_STATUS_H */

@@ -171,7 +171,7 @@ static int names_it(const char *msg, char **argv, int argc)
 		"splice", "max_background", "stream_mem", "stream_files",
 		"picture", "frames_in_flight", "ingest", "ingest_buffer",
 		"ingest_write", "ingest_fsync", "ingest_prealloc",
-		"ingest_on_drop", "ingest_reserve",
+		"ingest_on_drop", "ingest_reserve", "experiment", "rank",
 	};
 	static const char *const fixed[] = {
 		"timelinefs: need MEDIA_DIR and MOUNTPOINT",
@@ -179,6 +179,9 @@ static int names_it(const char *msg, char **argv, int argc)
 		"timelinefs: media folder ",
 		"timelinefs: mount point ",
 		"timelinefs: timelines folder ",
+		/* -o experiment= and rank= go together */
+		"timelinefs: -o experiment without -o rank",
+		"timelinefs: -o rank without -o experiment",
 	};
 	char want[64];
 	size_t i;

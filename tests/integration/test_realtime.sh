@@ -77,8 +77,11 @@ cat "$T/mnt/.status" >"$T/status.after"
 check ".status during a run: the stream, its reader and progress" \
 	grep -Eq "^timeline02 +dd\[$p1\] +[0-9]+/90 " "$T/status.during"
 check ".status during a run: totals" grep -q "^total: 1 stream," "$T/status.during"
-check ".status after the run: no stream" sh -c "
-	test \$(wc -l <'$T/status.after') -eq 2 && grep -q '^total: 0 streams,' '$T/status.after'"
+check ".status after the run: the host, no stream" sh -c "
+	test \$(wc -l <'$T/status.after') -eq 3 && grep -q '^total: 0 streams,' '$T/status.after'"
+check_eq ".status names the local host and machine first" \
+	"host $(hostname), machine $(head -c 8 /etc/machine-id 2>/dev/null || echo '?')" \
+	"$(head -1 "$T/status.after")"
 check ".status is hidden from the listing" sh -c "! ls -a '$T/mnt' | grep -q status"
 want=$($EXPECT sha256 "$M/timelines/timeline02.tl" "$M")
 check_eq "first of two readers: bytes" "$want" "$(sha256sum <"$T/first" | cut -d' ' -f1)"

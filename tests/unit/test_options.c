@@ -155,6 +155,11 @@ static const char *const bad[] = {
 	"ingest_on_drop=", "ingest_reserve=100%", "ingest_reserve=0%",
 	"ingest_reserve=5%%", "ingest_reserve=x", "ingest_reserve=-1",
 	"ingest_reserve=%", "ingest_reserve=", "ingest_reserve=1.5%",
+	"experiment=", "experiment=xyz",
+	"experiment=0f8fad5b-d9cb-469f-a165-70867728950",
+	"experiment=0f8fad5b_d9cb-469f-a165-70867728950e",
+	"experiment=0f8fad5b-d9cb-469f-a165-70867728950g",
+	"rank=", "rank=x", "rank=-1", "rank=1000001", "rank=1.5",
 };
 
 static void test_bad(void **state)
@@ -233,6 +238,68 @@ static void test_rec_config(void **state)
 	fs_config_free(&c);
 }
 
+/* -o experiment= and rank= (many hosts): both or neither, each kept;
+ * the test hook TIMELINEFS_TEST_CLOCK_OFFSET_NS read from the
+ * environment, signed, and a bad one refuses the mount naming it. */
+static void test_hosts(void **state)
+{
+	static const char *const bad_off[] = {
+		"", "x", "1.5", "--1", "+5", "1e9", " 1", "86400000000001",
+		"-86400000000001", "99999999999999999999",
+	};
+	struct fs_config c;
+	char msg[256];
+	size_t i;
+
+	unsetenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS");
+	assert_int_equal(read_opts(*state, "", &c, msg, sizeof(msg)), 0);
+	assert_null(c.experiment);
+	assert_int_equal(c.rank, -1);
+	assert_int_equal(c.clock_offset_ns, 0);
+	fs_config_free(&c);
+	assert_int_equal(read_opts(*state, "experiment=0F8FAD5B-d9cb-469f-"
+				   "a165-70867728950e,rank=0", &c, msg,
+				   sizeof(msg)), 0);
+	assert_string_equal(c.experiment,
+			    "0F8FAD5B-d9cb-469f-a165-70867728950e");
+	assert_int_equal(c.rank, 0);
+	fs_config_free(&c);
+	assert_int_equal(read_opts(*state, "rank=17", &c, msg, sizeof(msg)),
+			 -1);
+	assert_string_equal(msg, "timelinefs: -o rank without -o experiment: "
+			    "give both (timelinefs-hosts does) or neither");
+	fs_config_free(&c);
+	assert_int_equal(read_opts(*state, "experiment=0f8fad5b-d9cb-469f-"
+				   "a165-70867728950e", &c, msg, sizeof(msg)),
+			 -1);
+	assert_string_equal(msg, "timelinefs: -o experiment without -o rank: "
+			    "give both (timelinefs-hosts does) or neither");
+	fs_config_free(&c);
+
+	setenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS", "-2500000", 1);
+	assert_int_equal(read_opts(*state, "", &c, msg, sizeof(msg)), 0);
+	assert_int_equal(c.clock_offset_ns, -2500000);
+	fs_config_free(&c);
+	setenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS", "86400000000000", 1);
+	assert_int_equal(read_opts(*state, "", &c, msg, sizeof(msg)), 0);
+	assert_int_equal(c.clock_offset_ns, 86400000000000LL);
+	fs_config_free(&c);
+	for (i = 0; i < sizeof(bad_off) / sizeof(bad_off[0]); i++) {
+		char want[128];
+
+		setenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS", bad_off[i], 1);
+		snprintf(want, sizeof(want), "timelinefs: bad "
+			 "TIMELINEFS_TEST_CLOCK_OFFSET_NS '%s' in the "
+			 "environment: expected", bad_off[i]);
+		if (read_opts(*state, "", &c, msg, sizeof(msg)) == 0)
+			fail_msg("offset '%s' taken", bad_off[i]);
+		if (strncmp(msg, want, strlen(want)) != 0)
+			fail_msg("offset '%s': message '%s'", bad_off[i], msg);
+		fs_config_free(&c);
+	}
+	unsetenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +310,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_rec_config, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_hosts, setup,
 						env_teardown),
 	};
 

@@ -227,7 +227,16 @@ static const struct {
 	const char *cols;	/* every column, in order */
 } schema_cases[] = {
 	{ "run", "id label started_at ended_at kernel config_hz host options "
-		 "media_dir queue_full_waits rows_lost duration_ns" },
+		 "media_dir queue_full_waits rows_lost duration_ns uuid "
+		 "t0_unix_ns host_id" },
+	{ "experiment", "id uuid started_at ended_at ranks machines command "
+			"plan max_lo max_hi verdict" },
+	{ "host", "id experiment_id rank name machine_id boot_id "
+		  "offset_start_ns rtt_start_ns t_start_ns offset_end_ns "
+		  "rtt_end_ns t_end_ns sync sync_error_us complete reason" },
+	{ "bench_step", "id run_id label workstations repetition started_ns "
+			"ended_ns wall_s reader experiment_id step_no "
+			"total_workstations planned_unix_ns" },
 	{ "timeline", "id run_id name path fps_num fps_den frames bytes" },
 	{ "problem", "id run_id message" },
 	{ "run_env", "run_id key value" },
@@ -2345,6 +2354,140 @@ static void test_migrate_v11(void **state)
 	sqlite3_close(db);
 }
 
+/* Schema 12 (many hosts): a run without a uuid gets a random one (a
+ * version 4 UUID, another per run), t0_unix_ns as given (0: NULL), and a
+ * host row of its own: one per host name and machine, reused by the next
+ * run of the same host and machine, another for another machine. */
+static void test_run_host_own(void **state)
+{
+	struct store_run_info ri = run_info;
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl;
+	int i;
+
+	ri.machine_id = "0123456789abcdef0123456789abcdef";
+	ri.t0_unix_ns = 1765000000123456789LL;
+	for (i = 0; i < 3; i++) {
+		if (i == 2) {
+			ri.machine_id = NULL;
+			ri.t0_unix_ns = 0;
+		}
+		st = start_ok(t->db, 0, &ri, &tl);
+		assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+		store_close(st);
+	}
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run WHERE uuid LIKE "
+				   "'________-____-4___-____-____________'"),
+			 3);
+	assert_int_equal(q_i64(db, "SELECT count(DISTINCT uuid) FROM run"), 3);
+	q_text_eq(db, "SELECT group_concat(coalesce(t0_unix_ns, 'null') || "
+		      "' ' || host_id, '|') FROM run",
+		  "1765000000123456789 1|1765000000123456789 1|null 2");
+	q_text_eq(db, "SELECT group_concat(id || ' ' || name || ' ' || "
+		      "coalesce(machine_id, 'null') || ' ' || "
+		      "coalesce(experiment_id, 'null') || ' ' || "
+		      "coalesce(rank, 'null') || ' ' || complete, '|') FROM host",
+		  "1 testhost 0123456789abcdef0123456789abcdef null null 1|"
+		  "2 testhost null null null 1");
+	sqlite3_close(db);
+}
+
+/* A run given its uuid keeps it; with -o experiment=,rank= it names the
+ * host row timelinefs-hosts wrote for that rank, and adds none; a rank
+ * the experiment has no row for refuses the run, saying so. */
+static void test_run_host_experiment(void **state)
+{
+	static const char exp[] = "0f8fad5b-d9cb-469f-a165-70867728950e";
+	struct store_run_info ri = run_info;
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl;
+
+	store_close(open_ok(t->db, 0));
+	db = raw_open(t->db);
+	raw_exec(db, "INSERT INTO experiment (id, uuid, started_at, ranks, "
+		     "plan) VALUES (7, '0f8fad5b-d9cb-469f-a165-70867728950e', "
+		     "'x', 2, 'list');"
+		     "INSERT INTO host (id, experiment_id, rank, name) VALUES "
+		     "(4, 7, 0, 'a'), (5, 7, 1, 'b')");
+	sqlite3_close(db);
+	ri.uuid = "11111111-2222-4333-8444-555555555555";
+	ri.experiment = exp;
+	ri.rank = 1;
+	st = start_ok(t->db, 0, &ri, &tl);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+
+	ri.uuid = NULL;
+	ri.rank = 2;
+	st = open_ok(t->db, 0);
+	assert_int_equal(store_run_begin(st, &ri, EPOCH), -EIO);
+	assert_non_null(strstr(store_errmsg(st), "no host row for rank 2 of "
+				"experiment 0f8fad5b-d9cb-469f-a165-"
+				"70867728950e"));
+	store_close(st);
+	ri.rank = -1;
+	st = open_ok(t->db, 0);
+	assert_int_equal(store_run_begin(st, &ri, EPOCH), -EINVAL);
+	store_close(st);
+
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT group_concat(uuid || ' ' || host_id, '|') "
+		      "FROM run",
+		  "11111111-2222-4333-8444-555555555555 5");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM host"), 2);
+	sqlite3_close(db);
+}
+
+/* A file of schema version 11 gets version 12's columns (NULL in its old
+ * rows), the experiment and host tables, and a new run in it its uuid
+ * and host; its old views are replaced, a view of the user's own stays. */
+static void test_migrate_v12(void **state)
+{
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl;
+
+	old_file(t->db, "CREATE TABLE run (id INTEGER PRIMARY KEY, label TEXT, "
+		 "started_at TEXT NOT NULL, ended_at TEXT, kernel TEXT, "
+		 "config_hz INTEGER, host TEXT, options TEXT, media_dir TEXT, "
+		 "queue_full_waits INTEGER NOT NULL DEFAULT 0, "
+		 "rows_lost INTEGER NOT NULL DEFAULT 0, duration_ns INTEGER);"
+		 "CREATE TABLE bench_step (id INTEGER PRIMARY KEY, "
+		 "run_id INTEGER NOT NULL REFERENCES run(id), label TEXT, "
+		 "workstations INTEGER NOT NULL, repetition INTEGER NOT NULL, "
+		 "started_ns INTEGER, ended_ns INTEGER, wall_s REAL, "
+		 "reader TEXT);"
+		 "INSERT INTO run (id, started_at) VALUES (1, 'old');"
+		 "INSERT INTO bench_step (run_id, workstations, repetition) "
+		 "VALUES (1, 2, 1);"
+		 "CREATE VIEW bench_step_summary AS SELECT 1 AS old;"
+		 "CREATE VIEW run_summary AS SELECT 1 AS old;"
+		 "CREATE VIEW mine AS SELECT 1 AS old;"
+		 "PRAGMA user_version = 11");
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"), 12);
+	check_schema(db);
+	q_text_eq(db, "SELECT group_concat(coalesce(uuid, 'null') || ' ' || "
+		      "coalesce(host_id, 'null'), '|') FROM run "
+		      "WHERE id = 1", "null null");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM run WHERE id = 2 AND "
+				   "length(uuid) = 36 AND host_id = 1"), 1);
+	q_text_eq(db, "SELECT coalesce(experiment_id, 'null') || ' ' || "
+		      "coalesce(step_no, 'null') FROM bench_step",
+		  "null null");
+	assert_int_equal(q_i64(db, "SELECT old FROM mine"), 1);
+	sqlite3_close(db);
+}
+
 /* a test that gets a private directory as *state */
 #define TMP_TEST(f) cmocka_unit_test_setup_teardown(f, tmp_setup, tmp_teardown)
 
@@ -2364,6 +2507,9 @@ int main(void)
 		TMP_TEST(test_migrate_v10),
 		TMP_TEST(test_ingest_views),
 		TMP_TEST(test_migrate_v11),
+		TMP_TEST(test_run_host_own),
+		TMP_TEST(test_run_host_experiment),
+		TMP_TEST(test_migrate_v12),
 		cmocka_unit_test(test_call_order),
 		TMP_TEST(test_summaries),
 		TMP_TEST(test_batching),
