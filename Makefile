@@ -143,7 +143,9 @@ $(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o \
 # (ompi-c: Debian's libopenmpi-dev).
 HOSTS_SRC = $(filter-out hosts/merge.c,$(sort $(wildcard hosts/*.c)))
 HOSTS_OBJ = $(HOSTS_SRC:%.c=$(B)/%.o)
+# (all: and integration: have read PROGS already: named here too)
 PROGS += $(B)/timelinefs-hosts
+all integration: $(B)/timelinefs-hosts
 $(HOSTS_OBJ): EXTRA_CFLAGS = $(call pc_cflags,ompi-c)
 
 $(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a

@@ -929,7 +929,7 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 	}
 	print_tables(c);
 	printf("\n%s\n", verdict);
-	if (machines == 1)
+	if (machines == 1 && c->n > 1)
 		printf("machines: 1 (%d ranks on one physical host: not a "
 		       "scale-out measurement)\n",
 		       c->n);
