@@ -158,8 +158,10 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 		if (cmd.kind == HL_CMD_STOP)
 			return rank_gone(h, -ETIMEDOUT,
 					 "stopped the experiment");
-		if (cmd.kind == HL_CMD_END)
+		if (cmd.kind == HL_CMD_END) {
+			h->no_finalize = cmd.no_finalize;
 			break;
+		}
 		wait_ns = cmd.wait_ms * MS_NS;
 		if (hl_host_step_start(h, &cmd) < 0) {
 			memset(&res, 0, sizeof(res));
@@ -807,6 +809,9 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.kind = HL_CMD_END;
+	for (r = 1; r < c->n; r++)
+		if (c->p[r].dead)
+			cmd.no_finalize = 1;
 	for (r = 1; r < c->n; r++) {
 		struct peer *p = &c->p[r];
 
@@ -827,6 +832,9 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 		p->line.t_end = th;
 		p->rtt_end = rtt;
 	}
+	for (r = 1; r < c->n; r++)
+		if (c->p[r].dead)
+			c->h->no_finalize = 1;
 	c->h->line.t_end = hl_now_rt();
 	c->h->line.offset_end = 0;
 	c->p[0].line = c->h->line;

@@ -105,6 +105,8 @@ struct hl_cmd {
 	int64_t t0_ns;	 /* the start on rank 0's clock */
 	int64_t wait_ms; /* the longest until rank 0's next message
 			  * after this rank's result */
+	int no_finalize; /* HL_CMD_END: a rank died: MPI_Finalize would
+			  * wait for it forever */
 };
 
 enum { HL_PLAYED = 0, HL_IDLE = 1, HL_FAILED = -1 };
@@ -181,6 +183,7 @@ struct hl_host {
 	int64_t step_after; /* hosts_last_step before the bench */
 	struct hl_cmd cur;  /* the step running */
 	int failed;	    /* a step failed or the mount: incomplete */
+	int no_finalize;    /* a rank died: no MPI_Finalize */
 	char reason[1024];
 };
 

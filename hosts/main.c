@@ -7,6 +7,7 @@
  * line), MPI's start and end.
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -440,6 +441,15 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 	return 0;
 }
 
+#define FINALIZE_S 30
+static volatile sig_atomic_t exit_rc;
+
+static void finalize_stuck(int sig)
+{
+	(void)sig;
+	_exit(exit_rc);
+}
+
 int main(int argc, char **argv)
 {
 	struct hl_opts o;
@@ -473,10 +483,17 @@ int main(int argc, char **argv)
 	rc = rank == 0 ? hl_rank0(&h, &o) : hl_rank_other(&h, &o);
 	hl_host_free(&h);
 	free(o.command);
-	/* stopped (a signal, rank 0 gone): no MPI_Finalize, which waits
-	 * for every rank; mpirun ends the others */
-	if (rc > 128 || (rank && rc))
+	fflush(NULL);
+	/* MPI_Finalize waits for every rank (a PMIx fence), a dead one
+	 * too: not after a rank died (mpirun --enable-recovery lets the
+	 * others end without it), nor when stopped (a signal, rank 0 gone:
+	 * mpirun ends the others); and at most FINALIZE_S otherwise */
+	if (rc > 128 || (rank && rc) || h.no_finalize)
 		_exit(rc);
+	exit_rc = rc;
+	signal(SIGALRM, finalize_stuck);
+	alarm(FINALIZE_S);
 	MPI_Finalize();
+	alarm(0);
 	return rc;
 }
