@@ -127,6 +127,7 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 	snprintf(hello.name, sizeof(hello.name), "%s", h->name);
 	snprintf(hello.machine_id, sizeof(hello.machine_id), "%s",
 		 h->machine_id);
+	snprintf(hello.sync, sizeof(hello.sync), "%s", h->sync);
 	rc = hl_send(0, HL_TAG_HELLO, &hello, sizeof(hello),
 		     hl_now_mono() + WAIT_HELLO_NS);
 	if (rc == 0)
@@ -226,6 +227,7 @@ struct peer {
 	int dead;  /* no answer: marked in the merged database */
 	char name[HL_NAME];
 	char machine_id[64];
+	char sync[32];
 	struct eng_clock_line line;
 	int64_t rtt_start, rtt_end;
 	uint32_t n_tl;
@@ -771,8 +773,8 @@ static void print_tables(const struct coord *c)
 		       p->name, p->machine_id[0] ? p->machine_id : "?",
 		       (double)p->line.offset_start / 1e6,
 		       (double)p->rtt_start / 1e3, end,
-		       r == 0 ? c->h->sync : "-", p->reason[0] ? "no: " : "yes",
-		       p->reason, "");
+		       p->sync[0] ? p->sync : "?",
+		       p->reason[0] ? "no: " : "yes", p->reason, "");
 	}
 }
 
@@ -1001,6 +1003,7 @@ int hl_rank0(struct hl_host *h, const struct hl_opts *o)
 	snprintf(c.p[0].name, sizeof(c.p[0].name), "%s", h->name);
 	snprintf(c.p[0].machine_id, sizeof(c.p[0].machine_id), "%s",
 		 h->machine_id);
+	snprintf(c.p[0].sync, sizeof(c.p[0].sync), "%s", h->sync);
 	for (r = 1; r < c.n; r++) {
 		rc = hl_recv(r, HL_TAG_HELLO, &hello, sizeof(hello),
 			     hl_now_mono() + WAIT_HELLO_NS);
@@ -1010,6 +1013,8 @@ int hl_rank0(struct hl_host *h, const struct hl_opts *o)
 			 rc == 0 ? hello.name : "?");
 		snprintf(c.p[r].machine_id, sizeof(c.p[r].machine_id), "%s",
 			 rc == 0 ? hello.machine_id : "");
+		snprintf(c.p[r].sync, sizeof(c.p[r].sync), "%s",
+			 rc == 0 ? hello.sync : "");
 		c.p[r].alive = 1;
 		if (rc < 0)
 			kill_peer(&c, r, "no answer at the start");

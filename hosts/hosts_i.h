@@ -73,6 +73,7 @@ enum hl_tag {
 struct hl_hello {
 	char name[HL_NAME];
 	char machine_id[64];
+	char sync[32]; /* adjtimex: synchronized or not, "" unreadable */
 };
 
 struct hl_plan {

@@ -441,6 +441,18 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 	return 0;
 }
 
+#ifdef __SANITIZE_ADDRESS__
+/* Open MPI has no frame pointers: LSan's fast unwinder stops at its first
+ * frame, often an unloaded component's, which tests/lsan.supp cannot name;
+ * the slow one reaches libmpi's frames (a run of the launcher, not of the
+ * daemon, which keeps the fast one) */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "fast_unwind_on_malloc=0";
+}
+#endif
+
 #define FINALIZE_S 30
 static volatile sig_atomic_t exit_rc;
 

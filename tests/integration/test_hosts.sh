@@ -74,7 +74,8 @@ sq() {
 # ------------------------------------------------------------ (a)
 rc=0
 $MPI -np 3 "$HOSTS" --media "$T/media" --workstations 2,4 $COMMON --pace 4 \
-	--db "$T/a-%h-%r.db" --out "$T/a.db" --label a >"$T/a.out" 2>"$T/a.err" || rc=$?
+	--db "$T/a-%h-%r.db" --mountpoint "$T/amnt-%h-%r" --out "$T/a.db" --label a \
+	>"$T/a.out" 2>"$T/a.err" || rc=$?
 check_eq "(a) three ranks play a bench of 2 steps: exit 0" 0 "$rc"
 [ "$rc" = 0 ] || sed 's/^/#   /' "$T/a.out" "$T/a.err"
 check "(a) a line per step" sh -c "[ \$(grep -c '^step [12]: ' '$T/a.out') -eq 2 ]"
@@ -103,8 +104,11 @@ check_eq "(a) each host's steps tagged 1 and 2 (total 2 on 2 hosts, then 4 on 3)
 	"$(sq "$A" "select group_concat(x, ' ') from (select step_no || '|' || total_workstations || '|' || count(*) as x from bench_step group by step_no order by step_no)")"
 check_eq "(a) the shares of 4 workstations: 2, 1, 1" "2 1 1" \
 	"$(sq "$A" "select group_concat(b.workstations, ' ') from bench_step b join run r on r.id = b.run_id join host h on h.id = r.host_id where b.step_no = 2 order by h.rank")"
-check_eq "(a) each rank had its own mount point" 3 \
-	"$(for f in "$T"/a-*-[0-2].db.daemon.log; do echo "$f"; done | wc -l)"
+amnt=0
+for r in 0 1 2; do
+	! grep -q "^using the mount $T/amnt-[^/]*-$r " "$T"/a-*-$r.db.bench.log || amnt=$((amnt + 1))
+done
+check_eq "(a) each rank its own database and mount point (--db, --mountpoint: %h %r)" 3 "$amnt"
 before=$(sq "$A" "select (select count(*) from run) || '|' || (select count(*) from stream) || '|' || (select count(*) from access) || '|' || (select count(*) from host) || '|' || (select count(*) from bench_step)")
 if [ -x "$MERGE" ]; then
 	rc=0
