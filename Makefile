@@ -64,6 +64,9 @@ GEN_OBJ = $(GEN_SRC:%.c=$(B)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGS = $(B)/timelinefs $(B)/timelinefs-gen
+# issue 24: the merge of many hosts' databases (hosts/merge.c; the rest of
+# hosts/ is timelinefs-hosts, which needs MPI)
+PROGS += $(B)/timelinefs-merge
 
 .PHONY: FORCE all test unit integration demo bench bench-resolve install uninstall clean format \
 	check-format deps valgrind soak
@@ -108,6 +111,12 @@ $(B)/libstore.a: $(SCHEMA_OBJ)
 $(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS)) -lpthread $(LDLIBS)
+
+# timelinefs-merge: the store's SQL only (schema/hosts.h), no FUSE, no MPI
+$(B)/timelinefs-merge: $(B)/hosts/merge.o $(B)/libstore.a $(B)/libengine.a
+	$(q) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,sqlite3) -lpthread $(LDLIBS)
+$(B)/hosts/merge.o: $(B)/version
 
 # gen/exr.c writes the EXR compressions seqgen.c does not (PIZ) through
 # OpenEXR's C library, OpenEXRCore: only timelinefs-gen links it, and
@@ -394,8 +403,7 @@ install: $(PROGS)
 		install -d "$$d" && install -m 0644 "$$f" "$$d/" || exit 1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/timelinefs $(DESTDIR)$(BINDIR)/timelinefs-gen
-	rm -f $(DESTDIR)$(BINDIR)/timelinefs-hosts
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
 	for f in $(SCRIPTS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$(basename "$$f"); done
 	for f in $(MANPAGES); do \

@@ -36,8 +36,13 @@ struct hosts_experiment {
 int hosts_experiment_put(struct hosts_db *h, const struct hosts_experiment *e,
 			 int64_t *id, char **errmsg);
 
-/* The host row of (experiment, rank), inserted or replaced whole.  *id
- * gets its row id.  has_* 0: the column is NULL. */
+/* The host row of (experiment, rank), inserted or replaced whole, in
+ * place (its id kept: run.host_id may name it); with experiment_id 0 or
+ * rank < 0, the row of the same experiment, rank, name and machine_id
+ * (a mount's own, as the store makes it).  *id gets its row id.  has_*
+ * 0: the column is NULL.  timelinefs-hosts writes the experiment and this
+ * row in each host's database before it mounts there with -o
+ * experiment=UUID,rank=R: the daemon refuses a rank without its row. */
 struct hosts_host {
 	int64_t experiment_id;	/* 0: NULL (a host outside an experiment) */
 	int rank;		/* < 0: NULL */
@@ -55,8 +60,8 @@ struct hosts_host {
 int hosts_host_put(struct hosts_db *h, const struct hosts_host *host,
 		   int64_t *id, char **errmsg);
 
-/* The newest run of the database that has not ended (the mount's), and
- * the largest bench_step id so far (0: none). */
+/* The newest run of the database that has not ended (the mount's;
+ * -ENOENT: none), and the largest bench_step id so far (0: none). */
 int hosts_open_run(struct hosts_db *h, int64_t *run_id, char **errmsg);
 int hosts_last_step(struct hosts_db *h, int64_t *step_id, char **errmsg);
 
@@ -69,7 +74,7 @@ int hosts_tag_steps(struct hosts_db *h, int64_t run_id, int64_t after_step,
 		    char **errmsg);
 
 /* What a host played in one experiment step: the sums over its
- * bench_step rows tagged step_no (bench_step_summary), and the first open
+ * bench_step rows tagged step_no (as bench_step_summary counts them), and the first open
  * and last close as CLOCK_REALTIME ns of this host (run.t0_unix_ns +
  * started_ns / ended_ns).  -ENOENT: no such step row. */
 struct hosts_step_result {
@@ -95,6 +100,9 @@ int hosts_step_result(struct hosts_db *h, int64_t experiment_id, int step_no,
  * Merging the same file again adds nothing. */
 struct hosts_merge_stats {
 	int64_t runs_added, runs_present;
+	/* of runs_added, those without ended_at (a mount still running, or
+	 * a daemon that died): merged as they are, never again */
+	int64_t runs_unended;
 	int64_t streams_added, access_added, steps_added;
 	int64_t hosts_added, hosts_updated;
 };

@@ -11,6 +11,8 @@
  *   hold.c        the outage hold: what the database refused, retried
  *   writer.c      the writer thread, and draining the queue at the end
  *   checkpoint.c  the WAL checkpointer thread
+ *   hosts.c       many hosts (hosts.h): the experiment and host rows
+ *   merge.c       many hosts: one database merged into another
  * Only files of schema/ include <sqlite3.h>.
  */
 #ifndef STORE_I_H
@@ -250,5 +252,16 @@ void store_drain_sync(struct store *st);
 void store_ckpt_hook(struct store *st);
 void store_ckpt_start(struct store *st);
 void store_ckpt_stop(struct store *st);
+
+/* hosts.h's handle (hosts.c opens it, merge.c merges into it): a
+ * connection of its own, the schema applied; path for messages. */
+struct hosts_db {
+	sqlite3 *db;
+	char *path;
+};
+
+/* hosts.c: a message naming the database and SQLite's reason, into
+ * *errmsg (when not NULL, the first only); returns -EIO. */
+int hosts_fail(struct hosts_db *h, char **errmsg, const char *what);
 
 #endif /* STORE_I_H */
