@@ -301,6 +301,13 @@ void hl_host_mount(struct hl_host *h, struct hl_mounted *m)
 			break;
 		hl_sleep_ms(100);
 	}
+	if (!hl_mounted(h->mnt) && hl_stop_signal) {
+		hl_kill_group(h->daemon, 500);
+		h->daemon = -1;
+		fail(h, "stopped by %s while mounting",
+		     hl_sig_name(hl_stop_signal));
+		goto out;
+	}
 	if (!hl_mounted(h->mnt)) {
 		char tail[900];
 
