@@ -66,6 +66,11 @@ static int rank_gone(struct hl_host *h, int rc, const char *what)
 	if (rc == -EINTR)
 		snprintf(why, sizeof(why), "stopped by %s",
 			 hl_sig_name(hl_stop_signal));
+	else if (rc == -ETIME)
+		snprintf(
+		    why, sizeof(why),
+		    "no answer in step %d within %lld s: its bench did not end",
+		    h->cur.step_no, (long long)(h->cur.limit_ms / 1000));
 	else if (!strcmp(what, "stopped the experiment"))
 		snprintf(why, sizeof(why), "rank 0 stopped the experiment");
 	else
@@ -117,7 +122,7 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 	static struct hl_mounted m;
 	struct hl_cmd cmd;
 	struct hl_result res;
-	int64_t wait_ns, size = -1;
+	int64_t wait_ns, limit, size = -1;
 	char *copy = NULL;
 	struct stat st;
 	int rc, status;
@@ -164,6 +169,7 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 			break;
 		}
 		wait_ns = cmd.wait_ms * MS_NS;
+		limit = hl_now_mono() + cmd.limit_ms * MS_NS;
 		if (hl_host_step_start(h, &cmd) < 0) {
 			memset(&res, 0, sizeof(res));
 			res.step_no = cmd.step_no;
@@ -178,6 +184,10 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 				/* rank 0 may stop the experiment mid-step */
 				if (hl_pending(0, HL_TAG_CMD))
 					break;
+				/* rank 0 has given up on this rank: its
+				 * bench is stopped, the rank with it */
+				if (hl_now_mono() > limit)
+					return rank_gone(h, -ETIME, "");
 				hl_sleep_ms(5);
 			}
 			if (h->bench_pid > 0 && hl_pending(0, HL_TAG_CMD)) {
@@ -434,6 +444,7 @@ static int step(struct coord *c, unsigned total, int rep)
 		cmd.share = p->share;
 		cmd.total = total;
 		cmd.t0_ns = t0;
+		cmd.limit_ms = (p->deadline - mono) / MS_NS;
 		cmd.wait_ms = ((t0 - now) + max_exp_ns +
 			       (int64_t)(o->step_timeout * S_NS)) /
 				  MS_NS +
@@ -797,6 +808,25 @@ static int distinct_machines(const struct coord *c)
 	return known ? n : -1;
 }
 
+static void stop_all(struct coord *c)
+{
+	struct hl_cmd cmd;
+	int r;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.kind = HL_CMD_STOP;
+	for (r = 1; r < c->n; r++) {
+		MPI_Request req;
+
+		if (!c->p[r].alive)
+			continue;
+		/* no wait: a rank that is gone must not hold this up */
+		if (MPI_Isend(&cmd, sizeof(cmd), MPI_BYTE, r, HL_TAG_CMD,
+			      MPI_COMM_WORLD, &req) == MPI_SUCCESS)
+			MPI_Request_free(&req);
+	}
+}
+
 /* The end: each rank's clock again, its database to rank 0, the merge.
  * The exit status. */
 static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
@@ -823,8 +853,15 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 			     hl_now_mono() + WAIT_PONG_NS);
 		if (rc == 0)
 			rc = measure(c, r, &off, &rtt, &th);
-		if (rc == -EINTR)
+		if (rc == -EINTR) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "stopped by %s",
+				 hl_sig_name(hl_stop_signal));
+			stop_all(c);
+			hl_host_stop(c->h, why);
 			return 128 + hl_stop_signal;
+		}
 		if (rc < 0) {
 			kill_peer(c, r, "no answer at the end");
 			continue;
@@ -937,6 +974,12 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 		free(err);
 		hosts_db_close(d);
 	}
+	if (hl_stop_signal) {
+		fprintf(stderr,
+			"%s: stopped by %s while gathering the databases\n",
+			HL_PROG, hl_sig_name(hl_stop_signal));
+		return 128 + hl_stop_signal;
+	}
 	print_tables(c);
 	printf("\n%s\n", verdict);
 	if (machines == 1 && c->n > 1)
@@ -952,25 +995,6 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 	       c->o->out);
 	fflush(stdout);
 	return bad ? 1 : 0;
-}
-
-static void stop_all(struct coord *c)
-{
-	struct hl_cmd cmd;
-	int r;
-
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.kind = HL_CMD_STOP;
-	for (r = 1; r < c->n; r++) {
-		MPI_Request req;
-
-		if (!c->p[r].alive)
-			continue;
-		/* no wait: a rank that is gone must not hold this up */
-		if (MPI_Isend(&cmd, sizeof(cmd), MPI_BYTE, r, HL_TAG_CMD,
-			      MPI_COMM_WORLD, &req) == MPI_SUCCESS)
-			MPI_Request_free(&req);
-	}
 }
 
 int hl_rank0(struct hl_host *h, const struct hl_opts *o)

@@ -103,11 +103,13 @@ struct hl_cmd {
 	int kind;
 	int step_no, rep;
 	unsigned share, total;
-	int64_t t0_ns;	 /* the start on rank 0's clock */
-	int64_t wait_ms; /* the longest until rank 0's next message
-			  * after this rank's result */
-	int no_finalize; /* HL_CMD_END: a rank died: MPI_Finalize would
-			  * wait for it forever */
+	int64_t t0_ns;	  /* the start on rank 0's clock */
+	int64_t wait_ms;  /* the longest until rank 0's next message
+			   * after this rank's result */
+	int no_finalize;  /* HL_CMD_END: a rank died: MPI_Finalize would
+			   * wait for it forever */
+	int64_t limit_ms; /* rank 0 waits this long for the result:
+			   * the rank stops its bench after it */
 };
 
 enum { HL_PLAYED = 0, HL_IDLE = 1, HL_FAILED = -1 };

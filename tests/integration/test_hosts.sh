@@ -7,7 +7,8 @@
 # (TIMELINEFS_TEST_CLOCK_OFFSET_NS) measured within 1 ms, the step starts
 # on the common axis within 50 ms while raw they are 2.5 s apart; (c) kill
 # -9 of rank 2 mid-step: the others finish, rank 2 incomplete with its
-# reason, nothing of ranks 0 and 1 lost; (d) SIGINT to mpirun mid-step:
+# reason, nothing of ranks 0 and 1 lost; (c2) a rank whose bench hangs
+# stops it itself when rank 0 has given up on it; (d) SIGINT to mpirun mid-step:
 # every rank stops, nothing mounted, no process left; (e) --find-max to its
 # cap, and with every read late (-o inject) to "not even 1"; (f) bad
 # options (exit 2 naming the option) and missing media (exit 1, nothing
@@ -196,6 +197,42 @@ check_eq "(c) ranks 0 and 1 have all their steps (1 2 3) and streams" "0|1,2,3|0
 		from bench_step b join run r on r.id = b.run_id join host h on h.id = r.host_id
 		group by h.rank order by h.rank)")"
 check "(c) rank 2's daemon and bench stop with it: nothing mounted, no process left" released 150
+
+# ------------------------------------------------------------ (c2)
+# rank 2's bench hangs (SIGSTOP) in step 2: rank 0 calls it dead after
+# the step's deadline, and rank 2 itself stops its bench, unmounts and
+# ends when that deadline has passed, saying why in its host row
+$MPI --enable-recovery -np 2 "$HOSTS" --media "$T/long" --workstations 3,3,3 \
+	$COMMON --pace 4 --step-timeout 2 --db "$T/s-%h-%r.db" --out "$T/s.db" : \
+	-np 1 "$HOSTS" --media "$T/long" --workstations 3,3,3 $COMMON --pace 4 \
+	--step-timeout 2 --db "$T/s2-%h-%r.db" --out "$T/s.db" >"$T/s.out" 2>"$T/s.err" &
+MPIRUN=$!
+i=0
+while ! grep -q '^=== step 2' "$T"/s2-*-2.db.bench.log 2>/dev/null && [ $i -lt 300 ]; do
+	i=$((i + 1))
+	sleep 0.05
+done
+b2=$(pgrep -f "timelinefs-bench .*$T/s2-" | head -n 1)
+check "(c2) rank 2's bench found in step 2" [ -n "$b2" ]
+# /usr/bin/kill: dash's cannot signal a process group
+[ -z "$b2" ] || env kill -s STOP -- "-$b2"
+i=0
+while kill -0 "$MPIRUN" 2>/dev/null && [ $i -lt 400 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+check "(c2) mpirun ends: rank 2 stopped its hung bench itself" sh -c "! kill -0 $MPIRUN 2>/dev/null"
+wait "$MPIRUN" 2>/dev/null || :
+MPIRUN=
+check "(c2) rank 0 says rank 2 gave no answer in step 2" \
+	grep -Eq '^rank 2 \(.*\): no answer in step 2 within [0-9]+ s' "$T/s.out"
+check_eq "(c2) rank 2's own host row says its bench did not end" "0|1" \
+	"$(sq "$(ls "$T"/s2-*-2.db)" "select complete, reason like 'no answer in step 2 within % s: its bench did not end' from host")"
+check_eq "(c2) merged: ranks 0 and 1 complete with 3 steps each, rank 2 not" "0|1|3 1|1|3 2|0|0" \
+	"$(sq "$T/s.db" "select group_concat(x, ' ') from (select h.rank || '|' || h.complete || '|' ||
+		(select count(*) from bench_step b join run r on r.id = b.run_id where r.host_id = h.id) as x
+		from host h order by h.rank)")"
+check "(c2) nothing mounted, no process left" released 100
 
 # ------------------------------------------------------------ (d)
 $MPI -np 3 "$HOSTS" --media "$T/long" --workstations 3,3,3 $COMMON \
