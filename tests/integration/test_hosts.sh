@@ -12,7 +12,8 @@
 # every rank stops, nothing mounted, no process left; (e) --find-max to its
 # cap, and with every read late (-o inject) to "not even 1"; (f) bad
 # options (exit 2 naming the option) and missing media (exit 1, nothing
-# mounted).  Nothing is left mounted or running in any case (trap).
+# mounted); (g) a run without mpirun is one host.  Nothing is left
+# mounted or running in any case (trap).
 # shellcheck disable=SC2086 # $SMALL, $COMMON and $MPI: option lists, split on purpose
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -321,5 +322,17 @@ rc=0
 check_eq "(f) missing media: exit 1" 1 "$rc"
 check "(f) missing media: the folder and the reason said" grep -q "no host could mount: rank 0 (.*): media folder $T/nope does not exist" "$T/g.err"
 check "(f) missing media: nothing mounted, no process left" released 30
+
+# ------------------------------------------------------------ (g)
+# without mpirun: one host, one rank
+rc=0
+"$HOSTS" --media "$T/media" --workstations 2 $COMMON --pace 4 \
+	--db "$T/one-%h-%r.db" --out "$T/one.db" >"$T/one.out" 2>"$T/one.err" || rc=$?
+check_eq "(g) without mpirun: one host plays, exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$T/one.out" "$T/one.err"
+check_eq "(g) one rank, its host row complete, the step's 2 streams" "1|1|0|1|2" \
+	"$(sq "$T/one.db" "select (select ranks from experiment), count(*), min(rank), min(complete),
+		(select count(*) from bench_stream) from host")"
+check "(g) nothing mounted, no process left" released 30
 
 finish
