@@ -12,7 +12,8 @@
 # every rank stops, nothing mounted, no process left; (e) --find-max to its
 # cap, and with every read late (-o inject) to "not even 1"; (f) bad
 # options (exit 2 naming the option) and missing media (exit 1, nothing
-# mounted); (g) a run without mpirun is one host.  Nothing is left
+# mounted); (g) a run without mpirun is one host; (h) a rank that cannot
+# mount is incomplete with the daemon's message, the others play.  Nothing is left
 # mounted or running in any case (trap).
 # shellcheck disable=SC2086 # $SMALL, $COMMON and $MPI: option lists, split on purpose
 # shellcheck source=tests/integration/lib.sh
@@ -322,6 +323,27 @@ rc=0
 check_eq "(f) missing media: exit 1" 1 "$rc"
 check "(f) missing media: the folder and the reason said" grep -q "no host could mount: rank 0 (.*): media folder $T/nope does not exist" "$T/g.err"
 check "(f) missing media: nothing mounted, no process left" released 30
+
+# ------------------------------------------------------------ (h)
+# rank 2 cannot mount (a bad -o inject of its own): it is incomplete with
+# the daemon's message, the others play
+rc=0
+$MPI -np 2 "$HOSTS" --media "$T/media" --workstations 2,3 $COMMON --pace 4 \
+	--db "$T/h-%h-%r.db" --out "$T/h.db" : \
+	-np 1 "$HOSTS" --media "$T/media" --workstations 2,3 $COMMON --pace 4 \
+	--mount-opts inject=bogus --db "$T/h-%h-%r.db" --out "$T/h.db" \
+	>"$T/h.out" 2>"$T/h.err" || rc=$?
+check "(h) a rank that cannot mount: exit non-zero ($rc)" [ "$rc" -ne 0 ]
+check "(h) rank 0 says why, with the daemon's message" \
+	grep -q "^rank 2 (.*): cannot mount: timelinefs exited: .*inject:1: 'bogus' is not key=value" "$T/h.out"
+check_eq "(h) merged: ranks 0 and 1 complete, rank 2 not, with the daemon's message" \
+	"0|1|0 1|1|0 2|0|1" \
+	"$(sq "$T/h.db" "select group_concat(x, ' ') from (select rank || '|' || complete || '|' ||
+		(coalesce(reason, '') like 'cannot mount: %bogus%') as x from host order by rank)")"
+check_eq "(h) the steps played by the other two: 2 then 3 workstations" "1|2|2 2|3|2" \
+	"$(sq "$T/h.db" "select group_concat(x, ' ') from (select step_no || '|' || sum(workstations) || '|' || count(*) as x
+		from bench_step group by step_no order by step_no)")"
+check "(h) nothing mounted, no process left" released 30
 
 # ------------------------------------------------------------ (g)
 # without mpirun: one host, one rank
