@@ -8,13 +8,13 @@
 # on the common axis within 50 ms while raw they are 2.5 s apart; (c) kill
 # -9 of rank 2 mid-step: the others finish, rank 2 incomplete with its
 # reason, nothing of ranks 0 and 1 lost; (c2) a rank whose bench hangs
-# stops it itself when rank 0 has given up on it; (d) SIGINT to mpirun mid-step:
-# every rank stops, nothing mounted, no process left; (e) --find-max to its
+# stops it itself when rank 0 has given up on it; (d) SIGINT to mpirun
+# mid-step: every rank stops, nothing mounted, no process left; (e) --find-max to its
 # cap, and with every read late (-o inject) to "not even 1"; (f) bad
 # options (exit 2 naming the option) and missing media (exit 1, nothing
 # mounted); (g) a run without mpirun is one host; (h) a rank that cannot
-# mount is incomplete with the daemon's message, the others play.  Nothing is left
-# mounted or running in any case (trap).
+# mount is incomplete with the daemon's message, the others play.  Nothing
+# is left mounted or running in any case (trap).
 # shellcheck disable=SC2086 # $SMALL, $COMMON and $MPI: option lists, split on purpose
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
