@@ -8,7 +8,8 @@
 # on the common axis within 50 ms while raw they are 2.5 s apart; (c) kill
 # -9 of rank 2 mid-step: the others finish, rank 2 incomplete with its
 # reason, nothing of ranks 0 and 1 lost; (c2) a rank whose bench hangs
-# stops it itself when rank 0 has given up on it; (d) SIGINT to mpirun
+# stops it itself when rank 0 has given up on it; (c3) a host that ends
+# late is named the straggler; (d) SIGINT to mpirun
 # mid-step: every rank stops, nothing mounted, no process left; (e) --find-max to its
 # cap, and with every read late (-o inject) to "not even 1"; (f) bad
 # options (exit 2 naming the option) and missing media (exit 1, nothing
@@ -235,6 +236,40 @@ check_eq "(c2) merged: ranks 0 and 1 complete with 3 steps each, rank 2 not" "0|
 		(select count(*) from bench_step b join run r on r.id = b.run_id where r.host_id = h.id) as x
 		from host h order by h.rank)")"
 check "(c2) nothing mounted, no process left" released 100
+
+# ------------------------------------------------------------ (c3)
+# rank 2's bench held (SIGSTOP) 2 s before it releases its readers: its
+# step starts and ends late, the straggler.  (A reader paused mid-step is
+# no straggler: it catches up with its paced timeline.)
+$MPI -np 2 "$HOSTS" --media "$T/long" --workstations 3 $COMMON \
+	--db "$T/g-%h-%r.db" --out "$T/g3.db" : \
+	-np 1 "$HOSTS" --media "$T/long" --workstations 3 $COMMON \
+	--db "$T/g2-%h-%r.db" --out "$T/g3.db" >"$T/g3.out" 2>"$T/g3.err" &
+MPIRUN=$!
+i=0
+until b2=$(pgrep -f "timelinefs-bench .*$T/g2-"); do
+	i=$((i + 1))
+	[ $i -lt 600 ] || break
+	sleep 0.02
+done
+check "(c3) rank 2's bench found before its start" [ -n "$b2" ]
+if [ -n "$b2" ]; then
+	env kill -s STOP -- "-$b2"
+	sleep 2
+	env kill -s CONT -- "-$b2"
+fi
+rc=0
+wait "$MPIRUN" || rc=$?
+MPIRUN=
+check_eq "(c3) a straggling host: exit 0 (it played)" 0 "$rc"
+# late by the hold less what was left of the start margin (1 s): at
+# least the rule's 0.5 s
+if grep -Eq '^step 1: .* straggler: rank 2 \+(0\.[5-9]|[12]\.)[0-9]+ s$' "$T/g3.out"; then
+	ok "(c3) the step names rank 2 the straggler with its lag"
+else
+	not_ok "(c3) the step names rank 2 the straggler: $(grep '^step 1' "$T/g3.out")"
+fi
+check "(c3) nothing mounted, no process left" released 30
 
 # ------------------------------------------------------------ (d)
 $MPI -np 3 "$HOSTS" --media "$T/long" --workstations 3,3,3 $COMMON \
