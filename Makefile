@@ -146,6 +146,21 @@ $(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o \
 		$(ALL_LDFLAGS) $(call pc_libs,cmocka $(PKGS)) -lpthread -lm \
 		$(LDLIBS)
 
+# ---------------------------------------------------------------- hosts
+# timelinefs-hosts (issue 24): the MPI launcher, hosts/*.c but merge.c
+# (timelinefs-merge's), built with Open MPI's flags from pkg-config
+# (ompi-c: Debian's libopenmpi-dev).
+HOSTS_SRC = $(filter-out hosts/merge.c,$(sort $(wildcard hosts/*.c)))
+HOSTS_OBJ = $(HOSTS_SRC:%.c=$(B)/%.o)
+# (all: and integration: have read PROGS already: named here too)
+PROGS += $(B)/timelinefs-hosts
+all integration: $(B)/timelinefs-hosts
+$(HOSTS_OBJ): EXTRA_CFLAGS = $(call pc_cflags,ompi-c)
+
+$(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
+	$(q) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,ompi-c $(PKGS)) -lpthread $(LDLIBS)
+
 # ---------------------------------------------------------------- tests
 # deps: install missing Debian packages when root, else say what to run.
 # The players and Samba are for the movie checks of issue 20
@@ -163,7 +178,7 @@ DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-
 	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	    gstreamer1.0-plugins-base-apps mpv \
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
-	    libopenexr-dev
+	    libopenexr-dev openmpi-bin libopenmpi-dev
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 

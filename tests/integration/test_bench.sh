@@ -243,6 +243,29 @@ check "stdout closed early: unmounted, daemon gone" released
 check_eq "stdout closed early: the run ended" 1 \
 	"$(sqlite3 "$T/pipe.db" 'select ended_at is not null from run')"
 
+# 6d. --start-at (issue 24): the readers are released when the clock
+# reaches it (the first open is not earlier), a time already past is said
+# and the step starts at once, a bad one is a usage error
+at=$(( $(date +%s%N) + 3000000000 ))
+rc=0
+"$BENCH" --media "$T/media" --workstations 2 --repeat 1 --warmup 0 --pace off \
+	--db "$T/at.db" --start-at "$at" >/dev/null 2>"$T/aterr" || rc=$?
+check_eq "--start-at in 3 s: the bench runs" 0 "$rc"
+check_eq "--start-at: no stream opened before it, the first within 0.5 s after" "0|1" \
+	"$(sqlite3 "$T/at.db" "select min(r.t0_unix_ns + s.opened_ns) < $at,
+		min(r.t0_unix_ns + s.opened_ns) < $at + 500000000
+		from stream s join run r on r.id = s.run_id")"
+rc=0
+"$BENCH" --media "$T/media" --workstations 1 --repeat 1 --warmup 0 --pace off \
+	--db "$T/at.db" --start-at 1000000000 >/dev/null 2>"$T/aterr" || rc=$?
+check "--start-at already past: said on stderr, the step played" \
+	sh -c "[ $rc -eq 0 ] && grep -q -- '--start-at 1000000000 is [0-9.]* s past: the step starts now' '$T/aterr'"
+rc=0
+"$BENCH" --media "$T/media" --workstations 1 --db "$T/at.db" --start-at soon \
+	>/dev/null 2>"$T/aterr" || rc=$?
+check_eq "--start-at soon: usage error (2) naming it" "2|1" \
+	"$rc|$(grep -c -- "invalid --start-at 'soon'" "$T/aterr")"
+
 # 6c. --mount-opts cannot override what the bench sets itself.  Bug (user
 # acceptance): --mount-opts pace=2 silently replaced --pace while the
 # header still said "pace realtime"; expected: a usage error naming --pace.

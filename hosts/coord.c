@@ -1,0 +1,1226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The exchange between rank 0 and every other rank, point to point: hello
+ * (host facts), the plan (experiment uuid, label), the clock ping-pong at
+ * start and end, the mount's verdict, per step a command and a result, and
+ * at the end each database in chunks.  Rank 0 waits for a rank up to a
+ * deadline and calls it dead after (docs/design.md "Many hosts"); a rank
+ * waits for rank 0 up to the time rank 0 said it could take.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hosts_i.h"
+
+#define S_NS 1000000000LL
+#define MS_NS 1000000LL
+/* waits of the start and end, for a rank to answer at all */
+#define WAIT_HELLO_NS (60 * S_NS)
+#define WAIT_PONG_NS (10 * S_NS)
+#define WAIT_MOUNT_NS (60 * S_NS)
+#define WAIT_CHUNK_NS (120 * S_NS)
+
+/* ------------------------------------------------------------ a rank */
+
+/* Answer rank 0's ping-pong: rounds pings, then the verdict.  The first
+ * ping may come late (rank 0 measures the ranks one after the other). */
+static int pong(struct hl_host *h, unsigned rounds, int64_t first_wait,
+		struct hl_sync *s)
+{
+	unsigned i;
+	int64_t seq, t;
+	int rc;
+
+	for (i = 0; i < rounds; i++) {
+		rc = i ? hl_recv_busy(0, HL_TAG_PING, &seq, sizeof(seq),
+				      hl_now_mono() + WAIT_PONG_NS)
+		       : hl_recv(0, HL_TAG_PING, &seq, sizeof(seq),
+				 hl_now_mono() + first_wait);
+		if (rc < 0)
+			return rc;
+		t = hl_now_rt();
+		rc = hl_send(0, HL_TAG_PONG, &t, sizeof(t),
+			     hl_now_mono() + WAIT_PONG_NS);
+		if (rc < 0)
+			return rc;
+	}
+	(void)h;
+	return hl_recv(0, HL_TAG_SYNC, s, sizeof(*s),
+		       hl_now_mono() + WAIT_PONG_NS);
+}
+
+/* A wait for rank 0 that failed: stop, say why, the exit status. */
+static int rank_gone(struct hl_host *h, int rc, const char *what)
+{
+	char why[256];
+
+	if (rc == -EINTR)
+		snprintf(why, sizeof(why), "stopped by %s",
+			 hl_sig_name(hl_stop_signal));
+	else if (rc == -ETIME)
+		snprintf(
+		    why, sizeof(why),
+		    "no answer in step %d within %lld s: its bench did not end",
+		    h->cur.step_no, (long long)(h->cur.limit_ms / 1000));
+	else if (!strcmp(what, "stopped the experiment"))
+		snprintf(why, sizeof(why), "rank 0 stopped the experiment");
+	else
+		snprintf(why, sizeof(why), "rank 0 %s %s",
+			 rc == -ETIMEDOUT ? "silent in" : "lost in", what);
+	hl_host_stop(h, why);
+	if (rc != -EINTR)
+		fprintf(stderr, "%s: rank %d (%s): %s\n", HL_PROG, h->rank,
+			h->name, why);
+	return rc == -EINTR ? 128 + hl_stop_signal : 1;
+}
+
+static int send_file(const char *path, int64_t size)
+{
+	static char buf[HL_CHUNK];
+	int64_t left = size;
+	int fd = -1, rc = 0;
+
+	if (path && size >= 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		size = -1;
+	rc = hl_send(0, HL_TAG_DBSIZE, &size, sizeof(size),
+		     hl_now_mono() + 600 * S_NS);
+	while (rc == 0 && left > 0 && fd >= 0) {
+		size_t n = left > HL_CHUNK ? HL_CHUNK : (size_t)left;
+		ssize_t got = read(fd, buf, n);
+
+		if (got <= 0) {
+			/* rank 0 counts on size bytes: pad (it fails the
+			 * copy's check later) */
+			memset(buf, 0, n);
+			got = (ssize_t)n;
+		}
+		rc = hl_send(0, HL_TAG_DBCHUNK, buf, (size_t)got,
+			     hl_now_mono() + WAIT_CHUNK_NS);
+		left -= got;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
+{
+	struct hl_hello hello;
+	struct hl_plan plan;
+	struct hl_sync s;
+	static struct hl_mounted m;
+	struct hl_cmd cmd;
+	struct hl_result res;
+	int64_t wait_ns, limit, size = -1;
+	char *copy = NULL;
+	struct stat st;
+	int rc, status;
+
+	(void)o;
+	memset(&hello, 0, sizeof(hello));
+	snprintf(hello.name, sizeof(hello.name), "%s", h->name);
+	snprintf(hello.machine_id, sizeof(hello.machine_id), "%s",
+		 h->machine_id);
+	snprintf(hello.sync, sizeof(hello.sync), "%s", h->sync);
+	rc = hl_send(0, HL_TAG_HELLO, &hello, sizeof(hello),
+		     hl_now_mono() + WAIT_HELLO_NS);
+	if (rc == 0)
+		rc = hl_recv(0, HL_TAG_PLAN, &plan, sizeof(plan),
+			     hl_now_mono() + 2 * WAIT_HELLO_NS);
+	if (rc < 0)
+		return rank_gone(h, rc, "the start");
+	snprintf(h->uuid, sizeof(h->uuid), "%s", plan.uuid);
+	snprintf(h->label, sizeof(h->label), "%s", plan.label);
+	rc = pong(h, plan.rounds, plan.wait_ms * MS_NS, &s);
+	if (rc < 0)
+		return rank_gone(h, rc, "the clock measurement at the start");
+	h->line.t_start = s.t_host_ns;
+	h->line.offset_start = s.offset_ns;
+	h->rtt_start = s.rtt_ns;
+	hl_host_mount(h, &m);
+	if (hl_stop_signal)
+		return rank_gone(h, -EINTR, "");
+	rc = hl_send(0, HL_TAG_MOUNTED, &m, sizeof(m),
+		     hl_now_mono() + WAIT_MOUNT_NS);
+	if (rc < 0)
+		return rank_gone(h, rc, "the mount");
+	wait_ns = plan.wait_ms * MS_NS;
+	for (;;) {
+		rc = hl_recv(0, HL_TAG_CMD, &cmd, sizeof(cmd),
+			     hl_now_mono() + wait_ns);
+		if (rc < 0)
+			return rank_gone(h, rc, "between steps");
+		if (cmd.kind == HL_CMD_STOP)
+			return rank_gone(h, -ETIMEDOUT,
+					 "stopped the experiment");
+		if (cmd.kind == HL_CMD_END) {
+			h->no_finalize = cmd.no_finalize;
+			break;
+		}
+		wait_ns = cmd.wait_ms * MS_NS;
+		limit = hl_now_mono() + cmd.limit_ms * MS_NS;
+		if (hl_host_step_start(h, &cmd) < 0) {
+			memset(&res, 0, sizeof(res));
+			res.step_no = cmd.step_no;
+			res.status = HL_FAILED;
+			snprintf(res.err, sizeof(res.err), "%s", h->reason);
+		} else {
+			status = 0;
+			while (h->bench_pid > 0 &&
+			       !hl_reap(h->bench_pid, &status)) {
+				if (hl_stop_signal)
+					return rank_gone(h, -EINTR, "");
+				/* rank 0 may stop the experiment mid-step */
+				if (hl_pending(0, HL_TAG_CMD))
+					break;
+				/* rank 0 has given up on this rank: its
+				 * bench is stopped, the rank with it */
+				if (hl_now_mono() > limit)
+					return rank_gone(h, -ETIME, "");
+				hl_sleep_ms(5);
+			}
+			if (h->bench_pid > 0 && hl_pending(0, HL_TAG_CMD)) {
+				hl_recv(0, HL_TAG_CMD, &cmd, sizeof(cmd),
+					hl_now_mono() + S_NS);
+				return rank_gone(h, -ETIMEDOUT,
+						 "stopped the experiment");
+			}
+			hl_host_step_finish(h, status, &res);
+		}
+		rc = hl_send(0, HL_TAG_RESULT, &res, sizeof(res),
+			     hl_now_mono() + WAIT_PONG_NS);
+		if (rc < 0)
+			return rank_gone(h, rc, "a step's result");
+	}
+	rc = pong(h, plan.rounds, WAIT_HELLO_NS, &s);
+	if (rc == -EINTR)
+		return rank_gone(h, rc, "");
+	if (rc == 0 && s.ok) {
+		h->line.t_end = s.t_host_ns;
+		h->line.offset_end = s.offset_ns;
+		h->rtt_end = s.rtt_ns;
+	}
+	hl_host_end(h, rc == 0 && s.ok, &copy);
+	if (copy && stat(copy, &st) == 0)
+		size = st.st_size;
+	rc = send_file(copy, size);
+	if (copy) {
+		unlink(copy);
+		free(copy);
+	}
+	if (rc == -EINTR)
+		return 128 + hl_stop_signal;
+	if (rc < 0) {
+		fprintf(stderr, "%s: rank %d (%s): cannot send %s to rank 0\n",
+			HL_PROG, h->rank, h->name, h->db);
+		return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ rank 0 */
+
+struct peer {
+	int alive; /* answers */
+	int live;  /* mounted, plays */
+	int dead;  /* no answer: marked in the merged database */
+	char name[HL_NAME];
+	char machine_id[64];
+	char sync[32];
+	struct eng_clock_line line;
+	int64_t rtt_start, rtt_end;
+	uint32_t n_tl;
+	float prefmax[HL_MAX_TL];
+	float max_all;
+	char reason[1024];
+	/* this step */
+	struct hl_result res;
+	int answered, in_step;
+	unsigned share;
+	int64_t deadline;
+	MPI_Request req;
+};
+
+struct step_row {
+	int step_no, rep;
+	unsigned total, hosts;
+	int64_t frames, late, bytes;
+	double mbs, spread_ms;
+	int complete;
+	char straggler[HL_NAME + 32];
+};
+
+struct coord {
+	struct hl_host *h;
+	const struct hl_opts *o;
+	struct peer *p;
+	int n;
+	int step_no;
+	struct step_row *rows;
+	size_t n_rows, cap_rows;
+	int stopped;  /* a signal came */
+	int failures; /* hosts that died or failed */
+};
+
+static void make_uuid(char *out, size_t len)
+{
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	size_t i;
+
+	if (fd < 0 || read(fd, b, sizeof(b)) != (ssize_t)sizeof(b)) {
+		int64_t t = hl_now_rt() ^ getpid();
+
+		for (i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)(t >> (i % 8 * 8)) ^
+			       (unsigned char)i;
+	}
+	if (fd >= 0)
+		close(fd);
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	snprintf(out, len,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%"
+		 "02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+		 b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+static void kill_peer(struct coord *c, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void kill_peer(struct coord *c, int r, const char *fmt, ...)
+{
+	struct peer *p = &c->p[r];
+	va_list ap;
+
+	if (!p->alive)
+		return;
+	p->alive = p->live = 0;
+	p->dead = 1;
+	c->failures++;
+	va_start(ap, fmt);
+	vsnprintf(p->reason, sizeof(p->reason), fmt, ap);
+	va_end(ap);
+	printf("rank %d (%s): %s: left out from here on\n", r, p->name,
+	       p->reason);
+	fflush(stdout);
+}
+
+/* The ping-pong with rank r: its offset to rank 0 (host minus rank 0). */
+static int measure(struct coord *c, int r, int64_t *off, int64_t *rtt,
+		   int64_t *t_host)
+{
+	struct eng_clock_sample s[256];
+	unsigned i, n = c->o->sync_rounds;
+	struct hl_sync out;
+	int64_t seq;
+	int rc = 0;
+
+	memset(&out, 0, sizeof(out));
+	for (i = 0; i < n && rc == 0; i++) {
+		seq = i;
+		s[i].t_send = hl_now_rt();
+		rc = hl_send(r, HL_TAG_PING, &seq, sizeof(seq),
+			     hl_now_mono() + WAIT_PONG_NS);
+		if (rc == 0)
+			rc = hl_recv_busy(r, HL_TAG_PONG, &s[i].t_host,
+					  sizeof(s[i].t_host),
+					  hl_now_mono() + WAIT_PONG_NS);
+		s[i].t_recv = hl_now_rt();
+	}
+	if (rc == 0 && eng_clock_offset(s, n, off, rtt) == 0) {
+		out.ok = 1;
+		out.offset_ns = *off;
+		out.rtt_ns = *rtt;
+		out.t_host_ns = s[n - 1].t_host;
+		*t_host = out.t_host_ns;
+	}
+	if (rc == 0)
+		rc = hl_send(r, HL_TAG_SYNC, &out, sizeof(out),
+			     hl_now_mono() + WAIT_PONG_NS);
+	if (rc == 0 && !out.ok)
+		rc = -EINVAL;
+	return rc;
+}
+
+static unsigned n_live(const struct coord *c)
+{
+	unsigned k = 0;
+	int r;
+
+	for (r = 0; r < c->n; r++)
+		k += c->p[r].live;
+	return k;
+}
+
+static double expected_s(const struct coord *c, const struct peer *p,
+			 unsigned share)
+{
+	double t;
+
+	(void)c;
+	if (!share || c->o->speed <= 0)
+		return 0;
+	t = share <= p->n_tl && share <= HL_MAX_TL ? p->prefmax[share - 1]
+						   : p->max_all;
+	return t / c->o->speed;
+}
+
+static void add_row(struct coord *c, const struct step_row *row)
+{
+	if (c->n_rows == c->cap_rows) {
+		size_t cap = c->cap_rows ? c->cap_rows * 2 : 16;
+		struct step_row *n = realloc(c->rows, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		c->rows = n;
+		c->cap_rows = cap;
+	}
+	c->rows[c->n_rows++] = *row;
+}
+
+/* One step of total workstations (repetition rep, 0 a warm-up) over the
+ * live hosts.  1: it played with 0 late, dropped and failed frames on
+ * every host that was given a share, 0 not, -EINTR a stop signal. */
+static int step(struct coord *c, unsigned total, int rep)
+{
+	const struct hl_opts *o = c->o;
+	unsigned live = n_live(c), k = 0, played = 0, late_hosts = 0;
+	int64_t t0, now, mono, max_exp_ns = 0, start_min = INT64_MAX;
+	int64_t end_max = INT64_MIN, *st, *en, *lag;
+	int *pl, *strag;
+	int r, pending, passed = 1, status;
+	struct step_row row;
+	struct hl_cmd cmd;
+	char line[4096];
+	size_t ll;
+	double exp;
+
+	if (!live)
+		return 0;
+	c->step_no++;
+	memset(&row, 0, sizeof(row));
+	row.step_no = c->step_no;
+	row.rep = rep;
+	row.total = total;
+	row.complete = 1;
+	now = hl_now_rt();
+	mono = hl_now_mono();
+	t0 = now + (int64_t)(o->start_margin * S_NS);
+	for (r = 0; r < c->n; r++) {
+		struct peer *p = &c->p[r];
+
+		p->in_step = p->alive;
+		p->answered = 0;
+		p->share = p->live ? eng_hosts_share(total, live, k++) : 0;
+		exp = expected_s(c, p, p->share);
+		if ((int64_t)(exp * S_NS) > max_exp_ns)
+			max_exp_ns = (int64_t)(exp * S_NS);
+		p->deadline = mono + (t0 - now) + (int64_t)(exp * S_NS) +
+			      (int64_t)(o->step_timeout * S_NS);
+	}
+	for (r = 1; r < c->n; r++) {
+		struct peer *p = &c->p[r];
+
+		if (!p->in_step)
+			continue;
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.kind = HL_CMD_STEP;
+		cmd.step_no = c->step_no;
+		cmd.rep = rep;
+		cmd.share = p->share;
+		cmd.total = total;
+		cmd.t0_ns = t0;
+		cmd.limit_ms = (p->deadline - mono) / MS_NS;
+		cmd.wait_ms = ((t0 - now) + max_exp_ns +
+			       (int64_t)(o->step_timeout * S_NS)) /
+				  MS_NS +
+			      120000;
+		if (hl_send(r, HL_TAG_CMD, &cmd, sizeof(cmd),
+			    hl_now_mono() + WAIT_PONG_NS) < 0) {
+			kill_peer(c, r, "no answer in step %d", c->step_no);
+			continue;
+		}
+		MPI_Irecv(&p->res, sizeof(p->res), MPI_BYTE, r, HL_TAG_RESULT,
+			  MPI_COMM_WORLD, &p->req);
+	}
+	/* rank 0's own share */
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.kind = HL_CMD_STEP;
+	cmd.step_no = c->step_no;
+	cmd.rep = rep;
+	cmd.share = c->p[0].share;
+	cmd.total = total;
+	cmd.t0_ns = t0;
+	if (hl_host_step_start(c->h, &cmd) < 0) {
+		hl_host_step_finish(c->h, 1 << 8, &c->p[0].res);
+		snprintf(c->p[0].res.err, sizeof(c->p[0].res.err), "%s",
+			 c->h->reason);
+		c->p[0].answered = 1;
+	}
+	for (;;) {
+		pending = 0;
+		mono = hl_now_mono();
+		for (r = 0; r < c->n; r++) {
+			struct peer *p = &c->p[r];
+			int done = 0;
+
+			if (!p->in_step || p->answered)
+				continue;
+			if (r == 0) {
+				if (c->h->bench_pid <= 0 ||
+				    hl_reap(c->h->bench_pid, &status)) {
+					if (c->h->bench_pid <= 0)
+						status = 0;
+					hl_host_step_finish(c->h, status,
+							    &p->res);
+					p->answered = 1;
+				} else if (mono > p->deadline) {
+					hl_kill_group(c->h->bench_pid, 3000);
+					c->h->bench_pid = -1;
+					p->answered = 1;
+					memset(&p->res, 0, sizeof(p->res));
+					p->res.status = HL_FAILED;
+					snprintf(p->res.err, sizeof(p->res.err),
+						 "its bench did not end in "
+						 "step %d within %.0f s",
+						 c->step_no,
+						 (double)(p->deadline -
+							  (mono - (hl_now_rt() -
+								   t0))) /
+						     S_NS);
+				} else {
+					pending++;
+				}
+				continue;
+			}
+			if (MPI_Test(&p->req, &done, MPI_STATUS_IGNORE) !=
+			    MPI_SUCCESS) {
+				p->in_step = 0;
+				kill_peer(c, r, "lost in step %d", c->step_no);
+				continue;
+			}
+			if (done) {
+				p->answered = 1;
+				continue;
+			}
+			if (mono > p->deadline) {
+				MPI_Cancel(&p->req);
+				MPI_Request_free(&p->req);
+				p->in_step = 0;
+				kill_peer(c, r,
+					  "no answer in step %d within %.0f s",
+					  c->step_no,
+					  (double)(p->deadline -
+						   (hl_now_mono() -
+						    (hl_now_rt() - t0))) /
+					      S_NS);
+				continue;
+			}
+			pending++;
+		}
+		if (!pending)
+			break;
+		if (hl_stop_signal) {
+			for (r = 1; r < c->n; r++) {
+				struct peer *p = &c->p[r];
+
+				if (p->in_step && !p->answered) {
+					MPI_Cancel(&p->req);
+					MPI_Request_free(&p->req);
+				}
+			}
+			return -EINTR;
+		}
+		hl_sleep_ms(2);
+	}
+	/* the verdict and the line */
+	st = calloc((size_t)c->n, sizeof(*st));
+	en = calloc((size_t)c->n, sizeof(*en));
+	lag = calloc((size_t)c->n, sizeof(*lag));
+	pl = calloc((size_t)c->n, sizeof(*pl));
+	strag = calloc((size_t)c->n, sizeof(*strag));
+	ll = (size_t)snprintf(line, sizeof(line), " (");
+	for (r = 0; r < c->n; r++) {
+		struct peer *p = &c->p[r];
+		struct hosts_step_result *x = &p->res.r;
+
+		if (!p->share)
+			continue;
+		if (!p->in_step || !p->answered) {
+			passed = 0;
+			row.complete = 0;
+			ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
+					       "%srank %d: no answer",
+					       ll > 2 ? ", " : "", r);
+			continue;
+		}
+		if (p->res.status == HL_FAILED) {
+			passed = 0;
+			row.complete = 0;
+			if (p->live) {
+				p->live = 0;
+				c->failures++;
+				snprintf(p->reason, sizeof(p->reason), "%s",
+					 p->res.err);
+				printf(
+				    "rank %d (%s): %s: left out from here on\n",
+				    r, p->name, p->res.err);
+			}
+			ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
+					       "%srank %d: failed",
+					       ll > 2 ? ", " : "", r);
+			continue;
+		}
+		if (p->res.status != HL_PLAYED)
+			continue;
+		played++;
+		row.frames += x->frames;
+		row.late += x->late_frames;
+		row.bytes += x->bytes;
+		if (x->late_frames || x->dropped_frames || x->failed_frames) {
+			passed = 0;
+			late_hosts++;
+		}
+		ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
+				       "%srank %d: %lld", ll > 2 ? ", " : "", r,
+				       (long long)x->late_frames);
+		if (x->dropped_frames || x->failed_frames)
+			ll += (size_t)snprintf(
+			    line + ll, sizeof(line) - ll,
+			    " +%lld dropped/failed",
+			    (long long)(x->dropped_frames + x->failed_frames));
+		pl[r] = 1;
+		st[r] = eng_clock_axis(&p->line, x->start_unix_ns);
+		en[r] = eng_clock_axis(&p->line, x->end_unix_ns);
+		if (st[r] < start_min)
+			start_min = st[r];
+		if (st[r] > end_max)
+			end_max = st[r];
+	}
+	row.hosts = played;
+	row.spread_ms = played ? (double)(end_max - start_min) / 1e6 : 0;
+	end_max = INT64_MIN;
+	for (r = 0; r < c->n; r++)
+		if (pl[r] && en[r] > end_max)
+			end_max = en[r];
+	row.mbs = played && end_max > start_min
+		      ? row.bytes / 1e6 / ((double)(end_max - start_min) / 1e9)
+		      : 0;
+	snprintf(row.straggler, sizeof(row.straggler), "none");
+	if (played > 1 &&
+	    eng_hosts_stragglers(st, en, pl, (size_t)c->n, 500 * MS_NS, 0.1,
+				 strag, lag) > 0) {
+		size_t sl = 0;
+
+		for (r = 0; r < c->n; r++)
+			if (strag[r])
+				sl += (size_t)snprintf(
+				    row.straggler + sl,
+				    sizeof(row.straggler) - sl,
+				    "%srank %d +%.2f s", sl ? ", " : "", r,
+				    (double)lag[r] / 1e9);
+	}
+	snprintf(line + ll, sizeof(line) - ll, ")");
+	printf("step %d: %u workstation%s (%s%d) over %u host%s: %lld late "
+	       "frame%s%s, %.1f MB/s, start spread %.1f ms, straggler: %s%s\n",
+	       c->step_no, total, total == 1 ? "" : "s",
+	       rep ? "repetition " : "warm-up", rep ? rep : 0, played,
+	       played == 1 ? "" : "s", (long long)row.late,
+	       row.late == 1 ? "" : "s", line, row.mbs, row.spread_ms,
+	       row.straggler, row.complete ? "" : "; incomplete");
+	fflush(stdout);
+	add_row(c, &row);
+	free(st);
+	free(en);
+	free(lag);
+	free(pl);
+	free(strag);
+	(void)late_hosts;
+	return passed;
+}
+
+/* R repetitions of total after the warm-ups; 1: every one passed (with
+ * find-max, the first failure ends the count), 0, -EINTR. */
+static int count(struct coord *c, unsigned total, int stop_at_fail,
+		 unsigned *reps_passed)
+{
+	unsigned w, rep;
+	int rc, all = 1;
+
+	*reps_passed = 0;
+	for (w = 0; w < c->o->warmup; w++)
+		if ((rc = step(c, total, 0)) < 0)
+			return rc;
+	for (rep = 1; rep <= c->o->repeat; rep++) {
+		rc = step(c, total, (int)rep);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			(*reps_passed)++;
+		else
+			all = 0;
+		if (!rc && stop_at_fail)
+			break;
+		if (!n_live(c))
+			return 0;
+	}
+	return all;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	if (in < 0)
+		return;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	if (out >= 0)
+		close(out);
+	close(in);
+}
+
+/* OUT.hosts/RANK-HOST.db */
+static char *copy_path(const struct coord *c, int r)
+{
+	char name[HL_NAME], *p;
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s", c->p[r].name);
+	for (i = 0; name[i]; i++)
+		if (name[i] == '/')
+			name[i] = '_';
+	if (asprintf(&p, "%s.hosts/%d-%s.db", c->o->out, r, name) < 0)
+		return NULL;
+	return p;
+}
+
+static int recv_file(struct coord *c, int r, const char *path)
+{
+	static char buf[HL_CHUNK];
+	int64_t size, left;
+	char tmp[PATH_MAX + 16];
+	int fd, rc;
+
+	rc = hl_recv(r, HL_TAG_DBSIZE, &size, sizeof(size),
+		     hl_now_mono() + 120 * S_NS +
+			 (int64_t)(c->o->step_timeout * S_NS));
+	if (rc < 0)
+		return rc;
+	if (size < 0)
+		return -ENOENT;
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	for (left = size; left > 0 && rc == 0;) {
+		size_t n = left > HL_CHUNK ? HL_CHUNK : (size_t)left;
+
+		rc = hl_recv(r, HL_TAG_DBCHUNK, buf, n,
+			     hl_now_mono() + WAIT_CHUNK_NS);
+		if (rc == 0 && fd >= 0 && write(fd, buf, n) != (ssize_t)n)
+			rc = -EIO;
+		left -= (int64_t)n;
+	}
+	if (fd < 0)
+		rc = -EIO;
+	else
+		close(fd);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
+static void print_tables(const struct coord *c)
+{
+	size_t i;
+	int r;
+
+	printf("\n%5s %12s %6s %6s %10s %11s %9s %10s  %s\n", "step",
+	       "workstations", "rep", "hosts", "frames", "late frames", "MB/s",
+	       "spread ms", "straggler");
+	for (i = 0; i < c->n_rows; i++) {
+		const struct step_row *w = &c->rows[i];
+		char rep[16];
+
+		snprintf(rep, sizeof(rep), "%d", w->rep);
+		printf("%5d %12u %6s %6u %10lld %11lld %9.1f %10.1f  %s%s\n",
+		       w->step_no, w->total, w->rep ? rep : "warm", w->hosts,
+		       (long long)w->frames, (long long)w->late, w->mbs,
+		       w->spread_ms, w->straggler,
+		       w->complete ? "" : " (incomplete)");
+	}
+	printf("\n%5s %-20s %-10s %14s %9s %14s %-15s %s\n", "rank", "host",
+	       "machine", "offset ms", "rtt us", "end offset ms", "sync",
+	       "complete");
+	for (r = 0; r < c->n; r++) {
+		const struct peer *p = &c->p[r];
+		char end[32];
+
+		if (p->line.has_end)
+			snprintf(end, sizeof(end), "%.3f",
+				 (double)p->line.offset_end / 1e6);
+		else
+			snprintf(end, sizeof(end), "-");
+		printf("%5d %-20s %-10.8s %14.3f %9.1f %14s %-15s %s%s%s\n", r,
+		       p->name, p->machine_id[0] ? p->machine_id : "?",
+		       (double)p->line.offset_start / 1e6,
+		       (double)p->rtt_start / 1e3, end,
+		       p->sync[0] ? p->sync : "?",
+		       p->reason[0] ? "no: " : "yes", p->reason, "");
+	}
+}
+
+static int distinct_machines(const struct coord *c)
+{
+	int r, q, n = 0, known = 0;
+
+	for (r = 0; r < c->n; r++) {
+		if (!c->p[r].machine_id[0]) {
+			n++;
+			continue;
+		}
+		known = 1;
+		for (q = 0; q < r; q++)
+			if (!strcmp(c->p[q].machine_id, c->p[r].machine_id))
+				break;
+		if (q == r)
+			n++;
+	}
+	return known ? n : -1;
+}
+
+static void stop_all(struct coord *c)
+{
+	struct hl_cmd cmd;
+	int r;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.kind = HL_CMD_STOP;
+	for (r = 1; r < c->n; r++) {
+		MPI_Request req;
+
+		if (!c->p[r].alive)
+			continue;
+		/* no wait: a rank that is gone must not hold this up */
+		if (MPI_Isend(&cmd, sizeof(cmd), MPI_BYTE, r, HL_TAG_CMD,
+			      MPI_COMM_WORLD, &req) == MPI_SUCCESS)
+			MPI_Request_free(&req);
+	}
+}
+
+/* The end: each rank's clock again, its database to rank 0, the merge.
+ * The exit status. */
+static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
+{
+	struct hosts_merge_stats ms;
+	struct hosts_experiment e;
+	struct hosts_db *d = NULL;
+	struct hl_cmd cmd;
+	int64_t off, rtt, th, exp_id = 0;
+	char *copy = NULL, *path, *err = NULL, dir[PATH_MAX + 8], at[40];
+	int r, rc, bad = 0, machines;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.kind = HL_CMD_END;
+	for (r = 1; r < c->n; r++)
+		if (c->p[r].dead)
+			cmd.no_finalize = 1;
+	for (r = 1; r < c->n; r++) {
+		struct peer *p = &c->p[r];
+
+		if (!p->alive)
+			continue;
+		rc = hl_send(r, HL_TAG_CMD, &cmd, sizeof(cmd),
+			     hl_now_mono() + WAIT_PONG_NS);
+		if (rc == 0)
+			rc = measure(c, r, &off, &rtt, &th);
+		if (rc == -EINTR) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "stopped by %s",
+				 hl_sig_name(hl_stop_signal));
+			stop_all(c);
+			hl_host_stop(c->h, why);
+			return 128 + hl_stop_signal;
+		}
+		if (rc < 0) {
+			kill_peer(c, r, "no answer at the end");
+			continue;
+		}
+		p->line.has_end = 1;
+		p->line.offset_end = off;
+		p->line.t_end = th;
+		p->rtt_end = rtt;
+	}
+	for (r = 1; r < c->n; r++)
+		if (c->p[r].dead)
+			c->h->no_finalize = 1;
+	c->h->line.t_end = hl_now_rt();
+	c->h->line.offset_end = 0;
+	c->p[0].line = c->h->line;
+	c->p[0].line.has_end = 1;
+	hl_host_end(c->h, 1, &copy);
+	if (c->h->failed && !c->p[0].reason[0])
+		snprintf(c->p[0].reason, sizeof(c->p[0].reason), "%s",
+			 c->h->reason);
+	snprintf(dir, sizeof(dir), "%s.hosts", c->o->out);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", HL_PROG, dir,
+			strerror(errno));
+		bad = 1;
+	}
+	rc = hosts_db_open(c->o->out, &d, &err);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", HL_PROG, err ? err : strerror(-rc));
+		free(err);
+		err = NULL;
+		d = NULL;
+		bad = 1;
+	}
+	for (r = 0; r < c->n; r++) {
+		struct peer *p = &c->p[r];
+
+		if (!p->alive)
+			continue;
+		path = copy_path(c, r);
+		if (!path)
+			continue;
+		if (r == 0) {
+			if (copy)
+				copy_file(copy, path);
+			rc = copy ? 0 : -ENOENT;
+		} else {
+			rc = recv_file(c, r, path);
+		}
+		if (rc == -EINTR) {
+			free(path);
+			break;
+		}
+		if (rc < 0) {
+			fprintf(stderr,
+				"%s: rank %d (%s): its database did not reach "
+				"rank 0: %s\n",
+				HL_PROG, r, p->name,
+				rc == -ETIMEDOUT ? "no answer" : strerror(-rc));
+			if (!p->reason[0])
+				snprintf(p->reason, sizeof(p->reason),
+					 "its database did not reach rank 0");
+			p->dead = 1;
+			bad = 1;
+			free(path);
+			continue;
+		}
+		if (d) {
+			memset(&ms, 0, sizeof(ms));
+			rc = hosts_merge(d, path, &ms, &err);
+			if (rc < 0) {
+				fprintf(stderr, "%s: cannot merge %s: %s\n",
+					HL_PROG, path,
+					err ? err : strerror(-rc));
+				free(err);
+				err = NULL;
+				bad = 1;
+			}
+		}
+		free(path);
+	}
+	if (copy) {
+		unlink(copy);
+		free(copy);
+	}
+	machines = distinct_machines(c);
+	memset(&e, 0, sizeof(e));
+	e.uuid = c->h->uuid;
+	hl_iso_time(hl_now_rt(), at, sizeof(at));
+	e.ended_at = at;
+	e.ranks = c->n;
+	e.machines = machines;
+	e.command = c->o->command;
+	e.plan = c->o->find_max ? "find-max" : "list";
+	e.max_lo = lo;
+	e.max_hi = hi;
+	e.verdict = verdict;
+	if (d) {
+		rc = hosts_experiment_put(d, &e, &exp_id, &err);
+		for (r = 0; rc == 0 && r < c->n; r++)
+			if (c->p[r].dead)
+				rc = hosts_mark_incomplete(
+				    d, exp_id, r, c->p[r].name, c->p[r].reason,
+				    &err);
+		if (rc < 0) {
+			fprintf(stderr, "%s: %s: %s\n", HL_PROG, c->o->out,
+				err ? err : strerror(-rc));
+			bad = 1;
+		}
+		free(err);
+		hosts_db_close(d);
+	}
+	if (hl_stop_signal) {
+		fprintf(stderr,
+			"%s: stopped by %s while gathering the databases\n",
+			HL_PROG, hl_sig_name(hl_stop_signal));
+		return 128 + hl_stop_signal;
+	}
+	print_tables(c);
+	printf("\n%s\n", verdict);
+	if (machines == 1 && c->n > 1)
+		printf("machines: 1 (%d ranks on one physical host: not a "
+		       "scale-out measurement)\n",
+		       c->n);
+	else if (machines > 1)
+		printf("machines: %d\n", machines);
+	for (r = 0; r < c->n; r++)
+		if (c->p[r].reason[0])
+			bad = 1;
+	printf("database: %s (each host's copy in %s.hosts/)\n", c->o->out,
+	       c->o->out);
+	fflush(stdout);
+	return bad ? 1 : 0;
+}
+
+int hl_rank0(struct hl_host *h, const struct hl_opts *o)
+{
+	static struct hl_mounted m;
+	struct coord c;
+	struct hl_plan plan;
+	struct hl_hello hello;
+	struct eng_findmax fm;
+	struct utsname u;
+	char verdict[1024];
+	unsigned cap = 0, from, reps_ok = 0, min_tl = UINT32_MAX;
+	int64_t off, rtt, th, lo = -1, hi = -1;
+	int r, rc = 0;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	c.h = h;
+	c.o = o;
+	c.n = h->size;
+	c.p = calloc((size_t)c.n, sizeof(*c.p));
+	if (!c.p)
+		return 1;
+	make_uuid(h->uuid, sizeof(h->uuid));
+	if (o->label)
+		snprintf(h->label, sizeof(h->label), "%s", o->label);
+	else if (uname(&u) == 0)
+		snprintf(h->label, sizeof(h->label), "%s", u.release);
+	c.p[0].alive = 1;
+	snprintf(c.p[0].name, sizeof(c.p[0].name), "%s", h->name);
+	snprintf(c.p[0].machine_id, sizeof(c.p[0].machine_id), "%s",
+		 h->machine_id);
+	snprintf(c.p[0].sync, sizeof(c.p[0].sync), "%s", h->sync);
+	for (r = 1; r < c.n; r++) {
+		rc = hl_recv(r, HL_TAG_HELLO, &hello, sizeof(hello),
+			     hl_now_mono() + WAIT_HELLO_NS);
+		if (rc == -EINTR)
+			goto stopped;
+		snprintf(c.p[r].name, sizeof(c.p[r].name), "%s",
+			 rc == 0 ? hello.name : "?");
+		snprintf(c.p[r].machine_id, sizeof(c.p[r].machine_id), "%s",
+			 rc == 0 ? hello.machine_id : "");
+		snprintf(c.p[r].sync, sizeof(c.p[r].sync), "%s",
+			 rc == 0 ? hello.sync : "");
+		c.p[r].alive = 1;
+		if (rc < 0)
+			kill_peer(&c, r, "no answer at the start");
+	}
+	memset(&plan, 0, sizeof(plan));
+	snprintf(plan.uuid, sizeof(plan.uuid), "%s", h->uuid);
+	snprintf(plan.label, sizeof(plan.label), "%s", h->label);
+	plan.rounds = o->sync_rounds;
+	/* the others are measured one after the other, then rank 0 mounts
+	 * before it waits for their mounts */
+	plan.wait_ms = 120000 + (int64_t)c.n * 10000;
+	printf("experiment %s: %d rank%s, label '%s', media %s\n", h->uuid, c.n,
+	       c.n == 1 ? "" : "s", h->label, o->media);
+	fflush(stdout);
+	for (r = 1; r < c.n; r++) {
+		if (!c.p[r].alive)
+			continue;
+		rc = hl_send(r, HL_TAG_PLAN, &plan, sizeof(plan),
+			     hl_now_mono() + WAIT_PONG_NS);
+		if (rc < 0)
+			kill_peer(&c, r, "no answer at the start");
+	}
+	h->line.t_start = hl_now_rt();
+	for (r = 1; r < c.n; r++) {
+		if (!c.p[r].alive)
+			continue;
+		rc = measure(&c, r, &off, &rtt, &th);
+		if (rc == -EINTR)
+			goto stopped;
+		if (rc < 0) {
+			kill_peer(
+			    &c, r,
+			    "no answer in the clock measurement at the start");
+			continue;
+		}
+		c.p[r].line.t_start = th;
+		c.p[r].line.offset_start = off;
+		c.p[r].rtt_start = rtt;
+		printf("rank %d (%s): clock offset %+.3f ms (round trip %.1f "
+		       "us)\n",
+		       r, c.p[r].name, (double)off / 1e6, (double)rtt / 1e3);
+	}
+	hl_host_mount(h, &m);
+	if (hl_stop_signal)
+		goto stopped;
+	c.p[0].line = h->line;
+	for (r = 0; r < c.n; r++) {
+		struct peer *p = &c.p[r];
+
+		if (!p->alive)
+			continue;
+		if (r > 0) {
+			rc = hl_recv(r, HL_TAG_MOUNTED, &m, sizeof(m),
+				     hl_now_mono() + WAIT_MOUNT_NS);
+			if (rc == -EINTR)
+				goto stopped;
+			if (rc < 0) {
+				kill_peer(&c, r, "no answer to the mount");
+				continue;
+			}
+		}
+		if (!m.ok) {
+			snprintf(p->reason, sizeof(p->reason), "%s", m.reason);
+			c.failures++;
+			printf("rank %d (%s): %s\n", r, p->name, m.reason);
+		} else {
+			p->live = 1;
+			p->n_tl = m.n_tl;
+			memcpy(p->prefmax, m.prefmax, sizeof(p->prefmax));
+			p->max_all = m.max_all;
+			if (m.n_tl < min_tl)
+				min_tl = m.n_tl;
+		}
+	}
+	if (!n_live(&c)) {
+		snprintf(verdict, sizeof(verdict),
+			 "no host could mount: nothing played");
+		fprintf(stderr, "%s: no host could mount", HL_PROG);
+		for (r = 0; r < c.n; r++)
+			if (c.p[r].reason[0])
+				fprintf(stderr, "%s rank %d (%s): %s",
+					r ? ";" : ":", r, c.p[r].name,
+					c.p[r].reason);
+		fprintf(stderr, "\n");
+		rc = finish(&c, verdict, -1, -1);
+		rc = 1;
+		goto out;
+	}
+	printf("%u of %d host%s mounted, %u timelines each at least\n",
+	       n_live(&c), c.n, c.n == 1 ? "" : "s", min_tl);
+	fflush(stdout);
+	if (!o->find_max) {
+		int64_t late = 0;
+
+		for (i = 0; i < o->n_ws; i++) {
+			rc = count(&c, o->ws[i], 0, &reps_ok);
+			if (rc < 0)
+				goto stopped;
+			if (!n_live(&c))
+				break;
+		}
+		for (i = 0; i < c.n_rows; i++)
+			if (c.rows[i].rep)
+				late += c.rows[i].late;
+		snprintf(verdict, sizeof(verdict),
+			 "%zu steps over %u host%s: %lld late frame%s in the "
+			 "repetitions%s",
+			 c.n_rows, n_live(&c), n_live(&c) == 1 ? "" : "s",
+			 (long long)late, late == 1 ? "" : "s",
+			 c.failures ? "; some hosts incomplete (below)" : "");
+	} else {
+		unsigned n, hosts = n_live(&c), blo = 0, bhi = 0;
+
+		cap = hosts * min_tl;
+		if (o->max && o->max < cap)
+			cap = o->max;
+		from = o->from ? o->from : hosts;
+		if (from > cap)
+			from = cap;
+		if (!cap || eng_findmax_init(&fm, from, cap) < 0) {
+			snprintf(verdict, sizeof(verdict),
+				 "find-max: no workstation count to try (%u "
+				 "hosts with %u timelines each)",
+				 hosts, min_tl);
+			rc = finish(&c, verdict, -1, -1);
+			rc = 1;
+			goto out;
+		}
+		while ((n = eng_findmax_next(&fm)) != 0) {
+			rc = count(&c, n, 1, &reps_ok);
+			if (rc < 0)
+				goto stopped;
+			eng_findmax_result(&fm, n, rc);
+			if (!n_live(&c))
+				break;
+		}
+		eng_findmax_bracket(&fm, &blo, &bhi);
+		hosts = n_live(&c);
+		if (blo == 0)
+			snprintf(verdict, sizeof(verdict),
+				 "not even 1 workstation over %u host%s plays "
+				 "with 0 late frames",
+				 hosts, hosts == 1 ? "" : "s");
+		else if (bhi == 0)
+			snprintf(
+			    verdict, sizeof(verdict),
+			    "at least %u workstations over %u host%s play with "
+			    "0 late frames in %u of %u repetitions: the cap "
+			    "(%s); more need more timelines or hosts",
+			    blo, hosts, hosts == 1 ? "" : "s", o->repeat,
+			    o->repeat,
+			    o->max && o->max == cap ? "--max"
+						    : "the hosts' timelines");
+		else
+			snprintf(
+			    verdict, sizeof(verdict),
+			    "%u workstation%s over %u host%s play%s with 0 "
+			    "late frames in %u of %u repetitions; %u do%s not",
+			    blo, blo == 1 ? "" : "s", hosts,
+			    hosts == 1 ? "" : "s", blo == 1 ? "s" : "",
+			    o->repeat, o->repeat, bhi, bhi == 1 ? "es" : "");
+		lo = blo;
+		hi = bhi ? (int64_t)bhi : -1;
+		if (c.failures)
+			snprintf(verdict + strlen(verdict),
+				 sizeof(verdict) - strlen(verdict),
+				 "; some hosts incomplete (below)");
+	}
+	rc = finish(&c, verdict, lo, hi);
+	goto out;
+stopped : {
+	char why[64];
+
+	snprintf(why, sizeof(why), "stopped by %s",
+		 hl_sig_name(hl_stop_signal));
+	fprintf(stderr, "%s: %s: stopping every rank\n", HL_PROG, why);
+	stop_all(&c);
+	hl_host_stop(h, why);
+}
+	rc = 128 + hl_stop_signal;
+out:
+	free(c.rows);
+	free(c.p);
+	return rc;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs-hosts, the MPI launcher of issue 24 (docs/design.md "Many
+ * hosts", docs/hosts.md): the modules of the program and what they share.
+ *
+ * main.c:  options, MPI's start and end, rank 0's plan and its report
+ * coord.c: rank 0: the messages to and from every other rank (the clock
+ *          ping-pong, the steps, the databases), each wait bounded
+ * host.c:  what every rank does on its host: facts, rows, mount, steps
+ * comm.c:  point-to-point messages with deadlines (no collective after
+ *          MPI_Init: a dead rank must not hang the others)
+ * proc.c:  clocks, processes (the daemon, the bench), signals, mounts
+ */
+#ifndef HOSTS_I_H
+#define HOSTS_I_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <mpi.h>
+
+#include "hosts/hosts.h"
+#include "hosts.h"
+#include "hosts_step.h"
+
+#define HL_PROG "timelinefs-hosts"
+#define HL_MAX_WS 256	    /* counts of --workstations */
+#define HL_MAX_TL 1024	    /* timelines whose play time rank 0 learns */
+#define HL_CHUNK (4u << 20) /* a database is sent in chunks of this */
+#define HL_NAME 256
+
+/* ------------------------------------------------------------ options */
+
+struct hl_opts {
+	const char *media;
+	unsigned ws[HL_MAX_WS]; /* --workstations */
+	size_t n_ws;
+	int find_max;
+	unsigned from, max; /* 0: default */
+	unsigned repeat, warmup;
+	const char *cache; /* drop prime keep */
+	const char *pace;  /* realtime off FACTOR */
+	double speed;	   /* 1, FACTOR, 0 for off */
+	const char *reader;
+	int movie;
+	const char *mount_opts;		   /* NULL: none */
+	const char *label;		   /* NULL: uname -r of rank 0 */
+	const char *db, *out, *mountpoint; /* mountpoint NULL: private */
+	double start_margin, step_timeout;
+	unsigned sync_rounds;
+	char *command; /* argv joined, for the experiment row */
+};
+
+/* ------------------------------------------------------------ messages */
+
+enum hl_tag {
+	HL_TAG_HELLO = 1,
+	HL_TAG_PLAN,
+	HL_TAG_PING,
+	HL_TAG_PONG,
+	HL_TAG_SYNC,
+	HL_TAG_MOUNTED,
+	HL_TAG_CMD,
+	HL_TAG_RESULT,
+	HL_TAG_DBSIZE,
+	HL_TAG_DBCHUNK,
+};
+
+/* Every message is a fixed struct sent as MPI_BYTE: the hosts of one
+ * experiment run one build of one architecture (docs/hosts.md). */
+struct hl_hello {
+	char name[HL_NAME];
+	char machine_id[64];
+	char sync[32]; /* adjtimex: synchronized or not, "" unreadable */
+};
+
+struct hl_plan {
+	char uuid[40];
+	char label[HL_NAME];
+	unsigned rounds; /* ping-pong rounds */
+	int64_t wait_ms; /* the longest until rank 0's next message */
+};
+
+struct hl_sync {
+	int64_t offset_ns, rtt_ns, t_host_ns;
+	int ok;
+};
+
+struct hl_mounted {
+	int ok;
+	char reason[1024];
+	uint32_t n_tl;		  /* timelines of the mount */
+	float prefmax[HL_MAX_TL]; /* longest play time among the
+				   * first k + 1 (s) */
+	float max_all;
+};
+
+enum { HL_CMD_STEP = 1, HL_CMD_END, HL_CMD_STOP };
+
+struct hl_cmd {
+	int kind;
+	int step_no, rep;
+	unsigned share, total;
+	int64_t t0_ns;	  /* the start on rank 0's clock */
+	int64_t wait_ms;  /* the longest until rank 0's next message
+			   * after this rank's result */
+	int no_finalize;  /* HL_CMD_END: a rank died: MPI_Finalize would
+			   * wait for it forever */
+	int64_t limit_ms; /* rank 0 waits this long for the result:
+			   * the rank stops its bench after it */
+};
+
+enum { HL_PLAYED = 0, HL_IDLE = 1, HL_FAILED = -1 };
+
+struct hl_result {
+	int step_no;
+	int status; /* HL_PLAYED, HL_IDLE, HL_FAILED */
+	char err[1024];
+	struct hosts_step_result r;
+};
+
+/* ------------------------------------------------------------ comm.c */
+
+/* 0; -ETIMEDOUT past deadline (CLOCK_MONOTONIC ns); -EINTR a stop signal
+ * came; -EIO MPI failed (the peer is gone).  hl_recv_poll: busy polling
+ * (for the ping-pong's round trips), else a millisecond between tests. */
+int hl_send(int dest, int tag, const void *buf, size_t len, int64_t deadline);
+int hl_recv(int src, int tag, void *buf, size_t len, int64_t deadline);
+int hl_recv_busy(int src, int tag, void *buf, size_t len, int64_t deadline);
+/* A message of tag from src waiting (0 or 1), without taking it. */
+int hl_pending(int src, int tag);
+
+/* ------------------------------------------------------------ proc.c */
+
+extern volatile sig_atomic_t hl_stop_signal; /* the signal that came */
+
+int hl_clock_init(void); /* TIMELINEFS_TEST_CLOCK_OFFSET_NS */
+int64_t hl_now_rt(void); /* CLOCK_REALTIME ns, hook added */
+int64_t hl_now_mono(void);
+void hl_iso_time(int64_t ns, char *buf, size_t len);
+void hl_signals(void);
+const char *hl_sig_name(int sig); /* "SIGTERM" */
+void hl_sleep_ms(unsigned ms);
+
+/* A child in a process group of its own (the rank kills the group), that
+ * gets SIGTERM if the rank dies (PR_SET_PDEATHSIG: a kill -9 of the rank
+ * must not leave a daemon or a bench), output appended to log. */
+pid_t hl_spawn(const char *const argv[], const char *log);
+/* waitpid without blocking: 1 and *status when it ended, 0 not yet. */
+int hl_reap(pid_t pid, int *status);
+/* TERM to the group, KILL after grace_ms; waits for it. */
+void hl_kill_group(pid_t pid, unsigned grace_ms);
+int hl_mounted(const char *mnt);
+/* fusermount3 -u, tried up to tries times 50 ms apart; -z when it stays
+ * busy. */
+void hl_unmount(const char *mnt, int tries);
+/* The last line of a file (for a failure's reason) into buf. */
+void hl_tail(const char *path, char *buf, size_t len, int lines);
+/* The binary NAME: TIMELINEFS_BIN_DIR, next to this program, its
+ * ../mount-scripts and ../build (a checkout), PATH.  malloc'ed. */
+char *hl_find_bin(const char *argv0, const char *name);
+
+/* ------------------------------------------------------------ host.c */
+
+/* One rank's host: its facts, its database and mount, its steps. */
+struct hl_host {
+	const struct hl_opts *o;
+	int rank, size;
+	char name[HL_NAME];
+	char machine_id[64], boot_id[64];
+	char sync[32];
+	int64_t sync_error_us;
+	char *db, *mnt, *log_daemon, *log_bench;
+	int own_mnt_dir;    /* the mount point was made here */
+	char *tlfs, *bench; /* binaries */
+	char uuid[40];
+	char label[HL_NAME];
+	int64_t experiment_id, host_id;
+	struct eng_clock_line line;
+	int64_t rtt_start, rtt_end;
+	pid_t daemon;
+	int mounted;
+	pid_t bench_pid;
+	int64_t step_after; /* hosts_last_step before the bench */
+	struct hl_cmd cur;  /* the step running */
+	int failed;	    /* a step failed or the mount: incomplete */
+	int no_finalize;    /* a rank died: no MPI_Finalize */
+	char reason[1024];
+};
+
+int hl_host_init(struct hl_host *h, const struct hl_opts *o, int rank, int size,
+		 const char *argv0);
+/* The experiment and host rows (running), then the mount; on failure
+ * h->reason says why and m->ok is 0. */
+void hl_host_mount(struct hl_host *h, struct hl_mounted *m);
+/* Start the bench of cmd (nothing for a share of 0): 0, or HL_FAILED
+ * with h->reason. */
+int hl_host_step_start(struct hl_host *h, const struct hl_cmd *cmd);
+/* The bench has ended with status (or the step had no share): tag the
+ * rows, fill res. */
+void hl_host_step_finish(struct hl_host *h, int status, struct hl_result *res);
+/* The end: unmount, the host row complete or not (reason), a copy of the
+ * database to send in *copy (malloc'ed path; NULL on failure). */
+void hl_host_end(struct hl_host *h, int has_end, char **copy);
+/* A stop signal (or rank 0 gone): the bench killed, the host row says
+ * why, unmounted; quick, for Open MPI's SIGKILL a second later. */
+void hl_host_stop(struct hl_host *h, const char *why);
+void hl_host_free(struct hl_host *h);
+int hl_host_row(struct hl_host *h, int complete, const char *reason);
+
+/* ------------------------------------------------------------ coord.c */
+
+int hl_rank0(struct hl_host *h, const struct hl_opts *o);
+int hl_rank_other(struct hl_host *h, const struct hl_opts *o);
+
+#endif

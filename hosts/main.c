@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timelinefs-hosts: one experiment over many client hosts under MPI (issue
+ * 24), one rank per host, each with its own mount and database; rank 0
+ * plans the steps, starts them together and merges the databases.  Here:
+ * the options (the same on every rank: mpirun gives each the same command
+ * line), MPI's start and end.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hosts_i.h"
+
+static void usage(void)
+{
+	printf(
+	    "usage: mpirun [mpirun options] timelinefs-hosts --media DIR\n"
+	    "           (--workstations LIST | --find-max) [options]\n"
+	    "\n"
+	    "One experiment over many client hosts, one MPI rank per host\n"
+	    "(mpirun --hostfile clients --map-by ppr:1:node): each rank "
+	    "mounts\n"
+	    "timelinefs on its own view of the media and plays its share of\n"
+	    "every step's workstations with timelinefs-bench; the steps start\n"
+	    "together (rank 0's start time, each host's clock offset measured\n"
+	    "by ping-pong at start and end); rank 0 merges every host's\n"
+	    "database into --out.  Run without mpirun, it is one host.\n"
+	    "\n"
+	    "plan:\n"
+	    "  --media DIR          the media folder, the same path on every "
+	    "host\n"
+	    "  --workstations LIST  comma-separated totals over all hosts "
+	    "(10,20,40)\n"
+	    "  --find-max           find the most workstations that play with "
+	    "0\n"
+	    "                       late frames in every repetition "
+	    "(doubling,\n"
+	    "                       then bisecting) and say the bracket\n"
+	    "  --from N             find-max's first count (the number of "
+	    "hosts)\n"
+	    "  --max N              find-max's cap (the hosts' timelines)\n"
+	    "  --repeat R           repetitions of each count (3)\n"
+	    "  --warmup N           warm-up steps before each count, recorded "
+	    "as\n"
+	    "                       repetition 0 (1)\n"
+	    "\n"
+	    "each host:\n"
+	    "  --cache MODE         drop, prime or keep (drop), as "
+	    "timelinefs-bench\n"
+	    "  --pace MODE          realtime, off or a factor like 2 "
+	    "(realtime)\n"
+	    "  --reader 'CMD'       the command reading one timeline ('dd "
+	    "bs=1M')\n"
+	    "  --movie              readers get NAME.mov\n"
+	    "  --mount-opts OPTS    more timelinefs -o options (not pace=, "
+	    "db=,\n"
+	    "                       label=, experiment=, rank=)\n"
+	    "  --label TEXT         the runs' label (uname -r of rank 0)\n"
+	    "  --db PATH            each host's database, on its local disk; "
+	    "%%h the\n"
+	    "                       host name, %%r the rank\n"
+	    "                       (/var/tmp/timelinefs-%%h-%%r.db)\n"
+	    "  --mountpoint DIR     each host's mount point (%%h %%r; default "
+	    "a\n"
+	    "                       private temporary folder)\n"
+	    "\n"
+	    "rank 0:\n"
+	    "  --out PATH           the merged database (./timelinefs.db); "
+	    "each\n"
+	    "                       host's copy in PATH.hosts/RANK-HOST.db\n"
+	    "  --start-margin S     a step starts S seconds after rank 0 sends "
+	    "it (2)\n"
+	    "  --step-timeout S     a host that has not answered S seconds "
+	    "after\n"
+	    "                       its step's expected end is dead (60)\n"
+	    "  --sync-rounds N      ping-pong rounds of a clock measurement "
+	    "(16)\n"
+	    "  -h, --help           print this help and exit\n"
+	    "  -V, --version        print the version and exit\n"
+	    "\n"
+	    "Exit status: 0 every host complete, 1 a host incomplete or a "
+	    "failure\n"
+	    "(said on stdout and in the host table), 2 usage error, 128+N a "
+	    "signal.\n");
+}
+
+static int is_rank0(void)
+{
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+
+	return !r || !strcmp(r, "0");
+}
+
+static int usage_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (is_rank0()) {
+		fprintf(stderr, "%s: ", HL_PROG);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fprintf(stderr, "\nTry '%s --help'.\n", HL_PROG);
+	}
+	return 2;
+}
+
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_secs(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v >= 0) || v > 1e6)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_ws(struct hl_opts *o, const char *s)
+{
+	const char *p = s;
+
+	o->n_ws = 0;
+	while (*p) {
+		char num[16];
+		size_t l = strcspn(p, ",");
+
+		if (!l || l >= sizeof(num) || o->n_ws == HL_MAX_WS)
+			return -1;
+		memcpy(num, p, l);
+		num[l] = '\0';
+		if (parse_uint(num, 1, 100000, &o->ws[o->n_ws++]) < 0)
+			return -1;
+		p += l;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
+	return o->n_ws ? 0 : -1;
+}
+
+/* -o options the launcher sets itself */
+static const char *own_opt(const char *opts)
+{
+	static const char *const own[] = {"pace", "db", "label", "experiment",
+					  "rank"};
+	const char *p = opts;
+	size_t i;
+
+	while (*p) {
+		size_t l = 0;
+
+		/* an escaped comma separates nothing */
+		while (p[l] && p[l] != ',') {
+			if (p[l] == '\\' && p[l + 1])
+				l++;
+			l++;
+		}
+		for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+			size_t n = strlen(own[i]);
+
+			if (l > n && !strncmp(p, own[i], n) && p[n] == '=')
+				return own[i];
+		}
+		p += l;
+		if (*p)
+			p++;
+	}
+	return NULL;
+}
+
+enum {
+	OPT_MEDIA = 256,
+	OPT_WS,
+	OPT_FINDMAX,
+	OPT_FROM,
+	OPT_MAX,
+	OPT_REPEAT,
+	OPT_WARMUP,
+	OPT_CACHE,
+	OPT_PACE,
+	OPT_READER,
+	OPT_MOVIE,
+	OPT_MOUNTOPTS,
+	OPT_LABEL,
+	OPT_DB,
+	OPT_OUT,
+	OPT_MNT,
+	OPT_MARGIN,
+	OPT_TIMEOUT,
+	OPT_ROUNDS,
+};
+
+static const struct option longopts[] = {
+    {"media", required_argument, NULL, OPT_MEDIA},
+    {"workstations", required_argument, NULL, OPT_WS},
+    {"find-max", no_argument, NULL, OPT_FINDMAX},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"max", required_argument, NULL, OPT_MAX},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"cache", required_argument, NULL, OPT_CACHE},
+    {"pace", required_argument, NULL, OPT_PACE},
+    {"reader", required_argument, NULL, OPT_READER},
+    {"movie", no_argument, NULL, OPT_MOVIE},
+    {"mount-opts", required_argument, NULL, OPT_MOUNTOPTS},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"db", required_argument, NULL, OPT_DB},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"mountpoint", required_argument, NULL, OPT_MNT},
+    {"start-margin", required_argument, NULL, OPT_MARGIN},
+    {"step-timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"sync-rounds", required_argument, NULL, OPT_ROUNDS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* 0, 2 for a usage error, or -1 for --help / --version (done). */
+static int parse(int argc, char **argv, struct hl_opts *o)
+{
+	const char *ws = NULL, *bad;
+	int c, from_set = 0, max_set = 0;
+	size_t len = 1;
+
+	memset(o, 0, sizeof(*o));
+	o->repeat = 3;
+	o->warmup = 1;
+	o->cache = "drop";
+	o->pace = "realtime";
+	o->speed = 1;
+	o->reader = "dd bs=1M";
+	o->db = "/var/tmp/timelinefs-%h-%r.db";
+	o->out = "./timelinefs.db";
+	o->start_margin = 2;
+	o->step_timeout = 60;
+	o->sync_rounds = 16;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
+		const char *a = optarg;
+
+		switch (c) {
+		case OPT_MEDIA:
+			o->media = a;
+			break;
+		case OPT_WS:
+			ws = a;
+			if (parse_ws(o, a) < 0)
+				return usage_error(
+				    "invalid --workstations '%s': expected "
+				    "counts like 10,20,40",
+				    a);
+			break;
+		case OPT_FINDMAX:
+			o->find_max = 1;
+			break;
+		case OPT_FROM:
+			from_set = 1;
+			if (parse_uint(a, 1, 100000, &o->from) < 0)
+				return usage_error(
+				    "invalid --from '%s': expected a whole "
+				    "number from 1",
+				    a);
+			break;
+		case OPT_MAX:
+			max_set = 1;
+			if (parse_uint(a, 1, 100000, &o->max) < 0)
+				return usage_error(
+				    "invalid --max '%s': expected a whole "
+				    "number from 1",
+				    a);
+			break;
+		case OPT_REPEAT:
+			if (parse_uint(a, 1, 1000, &o->repeat) < 0)
+				return usage_error(
+				    "invalid --repeat '%s': expected a whole "
+				    "number from 1",
+				    a);
+			break;
+		case OPT_WARMUP:
+			if (parse_uint(a, 0, 1000, &o->warmup) < 0)
+				return usage_error(
+				    "invalid --warmup '%s': expected a whole "
+				    "number (0: none)",
+				    a);
+			break;
+		case OPT_CACHE:
+			if (strcmp(a, "drop") && strcmp(a, "prime") &&
+			    strcmp(a, "keep"))
+				return usage_error(
+				    "invalid --cache '%s': expected drop, "
+				    "prime or keep",
+				    a);
+			o->cache = a;
+			break;
+		case OPT_PACE:
+			o->pace = a;
+			if (!strcmp(a, "realtime")) {
+				o->speed = 1;
+			} else if (!strcmp(a, "off")) {
+				o->speed = 0;
+			} else if (parse_secs(a, &o->speed) < 0 ||
+				   o->speed <= 0) {
+				return usage_error(
+				    "invalid --pace '%s': expected realtime, "
+				    "off or a factor like 2",
+				    a);
+			}
+			break;
+		case OPT_READER:
+			if (!*a)
+				return usage_error("--reader needs a command");
+			o->reader = a;
+			break;
+		case OPT_MOVIE:
+			o->movie = 1;
+			break;
+		case OPT_MOUNTOPTS:
+			bad = own_opt(a);
+			if (bad)
+				return usage_error(
+				    "--mount-opts cannot set %s=: the launcher "
+				    "sets it (--%s)",
+				    bad,
+				    !strcmp(bad, "experiment") ||
+					    !strcmp(bad, "rank")
+					? "its own"
+					: bad);
+			o->mount_opts = *a ? a : NULL;
+			break;
+		case OPT_LABEL:
+			o->label = a;
+			break;
+		case OPT_DB:
+			if (!*a)
+				return usage_error("--db needs a path");
+			o->db = a;
+			break;
+		case OPT_OUT:
+			if (!*a)
+				return usage_error("--out needs a path");
+			o->out = a;
+			break;
+		case OPT_MNT:
+			if (!*a)
+				return usage_error(
+				    "--mountpoint needs a folder");
+			o->mountpoint = a;
+			break;
+		case OPT_MARGIN:
+			if (parse_secs(a, &o->start_margin) < 0)
+				return usage_error(
+				    "invalid --start-margin '%s': expected "
+				    "seconds like 2 or 0.5",
+				    a);
+			break;
+		case OPT_TIMEOUT:
+			if (parse_secs(a, &o->step_timeout) < 0 ||
+			    o->step_timeout <= 0)
+				return usage_error(
+				    "invalid --step-timeout '%s': expected "
+				    "seconds above 0",
+				    a);
+			break;
+		case OPT_ROUNDS:
+			if (parse_uint(a, 1, 256, &o->sync_rounds) < 0)
+				return usage_error("invalid --sync-rounds "
+						   "'%s': expected 1 to 256",
+						   a);
+			break;
+		case 'h':
+			if (is_rank0())
+				usage();
+			return -1;
+		case 'V':
+			if (is_rank0())
+				printf("%s %s\n", HL_PROG, TLFS_VERSION);
+			return -1;
+		case ':':
+			return usage_error("option '%s' needs a value",
+					   argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->media)
+		return usage_error(
+		    "give --media DIR (the same path on every host)");
+	if (ws && o->find_max)
+		return usage_error(
+		    "give --workstations LIST or --find-max, not both");
+	if (!ws && !o->find_max)
+		return usage_error("give --workstations LIST or --find-max");
+	if (from_set && !o->find_max)
+		return usage_error("--from goes with --find-max");
+	if (max_set && !o->find_max)
+		return usage_error("--max goes with --find-max");
+	if (from_set && max_set && o->from > o->max)
+		return usage_error("--from %u is above --max %u", o->from,
+				   o->max);
+	for (c = 0; c < argc; c++)
+		len += strlen(argv[c]) + 1;
+	o->command = calloc(1, len);
+	if (!o->command)
+		return 2;
+	for (c = 0; c < argc; c++) {
+		if (c)
+			strcat(o->command, " ");
+		strcat(o->command, argv[c]);
+	}
+	return 0;
+}
+
+#ifdef __SANITIZE_ADDRESS__
+/* Open MPI has no frame pointers: LSan's fast unwinder stops at its first
+ * frame, often an unloaded component's, which tests/lsan.supp cannot name;
+ * the slow one reaches libmpi's frames (a run of the launcher, not of the
+ * daemon, which keeps the fast one) */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "fast_unwind_on_malloc=0";
+}
+#endif
+
+#define FINALIZE_S 30
+static volatile sig_atomic_t exit_rc;
+
+static void finalize_stuck(int sig)
+{
+	(void)sig;
+	_exit(exit_rc);
+}
+
+int main(int argc, char **argv)
+{
+	struct hl_opts o;
+	struct hl_host h;
+	int rc, rank = 0, size = 1;
+
+	rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (hl_clock_init() < 0) {
+		fprintf(stderr,
+			"%s: invalid TIMELINEFS_TEST_CLOCK_OFFSET_NS '%s': "
+			"expected nanoseconds\n",
+			HL_PROG, getenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS"));
+		return 2;
+	}
+	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+		fprintf(stderr, "%s: MPI_Init failed\n", HL_PROG);
+		return 1;
+	}
+	/* errors come back as codes: a dead rank is an answer, not an abort */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	hl_signals();
+	if (hl_host_init(&h, &o, rank, size, argv[0]) < 0) {
+		fprintf(stderr, "%s: out of memory\n", HL_PROG);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+		return 1;
+	}
+	rc = rank == 0 ? hl_rank0(&h, &o) : hl_rank_other(&h, &o);
+	hl_host_free(&h);
+	free(o.command);
+	fflush(NULL);
+	/* MPI_Finalize waits for every rank (a PMIx fence), a dead one
+	 * too: not after a rank died (mpirun --enable-recovery lets the
+	 * others end without it), nor when stopped (a signal, rank 0 gone:
+	 * mpirun ends the others); and at most FINALIZE_S otherwise */
+	if (rc > 128 || (rank && rc) || h.no_finalize)
+		_exit(rc);
+	exit_rc = rc;
+	signal(SIGALRM, finalize_stuck);
+	alarm(FINALIZE_S);
+	MPI_Finalize();
+	alarm(0);
+	return rc;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hosts_step.h: the launcher's own queries of a host's database (the
+ * timelines' play times, a step's repetition, the copy sent to rank 0).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "hosts_step.h"
+
+#define BUSY_MS 5000
+
+static void set_err(char **errmsg, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!errmsg)
+		return;
+	free(*errmsg);
+	*errmsg = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(errmsg, fmt, ap) < 0)
+		*errmsg = NULL;
+	va_end(ap);
+}
+
+static int open_db(const char *db, int flags, sqlite3 **out, char **errmsg)
+{
+	sqlite3 *c = NULL;
+	int rc = sqlite3_open_v2(db, &c, flags, NULL);
+
+	if (rc != SQLITE_OK) {
+		set_err(errmsg, "cannot open database %s: %s", db,
+			c ? sqlite3_errmsg(c) : sqlite3_errstr(rc));
+		sqlite3_close(c);
+		return rc == SQLITE_CANTOPEN ? -ENOENT : -EIO;
+	}
+	sqlite3_busy_timeout(c, BUSY_MS);
+	*out = c;
+	return 0;
+}
+
+static int fail(sqlite3 *c, const char *db, const char *what, char **errmsg)
+{
+	set_err(errmsg, "%s: %s: %s", db, what, sqlite3_errmsg(c));
+	return -EIO;
+}
+
+int hosts_step_timelines(const char *db, double *sec, size_t cap, size_t *n,
+			 char **errmsg)
+{
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc, found = 0;
+	size_t k = 0;
+
+	rc = open_db(db, SQLITE_OPEN_READONLY, &c, errmsg);
+	if (rc < 0)
+		return rc;
+	/* the bench's order: its timelines sorted with LC_ALL=C sort, which
+	 * is SQLite's BINARY collation */
+	if (sqlite3_prepare_v2(c,
+			       "SELECT r.id, t.name, 1.0 * t.frames * "
+			       "t.fps_den / t.fps_num FROM (SELECT max(id) AS "
+			       "id FROM run WHERE ended_at IS NULL) r LEFT "
+			       "JOIN timeline t ON t.run_id = r.id ORDER BY "
+			       "t.name",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = fail(c, db, "cannot read the timelines", errmsg);
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			break;
+		found = 1;
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL)
+			continue;
+		if (k < cap)
+			sec[k++] = sqlite3_column_double(st, 2);
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		rc = fail(c, db, "cannot read the timelines", errmsg);
+		goto out;
+	}
+	if (!found) {
+		set_err(errmsg, "%s: no open run (is the mount there?)", db);
+		rc = -ENOENT;
+		goto out;
+	}
+	*n = k;
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return rc;
+}
+
+int hosts_step_repetition(const char *db, int64_t run_id, int64_t after_step,
+			  int rep, char **errmsg)
+{
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = open_db(db, SQLITE_OPEN_READWRITE, &c, errmsg);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_prepare_v2(c,
+			       "UPDATE bench_step SET repetition = ? WHERE "
+			       "run_id = ? AND id > ?",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = fail(c, db, "cannot set the step's repetition", errmsg);
+		goto out;
+	}
+	sqlite3_bind_int(st, 1, rep);
+	sqlite3_bind_int64(st, 2, run_id);
+	sqlite3_bind_int64(st, 3, after_step);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = fail(c, db, "cannot set the step's repetition", errmsg);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return rc;
+}
+
+int hosts_step_snapshot(const char *db, const char *out, char **errmsg)
+{
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = open_db(db, SQLITE_OPEN_READONLY, &c, errmsg);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_prepare_v2(c, "VACUUM INTO ?", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		rc = fail(c, db, "cannot copy the database", errmsg);
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, out, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		set_err(errmsg, "cannot copy database %s to %s: %s", db, out,
+			sqlite3_errmsg(c));
+		rc = -EIO;
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return rc;
+}
