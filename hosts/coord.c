@@ -392,6 +392,32 @@ static void add_row(struct coord *c, const struct step_row *row)
 	c->rows[c->n_rows++] = *row;
 }
 
+/* What each rank is given in this step, 0 too (a dead or unmounted rank,
+ * or fewer workstations than hosts), into rank 0's database before the
+ * step is sent: the views count a host as missing a step only when it was
+ * given workstations (experiment_share).  A failure is said, not fatal:
+ * the step's rows are still recorded, only the views' rule falls back to
+ * every host row. */
+static void record_shares(struct coord *c, unsigned total, int rep, int64_t t0)
+{
+	struct hosts_db *d = NULL;
+	char *err = NULL;
+	int r, rc;
+
+	rc = hosts_db_open(c->h->db, &d, &err);
+	for (r = 0; r < c->n && rc == 0; r++)
+		rc = hosts_share_put(d, c->h->experiment_id, c->step_no, r,
+				     (int)c->p[r].share, rep, (int)total, t0,
+				     &err);
+	if (d)
+		hosts_db_close(d);
+	if (rc < 0) {
+		fprintf(stderr, "%s: warning: step %d's shares not recorded: %s\n",
+			HL_PROG, c->step_no, err ? err : strerror(-rc));
+		free(err);
+	}
+}
+
 /* One step of total workstations (repetition rep, 0 a warm-up) over the
  * live hosts.  1: it played with 0 late, dropped and failed frames on
  * every host that was given a share, 0 not, -EINTR a stop signal. */
@@ -432,6 +458,7 @@ static int step(struct coord *c, unsigned total, int rep)
 		p->deadline = mono + (t0 - now) + (int64_t)(exp * S_NS) +
 			      (int64_t)(o->step_timeout * S_NS);
 	}
+	record_shares(c, total, rep, t0);
 	for (r = 1; r < c->n; r++) {
 		struct peer *p = &c->p[r];
 
