@@ -334,6 +334,24 @@ check_eq "(e) find-max with every read delayed: exit 0" 0 "$rc"
 check "(e) not even 1" grep -q '^not even 1 workstation over 3 hosts plays with 0 late frames' "$T/f.out"
 check_eq "(e) experiment: max_lo 0, max_hi 1; counts 3 then down to 1" "0|1|1" \
 	"$(sq "$T/f.db" "select max_lo || '|' || max_hi || '|' || (select min(total_workstations) from bench_step) from experiment")"
+# a bracket inside: rank 2's own mount delays every read (its --mount-opts;
+# MPMD), so a count fails exactly when it gives rank 2 a workstation:
+# 3 (1 each) fails, then bisecting: 1 (rank 0) and 2 (ranks 0, 1) pass
+rc=0
+$MPI -np 2 "$HOSTS" --media "$T/media" --find-max $COMMON --pace 4 \
+	--db "$T/g2-%h-%r.db" --out "$T/g2.db" : \
+	-np 1 "$HOSTS" --media "$T/media" --find-max $COMMON --pace 4 \
+	--mount-opts 'inject=delay=30ms' \
+	--db "$T/g2-%h-%r.db" --out "$T/g2.db" >"$T/g2.out" 2>"$T/g2.err" || rc=$?
+check_eq "(e) find-max, rank 2 slow: exit 0" 0 "$rc"
+check_eq "(e) rank 2 slow: counts 3, 1, 2; bracket [2, 3]" "3 1 2|2|3" \
+	"$(sq "$T/g2.db" "select (select group_concat(t, ' ') from (select distinct step_no, total_workstations as t
+		from bench_step order by step_no)) || '|' || max_lo || '|' || max_hi from experiment")"
+check "(e) rank 2 slow: the bracket said" \
+	grep -q '^2 workstations over 3 hosts play with 0 late frames in 1 of 1 repetitions; 3 do not' "$T/g2.out"
+check_eq "(e) rank 2 slow: only rank 2's frames were late" "0|0 1|0 2|1" \
+	"$(sq "$T/g2.db" "select group_concat(x, ' ') from (select h.rank || '|' || (sum(s.late_frames) > 0) as x
+		from stream s join run r on r.id = s.run_id join host h on h.id = r.host_id group by h.rank order by h.rank)")"
 check "(e) nothing mounted, no process left" released 50
 
 # ------------------------------------------------------------ (f)
