@@ -431,7 +431,7 @@ static int step(struct coord *c, unsigned total, int rep)
 	int r, pending, passed = 1, status;
 	struct step_row row;
 	struct hl_cmd cmd;
-	char line[4096];
+	char line[4096], what[32];
 	size_t ll;
 	double exp;
 
@@ -662,10 +662,14 @@ static int step(struct coord *c, unsigned total, int rep)
 				    (double)lag[r] / 1e9);
 	}
 	snprintf(line + ll, sizeof(line) - ll, ")");
-	printf("step %d: %u workstation%s (%s%d) over %u host%s: %lld late "
+	/* a warm-up is repetition 0: no number ("warm-up0" before) */
+	if (rep)
+		snprintf(what, sizeof(what), "repetition %d", rep);
+	else
+		snprintf(what, sizeof(what), "warm-up");
+	printf("step %d: %u workstation%s (%s) over %u host%s: %lld late "
 	       "frame%s%s, %.1f MB/s, start spread %.1f ms, straggler: %s%s\n",
-	       c->step_no, total, total == 1 ? "" : "s",
-	       rep ? "repetition " : "warm-up", rep ? rep : 0, played,
+	       c->step_no, total, total == 1 ? "" : "s", what, played,
 	       played == 1 ? "" : "s", (long long)row.late,
 	       row.late == 1 ? "" : "s", line, row.mbs, row.spread_ms,
 	       row.straggler, row.complete ? "" : "; incomplete");
