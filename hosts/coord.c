@@ -33,8 +33,7 @@
 
 /* Answer rank 0's ping-pong: rounds pings, then the verdict.  The first
  * ping may come late (rank 0 measures the ranks one after the other). */
-static int pong(struct hl_host *h, unsigned rounds, int64_t first_wait,
-		struct hl_sync *s)
+static int pong(unsigned rounds, int64_t first_wait, struct hl_sync *s)
 {
 	unsigned i;
 	int64_t seq, t;
@@ -53,7 +52,6 @@ static int pong(struct hl_host *h, unsigned rounds, int64_t first_wait,
 		if (rc < 0)
 			return rc;
 	}
-	(void)h;
 	return hl_recv(0, HL_TAG_SYNC, s, sizeof(*s),
 		       hl_now_mono() + WAIT_PONG_NS);
 }
@@ -114,7 +112,7 @@ static int send_file(const char *path, int64_t size)
 	return rc;
 }
 
-int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
+int hl_rank_other(struct hl_host *h)
 {
 	struct hl_hello hello;
 	struct hl_plan plan;
@@ -127,7 +125,6 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 	struct stat st;
 	int rc, status;
 
-	(void)o;
 	memset(&hello, 0, sizeof(hello));
 	snprintf(hello.name, sizeof(hello.name), "%s", h->name);
 	snprintf(hello.machine_id, sizeof(hello.machine_id), "%s",
@@ -142,7 +139,7 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 		return rank_gone(h, rc, "the start");
 	snprintf(h->uuid, sizeof(h->uuid), "%s", plan.uuid);
 	snprintf(h->label, sizeof(h->label), "%s", plan.label);
-	rc = pong(h, plan.rounds, plan.wait_ms * MS_NS, &s);
+	rc = pong(plan.rounds, plan.wait_ms * MS_NS, &s);
 	if (rc < 0)
 		return rank_gone(h, rc, "the clock measurement at the start");
 	h->line.t_start = s.t_host_ns;
@@ -203,7 +200,7 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 		if (rc < 0)
 			return rank_gone(h, rc, "a step's result");
 	}
-	rc = pong(h, plan.rounds, WAIT_HELLO_NS, &s);
+	rc = pong(plan.rounds, WAIT_HELLO_NS, &s);
 	if (rc == -EINTR)
 		return rank_gone(h, rc, "");
 	if (rc == 0 && s.ok) {
@@ -370,7 +367,6 @@ static double expected_s(const struct coord *c, const struct peer *p,
 {
 	double t;
 
-	(void)c;
 	if (!share || c->o->speed <= 0)
 		return 0;
 	t = share <= p->n_tl && share <= HL_MAX_TL ? p->prefmax[share - 1]
@@ -398,7 +394,7 @@ static void add_row(struct coord *c, const struct step_row *row)
 static int step(struct coord *c, unsigned total, int rep)
 {
 	const struct hl_opts *o = c->o;
-	unsigned live = n_live(c), k = 0, played = 0, late_hosts = 0;
+	unsigned live = n_live(c), k = 0, played = 0;
 	int64_t t0, now, mono, max_exp_ns = 0, start_min = INT64_MAX;
 	int64_t end_max = INT64_MIN, *st, *en, *lag;
 	int *pl, *strag;
@@ -593,7 +589,6 @@ static int step(struct coord *c, unsigned total, int rep)
 		row.bytes += x->bytes;
 		if (x->late_frames || x->dropped_frames || x->failed_frames) {
 			passed = 0;
-			late_hosts++;
 		}
 		ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
 				       "%srank %d: %lld", ll > 2 ? ", " : "", r,
@@ -649,7 +644,6 @@ static int step(struct coord *c, unsigned total, int rep)
 	free(lag);
 	free(pl);
 	free(strag);
-	(void)late_hosts;
 	return passed;
 }
 
@@ -997,8 +991,9 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 	return bad ? 1 : 0;
 }
 
-int hl_rank0(struct hl_host *h, const struct hl_opts *o)
+int hl_rank0(struct hl_host *h)
 {
+	const struct hl_opts *o = h->o;
 	static struct hl_mounted m;
 	struct coord c;
 	struct hl_plan plan;

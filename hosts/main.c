@@ -487,12 +487,12 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	hl_signals();
-	if (hl_host_init(&h, &o, rank, size, argv[0]) < 0) {
+	if (hl_host_init(&h, &o, rank, size) < 0) {
 		fprintf(stderr, "%s: out of memory\n", HL_PROG);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 		return 1;
 	}
-	rc = rank == 0 ? hl_rank0(&h, &o) : hl_rank_other(&h, &o);
+	rc = rank == 0 ? hl_rank0(&h) : hl_rank_other(&h);
 	hl_host_free(&h);
 	free(o.command);
 	fflush(NULL);
