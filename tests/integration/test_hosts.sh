@@ -358,6 +358,12 @@ rc=0
 check_eq "(f) missing media: exit 1" 1 "$rc"
 check "(f) missing media: the folder and the reason said" grep -q "no host could mount: rank 0 (.*): media folder $T/nope does not exist" "$T/g.err"
 check "(f) missing media: nothing mounted, no process left" released 30
+rc=0
+$MPI -np 3 "$HOSTS" --media "$T/media" --workstations 1 $COMMON --db "$T/o-%h-%r.db" \
+	--out "$T/nope/o.db" >"$T/o.out" 2>"$T/o.err" || rc=$?
+check "(f) --out in a folder that is not there: said before anything runs, exit non-zero" \
+	sh -c "[ $rc -ne 0 ] && grep -q 'cannot write --out $T/nope/o.db: $T/nope: No such file or directory' '$T/o.err' && ! ls '$T'/o-* >/dev/null 2>&1"
+check "(f) --out refused: no process left" released 30
 
 # ------------------------------------------------------------ (h)
 # rank 2 cannot mount (a bad -o inject of its own): it is incomplete with
