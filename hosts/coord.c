@@ -748,9 +748,10 @@ static void print_tables(const struct coord *c)
 	size_t i;
 	int r;
 
-	printf("\n%5s %12s %6s %6s %10s %11s %9s %10s  %s\n", "step",
-	       "workstations", "rep", "hosts", "frames", "late frames", "MB/s",
-	       "spread ms", "straggler");
+	if (c->n_rows)
+		printf("\n%5s %12s %6s %6s %10s %11s %9s %10s  %s\n", "step",
+		       "workstations", "rep", "hosts", "frames", "late frames",
+		       "MB/s", "spread ms", "straggler");
 	for (i = 0; i < c->n_rows; i++) {
 		const struct step_row *w = &c->rows[i];
 		char rep[16];
@@ -1125,6 +1126,22 @@ int hl_rank0(struct hl_host *h)
 	printf("%u of %d host%s mounted, %u timelines each at least\n",
 	       n_live(&c), c.n, c.n == 1 ? "" : "s", min_tl);
 	fflush(stdout);
+	/* a count the hosts' timelines cannot play (each workstation its
+	 * own timeline on its host) is said before any step plays */
+	for (i = 0; !o->find_max && i < o->n_ws; i++) {
+		unsigned live = n_live(&c), most = (o->ws[i] + live - 1) / live;
+
+		if (most <= min_tl)
+			continue;
+		snprintf(verdict, sizeof(verdict),
+			 "--workstations %u needs %u timelines on each of %u "
+			 "host%s, a host has %u: nothing played",
+			 o->ws[i], most, live, live == 1 ? "" : "s", min_tl);
+		fprintf(stderr, "%s: %s\n", HL_PROG, verdict);
+		finish(&c, verdict, -1, -1);
+		rc = 1;
+		goto out;
+	}
 	if (!o->find_max) {
 		int64_t late = 0;
 
