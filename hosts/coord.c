@@ -448,6 +448,7 @@ static int step(struct coord *c, unsigned total, int rep)
 		if (hl_send(r, HL_TAG_CMD, &cmd, sizeof(cmd),
 			    hl_now_mono() + WAIT_PONG_NS) < 0) {
 			kill_peer(c, r, "no answer in step %d", c->step_no);
+			p->in_step = 0; /* no receive posted */
 			continue;
 		}
 		MPI_Irecv(&p->res, sizeof(p->res), MPI_BYTE, r, HL_TAG_RESULT,
