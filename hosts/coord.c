@@ -33,8 +33,7 @@
 
 /* Answer rank 0's ping-pong: rounds pings, then the verdict.  The first
  * ping may come late (rank 0 measures the ranks one after the other). */
-static int pong(struct hl_host *h, unsigned rounds, int64_t first_wait,
-		struct hl_sync *s)
+static int pong(unsigned rounds, int64_t first_wait, struct hl_sync *s)
 {
 	unsigned i;
 	int64_t seq, t;
@@ -53,7 +52,6 @@ static int pong(struct hl_host *h, unsigned rounds, int64_t first_wait,
 		if (rc < 0)
 			return rc;
 	}
-	(void)h;
 	return hl_recv(0, HL_TAG_SYNC, s, sizeof(*s),
 		       hl_now_mono() + WAIT_PONG_NS);
 }
@@ -114,7 +112,7 @@ static int send_file(const char *path, int64_t size)
 	return rc;
 }
 
-int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
+int hl_rank_other(struct hl_host *h)
 {
 	struct hl_hello hello;
 	struct hl_plan plan;
@@ -127,7 +125,6 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 	struct stat st;
 	int rc, status;
 
-	(void)o;
 	memset(&hello, 0, sizeof(hello));
 	snprintf(hello.name, sizeof(hello.name), "%s", h->name);
 	snprintf(hello.machine_id, sizeof(hello.machine_id), "%s",
@@ -142,7 +139,7 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 		return rank_gone(h, rc, "the start");
 	snprintf(h->uuid, sizeof(h->uuid), "%s", plan.uuid);
 	snprintf(h->label, sizeof(h->label), "%s", plan.label);
-	rc = pong(h, plan.rounds, plan.wait_ms * MS_NS, &s);
+	rc = pong(plan.rounds, plan.wait_ms * MS_NS, &s);
 	if (rc < 0)
 		return rank_gone(h, rc, "the clock measurement at the start");
 	h->line.t_start = s.t_host_ns;
@@ -203,7 +200,7 @@ int hl_rank_other(struct hl_host *h, const struct hl_opts *o)
 		if (rc < 0)
 			return rank_gone(h, rc, "a step's result");
 	}
-	rc = pong(h, plan.rounds, WAIT_HELLO_NS, &s);
+	rc = pong(plan.rounds, WAIT_HELLO_NS, &s);
 	if (rc == -EINTR)
 		return rank_gone(h, rc, "");
 	if (rc == 0 && s.ok) {
@@ -370,7 +367,6 @@ static double expected_s(const struct coord *c, const struct peer *p,
 {
 	double t;
 
-	(void)c;
 	if (!share || c->o->speed <= 0)
 		return 0;
 	t = share <= p->n_tl && share <= HL_MAX_TL ? p->prefmax[share - 1]
@@ -424,7 +420,7 @@ static void record_shares(struct coord *c, unsigned total, int rep, int64_t t0)
 static int step(struct coord *c, unsigned total, int rep)
 {
 	const struct hl_opts *o = c->o;
-	unsigned live = n_live(c), k = 0, played = 0, late_hosts = 0;
+	unsigned live = n_live(c), k = 0, played = 0;
 	int64_t t0, now, mono, max_exp_ns = 0, start_min = INT64_MAX;
 	int64_t end_max = INT64_MIN, *st, *en, *lag;
 	int *pl, *strag;
@@ -479,6 +475,7 @@ static int step(struct coord *c, unsigned total, int rep)
 		if (hl_send(r, HL_TAG_CMD, &cmd, sizeof(cmd),
 			    hl_now_mono() + WAIT_PONG_NS) < 0) {
 			kill_peer(c, r, "no answer in step %d", c->step_no);
+			p->in_step = 0; /* no receive posted */
 			continue;
 		}
 		MPI_Irecv(&p->res, sizeof(p->res), MPI_BYTE, r, HL_TAG_RESULT,
@@ -620,7 +617,6 @@ static int step(struct coord *c, unsigned total, int rep)
 		row.bytes += x->bytes;
 		if (x->late_frames || x->dropped_frames || x->failed_frames) {
 			passed = 0;
-			late_hosts++;
 		}
 		ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
 				       "%srank %d: %lld", ll > 2 ? ", " : "", r,
@@ -680,7 +676,6 @@ static int step(struct coord *c, unsigned total, int rep)
 	free(lag);
 	free(pl);
 	free(strag);
-	(void)late_hosts;
 	return passed;
 }
 
@@ -785,9 +780,10 @@ static void print_tables(const struct coord *c)
 	size_t i;
 	int r;
 
-	printf("\n%5s %12s %6s %6s %10s %11s %9s %10s  %s\n", "step",
-	       "workstations", "rep", "hosts", "frames", "late frames", "MB/s",
-	       "spread ms", "straggler");
+	if (c->n_rows)
+		printf("\n%5s %12s %6s %6s %10s %11s %9s %10s  %s\n", "step",
+		       "workstations", "rep", "hosts", "frames", "late frames",
+		       "MB/s", "spread ms", "straggler");
 	for (i = 0; i < c->n_rows; i++) {
 		const struct step_row *w = &c->rows[i];
 		char rep[16];
@@ -1028,8 +1024,9 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 	return bad ? 1 : 0;
 }
 
-int hl_rank0(struct hl_host *h, const struct hl_opts *o)
+int hl_rank0(struct hl_host *h)
 {
+	const struct hl_opts *o = h->o;
 	static struct hl_mounted m;
 	struct coord c;
 	struct hl_plan plan;
@@ -1161,6 +1158,22 @@ int hl_rank0(struct hl_host *h, const struct hl_opts *o)
 	printf("%u of %d host%s mounted, %u timelines each at least\n",
 	       n_live(&c), c.n, c.n == 1 ? "" : "s", min_tl);
 	fflush(stdout);
+	/* a count the hosts' timelines cannot play (each workstation its
+	 * own timeline on its host) is said before any step plays */
+	for (i = 0; !o->find_max && i < o->n_ws; i++) {
+		unsigned live = n_live(&c), most = (o->ws[i] + live - 1) / live;
+
+		if (most <= min_tl)
+			continue;
+		snprintf(verdict, sizeof(verdict),
+			 "--workstations %u needs %u timelines on each of %u "
+			 "host%s, a host has %u: nothing played",
+			 o->ws[i], most, live, live == 1 ? "" : "s", min_tl);
+		fprintf(stderr, "%s: %s\n", HL_PROG, verdict);
+		finish(&c, verdict, -1, -1);
+		rc = 1;
+		goto out;
+	}
 	if (!o->find_max) {
 		int64_t late = 0;
 

@@ -60,8 +60,7 @@ static char *expand(const char *pat, const char *host, int rank)
 	return out;
 }
 
-int hl_host_init(struct hl_host *h, const struct hl_opts *o, int rank, int size,
-		 const char *argv0)
+int hl_host_init(struct hl_host *h, const struct hl_opts *o, int rank, int size)
 {
 	struct timex tx;
 	int len = 0, st;
@@ -103,8 +102,8 @@ int hl_host_init(struct hl_host *h, const struct hl_opts *o, int rank, int size,
 	if (!h->mnt || asprintf(&h->log_daemon, "%s.daemon.log", h->db) < 0 ||
 	    asprintf(&h->log_bench, "%s.bench.log", h->db) < 0)
 		return -ENOMEM;
-	h->tlfs = hl_find_bin(argv0, "timelinefs");
-	h->bench = hl_find_bin(argv0, "timelinefs-bench");
+	h->tlfs = hl_find_bin("timelinefs");
+	h->bench = hl_find_bin("timelinefs-bench");
 	return 0;
 }
 

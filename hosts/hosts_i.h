@@ -160,7 +160,7 @@ void hl_unmount(const char *mnt, int tries);
 void hl_tail(const char *path, char *buf, size_t len, int lines);
 /* The binary NAME: TIMELINEFS_BIN_DIR, next to this program, its
  * ../mount-scripts and ../build (a checkout), PATH.  malloc'ed. */
-char *hl_find_bin(const char *argv0, const char *name);
+char *hl_find_bin(const char *name);
 
 /* ------------------------------------------------------------ host.c */
 
@@ -190,8 +190,8 @@ struct hl_host {
 	char reason[1024];
 };
 
-int hl_host_init(struct hl_host *h, const struct hl_opts *o, int rank, int size,
-		 const char *argv0);
+int hl_host_init(struct hl_host *h, const struct hl_opts *o, int rank,
+		 int size);
 /* The experiment and host rows (running), then the mount; on failure
  * h->reason says why and m->ok is 0. */
 void hl_host_mount(struct hl_host *h, struct hl_mounted *m);
@@ -212,7 +212,8 @@ int hl_host_row(struct hl_host *h, int complete, const char *reason);
 
 /* ------------------------------------------------------------ coord.c */
 
-int hl_rank0(struct hl_host *h, const struct hl_opts *o);
-int hl_rank_other(struct hl_host *h, const struct hl_opts *o);
+/* Rank 0's experiment, and every other rank's part: the exit status. */
+int hl_rank0(struct hl_host *h);
+int hl_rank_other(struct hl_host *h);
 
 #endif

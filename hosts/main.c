@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,6 +442,22 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 	return 0;
 }
 
+static int out_folder_missing(const char *out)
+{
+	char *copy = strdup(out), *dir;
+	int bad;
+
+	if (!copy)
+		return 1;
+	dir = dirname(copy);
+	bad = access(dir, W_OK | X_OK) < 0;
+	if (bad)
+		fprintf(stderr, "%s: cannot write --out %s: %s: %s\n", HL_PROG,
+			out, dir, strerror(errno));
+	free(copy);
+	return bad;
+}
+
 #ifdef __SANITIZE_ADDRESS__
 /* Open MPI has no frame pointers: LSan's fast unwinder stops at its first
  * frame, often an unloaded component's, which tests/lsan.supp cannot name;
@@ -478,6 +495,10 @@ int main(int argc, char **argv)
 			HL_PROG, getenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS"));
 		return 2;
 	}
+	/* rank 0 writes --out at the end: a folder that is not there is
+	 * said now, not after the experiment (mpirun ends the others) */
+	if (is_rank0() && out_folder_missing(o.out))
+		return 1;
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "%s: MPI_Init failed\n", HL_PROG);
 		return 1;
@@ -487,12 +508,12 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	hl_signals();
-	if (hl_host_init(&h, &o, rank, size, argv[0]) < 0) {
+	if (hl_host_init(&h, &o, rank, size) < 0) {
 		fprintf(stderr, "%s: out of memory\n", HL_PROG);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 		return 1;
 	}
-	rc = rank == 0 ? hl_rank0(&h, &o) : hl_rank_other(&h, &o);
+	rc = rank == 0 ? hl_rank0(&h) : hl_rank_other(&h);
 	hl_host_free(&h);
 	free(o.command);
 	fflush(NULL);

@@ -295,7 +295,7 @@ static char *exe_in(const char *dir, const char *name)
 	return NULL;
 }
 
-char *hl_find_bin(const char *argv0, const char *name)
+char *hl_find_bin(const char *name)
 {
 	char self[PATH_MAX], dir[PATH_MAX + 32];
 	const char *env = getenv("TIMELINEFS_BIN_DIR");
@@ -318,7 +318,6 @@ char *hl_find_bin(const char *argv0, const char *name)
 		if ((p = exe_in(dir, name)))
 			return p;
 	}
-	(void)argv0;
 	while (path && *path) {
 		const char *c = strchr(path, ':');
 		size_t l = c ? (size_t)(c - path) : strlen(path);

@@ -392,6 +392,18 @@ rc=0
 check_eq "(f) missing media: exit 1" 1 "$rc"
 check "(f) missing media: the folder and the reason said" grep -q "no host could mount: rank 0 (.*): media folder $T/nope does not exist" "$T/g.err"
 check "(f) missing media: nothing mounted, no process left" released 30
+rc=0
+"$HOSTS" --media "$T/media" --workstations 2,7 $COMMON --db "$T/w-%h-%r.db" \
+	--out "$T/w.db" >"$T/w.out" 2>"$T/w.err" || rc=$?
+check "(f) more workstations than timelines: exit 1 before any step, said" \
+	sh -c "[ $rc -eq 1 ] && grep -q -- '--workstations 7 needs 7 timelines on each of 1 host, a host has 6: nothing played' '$T/w.err' && ! grep -q '^step' '$T/w.out'"
+check "(f) more workstations than timelines: nothing mounted, no process left" released 30
+rc=0
+$MPI -np 3 "$HOSTS" --media "$T/media" --workstations 1 $COMMON --db "$T/o-%h-%r.db" \
+	--out "$T/nope/o.db" >"$T/o.out" 2>"$T/o.err" || rc=$?
+check "(f) --out in a folder that is not there: said before anything runs, exit non-zero" \
+	sh -c "[ $rc -ne 0 ] && grep -q 'cannot write --out $T/nope/o.db: $T/nope: No such file or directory' '$T/o.err' && ! ls '$T'/o-* >/dev/null 2>&1"
+check "(f) --out refused: no process left" released 30
 
 # ------------------------------------------------------------ (h)
 # rank 2 cannot mount (a bad -o inject of its own): it is incomplete with
