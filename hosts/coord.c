@@ -1188,9 +1188,10 @@ int hl_rank0(struct hl_host *h)
 			if (c.rows[i].rep)
 				late += c.rows[i].late;
 		snprintf(verdict, sizeof(verdict),
-			 "%zu steps over %u host%s: %lld late frame%s in the "
+			 "%zu step%s over %u host%s: %lld late frame%s in the "
 			 "repetitions%s",
-			 c.n_rows, n_live(&c), n_live(&c) == 1 ? "" : "s",
+			 c.n_rows, c.n_rows == 1 ? "" : "s", n_live(&c),
+			 n_live(&c) == 1 ? "" : "s",
 			 (long long)late, late == 1 ? "" : "s",
 			 c.failures ? "; some hosts incomplete (below)" : "");
 	} else {
