@@ -408,7 +408,8 @@ static void record_shares(struct coord *c, unsigned total, int rep, int64_t t0)
 	if (d)
 		hosts_db_close(d);
 	if (rc < 0) {
-		fprintf(stderr, "%s: warning: step %d's shares not recorded: %s\n",
+		fprintf(stderr,
+			"%s: warning: step %d's shares not recorded: %s\n",
 			HL_PROG, c->step_no, err ? err : strerror(-rc));
 		free(err);
 	}
@@ -958,7 +959,11 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 		}
 		if (d) {
 			memset(&ms, 0, sizeof(ms));
-			rc = hosts_merge(d, path, &ms, &err);
+			/* this experiment's rows only: a host's database
+			 * keeps every experiment run there (and its plain
+			 * mounts), its copy in OUT.hosts/ stays whole */
+			rc = hosts_merge_experiment(d, path, c->h->uuid, &ms,
+						    &err);
 			if (rc < 0) {
 				fprintf(stderr, "%s: cannot merge %s: %s\n",
 					HL_PROG, path,

@@ -23,7 +23,6 @@
 
 #include "hosts/hosts.h"
 #include "hosts.h"
-#include "hosts_step.h"
 
 #define HL_PROG "timelinefs-hosts"
 #define HL_MAX_WS 256	    /* counts of --workstations */

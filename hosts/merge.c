@@ -2,7 +2,8 @@
 /*
  * timelinefs-merge OUT.db IN.db...: the hosts' databases of an experiment
  * (or any timelinefs databases) merged into one, as timelinefs-hosts does
- * on rank 0 at its end, by hand (schema/hosts.h, hosts_merge).  Run again
+ * on rank 0 at its end, by hand (schema/hosts.h, hosts_merge; with
+ * --experiment, hosts_merge_experiment: one experiment).  Run again
  * after a partial failure: a run already in OUT is not added twice.  Each
  * input is one transaction: a bad one stops the program with its reason,
  * OUT keeping every input merged before it.
@@ -29,6 +30,13 @@ static void usage(FILE *f)
 	    "nothing; an input is merged whole or not at all, and never\n"
 	    "changed.  Prints per input: IN: N runs added, M already merged.\n"
 	    "\n"
+	    "  -e, --experiment UUID\n"
+	    "                 only that experiment of each IN.db: its\n"
+	    "                 experiment, host and share rows and the runs of\n"
+	    "                 its hosts (a host's own database keeps every\n"
+	    "                 experiment run there); UUID may be the first 8\n"
+	    "                 or more characters of one; an IN.db without it\n"
+	    "                 is an error\n"
 	    "  -h, --help     print this help and exit\n"
 	    "  -V, --version  print the version and exit\n"
 	    "\n"
@@ -38,20 +46,43 @@ static void usage(FILE *f)
 	    f);
 }
 
+/* A uuid, or its first 8 or more characters: hex digits and dashes, at
+ * most 36 (the experiment is then looked up in each input). */
+static int uuid_like(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 8 && n <= 36 && strspn(s, "0123456789abcdefABCDEF-") == n;
+}
+
 int main(int argc, char *argv[])
 {
 	static const struct option longs[] = {
+	    {"experiment", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct hosts_merge_stats st;
 	struct hosts_db *h = NULL;
+	const char *exp = NULL;
 	char *err = NULL;
 	int opt, i, rc;
 
-	while ((opt = getopt_long(argc, argv, "hV", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:hV", longs, NULL)) != -1) {
 		switch (opt) {
+		case 'e':
+			if (!uuid_like(optarg)) {
+				fprintf(stderr,
+					PROG ": --experiment %s: not a uuid "
+					     "nor its first 8 or more "
+					     "characters (hex digits and "
+					     "dashes)\n",
+					optarg);
+				return 2;
+			}
+			exp = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -75,7 +106,7 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	for (i = optind + 1; i < argc; i++) {
-		rc = hosts_merge(h, argv[i], &st, &err);
+		rc = hosts_merge_experiment(h, argv[i], exp, &st, &err);
 		if (rc < 0) {
 			fprintf(stderr, PROG ": %s\n",
 				err ? err : strerror(-rc));

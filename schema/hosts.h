@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Many hosts (issue 24): the rows of an experiment in a host's database
- * (hosts.c), and the merge of many hosts' databases into one (merge.c).
+ * (hosts.c), the launcher's own queries of a host's database
+ * (hosts_step.c), and the merge of many hosts' databases into one
+ * (merge.c).
  * Like store.c, the only code that speaks SQL for them; the launcher
  * (hosts/, timelinefs-hosts) and timelinefs-merge call these.  Each call
  * opens its own connection (busy timeout 5 s: the daemon writes the same
@@ -12,6 +14,7 @@
 #ifndef STORE_HOSTS_H
 #define STORE_HOSTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct hosts_db;
@@ -123,6 +126,44 @@ struct hosts_merge_stats {
 };
 int hosts_merge(struct hosts_db *h, const char *src,
 		struct hosts_merge_stats *stats, char **errmsg);
+
+/* hosts_merge of one experiment of src: its experiment row (uuid
+ * experiment_uuid, or the one src holds whose uuid starts with it, 8
+ * characters or more), its experiment_share rows, its host rows and the
+ * runs whose host_id is one of them, with their rows; nothing else of src
+ * (its other experiments, runs outside any: a host's own database keeps
+ * every experiment run there, and plain mounts).  NULL: hosts_merge.
+ * -ENOENT: src has no such experiment; -EINVAL: a prefix that more than
+ * one of its experiments starts with (the message names src and the
+ * uuid). */
+int hosts_merge_experiment(struct hosts_db *h, const char *src,
+			   const char *experiment_uuid,
+			   struct hosts_merge_stats *stats, char **errmsg);
+
+/* What timelinefs-hosts needs of a host's database beside its rows
+ * (hosts_step.c): the play times of the mount's timelines (a step's
+ * expected length and find-max's cap), a step's repetition number in the
+ * experiment, and a copy of the database in one file to send to rank 0.
+ * These take the database's path (each call its own connection, as
+ * above). */
+
+/* The play time in seconds (frames * fps_den / fps_num) of each timeline
+ * of the newest run that has not ended, in the order timelinefs-bench
+ * gives them to its workstations (by name, byte order): sec[0..*n-1], at
+ * most cap of them.  -ENOENT: no open run. */
+int hosts_step_timelines(const char *db, double *sec, size_t cap, size_t *n,
+			 char **errmsg);
+
+/* Set the repetition of the bench_step rows of run_id with id > after_step
+ * (timelinefs-bench always writes 1 for its one repetition: the
+ * experiment's is rep, 0 for a warm-up). */
+int hosts_step_repetition(const char *db, int64_t run_id, int64_t after_step,
+			  int rep, char **errmsg);
+
+/* A consistent copy of db in the one file out (VACUUM INTO: the WAL's
+ * pages included, none of another writer's half-done transaction); out
+ * must not exist. */
+int hosts_step_snapshot(const char *db, const char *out, char **errmsg);
 
 /* Mark the host row (experiment, rank) incomplete with reason, creating it
  * (name given) when the merged database has none (a host whose database

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hosts_step.h: the launcher's own queries of a host's database (the
- * timelines' play times, a step's repetition, the copy sent to rank 0).
+ * hosts.h (hosts_step_*): the launcher's own queries of a host's
+ * database (the timelines' play times, a step's repetition, the copy sent
+ * to rank 0).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,7 +12,7 @@
 
 #include <sqlite3.h>
 
-#include "hosts_step.h"
+#include "hosts.h"
 
 #define BUSY_MS 5000
 

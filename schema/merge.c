@@ -10,6 +10,9 @@
  * shares go by their key (INSERT OR IGNORE).  Columns the source
  * lacks (a database of an older schema) get what the migration of such a
  * file gives them (migrate.c): their default, or the value it derives.
+ * hosts_merge_experiment takes one experiment: the filter is in the maps
+ * (temp.m_exp holds that experiment only, m_host its host rows, m_run
+ * their runs), every table after them following the maps.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -29,6 +32,9 @@ struct merge {
 	struct hosts_db *h;
 	const char *src; /* the source's path, for messages */
 	char **errmsg;
+	/* hosts_merge_experiment: the one experiment's id in the source
+	 * (0: every row) */
+	int64_t exp_old;
 	int64_t d_run, d_problem, d_tl, d_stream, d_access, d_step;
 };
 
@@ -434,11 +440,14 @@ static int merge_experiments(struct merge *m)
 		 "new INTEGER)",
 		 "map experiments") < 0)
 		return -EIO;
-	if (sqlite3_prepare_v2(m->h->db, "SELECT id FROM src.experiment", -1,
-			       &s, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(m->h->db,
+			       "SELECT id FROM src.experiment "
+			       "WHERE ?1 = 0 OR id = ?1",
+			       -1, &s, NULL) != SQLITE_OK) {
 		/* a source before schema 12 has none */
 		return 0;
 	}
+	sqlite3_bind_int64(s, 1, m->exp_old);
 	rc = sqlite3_prepare_v2(m->h->db,
 				"SELECT e.id FROM main.experiment e "
 				"JOIN src.experiment x ON x.uuid = e.uuid "
@@ -565,9 +574,11 @@ static int merge_hosts(struct merge *m, struct hosts_merge_stats *st)
 			       "WHERE old = x.experiment_id) AND h.rank IS "
 			       "x.rank AND h.name = x.name AND h.machine_id IS "
 			       "x.machine_id END ORDER BY h.id LIMIT 1) FROM "
-			       "src.host x ORDER BY x.id",
+			       "src.host x WHERE ?1 = 0 OR x.experiment_id = "
+			       "?1 ORDER BY x.id",
 			       -1, &s, NULL) != SQLITE_OK)
 		return 0; /* before schema 12: no host table */
+	sqlite3_bind_int64(s, 1, m->exp_old);
 	snprintf(sql, sizeof(sql),
 		 "INSERT INTO main.host (experiment_id, "
 		 "rank, %s) SELECT (SELECT new FROM m_exp WHERE old = "
@@ -655,14 +666,19 @@ static int pick_runs(struct merge *m, int src_uuid, int src_host,
 		 "started_at, id) WHERE uuid IS NULL",
 		 "name old runs") < 0)
 		return -EIO;
+	/* one experiment's: the runs of its host rows (m_host holds only
+	 * those then), each with its host row mapped */
 	snprintf(sql, sizeof(sql),
 		 "INSERT INTO m_run SELECT x.id, %s, %s "
-		 "FROM src.run x",
+		 "FROM src.run x%s",
 		 src_uuid ? "coalesce(x.uuid, "
 			    "tlfs_old_uuid(x.host, x.started_at, x.id))"
 			  : "tlfs_old_uuid(x.host, x.started_at, x.id)",
 		 src_host ? "(SELECT new FROM m_host WHERE old = x.host_id)"
-			  : "NULL");
+			  : "NULL",
+		 m->exp_old && src_host
+		     ? " WHERE x.host_id IN (SELECT old FROM m_host)"
+		     : "");
 	if (exec(m, sql, "map runs") < 0 ||
 	    q_i64(m, "SELECT count(*) FROM m_run", &all) < 0 ||
 	    exec(m,
@@ -838,8 +854,62 @@ static int deltas(struct merge *m)
 		   : 0;
 }
 
+/* The source's experiment whose uuid is exp, or the one whose uuid
+ * starts with it (8 characters or more), in m->exp_old: -ENOENT when the
+ * source has none (or no experiment table: before schema 12), -EINVAL
+ * when a prefix names more than one. */
+static int find_experiment(struct merge *m, const char *exp)
+{
+	sqlite3_stmt *s = NULL;
+	struct cols ec;
+	int rc, n = 0;
+
+	if (columns(m, "src", "experiment", &ec) < 0)
+		return -EIO;
+	if (!ec.n)
+		return bad_src(m, -ENOENT,
+			       "has no experiment %s (a database from "
+			       "before schema 12: no experiments)",
+			       exp);
+	/* the whole uuid first; a prefix only when it is the one match */
+	if (sqlite3_prepare_v2(m->h->db,
+			       "SELECT id, lower(uuid) = lower(?1) FROM "
+			       "src.experiment WHERE lower(uuid) = lower(?1) "
+			       "OR (length(?1) >= 8 AND substr(lower(uuid), "
+			       "1, length(?1)) = lower(?1)) ORDER BY 2 DESC, "
+			       "id LIMIT 2",
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail(m, "find the experiment");
+	sqlite3_bind_text(s, 1, exp, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n++ == 1)
+			break; /* a second prefix match */
+		m->exp_old = sqlite3_column_int64(s, 0);
+		if (sqlite3_column_int(s, 1))
+			break; /* the whole uuid */
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail(m, "find the experiment");
+	if (!n)
+		return bad_src(m, -ENOENT, "has no experiment %s", exp);
+	if (n > 1)
+		return bad_src(m, -EINVAL,
+			       "more than one experiment's uuid "
+			       "starts with %s",
+			       exp);
+	return 0;
+}
+
 int hosts_merge(struct hosts_db *h, const char *src,
 		struct hosts_merge_stats *stats, char **errmsg)
+{
+	return hosts_merge_experiment(h, src, NULL, stats, errmsg);
+}
+
+int hosts_merge_experiment(struct hosts_db *h, const char *src,
+			   const char *experiment_uuid,
+			   struct hosts_merge_stats *stats, char **errmsg)
 {
 	struct merge m = {.h = h, .src = src, .errmsg = errmsg};
 	struct hosts_merge_stats st = {0};
@@ -861,6 +931,8 @@ int hosts_merge(struct hosts_db *h, const char *src,
 			  "DROP TABLE IF EXISTS temp.m_host; "
 			  "DROP TABLE IF EXISTS temp.m_run",
 			  "map");
+	if (rc == 0 && experiment_uuid)
+		rc = find_experiment(&m, experiment_uuid);
 	if (rc == 0)
 		rc = columns(&m, "src", "run", &rc_cols);
 	if (rc == 0)

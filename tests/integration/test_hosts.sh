@@ -14,8 +14,11 @@
 # cap, and with every read late (-o inject) to "not even 1"; (f) bad
 # options (exit 2 naming the option) and missing media (exit 1, nothing
 # mounted); (g) a run without mpirun is one host; (h) a rank that cannot
-# mount is incomplete with the daemon's message, the others play.  Nothing
-# is left mounted or running in any case (trap).
+# mount is incomplete with the daemon's message, the others play; (i) two
+# experiments in a row with the same --db: each host's database keeps
+# both, the second --out holds only the second (the first --out
+# untouched), and timelinefs-merge --experiment takes one from a host's
+# database.  Nothing is left mounted or running in any case (trap).
 # shellcheck disable=SC2086 # $SMALL, $COMMON and $MPI: option lists, split on purpose
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -437,5 +440,57 @@ check_eq "(g) one rank, its host row complete, the step's 2 streams" "1|1|0|1|2"
 	"$(sq "$T/one.db" "select (select ranks from experiment), count(*), min(rank), min(complete),
 		(select count(*) from bench_stream) from host")"
 check "(g) nothing mounted, no process left" released 30
+
+# ------------------------------------------------------------ (i)
+# two experiments in a row with the same --db: each host's database keeps
+# both, each --out only its own; the first --out untouched by the second
+rc=0
+$MPI -np 3 "$HOSTS" --media "$T/media" --workstations 3 $COMMON --pace 4 \
+	--db "$T/i-%h-%r.db" --out "$T/i1.db" >"$T/i1.out" 2>"$T/i1.err" || rc=$?
+check_eq "(i) a first experiment: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$T/i1.out" "$T/i1.err"
+sq "$T/i1.db" .dump >"$T/i1.dump"
+U1=$(sq "$T/i1.db" "select uuid from experiment")
+rc=0
+$MPI -np 3 "$HOSTS" --media "$T/media" --workstations 3 $COMMON --pace 4 \
+	--db "$T/i-%h-%r.db" --out "$T/i2.db" >"$T/i2.out" 2>"$T/i2.err" || rc=$?
+check_eq "(i) a second one with the same --db, another --out: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$T/i2.out" "$T/i2.err"
+U2=$(sq "$T/i2.db" "select group_concat(uuid) from experiment")
+check "(i) the second --out's experiment is the one the second run printed" \
+	sh -c "[ -n '$U2' ] && [ '$U2' != '$U1' ] && grep -q '^experiment $U2: ' '$T/i2.out'"
+n2=0
+for r in 0 1 2; do
+	[ "$(sq "$T"/i-*-$r.db "select count(*) from experiment")" != 2 ] || n2=$((n2 + 1))
+done
+check_eq "(i) each host's database holds both experiments" 3 "$n2"
+check_eq "(i) rank 0's copy in OUT.hosts/ is whole: both experiments" 2 \
+	"$(sq "$(ls "$T"/i2.db.hosts/0-*.db)" "select count(*) from experiment")"
+check_eq "(i) the second --out: 1 experiment, its 3 host rows, 3 runs all of its hosts, steps of it only" \
+	"1|3|0,1,2|3|3|0" \
+	"$(sq "$T/i2.db" "select (select count(*) from experiment) || '|' ||
+		(select count(*) from host h join experiment e on e.id = h.experiment_id where e.uuid = '$U2') || '|' ||
+		(select group_concat(rank) from (select rank from host order by rank)) || '|' ||
+		(select count(*) from run) || '|' ||
+		(select count(*) from run r join host h on h.id = r.host_id join experiment e on
+			e.id = h.experiment_id where e.uuid = '$U2') || '|' ||
+		(select count(*) from bench_step b left join experiment e on e.id = b.experiment_id
+			where e.uuid is not '$U2')")"
+sq "$T/i1.db" .dump >"$T/i1.dump2"
+check "(i) the first --out untouched by the second experiment" cmp -s "$T/i1.dump" "$T/i1.dump2"
+check_eq "(i) none of the first experiment's runs in the second --out (3 of its own)" "3|0" \
+	"$(sq "$T/i2.db" "attach '$T/i1.db' as o; select count(*) || '|' ||
+		(select count(*) from run where uuid in (select uuid from o.run)) from o.run")"
+# by hand from rank 1's database, which holds both: the first only
+R1=$(ls "$T"/i-*-1.db)
+rc=0
+"$MERGE" --experiment "$U1" "$T/i3.db" "$R1" >"$T/i3.out" 2>&1 || rc=$?
+check_eq "(i) timelinefs-merge --experiment of the first from rank 1's database: its run only" \
+	"0|$R1: 1 run added, 0 already merged" "$rc|$(sed 's/ (.*//' "$T/i3.out" | paste -sd '|')"
+check_eq "(i) ... the first experiment, rank 1's host row, the run the first --out has of rank 1" \
+	"$U1|1|$(sq "$T/i1.db" "select r.uuid from run r join host h on h.id = r.host_id where h.rank = 1")" \
+	"$(sq "$T/i3.db" "select (select group_concat(uuid) from experiment) || '|' ||
+		(select group_concat(rank) from host) || '|' || (select group_concat(uuid) from run)")"
+check "(i) nothing mounted, no process left" released 30
 
 finish

@@ -13,6 +13,10 @@
 # for many hosts: .status's host line, run.uuid, t0_unix_ns, the host row
 # (its own, or the experiment's rank), and a bad clock hook refused.  A
 # host whose daemon was killed: its rows in the -wal are merged.
+# --experiment: only that experiment's rows of b (by uuid or its first 8
+# characters, again nothing added); an input without it, or of schema 11:
+# named with the uuid, exit 1, the merged database unchanged; a bad value:
+# usage error; then without it: b's own run.
 . "$(dirname "$0")/lib.sh"
 
 MERGE=$TLFS_BUILD/timelinefs-merge
@@ -204,6 +208,51 @@ check_eq "host d merged: every stream and access row of its -wal" \
 	"$(qdb "$T/out3.db" "select count(*) || ' ' || (select count(*) from access) from stream")"
 check "host d: the accesses of both timelines' reads are there" \
 	test "$(qdb "$T/out3.db" "select count(*) from access")" -gt 0
+
+# 7. --experiment: b holds a mount of its own and the experiment's rank 1
+O4=$T/out4.db
+rc=0
+"$MERGE" --experiment $EXP "$O4" "$B" >"$T/out" 2>&1 || rc=$?
+check_eq "--experiment: exit 0, b's run of the experiment only" \
+	"0|$B: 1 run added, 0 already merged" "$rc|$(sed 's/ (.*//' "$T/out" | paste -sd '|')"
+check_eq "--experiment: the run b2 with its accesses, rank 1's host row, the experiment once" \
+	"b2 $nb2|1 $EXP|1 1|4" \
+	"$(qdb "$O4" "select (select group_concat(r.label || ' ' || (select count(*) from access a
+		join stream s on s.id = a.stream_id where s.run_id = r.id)) from run r) || '|' ||
+		(select count(*) || ' ' || group_concat(uuid) from experiment) || '|' ||
+		(select count(*) || ' ' || group_concat(rank) from host) || '|' ||
+		(select count(*) from experiment_share)")"
+qdb "$O4" .dump >"$T/dump4"
+rc=0
+"$MERGE" -e "$(printf '%.8s' $EXP)" "$O4" "$B" >"$T/out" 2>&1 || rc=$?
+check_eq "--experiment by its first 8 characters, again: nothing added" \
+	"0|$B: 0 runs added, 1 already merged" "$rc|$(paste -sd '|' "$T/out")"
+for bad in "$B:11111111-2222-4333-8444-555555555555:has no experiment 11111111-2222-4333-8444-555555555555" \
+	"$A:$EXP:has no experiment $EXP" \
+	"$C:$EXP:has no experiment $EXP (a database from before schema 12"; do
+	f=${bad%%:*}
+	rest=${bad#*:}
+	u=${rest%%:*}
+	why=${rest#*:}
+	rc=0
+	"$MERGE" --experiment "$u" "$O4" "$f" >"$T/out" 2>&1 || rc=$?
+	check_eq "--experiment, $(basename "$f") without $u: exit 1" 1 "$rc"
+	check "--experiment, $(basename "$f") without $u: the message names the file and the uuid" \
+		grep -qF "timelinefs-merge: $f: $why" "$T/out"
+	qdb "$O4" .dump >"$T/dump5"
+	check "--experiment, $(basename "$f") without $u: the merged database unchanged" \
+		cmp -s "$T/dump4" "$T/dump5"
+done
+for u in 0f8fad5 0f8fad5b-xyz; do
+	rc=0
+	"$MERGE" --experiment $u "$O4" "$B" >"$T/out" 2>&1 || rc=$?
+	check_eq "--experiment $u: usage error (2), said" "2|1" \
+		"$rc|$(grep -cF "timelinefs-merge: --experiment $u: not a uuid" "$T/out")"
+done
+rc=0
+"$MERGE" "$O4" "$B" >"$T/out" 2>&1 || rc=$?
+check_eq "then without --experiment: b's own run only" \
+	"0|$B: 1 run added, 1 already merged" "$rc|$(sed 's/ (.*//' "$T/out" | paste -sd '|')"
 
 rc=0
 "$MERGE" "$OUT" >/dev/null 2>&1 || rc=$?

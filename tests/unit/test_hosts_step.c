@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * schema/hosts_step.h, timelinefs-hosts' own queries of a host's database:
- * the play times of the open run's timelines in the bench's order (by name,
- * byte order), capped; no open run (-ENOENT) and a missing file refused
- * with the file named; a step's repetition set on the rows after a given
- * step of one run only; the one-file copy (VACUUM INTO) holding the rows,
- * and refused onto an existing file.  Databases are files in a private
- * folder with the store's schema (store_schema_sql, as a mount applies it).
+ * schema/hosts.h (hosts_step_*), timelinefs-hosts' own queries of a
+ * host's database: the play times of the open run's timelines in the
+ * bench's order (by name, byte order), capped; no open run (-ENOENT) and
+ * a missing file refused with the file named; a step's repetition set on
+ * the rows after a given step of one run only; the one-file copy (VACUUM
+ * INTO) holding the rows, and refused onto an existing file.  Databases
+ * are files in a private folder with the store's schema (store_schema_sql,
+ * as a mount applies it).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +23,7 @@
 
 #include <sqlite3.h>
 
-#include "hosts_step.h"
+#include "hosts.h"
 
 extern const char store_schema_sql[];
 

@@ -734,6 +734,190 @@ static void test_bad_input(void **state)
 	free(err);
 }
 
+/* An experiment of a host's database (make_run's, then tagged): its
+ * experiment and host rows (rank 0 with the run, rank 1 without), its
+ * shares, the run of rank 0 (hosts_tag_steps sets its host_id). */
+static void tag_experiment(const char *path, const char *uuid, int step)
+{
+	struct hosts_experiment e = {
+	    .uuid = uuid,
+	    .ranks = 2,
+	    .machines = -1,
+	    .plan = "list",
+	    .max_lo = -1,
+	    .max_hi = -1,
+	};
+	struct hosts_host host = {
+	    .rank = 0, .name = "ws1", .sync_error_us = -1};
+	struct hosts_db *h;
+	int64_t eid, hid, run = qi(path, "SELECT max(id) FROM run");
+	int64_t last = qi(path, "SELECT max(id) FROM bench_step") - 1;
+
+	h = open_db(path);
+	assert_int_equal(hosts_experiment_put(h, &e, &eid, NULL), 0);
+	host.experiment_id = eid;
+	assert_int_equal(hosts_host_put(h, &host, &hid, NULL), 0);
+	assert_int_equal(
+	    hosts_tag_steps(h, run, last, eid, hid, step, 2, 100, NULL), 0);
+	host.rank = 1;
+	host.name = "ws2";
+	assert_int_equal(hosts_host_put(h, &host, &hid, NULL), 0);
+	assert_int_equal(hosts_share_put(h, eid, step, 0, 1, 1, 2, 100, NULL),
+			 0);
+	assert_int_equal(hosts_share_put(h, eid, step, 1, 1, 1, 2, 100, NULL),
+			 0);
+	hosts_db_close(h);
+}
+
+/* A host's database that holds two experiments and a plain mount's run,
+ * merged one experiment at a time (hosts_merge_experiment): each takes
+ * its experiment, host, share rows and its run only; again, nothing; the
+ * whole file then adds only the plain run.  A uuid the source lacks, or a
+ * prefix two experiments share: refused, naming the file and the uuid,
+ * the target unchanged; a prefix of one experiment names it. */
+static void test_experiment(void **state)
+{
+	static const char e2[] = "0f8fad5b-1111-4222-8333-444444444444";
+	struct tmp *t = *state;
+	const char *a = path_of(t, "a.db"), *out = path_of(t, "out.db");
+	const char *out2 = path_of(t, "out2.db");
+	const char *old = path_of(t, "old.db");
+	struct hosts_merge_stats st;
+	struct hosts_db *h;
+	char *err = NULL;
+	char before[256];
+
+	make_run(a, "ws1", NULL, 2, 10, 1);
+	tag_experiment(a, EXP, 1);
+	make_run(a, "ws1", NULL, 1, 5, 1);
+	tag_experiment(a, e2, 3);
+	make_run(a, "ws1", NULL, 1, 3, 1); /* a plain mount */
+	assert_int_equal(qi(a, "SELECT count(*) FROM host"), 5);
+
+	h = open_db(out);
+	if (hosts_merge_experiment(h, a, EXP, &st, &err) < 0)
+		fail_msg("merge %s: %s", a, err ? err : "?");
+	assert_null(err);
+	assert_int_equal(st.runs_added, 1);
+	assert_int_equal(st.runs_present, 0);
+	assert_int_equal(st.streams_added, 2);
+	assert_int_equal(st.access_added, 20);
+	assert_int_equal(st.steps_added, 1);
+	assert_int_equal(st.hosts_added, 2);
+	assert_int_equal(st.shares_added, 2);
+	hosts_db_close(h);
+	assert_string_equal(q(out, "SELECT group_concat(uuid) FROM experiment"),
+			    EXP);
+	assert_string_equal(q(out, "SELECT group_concat(h.rank || ' ' || "
+				   "h.name || ' ' || e.uuid, '|') FROM host h "
+				   "JOIN experiment e ON e.id = "
+				   "h.experiment_id"),
+			    "0 ws1 " EXP "|1 ws2 " EXP);
+	assert_string_equal(q(out, "SELECT group_concat(step_no || ' ' || "
+				   "rank, '|') FROM experiment_share"),
+			    "1 0|1 1");
+	assert_string_equal(
+	    q(out, "SELECT r.uuid || ' ' || h.rank || ' ' || "
+		   "b.step_no || ' ' || (b.experiment_id = "
+		   "h.experiment_id) FROM run r JOIN host h ON "
+		   "h.id = r.host_id JOIN bench_step b ON "
+		   "b.run_id = r.id"),
+	    q(a, "SELECT uuid || ' 0 1 1' FROM run WHERE id = 1"));
+	assert_int_equal(qi(out, "SELECT count(*) FROM access"), 20);
+	assert_int_equal(qi(out, "SELECT count(*) FROM bench_stream"), 2);
+
+	/* again: nothing; the other experiment: its rows only */
+	h = open_db(out);
+	assert_int_equal(hosts_merge_experiment(h, a, EXP, &st, NULL), 0);
+	assert_int_equal(st.runs_added + st.hosts_added + st.shares_added +
+			     st.hosts_updated,
+			 0);
+	assert_int_equal(st.runs_present, 1);
+	assert_int_equal(hosts_merge_experiment(h, a, e2, &st, NULL), 0);
+	assert_int_equal(st.runs_added, 1);
+	assert_int_equal(st.runs_present, 0);
+	assert_int_equal(st.access_added, 5);
+	assert_int_equal(st.hosts_added, 2);
+	assert_int_equal(st.shares_added, 2);
+	hosts_db_close(h);
+	assert_int_equal(qi(out, "SELECT count(*) FROM experiment"), 2);
+	assert_string_equal(q(out, "SELECT group_concat(b.step_no || ' ' || "
+				   "e.uuid, '|') FROM bench_step b JOIN "
+				   "experiment e ON e.id = b.experiment_id"),
+			    "1 " EXP "|3 0f8fad5b-1111-4222-8333-444444444444");
+
+	/* a uuid a lacks, a prefix of both: refused, out unchanged */
+	snprintf(before, sizeof(before), "%s",
+		 q(out, "SELECT (SELECT count(*) FROM run) || ' ' || (SELECT "
+			"count(*) FROM host) || ' ' || (SELECT count(*) FROM "
+			"experiment) || ' ' || (SELECT count(*) FROM "
+			"experiment_share)"));
+	h = open_db(out);
+	assert_int_equal(
+	    hosts_merge_experiment(h, a, "11111111-2222-4333-8444-555555555555",
+				   &st, &err),
+	    -ENOENT);
+	assert_non_null(err);
+	assert_non_null(strstr(err, a));
+	assert_non_null(strstr(
+	    err, "has no experiment 11111111-2222-4333-8444-555555555555"));
+	free(err);
+	err = NULL;
+	assert_int_equal(hosts_merge_experiment(h, a, "0f8fad5b", &st, &err),
+			 -EINVAL);
+	assert_non_null(err);
+	assert_non_null(strstr(err, a));
+	assert_non_null(strstr(err, "starts with 0f8fad5b"));
+	free(err);
+	err = NULL;
+	/* shorter than 8: the whole uuid only */
+	assert_int_equal(hosts_merge_experiment(h, a, "0f8fad5", &st, &err),
+			 -ENOENT);
+	free(err);
+	err = NULL;
+	hosts_db_close(h);
+	assert_string_equal(
+	    q(out, "SELECT (SELECT count(*) FROM run) || ' ' || (SELECT "
+		   "count(*) FROM host) || ' ' || (SELECT count(*) FROM "
+		   "experiment) || ' ' || (SELECT count(*) FROM "
+		   "experiment_share)"),
+	    before);
+
+	/* the whole file: the plain run and its host row only */
+	h = open_db(out);
+	merge_ok(h, a, &st);
+	assert_int_equal(st.runs_added, 1);
+	assert_int_equal(st.runs_present, 2);
+	assert_int_equal(st.access_added, 3);
+	assert_int_equal(st.hosts_added, 1);
+	assert_int_equal(st.shares_added, 0);
+	merge_ok(h, a, &st);
+	assert_int_equal(st.runs_added + st.hosts_added + st.shares_added, 0);
+	hosts_db_close(h);
+	assert_int_equal(qi(out, "SELECT count(*) FROM run"), 3);
+	assert_int_equal(qi(out, "SELECT count(*) FROM host"), 5);
+
+	/* a prefix of one experiment (upper case too) names it */
+	h = open_db(out2);
+	assert_int_equal(hosts_merge_experiment(h, a, "0F8FAD5B-D9", &st, NULL),
+			 0);
+	assert_int_equal(st.runs_added, 1);
+	hosts_db_close(h);
+	assert_string_equal(
+	    q(out2, "SELECT group_concat(uuid) FROM experiment"), EXP);
+
+	/* a database from before experiments: none to find */
+	raw(old, "CREATE TABLE run (id INTEGER PRIMARY KEY, started_at TEXT "
+		 "NOT NULL, host TEXT); PRAGMA user_version = 3");
+	h = open_db(out2);
+	assert_int_equal(hosts_merge_experiment(h, old, EXP, &st, &err),
+			 -ENOENT);
+	assert_non_null(strstr(err, "has no experiment " EXP));
+	free(err);
+	hosts_db_close(h);
+	assert_int_equal(qi(a, "SELECT count(*) FROM run"), 3);
+}
+
 #define TMP_TEST(f) cmocka_unit_test_setup_teardown(f, tmp_setup, tmp_teardown)
 
 int main(void)
@@ -742,6 +926,7 @@ int main(void)
 	    TMP_TEST(test_merge_twice), TMP_TEST(test_host_rule),
 	    TMP_TEST(test_steps),	TMP_TEST(test_shares),
 	    TMP_TEST(test_old_schema),	TMP_TEST(test_bad_input),
+	    TMP_TEST(test_experiment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
