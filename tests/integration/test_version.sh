@@ -53,12 +53,16 @@ for s in $SCRIPTS; do
 done
 check_eq "installed timelinefs -V" "timelinefs $VERSION" \
 	"$("$inst/usr/bin/timelinefs" -V | sed -n 1p)"
+for b in timelinefs-hosts timelinefs-merge; do
+	check_eq "installed $b -V" "$b $VERSION" "$("$inst/usr/bin/$b" -V 2>&1 | sed -n 1p)"
+done
 for p in "$TOP"/docs/man/*.[1-8]; do
 	n=$(basename "$p")
 	check "make install: man${n##*.}/$n" test -f "$inst/usr/share/man/man${n##*.}/$n"
 done
 npages=$(find "$inst/usr/share/man" -type f | wc -l)
-check "make install: 7 man pages" test "$npages" -eq 7
+# nine: the seven before issue 24, timelinefs-hosts.1 and timelinefs-merge.1
+check_eq "make install: 9 man pages, one per program and script" 9 "$npages"
 check_eq "man finds the installed timelinefs(1)" \
 	"$inst/usr/share/man/man1/timelinefs.1" \
 	"$(man -M "$inst/usr/share/man" -w timelinefs 2>&1)"
