@@ -224,9 +224,15 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 # test_edl_otio: the EDL and OTIO parsers and --dump-tl, single-threaded
 #   code at mount (under ASan here, and fuzzed); the mounts' reads run
 #   under TSan in test_realmedia and test_sequences: 21 s under TSan.
+# test_hosts, test_merge and test_report_hosts (issue 24): timelinefs-hosts
+#   is one thread of its own (Open MPI's progress threads are not built
+#   with TSan, so it could not see their races anyway), timelinefs-merge
+#   and the reports are one thread of SQL; the daemons they mount run
+#   the paths every other suite here runs.  Left out for the 20 minutes:
+#   72 s, 10 s and 14 s under TSan (test_hosts passed with no report).
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
-	test_gen_ingest
+	test_gen_ingest test_hosts test_merge test_report_hosts
 else ifeq ($(SANITIZE),1)
 # test_fuzz builds and runs its own clang ASan+libFuzzer targets whatever
 # SANITIZE says, and test_fuzz_seed checks the seed corpus in shell (no
