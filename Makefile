@@ -224,15 +224,17 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 # test_edl_otio: the EDL and OTIO parsers and --dump-tl, single-threaded
 #   code at mount (under ASan here, and fuzzed); the mounts' reads run
 #   under TSan in test_realmedia and test_sequences: 21 s under TSan.
-# test_hosts, test_merge and test_report_hosts (issue 24): timelinefs-hosts
-#   is one thread of its own (Open MPI's progress threads are not built
-#   with TSan, so it could not see their races anyway), timelinefs-merge
-#   and the reports are one thread of SQL; the daemons they mount run
-#   the paths every other suite here runs.  Left out for the 20 minutes:
-#   72 s, 10 s and 14 s under TSan (test_hosts passed with no report).
+# test_hosts, test_hosts_faults, test_merge and test_report_hosts (issue
+#   24): timelinefs-hosts is one thread of its own (Open MPI's progress
+#   threads are not built with TSan, so it could not see their races
+#   anyway), timelinefs-merge and the reports are one thread of SQL; the
+#   daemons they mount run the paths every other suite here runs.  Left
+#   out for the 20 minutes: test_hosts (then one suite) took 72 s under
+#   TSan with no report (helper L's run); the ASan pass of a clean-clone
+#   run took 465 s with it whole.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
-	test_gen_ingest test_hosts test_merge test_report_hosts
+	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts
 else ifeq ($(SANITIZE),1)
 # test_fuzz builds and runs its own clang ASan+libFuzzer targets whatever
 # SANITIZE says, and test_fuzz_seed checks the seed corpus in shell (no
@@ -249,8 +251,12 @@ else ifeq ($(SANITIZE),1)
 #   whose daemon paths run under ASan in test_crash, test_shutdown,
 #   test_load and test_movie: a clean-clone CI run of c2656f1 on an idle
 #   machine took 1206 s with them.
+# test_hosts_faults: the launcher's other failures and find-max, whose
+#   code paths (rank 0's deadlines, the steps, the merge) test_hosts runs
+#   here too: test_hosts took 210 s under ASan whole (a clean-clone CI
+#   run of c363926, 78 s plain), which CI's 20 minutes do not hold.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_gen_codec test_players \
-	test_bench test_pictures test_realtime
+	test_bench test_pictures test_realtime test_hosts_faults
 endif
 
 unit: $(UNIT_BIN)
