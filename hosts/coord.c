@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "hosts_i.h"
+#include "store.h"
 
 #define S_NS 1000000000LL
 #define MS_NS 1000000LL
@@ -269,30 +270,6 @@ struct coord {
 	int stopped;  /* a signal came */
 	int failures; /* hosts that died or failed */
 };
-
-static void make_uuid(char *out, size_t len)
-{
-	unsigned char b[16];
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	size_t i;
-
-	if (fd < 0 || read(fd, b, sizeof(b)) != (ssize_t)sizeof(b)) {
-		int64_t t = hl_now_rt() ^ getpid();
-
-		for (i = 0; i < sizeof(b); i++)
-			b[i] = (unsigned char)(t >> (i % 8 * 8)) ^
-			       (unsigned char)i;
-	}
-	if (fd >= 0)
-		close(fd);
-	b[6] = (b[6] & 0x0f) | 0x40;
-	b[8] = (b[8] & 0x3f) | 0x80;
-	snprintf(out, len,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%"
-		 "02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
-		 b[10], b[11], b[12], b[13], b[14], b[15]);
-}
 
 static void kill_peer(struct coord *c, int r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -1051,7 +1028,14 @@ int hl_rank0(struct hl_host *h)
 	c.p = calloc((size_t)c.n, sizeof(*c.p));
 	if (!c.p)
 		return 1;
-	make_uuid(h->uuid, sizeof(h->uuid));
+	if (store_uuid_random(h->uuid) < 0) {
+		fprintf(stderr,
+			"%s: cannot make the experiment's uuid: no random "
+			"bytes (getrandom, /dev/urandom)\n",
+			HL_PROG);
+		free(c.p);
+		return 1;
+	}
 	if (o->label)
 		snprintf(h->label, sizeof(h->label), "%s", o->label);
 	else if (uname(&u) == 0)

@@ -97,19 +97,6 @@ void hosts_db_close(struct hosts_db *h)
 	free(h);
 }
 
-/* UTC ISO-8601 with milliseconds, as run.started_at. */
-static void iso_now(char *buf, size_t len)
-{
-	struct timespec ts;
-	struct tm tm;
-	size_t n;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
-}
-
 /* Sticky binds of what hosts.h calls "none": NULL text, v < 0. */
 static void bind_i64_or_null(sqlite3_stmt *s, int i, int64_t v, int null,
 			     int *rc)
@@ -186,7 +173,7 @@ int hosts_experiment_put(struct hosts_db *h, const struct hosts_experiment *e,
 
 	if (!e->uuid || !e->plan || e->ranks < 1)
 		return -EINVAL;
-	iso_now(now, sizeof(now));
+	store_iso_now(now, sizeof(now));
 	r = begin(h, errmsg);
 	if (r == 0)
 		r = prep(h,

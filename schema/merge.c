@@ -270,7 +270,7 @@ static void old_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	char key[512], out[40];
 	unsigned char b[16];
 	uint64_t a, c;
-	int n, i, k = 0;
+	int n, i;
 
 	(void)argc;
 	n = snprintf(key, sizeof(key), "%s|%s|%lld",
@@ -291,15 +291,8 @@ static void old_uuid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		b[i] = (unsigned char)(a >> (56 - 8 * i));
 		b[8 + i] = (unsigned char)(c >> (56 - 8 * i));
 	}
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x80);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	for (i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[k++] = '-';
-		snprintf(out + k, 3, "%02x", b[i]);
-		k += 2;
-	}
-	sqlite3_result_text(ctx, out, k, SQLITE_TRANSIENT);
+	store_uuid_format(b, 8, out);
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
 /* ------------------------------------------------------------ the source */

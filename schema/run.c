@@ -8,54 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "store_i.h"
-
-/* UTC ISO-8601 with milliseconds: 2026-12-02T14:45:26.123Z */
-static void iso_now(char *buf, size_t len)
-{
-	struct timespec ts;
-	struct tm tm;
-	size_t n;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
-}
-
-/* A random (version 4) UUID, the run's identity across databases
- * (timelinefs-merge adds a run once).  getrandom(2), /dev/urandom where
- * the kernel has no getrandom; 0 or -errno. */
-static int random_uuid(char out[37])
-{
-	unsigned char b[16];
-	ssize_t n = getrandom(b, sizeof(b), 0);
-	int fd, i, k = 0;
-
-	if (n != (ssize_t)sizeof(b)) {
-		fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		n = read(fd, b, sizeof(b));
-		close(fd);
-		if (n != (ssize_t)sizeof(b))
-			return -EIO;
-	}
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	for (i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[k++] = '-';
-		snprintf(out + k, 3, "%02x", b[i]);
-		k += 2;
-	}
-	out[k] = '\0';
-	return 0;
-}
 
 /* The host row the run names (store.h, struct store_run_info): with an
  * experiment, the one timelinefs-hosts wrote for (experiment, rank)
@@ -116,12 +72,12 @@ int store_run_begin(struct store *st, const struct store_run_info *info,
 
 	if (st->run_id || st->started || (info->experiment && info->rank < 0))
 		return -EINVAL;
-	if (!info->uuid && random_uuid(uuid) < 0) {
+	if (!info->uuid && store_uuid_random(uuid) < 0) {
 		store_keep_error(st, store_fmt_msg("cannot make the run's "
 						   "uuid: no random bytes"));
 		return -EIO;
 	}
-	iso_now(started, sizeof(started));
+	store_iso_now(started, sizeof(started));
 	store_step_done(st->db, st->stmt[STMT_BEGIN], "begin transaction", &rc,
 			&msg);
 	if (rc == SQLITE_OK)
@@ -311,7 +267,7 @@ int store_run_end(struct store *st, uint64_t end_ns)
 		return 0;
 
 	store_get_stats(st, &stats);
-	iso_now(ended, sizeof(ended));
+	store_iso_now(ended, sizeof(ended));
 	store_bind_text(s, 1, ended, &rc);
 	store_bind_i64(s, 2, store_rel_ns(st, end_ns), &rc);
 	store_bind_i64(s, 3, (int64_t)stats.queue_full_waits, &rc);

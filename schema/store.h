@@ -90,6 +90,11 @@ int store_run_begin(struct store *st, const struct store_run_info *info,
 /* The run's row id (after store_run_begin). */
 int64_t store_run_id(const struct store *st);
 
+/* A random (version 4) UUID, lower-case 8-4-4-4-12 (ids.c): a run's
+ * identity across databases, an experiment's.  getrandom(2), else
+ * /dev/urandom; 0 or -errno. */
+int store_uuid_random(char out[37]);
+
 /* Record why the run's mount is refused: one problem row ("FILE:LINE:
  * reason"), at the same point as store_timeline_add(); then end the run.
  * Returns 0, -EIO (see store_errmsg) or -EINVAL (out of order). */

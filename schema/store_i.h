@@ -264,4 +264,10 @@ struct hosts_db {
  * *errmsg (when not NULL, the first only); returns -EIO. */
 int hosts_fail(struct hosts_db *h, char **errmsg, const char *what);
 
+/* ids.c: started_at's and ended_at's UTC ISO-8601 with milliseconds
+ * (2026-12-02T14:45:26.123Z), and a UUID from 16 bytes with its version
+ * bits set (4 random, 8 a hash: merge.c's runs from before schema 12). */
+void store_iso_now(char *buf, size_t len);
+void store_uuid_format(unsigned char b[16], int version, char out[37]);
+
 #endif /* STORE_I_H */
