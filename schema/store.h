@@ -177,6 +177,17 @@ int store_set_hold(struct store *st, uint64_t rows);
 typedef void store_notify_fn(void *ctx, const char *msg);
 int store_set_notify(struct store *st, store_notify_fn *fn, void *ctx);
 
+/* A recording that the mount repaired at start (engine/ingest/ingest.h):
+ * the record stream row of `file` ("ingest/NAME") that the killed run of
+ * uuid run_uuid left open (closed_ns NULL: its last such row) gets frames
+ * and bytes, the repair's, and closed_ns, that of its last access row
+ * committed (its opened_ns without one).  At the same point as
+ * store_timeline_add().  0, -ENOENT (no such row: the run recorded into
+ * another database), -EIO (see store_errmsg) or -EINVAL (out of order, or
+ * NULL). */
+int store_stream_repaired(struct store *st, const char *run_uuid,
+			  const char *file, int64_t frames, uint64_t bytes);
+
 /* Commit the run and timeline rows and start the recorder thread.  0,
  * -EINVAL (no store_run_begin, or already started), -EIO (the commit
  * failed: see store_errmsg), -ENOMEM, or -errno from pthread_create. */

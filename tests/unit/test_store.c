@@ -887,6 +887,59 @@ static void test_two_runs_file(void **state)
 	sqlite3_close(db);
 }
 
+/* A run killed while it recorded leaves its record stream row open; the
+ * next run's repair gives it the frames and bytes kept, closed at its
+ * last committed access row.  Another run's uuid finds nothing. */
+static void test_stream_repaired(void **state)
+{
+	struct tmp *t = *state;
+	struct store_run_info info = run_info;
+	struct store_reader who = { .pid = 1, .tid = 1, .sid = -1,
+				    .comm = "dd", .file = "ingest/cam1",
+				    .record = 1 };
+	struct store_access a = mk_access(0, EPOCH + 5, 10, EPOCH + 100, 0);
+	struct store_stream *ss;
+	struct store *st;
+	sqlite3 *db;
+
+	(void)state;
+	info.uuid = "11111111-2222-4333-8444-555555555555";
+	st = open_ok(t->db, 0);
+	assert_int_equal(store_run_begin(st, &info, EPOCH), 0);
+	assert_int_equal(store_start(st), 0);
+	assert_int_equal(store_stream_open(st, 0, &who, EPOCH, &ss), 0);
+	a.op = 9;	/* receive */
+	store_access_add(ss, &a);
+	/* killed: the row stays open, the run unended */
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	assert_int_equal(sqlite3_exec(db, "UPDATE stream SET closed_ns = NULL, "
+				      "frames = NULL, bytes = NULL",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	info.uuid = NULL;
+	st = open_ok(t->db, 0);
+	assert_int_equal(store_stream_repaired(st, "x", "ingest/cam1", 3, 9),
+			 -EINVAL);
+	assert_int_equal(store_run_begin(st, &info, EPOCH), 0);
+	assert_int_equal(store_stream_repaired(st, "no-such-run",
+					       "ingest/cam1", 3, 9),
+			 -ENOENT);
+	assert_int_equal(store_stream_repaired(st, "11111111-2222-4333-8444-555555555555",
+					       "ingest/cam1", 3, 1872),
+			 0);
+	assert_int_equal(store_start(st), 0);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT closed_ns || ',' || frames || ',' || bytes "
+		      "FROM stream", "15,3,1872");
+	sqlite3_close(db);
+}
+
 /* An existing file keeps its mode (we only choose it when creating). */
 static void test_existing_mode(void **state)
 {
@@ -2520,6 +2573,7 @@ int main(void)
 		cmocka_unit_test(test_unclosed_stream),
 		TMP_TEST(test_two_runs_file),
 		TMP_TEST(test_existing_mode),
+		TMP_TEST(test_stream_repaired),
 		TMP_TEST(test_migrate_injected),
 		TMP_TEST(test_migrate_v2),
 		TMP_TEST(test_reader_ids),
