@@ -775,6 +775,14 @@ static int w_space(void *ctx, uint64_t *bytes)
 	return inj->inner->space(inj->inner->ctx, bytes);
 }
 
+/* the note's lock: no fault of inject's applies to it */
+static int w_lock(void *ctx, int fd)
+{
+	struct eng_inject *inj = ctx;
+
+	return inj->inner->lock(inj->inner->ctx, fd);
+}
+
 static void w_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
 {
 	struct eng_inject *inj = ctx;
@@ -843,6 +851,7 @@ int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 	out->close_ex = w_close_ex;
 	out->check = inner->check ? w_check : NULL;
 	out->size = inner->size ? w_size : NULL;
+	out->lock = inner->lock ? w_lock : NULL;
 	if (inner->create) {	/* all or none */
 		out->create = w_create;
 		out->pwrite = w_pwrite;

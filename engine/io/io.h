@@ -107,10 +107,21 @@ struct eng_io {
 	ssize_t (*pipe_zero)(void *ctx, int wr, size_t len);
 	int (*pipe_skip)(void *ctx, int rd, size_t len);
 	ssize_t (*pipe_avail)(void *ctx, int rd);
+	/* Optional (NULL: a lock cannot be had): an open-file-description
+	 * write lock (F_OFD_SETLK) on the whole of fd, a file got from
+	 * create(), without waiting; held until that fd is closed.  A
+	 * recorder holds one on its note while it records, so that every
+	 * mount of the folder sees it live (engine/ingest/ingest.h).  0;
+	 * -EAGAIN: another open file holds one (on this host, or on another
+	 * where the file system passes locks); other -errno: the file
+	 * system cannot lock (-ENOLCK, -EOPNOTSUPP, -EINVAL). */
+	int (*lock)(void *ctx, int fd);
 };
 
 /* eng_io.create's replace: open an existing file for writing, unchanged
- * (the ingest repair cuts and patches a recording in place). */
+ * (the ingest repair cuts and patches a recording in place).  With it, and
+ * with replace 1, a file with more than one link is -EMLINK: cutting it
+ * would cut the other name's file too (a clip hard-linked into ingest/). */
 #define ENG_IO_CREATE_KEEP 2
 
 /* How often the player re-checks an open media fd (struct eng_io.check). */
@@ -129,7 +140,9 @@ struct eng_io {
  * it, not its parents, when missing) and creates the last component in it
  * with O_NOFOLLOW: a symlink as the file is -ELOOP whether or not replace
  * is set, anything but a regular file -EINVAL (a FIFO -ENXIO, a folder
- * -EISDIR).  One serves every player's filler at once: it holds no state
+ * -EISDIR), one of more than one link (replace or KEEP) -EMLINK, found
+ * before replace truncates it.  lock() is fcntl(F_OFD_SETLK), EACCES
+ * said as -EAGAIN.  One serves every player's filler at once: it holds no state
  * but the dirfd and two flags that any thread may set, atomic (no lock:
  * each says only itself, and a thread that misses a set one just finds it
  * again).  `warned_direct` is set when an O_DIRECT open was refused and a

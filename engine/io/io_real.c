@@ -462,6 +462,27 @@ static int create_dir(struct eng_io_real *real, const char *dir)
 	return open_beneath(real, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* A file opened to be replaced or cut in place: one with another name
+ * (a hard link) is not ours to change; else replace empties it. */
+static int shared_or_trunc(int fd, const struct stat *st, int keep)
+{
+	if (st->st_nlink > 1)
+		return -EMLINK;
+	if (!keep && ftruncate(fd, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static int real_lock(void *ctx, int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+	(void)ctx;
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+		return 0;
+	return errno == EACCES ? -EAGAIN : -errno;
+}
+
 static int real_create(void *ctx, const char *file, int replace,
 		       unsigned *injected)
 {
@@ -472,8 +493,9 @@ static int real_create(void *ctx, const char *file, int replace,
 	 * ENG_IO_CREATE_KEEP (the repair) opens what is there, unchanged:
 	 * O_TRUNC would empty the recording it keeps. */
 	int keep = replace == ENG_IO_CREATE_KEEP;
+	/* replace truncates after the checks below: not through a link */
 	int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-		    (keep ? 0 : O_CREAT | (replace ? O_TRUNC : O_EXCL));
+		    (keep ? 0 : O_CREAT | (replace ? 0 : O_EXCL));
 	int dfd = real->dirfd, fd, rc;
 	struct stat st;
 
@@ -499,8 +521,13 @@ static int real_create(void *ctx, const char *file, int replace,
 		rc = -ELOOP;
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
 		close(fd);
+		fd = -1;
 		rc = -EINVAL;
 	}
+	if (fd >= 0 && replace)
+		rc = shared_or_trunc(fd, &st, keep);
+	if (fd >= 0 && rc < 0)
+		close(fd);
 	if (dfd != real->dirfd)
 		close(dfd);
 	return rc < 0 ? rc : fd;
@@ -597,5 +624,6 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 	io->pipe_zero = real_pipe_zero;
 	io->pipe_skip = real_pipe_skip;
 	io->pipe_avail = real_pipe_avail;
+	io->lock = real_lock;
 	io->ctx = real;
 }

@@ -284,6 +284,42 @@ static void test_create_walk(void **state)
 	creates(*state, 1);
 }
 
+/* A file of two names (a clip hard-linked into ingest/) is not the
+ * recorder's to replace nor the repair's to cut: -EMLINK, untouched.
+ * lock(): an OFD lock, one holder a file, gone with its fd. */
+static void test_link_and_lock(void **state)
+{
+	struct env *d = *state;
+	struct eng_io io;
+	struct eng_io_real real;
+	int fd, fd2;
+
+	eng_io_real_init(&io, &real, d->dfd);
+	fd = io.create(io.ctx, "ingest/a.V.raw", 0, NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(io.pwrite(io.ctx, fd, "clip", 4, 0, NULL), 4);
+	io.close(io.ctx, fd);
+	assert_int_equal(linkat(d->dfd, "ingest/a.V.raw", d->dfd, "clip.raw",
+				0), 0);
+	assert_int_equal(io.create(io.ctx, "ingest/a.V.raw", 1, NULL),
+			 -EMLINK);
+	assert_int_equal(io.create(io.ctx, "ingest/a.V.raw",
+				   ENG_IO_CREATE_KEEP, NULL), -EMLINK);
+	size_is(d, "clip.raw", 4);
+	assert_int_equal(unlinkat(d->dfd, "clip.raw", 0), 0);
+	/* the lock */
+	assert_non_null(io.lock);
+	fd = io.create(io.ctx, "ingest/a.V.raw", ENG_IO_CREATE_KEEP, NULL);
+	fd2 = io.create(io.ctx, "ingest/a.V.raw", ENG_IO_CREATE_KEEP, NULL);
+	assert_true(fd >= 0 && fd2 >= 0);
+	assert_int_equal(io.lock(io.ctx, fd), 0);
+	assert_int_equal(io.lock(io.ctx, fd2), -EAGAIN);
+	io.close(io.ctx, fd);
+	assert_int_equal(io.lock(io.ctx, fd2), 0);
+	io.close(io.ctx, fd2);
+	size_is(d, "ingest/a.V.raw", 4);
+}
+
 /* pwrite (all of it, at its offset), fsync, fallocate KEEP_SIZE (blocks
  * reserved, the size unchanged), ftruncate, and space as statvfs says. */
 static void test_write_ops(void **state)
@@ -354,6 +390,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_create_walk, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_write_ops, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_link_and_lock, setup,
 						env_teardown),
 	};
 
