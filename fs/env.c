@@ -94,6 +94,11 @@ fail:
 	return NULL;
 }
 
+char *fs_read_file(const char *path, size_t max, size_t *len)
+{
+	return read_all(path, max, len);
+}
+
 /* A one-line sysfs or proc value, line end and blanks trimmed, into
  * buf[len]; 0 or -errno. */
 static int read_line(const char *path, char *buf, size_t len)

@@ -214,6 +214,14 @@ struct fs_rec {
 	char name[];
 };
 
+/* A recording repaired at start: its killed run and what was kept. */
+struct fs_ingest_fixed {
+	char run[40];			/* run.uuid */
+	char file[8 + 256];		/* "ingest/NAME" */
+	int64_t frames;
+	uint64_t bytes;
+};
+
 /* The ingest folder: inode FS_INGEST_INO, its recordings after it. */
 #define FS_INGEST_INO ((fuse_ino_t)1 << 48)
 /* A recording's name and NUL (eng_ingest_name allows 200 bytes). */
@@ -226,6 +234,14 @@ struct fs_ingest {
 	 * the mount's io; a stream adds its format and rows */
 	struct eng_rec_config base;
 	char *repaired;			/* "NAME:FRAMES,..." or NULL */
+	/* This daemon, as its recordings' notes name it and as the repair
+	 * judges other daemons' (self.me.run: this run's uuid, set before
+	 * serving); base.owner points at self.me. */
+	struct eng_ingest_self self;
+	/* The recordings repaired at start, for their killed runs' stream
+	 * rows (fs_ingest_repaired_store) */
+	struct fs_ingest_fixed *fixed;
+	size_t nfixed;
 	pthread_mutex_t lock;		/* recs, n, cap and fs_rec's fields */
 	struct fs_rec **recs;		/* in inode order */
 	size_t n, cap;
@@ -314,6 +330,11 @@ int fs_ingest_init(struct fs *fs);
  * stderr and listed in fs->ingest.repaired.  0 or -errno (the folder
  * cannot be read). */
 int fs_ingest_repair_all(struct fs *fs, const struct eng_io *io);
+/* After store_run_begin, beside the run_env rows: each repaired
+ * recording's killed run's stream row gets what was kept
+ * (store_stream_repaired); one of another database is skipped.  0, or
+ * -EIO. */
+int fs_ingest_repaired_store(struct fs *fs);
 /* After the store is closed: the registry. */
 void fs_ingest_free(struct fs *fs);
 /* At unmount: close every record stream a writer still holds. */
@@ -367,6 +388,9 @@ void fs_daemon_ready(void);
 /* fs/sys.c: facts about the host for the run row */
 char *fs_kernel_release(void);
 char *fs_host_name(void);
+/* The whole of a small file (/proc's), NUL-terminated, at most max bytes;
+ * NULL when it cannot be read (fs/env.c). */
+char *fs_read_file(const char *path, size_t max, size_t *len);
 /* The machine's id (/etc/machine-id, else /var/lib/dbus/machine-id: one
  * per installed system, so ranks with the same one share a machine),
  * malloc'ed, NULL when neither reads as one. */

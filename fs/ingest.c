@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "host/env.h"
 #include "ingest/ingest.h"
 
 /* A record stream: one create in the folder until its release. */
@@ -691,6 +692,92 @@ int fs_ingest_options(struct fs *fs, struct eng_rec_config *rc,
 	return 1;
 }
 
+/* The first line of a small file into buf[len] ("" when unreadable). */
+static void first_line(const char *path, char *buf, size_t len)
+{
+	size_t n;
+	char *t = fs_read_file(path, 4096, &n);
+
+	snprintf(buf, len, "%s", t ? t : "");
+	buf[strcspn(buf, "\n")] = '\0';
+	free(t);
+}
+
+/* Process pid's start (/proc/PID/stat starttime, clock ticks after boot):
+ * 0, or -errno (-ENOENT: no such process). */
+static int proc_start(int64_t pid, uint64_t *start)
+{
+	char path[64], *t, *p;
+	unsigned long long v;
+	size_t n;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
+	t = fs_read_file(path, 4096, &n);
+	if (!t)
+		return -ENOENT;
+	/* the fields after the command's ")", which may hold anything */
+	p = strrchr(t, ')');
+	for (i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	i = p && sscanf(p + 1, "%llu", &v) == 1 ? 0 : -EINVAL;
+	if (i == 0)
+		*start = v;
+	free(t);
+	return i;
+}
+
+/* eng_ingest_self.running: the process pid started at `start` runs. */
+static int proc_running(void *ctx, int64_t pid, uint64_t start)
+{
+	uint64_t now = 0;
+	int rc;
+
+	(void)ctx;
+	if (pid <= 0 || pid > INT32_MAX)
+		return 0;
+	rc = proc_start(pid, &now);
+	if (rc == -ENOENT)
+		return 0;
+	return rc < 0 ? rc : now == start;
+}
+
+/* This daemon as its notes name it, and what it judges others by. */
+static void self_init(struct fs *fs)
+{
+	struct eng_ingest_self *self = &fs->ingest.self;
+	struct eng_ingest_owner *me = &self->me;
+	struct eng_mount *m = malloc(sizeof(*m));
+	char *host = fs_host_name(), *machine = fs_machine_id(), *t;
+	size_t n;
+
+	snprintf(me->host, sizeof(me->host), "%s", host ? host : "?");
+	/* one word of one line of the note, whatever the host is named */
+	for (t = me->host; *t; t++)
+		if ((unsigned char)*t <= ' ' || *t == 0x7f)
+			*t = '?';
+	snprintf(me->machine, sizeof(me->machine), "%s",
+		 machine ? machine : "");
+	free(host);
+	free(machine);
+	first_line("/proc/sys/kernel/random/boot_id", me->boot,
+		   sizeof(me->boot));
+	me->pid = getpid();
+	if (proc_start(me->pid, &me->pid_start) < 0)
+		me->pid_start = 0;
+	/* whether this mount's locks reach the storage, where other hosts
+	 * see them: the media folder's file system says */
+	t = fs_read_file("/proc/self/mountinfo", 64u << 20, &n);
+	if (t && m && eng_env_mountinfo(t, n, fs->cfg.media_dir, m) == 0)
+		self->locks_shared =
+			eng_ingest_locks_shared(m->fstype, m->options);
+	free(t);
+	free(m);
+	me->lock_shared = self->locks_shared;
+	self->running = proc_running;
+	fs->ingest.base.owner = me;
+}
+
 int fs_ingest_init(struct fs *fs)
 {
 	struct fs_ingest *ing = &fs->ingest;
@@ -704,6 +791,7 @@ int fs_ingest_init(struct fs *fs)
 	ing->fmt = ing->base.fmt;
 	ing->replace = ing->base.replace;
 	ing->base.io = &fs->io;
+	self_init(fs);
 	/* never through a symlink: the recordings stay in the media folder
 	 * (the creates refuse one too; said here, once, before serving) */
 	if (fstatat(fs->media_fd, ENG_INGEST_DIR, &st, AT_SYMLINK_NOFOLLOW) ==
@@ -719,6 +807,71 @@ out:
 		fprintf(stderr, "timelinefs: %s\n", diag.msgs[i]);
 	eng_diag_free(&diag);
 	return ing->on < 0 ? -1 : 0;
+}
+
+/* What the repair did to one recording (or why it left it), on stderr;
+ * names escaped. */
+static void say_repair(const char *note, const struct eng_ingest_repair *out)
+{
+	struct eng_diag diag = { 0 };
+	char miss[128] = "";
+	uint32_t t;
+
+	for (t = 0; t < ENG_INGEST_TRACKS_MAX; t++)
+		if (out->missing & 1u << t)
+			snprintf(miss + strlen(miss), sizeof(miss) - strlen(miss),
+				 t ? "%sA%u" : "%sV", miss[0] ? ", " :
+				 " (track files missing: ", t);
+	if (out->left)
+		eng_diag_add(&diag, note, 0, "left as it is: %s", out->why);
+	else if (out->repaired)
+		eng_diag_add(&diag, note, 0, "repaired after an unclean stop: "
+			     "%lld whole frames kept, %llu bytes past them set "
+			     "aside in NAME.TRACK.partial%s%s",
+			     (long long)out->frames,
+			     (unsigned long long)out->cut, miss,
+			     miss[0] ? ")" : "");
+	if (diag.n)
+		fprintf(stderr, "timelinefs: %s\n", diag.msgs[0]);
+	eng_diag_free(&diag);
+}
+
+/* A repaired recording whose note names its run, for the store. */
+static void keep_fixed(struct fs_ingest *ing,
+		       const struct eng_ingest_repair *out)
+{
+	struct fs_ingest_fixed *p;
+
+	if (!out->run[0])
+		return;
+	p = realloc(ing->fixed, (ing->nfixed + 1) * sizeof(*p));
+	if (!p)
+		return;
+	ing->fixed = p;
+	p += ing->nfixed++;
+	snprintf(p->run, sizeof(p->run), "%s", out->run);
+	snprintf(p->file, sizeof(p->file), "%s/%s", ENG_INGEST_DIR,
+		 out->name);
+	p->frames = out->frames;
+	p->bytes = out->bytes;
+}
+
+int fs_ingest_repaired_store(struct fs *fs)
+{
+	struct fs_ingest *ing = &fs->ingest;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ing->nfixed; i++) {
+		rc = store_stream_repaired(fs->store, ing->fixed[i].run,
+					   ing->fixed[i].file,
+					   ing->fixed[i].frames,
+					   ing->fixed[i].bytes);
+		/* -ENOENT: the killed run recorded elsewhere */
+		if (rc < 0 && rc != -ENOENT)
+			return rc;
+	}
+	return 0;
 }
 
 int fs_ingest_repair_all(struct fs *fs, const struct eng_io *io)
@@ -755,7 +908,7 @@ int fs_ingest_repair_all(struct fs *fs, const struct eng_io *io)
 		snprintf(note, sizeof(note), "%s/%s", ENG_INGEST_DIR,
 			 de->d_name);
 		memset(&out, 0, sizeof(out));
-		rc = eng_ingest_repair(io, note, &out, &diag);
+		rc = eng_ingest_repair(io, &ing->self, note, &out, &diag);
 		if (rc < 0) {
 			fprintf(stderr, "timelinefs: cannot repair %s: %s\n",
 				note, diag.n ? diag.msgs[0] : strerror(-rc));
@@ -763,15 +916,10 @@ int fs_ingest_repair_all(struct fs *fs, const struct eng_io *io)
 			continue;
 		}
 		eng_diag_free(&diag);
+		say_repair(note, &out);
 		if (!out.repaired)
 			continue;
-		eng_diag_add(&diag, note, 0, "repaired after an unclean stop: "
-			     "%lld whole frames kept, %llu bytes of a partial "
-			     "frame cut", (long long)out.frames,
-			     (unsigned long long)out.cut);
-		if (diag.n)
-			fprintf(stderr, "timelinefs: %s\n", diag.msgs[0]);
-		eng_diag_free(&diag);
+		keep_fixed(ing, &out);
 		/* the run_env row: NAME:FRAMES,... */
 		snprintf(item, sizeof(item), "%s%s:%lld", len ? "," : "",
 			 out.name, (long long)out.frames);
@@ -795,6 +943,9 @@ void fs_ingest_free(struct fs *fs)
 		free(ing->recs[i]);
 	free(ing->recs);
 	free(ing->repaired);
+	free(ing->fixed);
+	ing->fixed = NULL;
+	ing->nfixed = 0;
 	ing->recs = NULL;
 	ing->repaired = NULL;
 	ing->n = ing->cap = 0;

@@ -462,6 +462,10 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	info.media_dir = fs->cfg.media_dir;
 	machine = fs_machine_id();
 	info.machine_id = machine;
+	/* the run that the notes of its recordings name (a repair at a
+	 * later start completes its stream rows by it) */
+	if (store_uuid_random(fs->ingest.self.me.run) == 0)
+		info.uuid = fs->ingest.self.me.run;
 	info.experiment = fs->cfg.experiment;
 	info.rank = fs->cfg.rank;
 	/* the .status line of the local host (docs/hosts.md) */
@@ -487,8 +491,9 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	if (rc == 0 && (fs_env_record(fs->store, &fs->cfg, fs->fuse_opts,
 				      kernel, &kc) < 0 ||
 			(fs->ingest.repaired &&
-			 store_env_add(fs->store, "ingest_repaired",
-				       fs->ingest.repaired) < 0)))
+			 (store_env_add(fs->store, "ingest_repaired",
+					fs->ingest.repaired) < 0 ||
+			  fs_ingest_repaired_store(fs) < 0))))
 		fprintf(stderr, "timelinefs: %s: cannot record the run "
 			"environment: %s\n", fs->cfg.db,
 			store_errmsg(fs->store) ? store_errmsg(fs->store) :

@@ -13,6 +13,8 @@
  * rec.c: the record stream (its clock, capture buffer and write thread).
  * wav.c: the WAVE header of an audio track file, and its patch at close.
  * note.c: the recording's note (NAME.rec): its format and state.
+ * live.c: whose a recording is (the note's owner lines) and whether it
+ * is still being recorded.
  * repair.c: a recording cut short (kill -9) made whole up to its last
  * complete frame.
  */
@@ -134,6 +136,82 @@ void eng_ingest_wav_patch_data(unsigned char out[4], uint64_t essence);
 uint64_t eng_ingest_track_essence(const unsigned char *head, size_t n,
 				  uint64_t file_size);
 
+/*
+ * Whose a recording is (live.c): the daemon that records it, named in its
+ * note so that every mount of the folder, on this host or another, can
+ * tell a live recording from one its daemon left (docs/design.md
+ * "Ingest", the rule in eng_ingest_life).  Lines of the note:
+ *   host NAME            gethostname
+ *   machine ID           /etc/machine-id (may be absent)
+ *   boot ID              /proc/sys/kernel/random/boot_id
+ *   pid PID START        the daemon and its start (/proc/PID/stat
+ *                        starttime: a pid used again is another process)
+ *   lock shared|local    whether the recorder's lock on the note reaches
+ *                        the storage, where other hosts see it (it took
+ *                        it, and its file system passes locks:
+ *                        eng_ingest_locks_shared)
+ *   run UUID             the run (run.uuid) whose record stream it is
+ * While it records, the recorder holds an open-file-description lock on
+ * the note (struct eng_io.lock), released when it closes the note.
+ */
+struct eng_ingest_owner {
+	char host[80];
+	char machine[40];
+	char boot[40];
+	int64_t pid;		/* 0: none */
+	uint64_t pid_start;
+	int lock_shared;
+	char run[40];		/* "": none */
+};
+/* The owner's lines, as above, into buf[len] ("" for NULL or an empty
+ * owner; the lock line only with a host or boot).  0, or -ERANGE. */
+int eng_ingest_owner_text(const struct eng_ingest_owner *o, char *buf,
+			  size_t len);
+/* The owner lines of a note's text (fields empty, pid 0, where absent). */
+void eng_ingest_note_owner(const char *text, size_t len,
+			   struct eng_ingest_owner *o);
+/* Is the line (n bytes, no newline) one of the owner lines? */
+int eng_ingest_owner_word(const char *line, size_t n);
+/* Does a file system (mountinfo's type and options) pass an OFD lock to
+ * every host that sees the files?  1 for a local disk's (ext4, xfs, btrfs,
+ * tmpfs, zfs ...: other hosts reach it through this kernel's NFS or SMB
+ * server, whose locks conflict with ours) and a cluster file system's
+ * (gfs2, ocfs2); NFS unless local_lock=posix|all or nolock; SMB (cifs,
+ * smb3) unless nobrl; 0 for the rest (FUSE, overlay, unknown). */
+int eng_ingest_locks_shared(const char *fstype, const char *options);
+
+/* What this mount knows to judge another daemon's recording by. */
+struct eng_ingest_self {
+	struct eng_ingest_owner me;	/* this daemon (run unused) */
+	int locks_shared;	/* this mount's file system passes locks
+				 * (eng_ingest_locks_shared) */
+	/* Is process pid, started at `start` (its /proc stat starttime),
+	 * running on this host: 1, 0 (gone, or its pid is another
+	 * process's now), -errno (cannot tell).  NULL: cannot tell. */
+	int (*running)(void *ctx, int64_t pid, uint64_t start);
+	void *ctx;
+};
+enum eng_ingest_life {
+	ENG_INGEST_DEAD = 0,	/* provably stopped: repair it */
+	ENG_INGEST_LIVE,	/* recorded now: leave it */
+	ENG_INGEST_UNKNOWN,	/* not provably stopped: leave it */
+};
+/* The rule (docs/design.md "Ingest"), for a note in state recording with
+ * owner o, whose lock this mount tried to take (lock: 0 taken, -EAGAIN
+ * another holds it, other -errno cannot be told):
+ *   lock held                                    live
+ *   no host nor boot line (an older timelinefs)  dead
+ *   this boot: the daemon runs (pid and start)   live
+ *              gone, or lock taken               dead
+ *   this host (name and machine id), other boot  dead
+ *   another host: lock taken, its lock shared
+ *     and this mount's locks shared              dead
+ *   otherwise                                    unknown
+ * The reason (naming host and pid) in why[len]. */
+enum eng_ingest_life eng_ingest_life(const struct eng_ingest_owner *o,
+				     const struct eng_ingest_self *self,
+				     int lock, char *why, size_t len);
+
 /* How a record stream writes (-o ingest_*; defaults: docs/design.md). */
 enum eng_ingest_fsync {
 	ENG_INGEST_FSYNC_OFF = 0,	/* never (FFmpeg, OBS, bmx, sox) */
@@ -161,6 +239,9 @@ struct eng_rec_config {
 	int replace;		/* an existing recording may be replaced
 				 * (-o ingest_replace); else -EEXIST */
 	const struct eng_io *io; /* clock, create/pwrite/... and close */
+	/* The daemon that records, written into the note (NULL: no owner
+	 * lines); its lock_shared is set where the note's lock was taken. */
+	const struct eng_ingest_owner *owner;
 	eng_record_fn record;	/* every operation, one row each, in order
 				 * of completion; from the write thread or
 				 * the writer's thread, one call at a time */
@@ -267,12 +348,17 @@ void eng_rec_free(struct eng_rec *r);
  *   preset seed
  *   state recording          (closed, repaired)
  *   frames 1234              (closed and repaired: whole frames)
+ *   host ... run ...         its owner (struct eng_ingest_owner)
  */
 #define ENG_INGEST_NOTE_EXT ".rec"
 /* Its text for a recording of f; frames < 0: state recording, no frames
  * line; *text malloc'ed.  0 or -ENOMEM. */
 int eng_ingest_note_text(const struct eng_ingest_format *f,
 			 const char *state, int64_t frames, char **text);
+/* The same with owner o's lines after them (o may be NULL). */
+int eng_ingest_note_text_owned(const struct eng_ingest_format *f,
+			       const char *state, int64_t frames,
+			       const struct eng_ingest_owner *o, char **text);
 /* Parse a note: the preset's format and the state ("recording",
  * "closed", "repaired"; copied to state[16]).  0, or -EINVAL with
  * "FILE:LINE: reason" in diag. */
@@ -283,30 +369,46 @@ int eng_ingest_note_parse(const char *file, const char *text, size_t len,
 /*
  * Repair (repair.c): a recording its daemon did not close (kill -9, a
  * crash) has its note in state recording, WAV sizes 0xFFFFFFFF and tracks
- * that may end inside a frame.  k* is the last frame every track holds
- * whole; each track file is truncated to its essence start +
- * eng_ingest_upto(t, k*), each WAV header patched (eng_ingest_wav_patch)
- * and the note set to state repaired, frames k*.  A recording closed
- * cleanly is left as it is.  The mount repairs every recording of
- * MEDIA_DIR/ingest at start, before it serves (nothing records then), and
- * says each repair on stderr and as a run_env row ingest_repaired (a
- * problem row would mark the run refused: the team's decision).
- * A track file that is missing holds no frame (k* = 0; it is not made);
- * a WAV cut inside its header gets the header again.  The track files
- * and the note are opened with create(ENG_IO_CREATE_KEEP) (io.h).
+ * that may end inside a frame.  The repair first takes the note's lock
+ * (the note opened with create(ENG_IO_CREATE_KEEP), struct eng_io.lock,
+ * held to the end) and reads the note again under it; a recording that
+ * eng_ingest_life does not find dead is left as it is (out->left, the
+ * reason in out->why).  Else k* is the last frame every present track
+ * holds whole (a missing track file is skipped: it is not made, and it
+ * never takes the others below what they hold); the bytes past
+ * its essence start + eng_ingest_upto(t, k*) are copied to
+ * "NAME.TRACK.partial" beside the track (replaced if there; fsynced)
+ * before the track is truncated there; each WAV header patched
+ * (eng_ingest_wav_patch; a WAV cut inside its header gets it again) and
+ * the note set to state repaired, frames k*, its owner lines kept.  A
+ * recording closed cleanly is left as it is.  Every file is opened with
+ * create(ENG_IO_CREATE_KEEP), which refuses a symlink, a file that is not
+ * regular and one with more than one link (io.h): any such track file
+ * refuses the whole repair, nothing cut.  The mount repairs every
+ * recording of MEDIA_DIR/ingest at start, before it serves, and says each
+ * repair on stderr and as a run_env row ingest_repaired (a problem row
+ * would mark the run refused: the team's decision).
  */
 struct eng_ingest_repair {
 	char name[256];		/* the recording */
 	int64_t frames;		/* k*: whole frames kept; a whole
 				 * recording's note's frames (-1: none) */
-	uint64_t cut;		/* bytes truncated, all tracks */
-	int repaired;		/* 0: it was whole */
+	uint64_t bytes;		/* the writer's bytes of k* frames
+				 * (eng_ingest_frame_offset) */
+	uint64_t cut;		/* bytes cut, all tracks: set aside */
+	uint32_t missing;	/* track files missing (bit t) */
+	int repaired;		/* 0: it was whole, or left */
+	int left;		/* 1: not provably dead: left as it is */
+	char why[400];		/* with left: the reason */
+	char run[40];		/* the note's run uuid ("": none) */
 };
 /* Repair the recording whose note is `note_file` (relative to the media
  * folder, "ingest/NAME.rec"), through io (open, pread, size, create,
- * pwrite, ftruncate, close).  0 or -errno with the reason in diag naming
- * the file. */
-int eng_ingest_repair(const struct eng_io *io, const char *note_file,
-		      struct eng_ingest_repair *out, struct eng_diag *diag);
+ * pwrite, fsync, ftruncate, close, lock), judged by self.  0 (repaired,
+ * whole, or left), or -errno with the reason in diag naming the file. */
+int eng_ingest_repair(const struct eng_io *io,
+		      const struct eng_ingest_self *self,
+		      const char *note_file, struct eng_ingest_repair *out,
+		      struct eng_diag *diag);
 
 #endif /* ENG_INGEST_H */

@@ -17,17 +17,26 @@
 int eng_ingest_note_text(const struct eng_ingest_format *f,
 			 const char *state, int64_t frames, char **text)
 {
-	char *s;
+	return eng_ingest_note_text_owned(f, state, frames, NULL, text);
+}
+
+int eng_ingest_note_text_owned(const struct eng_ingest_format *f,
+			       const char *state, int64_t frames,
+			       const struct eng_ingest_owner *o, char **text)
+{
+	char *s, owner[512];
 	int n;
 
+	if (eng_ingest_owner_text(o, owner, sizeof(owner)) < 0)
+		return -EINVAL;
 	if (frames < 0)
-		n = asprintf(&s, NOTE_HEAD "preset %s\nstate %s\n", f->preset,
-			     state);
+		n = asprintf(&s, NOTE_HEAD "preset %s\nstate %s\n%s",
+			     f->preset, state, owner);
 	else
 		n = asprintf(&s,
 			     NOTE_HEAD "preset %s\nstate %s\nframes %" PRId64
-				       "\n",
-			     f->preset, state, frames);
+				       "\n%s",
+			     f->preset, state, frames, owner);
 	if (n < 0)
 		return -ENOMEM;
 	*text = s;
@@ -59,7 +68,8 @@ int eng_ingest_note_parse(const char *file, const char *text, size_t len,
 
 	while ((line = eng_next_line(text, len, &i, &n))) {
 		lineno++;
-		if (n == 0 || line[0] == '#')
+		/* whose it is: read by eng_ingest_note_owner */
+		if (n == 0 || line[0] == '#' || eng_ingest_owner_word(line, n))
 			continue;
 		if (is_word(line, n, "preset", &r) ||
 		    is_word(line, n, "state", &r) ||

@@ -42,6 +42,9 @@ struct eng_rec {
 						   * thread, then close */
 	int note_fd;
 	char note[300];
+	/* the note's owner lines (cfg.owner's, the lock's reach as got) */
+	struct eng_ingest_owner owner;
+	int owned;
 	unsigned nslots;
 	struct slot *slots;
 	unsigned char *mem;
@@ -494,7 +497,8 @@ static int note_put(struct eng_rec *r, const char *state, int64_t frames)
 	ssize_t n;
 	int rc;
 
-	rc = eng_ingest_note_text(&r->cfg.fmt, state, frames, &text);
+	rc = eng_ingest_note_text_owned(&r->cfg.fmt, state, frames,
+					r->owned ? &r->owner : NULL, &text);
 	if (rc < 0)
 		return rc;
 	len = strlen(text);
@@ -532,6 +536,70 @@ static void rec_destroy(struct eng_rec *r)
 	free(r->slots);
 	free(r->mem);
 	free(r);
+}
+
+/* Take the note's lock, held while it records (every mount of the folder
+ * sees the recording live); a file system that cannot lock records all
+ * the same, its note saying the lock does not reach the storage.  0, or
+ * -EBUSY: another mount holds it. */
+static int note_lock(struct eng_rec *r, struct eng_diag *diag)
+{
+	const struct eng_io *io = r->cfg.io;
+	int rc = io->lock ? io->lock(io->ctx, r->note_fd) : -ENOLCK;
+
+	if (rc == -EAGAIN) {
+		eng_diag_add(diag, r->note, 0, "another mount records it now");
+		return -EBUSY;
+	}
+	if (r->cfg.owner) {
+		r->owner = *r->cfg.owner;
+		r->owner.lock_shared = rc == 0 && r->cfg.owner->lock_shared;
+		r->owned = 1;
+	}
+	return 0;
+}
+
+/* With replace, the note of the recording replaced is claimed (its lock
+ * taken) before its track files are emptied: one that another mount
+ * records now is -EBUSY, untouched.  0 or -errno. */
+static int note_claim(struct eng_rec *r, struct eng_diag *diag)
+{
+	const struct eng_io *io = r->cfg.io;
+
+	r->note_fd = io->create(io->ctx, r->note, ENG_IO_CREATE_KEEP, NULL);
+	if (r->note_fd == -ENOENT)
+		return 0;	/* nothing to replace: made after the tracks */
+	if (r->note_fd < 0) {
+		eng_diag_add(diag, r->note, 0, "cannot open it: %s",
+			     strerror(-r->note_fd));
+		return r->note_fd;
+	}
+	return note_lock(r, diag);
+}
+
+/* The note (made unless claimed), locked, in state recording. */
+static int note_open(struct eng_rec *r, struct eng_diag *diag)
+{
+	const struct eng_io *io = r->cfg.io;
+	int rc;
+
+	if (r->note_fd < 0) {
+		r->note_fd = io->create(io->ctx, r->note, r->cfg.replace,
+					NULL);
+		if (r->note_fd < 0) {
+			eng_diag_add(diag, r->note, 0, "cannot create it: %s",
+				     strerror(-r->note_fd));
+			return r->note_fd;
+		}
+		rc = note_lock(r, diag);
+		if (rc < 0)
+			return rc;
+	}
+	rc = note_put(r, "recording", -1);
+	if (rc < 0)
+		eng_diag_add(diag, r->note, 0, "cannot write it: %s",
+			     strerror(-rc));
+	return rc;
 }
 
 /* Create track t's file: its open row, the WAV header, the prealloc. */
@@ -644,6 +712,10 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 	}
 	for (i = 0; i < r->nslots; i++)
 		r->slots[i].buf = r->mem + (size_t)slot * i;
+	snprintf(r->note, sizeof(r->note), "%s/%s%s", ENG_INGEST_DIR, name,
+		 ENG_INGEST_NOTE_EXT);
+	if (cfg->replace && (rc = note_claim(r, diag)) < 0)
+		goto err;
 	/* the tracks first, then the note that claims them: a track file
 	 * that is someone else's (EEXIST) is never named by a note, which
 	 * the repair would truncate it by */
@@ -652,21 +724,9 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 		if (rc < 0)
 			goto err;
 	}
-	snprintf(r->note, sizeof(r->note), "%s/%s%s", ENG_INGEST_DIR, name,
-		 ENG_INGEST_NOTE_EXT);
-	r->note_fd = io->create(io->ctx, r->note, cfg->replace, NULL);
-	if (r->note_fd < 0) {
-		rc = r->note_fd;
-		eng_diag_add(diag, r->note, 0, "cannot create it: %s",
-			     strerror(-rc));
+	rc = note_open(r, diag);
+	if (rc < 0)
 		goto err;
-	}
-	rc = note_put(r, "recording", -1);
-	if (rc < 0) {
-		eng_diag_add(diag, r->note, 0, "cannot write it: %s",
-			     strerror(-rc));
-		goto err;
-	}
 	rc = -pthread_create(&r->thread, NULL, write_thread, r);
 	if (rc < 0) {
 		eng_diag_add(diag, name, 0, "cannot start its write thread: %s",

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The repair of a recording its daemon did not close (ingest.h): each
- * track cut to the last frame every track holds whole, the WAV headers
- * patched, the note set to repaired.  It needs nothing but the note and
- * the files' sizes: the track files' layout is the preset's closed form.
+ * track cut to the last frame every present track holds whole, what is
+ * cut set aside, the WAV headers patched, the note set to repaired.  It
+ * needs nothing but the note and the files' sizes: the track files'
+ * layout is the preset's closed form.  Only a recording whose daemon is
+ * provably gone is touched (live.c), under the note's lock.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +16,8 @@
 #include "ingest/ingest.h"
 
 #define NOTE_MAX 65536
+/* the copy of what is set aside, a piece at a time */
+#define COPY_PIECE (1u << 20)
 
 /* The note's text, NUL-terminated, malloc'ed; 0 or -errno. */
 static int note_read(const struct eng_io *io, const char *file, char **out,
@@ -102,37 +106,250 @@ static int cut_track(const struct eng_io *io, const struct eng_ingest_format *f,
 	return rc;
 }
 
-int eng_ingest_repair(const struct eng_io *io, const char *note_file,
-		      struct eng_ingest_repair *out, struct eng_diag *diag)
+/* Copy bytes [from, to) of track file `file` to "FILE.partial" (made or
+ * replaced, fsynced): what a cut removes is kept.  0 or -errno, said in
+ * diag. */
+static int set_aside(const struct eng_io *io, const char *file, uint64_t from,
+		     uint64_t to, struct eng_diag *diag)
 {
-	struct eng_ingest_format f;
-	uint64_t size[ENG_INGEST_TRACKS_MAX] = { 0 }, data, ess, kept;
+	char part[320];
+	unsigned char *buf = NULL;
+	int in, out = -1, direct, rc = 0;
+	uint64_t at;
+	ssize_t n;
+
+	snprintf(part, sizeof(part), "%s.partial", file);
+	in = io->open(io->ctx, file, 0, &direct);
+	if (in < 0) {
+		eng_diag_add(diag, file, 0, "cannot read it to set aside what "
+			     "is cut: %s", strerror(-in));
+		return in;
+	}
+	out = io->create(io->ctx, part, 1, NULL);
+	buf = out >= 0 ? malloc(COPY_PIECE) : NULL;
+	rc = out < 0 ? out : buf ? 0 : -ENOMEM;
+	for (at = from; rc == 0 && at < to; at += (uint64_t)n) {
+		n = io->pread(io->ctx, in, buf,
+			      to - at < COPY_PIECE ? (size_t)(to - at)
+						   : COPY_PIECE, at);
+		if (n <= 0) {
+			rc = n < 0 ? (int)n : -EIO;
+			break;
+		}
+		rc = put(io, out, buf, (size_t)n, at - from);
+	}
+	/* on storage before the cut that it keeps */
+	if (rc == 0 && io->fsync)
+		rc = io->fsync(io->ctx, out, NULL);
+	if (out >= 0)
+		io->close(io->ctx, out);
+	io->close(io->ctx, in);
+	free(buf);
+	if (rc < 0)
+		eng_diag_add(diag, part, 0, "cannot set aside what the repair "
+			     "cuts: %s; nothing cut", strerror(-rc));
+	return rc;
+}
+
+/* The track files of a recording to repair: open, sized. */
+struct tracks {
+	uint32_t n;
 	int fd[ENG_INGEST_TRACKS_MAX];
-	char file[ENG_INGEST_TRACKS_MAX][300], state[16], *text = NULL;
-	const char *base = strrchr(note_file, '/');
-	size_t len, nl;
-	int64_t k = INT64_MAX, kt;
+	uint64_t size[ENG_INGEST_TRACKS_MAX];
+	char file[ENG_INGEST_TRACKS_MAX][300];
+};
+
+static void tracks_close(const struct eng_io *io, struct tracks *tr)
+{
 	uint32_t t;
-	int rc, nfd;
+
+	for (t = 0; t < tr->n; t++)
+		if (tr->fd[t] >= 0)
+			io->close(io->ctx, tr->fd[t]);
+}
+
+/* Open and size every track file; k* of those present (a missing one,
+ * never made or lost, is skipped: bit t of *missing).  0 or -errno: a
+ * track that cannot be opened as a plain file of ours (a symlink, a hard
+ * link, not a regular file) refuses the repair. */
+static int tracks_open(const struct eng_io *io,
+		       const struct eng_ingest_format *f, const char *name,
+		       struct tracks *tr, int64_t *k, uint32_t *missing,
+		       struct eng_diag *diag)
+{
+	uint64_t data, ess;
+	int64_t kt;
+	uint32_t t;
+	int rc;
+
+	tr->n = f->ntracks;
+	for (t = 0; t < tr->n; t++)
+		tr->fd[t] = -1;
+	*k = INT64_MAX;
+	*missing = 0;
+	for (t = 0; t < tr->n; t++) {
+		eng_ingest_track_file(f, t, name, tr->file[t],
+				      sizeof(tr->file[t]));
+		tr->fd[t] = io->create(io->ctx, tr->file[t],
+				       ENG_IO_CREATE_KEEP, NULL);
+		if (tr->fd[t] == -ENOENT) {
+			*missing |= 1u << t;
+			continue;
+		}
+		if (tr->fd[t] < 0) {
+			rc = tr->fd[t];
+			eng_diag_add(diag, tr->file[t], 0, "cannot open it to "
+				     "repair it: %s%s; the recording is left "
+				     "as it is", strerror(-rc),
+				     rc == -EMLINK ? " (a hard link: another "
+				     "file's too)" : "");
+			return rc;
+		}
+		rc = io->size(io->ctx, tr->fd[t], &tr->size[t]);
+		if (rc < 0) {
+			eng_diag_add(diag, tr->file[t], 0, "cannot stat it: %s",
+				     strerror(-rc));
+			return rc;
+		}
+		data = t ? ENG_INGEST_WAV_DATA : 0;
+		ess = tr->size[t] > data ? tr->size[t] - data : 0;
+		kt = eng_ingest_frames_in(f, t, ess);
+		if (kt < *k)
+			*k = kt;
+	}
+	if (*k == INT64_MAX)
+		*k = 0;		/* no track at all */
+	return 0;
+}
+
+/* Cut each present track to k frames, each cut set aside first (all of
+ * them before any cut: a failure cuts nothing).  0 or -errno. */
+static int tracks_cut(const struct eng_io *io,
+		      const struct eng_ingest_format *f, struct tracks *tr,
+		      int64_t k, uint64_t *cut, struct eng_diag *diag)
+{
+	uint64_t kept[ENG_INGEST_TRACKS_MAX];
+	uint32_t t;
+	int rc;
+
+	*cut = 0;
+	for (t = 0; t < tr->n; t++) {
+		kept[t] = (t ? ENG_INGEST_WAV_DATA : 0) +
+			  eng_ingest_upto(f, t, k);
+		if (tr->fd[t] < 0 || tr->size[t] <= kept[t])
+			continue;
+		rc = set_aside(io, tr->file[t], kept[t], tr->size[t], diag);
+		if (rc < 0)
+			return rc;
+		*cut += tr->size[t] - kept[t];
+	}
+	for (t = 0; t < tr->n; t++) {
+		if (tr->fd[t] < 0)
+			continue;
+		rc = cut_track(io, f, t, tr->fd[t], tr->size[t], k);
+		if (rc < 0) {
+			eng_diag_add(diag, tr->file[t], 0,
+				     "cannot repair it: %s", strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Open the note to rewrite it and take its lock; read it again under the
+ * lock (its recorder may have closed it meanwhile).  *nfd, the format,
+ * state and owner; *lock the lock's result.  0 or -errno. */
+static int note_claim(const struct eng_io *io, const char *note_file,
+		      int *nfd, int *lock, struct eng_ingest_format *f,
+		      char state[16], struct eng_ingest_owner *o,
+		      int64_t *frames, struct eng_diag *diag)
+{
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	*nfd = io->create(io->ctx, note_file, ENG_IO_CREATE_KEEP, NULL);
+	if (*nfd < 0) {
+		eng_diag_add(diag, note_file, 0, "cannot open it to repair "
+			     "its recording: %s", strerror(-*nfd));
+		return *nfd;
+	}
+	*lock = io->lock ? io->lock(io->ctx, *nfd) : -ENOLCK;
+	rc = note_read(io, note_file, &text, &len, diag);
+	if (rc == 0)
+		rc = eng_ingest_note_parse(note_file, text, len, f, state,
+					   diag);
+	if (rc == 0) {
+		eng_ingest_note_owner(text, len, o);
+		*frames = note_frames(text);
+	}
+	free(text);
+	return rc;
+}
+
+/* The note rewritten through nfd: state repaired, k frames, the owner
+ * kept.  0 or -errno. */
+static int note_repaired(const struct eng_io *io, int nfd,
+			 const struct eng_ingest_format *f, int64_t k,
+			 const struct eng_ingest_owner *o)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	rc = eng_ingest_note_text_owned(f, "repaired", k, o, &text);
+	if (rc < 0)
+		return rc;
+	len = strlen(text);
+	rc = put(io, nfd, text, len, 0);
+	if (rc == 0)
+		rc = io->ftruncate(io->ctx, nfd, len);
+	free(text);
+	return rc;
+}
+
+/* The recording's name: the note's file name less ".rec". */
+static int name_of(const char *note_file, char *name, size_t size)
+{
+	const char *base = strrchr(note_file, '/');
+	size_t nl, el = strlen(ENG_INGEST_NOTE_EXT);
+
+	base = base ? base + 1 : note_file;
+	nl = strlen(base);
+	if (nl > el && strcmp(base + nl - el, ENG_INGEST_NOTE_EXT) == 0)
+		nl -= el;
+	if (nl >= size)
+		return -EINVAL;
+	memcpy(name, base, nl);
+	name[nl] = '\0';
+	return 0;
+}
+
+int eng_ingest_repair(const struct eng_io *io,
+		      const struct eng_ingest_self *self,
+		      const char *note_file, struct eng_ingest_repair *out,
+		      struct eng_diag *diag)
+{
+	static const struct eng_ingest_self nobody;
+	struct eng_ingest_format f;
+	struct eng_ingest_owner o;
+	struct tracks tr = { 0 };
+	char state[16], *text = NULL;
+	int64_t k, frames = -1;
+	size_t len;
+	int rc, nfd = -1, lock;
 
 	memset(out, 0, sizeof(*out));
 	out->frames = -1;
-	base = base ? base + 1 : note_file;
-	nl = strlen(base);
-	if (nl > strlen(ENG_INGEST_NOTE_EXT) &&
-	    strcmp(base + nl - strlen(ENG_INGEST_NOTE_EXT),
-		   ENG_INGEST_NOTE_EXT) == 0)
-		nl -= strlen(ENG_INGEST_NOTE_EXT);
-	if (nl >= sizeof(out->name)) {
+	if (name_of(note_file, out->name, sizeof(out->name)) < 0) {
 		eng_diag_add(diag, note_file, 0, "the name is too long");
 		return -EINVAL;
 	}
-	memcpy(out->name, base, nl);
-	out->name[nl] = '\0';
 	if (!io->size || !io->create || !io->ftruncate || !io->pwrite) {
 		eng_diag_add(diag, note_file, 0, "cannot repair: no write I/O");
 		return -ENOSYS;
 	}
+	/* a note closed cleanly is only read */
 	rc = note_read(io, note_file, &text, &len, diag);
 	if (rc < 0)
 		return rc;
@@ -142,70 +359,35 @@ int eng_ingest_repair(const struct eng_io *io, const char *note_file,
 	free(text);
 	if (rc < 0 || strcmp(state, "recording") != 0)
 		return rc;
-	for (t = 0; t < f.ntracks; t++)
-		fd[t] = -1;
-	/* k*: the last frame every track holds whole (a missing file, one
-	 * that was never made, holds none) */
-	for (t = 0; t < f.ntracks; t++) {
-		eng_ingest_track_file(&f, t, out->name, file[t],
-				      sizeof(file[t]));
-		fd[t] = io->create(io->ctx, file[t], ENG_IO_CREATE_KEEP, NULL);
-		if (fd[t] == -ENOENT) {
-			k = 0;
-			continue;
-		}
-		if (fd[t] < 0) {
-			rc = fd[t];
-			eng_diag_add(diag, file[t], 0, "cannot open it: %s",
-				     strerror(-rc));
-			goto out;
-		}
-		rc = io->size(io->ctx, fd[t], &size[t]);
-		if (rc < 0) {
-			eng_diag_add(diag, file[t], 0, "cannot stat it: %s",
-				     strerror(-rc));
-			goto out;
-		}
-		data = t ? ENG_INGEST_WAV_DATA : 0;
-		ess = size[t] > data ? size[t] - data : 0;
-		kt = eng_ingest_frames_in(&f, t, ess);
-		if (kt < k)
-			k = kt;
+	rc = note_claim(io, note_file, &nfd, &lock, &f, state, &o, &frames,
+			diag);
+	if (rc < 0 || strcmp(state, "recording") != 0) {
+		out->frames = frames;
+		goto out;
 	}
-	for (t = 0; t < f.ntracks; t++) {
-		if (fd[t] < 0)
-			continue;
-		rc = cut_track(io, &f, t, fd[t], size[t], k);
-		if (rc < 0) {
-			eng_diag_add(diag, file[t], 0, "cannot repair it: %s",
-				     strerror(-rc));
-			goto out;
-		}
-		kept = (t ? ENG_INGEST_WAV_DATA : 0) + eng_ingest_upto(&f, t, k);
-		kept += t ? eng_ingest_upto(&f, t, k) & 1 : 0;
-		out->cut += size[t] > kept ? size[t] - kept : 0;
+	snprintf(out->run, sizeof(out->run), "%s", o.run);
+	if (eng_ingest_life(&o, self ? self : &nobody, lock, out->why,
+			    sizeof(out->why)) != ENG_INGEST_DEAD) {
+		out->left = 1;
+		goto out;
 	}
-	rc = eng_ingest_note_text(&f, "repaired", k, &text);
+	rc = tracks_open(io, &f, out->name, &tr, &k, &out->missing, diag);
+	if (rc == 0)
+		rc = tracks_cut(io, &f, &tr, k, &out->cut, diag);
 	if (rc < 0)
 		goto out;
-	len = strlen(text);
-	nfd = io->create(io->ctx, note_file, ENG_IO_CREATE_KEEP, NULL);
-	rc = nfd < 0 ? nfd : put(io, nfd, text, len, 0);
-	if (rc == 0)
-		rc = io->ftruncate(io->ctx, nfd, len);
-	if (nfd >= 0)
-		io->close(io->ctx, nfd);
-	free(text);
+	rc = note_repaired(io, nfd, &f, k, &o);
 	if (rc < 0) {
 		eng_diag_add(diag, note_file, 0, "cannot write it: %s",
 			     strerror(-rc));
 		goto out;
 	}
 	out->frames = k;
+	out->bytes = eng_ingest_frame_offset(&f, k);
 	out->repaired = 1;
 out:
-	for (t = 0; t < f.ntracks; t++)
-		if (fd[t] >= 0)
-			io->close(io->ctx, fd[t]);
+	tracks_close(io, &tr);
+	if (nfd >= 0)
+		io->close(io->ctx, nfd);	/* the lock goes with it */
 	return rc;
 }

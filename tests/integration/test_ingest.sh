@@ -240,6 +240,10 @@ wait_daemon "$DAEMON"
 fusermount3 -u -z "$T/mnt"
 wait "$w" 2>/dev/null || true
 check "killed: the note still says recording" grep -q '^state recording' "$M/ingest/cut.rec"
+# a write torn by the kill: V's next frame begun
+head -c 1000 /dev/urandom >>"$M/ingest/cut.V.raw"
+mkdir "$T/before"
+cp "$M"/ingest/cut.V.raw "$M"/ingest/cut.A1.wav "$M"/ingest/cut.A2.wav "$T/before/"
 before=$(q "select count(*) from access")
 mount_fs "$M" "$T/mnt" -o db="$DB",label=after
 k=$(sed -n 's/^frames //p' "$M/ingest/cut.rec")
@@ -260,5 +264,128 @@ check "the killed run's rows stay ($before)" sh -c "test $before -gt 0 &&
 check_eq "the recording lists at its repaired size" \
 	"$(python3 -c "import sys; sys.path.insert(0, '$T'); from seed import frame_offset; print(frame_offset(${k:-0}))")" \
 	"$(stat -c %s "$T/mnt/ingest/cut")"
+# what the repair cut is set aside beside each track, not discarded
+cat >"$T/partial.py" <<'EOF'
+import os, struct, sys
+b, d = sys.argv[1], sys.argv[2]
+bad = []
+for f in ("cut.V.raw", "cut.A1.wav", "cut.A2.wav"):
+    old = open(os.path.join(b, f), "rb").read()
+    new = open(os.path.join(d, f), "rb").read()
+    p = os.path.join(d, f + ".partial")
+    part = open(p, "rb").read() if os.path.exists(p) else b""
+    # a WAV's essence: its data chunk's size (a pad byte may follow)
+    at = 0 if f.endswith(".raw") else 4096
+    ess = len(new) if not at else struct.unpack_from("<I", new, 4092)[0]
+    if old[at:] != new[at:at + ess] + part:
+        bad.append("%s: %d + %d bytes, was %d" % (f, ess, len(part), len(old) - at))
+print("; ".join(bad) if bad else "ok")
+EOF
+check_eq "what the repair cut is in NAME.TRACK.partial, byte for byte" ok \
+	"$(python3 "$T/partial.py" "$T/before" "$M/ingest")"
+# the killed run's record stream row gets what the repair kept
+check_eq "the killed run's stream row: closed, frames and bytes kept" \
+	"1|$k|$(python3 -c "import sys; sys.path.insert(0, '$T'); from seed import frame_offset; print(frame_offset(${k:-0}))")" \
+	"$(q "select s.closed_ns >= s.opened_ns, s.frames, s.bytes from stream s join run r on r.id = s.run_id where r.label = 'kill' and s.file = 'ingest/cut'")"
+umount_fs "$T/mnt"
+
+# Two mounts of one media folder: a second mount started while the first
+# records leaves the live recording alone (it used to repair it, cutting
+# the V frame written ahead of its A1: the first mount then wrote on past
+# the cut, leaving a frame of zeros).  A1's writes are delayed 25 ms a
+# frame, so that V is a frame ahead most of the time.
+DB=$T/live.db
+mount_fs "$M" "$T/mnt" -o db="$DB",label=live,pace=realtime,inject=clip=live2:track=A1:op=write:delay=25ms
+A=$DAEMON
+python3 "$T/writer.py" "$T/mnt/ingest/live2" 45 1048576 11 >/dev/null &
+w=$!
+i=0
+while [ "$(stat -c %s "$M/ingest/live2.V.raw" 2>/dev/null || echo 0)" -lt $((8 * 614400)) ] &&
+	[ $i -lt 100 ]; do
+	i=$((i + 1))
+	sleep 0.05
+done
+mount_fs "$M" "$T/mnt2" -o db="$T/second.db",label=second
+B=$DAEMON
+check "the writer's recording went on while a second mount started" wait "$w"
+wait_closed live2 || not_ok "live2: the note never said closed"
+check_eq "a second mount leaves a live recording: every byte the writer sent" ok \
+	"$(python3 "$T/check.py" "$M/ingest" live2 45 11)"
+check_none "the second mount did not repair it" \
+	"$(grep "live2.rec: repaired" "$T/daemon.$NDAEMON.log")"
+check "the second mount said it left the live recording alone" \
+	grep -q "ingest/live2.rec: left as it is: .*recorded now" "$T/daemon.$NDAEMON.log"
+fusermount3 -u "$T/mnt2"
+wait_daemon "$B"
+DAEMON=$A
+umount_fs "$T/mnt"
+
+# Notes of other daemons: repaired only when their daemon is provably
+# gone.  Each a copy of bs4096 (12 frames and 1000 bytes of a 13th) with
+# its note back in state recording, naming a daemon (host, boot, pid).
+host=$(hostname)
+boot=$(cat /proc/sys/kernel/random/boot_id)
+gone=$(sh -c 'echo $$')
+sleep 30 &
+alive=$!
+alive_start=$(sed 's/^.*) //' "/proc/$alive/stat" | cut -d' ' -f20)
+# craft NAME OWNER-LINES: a recording left in state recording
+craft() {
+	for f in V.raw A1.wav A2.wav; do
+		cp "$M/ingest/bs4096.$f" "$M/ingest/$1.$f"
+	done
+	printf '# timelinefs recording (docs/formats.md "Ingest")\npreset seed\nstate recording\n%s' "$2" >"$M/ingest/$1.rec"
+}
+craft pidgone "host $host
+boot $boot
+pid $gone 1
+"
+craft oldboot "host $host
+boot 00000000-0000-4000-8000-000000000000
+pid $alive $alive_start
+"
+craft alive "host $host
+boot $boot
+pid $alive $alive_start
+"
+craft elsewhere "host elsewhere.invalid
+boot 00000000-0000-4000-8000-000000000001
+pid 1 1
+lock local
+"
+craft sharedlock "host elsewhere.invalid
+boot 00000000-0000-4000-8000-000000000001
+pid 1 1
+lock shared
+"
+# a recording whose A2 file is missing keeps what V and A1 hold
+craft noa2 ""
+rm "$M/ingest/noa2.A2.wav"
+# a track file that is a hard link to a clip outside ingest/
+ln "$M/clip0001.V.raw" "$M/ingest/hl.V.raw"
+printf '# timelinefs recording (docs/formats.md "Ingest")\npreset seed\nstate recording\n' >"$M/ingest/hl.rec"
+clip_sum=$(sha256sum <"$M/clip0001.V.raw")
+DB=$T/notes.db
+if mount_fs "$M" "$T/mnt" -o db="$DB",label=notes,pace=off; then
+	ok "the mount after the crafted notes serves"
+else
+	not_ok "the mount after the crafted notes serves"
+fi
+st() {
+	sed -n 's/^state //p' "$M/ingest/$1.rec"
+}
+check_eq "same host and boot, its pid gone: repaired" repaired "$(st pidgone)"
+check_eq "this host, another boot: repaired" repaired "$(st oldboot)"
+check_eq "same host and boot, its daemon running: left" recording "$(st alive)"
+check "... said in the log" grep -q "ingest/alive.rec: left as it is: .*pid $alive" "$DAEMON_LOG"
+check_eq "another host whose lock did not reach the storage: left" recording "$(st elsewhere)"
+check "... said with the host" grep -q "ingest/elsewhere.rec: left as it is: .*elsewhere.invalid" "$DAEMON_LOG"
+check_eq "another host whose shared lock is free: repaired" repaired "$(st sharedlock)"
+check_eq "A2 missing: V and A1 keep their 12 whole frames" "repaired 12 7372800" \
+	"$(st noa2) $(sed -n 's/^frames //p' "$M/ingest/noa2.rec") $(stat -c %s "$M/ingest/noa2.V.raw")"
+check_eq "a hard-linked track file is refused: the clip is unchanged" \
+	"$clip_sum recording" "$(sha256sum <"$M/clip0001.V.raw") $(st hl)"
+check "... said in the log" grep -q "ingest/hl.V.raw: .*link" "$DAEMON_LOG"
+kill "$alive" 2>/dev/null || true
 umount_fs "$T/mnt"
 finish

@@ -48,7 +48,11 @@ struct ffile {
 	unsigned char *data;
 	uint64_t size, cap;
 	uint64_t falloc;	/* bytes fallocated (KEEP_SIZE) */
-	int open, fsyncs, truncs;
+	int open;		/* opens not yet closed: the fd is the file's
+				 * index, one for all of them */
+	int fsyncs, truncs;
+	int locked;		/* an OFD lock is held (fk_oflock), until
+				 * its last close */
 };
 
 struct fk {
@@ -213,7 +217,7 @@ static int fk_create(void *ctx, const char *file, int replace,
 		ff->size = 0;
 		ff->falloc = 0;
 	}
-	ff->open = 1;
+	ff->open++;
 	fk_unlock(f);
 	return 100 + (int)(ff - f->files);
 }
@@ -353,9 +357,30 @@ static void fk_close(void *ctx, int fd)
 {
 	struct fk *f = ctx;
 
+	struct ffile *ff;
+
 	fk_lock(f);
-	file_of(f, fd)->open = 0;
+	ff = file_of(f, fd);
+	assert_non_null(ff);
+	if (--ff->open == 0)
+		ff->locked = 0;
 	fk_unlock(f);
+}
+
+/* An OFD lock: one holder a file. */
+static int fk_oflock(void *ctx, int fd)
+{
+	struct fk *f = ctx;
+	struct ffile *ff;
+	int rc;
+
+	fk_lock(f);
+	ff = file_of(f, fd);
+	assert_non_null(ff);
+	rc = ff->locked ? -EAGAIN : 0;
+	ff->locked = 1;
+	fk_unlock(f);
+	return rc;
 }
 
 /* open, pread and size: for the repair of what a recorder left */
@@ -369,7 +394,7 @@ static int fk_open(void *ctx, const char *file, int direct, int *is_direct)
 	fk_lock(f);
 	ff = find(f, file);
 	if (ff)
-		ff->open = 1;
+		ff->open++;
 	fk_unlock(f);
 	return ff ? 100 + (int)(ff - f->files) : -ENOENT;
 }
@@ -443,7 +468,7 @@ static struct fk *fk_new(void)
 		.pread = fk_pread, .close = fk_close, .ctx = f,
 		.create = fk_create, .pwrite = fk_pwrite, .fsync = fk_fsync,
 		.fallocate = fk_fallocate, .ftruncate = fk_ftruncate,
-		.space = fk_space, .size = fk_size,
+		.space = fk_space, .size = fk_size, .lock = fk_oflock,
 	};
 	return f;
 }
@@ -1202,18 +1227,71 @@ static void test_killed_then_repaired(void **state)
 	find(g, "ingest/k.V.raw")->size = 3 * 829440 + 829440 / 2;
 	find(g, "ingest/k.A1.wav")->size -= 5760;
 	find(g, "ingest/k.A2.wav")->size -= 5760;
-	assert_int_equal(eng_ingest_repair(&g->io, "ingest/k.rec", &rep, &d),
+	assert_int_equal(eng_ingest_repair(&g->io, NULL, "ingest/k.rec", &rep,
+					   &d),
 			 0);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(rep.repaired, 1);
 	assert_int_equal(rep.frames, 3);
 	assert_int_equal(rep.cut, 829440 / 2);
+	assert_int_equal(find(g, "ingest/k.V.raw.partial")->size, 829440 / 2);
 	check_files(g, &c.fmt, "k", eng_ingest_frame_offset(&c.fmt, 3));
 	assert_non_null(strstr(note_of(g, "k"),
 			       "state repaired\nframes 3\n"));
 	assert_int_equal(rec_close(f, r, &st), 0);
 	fk_free(f);
 	fk_free(g);
+}
+
+/* The note names the daemon that records (host, boot, pid, run) and is
+ * locked while it records: another mount's replace of the recording is
+ * EBUSY, its track files untouched; closed, the owner lines stay. */
+static void test_note_owner_and_lock(void **state)
+{
+	static const struct eng_ingest_owner me = {
+		.host = "ws1", .boot = "b-1", .pid = 4242, .pid_start = 99,
+		.lock_shared = 1, .run = "r-uuid",
+	};
+	struct fk *f = fk_new();
+	struct eng_rec_config c, c2;
+	struct eng_rec_stats st;
+	struct eng_diag d = { 0 };
+	struct eng_rec *r, *r2 = NULL;
+	uint64_t total;
+
+	(void)state;
+	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
+	c.owner = &me;
+	r = rec_new(f, &c, "o");
+	total = eng_ingest_frame_offset(&c.fmt, 2);
+	feed(r, 0, total, 1 << 20);
+	do
+		eng_rec_stats(r, &st);
+	while (st.written < 2);
+	assert_true(find(f, "ingest/o.rec")->locked);
+	assert_string_equal(strstr(note_of(f, "o"), "state"),
+			    "state recording\nhost ws1\nboot b-1\n"
+			    "pid 4242 99\nlock shared\nrun r-uuid\n");
+	c2 = c;
+	c2.replace = 1;
+	assert_int_equal(eng_rec_new(&c2, "o", &r2, &d), -EBUSY);
+	assert_null(r2);
+	assert_string_equal(d.msgs[0], "ingest/o.rec: another mount records "
+				       "it now");
+	eng_diag_free(&d);
+	assert_int_equal(find(f, "ingest/o.V.raw")->size, 2 * 829440);
+	assert_int_equal(rec_close(f, r, &st), 0);
+	check_files(f, &c.fmt, "o", total);
+	assert_string_equal(strstr(note_of(f, "o"), "state"),
+			    "state closed\nframes 2\nhost ws1\nboot b-1\n"
+			    "pid 4242 99\nlock shared\nrun r-uuid\n");
+	/* a file system that cannot lock: recorded, its note says so */
+	f->io.lock = NULL;
+	c.replace = 1;
+	r = rec_new(f, &c, "o");
+	assert_non_null(strstr(note_of(f, "o"), "\nlock local\n"));
+	assert_int_equal(rec_close(f, r, &st), 0);
+	fk_free(f);
 }
 
 int main(void)
@@ -1232,6 +1310,7 @@ int main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_exists_and_order),
 		cmocka_unit_test(test_killed_then_repaired),
+		cmocka_unit_test(test_note_owner_and_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

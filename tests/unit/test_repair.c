@@ -3,8 +3,11 @@
  * Unit tests of the ingest repair (engine/ingest/repair.c) on fake files:
  * a recording cut short (kill -9: tracks ending inside a frame, WAV sizes
  * all ones, its note in state recording) is cut to the last frame every
- * track holds whole, its WAV headers patched (read back by engine/media's
- * reader), its note set to repaired; a closed one is left as it is.
+ * present track holds whole, what is cut set aside in NAME.TRACK.partial,
+ * its WAV headers patched (read back by engine/media's reader), its note
+ * set to repaired; a closed one, a live one (its note locked, its daemon
+ * running) and one whose track is a hard link are left as they are.  And
+ * the rule that tells a live recording from a dead one (live.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,19 +25,22 @@
 #include "media/media.h"
 #include "util/diag.h"
 
-#define MAX_FILES 8
+#define MAX_FILES 16
 
 struct rfile {
 	char name[128];
 	unsigned char *data;
 	uint64_t size;
 	int there, open, writable;
+	int links;		/* > 1: a hard link (create refuses it) */
+	int locked;		/* another daemon holds its lock */
+	int fsyncs;
 };
 
 struct rfk {
 	struct rfile files[MAX_FILES];
 	int n;
-	long writes, truncs, opens;
+	long writes, truncs, opens, locks;
 	struct eng_io io;
 };
 
@@ -93,8 +99,7 @@ static int rf_open(void *ctx, const char *file, int direct, int *is_direct)
 	*is_direct = 0;
 	if (!r)
 		return -ENOENT;
-	r->open = 1;
-	r->writable = 0;
+	r->open++;
 	f->opens++;
 	return 100 + (int)(r - f->files);
 }
@@ -106,13 +111,29 @@ static int rf_create(void *ctx, const char *file, int replace,
 	struct rfile *r = rf_find(f, file);
 
 	(void)injected;
-	/* the repair opens what is there, as it is */
-	assert_int_equal(replace, ENG_IO_CREATE_KEEP);
+	/* the repair opens what is there, as it is; it replaces only
+	 * what it sets aside */
+	if (replace != ENG_IO_CREATE_KEEP) {
+		assert_int_equal(replace, 1);
+		assert_non_null(strstr(file, ".partial"));
+		r = rf_put(f, file, NULL, 0);
+	}
 	if (!r)
 		return -ENOENT;
-	r->open = 1;
+	if (r->links > 1)
+		return -EMLINK;
+	r->open++;
 	r->writable = 1;
 	return 100 + (int)(r - f->files);
+}
+
+static int rf_lock(void *ctx, int fd)
+{
+	struct rfk *f = ctx;
+	struct rfile *r = rf_fd(f, fd);
+
+	f->locks++;
+	return r->locked ? -EAGAIN : 0;
 }
 
 static ssize_t rf_pread(void *ctx, int fd, void *buf, size_t len,
@@ -162,16 +183,18 @@ static int rf_size(void *ctx, int fd, uint64_t *bytes)
 
 static void rf_close(void *ctx, int fd)
 {
-	rf_fd(ctx, fd)->open = 0;
+	rf_fd(ctx, fd)->open--;
 }
 
-static int rf_unused(void *ctx, int fd, unsigned *injected)
+/* the repair fsyncs only what it sets aside */
+static int rf_fsync(void *ctx, int fd, unsigned *injected)
 {
-	(void)ctx;
-	(void)fd;
+	struct rfile *r = rf_fd(ctx, fd);
+
 	(void)injected;
-	fail_msg("the repair does not fsync");
-	return -ENOSYS;
+	assert_non_null(strstr(r->name, ".partial"));
+	r->fsyncs++;
+	return 0;
 }
 
 static int rf_unused2(void *ctx, int fd, uint64_t off, uint64_t len,
@@ -199,10 +222,26 @@ static void rf_init(struct rfk *f)
 	f->io = (struct eng_io){
 		.open = rf_open, .pread = rf_pread, .close = rf_close,
 		.size = rf_size, .create = rf_create, .pwrite = rf_pwrite,
-		.fsync = rf_unused, .fallocate = rf_unused2,
-		.ftruncate = rf_ftruncate, .space = rf_space, .ctx = f,
+		.fsync = rf_fsync, .fallocate = rf_unused2,
+		.ftruncate = rf_ftruncate, .space = rf_space, .lock = rf_lock,
+		.ctx = f,
 	};
 }
+
+/* This daemon: host ws1, this boot b-now; processes 10 (started 5) and
+ * 11 (started 6) run, nothing else. */
+static int fake_running(void *ctx, int64_t pid, uint64_t start)
+{
+	(void)ctx;
+	return (pid == 10 && start == 5) || (pid == 11 && start == 6);
+}
+
+static const struct eng_ingest_self self = {
+	.me = { .host = "ws1", .machine = "m1", .boot = "b-now", .pid = 11,
+		.pid_start = 6 },
+	.locks_shared = 1,
+	.running = fake_running,
+};
 
 static void rf_free(struct rfk *f)
 {
@@ -304,6 +343,35 @@ static const char *note_text(struct rfk *f, const char *name)
 	return text;
 }
 
+/* What the repair cut from track t, which held `essence` bytes, to k
+ * frames: in its .partial, byte for byte. */
+static void check_partial(struct rfk *f, const char *name, uint32_t t,
+			  int64_t k, uint64_t essence)
+{
+	struct eng_ingest_format fmt;
+	uint64_t i, kept;
+	struct rfile *r;
+	char file[300];
+
+	assert_int_equal(eng_ingest_format_of("seed", &fmt, NULL), 0);
+	kept = eng_ingest_upto(&fmt, t, k);
+	eng_ingest_track_file(&fmt, t, name, file, sizeof(file));
+	strcat(file, ".partial");
+	r = rf_find(f, file);
+	if (essence <= kept) {
+		assert_null(r);
+		return;
+	}
+	assert_non_null(r);
+	assert_int_equal(r->open, 0);
+	assert_int_equal(r->fsyncs, 1);
+	assert_int_equal(r->size, essence - kept);
+	for (i = 0; i < r->size; i++)
+		if (r->data[i] != byte_at(t, kept + i))
+			fail_msg("%s: byte %" PRIu64 " is not the cut one", file,
+				 i);
+}
+
 /* Bytes of track t (0: V, else audio) of the seed before frame k. */
 static uint64_t upto(uint32_t t, int64_t k)
 {
@@ -330,7 +398,7 @@ static void test_cut_to_whole_frames(void **state)
 	killed(&f, "cam1", "recording", ess);
 	for (t = 0; t < 3; t++)
 		before += ess[t] + (t ? ENG_INGEST_WAV_DATA : 0);
-	assert_int_equal(eng_ingest_repair(&f.io, "ingest/cam1.rec", &rep, &d),
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/cam1.rec", &rep, &d),
 			 0);
 	assert_int_equal(d.n, 0);
 	assert_string_equal(rep.name, "cam1");
@@ -338,16 +406,19 @@ static void test_cut_to_whole_frames(void **state)
 	assert_int_equal(rep.frames, 2);
 	for (t = 0; t < 3; t++) {
 		check_track(&f, "cam1", t, 2);
+		check_partial(&f, "cam1", t, 2, ess[t]);
 		after += f.files[t].size;
 	}
-	/* upto(A, 2) = 9609 is odd: each WAV has its pad byte */
+	/* upto(A, 2) = 9609 is odd: each WAV has its pad byte, written
+	 * where a cut byte was (set aside first) */
 	assert_int_equal(upto(1, 2), 9609);
-	assert_int_equal(rep.cut, before - after);
+	assert_int_equal(rep.cut, before - after + 2);
+	assert_int_equal(rep.bytes, 2 * 614400 + 2 * 9609);
 	assert_non_null(strstr(note_text(&f, "cam1"),
 			       "preset seed\nstate repaired\nframes 2\n"));
 	/* twice is once: a repaired recording is left as it is */
 	f.writes = f.truncs = 0;
-	assert_int_equal(eng_ingest_repair(&f.io, "ingest/cam1.rec", &rep, &d),
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/cam1.rec", &rep, &d),
 			 0);
 	assert_int_equal(rep.repaired, 0);
 	assert_int_equal(rep.frames, 2);
@@ -369,20 +440,23 @@ static void test_odd_and_exact(void **state)
 	(void)state;
 	rf_init(&f);
 	killed(&f, "x", "recording", ess);
-	assert_int_equal(eng_ingest_repair(&f.io, "ingest/x.rec", &rep, &d), 0);
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/x.rec", &rep, &d), 0);
 	assert_int_equal(rep.frames, 1);
 	for (t = 0; t < 3; t++)
 		check_track(&f, "x", t, 1);
-	/* A1 lost nothing but gained its pad: nothing counted as cut */
-	assert_int_equal(rep.cut, 614399 + 4803);
+	/* A1 lost nothing but gained its pad: nothing set aside */
+	assert_int_equal(rep.cut, 614399 + 4804);
+	for (t = 0; t < 3; t++)
+		check_partial(&f, "x", t, 1, ess[t]);
 	rf_free(&f);
 }
 
-/* A track that was never made holds no frame; a WAV cut inside its
- * header gets it whole again. */
+/* A missing track file (never made, or lost) is skipped: the others keep
+ * what they hold (it cut them to 0 frames); a WAV cut inside its header
+ * gets it whole again. */
 static void test_missing_and_short_header(void **state)
 {
-	static const uint64_t ess[3] = { 5 * 614400, 5 * 4803, UINT64_MAX };
+	const uint64_t ess[3] = { upto(0, 5) + 7, upto(1, 5), UINT64_MAX };
 	struct eng_ingest_repair rep;
 	struct eng_diag d = { 0 };
 	struct rfk f;
@@ -390,10 +464,15 @@ static void test_missing_and_short_header(void **state)
 	(void)state;
 	rf_init(&f);
 	killed(&f, "m", "recording", ess);
-	assert_int_equal(eng_ingest_repair(&f.io, "ingest/m.rec", &rep, &d), 0);
-	assert_int_equal(rep.frames, 0);
-	check_track(&f, "m", 0, 0);
-	check_track(&f, "m", 1, 0);
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/m.rec", &rep,
+					   &d),
+			 0);
+	assert_int_equal(rep.frames, 5);
+	assert_int_equal(rep.missing, 1u << 2);
+	assert_int_equal(rep.cut, 7);
+	check_track(&f, "m", 0, 5);
+	check_track(&f, "m", 1, 5);
+	check_partial(&f, "m", 0, 5, ess[0]);
 	assert_null(rf_find(&f, "ingest/m.A2.wav"));
 	rf_free(&f);
 
@@ -401,7 +480,7 @@ static void test_missing_and_short_header(void **state)
 	killed(&f, "h", "recording",
 	       (const uint64_t[3]){ 614400, 4803, 4803 });
 	rf_put(&f, "ingest/h.A2.wav", "RIFF\xff\xff", 6);
-	assert_int_equal(eng_ingest_repair(&f.io, "ingest/h.rec", &rep, &d), 0);
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/h.rec", &rep, &d), 0);
 	assert_int_equal(rep.frames, 0);
 	check_track(&f, "h", 2, 0);
 	assert_int_equal(rf_find(&f, "ingest/h.A2.wav")->size,
@@ -420,7 +499,7 @@ static void test_closed_left_alone(void **state)
 	(void)state;
 	rf_init(&f);
 	killed(&f, "c", "closed", ess);
-	assert_int_equal(eng_ingest_repair(&f.io, "ingest/c.rec", &rep, &d), 0);
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/c.rec", &rep, &d), 0);
 	assert_int_equal(rep.repaired, 0);
 	assert_int_equal(rep.frames, 7);
 	assert_int_equal(f.writes + f.truncs, 0);
@@ -436,19 +515,241 @@ static void test_bad_notes(void **state)
 
 	(void)state;
 	rf_init(&f);
-	assert_int_equal(eng_ingest_repair(&f.io, "ingest/no.rec", &rep, &d),
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/no.rec", &rep, &d),
 			 -ENOENT);
 	assert_string_equal(d.msgs[0], "ingest/no.rec: cannot open it: "
 				       "No such file or directory");
 	eng_diag_free(&d);
 	rf_put(&f, "ingest/b.rec", "preset seed\nstate what\n", 23);
-	assert_int_equal(eng_ingest_repair(&f.io, "ingest/b.rec", &rep, &d),
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/b.rec", &rep, &d),
 			 -EINVAL);
 	assert_string_equal(d.msgs[0], "ingest/b.rec:2: no state 'what' "
 				       "(recording, closed, repaired)");
 	eng_diag_free(&d);
 	assert_int_equal(f.writes + f.truncs, 0);
 	rf_free(&f);
+}
+
+/* A track file that is a hard link (a clip linked into ingest/) is
+ * refused, and the whole repair with it: nothing is cut, nothing set
+ * aside (it truncated the clip). */
+static void test_hard_link_refused(void **state)
+{
+	static const uint64_t ess[3] = { 3 * 614400 + 9, 3 * 4803,
+					 3 * 4803 };
+	struct eng_ingest_repair rep;
+	struct eng_diag d = { 0 };
+	struct rfk f;
+
+	(void)state;
+	rf_init(&f);
+	killed(&f, "hl", "recording", ess);
+	rf_find(&f, "ingest/hl.A1.wav")->links = 2;
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/hl.rec", &rep,
+					   &d),
+			 -EMLINK);
+	assert_string_equal(d.msgs[0],
+			    "ingest/hl.A1.wav: cannot open it to repair it: "
+			    "Too many links (a hard link: another file's too); "
+			    "the recording is left as it is");
+	eng_diag_free(&d);
+	assert_int_equal(rep.repaired, 0);
+	assert_int_equal(f.writes + f.truncs, 0);
+	assert_null(rf_find(&f, "ingest/hl.V.raw.partial"));
+	assert_int_equal(rf_find(&f, "ingest/hl.V.raw")->size, ess[0]);
+	assert_non_null(strstr(note_text(&f, "hl"), "state recording\n"));
+	rf_free(&f);
+}
+
+/* A note whose lock another daemon holds, or whose daemon runs, is left
+ * as it is; a dead one is repaired, its owner lines kept. */
+static void test_live_left_alone(void **state)
+{
+	const uint64_t ess[3] = { upto(0, 2) + 5, upto(1, 2), upto(2, 2) };
+	static const char owner[] = "host ws1\nmachine m1\nboot b-now\n"
+				    "pid %d %d\nlock shared\nrun R\n";
+	struct eng_ingest_repair rep;
+	struct eng_diag d = { 0 };
+	char text[512], *note;
+	struct rfk f;
+
+	(void)state;
+	rf_init(&f);
+	killed(&f, "lv", "recording", ess);
+	rf_find(&f, "ingest/lv.rec")->locked = 1;
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/lv.rec", &rep,
+					   &d),
+			 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(rep.left, 1);
+	assert_int_equal(rep.repaired, 0);
+	assert_string_equal(rep.why, "recorded now (its note is locked) by "
+				     "a daemon pid 0");
+	assert_int_equal(f.writes + f.truncs, 0);
+	assert_int_equal(f.locks, 1);
+	/* unlocked, its daemon (pid 10, started 5) running */
+	rf_find(&f, "ingest/lv.rec")->locked = 0;
+	note = strdup(note_text(&f, "lv"));
+	assert_non_null(note);
+	snprintf(text, sizeof(text), owner, 10, 5);
+	strcat(note, text);
+	rf_put(&f, "ingest/lv.rec", note, strlen(note));
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/lv.rec", &rep,
+					   &d),
+			 0);
+	assert_int_equal(rep.left, 1);
+	assert_string_equal(rep.why, "its daemon ws1 pid 10 is running");
+	assert_int_equal(f.writes + f.truncs, 0);
+	/* pid 10 used again by another process (started 7): gone */
+	free(note);
+	note = strdup(note_text(&f, "lv"));
+	assert_non_null(note);
+	*strstr(note, "pid 10 5") = '\0';
+	snprintf(text, sizeof(text), "pid 10 7\nlock shared\nrun R\n");
+	strcat(note, text);
+	rf_put(&f, "ingest/lv.rec", note, strlen(note));
+	free(note);
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/lv.rec", &rep,
+					   &d),
+			 0);
+	assert_int_equal(rep.left, 0);
+	assert_int_equal(rep.repaired, 1);
+	assert_int_equal(rep.frames, 2);
+	assert_string_equal(rep.run, "R");
+	assert_non_null(strstr(note_text(&f, "lv"),
+			       "state repaired\nframes 2\nhost ws1\n"
+			       "machine m1\nboot b-now\npid 10 7\n"
+			       "lock shared\nrun R\n"));
+	assert_int_equal(rf_find(&f, "ingest/lv.rec")->open, 0);
+	rf_free(&f);
+}
+
+/* The rule (ingest.h, eng_ingest_life), case by case. */
+static void test_life_rule(void **state)
+{
+	static const struct {
+		const char *host, *machine, *boot;
+		int64_t pid;
+		uint64_t start;
+		int shared, lock, self_shared;
+		enum eng_ingest_life want;
+	} cases[] = {
+		/* its lock held: live, whoever it is */
+		{ "ws2", "", "b-2", 1, 1, 1, -EAGAIN, 1, ENG_INGEST_LIVE },
+		{ "", "", "", 0, 0, 0, -EAGAIN, 1, ENG_INGEST_LIVE },
+		/* no owner lines (an older note), lock free or unknown */
+		{ "", "", "", 0, 0, 0, 0, 1, ENG_INGEST_DEAD },
+		{ "", "", "", 0, 0, 0, -ENOLCK, 0, ENG_INGEST_DEAD },
+		/* this boot: the daemon runs / is gone / pid reused */
+		{ "ws1", "m1", "b-now", 10, 5, 1, 0, 1, ENG_INGEST_LIVE },
+		{ "ws1", "m1", "b-now", 12, 5, 1, 0, 1, ENG_INGEST_DEAD },
+		{ "ws1", "m1", "b-now", 10, 9, 1, -ENOLCK, 1,
+		  ENG_INGEST_DEAD },
+		/* a container of this kernel, named otherwise */
+		{ "ct", "", "b-now", 12, 1, 0, 0, 0, ENG_INGEST_DEAD },
+		/* this host, another boot; with another machine id it is
+		 * another host of the same name */
+		{ "ws1", "m1", "b-old", 10, 5, 1, -ENOLCK, 0,
+		  ENG_INGEST_DEAD },
+		{ "ws1", "", "b-old", 10, 5, 0, 0, 0, ENG_INGEST_DEAD },
+		{ "ws1", "m9", "b-old", 10, 5, 0, 0, 0, ENG_INGEST_UNKNOWN },
+		/* another host: dead only when both locks reach the
+		 * storage and its lock is free */
+		{ "ws2", "m2", "b-2", 10, 5, 1, 0, 1, ENG_INGEST_DEAD },
+		{ "ws2", "m2", "b-2", 10, 5, 0, 0, 1, ENG_INGEST_UNKNOWN },
+		{ "ws2", "m2", "b-2", 10, 5, 1, 0, 0, ENG_INGEST_UNKNOWN },
+		{ "ws2", "m2", "b-2", 10, 5, 1, -ENOLCK, 1,
+		  ENG_INGEST_UNKNOWN },
+	};
+	struct eng_ingest_self me = self;
+	struct eng_ingest_owner o;
+	char why[400];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&o, 0, sizeof(o));
+		snprintf(o.host, sizeof(o.host), "%s", cases[i].host);
+		snprintf(o.machine, sizeof(o.machine), "%s",
+			 cases[i].machine);
+		snprintf(o.boot, sizeof(o.boot), "%s", cases[i].boot);
+		o.pid = cases[i].pid;
+		o.pid_start = cases[i].start;
+		o.lock_shared = cases[i].shared;
+		me.locks_shared = cases[i].self_shared;
+		if (eng_ingest_life(&o, &me, cases[i].lock, why,
+				    sizeof(why)) != cases[i].want)
+			fail_msg("case %zu: not %d (%s)", i, cases[i].want,
+				 why);
+	}
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host, sizeof(o.host), "ws2");
+	o.pid = 7;
+	me.locks_shared = 0;
+	eng_ingest_life(&o, &me, 0, why, sizeof(why));
+	assert_string_equal(why, "recorded by ws2 pid 7, whose end this mount "
+				 "cannot prove (its lock does not reach the "
+				 "storage); a mount on ws2 repairs it, or "
+				 "remove its host and boot lines once it is "
+				 "stopped");
+}
+
+/* Which file systems pass a lock to every host (mountinfo's type and
+ * options). */
+static void test_locks_shared(void **state)
+{
+	static const struct {
+		const char *type, *options;
+		int want;
+	} cases[] = {
+		{ "ext4", "rw,relatime", 1 },
+		{ "xfs", "rw", 1 },
+		{ "tmpfs", "rw", 1 },
+		{ "nfs4", "rw,vers=4.2,local_lock=none", 1 },
+		{ "nfs", "rw,vers=3,local_lock=all", 0 },
+		{ "nfs", "rw,vers=3,nolock", 0 },
+		{ "nfs4", "rw,local_lock=posix", 0 },
+		{ "cifs", "rw,vers=3.1.1", 1 },
+		{ "cifs", "rw,nobrl", 0 },
+		{ "fuse.sshfs", "rw", 0 },
+		{ "overlay", "rw", 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (eng_ingest_locks_shared(cases[i].type, cases[i].options) !=
+		    cases[i].want)
+			fail_msg("%s %s: not %d", cases[i].type,
+				 cases[i].options, cases[i].want);
+}
+
+/* The owner lines, written and read back; a note with them parses. */
+static void test_owner_lines(void **state)
+{
+	static const struct eng_ingest_owner o = {
+		.host = "ws1", .machine = "m1", .boot = "b", .pid = 3,
+		.pid_start = 44, .lock_shared = 0, .run = "u",
+	};
+	struct eng_ingest_format fmt, g;
+	struct eng_ingest_owner back;
+	struct eng_diag d = { 0 };
+	char state16[16], *text;
+
+	(void)state;
+	assert_int_equal(eng_ingest_format_of("seed", &fmt, NULL), 0);
+	assert_int_equal(eng_ingest_note_text_owned(&fmt, "recording", -1, &o,
+						    &text),
+			 0);
+	assert_non_null(strstr(text, "state recording\nhost ws1\nmachine "
+				     "m1\nboot b\npid 3 44\nlock local\n"
+				     "run u\n"));
+	assert_int_equal(eng_ingest_note_parse("n.rec", text, strlen(text),
+					       &g, state16, &d),
+			 0);
+	eng_ingest_note_owner(text, strlen(text), &back);
+	assert_memory_equal(&back, &o, sizeof(o));
+	free(text);
 }
 
 int main(void)
@@ -459,6 +760,11 @@ int main(void)
 		cmocka_unit_test(test_missing_and_short_header),
 		cmocka_unit_test(test_closed_left_alone),
 		cmocka_unit_test(test_bad_notes),
+		cmocka_unit_test(test_hard_link_refused),
+		cmocka_unit_test(test_live_left_alone),
+		cmocka_unit_test(test_life_rule),
+		cmocka_unit_test(test_locks_shared),
+		cmocka_unit_test(test_owner_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
