@@ -335,6 +335,9 @@ int fs_ingest_repair_all(struct fs *fs, const struct eng_io *io);
  * (store_stream_repaired); one of another database is skipped.  0, or
  * -EIO. */
 int fs_ingest_repaired_store(struct fs *fs);
+/* The daemon's pid as its notes name it, again after it went into the
+ * background (a fork: another pid). */
+void fs_ingest_self_pid(struct fs *fs);
 /* After the store is closed: the registry. */
 void fs_ingest_free(struct fs *fs);
 /* At unmount: close every record stream a writer still holds. */

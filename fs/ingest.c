@@ -742,6 +742,15 @@ static int proc_running(void *ctx, int64_t pid, uint64_t start)
 	return rc < 0 ? rc : now == start;
 }
 
+void fs_ingest_self_pid(struct fs *fs)
+{
+	struct eng_ingest_owner *me = &fs->ingest.self.me;
+
+	me->pid = getpid();
+	if (proc_start(me->pid, &me->pid_start) < 0)
+		me->pid_start = 0;
+}
+
 /* This daemon as its notes name it, and what it judges others by. */
 static void self_init(struct fs *fs)
 {
@@ -762,9 +771,7 @@ static void self_init(struct fs *fs)
 	free(machine);
 	first_line("/proc/sys/kernel/random/boot_id", me->boot,
 		   sizeof(me->boot));
-	me->pid = getpid();
-	if (proc_start(me->pid, &me->pid_start) < 0)
-		me->pid_start = 0;
+	fs_ingest_self_pid(fs);
 	/* whether this mount's locks reach the storage, where other hosts
 	 * see them: the media folder's file system says */
 	t = fs_read_file("/proc/self/mountinfo", 64u << 20, &n);

@@ -730,6 +730,7 @@ int main(int argc, char *argv[])
 	 * stay with the parent). */
 	if (fs_daemon_start(opts.foreground) < 0)
 		goto err_signals;
+	fs_ingest_self_pid(&fs);
 	if (store_begin(&fs, cmdline) < 0)
 		goto err_signals;
 	if (fuse_session_mount(fs.se, fs.cfg.mountpoint) != 0) {

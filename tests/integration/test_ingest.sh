@@ -117,6 +117,16 @@ wait_closed() {
 	done
 }
 
+# wait_frames NAME N: until NAME.V.raw holds N frames (up to 5 s)
+wait_frames() {
+	i=0
+	while [ "$(stat -c %s "$M/ingest/$1.V.raw" 2>/dev/null || echo 0)" -lt $(($2 * 614400)) ] &&
+		[ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+}
+
 mount_fs "$M" "$T/mnt" -o db="$DB",label=exact,pace=off
 check "the mount shows the folder ingest" test -d "$T/mnt/ingest"
 check_none "ingest is empty before a recording" "$(ls "$T/mnt/ingest" 2>&1)"
@@ -228,12 +238,7 @@ mount_fs "$M" "$T/mnt" -o db="$DB",label=kill,pace=realtime
 python3 "$T/writer.py" "$T/mnt/ingest/cut" 90 100003 9 >/dev/null 2>&1 &
 w=$!
 # until some 10 frames are on storage (0.33 s of the clock)
-i=0
-while [ "$(stat -c %s "$M/ingest/cut.V.raw" 2>/dev/null || echo 0)" -lt $((10 * 614400)) ] &&
-	[ $i -lt 100 ]; do
-	i=$((i + 1))
-	sleep 0.05
-done
+wait_frames cut 10
 echo "# killed with $(stat -c '%n %s' "$M"/ingest/cut.* | tr '\n' ' ')"
 kill -9 "$DAEMON"
 wait_daemon "$DAEMON"
@@ -299,12 +304,7 @@ mount_fs "$M" "$T/mnt" -o db="$DB",label=live,pace=realtime,inject=clip=live2:tr
 A=$DAEMON
 python3 "$T/writer.py" "$T/mnt/ingest/live2" 45 1048576 11 >/dev/null &
 w=$!
-i=0
-while [ "$(stat -c %s "$M/ingest/live2.V.raw" 2>/dev/null || echo 0)" -lt $((8 * 614400)) ] &&
-	[ $i -lt 100 ]; do
-	i=$((i + 1))
-	sleep 0.05
-done
+wait_frames live2 8
 mount_fs "$M" "$T/mnt2" -o db="$T/second.db",label=second
 B=$DAEMON
 check "the writer's recording went on while a second mount started" wait "$w"

@@ -561,16 +561,27 @@ static void test_hard_link_refused(void **state)
 	rf_free(&f);
 }
 
+/* Recording name's note back in state recording, naming daemon ws1
+ * (this host and boot) with pid `pid` started at `start`. */
+static void owned_by(struct rfk *f, const char *name, int pid, int start)
+{
+	char file[300], text[512];
+
+	snprintf(text, sizeof(text),
+		 "# timelinefs recording\npreset seed\nstate recording\n"
+		 "host ws1\nmachine m1\nboot b-now\npid %d %d\n"
+		 "lock shared\nrun R\n", pid, start);
+	snprintf(file, sizeof(file), "ingest/%s.rec", name);
+	rf_put(f, file, text, strlen(text));
+}
+
 /* A note whose lock another daemon holds, or whose daemon runs, is left
  * as it is; a dead one is repaired, its owner lines kept. */
 static void test_live_left_alone(void **state)
 {
 	const uint64_t ess[3] = { upto(0, 2) + 5, upto(1, 2), upto(2, 2) };
-	static const char owner[] = "host ws1\nmachine m1\nboot b-now\n"
-				    "pid %d %d\nlock shared\nrun R\n";
 	struct eng_ingest_repair rep;
 	struct eng_diag d = { 0 };
-	char text[512], *note;
 	struct rfk f;
 
 	(void)state;
@@ -589,11 +600,7 @@ static void test_live_left_alone(void **state)
 	assert_int_equal(f.locks, 1);
 	/* unlocked, its daemon (pid 10, started 5) running */
 	rf_find(&f, "ingest/lv.rec")->locked = 0;
-	note = strdup(note_text(&f, "lv"));
-	assert_non_null(note);
-	snprintf(text, sizeof(text), owner, 10, 5);
-	strcat(note, text);
-	rf_put(&f, "ingest/lv.rec", note, strlen(note));
+	owned_by(&f, "lv", 10, 5);
 	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/lv.rec", &rep,
 					   &d),
 			 0);
@@ -601,14 +608,7 @@ static void test_live_left_alone(void **state)
 	assert_string_equal(rep.why, "its daemon ws1 pid 10 is running");
 	assert_int_equal(f.writes + f.truncs, 0);
 	/* pid 10 used again by another process (started 7): gone */
-	free(note);
-	note = strdup(note_text(&f, "lv"));
-	assert_non_null(note);
-	*strstr(note, "pid 10 5") = '\0';
-	snprintf(text, sizeof(text), "pid 10 7\nlock shared\nrun R\n");
-	strcat(note, text);
-	rf_put(&f, "ingest/lv.rec", note, strlen(note));
-	free(note);
+	owned_by(&f, "lv", 10, 7);
 	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/lv.rec", &rep,
 					   &d),
 			 0);
