@@ -240,7 +240,9 @@ struct eng_rec_config {
 				 * (-o ingest_replace); else -EEXIST */
 	const struct eng_io *io; /* clock, create/pwrite/... and close */
 	/* The daemon that records, written into the note (NULL: no owner
-	 * lines); its lock_shared is set where the note's lock was taken. */
+	 * lines); its lock_shared says this mount's file system passes
+	 * locks, and the note says "lock shared" only where the note's lock
+	 * was taken too. */
 	const struct eng_ingest_owner *owner;
 	eng_record_fn record;	/* every operation, one row each, in order
 				 * of completion; from the write thread or

@@ -40,6 +40,7 @@ struct rfile {
 struct rfk {
 	struct rfile files[MAX_FILES];
 	int n;
+	int full;		/* a .partial cannot be made: -ENOSPC */
 	long writes, truncs, opens, locks;
 	struct eng_io io;
 };
@@ -116,6 +117,8 @@ static int rf_create(void *ctx, const char *file, int replace,
 	if (replace != ENG_IO_CREATE_KEEP) {
 		assert_int_equal(replace, 1);
 		assert_non_null(strstr(file, ".partial"));
+		if (f->full)
+			return -ENOSPC;
 		r = rf_put(f, file, NULL, 0);
 	}
 	if (!r)
@@ -561,6 +564,32 @@ static void test_hard_link_refused(void **state)
 	rf_free(&f);
 }
 
+/* What would be cut cannot be set aside (the disk is full): nothing is
+ * cut, the note still says recording. */
+static void test_set_aside_fails(void **state)
+{
+	const uint64_t ess[3] = { upto(0, 2) + 5, upto(1, 2) + 4, upto(2, 2) };
+	struct eng_ingest_repair rep;
+	struct eng_diag d = { 0 };
+	struct rfk f;
+
+	(void)state;
+	rf_init(&f);
+	killed(&f, "full", "recording", ess);
+	f.full = 1;
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/full.rec",
+					   &rep, &d),
+			 -ENOSPC);
+	assert_string_equal(d.msgs[0], "ingest/full.V.raw.partial: cannot set "
+				       "aside what the repair cuts: No space "
+				       "left on device; nothing cut");
+	eng_diag_free(&d);
+	assert_int_equal(f.writes + f.truncs, 0);
+	assert_int_equal(rf_find(&f, "ingest/full.V.raw")->size, ess[0]);
+	assert_non_null(strstr(note_text(&f, "full"), "state recording\n"));
+	rf_free(&f);
+}
+
 /* Recording name's note back in state recording, naming daemon ws1
  * (this host and boot) with pid `pid` started at `start`. */
 static void owned_by(struct rfk *f, const char *name, int pid, int start)
@@ -761,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_closed_left_alone),
 		cmocka_unit_test(test_bad_notes),
 		cmocka_unit_test(test_hard_link_refused),
+		cmocka_unit_test(test_set_aside_fails),
 		cmocka_unit_test(test_live_left_alone),
 		cmocka_unit_test(test_life_rule),
 		cmocka_unit_test(test_locks_shared),
