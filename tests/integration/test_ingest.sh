@@ -9,7 +9,13 @@
 # on every 10th frame, op=write on every frame) drop exactly the frames
 # the capture buffer cannot absorb; pace=realtime accepts N s of frames in
 # N s; kill -9 mid-record, then a remount repairs the files to their last
-# whole frame (ffprobe reads the WAV) and keeps the database.  About 14 s.
+# whole frame (ffprobe reads the WAV), sets aside what it cut, keeps the
+# database and completes the killed run's stream row; a second mount of
+# the folder started while the first records leaves that recording alone
+# (it used to cut it: a frame of zeros); notes naming other daemons are
+# repaired only when those are provably gone (a pid gone, another boot,
+# another host whose lock reached the storage), a missing track does not
+# empty the others, a hard-linked track file is refused.  About 22 s.
 . "$(dirname "$0")/lib.sh"
 
 need_tools python3 sqlite3
