@@ -361,7 +361,10 @@ int eng_ingest_repair(const struct eng_io *io,
 		return rc;
 	rc = note_claim(io, note_file, &nfd, &lock, &f, state, &o, &frames,
 			diag);
-	if (rc < 0 || strcmp(state, "recording") != 0) {
+	if (rc < 0)
+		goto out;
+	if (strcmp(state, "recording") != 0) {
+		/* closed by its recorder since it was first read */
 		out->frames = frames;
 		goto out;
 	}

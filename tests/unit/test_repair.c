@@ -561,6 +561,18 @@ static void test_hard_link_refused(void **state)
 	assert_null(rf_find(&f, "ingest/hl.V.raw.partial"));
 	assert_int_equal(rf_find(&f, "ingest/hl.V.raw")->size, ess[0]);
 	assert_non_null(strstr(note_text(&f, "hl"), "state recording\n"));
+	/* the note itself a hard link: refused before anything is read
+	 * under its lock */
+	rf_find(&f, "ingest/hl.A1.wav")->links = 1;
+	rf_find(&f, "ingest/hl.rec")->links = 2;
+	f.locks = 0;
+	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/hl.rec", &rep,
+					   &d),
+			 -EMLINK);
+	assert_string_equal(d.msgs[0], "ingest/hl.rec: cannot open it to "
+				       "repair its recording: Too many links");
+	eng_diag_free(&d);
+	assert_int_equal(f.writes + f.truncs + f.locks, 0);
 	rf_free(&f);
 }
 
