@@ -558,6 +558,36 @@ static int real_ftruncate(void *ctx, int fd, uint64_t len)
 	return ftruncate(fd, (off_t)len) < 0 ? -errno : 0;
 }
 
+static int real_remove(void *ctx, const char *file, int fd)
+{
+	struct eng_io_real *real = ctx;
+	char dir[PATH_MAX];
+	const char *base;
+	struct stat a, b;
+	int dfd = real->dirfd, rc;
+
+	if (!beneath_name(file))
+		return -EINVAL;
+	rc = split_path(file, dir, &base);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		dfd = open_beneath(real, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return dfd;
+	}
+	rc = 0;
+	if (fstat(fd, &a) < 0 || fstatat(dfd, base, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	else if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		rc = -ESTALE;
+	else if (unlinkat(dfd, base, 0) < 0)
+		rc = -errno;
+	if (dfd != real->dirfd)
+		close(dfd);
+	return rc;
+}
+
 static int real_space(void *ctx, uint64_t *bytes)
 {
 	struct eng_io_real *real = ctx;
@@ -591,6 +621,7 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 	io->fallocate = real_fallocate;
 	io->ftruncate = real_ftruncate;
 	io->space = real_space;
+	io->remove = real_remove;
 	io->pipe_new = real_pipe_new;
 	io->pipe_free = real_pipe_free;
 	io->splice_in = real_splice_in;
