@@ -217,7 +217,9 @@ struct fs_rec {
 					 * the next new name takes it (its
 					 * name room for FS_INGEST_NAME_MAX);
 					 * fs_ingest.lock */
-	char name[];
+	char name[];			/* fs_ingest.lock: read a copy taken
+					 * under it, unless claimed (open,
+					 * starting) or recorded */
 };
 
 /* A refused create is said in the mount's log at most this often. */

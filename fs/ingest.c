@@ -198,6 +198,7 @@ static int rec_attr(struct fs *fs, struct fs_rec *r, struct stat *st)
 	struct eng_rec_stats rs;
 	struct stat nst;
 	char state[16], file[FS_INGEST_NAME_MAX + 16];
+	char name[FS_INGEST_NAME_MAX];
 	uint64_t bytes = 0;
 	uint32_t t;
 	int dfd, rc = 0, open = 0;
@@ -209,16 +210,21 @@ static int rec_attr(struct fs *fs, struct fs_rec *r, struct stat *st)
 		bytes = rs.bytes;
 		open = 1;
 	}
+	/* a copy: a vacant entry's name is another's once taken */
+	memcpy(name, r->name, sizeof(name));
+	rc = r->vacant ? -ENOENT : 0;
 	pthread_mutex_unlock(&ing->lock);
+	if (rc < 0)
+		return rc;
 	if (open) {
 		st->st_mtime = st->st_ctime = st->st_atime = time(NULL);
 	} else {
-		rc = read_note(fs, r->name, &f, state, &nst);
+		rc = read_note(fs, name, &f, state, &nst);
 		if (rc < 0)
 			return -ENOENT;
 		dfd = ingest_dir(fs);
 		for (t = 0; dfd >= 0 && t < f.ntracks; t++) {
-			eng_ingest_track_file(&f, t, r->name, file,
+			eng_ingest_track_file(&f, t, name, file,
 					      sizeof(file));
 			/* the name beneath the ingest folder */
 			bytes += track_essence(dfd, file +
@@ -547,12 +553,16 @@ static void rec_vacate(struct fs *fs, struct fs_rec *r)
 	struct fs_ingest *ing = &fs->ingest;
 	struct eng_ingest_format f;
 	struct stat nst;
-	char state[16];
+	char state[16], name[FS_INGEST_NAME_MAX];
 
-	if (read_note(fs, r->name, &f, state, &nst) != -ENOENT)
+	pthread_mutex_lock(&ing->lock);
+	memcpy(name, r->name, sizeof(name));
+	pthread_mutex_unlock(&ing->lock);
+	if (read_note(fs, name, &f, state, &nst) != -ENOENT)
 		return;
 	pthread_mutex_lock(&ing->lock);
-	if (!r->open && !r->starting && !r->recorded) {
+	if (!r->open && !r->starting && !r->recorded && !r->vacant &&
+	    strcmp(r->name, name) == 0) {
 		r->vacant = 1;
 		r->name[0] = '\0';
 	}
@@ -597,7 +607,7 @@ int fs_ingest_open(struct fs *fs, fuse_ino_t ino, pid_t tid,
 	struct fs_ingest *ing = &fs->ingest;
 	struct eng_ingest_format f;
 	struct stat nst;
-	char state[16];
+	char state[16], name[FS_INGEST_NAME_MAX];
 	struct fs_rec *r;
 
 	if (ino == FS_INGEST_INO)
@@ -613,12 +623,13 @@ int fs_ingest_open(struct fs *fs, fuse_ino_t ino, pid_t tid,
 		pthread_mutex_unlock(&ing->lock);
 		return -EBUSY;
 	}
+	memcpy(name, r->name, sizeof(name));
 	pthread_mutex_unlock(&ing->lock);
 	/* writing an existing recording is recording it again, never
 	 * appending to it: only with -o ingest_replace, in its format */
 	if (!ing->replace)
 		return -EEXIST;
-	if (read_note(fs, r->name, &f, state, &nst) < 0)
+	if (read_note(fs, name, &f, state, &nst) < 0)
 		f = ing->fmt;
 	return rec_open(fs, r, &f, 1, tid, fi);
 }
