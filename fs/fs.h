@@ -361,6 +361,9 @@ int fs_ingest_truncate(struct fs *fs, fuse_ino_t ino, uint64_t size,
 		       struct fuse_file_info *fi);
 /* Close the record stream of fi->fh: its files, its stream's totals. */
 void fs_ingest_release(struct fs *fs, struct fuse_file_info *fi);
+/* After store_run_end: the run_env row ingest_refused, the creates the
+ * folder refused (none: no row).  0 or the store's -errno. */
+int fs_ingest_record_end(struct fs *fs);
 /* A writer's flush (durable 0) or fsync (1) of its recording: every byte
  * it was told was written is on the track files (eng_rec_sync); 0 or the
  * recording's failure (-ENOSPC, -EIO ...), which close(2) and fsync(2)

@@ -752,6 +752,16 @@ void fs_ingest_close_all(struct fs *fs)
 			 (unsigned long long)ing->refused);
 }
 
+int fs_ingest_record_end(struct fs *fs)
+{
+	char v[24];
+
+	if (!fs->ingest.refused)
+		return 0;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)fs->ingest.refused);
+	return store_env_add_ended(fs->store, "ingest_refused", v);
+}
+
 int fs_ingest_growing(void *ctx, const char *file)
 {
 	struct fs *fs = ctx;

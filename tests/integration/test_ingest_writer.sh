@@ -260,6 +260,8 @@ check_none "nothing is left in the media folder" "$(find "$M/ingest" -name 'r[0-
 umount_fs "$T/mnt"
 check_eq "refused creates leave no stream row" 0 \
 	"$(q "select count(*) from stream s join run r on r.id = s.run_id where r.label = 'refuse'")"
+check_eq "the run counts them (run_env ingest_refused)" 6000 \
+	"$(q "select value from run_env e join run r on r.id = e.run_id where r.label = 'refuse' and e.key = 'ingest_refused'")"
 mount_fs "$M" "$T/mnt" -o db="$DB",label=names,pace=off,ingest_reserve=0
 
 # --- readdir lists what lookup finds
