@@ -357,7 +357,8 @@ static size_t space_take(struct eng_rec *r, size_t len, uint64_t off)
 	say(r, SAID_RESERVE,
 	    "cannot record frame %" PRId64 " of %s: %" PRIu64 " bytes free on "
 	    "the media file system, under the reserve of %" PRIu64 " and the "
-	    "%" PRIu64 " bytes the mount's recordings hold in their buffers",
+	    "%" PRIu64 " bytes the mount's recordings hold in their buffers "
+	    "and keep for their track files",
 	    eng_ingest_frame_at(&r->cfg.fmt, from + got), r->name, free_b,
 	    r->cfg.reserve, held);
 	return (size_t)(from - off + got);
