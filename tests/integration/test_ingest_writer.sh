@@ -22,7 +22,7 @@
 #   with a newline are not listed (before: shown as ".", ".." and a
 #   name with a newline).
 # - touch NEWNAME in ingest/ succeeds (before: an empty recording made,
-#   then EPERM).  About 10 s.
+#   then EPERM).  About 10 s (12 under ASan).
 . "$(dirname "$0")/lib.sh"
 
 need_tools python3 sqlite3
@@ -230,11 +230,7 @@ check "its note says closed" grep -q '^state closed' "$M/ingest/trap.rec"
 umount_fs "$T/mnt"
 
 # 4000 creates refused (under a reserve of 99 %): memory, rows, log
-# (under ASan freed memory waits in its quarantine: measured without it)
-asan_was=${ASAN_OPTIONS-}
-export ASAN_OPTIONS="${asan_was:+$asan_was:}quarantine_size_mb=0"
 mount_fs "$M" "$T/mnt" -o db="$DB",label=refuse,pace=off,ingest_reserve=99%
-export ASAN_OPTIONS="$asan_was"
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON/status"; }
 mkrefused() {
 	python3 -c '
@@ -251,9 +247,16 @@ r0=$(rss)
 mkrefused 2000 6000
 r1=$(rss)
 echo "# daemon RSS $r0 kB, after 4000 more refused creates $r1 kB"
-# (before: 1768 kB, ~440 bytes each; now 0-112 kB, 480 under ASan)
-check "4000 refused creates: the daemon grows by less than 800 kB ($((r1 - r0)) kB)" \
-	test $((r1 - r0)) -lt 800
+# (before: 1768 kB, ~440 bytes each; now 0-112 kB.)  A sanitizer's
+# allocator keeps what is freed (ASan's quarantine, per-thread caches:
+# 0.5-1 MB here, 55 MB with the quarantine), so its RSS says nothing of
+# this: the plain build's pass checks it.
+if nm -D "$BIN" 2>/dev/null | grep -q '__asan_init\|__tsan_init'; then
+	echo "# (a sanitizer's build: the daemon's RSS is its allocator's)"
+else
+	check "4000 refused creates: the daemon grows by less than 400 kB ($((r1 - r0)) kB)" \
+		test $((r1 - r0)) -lt 400
+fi
 check "refused creates are said a few times in the log ($(grep -c "cannot record" "$DAEMON_LOG"))" \
 	test "$(grep -c "cannot record" "$DAEMON_LOG")" -lt 5
 check_none "nothing is left in the media folder" "$(find "$M/ingest" -name 'r[0-9]*')"
