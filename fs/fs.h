@@ -211,7 +211,15 @@ struct fs_rec {
 	struct fs_recorder *open;	/* its record stream, while one
 					 * writes it; fs_ingest.lock */
 	int starting;			/* one is being made; fs_ingest.lock */
-	char name[];
+	int recorded;			/* recorded by this mount: rows
+					 * point at its name; fs_ingest.lock */
+	int vacant;			/* a refused create's, no recording:
+					 * the next new name takes it (its
+					 * name room for FS_INGEST_NAME_MAX);
+					 * fs_ingest.lock */
+	char name[];			/* fs_ingest.lock: read a copy taken
+					 * under it, unless claimed (open,
+					 * starting) or recorded */
 };
 
 /* A recording repaired at start: its killed run and what was kept. */
@@ -222,6 +230,8 @@ struct fs_ingest_fixed {
 	uint64_t bytes;
 };
 
+/* A refused create is said in the mount's log at most this often. */
+#define FS_INGEST_SAY_NS (10 * 1000000000ULL)
 /* The ingest folder: inode FS_INGEST_INO, its recordings after it. */
 #define FS_INGEST_INO ((fuse_ino_t)1 << 48)
 /* A recording's name and NUL (eng_ingest_name allows 200 bytes). */
@@ -242,6 +252,9 @@ struct fs_ingest {
 	 * rows (fs_ingest_repaired_store) */
 	struct fs_ingest_fixed *fixed;
 	size_t nfixed;
+	/* creates refused (a count), the count when one was last said and
+	 * when (monotonic ns): said at most every FS_INGEST_SAY_NS; lock */
+	uint64_t refused, refused_said, said_ns;
 	pthread_mutex_t lock;		/* recs, n, cap and fs_rec's fields */
 	struct fs_rec **recs;		/* in inode order */
 	size_t n, cap;
@@ -372,6 +385,14 @@ int fs_ingest_truncate(struct fs *fs, fuse_ino_t ino, uint64_t size,
 		       struct fuse_file_info *fi);
 /* Close the record stream of fi->fh: its files, its stream's totals. */
 void fs_ingest_release(struct fs *fs, struct fuse_file_info *fi);
+/* After store_run_end: the run_env row ingest_refused, the creates the
+ * folder refused (none: no row).  0 or the store's -errno. */
+int fs_ingest_record_end(struct fs *fs);
+/* A writer's flush (durable 0) or fsync (1) of its recording: every byte
+ * it was told was written is on the track files (eng_rec_sync); 0 or the
+ * recording's failure (-ENOSPC, -EIO ...), which close(2) and fsync(2)
+ * return to the writer. */
+int fs_ingest_sync(struct fs *fs, struct fuse_file_info *fi, int durable);
 /* cfg.growing (ctx: fs): is the media file `file` a track being
  * recorded now? */
 int fs_ingest_growing(void *ctx, const char *file);

@@ -35,6 +35,11 @@ struct fs_recorder {
 	 * release began */
 	pthread_mutex_t busy;
 	char file[8 + FS_INGEST_NAME_MAX];	/* "ingest/NAME" */
+	/* the rows of its create, held until it succeeds: a refused create
+	 * leaves no stream row (open, header write, fallocate a track and
+	 * the failed create's closes) */
+	struct eng_access early[4 * ENG_INGEST_TRACKS_MAX];
+	size_t nearly;
 };
 
 /* The track names rows point at: the store binds a row's track by its
@@ -69,24 +74,37 @@ struct fs_rec *fs_ingest_rec(struct fs *fs, fuse_ino_t ino)
 	if (ino <= FS_INGEST_INO)
 		return NULL;
 	pthread_mutex_lock(&ing->lock);
-	if (ino - FS_INGEST_INO - 1 < ing->n)
+	if (ino - FS_INGEST_INO - 1 < ing->n &&
+	    !ing->recs[ino - FS_INGEST_INO - 1]->vacant)
 		r = ing->recs[ino - FS_INGEST_INO - 1];
 	pthread_mutex_unlock(&ing->lock);
 	return r;
 }
 
-/* Under ing->lock: the entry of recording `name`, added when `add`. */
+/* Under ing->lock: the entry of recording `name`, added when `add` (an
+ * entry a refused create left vacant taken first: refused creates of
+ * ever new names cost no memory). */
 static struct fs_rec *rec_find(struct fs_ingest *ing, const char *name,
 			       int add)
 {
-	struct fs_rec *r, **p;
+	struct fs_rec *r = NULL, **p;
 	size_t i, len = strlen(name);
 
-	for (i = 0; i < ing->n; i++)
-		if (strcmp(ing->recs[i]->name, name) == 0)
+	for (i = 0; i < ing->n; i++) {
+		if (ing->recs[i]->vacant) {
+			if (!r)
+				r = ing->recs[i];
+		} else if (strcmp(ing->recs[i]->name, name) == 0) {
 			return ing->recs[i];
-	if (!add)
+		}
+	}
+	if (!add || len >= FS_INGEST_NAME_MAX)
 		return NULL;
+	if (r) {
+		memcpy(r->name, name, len + 1);
+		r->vacant = 0;
+		return r;
+	}
 	if (ing->n == ing->cap) {
 		size_t cap = ing->cap ? 2 * ing->cap : 16;
 
@@ -96,8 +114,9 @@ static struct fs_rec *rec_find(struct fs_ingest *ing, const char *name,
 		ing->recs = p;
 		ing->cap = cap;
 	}
-	/* never freed before the store is closed: rows point at name */
-	r = calloc(1, sizeof(*r) + len + 1);
+	/* never freed before the store is closed: rows point at name (a
+	 * vacant entry's name had no row; room for any name) */
+	r = calloc(1, sizeof(*r) + FS_INGEST_NAME_MAX);
 	if (!r)
 		return NULL;
 	r->ino = FS_INGEST_INO + 1 + ing->n;
@@ -180,6 +199,7 @@ static int rec_attr(struct fs *fs, struct fs_rec *r, struct stat *st)
 	struct eng_rec_stats rs;
 	struct stat nst;
 	char state[16], file[FS_INGEST_NAME_MAX + 16];
+	char name[FS_INGEST_NAME_MAX];
 	uint64_t bytes = 0;
 	uint32_t t;
 	int dfd, rc = 0, open = 0;
@@ -191,16 +211,21 @@ static int rec_attr(struct fs *fs, struct fs_rec *r, struct stat *st)
 		bytes = rs.bytes;
 		open = 1;
 	}
+	/* a copy: a vacant entry's name is another's once taken */
+	memcpy(name, r->name, sizeof(name));
+	rc = r->vacant ? -ENOENT : 0;
 	pthread_mutex_unlock(&ing->lock);
+	if (rc < 0)
+		return rc;
 	if (open) {
 		st->st_mtime = st->st_ctime = st->st_atime = time(NULL);
 	} else {
-		rc = read_note(fs, r->name, &f, state, &nst);
+		rc = read_note(fs, name, &f, state, &nst);
 		if (rc < 0)
 			return -ENOENT;
 		dfd = ingest_dir(fs);
 		for (t = 0; dfd >= 0 && t < f.ntracks; t++) {
-			eng_ingest_track_file(&f, t, r->name, file,
+			eng_ingest_track_file(&f, t, name, file,
 					      sizeof(file));
 			/* the name beneath the ingest folder */
 			bytes += track_essence(dfd, file +
@@ -273,6 +298,20 @@ int fs_ingest_lookup(struct fs *fs, const char *name, struct stat *st)
 	return rec_attr(fs, r, st);
 }
 
+/* A note's name is listed only as lookup finds it: a name lookup takes
+ * (no ".", "..", control character ...) that is the recording's own,
+ * not NAME.PRESET, which lookup takes as NAME. */
+static int listable(struct fs_ingest *ing, const char *name)
+{
+	struct eng_ingest_format f;
+	char rname[FS_INGEST_NAME_MAX];
+	const char *why;
+
+	return eng_ingest_name(name, &ing->fmt, rname, sizeof(rname), &f,
+			       &why) == 0 &&
+	       strcmp(rname, name) == 0;
+}
+
 int fs_ingest_readdir(struct fs *fs, fuse_req_t req, char *buf, size_t size,
 		      off_t off, size_t *used)
 {
@@ -299,6 +338,8 @@ int fs_ingest_readdir(struct fs *fs, fuse_req_t req, char *buf, size_t size,
 			continue;
 		memcpy(name, de->d_name, nl - strlen(ENG_INGEST_NOTE_EXT));
 		name[nl - strlen(ENG_INGEST_NOTE_EXT)] = '\0';
+		if (!listable(ing, name))
+			continue;
 		pthread_mutex_lock(&ing->lock);
 		rec_find(ing, name, 1);
 		pthread_mutex_unlock(&ing->lock);
@@ -313,6 +354,8 @@ int fs_ingest_readdir(struct fs *fs, fuse_req_t req, char *buf, size_t size,
 				   ing->recs[i - 2]->name;
 		size_t n;
 
+		if (i >= 2 && ing->recs[i - 2]->vacant)
+			continue;
 		if (i >= 2 && !ing->recs[i - 2]->open) {
 			/* listed while its note is there */
 			char note[FS_INGEST_NAME_MAX + 16];
@@ -338,11 +381,18 @@ int fs_ingest_readdir(struct fs *fs, fuse_req_t req, char *buf, size_t size,
 	return 0;
 }
 
-/* A record stream's row, to its store stream. */
+/* A record stream's row, to its store stream; its create's rows held
+ * until the create has succeeded (recorder_start: the create's thread
+ * alone calls this until then). */
 static void record_row(void *ctx, const struct eng_access *a)
 {
 	struct fs_recorder *w = ctx;
 
+	if (!w->ss) {
+		if (w->nearly < sizeof(w->early) / sizeof(w->early[0]))
+			w->early[w->nearly++] = *a;
+		return;
+	}
 	fs_access_add(w->ss, a, track_name(&w->fmt, a->track), w->rec->name);
 }
 
@@ -355,20 +405,74 @@ static void recorder_say(void *ctx, const char *msg)
 	fuse_log(FUSE_LOG_WARNING, "timelinefs: %s: %s\n", w->file, msg);
 }
 
-/* Say why a writer's create was refused, the name escaped. */
-static void say_refused(const char *name, const char *why)
+/* A writer's create refused: counted; said (why, the name escaped; NULL:
+ * not said, the writer's EEXIST) at most every FS_INGEST_SAY_NS, with
+ * the count refused since the last said, so that a writer refused in a
+ * loop fills neither the log nor the memory. */
+static void say_refused(struct fs *fs, const char *name, const char *why)
 {
+	struct fs_ingest *ing = &fs->ingest;
 	struct eng_diag d = { 0 };
+	uint64_t t = fs->io.now(fs->io.ctx), quiet = 0;
+	int say = 0;
 
+	pthread_mutex_lock(&ing->lock);
+	ing->refused++;
+	if (why && (!ing->said_ns || t - ing->said_ns >= FS_INGEST_SAY_NS)) {
+		say = 1;
+		quiet = ing->refused - ing->refused_said - 1;
+		ing->refused_said = ing->refused;
+		ing->said_ns = t;
+	}
+	pthread_mutex_unlock(&ing->lock);
+	if (!say)
+		return;
 	eng_diag_add(&d, ENG_INGEST_DIR, 0, "cannot record '%s': %s", name,
 		     why);
-	if (d.n)
+	if (d.n && quiet)
+		fuse_log(FUSE_LOG_WARNING, "timelinefs: %s (and %llu more "
+			 "creates refused since the last said)\n", d.msgs[0],
+			 (unsigned long long)quiet);
+	else if (d.n)
 		fuse_log(FUSE_LOG_WARNING, "timelinefs: %s\n", d.msgs[0]);
 	eng_diag_free(&d);
 }
 
+/* The stream row of w, once its create has succeeded, and the rows the
+ * create made.  Without one (-o record=off, or the store refused it) the
+ * recording goes on: what the writer sends matters more than its rows. */
+static void recorder_stream(struct fs_recorder *w)
+{
+	struct fs *fs = w->fs;
+	struct store_stream *ss = NULL;
+	size_t i;
+	int rc;
+
+	if (fs->cfg.record_v == FS_RECORD_OFF)
+		return;
+	rc = store_stream_open(fs->store, 0,
+			       &(struct store_reader){ .pid = w->who.pid,
+						       .tid = w->who.tid,
+						       .sid = w->who.sid,
+						       .comm = w->who.comm,
+						       .file = w->file,
+						       .record = 1 },
+			       w->opened_ns, &ss);
+	if (rc < 0) {
+		fuse_log(FUSE_LOG_WARNING, "timelinefs: %s: recorded without "
+			 "its stream row: %s\n", w->file, strerror(-rc));
+		return;
+	}
+	for (i = 0; i < w->nearly; i++)
+		fs_access_add(ss, &w->early[i],
+			      track_name(&w->fmt, w->early[i].track),
+			      w->rec->name);
+	w->ss = ss;
+}
+
 /* Start recording r in format f for the writer of request ctx.  Under
- * nothing; r->open is claimed by the caller.  0 or -errno. */
+ * nothing; r->open is claimed by the caller.  0 or -errno; a refusal
+ * costs a count and a log line at most (say_refused). */
 static int recorder_start(struct fs *fs, struct fs_rec *r,
 			  const struct eng_ingest_format *f, int replace,
 			  pid_t tid, struct fs_recorder **out)
@@ -395,37 +499,17 @@ static int recorder_start(struct fs *fs, struct fs_rec *r,
 	c.notice = recorder_say;
 	c.notice_ctx = w;
 	w->opened_ns = fs->io.now(fs->io.ctx);
-	/* the stream row first: the open rows eng_rec_new makes are its */
-	rc = fs->cfg.record_v == FS_RECORD_OFF ? 0 :
-	     store_stream_open(fs->store, 0,
-			       &(struct store_reader){ .pid = w->who.pid,
-						       .tid = w->who.tid,
-						       .sid = w->who.sid,
-						       .comm = w->who.comm,
-						       .file = w->file,
-						       .record = 1 },
-			       w->opened_ns, &w->ss);
-	if (rc == 0) {
-		rc = eng_rec_new(&c, r->name, &w->r, &diag);
-		if (rc < 0 && rc != -EEXIST && diag.n)
-			fuse_log(FUSE_LOG_WARNING, "timelinefs: %s\n",
-				 diag.msgs[0]);
-		if (rc < 0 && w->ss) {
-			/* a stream that never recorded: closed as it
-			 * opened */
-			struct store_stream_totals t = {
-				.closed_ns = w->opened_ns,
-			};
-
-			store_stream_close(w->ss, &t);
-		}
-	}
-	eng_diag_free(&diag);
+	rc = eng_rec_new(&c, r->name, &w->r, &diag);
 	if (rc < 0) {
+		say_refused(fs, r->name, rc == -EEXIST ? NULL :
+				diag.n ? diag.msgs[0] : strerror(-rc));
+		eng_diag_free(&diag);
 		pthread_mutex_destroy(&w->busy);
 		free(w);
 		return rc;
 	}
+	eng_diag_free(&diag);
+	recorder_stream(w);
 	*out = w;
 	return 0;
 }
@@ -451,6 +535,7 @@ static int rec_open(struct fs *fs, struct fs_rec *r,
 	pthread_mutex_lock(&ing->lock);
 	r->starting = 0;
 	r->open = w;
+	r->recorded |= w != NULL;
 	pthread_mutex_unlock(&ing->lock);
 	if (rc < 0)
 		return rc;
@@ -460,6 +545,29 @@ static int rec_open(struct fs *fs, struct fs_rec *r,
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
 	return 0;
+}
+
+/* After a refused create: an entry with no recording behind it (no note,
+ * nothing recording it) is left for the next new name to take. */
+static void rec_vacate(struct fs *fs, struct fs_rec *r)
+{
+	struct fs_ingest *ing = &fs->ingest;
+	struct eng_ingest_format f;
+	struct stat nst;
+	char state[16], name[FS_INGEST_NAME_MAX];
+
+	pthread_mutex_lock(&ing->lock);
+	memcpy(name, r->name, sizeof(name));
+	pthread_mutex_unlock(&ing->lock);
+	if (read_note(fs, name, &f, state, &nst) != -ENOENT)
+		return;
+	pthread_mutex_lock(&ing->lock);
+	if (!r->open && !r->starting && !r->recorded && !r->vacant &&
+	    strcmp(r->name, name) == 0) {
+		r->vacant = 1;
+		r->name[0] = '\0';
+	}
+	pthread_mutex_unlock(&ing->lock);
 }
 
 int fs_ingest_create(struct fs *fs, const char *name, pid_t tid,
@@ -476,7 +584,7 @@ int fs_ingest_create(struct fs *fs, const char *name, pid_t tid,
 		return -EACCES;
 	rc = eng_ingest_name(name, &ing->fmt, rname, sizeof(rname), &f, &why);
 	if (rc < 0) {
-		say_refused(name, why);
+		say_refused(fs, name, why);
 		return rc;
 	}
 	pthread_mutex_lock(&ing->lock);
@@ -487,8 +595,10 @@ int fs_ingest_create(struct fs *fs, const char *name, pid_t tid,
 	/* O_EXCL or not, an existing recording is not overwritten unless
 	 * -o ingest_replace: eng_rec_new's create says EEXIST */
 	rc = rec_open(fs, r, &f, ing->replace, tid, fi);
-	if (rc < 0)
+	if (rc < 0) {
+		rec_vacate(fs, r);
 		return rc;
+	}
 	return rec_attr(fs, r, st);
 }
 
@@ -498,7 +608,7 @@ int fs_ingest_open(struct fs *fs, fuse_ino_t ino, pid_t tid,
 	struct fs_ingest *ing = &fs->ingest;
 	struct eng_ingest_format f;
 	struct stat nst;
-	char state[16];
+	char state[16], name[FS_INGEST_NAME_MAX];
 	struct fs_rec *r;
 
 	if (ino == FS_INGEST_INO)
@@ -514,12 +624,13 @@ int fs_ingest_open(struct fs *fs, fuse_ino_t ino, pid_t tid,
 		pthread_mutex_unlock(&ing->lock);
 		return -EBUSY;
 	}
+	memcpy(name, r->name, sizeof(name));
 	pthread_mutex_unlock(&ing->lock);
 	/* writing an existing recording is recording it again, never
 	 * appending to it: only with -o ingest_replace, in its format */
 	if (!ing->replace)
 		return -EEXIST;
-	if (read_note(fs, r->name, &f, state, &nst) < 0)
+	if (read_note(fs, name, &f, state, &nst) < 0)
 		f = ing->fmt;
 	return rec_open(fs, r, &f, 1, tid, fi);
 }
@@ -606,14 +717,50 @@ void fs_ingest_release(struct fs *fs, struct fuse_file_info *fi)
 	recorder_close((struct fs_recorder *)(uintptr_t)fi->fh);
 }
 
+int fs_ingest_sync(struct fs *fs, struct fuse_file_info *fi, int durable)
+{
+	struct fs_recorder *w = (struct fs_recorder *)(uintptr_t)fi->fh;
+	int rc;
+
+	(void)fs;
+	pthread_mutex_lock(&w->busy);
+	rc = eng_rec_sync(w->r, durable);
+	pthread_mutex_unlock(&w->busy);
+	return rc;
+}
+
 void fs_ingest_close_all(struct fs *fs)
 {
 	struct fs_ingest *ing = &fs->ingest;
+	struct fs_recorder *w;
 	size_t i;
 
-	for (i = 0; i < ing->n; i++)
-		if (ing->recs[i]->open)
-			recorder_close(ing->recs[i]->open);
+	/* one at a time, each found under the lock (a lookup may grow the
+	 * list meanwhile); recorder_close takes it off */
+	for (;;) {
+		w = NULL;
+		pthread_mutex_lock(&ing->lock);
+		for (i = 0; !w && i < ing->n; i++)
+			w = ing->recs[i]->open;
+		pthread_mutex_unlock(&ing->lock);
+		if (!w)
+			break;
+		recorder_close(w);
+	}
+	if (ing->refused)
+		fuse_log(FUSE_LOG_WARNING, "timelinefs: %s: %llu creates "
+			 "refused\n", ENG_INGEST_DIR,
+			 (unsigned long long)ing->refused);
+}
+
+int fs_ingest_record_end(struct fs *fs)
+{
+	char v[24];
+
+	if (!fs->ingest.refused)
+		return 0;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)fs->ingest.refused);
+	return store_env_add_ended(fs->store, "ingest_refused", v);
 }
 
 int fs_ingest_growing(void *ctx, const char *file)
@@ -799,6 +946,12 @@ int fs_ingest_init(struct fs *fs)
 	ing->replace = ing->base.replace;
 	ing->base.io = &fs->io;
 	self_init(fs);
+	if (eng_ingest_space_new(&ing->base.space) < 0) {
+		eng_diag_add(&diag, fs->cfg.media_dir, 0, "cannot record: "
+			     "out of memory");
+		ing->on = -1;
+		goto out;
+	}
 	/* never through a symlink: the recordings stay in the media folder
 	 * (the creates refuse one too; said here, once, before serving) */
 	if (fstatat(fs->media_fd, ENG_INGEST_DIR, &st, AT_SYMLINK_NOFOLLOW) ==
@@ -953,6 +1106,8 @@ void fs_ingest_free(struct fs *fs)
 	free(ing->fixed);
 	ing->fixed = NULL;
 	ing->nfixed = 0;
+	eng_ingest_space_free(ing->base.space);
+	ing->base.space = NULL;
 	ing->recs = NULL;
 	ing->repaired = NULL;
 	ing->n = ing->cap = 0;

@@ -793,9 +793,11 @@ err_store:
 
 		if (store_run_end(fs.store, fs.io.now(fs.io.ctx)) < 0)
 			ret = 1;
-		else if (fs_env_hz_record(&fs.hz, fs.store) < 0)
+		else if (fs_env_hz_record(&fs.hz, fs.store) < 0 ||
+			 fs_ingest_record_end(&fs) < 0)
 			store_say(LOG_ERR, "timelinefs: %s: cannot record the "
-				  "measured tick rate: %s\n", fs.cfg.db,
+				  "measured tick rate or the refused creates: "
+				  "%s\n", fs.cfg.db,
 				  store_errmsg(fs.store) ?
 				  store_errmsg(fs.store) : "unknown error");
 		store_get_stats(fs.store, &ss);

@@ -840,6 +840,10 @@ static int write_err(struct fs *fs, fuse_ino_t ino)
 	return fs->ingest.on && fs_ingest_is(ino) ? EPERM : EROFS;
 }
 
+#define TIMES_SET                                                        \
+	(FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW | \
+	 FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME)
+
 static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
@@ -849,11 +853,17 @@ static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 
 	if (!fs->ingest.on || !fs_ingest_is(ino))
 		return reply_err(req, EROFS);
-	if (to_set != FUSE_SET_ATTR_SIZE)
-		return reply_err(req, EPERM);
-	rc = fs_ingest_truncate(fs, ino, (uint64_t)attr->st_size, fi);
-	if (rc == 0)
+	/* a recording's times are its own (the note's): the times touch(1)
+	 * sets after its create are taken and left as they are */
+	if (ino != FS_INGEST_INO && to_set && !(to_set & ~TIMES_SET)) {
 		rc = fs_ingest_getattr(fs, ino, &st);
+	} else if (to_set != FUSE_SET_ATTR_SIZE) {
+		return reply_err(req, EPERM);
+	} else {
+		rc = fs_ingest_truncate(fs, ino, (uint64_t)attr->st_size, fi);
+		if (rc == 0)
+			rc = fs_ingest_getattr(fs, ino, &st);
+	}
 	if (rc < 0)
 		return reply_err(req, -rc);
 	replied(fuse_reply_attr(req, &st, 0), "setattr", name_of(fs, ino));
@@ -940,21 +950,32 @@ static void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fs_ingest_release(fs, fi);
 }
 
-/* A writer's fsync and flush: the record stream's own policy decides
- * what reaches storage when (-o ingest_fsync), as a capture card's
- * driver does; nothing to do. */
+/* A writer's fsync and flush (every close(2) sends one; its error is
+ * what close returns, the release's is nobody's): the writer's bytes are
+ * on the track files, or it is told the recording's failure; fsync
+ * fsyncs them too.  Nothing to do for a timeline's reader. */
+static void fs_sync(fuse_req_t req, fuse_ino_t ino, int durable,
+		    struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+
+	if (!fs->ingest.on || !fs_ingest_is(ino) || ino == FS_INGEST_INO ||
+	    !fi || !fi->fh)
+		return reply_err(req, 0);
+	reply_err(req, -fs_ingest_sync(fs, fi, durable));
+}
+
 static void fs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		     struct fuse_file_info *fi)
 {
-	(void)ino, (void)datasync, (void)fi;
-	reply_err(req, 0);
+	(void)datasync;
+	fs_sync(req, ino, 1, fi);
 }
 
 static void fs_flush(fuse_req_t req, fuse_ino_t ino,
 		     struct fuse_file_info *fi)
 {
-	(void)ino, (void)fi;
-	reply_err(req, 0);
+	fs_sync(req, ino, 0, fi);
 }
 
 static void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,

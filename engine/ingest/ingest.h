@@ -212,6 +212,38 @@ enum eng_ingest_life eng_ingest_life(const struct eng_ingest_owner *o,
 				     const struct eng_ingest_self *self,
 				     int lock, char *why, size_t len);
 
+/*
+ * The space of a mount's record streams (space.c): a write() that returns
+ * success has its bytes reserved, one reservation for every recorder of
+ * the mount, counting every frame any of them holds in its capture
+ * buffer.  A take is granted while the media file system's free bytes
+ * (eng_io.space) stay at or above the reserve, the bytes pending (taken,
+ * not yet written) and ENG_INGEST_SPACE_SLACK for each track file being
+ * recorded (the block a track's next bytes may start, and a file
+ * system's own blocks for it: its statvfs falls by more than the bytes
+ * written).  Thread-safe.
+ */
+struct eng_ingest_space;
+#define ENG_INGEST_SPACE_SLACK (256 * 1024ULL)
+/* 0 or -ENOMEM. */
+int eng_ingest_space_new(struct eng_ingest_space **out);
+void eng_ingest_space_free(struct eng_ingest_space *s);
+/* A recorder's `add` track files begin, or `drop` end: their slack. */
+void eng_ingest_space_tracks(struct eng_ingest_space *s, uint32_t add,
+			     uint32_t drop);
+/* Take up to len bytes: the bytes granted (0: none; len when io->space
+ * cannot say), pending until given back.  free_b, held (may be NULL): the
+ * free bytes io->space said (UINT64_MAX: it could not), and the bytes
+ * pending and slack before this take. */
+uint64_t eng_ingest_space_take(struct eng_ingest_space *s,
+			       const struct eng_io *io, uint64_t reserve,
+			       uint64_t len, uint64_t *free_b,
+			       uint64_t *held);
+/* Bytes taken that are written now, or never will be. */
+void eng_ingest_space_give(struct eng_ingest_space *s, uint64_t len);
+/* The bytes pending (a test's, .status's). */
+uint64_t eng_ingest_space_pending(struct eng_ingest_space *s);
+
 /* How a record stream writes (-o ingest_*; defaults: docs/design.md). */
 enum eng_ingest_fsync {
 	ENG_INGEST_FSYNC_OFF = 0,	/* never (FFmpeg, OBS, bmx, sox) */
@@ -236,6 +268,9 @@ struct eng_rec_config {
 				 * with EIO (-o ingest_on_drop=stop) */
 	uint64_t reserve;	/* bytes that must stay free on the media
 				 * file system (-o ingest_reserve=) */
+	/* the mount's one reservation (NULL: the stream's own); every
+	 * recorder of a mount names the same */
+	struct eng_ingest_space *space;
 	int replace;		/* an existing recording may be replaced
 				 * (-o ingest_replace); else -EEXIST */
 	const struct eng_io *io; /* clock, create/pwrite/... and close */
@@ -292,7 +327,8 @@ struct eng_rec_config {
  *   the recording, whose name the caller gives the store).
  * - ingest_write=BYTES cuts each track's slice of a frame from its start.
  * - After a failed write nothing more is written (no hole in a track):
- *   the frames after it count as failed, the writer gets EIO.
+ *   the frames after it count as failed, the writer's writes, flush and
+ *   fsync get its -errno.
  * - eng_rec_write after eng_rec_close: -EIO.
  * - The track files are made first, then the note: a track file that is
  *   already there (EEXIST) is never named by a note of ours, which the
@@ -304,16 +340,23 @@ struct eng_rec;
  * each an open row; the WAV headers written), its note (state
  * recording) and the write thread.  The
  * clock starts at the first eng_rec_write.  0, -EEXIST (a track file is
- * there and cfg->replace is 0), -ENOSPC (under the reserve), -ENOMEM or
- * the create's -errno, with a reason in diag naming the file. */
+ * there and cfg->replace is 0), -EBUSY (replace: another mount records
+ * it, its note's lock held), -ENOSPC (under the reserve), -ENOMEM or
+ * the create's -errno, with a reason in diag naming the file.  A create
+ * that fails removes the files it made (io->remove), its note too once
+ * it made or rewrote it, never a note it only claimed to replace (its
+ * lock released). */
 int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 		struct eng_rec **out, struct eng_diag *diag);
 /* The writer's len bytes at its offset off, which must be the bytes
  * received so far (a writer writes in order; -ESPIPE otherwise).  Blocks
  * until the bytes are accepted (each frame's arrival under pace; a free
- * capture buffer slot).  len, or -ENOSPC (the write would take the file
- * system under the reserve: nothing of it is accepted), -EIO (a track
- * write failed, or a drop with stop_on_drop), -ESPIPE. */
+ * capture buffer slot).  Every byte accepted has its space taken from
+ * cfg.space first (the bytes of preallocated frames excepted): the bytes
+ * accepted (fewer than len when only so many fit), or -ENOSPC (none fit:
+ * nothing accepted; the next write asks again), the failed track write's
+ * -errno (and every write after it), -EIO (a drop with stop_on_drop, or
+ * closed), -ESPIPE. */
 ssize_t eng_rec_write(struct eng_rec *r, const void *buf, size_t len,
 		      uint64_t off);
 /* The totals so far (thread-safe: .status reads them while it records). */
@@ -333,10 +376,18 @@ struct eng_rec_stats {
 				 * storage is B frames behind) */
 };
 void eng_rec_stats(struct eng_rec *r, struct eng_rec_stats *st);
+/* A writer's flush or fsync: wait until every whole frame received is
+ * written (or failed), write the bytes received of the frame being
+ * received (the rest follows once it is whole), and with durable fsync
+ * each track file (fsync rows).  0 or the recording's first failure's
+ * -errno: what a writer was told was written is on the track files
+ * unless this says otherwise. */
+int eng_rec_sync(struct eng_rec *r, int durable);
 /* Write what is left (a last partial frame's bytes go to their tracks as
  * they are), fsync as cfg says, give back preallocated blocks, patch the
- * WAV headers, close the files (rows for each), set the note to closed,
- * stop the thread.  Returns
+ * WAV headers, close the files (rows for each), set the note to closed
+ * (failed after a failure: a write, an fsync; its frames the whole frames
+ * written before it), stop the thread.  Returns
  * 0 or the first failure's -errno; st (may be NULL) gets the totals. */
 int eng_rec_close(struct eng_rec *r, struct eng_rec_stats *st);
 /* Free a closed recorder. */
@@ -348,8 +399,9 @@ void eng_rec_free(struct eng_rec *r);
  * a person know what the track files are:
  *   # timelinefs recording (docs/formats.md "Ingest")
  *   preset seed
- *   state recording          (closed, repaired)
- *   frames 1234              (closed and repaired: whole frames)
+ *   state recording          (closed, failed, repaired)
+ *   frames 1234              (closed, failed and repaired: whole
+ *                             frames)
  *   host ... run ...         its owner (struct eng_ingest_owner)
  */
 #define ENG_INGEST_NOTE_EXT ".rec"
@@ -362,7 +414,7 @@ int eng_ingest_note_text_owned(const struct eng_ingest_format *f,
 			       const char *state, int64_t frames,
 			       const struct eng_ingest_owner *o, char **text);
 /* Parse a note: the preset's format and the state ("recording",
- * "closed", "repaired"; copied to state[16]).  0, or -EINVAL with
+ * "closed", "failed", "repaired"; copied to state[16]).  0, or -EINVAL with
  * "FILE:LINE: reason" in diag. */
 int eng_ingest_note_parse(const char *file, const char *text, size_t len,
 			  struct eng_ingest_format *f, char state[16],
@@ -383,7 +435,9 @@ int eng_ingest_note_parse(const char *file, const char *text, size_t len,
  * before the track is truncated there; each WAV header patched
  * (eng_ingest_wav_patch; a WAV cut inside its header gets it again) and
  * the note set to state repaired, frames k*, its owner lines kept.  A
- * recording closed cleanly is left as it is.  Every file is opened with
+ * note in another state (closed, failed: closed after a failure, its
+ * tracks possibly holding bytes past its frames; repaired) is left as
+ * it is, unjudged.  Every file is opened with
  * create(ENG_IO_CREATE_KEEP), which refuses a symlink, a file that is not
  * regular and one with more than one link (io.h): any such track file
  * refuses the whole repair, nothing cut.  The mount repairs every

@@ -58,7 +58,8 @@ int eng_ingest_note_parse(const char *file, const char *text, size_t len,
 			  struct eng_diag *diag)
 {
 	static const char *const states[] = { "recording", "closed",
-					      "repaired" };
+					      "repaired", "failed" };
+	const size_t nstates = sizeof(states) / sizeof(states[0]);
 	int have_preset = 0, have_state = 0, bad = 0;
 	char val[80];
 	size_t i = 0, n, r, s;
@@ -98,13 +99,13 @@ int eng_ingest_note_parse(const char *file, const char *text, size_t len,
 			}
 			have_preset = 1;
 		} else if (line[0] == 's') {
-			for (s = 0; s < 3; s++)
+			for (s = 0; s < nstates; s++)
 				if (strcmp(val, states[s]) == 0)
 					break;
-			if (s == 3) {
+			if (s == nstates) {
 				eng_diag_add(diag, file, lineno,
 					     "no state '%s' (recording, "
-					     "closed, repaired)", val);
+					     "closed, repaired, failed)", val);
 				bad = 1;
 			} else {
 				strcpy(state, states[s]);

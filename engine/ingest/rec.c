@@ -28,6 +28,10 @@ struct slot {
 	int late;		/* its receive was done after due: the
 				 * writer's drop */
 	int partial;		/* the last frame, cut short at close */
+	uint64_t wlen;		/* bytes written already (a sync wrote a
+				 * frame still being received) */
+	uint64_t owed;		/* bytes of the mount's reservation it
+				 * holds: given back as they are written */
 	unsigned char *buf;
 };
 
@@ -41,6 +45,9 @@ struct eng_rec {
 	uint64_t essence[ENG_INGEST_TRACKS_MAX]; /* bytes written; write
 						   * thread, then close */
 	int note_fd;
+	/* the note is this create's: made by it, or a claimed note it has
+	 * begun to rewrite; a failed create removes only such a note */
+	int note_ours;
 	char note[300];
 	/* the note's owner lines (cfg.owner's, the lock's reach as got) */
 	struct eng_ingest_owner owner;
@@ -56,8 +63,10 @@ struct eng_rec {
 	uint64_t debt;		/* ns a full buffer held the writer */
 	int64_t cur;		/* the frame being received */
 	uint64_t cur_start, cur_end; /* its bytes in the writer's stream */
-	int64_t space_frame;	/* the frame whose reserve was checked */
-	int space_ok;
+	struct eng_ingest_space *space;	/* cfg.space, or own_space */
+	struct eng_ingest_space *own_space;
+	uint64_t pre_end;	/* the writer's bytes of the preallocated
+				 * frames: already the recording's blocks */
 
 	pthread_mutex_t lock;	/* the fields below and the slots' state */
 	pthread_cond_t slot_cv;	/* a slot freed (the writer waits) */
@@ -227,8 +236,18 @@ static int failed(struct eng_rec *r)
 	return e;
 }
 
-/* Frame s->k's slices, track by track, in pieces of at most write_bytes.
- * The time of its last write in *last; 0 or the first failure. */
+/* Bytes a slot held of the mount's reservation, written or never to be. */
+static void give(struct eng_rec *r, struct slot *s, uint64_t n)
+{
+	if (n > s->owed)
+		n = s->owed;
+	s->owed -= n;
+	eng_ingest_space_give(r->space, n);
+}
+
+/* Frame s->k's slices from its byte s->wlen on, track by track, in
+ * pieces of at most write_bytes.  The time of its last write in *last; 0
+ * or the first failure. */
 static int write_frame(struct eng_rec *r, struct slot *s, uint64_t *last)
 {
 	const struct eng_ingest_format *f = &r->cfg.fmt;
@@ -243,7 +262,8 @@ static int write_frame(struct eng_rec *r, struct slot *s, uint64_t *last)
 		n = b - a;
 		if (n > s->len - pos)
 			n = s->len - pos;	/* a partial frame */
-		for (at = 0; at < n && rc == 0; at += piece) {
+		at = s->wlen > pos ? s->wlen - pos : 0;
+		for (at = at < n ? at : n; at < n && rc == 0; at += piece) {
 			piece = n - at;
 			if (r->cfg.write_bytes && piece > r->cfg.write_bytes)
 				piece = r->cfg.write_bytes;
@@ -251,7 +271,7 @@ static int write_frame(struct eng_rec *r, struct slot *s, uint64_t *last)
 				 r->data_at[t] + a + at, s->k, s);
 			if (rc == 0)
 				r->essence[t] = a + at + piece;
-			/* the reserve counts the bytes still buffered */
+			give(r, s, piece);
 			pthread_mutex_lock(&r->lock);
 			r->wbytes += piece;
 			pthread_mutex_unlock(&r->lock);
@@ -260,6 +280,8 @@ static int write_frame(struct eng_rec *r, struct slot *s, uint64_t *last)
 		if (rc < 0)
 			break;
 	}
+	if (rc == 0)
+		s->wlen = s->len;
 	*last = now(r);
 	return rc;
 }
@@ -298,6 +320,7 @@ static void *write_thread(void *arg)
 			    "%s: frame %" PRId64 " dropped (%s): the writer's "
 			    "next write fails (ingest_on_drop=stop)",
 			    r->name, s->k, writer ? "writer" : "storage");
+		give(r, s, s->owed);	/* a failed frame's: never written */
 		pthread_mutex_lock(&r->lock);
 		if (rc < 0)
 			r->wbytes = r->st.bytes;	/* none will be */
@@ -321,40 +344,35 @@ static void *write_thread(void *arg)
 
 /* ------------------------------------------------------------ the writer */
 
-/* The reserve: the file system keeps cfg.reserve free after frame k and
- * the bytes the buffer holds.  Asked once per frame. */
-static int space_ok(struct eng_rec *r, int64_t k)
+/* Take the mount's reservation for the writer's len bytes at off: the
+ * bytes that may be accepted (those of preallocated frames need none).
+ * A refusal is asked anew by the next write: space freed meanwhile
+ * counts. */
+static size_t space_take(struct eng_rec *r, size_t len, uint64_t off)
 {
-	const struct eng_io *io = r->cfg.io;
-	uint64_t free_b, pending, need;
+	uint64_t from = off > r->pre_end ? off : r->pre_end, need, got;
+	uint64_t free_b = 0, held = 0;
 
-	if (r->space_frame == k)
-		return r->space_ok;
-	r->space_frame = k;
-	r->space_ok = 1;
-	/* a preallocated frame's blocks are the recording's already */
-	if (k < r->cfg.prealloc_frames)
-		return 1;
-	if (!io->space || io->space(io->ctx, &free_b) < 0)
-		return 1;
-	pthread_mutex_lock(&r->lock);
-	pending = r->st.bytes - r->wbytes;
-	pthread_mutex_unlock(&r->lock);
-	need = r->cfg.reserve + (r->cur_end - r->cur_start) + pending;
-	if (free_b >= need)
-		return 1;
-	r->space_ok = 0;
+	if (off + len <= r->pre_end)
+		return len;
+	need = off + len - from;
+	got = eng_ingest_space_take(r->space, r->cfg.io, r->cfg.reserve, need,
+				    &free_b, &held);
+	if (got == need)
+		return len;
 	say(r, SAID_RESERVE,
 	    "cannot record frame %" PRId64 " of %s: %" PRIu64 " bytes free on "
 	    "the media file system, under the reserve of %" PRIu64 " and the "
-	    "%" PRIu64 " bytes of the frame and the buffer",
-	    k, r->name, free_b, r->cfg.reserve, need - r->cfg.reserve);
-	return 0;
+	    "%" PRIu64 " bytes the mount's recordings hold in their buffers "
+	    "and keep for their track files",
+	    eng_ingest_frame_at(&r->cfg.fmt, from + got), r->name, free_b,
+	    r->cfg.reserve, held);
+	return (size_t)(from - off + got);
 }
 
 /* The first byte of frame r->cur: wait for its arrival (pace) and for its
- * slot.  The slot, or NULL with *rc -ENOSPC. */
-static struct slot *frame_begin(struct eng_rec *r, int *rc)
+ * slot.  The slot. */
+static struct slot *frame_begin(struct eng_rec *r)
 {
 	const struct eng_io *io = r->cfg.io;
 	int64_t k = r->cur;
@@ -362,10 +380,6 @@ static struct slot *frame_begin(struct eng_rec *r, int *rc)
 	uint64_t t, a = 0, ta;
 	int waited = 0;
 
-	if (!space_ok(r, k)) {
-		*rc = -ENOSPC;
-		return NULL;
-	}
 	t = now(r);
 	if (r->cfg.pace.mode != ENG_PACE_OFF) {
 		a = r->t0 + period(r, k, 1);
@@ -387,6 +401,8 @@ static struct slot *frame_begin(struct eng_rec *r, int *rc)
 	ta = waited ? now(r) : t;
 	s->k = k;
 	s->len = 0;
+	s->wlen = 0;
+	s->owed = 0;
 	s->late = 0;
 	s->partial = 0;
 	if (r->cfg.pace.mode != ENG_PACE_OFF) {
@@ -433,39 +449,58 @@ static void next_frame(struct eng_rec *r)
 	r->cur_end = eng_ingest_frame_offset(&r->cfg.fmt, r->cur + 1);
 }
 
+/* The recorder's failure as the writer's error: a failed write's
+ * -errno, EIO for a drop under stop_on_drop or a closed recorder; 0. */
+static int write_refused(struct eng_rec *r)
+{
+	int rc;
+
+	pthread_mutex_lock(&r->lock);
+	rc = r->st.error ? r->st.error
+	     : r->stopped || r->closed ? -EIO : 0;
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
 ssize_t eng_rec_write(struct eng_rec *r, const void *buf, size_t len,
 		      uint64_t off)
 {
 	const unsigned char *p = buf;
 	struct slot *s;
 	size_t done = 0, n;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&r->wlock);
-	pthread_mutex_lock(&r->lock);
-	if (r->st.error || r->stopped || r->closed)
-		rc = -EIO;
-	else if (off != r->st.bytes)
+	rc = write_refused(r);
+	if (rc == 0 && off != r->st.bytes)
 		rc = -ESPIPE;
-	pthread_mutex_unlock(&r->lock);
 	if (rc < 0 || len == 0)
 		goto out;
+	/* nothing is accepted that the file system has not room for */
+	len = space_take(r, len, off);
+	if (len == 0) {
+		rc = -ENOSPC;
+		goto out;
+	}
 	if (!r->started) {
 		r->started = 1;
 		r->t0 = now(r);
 	}
 	while (done < len) {
 		s = &r->slots[r->cur % r->nslots];
-		if (off + done == r->cur_start) {
-			s = frame_begin(r, &rc);
-			if (!s)
-				break;
-		}
+		if (off + done == r->cur_start)
+			s = frame_begin(r);
 		n = len - done;
 		if (n > r->cur_end - (off + done))
 			n = (size_t)(r->cur_end - (off + done));
 		memcpy(s->buf + s->len, p + done, n);
 		s->len += n;
+		/* the taken bytes each frame holds, given back as written */
+		if (off + done + n > r->pre_end) {
+			uint64_t o = off + done + n - r->pre_end;
+
+			s->owed += o < n ? o : n;
+		}
 		done += n;
 		pthread_mutex_lock(&r->lock);
 		r->st.bytes += n;
@@ -533,6 +568,7 @@ static void rec_destroy(struct eng_rec *r)
 	pthread_mutex_destroy(&r->rec_lock);
 	pthread_cond_destroy(&r->slot_cv);
 	pthread_cond_destroy(&r->work_cv);
+	eng_ingest_space_free(r->own_space);
 	free(r->slots);
 	free(r->mem);
 	free(r);
@@ -577,29 +613,58 @@ static int note_claim(struct eng_rec *r, struct eng_diag *diag)
 	return note_lock(r, diag);
 }
 
-/* The note (made unless claimed), locked, in state recording. */
+/* The note (made unless claimed), locked, in state recording.  A note
+ * not claimed is made exclusively, even with replace (the claim found
+ * none): one that appeared since is another mount's, never ours to
+ * empty or, on failure, to remove. */
 static int note_open(struct eng_rec *r, struct eng_diag *diag)
 {
 	const struct eng_io *io = r->cfg.io;
 	int rc;
 
 	if (r->note_fd < 0) {
-		r->note_fd = io->create(io->ctx, r->note, r->cfg.replace,
-					NULL);
+		r->note_fd = io->create(io->ctx, r->note, 0, NULL);
 		if (r->note_fd < 0) {
 			eng_diag_add(diag, r->note, 0, "cannot create it: %s",
 				     strerror(-r->note_fd));
 			return r->note_fd;
 		}
+		r->note_ours = 1;
 		rc = note_lock(r, diag);
 		if (rc < 0)
 			return rc;
 	}
+	/* a claimed note rewritten names this recording, no longer the one
+	 * replaced */
+	r->note_ours = 1;
 	rc = note_put(r, "recording", -1);
 	if (rc < 0)
 		eng_diag_add(diag, r->note, 0, "cannot write it: %s",
 			     strerror(-rc));
 	return rc;
+}
+
+/* A create that failed takes back what it made: its track files and
+ * note, each only while the name is still the file it opened.  A note
+ * it only claimed (replace, not yet rewritten) is left, its lock
+ * released by the close. */
+static void unmake(struct eng_rec *r)
+{
+	const struct eng_io *io = r->cfg.io;
+	uint32_t t;
+
+	if (r->note_fd >= 0) {
+		if (io->remove && r->note_ours)
+			io->remove(io->ctx, r->note, r->note_fd);
+		close_fd(r, r->note_fd, 0, 0, 0);
+	}
+	for (t = 0; t < r->nt; t++) {
+		if (r->fd[t] < 0)
+			continue;
+		if (io->remove)
+			io->remove(io->ctx, r->file[t], r->fd[t]);
+		close_fd(r, r->fd[t], t, 0, 1);
+	}
 }
 
 /* Create track t's file: its open row, the WAV header, the prealloc. */
@@ -690,8 +755,10 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 	r->note_fd = -1;
 	for (t = 0; t < ENG_INGEST_TRACKS_MAX; t++)
 		r->fd[t] = -1;
-	r->space_frame = -1;
 	r->cur_end = eng_ingest_frame_offset(&cfg->fmt, 1);
+	if (cfg->prealloc_frames > 0)
+		r->pre_end = eng_ingest_frame_offset(&cfg->fmt,
+						     cfg->prealloc_frames);
 	slot = eng_ingest_frame_max(&cfg->fmt);
 	pthread_mutex_init(&r->wlock, NULL);
 	pthread_mutex_init(&r->lock, NULL);
@@ -699,11 +766,14 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 	pthread_cond_init(&r->slot_cv, NULL);
 	pthread_cond_init(&r->work_cv, NULL);
 	r->slots = calloc(r->nslots, sizeof(*r->slots));
+	r->space = cfg->space;
+	if (!r->space && eng_ingest_space_new(&r->own_space) == 0)
+		r->space = r->own_space;
 	/* one allocation, touched only as frames fill it */
 	r->mem = slot && r->nslots <= SIZE_MAX / slot
 			 ? malloc((size_t)slot * r->nslots)
 			 : NULL;
-	if (!r->slots || !r->mem) {
+	if (!r->slots || !r->mem || !r->space) {
 		eng_diag_add(diag, name, 0,
 			     "cannot record: no memory for %u frames of %" PRIu64
 			     " bytes", r->nslots, slot);
@@ -734,15 +804,58 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 		goto err;
 	}
 	r->thread_on = 1;
+	eng_ingest_space_tracks(r->space, r->nt, 0);
 	*out = r;
 	return 0;
 err:
-	if (r->note_fd >= 0)
-		close_fd(r, r->note_fd, 0, 0, 0);
-	for (t = 0; t < r->nt; t++)
-		if (r->fd[t] >= 0)
-			close_fd(r, r->fd[t], t, 0, 1);
+	unmake(r);
 	rec_destroy(r);
+	return rc;
+}
+
+/* Under wlock: wait until the write thread has taken every whole frame
+ * received. */
+static void drain(struct eng_rec *r)
+{
+	pthread_mutex_lock(&r->lock);
+	while (r->next_write < r->cur && r->thread_on)
+		pthread_cond_wait(&r->slot_cv, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Under wlock, drained: the bytes received of the frame being received
+ * go to their tracks now (the write thread writes the rest once it is
+ * whole), so that what a writer was told was written is on the files. */
+static void write_partial(struct eng_rec *r)
+{
+	struct slot *s = &r->slots[r->cur % r->nslots];
+	uint64_t last, t;
+
+	if (r->st.bytes <= r->cur_start || s->wlen == s->len || failed(r))
+		return;
+	if (r->cfg.pace.mode == ENG_PACE_OFF) {
+		/* as frame_end will say: due B periods after now */
+		t = now(r);
+		s->sched = t;
+		s->due = t + period(r, r->cfg.buffer, 0);
+	}
+	write_frame(r, s, &last);
+}
+
+int eng_rec_sync(struct eng_rec *r, int durable)
+{
+	uint32_t t;
+	int rc;
+
+	pthread_mutex_lock(&r->wlock);
+	if (!r->closed) {
+		drain(r);
+		write_partial(r);
+		for (t = 0; durable && !failed(r) && t < r->nt; t++)
+			fsync_track(r, t, r->cur, NULL);
+	}
+	rc = failed(r);
+	pthread_mutex_unlock(&r->wlock);
 	return rc;
 }
 
@@ -768,9 +881,13 @@ int eng_rec_close(struct eng_rec *r, struct eng_rec_stats *st)
 	r->stop = 1;
 	pthread_cond_broadcast(&r->work_cv);
 	pthread_mutex_unlock(&r->lock);
-	if (r->thread_on)
+	if (r->thread_on) {
 		pthread_join(r->thread, NULL);
+		eng_ingest_space_tracks(r->space, 0, r->nt);
+	}
+	pthread_mutex_lock(&r->lock);
 	r->thread_on = 0;
+	pthread_mutex_unlock(&r->lock);
 	last = r->st.bytes > r->cur_start ? r->cur
 		: r->cur > 0 ? r->cur - 1 : 0;
 	for (t = 0; t < r->nt; t++) {
@@ -799,7 +916,8 @@ int eng_rec_close(struct eng_rec *r, struct eng_rec_stats *st)
 		close_fd(r, r->fd[t], t, last, 1);
 		r->fd[t] = -1;
 	}
-	e = note_put(r, "closed", r->st.written);
+	/* after a failure the note says so, and the frames that are whole */
+	e = note_put(r, failed(r) ? "failed" : "closed", r->st.written);
 	if (e < 0)
 		say(r, SAID_ERROR, "cannot write %s: %s", r->note,
 		    strerror(-e));

@@ -783,6 +783,13 @@ static int w_lock(void *ctx, int fd)
 	return inj->inner->lock(inj->inner->ctx, fd);
 }
 
+static int w_remove(void *ctx, const char *file, int fd)
+{
+	struct eng_inject *inj = ctx;
+
+	return inj->inner->remove(inj->inner->ctx, file, fd);
+}
+
 static void w_dontneed(void *ctx, int fd, uint64_t off, uint64_t len)
 {
 	struct eng_inject *inj = ctx;
@@ -859,6 +866,7 @@ int eng_inject_wrap(struct eng_inject *inj, const struct eng_io *inner,
 		out->fallocate = w_fallocate;
 		out->ftruncate = w_ftruncate;
 		out->space = w_space;
+		out->remove = inner->remove ? w_remove : NULL;
 	}
 	out->ctx = inj;
 	/* no pipe_* ops: the faults are injected into preads, so a wrapped

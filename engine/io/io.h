@@ -88,6 +88,12 @@ struct eng_io {
 			 unsigned *injected);
 	int (*ftruncate)(void *ctx, int fd, uint64_t len);
 	int (*space)(void *ctx, uint64_t *bytes);
+	/* Optional (NULL: what a failed ingest create made stays): unlink
+	 * `file` (a path as create takes) if it is still the file open as
+	 * fd, so that a create that fails takes back only what it made, never
+	 * a file put under the name meanwhile.  0 or -errno (-ESTALE: the
+	 * name is another file now). */
+	int (*remove)(void *ctx, const char *file, int fd);
 	/* Optional, all or none: zero copy (cfg.zero_copy).  A pipe is two
 	 * ints the player keeps per ring slot and hands back; a backing read
 	 * moves the file's pages into it instead of copying them into the

@@ -483,6 +483,23 @@ static int real_lock(void *ctx, int fd)
 	return errno == EACCES ? -EAGAIN : -errno;
 }
 
+/* The folder of `file`, found as open finds a path, made first when
+ * `make` (create_dir): real->dirfd or an fd to close, or -errno; *base
+ * the last component, in dir[PATH_MAX] or file. */
+static int file_folder(struct eng_io_real *real, const char *file,
+		       char *dir, const char **base, int make)
+{
+	int rc;
+
+	if (!beneath_name(file))
+		return -EINVAL;
+	rc = split_path(file, dir, base);
+	if (rc <= 0)
+		return rc < 0 ? rc : real->dirfd;
+	return make ? create_dir(real, dir)
+		    : open_beneath(real, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 static int real_create(void *ctx, const char *file, int replace,
 		       unsigned *injected)
 {
@@ -496,23 +513,14 @@ static int real_create(void *ctx, const char *file, int replace,
 	/* replace truncates after the checks below: not through a link */
 	int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
 		    (keep ? 0 : O_CREAT | (replace ? 0 : O_EXCL));
-	int dfd = real->dirfd, fd, rc;
+	int dfd, fd, rc;
 	struct stat st;
 
 	if (injected)
 		*injected = 0;
-	if (!beneath_name(file))
-		return -EINVAL;
-	rc = split_path(file, dir, &base);
-	if (rc < 0)
-		return rc;
-	if (rc) {
-		dfd = keep ? open_beneath(real, dir, O_PATH | O_DIRECTORY |
-					  O_CLOEXEC)
-			   : create_dir(real, dir);
-		if (dfd < 0)
-			return dfd;
-	}
+	dfd = file_folder(real, file, dir, &base, !keep);
+	if (dfd < 0)
+		return dfd;
 	fd = openat(dfd, base, flags, 0644);
 	rc = fd < 0 ? -errno : 0;
 	/* O_EXCL says EEXIST for a symlink too: say what is there */
@@ -585,6 +593,27 @@ static int real_ftruncate(void *ctx, int fd, uint64_t len)
 	return ftruncate(fd, (off_t)len) < 0 ? -errno : 0;
 }
 
+static int real_remove(void *ctx, const char *file, int fd)
+{
+	struct eng_io_real *real = ctx;
+	char dir[PATH_MAX];
+	const char *base;
+	struct stat a, b;
+	int dfd = file_folder(real, file, dir, &base, 0), rc = 0;
+
+	if (dfd < 0)
+		return dfd;
+	if (fstat(fd, &a) < 0 || fstatat(dfd, base, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	else if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		rc = -ESTALE;
+	else if (unlinkat(dfd, base, 0) < 0)
+		rc = -errno;
+	if (dfd != real->dirfd)
+		close(dfd);
+	return rc;
+}
+
 static int real_space(void *ctx, uint64_t *bytes)
 {
 	struct eng_io_real *real = ctx;
@@ -618,6 +647,7 @@ void eng_io_real_init(struct eng_io *io, struct eng_io_real *real, int dirfd)
 	io->fallocate = real_fallocate;
 	io->ftruncate = real_ftruncate;
 	io->space = real_space;
+	io->remove = real_remove;
 	io->pipe_new = real_pipe_new;
 	io->pipe_free = real_pipe_free;
 	io->splice_in = real_splice_in;

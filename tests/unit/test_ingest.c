@@ -436,7 +436,8 @@ static void test_note_bad(void **state)
 		{ "preset seed\n", "n.rec: no state line" },
 		{ "state closed\r\n", "n.rec: no preset line" },
 		{ "preset seed\nstate open\n",
-		  "n.rec:2: no state 'open' (recording, closed, repaired)" },
+		  "n.rec:2: no state 'open' (recording, closed, repaired, "
+		  "failed)" },
 		{ "preset nope\nstate closed\n",
 		  "n.rec:1: no preset 'nope' (timelinefs-gen --format list)" },
 		{ "preset seed\nstate closed\nframes -1\n",

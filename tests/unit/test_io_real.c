@@ -230,6 +230,23 @@ static void creates(struct env *d, int walk)
 	assert_int_equal(io.create(io.ctx, "keep/x.raw", ENG_IO_CREATE_KEEP,
 				   &inj), -ENOENT);
 	assert_int_equal(fstatat(d->dfd, "keep", &st, 0), -1);
+	/* remove: only while the name is the file the fd has open */
+	fd = io.create(io.ctx, "ingest/rm.V.raw", 0, &inj);
+	assert_true(fd >= 0);
+	assert_int_equal(io.remove(io.ctx, "ingest/rm.V.raw", fd), 0);
+	assert_int_equal(fstatat(d->dfd, "ingest/rm.V.raw", &st, 0), -1);
+	assert_int_equal(io.remove(io.ctx, "ingest/rm.V.raw", fd), -ENOENT);
+	io.close(io.ctx, fd);
+	fd = io.create(io.ctx, "ingest/rm.V.raw", 0, &inj);
+	assert_true(fd >= 0);
+	assert_int_equal(renameat(d->dfd, "ingest/cam1.V.raw", d->dfd,
+				  "ingest/rm.V.raw"), 0);
+	assert_int_equal(io.remove(io.ctx, "ingest/rm.V.raw", fd), -ESTALE);
+	size_is(d, "ingest/rm.V.raw", 3);
+	assert_int_equal(renameat(d->dfd, "ingest/rm.V.raw", d->dfd,
+				  "ingest/cam1.V.raw"), 0);
+	io.close(io.ctx, fd);
+	assert_int_equal(io.remove(io.ctx, "../x", fd), -EINVAL);
 	/* a plain name goes to the folder itself */
 	fd = io.create(io.ctx, "plain.raw", 0, NULL);
 	assert_true(fd >= 0);

@@ -70,6 +70,8 @@ struct fk {
 	uint64_t stall_off, stall_ns;
 	long fail_write;	/* this data pwrite (0-based) fails: EIO */
 	int fail_fsync;		/* every fsync fails: EIO */
+	const char *fail_create; /* this file's create fails: EIO */
+	int lock_busy;		/* every lock is another's: EAGAIN */
 	long pwrites, data_pwrites, sleeps;
 	int64_t space;		/* free bytes; files growing take them */
 	struct ffile files[MAX_FILES];
@@ -202,6 +204,10 @@ static int fk_create(void *ctx, const char *file, int replace,
 	if (injected)
 		*injected = 0;
 	fk_lock(f);
+	if (f->fail_create && strcmp(file, f->fail_create) == 0) {
+		fk_unlock(f);
+		return -EIO;
+	}
 	ff = find(f, file);
 	if ((ff && !replace) || (!ff && replace == ENG_IO_CREATE_KEEP)) {
 		fk_unlock(f);
@@ -353,6 +359,25 @@ static int fk_space(void *ctx, uint64_t *bytes)
 	return 0;
 }
 
+/* Unlink: the file's name goes (its slot stays, open or not). */
+static int fk_remove(void *ctx, const char *file, int fd)
+{
+	struct fk *f = ctx;
+	struct ffile *ff;
+	int rc = 0;
+
+	fk_lock(f);
+	ff = find(f, file);
+	if (!ff)
+		rc = -ENOENT;
+	else if (ff != file_of(f, fd))
+		rc = -ESTALE;
+	else
+		ff->name[0] = '\0';
+	fk_unlock(f);
+	return rc;
+}
+
 static void fk_close(void *ctx, int fd)
 {
 	struct fk *f = ctx;
@@ -377,8 +402,8 @@ static int fk_oflock(void *ctx, int fd)
 	fk_lock(f);
 	ff = file_of(f, fd);
 	assert_non_null(ff);
-	rc = ff->locked ? -EAGAIN : 0;
-	ff->locked = 1;
+	rc = ff->locked || f->lock_busy ? -EAGAIN : 0;
+	ff->locked |= !f->lock_busy;
 	fk_unlock(f);
 	return rc;
 }
@@ -469,6 +494,7 @@ static struct fk *fk_new(void)
 		.create = fk_create, .pwrite = fk_pwrite, .fsync = fk_fsync,
 		.fallocate = fk_fallocate, .ftruncate = fk_ftruncate,
 		.space = fk_space, .size = fk_size, .lock = fk_oflock,
+		.remove = fk_remove,
 	};
 	return f;
 }
@@ -1064,6 +1090,8 @@ static void test_reserve(void **state)
 	struct eng_diag d = { 0 };
 	uint64_t fr = 840960, f3;
 	unsigned char b[16] = { 0 };
+	static unsigned char big[840960];
+	ssize_t n;
 
 	(void)state;
 	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
@@ -1075,19 +1103,29 @@ static void test_reserve(void **state)
 	assert_non_null(strstr(d.msgs[0], "under the reserve of 1000000000"));
 	eng_diag_free(&d);
 	assert_int_equal(f->nfiles, 0);
-	/* room for 3 frames and a half above the reserve */
+	/* room for 3 frames and a half above the reserve and the slack of
+	 * its 3 tracks: a write of frame 3 takes what fits, the next none */
 	f->space = (int64_t)(c.reserve + 2 * ENG_INGEST_WAV_DATA +
-			     3 * fr + fr / 2);
+			     3 * ENG_INGEST_SPACE_SLACK + 3 * fr + fr / 2);
 	r = rec_new(f, &c, "x");
 	f3 = eng_ingest_frame_offset(&c.fmt, 3);
 	feed(r, 0, f3, fr);
-	assert_int_equal(eng_rec_write(r, b, sizeof(b), f3), -ENOSPC);
-	assert_int_equal(eng_rec_write(r, b, sizeof(b), f3), -ENOSPC);
+	n = eng_rec_write(r, big, fr, f3);
+	assert_true(n > 0 && n <= (ssize_t)fr / 2);
+	assert_int_equal(eng_rec_write(r, b, sizeof(b), f3 + (uint64_t)n),
+			 -ENOSPC);
+	assert_int_equal(eng_rec_write(r, b, sizeof(b), f3 + (uint64_t)n),
+			 -ENOSPC);
 	assert_int_equal(f->nnotices, 1);
 	assert_non_null(strstr(f->notices[0], "cannot record frame 3 of x: "));
+	/* the refusal is not kept: space freed, the next write is taken */
+	fk_lock(f);
+	f->space += 2 * (int64_t)fr;
+	fk_unlock(f);
+	assert_int_equal(eng_rec_write(r, b, sizeof(b), f3 + (uint64_t)n), 16);
 	assert_int_equal(rec_close(f, r, &st), 0);
 	assert_int_equal(st.frames, 3);
-	check_files(f, &c.fmt, "x", f3);
+	assert_int_equal(st.bytes, f3 + (uint64_t)n + 16);
 	fk_free(f);
 
 	/* preallocated frames are written into blocks the recording holds:
@@ -1137,6 +1175,9 @@ static void test_write_error(void **state)
 		eng_rec_stats(r, &st);
 	} while (st.written + st.failed < 2);
 	assert_int_equal(eng_rec_write(r, b, sizeof(b), f2), -EIO);
+	/* the writer's flush and fsync say it (close(2) and fsync(2)) */
+	assert_int_equal(eng_rec_sync(r, 0), -EIO);
+	assert_int_equal(eng_rec_sync(r, 1), -EIO);
 	assert_int_equal(rec_close(f, r, &st), -EIO);
 	assert_int_equal(st.error, -EIO);
 	assert_int_equal(st.written, 1);
@@ -1151,8 +1192,86 @@ static void test_write_error(void **state)
 	/* A2 of frame 1 was not written: no hole after the failure */
 	assert_int_equal(find(f, "ingest/e.A2.wav")->size,
 			 ENG_INGEST_WAV_DATA + 5760);
-	assert_non_null(strstr(note_of(f, "e"), "state closed\nframes 1\n"));
+	/* the note says failed, and the frames that are whole */
+	assert_non_null(strstr(note_of(f, "e"), "state failed\nframes 1\n"));
 	fk_free(f);
+}
+
+/* A writer's fsync: every byte it was told was written is on the track
+ * files, the frame it is in the middle of too (the rest follows), each
+ * track fsynced; the writer goes on after it. */
+static void test_sync(void **state)
+{
+	struct fk *f = fk_new();
+	struct eng_rec_config c;
+	struct eng_rec_stats st;
+	struct eng_rec *r;
+	uint64_t f1, f3, held_b;
+	int i;
+
+	(void)state;
+	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
+	r = rec_new(f, &c, "s");
+	f1 = eng_ingest_frame_offset(&c.fmt, 1);
+	f3 = eng_ingest_frame_offset(&c.fmt, 3);
+	feed(r, 0, f1 + f1 / 2, 100003);
+	assert_int_equal(eng_rec_sync(r, 1), 0);
+	fk_lock(f);
+	held_b = find(f, "ingest/s.V.raw")->size +
+		 find(f, "ingest/s.A1.wav")->size +
+		 find(f, "ingest/s.A2.wav")->size - 2 * ENG_INGEST_WAV_DATA;
+	for (i = 0; i < f->nfiles; i++)
+		if (!strstr(f->files[i].name, ".rec"))
+			assert_int_equal(f->files[i].fsyncs, 1);
+	fk_unlock(f);
+	assert_int_equal(held_b, f1 + f1 / 2);
+	feed(r, f1 + f1 / 2, f3, 100003);
+	assert_int_equal(rec_close(f, r, &st), 0);
+	assert_int_equal(st.written, 3);
+	check_files(f, &c.fmt, "s", f3);
+	fk_free(f);
+}
+
+/* One reservation for the mount: bytes one recorder took are not free
+ * for another until written (or given back). */
+static int sp_free;
+static int sp_space(void *ctx, uint64_t *bytes)
+{
+	(void)ctx;
+	*bytes = (uint64_t)sp_free;
+	return 0;
+}
+
+static void test_space_shared(void **state)
+{
+	struct eng_io io = { .space = sp_space };
+	struct eng_ingest_space *s;
+	uint64_t fb, held_b;
+
+	(void)state;
+	assert_int_equal(eng_ingest_space_new(&s), 0);
+	sp_free = 1000;
+	assert_int_equal(eng_ingest_space_take(s, &io, 100, 600, NULL, NULL),
+			 600);
+	/* another recorder: 1000 free, less the reserve and the 600 */
+	assert_int_equal(eng_ingest_space_take(s, &io, 100, 600, &fb, &held_b),
+			 300);
+	assert_int_equal(fb, 1000);
+	assert_int_equal(held_b, 600);
+	assert_int_equal(eng_ingest_space_take(s, &io, 100, 1, NULL, NULL), 0);
+	/* 500 written: the file system has 500 less, the pending 500 less */
+	sp_free = 500;
+	eng_ingest_space_give(s, 500);
+	assert_int_equal(eng_ingest_space_take(s, &io, 100, 1, NULL, NULL), 0);
+	eng_ingest_space_give(s, 400);	/* given back: never written */
+	assert_int_equal(eng_ingest_space_pending(s), 0);
+	/* each track recorded keeps its slack free */
+	eng_ingest_space_tracks(s, 1, 0);
+	sp_free = (int)(100 + ENG_INGEST_SPACE_SLACK + 10);
+	assert_int_equal(eng_ingest_space_take(s, &io, 100, 50, NULL, NULL),
+			 10);
+	eng_ingest_space_tracks(s, 0, 1);
+	eng_ingest_space_free(s);
 }
 
 static void test_exists_and_order(void **state)
@@ -1163,6 +1282,7 @@ static void test_exists_and_order(void **state)
 	struct eng_rec *r;
 	struct eng_diag d = { 0 };
 	unsigned char b[16] = { 0 };
+	int fd;
 
 	(void)state;
 	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
@@ -1178,6 +1298,18 @@ static void test_exists_and_order(void **state)
 	assert_string_equal(d.msgs[0], "ingest/n.V.raw: cannot create it: "
 				       "File exists (-o ingest_replace)");
 	eng_diag_free(&d);
+	/* a create that fails at its note (there is one, someone else's)
+	 * takes back the track files it made, and leaves the note */
+	c.replace = 0;
+	fd = f->io.create(f, "ingest/u.rec", 0, NULL);
+	assert_true(fd >= 0);
+	fk_close(f, fd);
+	assert_int_equal(eng_rec_new(&c, "u", &r, &d), -EEXIST);
+	eng_diag_free(&d);
+	assert_null(find(f, "ingest/u.V.raw"));
+	assert_null(find(f, "ingest/u.A1.wav"));
+	assert_null(find(f, "ingest/u.A2.wav"));
+	assert_non_null(find(f, "ingest/u.rec"));
 	c.replace = 1;
 	r = rec_new(f, &c, "n");
 	assert_non_null(strstr(note_of(f, "n"), "state recording\n"));
@@ -1294,6 +1426,41 @@ static void test_note_owner_and_lock(void **state)
 	fk_free(f);
 }
 
+/* A failed create takes back the note it made and locked, but a note it
+ * only claimed to replace stays, as it was, its lock released. */
+static void test_failed_create_note(void **state)
+{
+	struct fk *f = fk_new();
+	struct eng_rec_config c;
+	struct eng_rec_stats st;
+	struct eng_diag d = { 0 };
+	struct eng_rec *r = NULL;
+
+	(void)state;
+	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
+	r = rec_new(f, &c, "p");
+	assert_int_equal(rec_close(f, r, &st), 0);
+	c.replace = 1;
+	f->fail_create = "ingest/p.A2.wav";
+	assert_int_equal(eng_rec_new(&c, "p", &r, &d), -EIO);
+	eng_diag_free(&d);
+	assert_non_null(find(f, "ingest/p.rec"));
+	assert_non_null(strstr(note_of(f, "p"), "state closed\nframes 0\n"));
+	assert_false(find(f, "ingest/p.rec")->locked);
+	assert_null(find(f, "ingest/p.V.raw"));
+	assert_null(find(f, "ingest/p.A1.wav"));
+	/* made, then its lock refused: the note goes with the tracks */
+	f->fail_create = NULL;
+	f->lock_busy = 1;
+	c.replace = 0;
+	assert_int_equal(eng_rec_new(&c, "q", &r, &d), -EBUSY);
+	eng_diag_free(&d);
+	assert_null(find(f, "ingest/q.rec"));
+	assert_null(find(f, "ingest/q.V.raw"));
+	assert_null(find(f, "ingest/q.A2.wav"));
+	fk_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1308,9 +1475,12 @@ int main(void)
 		cmocka_unit_test(test_fsync_prealloc),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_sync),
+		cmocka_unit_test(test_space_shared),
 		cmocka_unit_test(test_exists_and_order),
 		cmocka_unit_test(test_killed_then_repaired),
 		cmocka_unit_test(test_note_owner_and_lock),
+		cmocka_unit_test(test_failed_create_note),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -527,7 +527,7 @@ static void test_bad_notes(void **state)
 	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/b.rec", &rep, &d),
 			 -EINVAL);
 	assert_string_equal(d.msgs[0], "ingest/b.rec:2: no state 'what' "
-				       "(recording, closed, repaired)");
+				       "(recording, closed, repaired, failed)");
 	eng_diag_free(&d);
 	assert_int_equal(f.writes + f.truncs, 0);
 	rf_free(&f);
