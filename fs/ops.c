@@ -844,6 +844,19 @@ static int write_err(struct fs *fs, fuse_ino_t ino)
 	(FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW | \
 	 FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME)
 
+/* Times set to now only (touch(1) without -d, -r or -t): each of atime
+ * and mtime set comes with its _NOW. */
+static int times_now(int to_set)
+{
+	if (!to_set || (to_set & ~TIMES_SET))
+		return 0;
+	if ((to_set & FUSE_SET_ATTR_ATIME) &&
+	    !(to_set & FUSE_SET_ATTR_ATIME_NOW))
+		return 0;
+	return !(to_set & FUSE_SET_ATTR_MTIME) ||
+	       (to_set & FUSE_SET_ATTR_MTIME_NOW);
+}
+
 static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
@@ -853,9 +866,10 @@ static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 
 	if (!fs->ingest.on || !fs_ingest_is(ino))
 		return reply_err(req, EROFS);
-	/* a recording's times are its own (the note's): the times touch(1)
-	 * sets after its create are taken and left as they are */
-	if (ino != FS_INGEST_INO && to_set && !(to_set & ~TIMES_SET)) {
+	/* a recording's times are its own (the note's): "now", what touch(1)
+	 * sets after its create, is taken and left as it is; a time given
+	 * (utime to the past) would be a success that did nothing: EPERM */
+	if (ino != FS_INGEST_INO && times_now(to_set)) {
 		rc = fs_ingest_getattr(fs, ino, &st);
 	} else if (to_set != FUSE_SET_ATTR_SIZE) {
 		return reply_err(req, EPERM);
