@@ -65,7 +65,9 @@ struct eng_io {
 	 * the ENG_INJECT_* bits of the faults -o inject put into the call.
 	 * create: open `file`, a relative path as open() takes
 	 * ("ingest/NAME.V.raw"), write-only, O_CREAT|O_NOFOLLOW, mode 0644;
-	 * O_EXCL unless replace (then O_TRUNC); the last folder of the
+	 * O_EXCL unless replace (then emptied once open, after the link
+	 * check below: not O_TRUNC, which would empty a hard-linked clip
+	 * before it could be refused); the last folder of the
 	 * path is made (0755) when it is missing, no other.  An fd or
 	 * -errno (-EEXIST: there is one and replace is 0; -ELOOP: a
 	 * symlink on the way).  replace ENG_IO_CREATE_KEEP (2, added for

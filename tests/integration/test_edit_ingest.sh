@@ -21,6 +21,9 @@ need_tools python3 sqlite3 cmp
 M=$T/media
 "$GEN" --clips 1 --clip-seconds 1 --timelines 1 --events 1 \
 	--min-seconds 1 --max-seconds 1 --seed 23 "$M" >/dev/null
+# -o ingest_reserve: what this suite writes (96 MiB at most, measured), not
+# the default 1 GiB, so that it runs wherever that much is free
+RES=ingest_reserve=32Mi
 mkdir "$T/tlA" "$T/tlB"
 head='fps 30000/1001
 track V 2vuy 640x480
@@ -80,7 +83,7 @@ until_recorded() {
 
 # mount A, unpaced: the take's bytes, and a first take of cam1 (2
 # frames) that the edit's mount finds short and replaces
-mount_fs "$M" "$T/mnt" -o "timelines=$T/tlA,pace=off,db=$T/a.db"
+mount_fs "$M" "$T/mnt" -o "timelines=$T/tlA,pace=off,db=$T/a.db,$RES"
 cat "$T/mnt/src" >"$T/take"
 check_eq "the take is 30 frames" "$(off 30)" "$(wc -c <"$T/take")"
 head -c "$(off 2)" "$T/take" >"$T/mnt/ingest/cam1"
@@ -90,7 +93,7 @@ check_eq "the first take holds 2 frames of video" $((2 * FRAME)) \
 
 # mount B: the edit resolves the short recording
 DB=$T/b.db
-mount_fs "$M" "$T/mnt" -o "timelines=$T/tlB,ingest_replace,db=$DB"
+mount_fs "$M" "$T/mnt" -o "timelines=$T/tlB,ingest_replace,db=$DB,$RES"
 ok "a timeline of a short recording mounts"
 # the writer: frames 0..14, a pause of 1.2 s, the rest
 record "$T/take" 15 1.2
@@ -167,7 +170,7 @@ try_mount "a recorded clip named as a preset's file is refused" \
 	-- -o "timelines=$T/tlE,db=$T/d.db" "$M2" "$T/mnt"
 
 DB=$T/c.db
-mount_fs "$M2" "$T/mnt" -o "timelines=$T/tlC,db=$DB"
+mount_fs "$M2" "$T/mnt" -o "timelines=$T/tlC,db=$DB,$RES"
 ok "a timeline of a recorded clip with no file mounts"
 head -c "$(off 10)" "$T/take" >"$T/take10"
 # the writer: frames 0..5, a pause of 0.8 s, 6..9

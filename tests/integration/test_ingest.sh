@@ -24,6 +24,9 @@ M=$T/media
 "$GEN" --clips 1 --clip-seconds 1 --timelines 1 --events 1 --min-seconds 1 \
 	--max-seconds 1 --seed 23 "$M" >/dev/null
 DB=$T/t.db
+# -o ingest_reserve: what this suite writes (164 MiB at most, measured), not
+# the default 1 GiB, so that it runs wherever that much is free
+RES=ingest_reserve=32Mi
 
 # The seed preset's interleave (engine/media/gen.c "seed"; the layout's
 # upto, timeline/layout.c): V 640x480 UYVY, a picture a frame, then A1
@@ -108,7 +111,7 @@ wait_frames() {
 	done
 }
 
-mount_fs "$M" "$T/mnt" -o db="$DB",label=exact,pace=off
+mount_fs "$M" "$T/mnt" -o db="$DB",label=exact,pace=off,$RES
 check "the mount shows the folder ingest" test -d "$T/mnt/ingest"
 check_none "ingest is empty before a recording" "$(ls "$T/mnt/ingest" 2>&1)"
 
@@ -178,7 +181,7 @@ nm -D "$BIN" 2>/dev/null | grep -q __tsan_init && speed=0.1
 d1=$(awk -v s="$speed" 'BEGIN { printf "%d", 12.5 * 1001 / 30 / s }')
 d2=$(awk -v s="$speed" 'BEGIN { printf "%d", 2.3 * 1001 / 30 / s }')
 DB=$T/clock.db
-mount_fs "$M" "$T/mnt" -o db="$DB",label=clock,pace=$speed,ingest_fsync=10,inject=clip=slow:track=V:op=fsync:delay=${d1}ms+clip=wslow:track=V:op=write:delay=${d2}ms
+mount_fs "$M" "$T/mnt" -o db="$DB",label=clock,pace=$speed,ingest_fsync=10,inject=clip=slow:track=V:op=fsync:delay=${d1}ms+clip=wslow:track=V:op=write:delay=${d2}ms,$RES
 python3 "$T/writer.py" "$T/mnt/ingest/slow" 15 1048576 7 >/dev/null &
 w=$!
 python3 "$T/writer.py" "$T/mnt/ingest/wslow" 8 1048576 6 >/dev/null
@@ -206,7 +209,7 @@ check_eq "the streams count them dropped, by the storage; every V write of wslow
 # the clock, not of speed: the bound above is loose (under TSan looser)
 late=1.80
 nm -D "$BIN" 2>/dev/null | grep -q __tsan_init && late=3.0
-mount_fs "$M" "$T/mnt" -o db="$T/rt.db",label=rt,pace=realtime
+mount_fs "$M" "$T/mnt" -o db="$T/rt.db",label=rt,pace=realtime,$RES
 t=$(python3 "$T/writer.py" "$T/mnt/ingest/rt" 45 1048576 8)
 check "pace=realtime: 45 frames accepted in 44 periods (1.468 s): $t s" \
 	awk -v t="$t" -v l="$late" 'BEGIN { exit !(t > 1.44 && t < l) }'
@@ -215,7 +218,7 @@ umount_fs "$T/mnt"
 # kill -9 while recording (an odd write size: frames end inside writes),
 # then a remount repairs the files to the last whole frame
 DB=$T/kill.db
-mount_fs "$M" "$T/mnt" -o db="$DB",label=kill,pace=realtime
+mount_fs "$M" "$T/mnt" -o db="$DB",label=kill,pace=realtime,$RES
 python3 "$T/writer.py" "$T/mnt/ingest/cut" 90 100003 9 >/dev/null 2>&1 &
 w=$!
 # until some 10 frames are on storage (0.33 s of the clock)
@@ -231,7 +234,7 @@ head -c 1000 /dev/urandom >>"$M/ingest/cut.V.raw"
 mkdir "$T/before"
 cp "$M"/ingest/cut.V.raw "$M"/ingest/cut.A1.wav "$M"/ingest/cut.A2.wav "$T/before/"
 before=$(q "select count(*) from access")
-mount_fs "$M" "$T/mnt" -o db="$DB",label=after
+mount_fs "$M" "$T/mnt" -o db="$DB",label=after,$RES
 k=$(sed -n 's/^frames //p' "$M/ingest/cut.rec")
 echo "# repaired to $(stat -c '%n %s' "$M"/ingest/cut.* | tr '\n' ' ')"
 check "the remount said the repair" grep -q "ingest/cut.rec: repaired" "$DAEMON_LOG"
@@ -300,12 +303,12 @@ os.close(fd)
 print(k)
 EOF
 DB=$T/live.db
-mount_fs "$M" "$T/mnt" -o db="$DB",label=live,pace=realtime,inject=clip=live2:track=A1:op=write:delay=25ms
+mount_fs "$M" "$T/mnt" -o db="$DB",label=live,pace=realtime,inject=clip=live2:track=A1:op=write:delay=25ms,$RES
 A=$DAEMON
 python3 "$T/untilstop.py" "$T/mnt/ingest/live2" "$T/stop" >"$T/live2.frames" &
 w=$!
 wait_frames live2 8
-mount_fs "$M" "$T/mnt2" -o db="$T/second.db",label=second
+mount_fs "$M" "$T/mnt2" -o db="$T/second.db",label=second,$RES
 B=$DAEMON
 BLOG=$DAEMON_LOG
 touch "$T/stop"
@@ -370,7 +373,7 @@ ln "$M/clip0001.V.raw" "$M/ingest/hl.V.raw"
 printf '# timelinefs recording (docs/formats.md "Ingest")\npreset seed\nstate recording\n' >"$M/ingest/hl.rec"
 clip_sum=$(sha256sum <"$M/clip0001.V.raw")
 DB=$T/notes.db
-if mount_fs "$M" "$T/mnt" -o db="$DB",label=notes,pace=off; then
+if mount_fs "$M" "$T/mnt" -o db="$DB",label=notes,pace=off,$RES; then
 	ok "the mount after the crafted notes serves"
 else
 	not_ok "the mount after the crafted notes serves"

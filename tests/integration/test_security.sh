@@ -23,6 +23,9 @@ track V 1000000
 track A1 144000 align=3
 track A2 144000 align=3'
 DB=$T/t.db
+# -o ingest_reserve: what this suite writes (12 MiB at most, measured), not
+# the default 1 GiB, so that it runs wherever that much is free
+RES=ingest_reserve=32Mi
 tried=0 refused=0
 
 # refuse DIR WHAT: mounting a timelines folder must fail, naming the problem
@@ -107,7 +110,7 @@ tlname="q'uote%d-$(printf '\303\251\377')"
 	printf 'event V,A1,A2 %s 0 30\n' "$odd2"
 	printf 'event V,A1,A2 clip0003 0 30\n'
 } >"$M/timelines/$tlname.tl"
-mount_fs "$M" "$T/mnt" -o db="$DB",label=sec,pace=off
+mount_fs "$M" "$T/mnt" -o db="$DB",label=sec,pace=off,$RES
 check "odd timeline name listed" test -e "$T/mnt/$tlname"
 check_eq "odd names: bytes exact" "$($EXPECT sha256 "$M/timelines/$tlname.tl" "$M")" \
 	"$(sha256sum <"$T/mnt/$tlname" | cut -d' ' -f1)"
@@ -119,7 +122,7 @@ printf '%s\nevent V,A1,A2 clip0001 0 30\nevent V,A1,A2 clip0003 0 30\n' "$head" 
 	>"$M/timelines/swap.tl"
 fusermount3 -u "$T/mnt"
 wait_daemon "$DAEMON"
-mount_fs "$M" "$T/mnt" -o db="$DB",label=swap,pace=off
+mount_fs "$M" "$T/mnt" -o db="$DB",label=swap,pace=off,$RES
 cp "$M/clip0003.V.raw" "$T/outside/c3.raw"
 rm "$M/clip0003.V.raw"
 ln -s "$T/outside/c3.raw" "$M/clip0003.V.raw"
@@ -331,7 +334,7 @@ else
 fi
 # allow_other: only when asked, and then with default_permissions
 if grep -q '^user_allow_other' /etc/fuse.conf 2>/dev/null || [ "$(id -u)" = 0 ]; then
-	mount_fs "$M" "$T/mnt" -o db="$DB",label=other,allow_other
+	mount_fs "$M" "$T/mnt" -o db="$DB",label=other,allow_other,$RES
 	opts=$(grep " $T/mnt fuse" /proc/mounts | cut -d' ' -f4)
 	echo "# allow_other mount options: $opts"
 	check "allow_other mount has allow_other" sh -c "echo '$opts' | grep -q allow_other"
