@@ -264,6 +264,18 @@ umount_fs() {
 	wait_daemon "$DAEMON"
 }
 
+# wait_note MEDIA NAME STATE: until MEDIA/ingest/NAME.rec says state
+# STATE, up to 20 s (a writer's close is released asynchronously; under
+# TSan a slow recording closes some 5 s after its writer); 1 if never.
+wait_note() {
+	i=0
+	while ! grep -q "^state $3\$" "$1/ingest/$2.rec" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 400 ] || return 1
+		sleep 0.05
+	done
+}
+
 q() {
 	sqlite3 -batch -noheader -cmd ".timeout 5000" "$DB" "$1"
 }

@@ -88,17 +88,9 @@ for t, (tr, _, _) in enumerate(TRACKS):
 print("; ".join(bad) if bad else "ok")
 EOF
 
-# wait_closed NAME: the release of a writer's close is asynchronous: wait
-# for the recording's note to say closed (up to 20 s: under TSan the
-# recording slow closes some 5 s after its writer, its close's fsync
-# delayed too)
+# wait_closed NAME: until the recording's note says closed (lib.sh)
 wait_closed() {
-	i=0
-	while ! grep -q '^state closed' "$M/ingest/$1.rec" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 400 ] || return 1
-		sleep 0.05
-	done
+	wait_note "$M" "$1" closed
 }
 
 # wait_frames NAME N: until NAME.V.raw holds N frames (up to 5 s)

@@ -89,15 +89,6 @@ for t, (tr, _, _) in enumerate(TRACKS):
 print("; ".join(bad) if bad else "ok")
 EOF
 
-wait_note() {
-	i=0
-	while ! grep -q "^state $2" "$M/ingest/$1.rec" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 200 ] || return 1
-		sleep 0.05
-	done
-}
-
 # --- a full disk: 3 writers of 22 frames (13.7 MB each) on 40 MiB, the
 # storage slower than the writers (every V write delayed 30 ms): each
 # writer's last write returns with frames in the capture buffer
@@ -119,7 +110,7 @@ for w in 1 2 3; do
 	echo "# full$w: $*"
 	[ "$4" = ok ] || errs=$((errs + 1))
 	if [ "$6$8" = okok ]; then
-		wait_note "full$w" closed || true
+		wait_note "$M" "full$w" closed || true
 		check_eq "full$w: fsync and close said yes: its files hold the $2 bytes write() took" \
 			ok "$(python3 "$T/held.py" "$M/ingest" "full$w" "$w" 22 "$2")"
 	fi
@@ -162,7 +153,7 @@ open(out, "w").write("acked %d fsync %s close %s\n" % (acked, res[0], res[1]))
 echo "# late: $(cat "$T/late.out")"
 check "fsync returns the recorder's failed write" grep -q "fsync ENOSPC" "$T/late.out"
 check "close returns it too" grep -q "close ENOSPC" "$T/late.out"
-wait_note late failed || true
+wait_note "$M" late failed || true
 check "the note says failed" grep -q '^state failed' "$M/ingest/late.rec"
 k=$(sed -n 's/^frames //p' "$M/ingest/late.rec")
 check_eq "its frames are the whole ones the V track holds" \
@@ -225,7 +216,7 @@ check_eq "a create over a planted NAME.rec symlink fails: ELOOP" ELOOP "$out"
 check_none "it leaves no track file behind" "$(find "$M/ingest" -name 'trap.[VA]*')"
 rm "$M/ingest/trap.rec"
 check "the name records once the symlink is gone" sh -c "echo x >'$T/mnt/ingest/trap'"
-wait_note trap closed || true
+wait_note "$M" trap closed || true
 check "its note says closed" grep -q '^state closed' "$M/ingest/trap.rec"
 umount_fs "$T/mnt"
 
@@ -292,7 +283,7 @@ check "ok1 is listed" sh -c "ls '$T/mnt/ingest' | grep -qx ok1"
 
 # --- touch
 check "touch NEWNAME records an empty recording" touch "$T/mnt/ingest/touched"
-wait_note touched closed || true
+wait_note "$M" touched closed || true
 check "its note says closed, 0 frames" grep -q '^frames 0' "$M/ingest/touched.rec"
 check "chmod is still refused" sh -c "! chmod 600 '$T/mnt/ingest/touched' 2>/dev/null"
 umount_fs "$T/mnt"
