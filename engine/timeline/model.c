@@ -267,6 +267,17 @@ int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line)
 	return (int)tl->nclips++;
 }
 
+int eng_tl_clip_file(struct eng_timeline *tl, uint32_t clip,
+		     const char *file)
+{
+	if (clip >= tl->nclips || !valid_clip_name(file))
+		return -EINVAL;
+	if (tl->clips[clip].file)
+		return -EEXIST;
+	tl->clips[clip].file = strdup(file);
+	return tl->clips[clip].file ? 0 : -ENOMEM;
+}
+
 static const char *const seq_missing_names[] = {
 	[ENG_SEQ_MISS_ERROR] = "error",
 	[ENG_SEQ_MISS_HOLD] = "hold",

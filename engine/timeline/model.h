@@ -31,6 +31,7 @@ struct eng_segment {
 struct eng_essence;
 struct eng_mfile;
 struct eng_seqmedia;
+struct eng_start_tc;
 
 /* The file that holds one clip's essence for one track. */
 struct eng_media {
@@ -48,6 +49,11 @@ struct eng_media {
 	 * A sequence's: the image (from 0) that source frame 0 is
 	 * (eng_seq_ref.origin). */
 	int64_t origin;
+	/* The media's start timecode (the stream's, else its file's) that
+	 * its frames are numbered by in messages and that origin counts
+	 * from when the clip has a timecode (eng_clip.tc_set); NULL for
+	 * media without one.  Owned by tl->mfiles. */
+	const struct eng_start_tc *start_tc;
 	/* An image sequence (media/imgseq.h, issue 22): frame k of the
 	 * media is its own file, opened, its header and pixel data read,
 	 * closed, per frame.  NULL otherwise.  ess then points at
@@ -166,15 +172,18 @@ struct eng_clip {
 	 * points are the media's own frames; media.c maps it to the
 	 * media's frame by the media's start timecode (eng_media.origin).
 	 * An OTIO clip's is its media reference's available_range start
-	 * (0 without one).  tc_set 0: the format has none (.tl). */
+	 * (0 without one).  A .tl clip's is its clip line's origin=, else
+	 * the earliest timecode SRC_IN of its events; tc_set 0 for a .tl
+	 * clip with neither (frames count from the media's first). */
 	int64_t tc;
 	int tc_set;
 	int tc_drop;
 	/* The media file the timeline names for the clip (an EDL's
 	 * "* SOURCE FILE:" or "* FROM CLIP NAME:" comment, an OTIO
 	 * ExternalReference's target_url): its last path component as
-	 * written, extension kept ("A001C003.mov"); NULL when none.
-	 * media.c looks for it when there is no NAME.TRACK.* file. */
+	 * written, extension kept ("A001C003.mov"); a .tl clip line's
+	 * file=; NULL when none.  media.c looks for it when there is no
+	 * NAME.TRACK.* file. */
 	char *file;
 	/* An image sequence clip (see struct eng_seq_ref), NULL for a
 	 * clip of one file a track.  Set by eng_tl_clip_seq, owned. */
@@ -236,6 +245,11 @@ int eng_tl_find_track(const struct eng_timeline *tl, const char *name);
  * -EINVAL when the name could leave the media folder or break a file name
  * (empty, ".", "..", contains '/', NUL or a control character). */
 int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line);
+/* Name the media file of clip (eng_clip.file): a file name, copied.
+ * -EEXIST when the clip has one already, -EINVAL for a name that could
+ * leave the media folder (as eng_tl_clip refuses), -ENOMEM. */
+int eng_tl_clip_file(struct eng_timeline *tl, uint32_t clip,
+		     const char *file);
 /* Make clip an image sequence: ref's strings are copied.  -EEXIST when
  * the clip is one already (ref->line names the first), -ENOMEM, or
  * -EINVAL with *why a static reason ("a folder of the pattern leaves the

@@ -46,6 +46,12 @@ SINE="-f lavfi -i sine=frequency=440:sample_rate=48000"
 		-timecode 02:00:00:00 -f mxf_opatom "$M/A01.4F2A1D.mxf"
 	ff $SINE -t 2 -c:a pcm_s24le -write_bext 1 \
 		-metadata time_reference=$((3600 * 48000)) "$M/bwf.wav"
+	# 29.97 fps H.264 and PCM in one QuickTime file: a frame's audio
+	# is 1601.6 samples, so where a clip's source frame 0 is matters to
+	# the sample that each frame's audio starts at
+	ff -f lavfi -i testsrc2=size=320x240:rate=30000/1001 $SINE -t 2 \
+		-c:v libx264 -bf 0 -g 10 -pix_fmt yuv420p -c:a pcm_s24le \
+		-timecode 01:00:00:00 "$M/ntsc.mov"
 }
 
 # The edit at 25 fps: each clip named as editing applications write them
@@ -179,6 +185,61 @@ check_eq "--dump-tl EDL DIR: the video track has its media's frame sizes" 1 \
 check_eq "--dump-tl EDL without DIR reads no media" 0 \
 	"$(grep -c 'frames of its media' "$T/dump")"
 
+# A dump mounts as the same edit, byte for byte: --dump-tl EDL DIR and
+# OTIO DIR over media with start timecodes, and the EDL's without DIR
+# (which cannot know the media: clip lines with each clip's origin),
+# mounted as .tl files beside them.  The OTIO clip's available range starts 3 frames before its first
+# use, at 29.97 fps with PCM audio.  Regression: the dump wrote every real
+# clip's source from frame 0 (event V h264 0 10 @30, the media's frames
+# 5-14 read by the EDL); mounted, the dump of real.edl read other bytes.
+otio_clip() {	# KIND START DURATION: a clip of ntsc.mov from 01:00:00:00
+	cat <<EOF
+{"OTIO_SCHEMA": "Track.1", "name": "", "kind": "$1", "children": [
+ {"OTIO_SCHEMA": "Clip.1", "name": "nt",
+  "source_range": {"OTIO_SCHEMA": "TimeRange.1",
+   "start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": $2},
+   "duration": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": $3}},
+  "media_reference": {"OTIO_SCHEMA": "ExternalReference.1",
+   "target_url": "file:///Volumes/Media/ntsc.mov",
+   "available_range": {"OTIO_SCHEMA": "TimeRange.1",
+    "start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": 108000},
+    "duration": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": 59}}}}]}
+EOF
+}
+{
+	echo '{"OTIO_SCHEMA": "Timeline.1", "name": "nt",'
+	echo ' "global_start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": 0},'
+	echo ' "tracks": {"OTIO_SCHEMA": "Stack.1", "children": ['
+	otio_clip Video 108003 40
+	echo ,
+	otio_clip Audio 108003 40
+	echo ']}}'
+} >"$M/timelines/nt.otio"
+for f in real.edl nt.otio; do
+	n=${f%.*}
+	"$GEN" --dump-tl "$M/timelines/$f" "$M" >"$T/dump-$n.tl" 2>"$T/dump.err" ||
+		cat "$T/dump.err"
+done
+check_eq "--dump-tl EDL DIR: a real clip's source in is its media's timecode" \
+	"event V h264 01:00:20:05 10 @30" "$(grep '^event V h264 .* @30$' "$T/dump-real.tl")"
+cp "$T/dump-real.tl" "$M/timelines/real_dump.tl"
+cp "$T/dump-nt.tl" "$M/timelines/nt_dump.tl"
+"$GEN" --dump-tl "$M/timelines/real.edl" >"$M/timelines/real_nodir.tl"
+if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$T/dump.db"; then
+	for n in real:real_dump nt:nt_dump real:real_nodir; do
+		check "$n: the dump mounts as the same edit, byte for byte" \
+			cmp "$T/mnt/${n%:*}" "$T/mnt/${n#*:}"
+	done
+	# the media's frames and timecodes, the same for the OTIO and its dump
+	check "the note of a cut inside a group of pictures names the media's frames and timecodes" \
+		grep -qF "no NAME.mov for 2 timelines ($M/timelines/nt.otio, $M/timelines/nt_dump.tl): track V: clip ntsc cut at frames 3..42 (01:00:00:03..01:00:01:12) inside a group of pictures (h264)" "$DAEMON_LOG"
+	umount_fs "$T/mnt"
+else
+	not_ok "the dumps mount"
+fi
+rm "$M/timelines/real_dump.tl" "$M/timelines/nt_dump.tl" \
+	"$M/timelines/nt.otio" "$M/timelines/real_nodir.tl"
+
 # Bad input: one message naming timeline, line, clip, file and reason.
 B=$T/bad
 mkdir -p "$B/timelines"
@@ -194,7 +255,7 @@ cat >"$B/timelines/bad.edl" <<'EOF'
 EOF
 echo 25 >"$B/timelines/bad.edl.fps"
 try_mount "bad real media is refused, each problem named" \
-	"bad.edl:1: clip pr track V: $B/pr.mov: the edit reaches past the clip's last frame: needs frames up to 55, the media has 50" \
+	"bad.edl:1: clip pr track V: $B/pr.mov: the edit reaches past the clip's last frame: needs media frames 45..54 (01:00:01:20..01:00:02:04), the media has 50 (01:00:00:00..01:00:01:24)" \
 	"bad.edl:3: clip bwf track V: $B/bwf.wav holds 0 video and 1 audio stream: none for track V" \
 	"bad.edl:5: clip cut track V: $B/cut.mp4" \
 	-- -o db="$T/bad.db" "$B" "$T/mnt"
