@@ -120,6 +120,9 @@ struct resolver {
 	int ingest_fd;
 	int ingest_err;
 	unsigned nerr;
+	/* every clip's video was of one other rate than the timeline's:
+	 * told once (one_other_rate), not per clip */
+	int rate_told;
 };
 
 static int cmp_clip_idx(const void *a, const void *b, void *ctx)
@@ -1388,6 +1391,73 @@ static void audio_said(const struct eng_essence *e, char *buf, size_t len)
 		 e->big_endian ? " big-endian" : "");
 }
 
+/* Whether a's rate is b's. */
+static int same_rate(struct eng_fps a, struct eng_fps b)
+{
+	return (uint64_t)a.num * b.den == (uint64_t)b.num * a.den;
+}
+
+/* A timeline file's extension, without its dot ("edl", "EDL"), or "". */
+static const char *tl_ext(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot && !strchr(dot, '/') ? dot + 1 : "";
+}
+
+/*
+ * When every clip's real video has one rate and it is not the timeline's,
+ * that one cause is one message saying what to do (an EDL's rate is
+ * -o fps= or its sidecar), instead of one per clip and the edits past
+ * their ends that the wrong rate makes.  Sets r->rate_told; 1 when told.
+ */
+static int one_other_rate(struct resolver *r)
+{
+	const struct eng_timeline *tl = r->tl;
+	struct eng_fps rate = { 0, 0 };
+	const char *ext = tl_ext(tl->path);
+	char fps[32], how[PATH_MAX + 64];
+	size_t c, t;
+
+	for (c = 0; c < tl->nclips; c++)
+		for (t = 0; t < tl->ntracks; t++) {
+			const struct eng_media *m = &tl->clips[c].media[t];
+			const struct eng_essence *e = m->ess;
+
+			if (!m->file || !e || m->seq ||
+			    e->kind != ENG_ESS_VIDEO)
+				continue;
+			if (!e->fps.num || !e->fps.den ||
+			    same_rate(e->fps, tl->fps) ||
+			    (rate.num && !same_rate(e->fps, rate)))
+				return 0;
+			rate = e->fps;
+		}
+	if (!rate.num)
+		return 0;
+	if (rate.den == 1)
+		snprintf(fps, sizeof(fps), "%" PRIu32, rate.num);
+	else
+		snprintf(fps, sizeof(fps), "%" PRIu32 "/%" PRIu32, rate.num,
+			 rate.den);
+	if (strcasecmp(ext, "edl") == 0)
+		snprintf(how, sizeof(how), "mount with -o fps=%s or write %s "
+			 "in %s.fps", fps, fps, tl->path);
+	else if (strcasecmp(ext, "tl") == 0)
+		snprintf(how, sizeof(how), "make its fps line 'fps %s'", fps);
+	else
+		snprintf(how, sizeof(how), "the timeline's rate is the one "
+			 "its file gives; the media need %s", fps);
+	if (r->diag)
+		eng_diag_add(r->diag, tl->path, 0, "every clip's video is "
+			     "%" PRIu32 "/%" PRIu32 " fps, the timeline "
+			     "%" PRIu32 "/%" PRIu32 " fps: %s", rate.num,
+			     rate.den, tl->fps.num, tl->fps.den, how);
+	r->nerr++;
+	r->rate_told = 1;
+	return 1;
+}
+
 /*
  * The clips of a track that play real video or audio: video at the
  * timeline's frame rate; audio of one sample format, which the track
@@ -1410,7 +1480,7 @@ static int check_track(struct resolver *r, size_t t)
 
 		if (!m->file || !e)
 			continue;
-		if (e->kind == ENG_ESS_VIDEO &&
+		if (e->kind == ENG_ESS_VIDEO && !r->rate_told &&
 		    (uint64_t)e->fps.num * tl->fps.den !=
 		    (uint64_t)tl->fps.num * e->fps.den)
 			problem(r, p->line, c, t, "%s/%s: video of %" PRIu32
@@ -1629,8 +1699,13 @@ int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
 			if (r.pairs[c * nt + t].used &&
 			    (rc = resolve_pair(&r, c, t)) < 0)
 				goto out;
+	one_other_rate(&r);
 	for (t = 0; t < nt; t++)
 		changed |= check_track(&r, t);
+	/* what the edit reaches, in frames of a rate the media have not */
+	rc = -EINVAL;
+	if (r.rate_told)
+		goto out;
 	for (t = 0; t < nt; t++)
 		if ((rc = check_reach(&r, t)) < 0)
 			goto out;

@@ -259,6 +259,22 @@ try_mount "bad real media is refused, each problem named" \
 	"bad.edl:3: clip bwf track V: $B/bwf.wav holds 0 video and 1 audio stream: none for track V" \
 	"bad.edl:5: clip cut track V: $B/cut.mp4" \
 	-- -o db="$T/bad.db" "$B" "$T/mnt"
+# One cause, one message: real.edl's media are 25 fps; mounted without
+# its sidecar (at the default 29.97) every clip disagrees with the
+# timeline.  Regression: a message per clip and track, and the edits
+# past the clips' ends that the wrong rate made (13 in all).
+F=$T/fps
+mkdir -p "$F/timelines"
+for f in pr.mov dnx.mxf h264.mp4 oa.V.mxf oa.A1.mxf oa.A2.mxf \
+	V01.4F2A1C.mxf A01.4F2A1D.mxf bwf.wav; do
+	ln "$M/$f" "$F/$f"
+done
+cp "$M/timelines/real.edl" "$F/timelines/"
+try_mount "media of one other rate are told once, with what to do" \
+	"real.edl: every clip's video is 25/1 fps, the timeline 30000/1001 fps: mount with -o fps=25 or write 25 in $F/timelines/real.edl.fps" \
+	-- -o db="$T/fps.db" "$F" "$T/mnt"
+check_eq "and that is the only message" 1 "$(grep -c 'real.edl' "$T/out")"
+
 # the mount's own messages only: libavformat's log lines for the truncated
 # file ("moov atom not found") would say the same again, naming no file
 check_none "libavformat prints nothing of its own at mount" \

@@ -522,6 +522,41 @@ static void test_audio_format(void **state)
 	eng_tl_free(tl);
 }
 
+/* Every clip's video of one rate that is not the timeline's: one message
+ * saying what to do, by the timeline's format, and none of the edits past
+ * the clips' ends that the wrong rate makes (b reaches past its 100). */
+static void test_one_other_rate(void **state)
+{
+	static const char *const path[] = { "t.tl", "t.EDL" };
+	static const char *const want[] = {
+		"t.tl: every clip's video is 24/1 fps, the timeline 25/1 fps: "
+		"make its fps line 'fps 24'",
+		"t.EDL: every clip's video is 24/1 fps, the timeline 25/1 fps: "
+		"mount with -o fps=24 or write 24 in t.EDL.fps",
+	};
+	struct env *e = *state;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	put_fake(e, "a.mov", 3, 5);
+	put_fake(e, "b.mov", 3, 5);
+	for (i = 0; i < 2; i++) {
+		struct eng_timeline *tl = tl_from(
+			"fps 25\n"
+			"track V 1000\n"
+			"event V a 0 5\n"
+			"event V b 95 10\n");
+
+		free(tl->path);
+		tl->path = strdup(path[i]);
+		assert_non_null(tl->path);
+		assert_int_equal(resolve(e, tl, &d), -EINVAL);
+		expect_in(e, &d, &want[i], 1);
+		eng_diag_free(&d);
+		eng_tl_free(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +571,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_opatom, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_audio_format, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_one_other_rate, env_setup,
 						env_teardown),
 	};
 
