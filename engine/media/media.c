@@ -1168,6 +1168,18 @@ static int use_seq(struct resolver *r, size_t c, size_t t)
 				  &r->nerr, r->diag);
 	if (rc < 0 || !sm)
 		return rc == -ENOMEM ? rc : 0;
+	/* the folder it was found in is the clip's (the media table,
+	 * --dump-tl) */
+	if (strcmp(sm->name.base, ref->base) != 0) {
+		char *b = strdup(sm->name.base);
+
+		if (!b) {
+			eng_seqmedia_free(sm);
+			return -ENOMEM;
+		}
+		free(r->tl->clips[c].seq->base);
+		r->tl->clips[c].seq->base = b;
+	}
 	n = eng_seq_pattern(ref, pat, sizeof(pat));
 	free(m->file);
 	m->file = strdup(n < 0 ? "?" : pat);

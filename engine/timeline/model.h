@@ -132,7 +132,10 @@ int eng_seq_missing_find(const char *s);
  * An image sequence clip (issue 22, docs/formats.md "Sequence clips"):
  * image i of the clip (from 0) is the file BASE/PREFIX NUMBER SUFFIX in
  * the media folder, NUMBER = start + i * step written as OTIO's
- * ImageSequenceReference writes it (media/imgseq.h eng_seq_name_of).  A
+ * ImageSequenceReference writes it (media/imgseq.h eng_seq_name_of); a
+ * folder that does not hold the first image the edit plays gives way to
+ * another (eng_seqmedia_resolve: dir inside the media folder first, and
+ * MEDIA_DIR/CLIP for a pattern without a folder).  A
  * sequence clip plays its images on the video tracks (a track whose media
  * name starts with 'V'); on any other track the clip is found by the
  * usual naming rules (its audio: NAME.A1.wav ...).
@@ -144,6 +147,11 @@ struct eng_seq_ref {
 	 * target_url_base its last component (the media folder is where
 	 * the timeline's media are, as for any clip). */
 	char *base;
+	/* OTIO's target_url_base as a full path ("/srv/media/shots/A001"),
+	 * NULL for none or a relative one: where it names a folder inside
+	 * the media folder (or the media folder itself), that folder is
+	 * looked for first (media/seqmedia.c). */
+	char *dir;
 	char *prefix;		/* no '/' */
 	char *suffix;		/* no '/', the extension: ".dpx" */
 	int64_t start;		/* the number of image 0 */
@@ -259,6 +267,9 @@ int eng_tl_clip_file(struct eng_timeline *tl, uint32_t clip,
  * defines the clip's media. */
 int eng_tl_clip_seq(struct eng_timeline *tl, uint32_t clip,
 		    const struct eng_seq_ref *ref, const char **why);
+/* Whether b is a sequence's folder inside the media folder: "" or
+ * components joined by '/', none empty, "." or "..". */
+int eng_seq_base_ok(const char *b);
 /* The .tl pattern of a sequence, BASE/PREFIX%0Nd SUFFIX (%d without
  * padding; a '%' of the names written %%), into buf[len]: what --dump-tl
  * writes and the media table's file.  Returns its length, or
