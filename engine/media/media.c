@@ -1030,6 +1030,25 @@ int eng_media_tc(const struct eng_media *m, struct eng_fps fps, int64_t pos,
 	return 0;
 }
 
+int eng_media_picture_unused(const struct eng_timeline *tl)
+{
+	size_t t, i;
+
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+
+		if (tr->pic.pix == ENG_PIX_NONE)
+			continue;
+		for (i = 0; i < tr->nsegs; i++) {
+			const struct eng_clip *c = &tl->clips[tr->segs[i].clip];
+
+			if (c->media && c->media[t].ess)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 void eng_media_tc_span(const struct eng_media *m, struct eng_fps fps,
 		       int64_t lo, int64_t hi, char *buf, size_t len)
 {

@@ -127,6 +127,11 @@ int eng_media_tc(const struct eng_media *m, struct eng_fps fps, int64_t pos,
 void eng_media_tc_span(const struct eng_media *m, struct eng_fps fps,
 		       int64_t lo, int64_t hi, char *buf, size_t len);
 
+/* Whether a picture track of resolved tl plays media whose frames are
+ * their own (real media, an image sequence): the picture (-o picture=)
+ * then sizes none of them. */
+int eng_media_picture_unused(const struct eng_timeline *tl);
+
 /* One problem of resolving (clip, track) of tl: "TL:LINE: clip C track
  * T: reason" into diag (which may be NULL), counted in *nerr: media.c's
  * and seqmedia.c's messages alike. */

@@ -356,21 +356,34 @@ static int src_in_word(struct tl_state *st, unsigned line, const char *w,
 	return 0;
 }
 
+/* Room in the array that arrp points to (a T **: *cap items of size sz,
+ * n used) for one more, doubling from `first`.  0 or -ENOMEM. */
+static int room_for_one(void *arrp, size_t n, size_t *cap, size_t sz,
+			size_t first)
+{
+	size_t c = *cap ? *cap * 2 : first;
+	void *old, *x;
+
+	if (n < *cap)
+		return 0;
+	memcpy(&old, arrp, sizeof(old));
+	x = realloc(old, c * sz);
+	if (!x)
+		return -ENOMEM;
+	memcpy(arrp, &x, sizeof(x));
+	*cap = c;
+	return 0;
+}
+
 /* Remember that segment seg of track t holds a timecode's frame count. */
 static int add_tcseg(struct tl_state *st, size_t t, uint32_t clip,
 		     unsigned line, const struct eng_tc *tc)
 {
 	struct tl_tcseg *x;
 
-	if (st->ntcsegs == st->tccap) {
-		size_t cap = st->tccap ? st->tccap * 2 : 16;
-
-		x = realloc(st->tcsegs, cap * sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		st->tcsegs = x;
-		st->tccap = cap;
-	}
+	if (room_for_one(&st->tcsegs, st->ntcsegs, &st->tccap,
+			 sizeof(*x), 16) < 0)
+		return -ENOMEM;
 	x = &st->tcsegs[st->ntcsegs++];
 	x->track = t;
 	x->seg = st->tl->tracks[t].nsegs - 1;
@@ -749,7 +762,6 @@ static int clip_file(struct tl_state *st, unsigned line, uint32_t clip,
 static int do_clip(struct tl_state *st, unsigned line, char **tok, int n)
 {
 	const struct tl_clipline *prev;
-	struct tl_clipline *x;
 	int clip, have_file = 0, have_origin = 0, origin = 0, i, rc;
 
 	if (n < 2) {
@@ -786,15 +798,9 @@ static int do_clip(struct tl_state *st, unsigned line, char **tok, int n)
 				    tok[i], tok[1]);
 		}
 	}
-	if (st->nclines == st->clcap) {
-		size_t cap = st->clcap ? st->clcap * 2 : 8;
-
-		x = realloc(st->clines, cap * sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		st->clines = x;
-		st->clcap = cap;
-	}
+	if (room_for_one(&st->clines, st->nclines, &st->clcap,
+			 sizeof(*st->clines), 8) < 0)
+		return -ENOMEM;
 	st->clines[st->nclines++] =
 		(struct tl_clipline){ (uint32_t)clip, line, origin };
 	return 0;

@@ -133,8 +133,13 @@ PY
 }
 
 DB=$T/t.db
-if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"; then
+# -o picture= (a wrong one) is for raw media: real media's frames are
+# their own, and the start says so once
+if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB",picture=2vuy:64x48; then
 	ok "an EDL over ProRes, DNxHD, OP-Atom, H.264 and BWF mounts"
+	check_eq "-o picture= unused by real media is said once, naming the timeline" \
+		"timelinefs: note: -o picture=2vuy:64x48 is not used by $M/timelines/real.edl: its video tracks play real media (QuickTime, MXF, image sequences), whose frames are their own" \
+		"$(grep 'picture=' "$DAEMON_LOG")"
 	check "a full read of it succeeds" \
 		dd if="$T/mnt/real" of=/dev/null bs=1M status=none
 	umount_fs "$T/mnt"
