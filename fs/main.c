@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
+#include <strings.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 
 #include "fs.h"
 #include "media/essence.h"
+#include "media/media.h"
 
 /* The problems of the timelines, printed; the mount is refused. */
 static void print_refusal(struct fs *fs, const struct eng_diag *diag)
@@ -260,6 +262,38 @@ static void probe_direct(struct fs *fs)
 				return;
 			}
 	}
+}
+
+/* -o picture= makes the video tracks of EDL and OTIO timelines whole
+ * pictures of raw essence; a track of real media or images has its
+ * media's frames and does without it, even a wrong one.  Said once, at
+ * start, naming the first such timeline and how many more. */
+static void say_picture_unused(const struct fs *fs)
+{
+	size_t i, n = 0, first = 0;
+	const char *dot;
+
+	if (!fs->cfg.picture || fs->cfg.load.picture.pix == ENG_PIX_NONE)
+		return;
+	for (i = 0; i < fs->nfiles; i++) {
+		const struct eng_timeline *tl = fs->files[i].tl;
+
+		dot = strrchr(tl->path, '.');
+		if ((dot && strcasecmp(dot, ".tl") == 0) ||
+		    !eng_media_picture_unused(tl))
+			continue;	/* a .tl says its own pictures */
+		if (!n++)
+			first = i;
+	}
+	if (!n)
+		return;
+	fprintf(stderr, "timelinefs: note: -o picture=%s is not used by %s",
+		fs->cfg.picture, fs->files[first].tl->path);
+	if (n > 1)
+		fprintf(stderr, " and %zu more timelines", n - 1);
+	fprintf(stderr, ": %s video tracks play real media (QuickTime, MXF, "
+		"image sequences), whose frames are their own\n",
+		n > 1 ? "their" : "its");
 }
 
 /* Why timeline i has no movie (eng_mov_build's reason, malloc'ed), NULL
@@ -707,6 +741,7 @@ int main(int argc, char *argv[])
 			store_refused(&fs, cmdline, &diag);
 		goto err_files;
 	}
+	say_picture_unused(&fs);
 	probe_direct(&fs);
 	if (check_stream_mem(&fs, &diag) < 0) {
 		store_refused(&fs, cmdline, &diag);

@@ -32,6 +32,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gen.h"
@@ -369,6 +370,51 @@ static void video_args(struct args *a, const struct gen_enc *e,
 	}
 }
 
+/* How far an ffmpeg run has got, shown on a terminal only (stderr a tty):
+ * "timelinefs-gen: writing NAME (CODEC): N %" redrawn in place at most
+ * four times a second, its input fed being the measure (ffmpeg reads it
+ * as it encodes); a log gets none of it. */
+struct progress {
+	const char *what;	/* the file written */
+	const char *codec;
+	uint64_t total, done;	/* bytes of input */
+	int64_t last_ms;	/* when last drawn, -1: never */
+	int on;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void progress_show(struct progress *p, int final)
+{
+	int64_t t;
+
+	if (!p->on)
+		return;
+	t = now_ms();
+	if (!final && p->last_ms >= 0 && t - p->last_ms < 250)
+		return;
+	p->last_ms = t;
+	fprintf(stderr, "\r" PROG ": writing %s (%s): %3u %%%s", p->what,
+		p->codec,
+		(unsigned)(p->total ? p->done * 100 / p->total : 100),
+		final ? "\n" : "");
+	fflush(stderr);
+}
+
+/* A message after a progress line starts on a line of its own. */
+static void progress_break(struct progress *p)
+{
+	if (p->on && p->last_ms >= 0)
+		fputc('\n', stderr);
+	p->on = 0;
+}
+
 /* One stream fed to ffmpeg through a pipe. */
 struct feed {
 	int fd; /* write end, -1 when done */
@@ -389,7 +435,8 @@ static void feed_close(struct feed *f)
 /* Feed every stream until each is written: one poll loop, since ffmpeg
  * reads its inputs in its own order and a blocking write to one would
  * wait on a read of another. */
-static int feed_all(struct feed *f, size_t n, const char *what)
+static int feed_all(struct feed *f, size_t n, const char *what,
+		    struct progress *pg)
 {
 	struct pollfd pfd[GEN_ENC_MAX_AUDIO + 1];
 	size_t i, live;
@@ -413,6 +460,7 @@ static int feed_all(struct feed *f, size_t n, const char *what)
 			if (f[i].fd < 0 || !pfd[i].revents)
 				continue;
 			if (pfd[i].revents & (POLLERR | POLLHUP)) {
+				progress_break(pg);
 				fprintf(stderr,
 					PROG ": ffmpeg stopped reading %s "
 					     "(see its message above)\n",
@@ -428,6 +476,7 @@ static int feed_all(struct feed *f, size_t n, const char *what)
 			if (w < 0) {
 				if (errno == EAGAIN || errno == EINTR)
 					continue;
+				progress_break(pg);
 				fprintf(stderr,
 					PROG ": ffmpeg stopped reading %s: "
 					     "%s\n",
@@ -436,6 +485,8 @@ static int feed_all(struct feed *f, size_t n, const char *what)
 			}
 			f[i].p += w;
 			f[i].n -= (size_t)w;
+			pg->done += (uint64_t)w;
+			progress_show(pg, 0);
 			if (!f[i].n && !f[i].left)
 				feed_close(&f[i]);
 		}
@@ -470,7 +521,7 @@ static int feed_pipe(int *rd, int *wr)
 /* Run ffmpeg with argv, its inputs the read ends rd[0..n) as fds 3...,
  * feeding f[0..n); wait for it.  0, or -errno (reported). */
 static int run_ffmpeg(struct args *a, const int *rd, struct feed *f, size_t n,
-		      const char *what)
+		      const char *what, struct progress *pg)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -510,18 +561,23 @@ static int run_ffmpeg(struct args *a, const int *rd, struct feed *f, size_t n,
 				strerror(rc));
 		return -rc;
 	}
-	frc = feed_all(f, n, what);
+	for (i = 0; i < n; i++)
+		pg->total += f[i].left;
+	frc = feed_all(f, n, what, pg);
 	for (i = 0; i < n; i++)
 		feed_close(&f[i]);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		progress_break(pg);
 		fprintf(stderr, PROG ": ffmpeg failed writing %s (%s %d)\n",
 			what, WIFEXITED(st) ? "exit status" : "signal",
 			WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 		return -EIO;
 	}
+	if (frc == 0)
+		progress_show(pg, 1);
 	return frc;
 }
 
@@ -668,6 +724,7 @@ static int encode(const char *dir, const struct gen_enc *e,
 {
 	struct feed f[GEN_ENC_MAX_AUDIO + 1];
 	int rd[GEN_ENC_MAX_AUDIO + 1];
+	struct progress pg = {0};
 	struct args a = {0};
 	char tmp[4096];
 	size_t i, n = t1 - t0;
@@ -718,7 +775,11 @@ static int encode(const char *dir, const struct gen_enc *e,
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = run_ffmpeg(&a, rd, f, n, name);
+	pg.what = name;
+	pg.codec = gen_codec_name(e->codec);
+	pg.last_ms = -1;
+	pg.on = isatty(STDERR_FILENO);
+	rc = run_ffmpeg(&a, rd, f, n, name, &pg);
 	rc = finish(dir, name, tmp, rc);
 out:
 	for (i = 0; i < n; i++)

@@ -697,9 +697,10 @@ static void for_report(const char *dir, const struct for_tl *v, size_t n,
 			media += gen_held(dir, p->files[i].file);
 	}
 	gen_fmt_bytes(media, b1, sizeof(b1));
-	printf("wrote %zu clip files (%s) for %zu timeline%s to %s in %.1f s",
-	       fo->enc.codec ? files : p->n, b1, n, n == 1 ? "" : "s", dir,
-	       secs);
+	printf("wrote %zu clip file%s (%s) for %zu timeline%s to %s in %.1f s",
+	       fo->enc.codec ? files : p->n,
+	       (fo->enc.codec ? files : p->n) == 1 ? "" : "s", b1, n,
+	       n == 1 ? "" : "s", dir, secs);
 	if (secs > 0)
 		printf(" (%.0f MB/s)", (double)media / secs / 1e6);
 	printf("\n");

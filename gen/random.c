@@ -207,9 +207,11 @@ int gen_run_random(const char *dir, const struct eng_gen_config *cfg,
 
 	gen_fmt_bytes(z.media_bytes, b1, sizeof(b1));
 	gen_fmt_fps(c.fps, b3, sizeof(b3));
-	printf("wrote %" PRIu32 " clips (%" PRIu64 " files, %s) and %" PRIu32
-	       " timelines to %s in %.1f s",
-	       c.clips, z.media_files, b1, c.timelines, dir, secs);
+	printf("wrote %" PRIu32 " clip%s (%" PRIu64 " file%s, %s) and %" PRIu32
+	       " timeline%s to %s in %.1f s",
+	       c.clips, c.clips == 1 ? "" : "s", z.media_files,
+	       z.media_files == 1 ? "" : "s", b1, c.timelines,
+	       c.timelines == 1 ? "" : "s", dir, secs);
 	if (secs > 0)
 		printf(" (%.0f MB/s)", (double)z.media_bytes / secs / 1e6);
 	printf("\n");

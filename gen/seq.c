@@ -310,9 +310,9 @@ int gen_run_seq(const char *dir, const struct gen_seq *s,
 		return EXIT_IO;
 	}
 	gen_fmt_bytes(written, b1, sizeof(b1));
-	printf("wrote %" PRIu32 " clips of %" PRId64 " frames (%s, %s%" PRIu64
+	printf("wrote %" PRIu32 " clip%s of %" PRId64 " frames (%s, %s%" PRIu64
 	       " bytes a frame): %s/clip0001/clip0001.%07" PRId64 ".%s ...\n",
-	       s->clips, s->frames, b1,
+	       s->clips, s->clips == 1 ? "" : "s", s->frames, b1,
 	       eng_seqgen_fixed(s->im.kind) ? "" : "at most ", bytes, dir,
 	       s->start, ext);
 	for (i = 0; i < c->timelines; i++) {

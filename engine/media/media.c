@@ -120,6 +120,9 @@ struct resolver {
 	int ingest_fd;
 	int ingest_err;
 	unsigned nerr;
+	/* every clip's video was of one other rate than the timeline's:
+	 * told once (one_other_rate), not per clip */
+	int rate_told;
 };
 
 static int cmp_clip_idx(const void *a, const void *b, void *ctx)
@@ -974,6 +977,93 @@ static __int128 floor_mul(__int128 a, uint64_t num, uint64_t den)
 	return q;
 }
 
+/* The start timecode that a stream's frames are numbered by: the
+ * stream's own, else its file's; NULL without one (or with no rate). */
+static const struct eng_start_tc *start_tc_of(const struct eng_mfile *mf,
+					      const struct eng_essence *e)
+{
+	const struct eng_start_tc *tc = e->tc.present ? &e->tc : &mf->tc;
+
+	if (!tc->present || !tc->rate.num || !tc->rate.den)
+		return NULL;
+	return tc;
+}
+
+int eng_media_tc(const struct eng_media *m, struct eng_fps fps, int64_t pos,
+		 char *buf, size_t len)
+{
+	const struct eng_start_tc *tc = m->start_tc;
+	const struct eng_essence *e = m->ess;
+	struct eng_fps at;
+	uint64_t un, ud;	/* the stream's units per second: un / ud */
+	__int128 n;
+	int drop;
+
+	if (len < 16)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (!tc || !e || (e->kind == ENG_ESS_AUDIO && !e->sample_rate))
+		return -ENOENT;
+	/* a time reference in samples (BWF) is no rate to write a
+	 * timecode at: the timeline's is */
+	at = nominal(tc->rate) <= 1000 ? tc->rate : fps;
+	drop = nominal(tc->rate) <= 1000 && tc->drop;
+	if (!at.num || !at.den)
+		return -ENOENT;
+	if (e->kind == ENG_ESS_AUDIO) {
+		un = e->sample_rate;
+		ud = 1;
+	} else {
+		un = e->fps.num && e->fps.den ? e->fps.num : at.num;
+		ud = e->fps.num && e->fps.den ? e->fps.den : at.den;
+	}
+	/* the start plus pos, in seconds over tc->rate.num * un, counted
+	 * in frames of `at` */
+	n = (__int128)tc->frame * tc->rate.den * un +
+	    (__int128)pos * ud * tc->rate.num;
+	n = floor_mul(n, at.num, (uint64_t)at.den * tc->rate.num * un);
+	if (n < 0 || n > INT64_MAX / 2 ||
+	    eng_tc_format((int64_t)n, at, drop, buf, len) < 0) {
+		buf[0] = '\0';
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int eng_media_picture_unused(const struct eng_timeline *tl)
+{
+	size_t t, i;
+
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct eng_track *tr = &tl->tracks[t];
+
+		if (tr->pic.pix == ENG_PIX_NONE)
+			continue;
+		for (i = 0; i < tr->nsegs; i++) {
+			const struct eng_clip *c = &tl->clips[tr->segs[i].clip];
+
+			if (c->media && c->media[t].ess)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+void eng_media_tc_span(const struct eng_media *m, struct eng_fps fps,
+		       int64_t lo, int64_t hi, char *buf, size_t len)
+{
+	char a[16], b[16];
+
+	if (len)
+		buf[0] = '\0';
+	if (eng_media_tc(m, fps, lo, a, sizeof(a)) < 0)
+		return;
+	if (hi == lo || eng_media_tc(m, fps, hi, b, sizeof(b)) < 0)
+		snprintf(buf, len, " (%s)", a);
+	else
+		snprintf(buf, len, " (%s..%s)", a, b);
+}
+
 /*
  * eng_media.origin: the stream's frame (video) or sample frame (audio)
  * that the clip's source frame 0 is.  The timeline counts source frames
@@ -984,15 +1074,14 @@ static __int128 floor_mul(__int128 a, uint64_t num, uint64_t den)
  * in time.  0 without a timecode on either side (-o edl_origin= rules).
  */
 static int64_t origin_of(const struct eng_timeline *tl,
-			 const struct eng_clip *cl, const struct eng_mfile *mf,
+			 const struct eng_clip *cl,
+			 const struct eng_start_tc *tc,
 			 const struct eng_essence *e)
 {
-	const struct eng_start_tc *tc = e->tc.present ? &e->tc : &mf->tc;
 	uint64_t un, ud;	/* units per second: un / ud */
 	__int128 o;
 
-	if (!cl->tc_set || !tc->present || !tc->rate.num || !tc->rate.den ||
-	    !tl->fps.num)
+	if (!cl->tc_set || !tc || !tl->fps.num)
 		return 0;
 	if (e->kind == ENG_ESS_AUDIO) {
 		un = e->sample_rate;
@@ -1029,7 +1118,8 @@ static int take_stream(struct resolver *r, size_t c, size_t t,
 		return -ENOMEM;
 	m->ess = e;
 	p->mf = mf;
-	m->origin = origin_of(r->tl, &r->tl->clips[c], mf, e);
+	m->start_tc = start_tc_of(mf, e);
+	m->origin = origin_of(r->tl, &r->tl->clips[c], m->start_tc, e);
 	if (e->kind == ENG_ESS_AUDIO && e->nchunks == 1 &&
 	    e->chunks[0].first == 0) {
 		/* one run of samples (WAV, AIFF, OP-Atom): the closed form
@@ -1097,6 +1187,18 @@ static int use_seq(struct resolver *r, size_t c, size_t t)
 				  &r->nerr, r->diag);
 	if (rc < 0 || !sm)
 		return rc == -ENOMEM ? rc : 0;
+	/* the folder it was found in is the clip's (the media table,
+	 * --dump-tl) */
+	if (strcmp(sm->name.base, ref->base) != 0) {
+		char *b = strdup(sm->name.base);
+
+		if (!b) {
+			eng_seqmedia_free(sm);
+			return -ENOMEM;
+		}
+		free(r->tl->clips[c].seq->base);
+		r->tl->clips[c].seq->base = b;
+	}
 	n = eng_seq_pattern(ref, pat, sizeof(pat));
 	free(m->file);
 	m->file = strdup(n < 0 ? "?" : pat);
@@ -1320,6 +1422,73 @@ static void audio_said(const struct eng_essence *e, char *buf, size_t len)
 		 e->big_endian ? " big-endian" : "");
 }
 
+/* Whether a's rate is b's. */
+static int same_rate(struct eng_fps a, struct eng_fps b)
+{
+	return (uint64_t)a.num * b.den == (uint64_t)b.num * a.den;
+}
+
+/* A timeline file's extension, without its dot ("edl", "EDL"), or "". */
+static const char *tl_ext(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot && !strchr(dot, '/') ? dot + 1 : "";
+}
+
+/*
+ * When every clip's real video has one rate and it is not the timeline's,
+ * that one cause is one message saying what to do (an EDL's rate is
+ * -o fps= or its sidecar), instead of one per clip and the edits past
+ * their ends that the wrong rate makes.  Sets r->rate_told; 1 when told.
+ */
+static int one_other_rate(struct resolver *r)
+{
+	const struct eng_timeline *tl = r->tl;
+	struct eng_fps rate = { 0, 0 };
+	const char *ext = tl_ext(tl->path);
+	char fps[32], how[PATH_MAX + 64];
+	size_t c, t;
+
+	for (c = 0; c < tl->nclips; c++)
+		for (t = 0; t < tl->ntracks; t++) {
+			const struct eng_media *m = &tl->clips[c].media[t];
+			const struct eng_essence *e = m->ess;
+
+			if (!m->file || !e || m->seq ||
+			    e->kind != ENG_ESS_VIDEO)
+				continue;
+			if (!e->fps.num || !e->fps.den ||
+			    same_rate(e->fps, tl->fps) ||
+			    (rate.num && !same_rate(e->fps, rate)))
+				return 0;
+			rate = e->fps;
+		}
+	if (!rate.num)
+		return 0;
+	if (rate.den == 1)
+		snprintf(fps, sizeof(fps), "%" PRIu32, rate.num);
+	else
+		snprintf(fps, sizeof(fps), "%" PRIu32 "/%" PRIu32, rate.num,
+			 rate.den);
+	if (strcasecmp(ext, "edl") == 0)
+		snprintf(how, sizeof(how), "mount with -o fps=%s or write %s "
+			 "in %s.fps", fps, fps, tl->path);
+	else if (strcasecmp(ext, "tl") == 0)
+		snprintf(how, sizeof(how), "make its fps line 'fps %s'", fps);
+	else
+		snprintf(how, sizeof(how), "the timeline's rate is the one "
+			 "its file gives; the media need %s", fps);
+	if (r->diag)
+		eng_diag_add(r->diag, tl->path, 0, "every clip's video is "
+			     "%" PRIu32 "/%" PRIu32 " fps, the timeline "
+			     "%" PRIu32 "/%" PRIu32 " fps: %s", rate.num,
+			     rate.den, tl->fps.num, tl->fps.den, how);
+	r->nerr++;
+	r->rate_told = 1;
+	return 1;
+}
+
 /*
  * The clips of a track that play real video or audio: video at the
  * timeline's frame rate; audio of one sample format, which the track
@@ -1342,7 +1511,7 @@ static int check_track(struct resolver *r, size_t t)
 
 		if (!m->file || !e)
 			continue;
-		if (e->kind == ENG_ESS_VIDEO &&
+		if (e->kind == ENG_ESS_VIDEO && !r->rate_told &&
 		    (uint64_t)e->fps.num * tl->fps.den !=
 		    (uint64_t)tl->fps.num * e->fps.den)
 			problem(r, p->line, c, t, "%s/%s: video of %" PRIu32
@@ -1436,10 +1605,32 @@ static void reach_of(struct resolver *r, size_t t, struct reach *v)
 	}
 }
 
+/* The edit reaches past (c, t)'s last frame or sample: told in the
+ * media's numbering, from its first (0), and its timecodes. */
+static void too_far(struct resolver *r, size_t c, size_t t,
+		    const struct reach *v, int64_t n)
+{
+	const struct eng_media *m = &r->tl->clips[c].media[t];
+	int audio = m->ess->kind == ENG_ESS_AUDIO;
+	const char *unit = audio ? "samples" : "frames";
+	char need[48], has[48];
+
+	eng_media_tc_span(m, r->tl->fps, v->lo, v->hi - 1, need, sizeof(need));
+	eng_media_tc_span(m, r->tl->fps, 0, n - 1, has, sizeof(has));
+	if (n < 1)
+		has[0] = '\0';
+	problem(r, v->hi_line, c, t, "%s/%s: the edit reaches past the "
+		"clip's last %s: needs media %s %lld..%lld%s, the media has "
+		"%lld%s", r->media_dir, m->file, audio ? "sample" : "frame",
+		unit, (long long)v->lo, (long long)v->hi - 1, need,
+		(long long)n, has);
+}
+
 static int check_reach(struct resolver *r, size_t t)
 {
 	const struct eng_timeline *tl = r->tl;
 	struct reach *v = calloc(tl->nclips + 1, sizeof(*v));
+	char tc[16];
 	size_t c;
 
 	if (!v)
@@ -1455,23 +1646,23 @@ static int check_reach(struct resolver *r, size_t t)
 			continue;
 		audio = e->kind == ENG_ESS_AUDIO;
 		n = audio ? e->nsamples : e->nframes;
-		if (v[c].lo < 0)
+		if (v[c].lo < 0) {
+			int has_tc = eng_media_tc(m, tl->fps, m->origin, tc,
+						  sizeof(tc)) == 0;
+
 			problem(r, v[c].lo_line, c, t, "%s/%s: the edit starts "
 				"%lld %s before the clip's first%s (source "
-				"frame 0 is media %s %lld by its start "
+				"frame 0 is media %s %lld%s%s%s by its start "
 				"timecode)", r->media_dir, m->file,
 				(long long)-v[c].lo,
 				audio ? "samples" : "frames",
 				audio ? " sample" : " frame",
 				audio ? "sample" : "frame",
-				(long long)m->origin);
+				(long long)m->origin, has_tc ? ", " : "",
+				has_tc ? tc : "", has_tc ? "," : "");
+		}
 		if (v[c].hi > n)
-			problem(r, v[c].hi_line, c, t, "%s/%s: the edit reaches "
-				"past the clip's last %s: needs %s %lld, the "
-				"media has %lld", r->media_dir, m->file,
-				audio ? "sample" : "frame",
-				audio ? "samples up to" : "frames up to",
-				(long long)v[c].hi, (long long)n);
+			too_far(r, c, t, &v[c], n);
 	}
 	free(v);
 	return 0;
@@ -1539,8 +1730,13 @@ int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
 			if (r.pairs[c * nt + t].used &&
 			    (rc = resolve_pair(&r, c, t)) < 0)
 				goto out;
+	one_other_rate(&r);
 	for (t = 0; t < nt; t++)
 		changed |= check_track(&r, t);
+	/* what the edit reaches, in frames of a rate the media have not */
+	rc = -EINVAL;
+	if (r.rate_told)
+		goto out;
 	for (t = 0; t < nt; t++)
 		if ((rc = check_reach(&r, t)) < 0)
 			goto out;

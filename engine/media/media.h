@@ -112,6 +112,26 @@ int eng_media_resolve_with(struct eng_timeline *tl, int dirfd,
 int eng_segment_bytes_needed(const struct eng_timeline *tl, size_t t,
 			     const struct eng_segment *s, uint64_t *need);
 
+/* The media's own timecode of position pos of m's stream (a video frame,
+ * an audio sample frame; from 0, its first), "HH:MM:SS:FF" into buf[len]
+ * (len >= 16): its start timecode (eng_media.start_tc) plus pos, counted
+ * at the start timecode's rate, or at fps (the timeline's) for one kept
+ * in samples (BWF's time reference); hours wrapped as a timecode wraps.
+ * Returns 0; -ENOENT for media without a start timecode (buf "") or a
+ * position before 00:00:00:00; -EINVAL for len < 16. */
+int eng_media_tc(const struct eng_media *m, struct eng_fps fps, int64_t pos,
+		 char *buf, size_t len);
+/* " (TC..TC)": the media timecodes of positions lo..hi (lo alone when
+ * they are one), "" for media without a start timecode; for messages
+ * that number a clip's frames as its media does. */
+void eng_media_tc_span(const struct eng_media *m, struct eng_fps fps,
+		       int64_t lo, int64_t hi, char *buf, size_t len);
+
+/* Whether a picture track of resolved tl plays media whose frames are
+ * their own (real media, an image sequence): the picture (-o picture=)
+ * then sizes none of them. */
+int eng_media_picture_unused(const struct eng_timeline *tl);
+
 /* One problem of resolving (clip, track) of tl: "TL:LINE: clip C track
  * T: reason" into diag (which may be NULL), counted in *nerr: media.c's
  * and seqmedia.c's messages alike. */

@@ -13,6 +13,7 @@
 
 #include "media/essence.h"
 #include "media/imgseq.h"
+#include "media/media.h"
 #include "media/mov.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -979,12 +980,18 @@ static int track_gop(struct movie *mv, size_t t, char *why, size_t whylen)
 					dpos(e, e->dep[j]) < lo)))
 				break;
 		if (hi - lo + 1 != n || j < a + n) {
+			char tc[40];
+
+			/* the media's frames, as a player numbers them */
+			eng_media_tc_span(&tl->clips[s->clip].media[t],
+					  tl->fps, a, a + n - 1, tc,
+					  sizeof(tc));
 			snprintf(why, whylen, "track %s: clip %s cut at frames "
-				 "%" PRId64 "..%" PRId64 " inside a group of "
+				 "%" PRId64 "..%" PRId64 "%s inside a group of "
 				 "pictures (%s): its samples would not decode "
 				 "on their own", tr->name,
-				 tl->clips[s->clip].name, s->src_in,
-				 s->src_in + n - 1, e->codec);
+				 tl->clips[s->clip].name, a, a + n - 1, tc,
+				 e->codec);
 			return -EINVAL;
 		}
 		if (!e->decode)

@@ -353,6 +353,90 @@ static int stat_images(struct seqres *x, struct eng_seqmedia *sm)
 	return 0;
 }
 
+/* The folder inside the media folder that the full path dir names (""
+ * for the media folder itself), as the media folder is given or as its
+ * real path; malloc'ed, NULL when it names none (or on ENOMEM). */
+static char *dir_inside(const char *media_dir, const char *dir)
+{
+	char real[PATH_MAX], *in;
+	const char *roots[2] = { media_dir, real }, *rest;
+	size_t k, n;
+
+	if (!dir || dir[0] != '/')
+		return NULL;
+	if (!realpath(media_dir, real))
+		real[0] = '\0';
+	for (k = 0; k < 2; k++) {
+		n = strlen(roots[k]);
+		while (n > 1 && roots[k][n - 1] == '/')
+			n--;
+		if (!n || strncmp(dir, roots[k], n) != 0)
+			continue;
+		rest = dir + n;
+		if (n > 1 && *rest && *rest != '/')
+			continue;	/* /media2 is not in /media */
+		while (*rest == '/')
+			rest++;
+		in = strdup(rest);
+		if (!in)
+			return NULL;
+		for (n = strlen(in); n && in[n - 1] == '/'; n--)
+			in[n - 1] = '\0';
+		if (eng_seq_base_ok(in))
+			return in;
+		free(in);
+	}
+	return NULL;
+}
+
+/* Whether image i of sm, its folder `base`, is a name beneath the media
+ * folder. */
+static int holds_image(struct seqres *x, struct eng_seqmedia *sm,
+		       const char *base, int64_t i)
+{
+	const char *own = sm->name.base;
+	char name[PATH_MAX];
+	int rc, fd;
+
+	sm->name.base = base;
+	rc = eng_seqmedia_name(sm, i, name, sizeof(name));
+	sm->name.base = own;
+	if (rc < 0)
+		return 0;
+	fd = eng_open_beneath(x->dirfd, name, O_PATH | O_CLOEXEC, NULL);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/*
+ * The folder of a sequence's images: the first that holds image i (the
+ * first the edit plays) of the folder OTIO's target_url_base names by
+ * its full path inside the media folder, the pattern's own (OTIO's last
+ * component), and for a pattern without a folder MEDIA_DIR/CLIP, where
+ * timelinefs-gen writes a sequence; the pattern's own when none does
+ * (opening it then says why).  malloc'ed, NULL on ENOMEM.
+ */
+static char *seq_folder(struct seqres *x, struct eng_seqmedia *sm,
+			const struct eng_seq_ref *ref, int64_t i)
+{
+	char *in = dir_inside(x->media_dir, ref->dir), *res;
+	const char *cand[3];
+	size_t n = 0, k;
+
+	if (in)
+		cand[n++] = in;
+	cand[n++] = ref->base;
+	if (!ref->base[0])
+		cand[n++] = x->tl->clips[x->c].name;
+	for (k = 0; k < n && !holds_image(x, sm, cand[k], i); k++)
+		;
+	res = strdup(k < n ? cand[k] : ref->base);
+	free(in);
+	return res;
+}
+
 int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
 			 int dirfd, const char *media_dir,
 			 struct eng_seqmedia **out, unsigned *nerr,
@@ -365,7 +449,7 @@ int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
 	};
 	struct eng_seqmedia *sm = NULL;
 	struct played p;
-	char first[PATH_MAX];
+	char first[PATH_MAX], *folder;
 	int64_t i;
 	int rc = -ENOMEM;
 
@@ -422,6 +506,11 @@ int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
 		goto out;
 	}
 	sm->image = p.first;
+	folder = seq_folder(&x, sm, ref, p.first);
+	if (!folder)
+		goto out;
+	free((char *)sm->name.base);
+	sm->name.base = folder;
 	rc = read_image(&x, sm, p.first, p.first_line, &sm->px);
 	if (rc < 0)
 		goto out;

@@ -31,6 +31,7 @@ static void seq_free(struct eng_seq_ref *r)
 	if (!r)
 		return;
 	free(r->base);
+	free(r->dir);
 	free(r->prefix);
 	free(r->suffix);
 	free(r);
@@ -267,6 +268,17 @@ int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line)
 	return (int)tl->nclips++;
 }
 
+int eng_tl_clip_file(struct eng_timeline *tl, uint32_t clip,
+		     const char *file)
+{
+	if (clip >= tl->nclips || !valid_clip_name(file))
+		return -EINVAL;
+	if (tl->clips[clip].file)
+		return -EEXIST;
+	tl->clips[clip].file = strdup(file);
+	return tl->clips[clip].file ? 0 : -ENOMEM;
+}
+
 static const char *const seq_missing_names[] = {
 	[ENG_SEQ_MISS_ERROR] = "error",
 	[ENG_SEQ_MISS_HOLD] = "hold",
@@ -302,7 +314,7 @@ static int has_control(const char *s)
 /* A sequence's folder: "" or components joined by '/', none of them
  * empty, "." or ".." (so that it stays inside the media folder, which
  * io_real.c's RESOLVE_BENEATH enforces again at every open). */
-static int seq_base_ok(const char *b)
+int eng_seq_base_ok(const char *b)
 {
 	const char *p = b, *e;
 	size_t n;
@@ -338,11 +350,11 @@ int eng_tl_clip_seq(struct eng_timeline *tl, uint32_t clip,
 		return -EINVAL;
 	}
 	if (has_control(ref->base) || has_control(ref->prefix) ||
-	    has_control(ref->suffix)) {
+	    has_control(ref->suffix) || (ref->dir && has_control(ref->dir))) {
 		*why = "a control character";
 		return -EINVAL;
 	}
-	if (!seq_base_ok(ref->base)) {
+	if (!eng_seq_base_ok(ref->base)) {
 		*why = "a folder of the pattern leaves the media folder";
 		return -EINVAL;
 	}
@@ -367,9 +379,10 @@ int eng_tl_clip_seq(struct eng_timeline *tl, uint32_t clip,
 		return -ENOMEM;
 	*r = *ref;
 	r->base = strdup(ref->base);
+	r->dir = ref->dir ? strdup(ref->dir) : NULL;
 	r->prefix = strdup(ref->prefix);
 	r->suffix = strdup(ref->suffix);
-	if (!r->base || !r->prefix || !r->suffix) {
+	if (!r->base || !r->prefix || !r->suffix || (ref->dir && !r->dir)) {
 		seq_free(r);
 		return -ENOMEM;
 	}

@@ -31,6 +31,7 @@ struct eng_segment {
 struct eng_essence;
 struct eng_mfile;
 struct eng_seqmedia;
+struct eng_start_tc;
 
 /* The file that holds one clip's essence for one track. */
 struct eng_media {
@@ -48,6 +49,11 @@ struct eng_media {
 	 * A sequence's: the image (from 0) that source frame 0 is
 	 * (eng_seq_ref.origin). */
 	int64_t origin;
+	/* The media's start timecode (the stream's, else its file's) that
+	 * its frames are numbered by in messages and that origin counts
+	 * from when the clip has a timecode (eng_clip.tc_set); NULL for
+	 * media without one.  Owned by tl->mfiles. */
+	const struct eng_start_tc *start_tc;
 	/* An image sequence (media/imgseq.h, issue 22): frame k of the
 	 * media is its own file, opened, its header and pixel data read,
 	 * closed, per frame.  NULL otherwise.  ess then points at
@@ -126,7 +132,10 @@ int eng_seq_missing_find(const char *s);
  * An image sequence clip (issue 22, docs/formats.md "Sequence clips"):
  * image i of the clip (from 0) is the file BASE/PREFIX NUMBER SUFFIX in
  * the media folder, NUMBER = start + i * step written as OTIO's
- * ImageSequenceReference writes it (media/imgseq.h eng_seq_name_of).  A
+ * ImageSequenceReference writes it (media/imgseq.h eng_seq_name_of); a
+ * folder that does not hold the first image the edit plays gives way to
+ * another (eng_seqmedia_resolve: dir inside the media folder first, and
+ * MEDIA_DIR/CLIP for a pattern without a folder).  A
  * sequence clip plays its images on the video tracks (a track whose media
  * name starts with 'V'); on any other track the clip is found by the
  * usual naming rules (its audio: NAME.A1.wav ...).
@@ -138,6 +147,11 @@ struct eng_seq_ref {
 	 * target_url_base its last component (the media folder is where
 	 * the timeline's media are, as for any clip). */
 	char *base;
+	/* OTIO's target_url_base as a full path ("/srv/media/shots/A001"),
+	 * NULL for none or a relative one: where it names a folder inside
+	 * the media folder (or the media folder itself), that folder is
+	 * looked for first (media/seqmedia.c). */
+	char *dir;
 	char *prefix;		/* no '/' */
 	char *suffix;		/* no '/', the extension: ".dpx" */
 	int64_t start;		/* the number of image 0 */
@@ -166,15 +180,18 @@ struct eng_clip {
 	 * points are the media's own frames; media.c maps it to the
 	 * media's frame by the media's start timecode (eng_media.origin).
 	 * An OTIO clip's is its media reference's available_range start
-	 * (0 without one).  tc_set 0: the format has none (.tl). */
+	 * (0 without one).  A .tl clip's is its clip line's origin=, else
+	 * the earliest timecode SRC_IN of its events; tc_set 0 for a .tl
+	 * clip with neither (frames count from the media's first). */
 	int64_t tc;
 	int tc_set;
 	int tc_drop;
 	/* The media file the timeline names for the clip (an EDL's
 	 * "* SOURCE FILE:" or "* FROM CLIP NAME:" comment, an OTIO
 	 * ExternalReference's target_url): its last path component as
-	 * written, extension kept ("A001C003.mov"); NULL when none.
-	 * media.c looks for it when there is no NAME.TRACK.* file. */
+	 * written, extension kept ("A001C003.mov"); a .tl clip line's
+	 * file=; NULL when none.  media.c looks for it when there is no
+	 * NAME.TRACK.* file. */
 	char *file;
 	/* An image sequence clip (see struct eng_seq_ref), NULL for a
 	 * clip of one file a track.  Set by eng_tl_clip_seq, owned. */
@@ -236,6 +253,11 @@ int eng_tl_find_track(const struct eng_timeline *tl, const char *name);
  * -EINVAL when the name could leave the media folder or break a file name
  * (empty, ".", "..", contains '/', NUL or a control character). */
 int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line);
+/* Name the media file of clip (eng_clip.file): a file name, copied.
+ * -EEXIST when the clip has one already, -EINVAL for a name that could
+ * leave the media folder (as eng_tl_clip refuses), -ENOMEM. */
+int eng_tl_clip_file(struct eng_timeline *tl, uint32_t clip,
+		     const char *file);
 /* Make clip an image sequence: ref's strings are copied.  -EEXIST when
  * the clip is one already (ref->line names the first), -ENOMEM, or
  * -EINVAL with *why a static reason ("a folder of the pattern leaves the
@@ -245,6 +267,9 @@ int eng_tl_clip(struct eng_timeline *tl, const char *name, unsigned line);
  * defines the clip's media. */
 int eng_tl_clip_seq(struct eng_timeline *tl, uint32_t clip,
 		    const struct eng_seq_ref *ref, const char **why);
+/* Whether b is a sequence's folder inside the media folder: "" or
+ * components joined by '/', none empty, "." or "..". */
+int eng_seq_base_ok(const char *b);
 /* The .tl pattern of a sequence, BASE/PREFIX%0Nd SUFFIX (%d without
  * padding; a '%' of the names written %%), into buf[len]: what --dump-tl
  * writes and the media table's file.  Returns its length, or

@@ -749,14 +749,18 @@ static const char *str_field(struct ctx *c, json_object *ref,
 
 /* The folder of target_url_base inside the media folder: its last
  * component ("file:///renders/shotB/" -> "shotB"), "" for none or "."; the
- * media folder holds the timeline's media as it does for any clip.
- * malloc'ed, NULL (told, or c->nomem) on failure. */
-static char *seq_base(struct ctx *c, json_object *ref, const char *url)
+ * media folder holds the timeline's media as it does for any clip.  And
+ * into *dir the full path of a '/'-rooted one ("/renders/shotB"), NULL for
+ * another: a folder inside the media folder is looked for there first
+ * (eng_seq_ref.dir).  malloc'ed, NULL (told, or c->nomem) on failure. */
+static char *seq_base(struct ctx *c, json_object *ref, const char *url,
+		      char **dir)
 {
 	const char *why;
 	char *buf, *e, *b;
-	int is_url, rc;
+	int is_url, rooted, rc;
 
+	*dir = NULL;
 	rc = url_path(url, &buf, &is_url, &why);
 	if (rc == -ENOMEM)
 		c->nomem = 1;
@@ -764,9 +768,18 @@ static char *seq_base(struct ctx *c, json_object *ref, const char *url)
 		err(c, ref, "target_url_base %s: \"%s\"", why, url);
 	if (rc < 0)
 		return NULL;
+	rooted = buf[0] == '/';
 	e = buf + strlen(buf);
 	while (e > buf && (e[-1] == '/' || (!is_url && e[-1] == '\\')))
 		*--e = '\0';
+	if (rooted) {
+		*dir = strdup(e == buf ? "/" : buf);
+		if (!*dir) {
+			c->nomem = 1;
+			free(buf);
+			return NULL;
+		}
+	}
 	for (b = e; b > buf && b[-1] != '/' && (is_url || b[-1] != '\\'); b--)
 		;
 	if (strcmp(b, ".") == 0)
@@ -778,6 +791,8 @@ static char *seq_base(struct ctx *c, json_object *ref, const char *url)
 /* Two references to the same images, played the same way. */
 static int seq_same(const struct eng_seq_ref *a, const struct eng_seq_ref *b)
 {
+	/* dir aside: references by the last-folder rule the same images
+	 * (the first's full path is the clip's) */
 	return strcmp(a->base, b->base) == 0 &&
 	       strcmp(a->prefix, b->prefix) == 0 &&
 	       strcmp(a->suffix, b->suffix) == 0 && a->start == b->start &&
@@ -881,7 +896,7 @@ static int seq_eval(struct ctx *c, json_object *clip, json_object *ref,
 	}
 	if (rc < 0)
 		return rc;
-	r->base = seq_base(c, ref, url); /* told when NULL */
+	r->base = seq_base(c, ref, url, &r->dir); /* told when NULL */
 	if (!r->base)
 		goto fail;
 	r->prefix = strdup(pre);
@@ -909,6 +924,7 @@ static int seq_eval(struct ctx *c, json_object *clip, json_object *ref,
 	c->nomem = 1;
 fail:
 	free(r->base);
+	free(r->dir);
 	free(r->prefix);
 	free(r->suffix);
 	memset(r, 0, sizeof(*r));
@@ -1240,6 +1256,7 @@ static void clip_eval(struct ctx *c, json_object *clip, const char *schema,
 	free(file);
 	if (is_seq) {
 		free(seq.base);
+		free(seq.dir);
 		free(seq.prefix);
 		free(seq.suffix);
 	}

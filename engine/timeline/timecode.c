@@ -96,8 +96,10 @@ int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
 	return rc;
 }
 
-int eng_tc_format(int64_t frames, struct eng_fps fps, int drop, char *buf,
-		  size_t len)
+/* wrap: hours modulo 24, as a timecode wraps; else up to 99 (-ERANGE
+ * past them), as eng_tc_parse reads two digits back */
+static int tc_format(int64_t frames, struct eng_fps fps, int drop, int wrap,
+		     char *buf, size_t len)
 {
 	int64_t nominal = eng_tc_nominal(fps), skip = 0, per10, per1, d, m;
 
@@ -117,10 +119,24 @@ int eng_tc_format(int64_t frames, struct eng_fps fps, int drop, char *buf,
 		if (m >= skip)
 			frames += skip * ((m - skip) / per1);
 	}
+	if (!wrap && frames / (nominal * 3600) > 99)
+		return -ERANGE;
 	snprintf(buf, len, "%02lld:%02lld:%02lld%c%02lld",
-		 (long long)(frames / (nominal * 3600) % 24),
+		 (long long)(frames / (nominal * 3600) % (wrap ? 24 : 100)),
 		 (long long)(frames / (nominal * 60) % 60),
 		 (long long)(frames / nominal % 60), drop ? ';' : ':',
 		 (long long)(frames % nominal));
 	return 0;
+}
+
+int eng_tc_format(int64_t frames, struct eng_fps fps, int drop, char *buf,
+		  size_t len)
+{
+	return tc_format(frames, fps, drop, 1, buf, len);
+}
+
+int eng_tc_format_exact(int64_t frames, struct eng_fps fps, int drop,
+			char *buf, size_t len)
+{
+	return tc_format(frames, fps, drop, 0, buf, len);
 }

@@ -54,4 +54,10 @@ int eng_tc_text_frames(const char *s, struct eng_fps fps, int64_t *frames,
 int eng_tc_format(int64_t frames, struct eng_fps fps, int drop, char *buf,
 		  size_t len);
 
+/* As eng_tc_format, but the hours are not wrapped: 00 to 99, as
+ * eng_tc_parse reads them (-ERANGE past 99 hours), for a timecode that
+ * must read back as the same frame count (a .tl source timecode). */
+int eng_tc_format_exact(int64_t frames, struct eng_fps fps, int drop,
+			char *buf, size_t len);
+
 #endif /* ENG_TIMECODE_H */

@@ -24,6 +24,14 @@
  * for a clip no event plays is an error.  "record CLIP" says CLIP is
  * recorded through the mount's ingest folder (eng_clip.record; media.h
  * rule 4): refused twice, for a sequence clip or one no event plays.
+ * "clip CLIP [file=NAME] [origin=HH:MM:SS:FF]" names the clip's media
+ * file (eng_clip.file, %XX decoded) and the timecode of its source frame
+ * 0 (eng_clip.tc); an event's SRC_IN may be a timecode (HH:MM:SS:FF, ';'
+ * before FF drop frame, at the timeline's rate): the clip then counts its
+ * source as an EDL clip does, from origin= or else from the earliest of
+ * its timecode SRC_INs, which become source frames from it (one before
+ * origin= is an error); refused twice, saying nothing, or for a clip no
+ * event plays.
  * Every problem found is added to diag; returns 0, -EINVAL (diag has the
  * reasons) or -ENOMEM; *out is NULL on failure. */
 int eng_tl_parse(const char *path, const char *name, const char *text,
@@ -33,7 +41,12 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
  * parser: a comment line naming it, fps, the tracks in order, a seq line
  * per sequence clip played (first= the number of the image its source
  * frame 0 plays, so that the files are the same) or a record line per
- * recorded clip played, then per
+ * recorded clip played, a clip line per clip played whose file or origin
+ * the media need (all clips with one, before eng_media_resolve; after
+ * it, file= where a track plays the named file and origin= where a
+ * track's media have a start timecode, the SRC_INs of such a clip
+ * written as timecodes, origin= left out where a segment plays its
+ * source frame 0), so that the dump reads the same media frames; then per
  * track one "event TRACK CLIP SRC FRAMES @REC" per resolved segment, in
  * record order.  Parsing it gives the same tracks, segments and clip
  * names (lines aside), hence the same virtual file, and writing that

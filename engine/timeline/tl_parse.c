@@ -9,11 +9,29 @@
 #include <string.h>
 
 #include "timeline/model.h"
+#include "timeline/timecode.h"
 #include "timeline/tl.h"
 #include "util/diag.h"
 #include "util/values.h"
 
 #define TL_MAX_TOKENS 8		/* an event has at most 6 */
+
+/* A segment whose SRC_IN was a timecode: it holds the timecode's frame
+ * count until its clip's origin is known (tc_origins). */
+struct tl_tcseg {
+	size_t track, seg;
+	uint32_t clip;
+	int drop;
+	unsigned line;
+	char text[16];
+};
+
+/* A clip line: its clip, line and whether it gave origin=. */
+struct tl_clipline {
+	uint32_t clip;
+	unsigned line;
+	int origin;
+};
 
 struct tl_state {
 	struct eng_problems pb;
@@ -25,6 +43,10 @@ struct tl_state {
 	int64_t *track_end;
 	size_t *listed;		/* scratch: the tracks of one event */
 	size_t cap;
+	struct tl_tcseg *tcsegs;
+	size_t ntcsegs, tccap;
+	struct tl_clipline *clines;
+	size_t nclines, clcap;
 };
 
 static void need_fps(struct tl_state *st, unsigned line, const char *what)
@@ -290,14 +312,97 @@ static int frame_number(const char *s, int64_t *out)
 	return *out > INT64_MAX / 4 ? -ERANGE : 0;
 }
 
+/* A timecode at the timeline's rate (an event's SRC_IN, a clip line's
+ * origin=): its frame count, or a problem told naming `what`. */
+static int tc_word(struct tl_state *st, unsigned line, const char *what,
+		   const char *w, int64_t *frames, struct eng_tc *tc)
+{
+	int rc = eng_tc_parse(w, tc);
+
+	if (rc == 0 && !st->tl->fps.num)
+		return -EINVAL;		/* told: before fps, or a bad fps */
+	if (rc == 0)
+		rc = eng_tc_frames(tc, st->tl->fps, 0, frames);
+	if (rc == 0)
+		return 0;
+	eng_problem(&st->pb, line, "bad %s '%s': %s", what, w,
+		    rc == -ENOTSUP ? "drop frame (';' before the frames) at a "
+				     "rate without it"
+		    : rc == -ENOENT ? "a timecode that drop frame skips"
+		    : rc == -ERANGE ? "minutes, seconds or frames out of range "
+				      "at the timeline's rate"
+				    : "a timecode is HH:MM:SS:FF");
+	return -EINVAL;
+}
+
+/* An event's SRC_IN: a source frame (1) or the media's timecode (2, *tc
+ * set; *src_in its frame count until tc_origins), 0 when told bad. */
+static int src_in_word(struct tl_state *st, unsigned line, const char *w,
+		       int64_t *src_in, struct eng_tc *tc)
+{
+	int rc;
+
+	if (strpbrk(w, ":;.,"))
+		return tc_word(st, line, "SRC_IN", w, src_in, tc) < 0 ? 0 : 2;
+	rc = frame_number(w, src_in);
+	if (rc == 0)
+		return 1;
+	if (rc == -ERANGE)
+		eng_problem(&st->pb, line, "SRC_IN '%s' is too large", w);
+	else
+		eng_problem(&st->pb, line,
+			    "bad SRC_IN '%s': a source frame (a non-negative "
+			    "integer) or a timecode HH:MM:SS:FF", w);
+	return 0;
+}
+
+/* Room in the array that arrp points to (a T **: *cap items of size sz,
+ * n used) for one more, doubling from `first`.  0 or -ENOMEM. */
+static int room_for_one(void *arrp, size_t n, size_t *cap, size_t sz,
+			size_t first)
+{
+	size_t c = *cap ? *cap * 2 : first;
+	void *old, *x;
+
+	if (n < *cap)
+		return 0;
+	memcpy(&old, arrp, sizeof(old));
+	x = realloc(old, c * sz);
+	if (!x)
+		return -ENOMEM;
+	memcpy(arrp, &x, sizeof(x));
+	*cap = c;
+	return 0;
+}
+
+/* Remember that segment seg of track t holds a timecode's frame count. */
+static int add_tcseg(struct tl_state *st, size_t t, uint32_t clip,
+		     unsigned line, const struct eng_tc *tc)
+{
+	struct tl_tcseg *x;
+
+	if (room_for_one(&st->tcsegs, st->ntcsegs, &st->tccap,
+			 sizeof(*x), 16) < 0)
+		return -ENOMEM;
+	x = &st->tcsegs[st->ntcsegs++];
+	x->track = t;
+	x->seg = st->tl->tracks[t].nsegs - 1;
+	x->clip = clip;
+	x->drop = tc->drop;
+	x->line = line;
+	memcpy(x->text, tc->text, sizeof(x->text));
+	return 0;
+}
+
 static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 {
 	static const char *const missing[] = {
 		"TRACKS", "CLIP", "SRC_IN", "FRAMES",
 	};
 	int64_t src_in = 0, frames = 0, rec_in = -1;
+	struct eng_tc tc;
 	size_t ntr = 0, i;
-	int clip = -1, rc;
+	int clip = -1, rc, src_form = 0;
 	unsigned before;
 
 	need_fps(st, line, "event");
@@ -306,16 +411,8 @@ static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 		ntr = event_tracks(st, line, tok[1]);
 	if (n > 2 && (clip = clip_word(st, line, tok[2])) == -ENOMEM)
 		return clip;
-	if (n > 3) {
-		rc = frame_number(tok[3], &src_in);
-		if (rc == -ERANGE)
-			eng_problem(&st->pb, line,
-				    "SRC_IN '%s' is too large", tok[3]);
-		else if (rc < 0)
-			eng_problem(&st->pb, line,
-				    "bad SRC_IN '%s': must be a non-negative integer",
-				    tok[3]);
-	}
+	if (n > 3)
+		src_form = src_in_word(st, line, tok[3], &src_in, &tc);
 	if (n > 4) {
 		rc = frame_number(tok[4], &frames);
 		if (rc == -ERANGE)
@@ -366,6 +463,9 @@ static int do_event(struct tl_state *st, unsigned line, char **tok, int n)
 				    (long long)rec_in + frames);
 			return 0;
 		}
+		if (src_form == 2 &&
+		    (rc = add_tcseg(st, t, (uint32_t)clip, line, &tc)) < 0)
+			return rc;
 		if (rec_in + frames > st->track_end[t])
 			st->track_end[t] = rec_in + frames;
 	}
@@ -607,6 +707,146 @@ static int do_record(struct tl_state *st, unsigned line, char **tok, int n)
 	return 0;
 }
 
+/* The clip line of clip, or NULL. */
+static const struct tl_clipline *clip_line_of(const struct tl_state *st,
+					      uint32_t clip)
+{
+	size_t i;
+
+	for (i = 0; i < st->nclines; i++)
+		if (st->clines[i].clip == clip)
+			return &st->clines[i];
+	return NULL;
+}
+
+/* origin=TIMECODE of a clip line: the clip counts its source from it.
+ * 1 when set, 0 when told bad. */
+static int clip_origin(struct tl_state *st, unsigned line, uint32_t clip,
+		       const char *w)
+{
+	struct eng_clip *c = &st->tl->clips[clip];
+	struct eng_tc tc;
+	int64_t f;
+
+	if (tc_word(st, line, "origin", w, &f, &tc) < 0)
+		return 0;
+	c->tc = f;
+	c->tc_set = 1;
+	c->tc_drop = tc.drop;
+	return 1;
+}
+
+/* file=NAME of a clip line, %XX decoded as in a clip word. */
+static int clip_file(struct tl_state *st, unsigned line, uint32_t clip,
+		     const char *w)
+{
+	char *name = strdup(w);
+	int rc;
+
+	if (!name)
+		return -ENOMEM;
+	rc = unescape_clip(name) < 0 ? -EINVAL
+				     : eng_tl_clip_file(st->tl, clip, name);
+	free(name);
+	if (rc == -EINVAL)
+		eng_problem(&st->pb, line,
+			    "file name '%s' not allowed (a name in the media "
+			    "folder: no '/', control characters, '.' or '..')",
+			    w);
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* "clip CLIP [file=NAME] [origin=TIMECODE]": the clip's media file (as an
+ * EDL's SOURCE FILE comment names it) and the timecode of its source
+ * frame 0 (docs/formats.md "Timelines (.tl)"). */
+static int do_clip(struct tl_state *st, unsigned line, char **tok, int n)
+{
+	const struct tl_clipline *prev;
+	int clip, have_file = 0, have_origin = 0, origin = 0, i, rc;
+
+	if (n < 2) {
+		eng_problem(&st->pb, line, "missing CLIP after 'clip'");
+		return 0;
+	}
+	clip = clip_word(st, line, tok[1]);
+	if (clip < 0)
+		return clip == -ENOMEM ? clip : 0;
+	if ((prev = clip_line_of(st, (uint32_t)clip))) {
+		eng_problem(&st->pb, line,
+			    "clip line for '%s' given twice (first on line %u)",
+			    tok[1], prev->line);
+		return 0;
+	}
+	if (n < 3)
+		eng_problem(&st->pb, line,
+			    "clip line for '%s' says nothing (file=NAME or "
+			    "origin=HH:MM:SS:FF)", tok[1]);
+	for (i = 2; i < n; i++) {
+		if (strncmp(tok[i], "file=", 5) == 0 && !have_file++) {
+			if ((rc = clip_file(st, line, (uint32_t)clip,
+					    tok[i] + 5)) < 0)
+				return rc;
+		} else if (strncmp(tok[i], "origin=", 7) == 0 &&
+			   !have_origin++) {
+			need_fps(st, line, "clip origin");
+			origin = clip_origin(st, line, (uint32_t)clip,
+					     tok[i] + 7);
+		} else {
+			eng_problem(&st->pb, line,
+				    "unexpected '%s' after clip '%s' (file=NAME "
+				    "or origin=HH:MM:SS:FF, once each)",
+				    tok[i], tok[1]);
+		}
+	}
+	if (room_for_one(&st->clines, st->nclines, &st->clcap,
+			 sizeof(*st->clines), 8) < 0)
+		return -ENOMEM;
+	st->clines[st->nclines++] =
+		(struct tl_clipline){ (uint32_t)clip, line, origin };
+	return 0;
+}
+
+/* The timecode SRC_INs made source frames: from the clip line's origin,
+ * else from the earliest timecode the clip's events give (as an EDL's
+ * edl_origin=min), so that the media's frame is the timecode's.  One
+ * before an origin= is told. */
+static void tc_origins(struct tl_state *st)
+{
+	struct eng_timeline *tl = st->tl;
+	const struct tl_clipline *l;
+	size_t i;
+
+	for (i = 0; i < st->ntcsegs; i++) {
+		const struct tl_tcseg *x = &st->tcsegs[i];
+		struct eng_clip *c = &tl->clips[x->clip];
+		int64_t f = tl->tracks[x->track].segs[x->seg].src_in;
+
+		l = clip_line_of(st, x->clip);
+		if (l && l->origin)
+			continue;
+		if (!c->tc_set || f < c->tc) {
+			c->tc = f;
+			c->tc_drop = x->drop;
+		}
+		c->tc_set = 1;
+	}
+	for (i = 0; i < st->ntcsegs; i++) {
+		const struct tl_tcseg *x = &st->tcsegs[i];
+		const struct eng_clip *c = &tl->clips[x->clip];
+		struct eng_segment *s = &tl->tracks[x->track].segs[x->seg];
+
+		if (s->src_in >= c->tc) {
+			s->src_in -= c->tc;
+			continue;
+		}
+		l = clip_line_of(st, x->clip);
+		eng_problem(&st->pb, x->line,
+			    "source timecode %s of clip '%s' is before its "
+			    "origin (clip line %u)", x->text, c->name,
+			    l ? l->line : 0);
+	}
+}
+
 /* A seq or record line for a clip no event plays is most likely a
  * misspelt clip name (the events' clip would then be looked for as
  * files): told. */
@@ -631,6 +871,11 @@ static void unused_seqs(struct tl_state *st)
 			eng_problem(&st->pb, tl->clips[i].record,
 				    "recorded clip '%s' is played by no event",
 				    tl->clips[i].name);
+	for (i = 0; i < st->nclines; i++)
+		if (!used[st->clines[i].clip])
+			eng_problem(&st->pb, st->clines[i].line,
+				    "clip line for '%s', which no event plays",
+				    tl->clips[st->clines[i].clip].name);
 	free(used);
 }
 
@@ -702,9 +947,11 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
 			rc = do_seq(&st, lineno, tok, n);
 		} else if (strcmp(tok[0], "record") == 0) {
 			rc = do_record(&st, lineno, tok, n);
+		} else if (strcmp(tok[0], "clip") == 0) {
+			rc = do_clip(&st, lineno, tok, n);
 		} else {
 			eng_problem(&st.pb, lineno,
-				    "unknown directive '%s' (expected fps, track, event, seq or record)",
+				    "unknown directive '%s' (expected fps, track, event, clip, seq or record)",
 				    tok[0]);
 			rc = 0;
 		}
@@ -713,6 +960,7 @@ int eng_tl_parse(const char *path, const char *name, const char *text,
 	}
 	if (!st.fps_line)
 		eng_problem(&st.pb, 0, "no fps line (e.g. 'fps 30000/1001')");
+	tc_origins(&st);
 	unused_seqs(&st);
 	rc = -EINVAL;
 	if (st.pb.n)
@@ -728,6 +976,8 @@ out:
 	free(st.track_line);
 	free(st.track_end);
 	free(st.listed);
+	free(st.tcsegs);
+	free(st.clines);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "timeline/model.h"
+#include "timeline/timecode.h"
 #include "timeline/tl.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
@@ -77,21 +78,15 @@ static void put_comment_path(struct eng_strbuf *b, const char *path)
  * recording mounts as it did.
  */
 static int put_seqs(struct eng_strbuf *b, const struct eng_timeline *tl,
-		    unsigned flags, struct eng_diag *diag)
+		    const unsigned char *used, unsigned flags,
+		    struct eng_diag *diag)
 {
-	unsigned char *used;
 	char *pat = NULL;
-	size_t t, i, n;
+	size_t i, n;
 	int64_t first;
 	int rc = 0;
 	const char *p;
 
-	used = calloc(tl->nclips + 1, 1);
-	if (!used)
-		return -ENOMEM;
-	for (t = 0; t < tl->ntracks; t++)
-		for (i = 0; i < tl->tracks[t].nsegs; i++)
-			used[tl->tracks[t].segs[i].clip] = 1;
 	for (i = 0; i < tl->nclips; i++) {
 		const struct eng_seq_ref *r = tl->clips[i].seq;
 
@@ -139,15 +134,113 @@ static int put_seqs(struct eng_strbuf *b, const struct eng_timeline *tl,
 		eng_strbuf_printf(b, "\n");
 	}
 	free(pat);
-	free(used);
 	return rc;
+}
+
+/* What a clip line says of a clip (tl_clip_says). */
+enum {
+	SAYS_FILE = 1,		/* file=: its media are the file it names */
+	SAYS_ORIGIN = 2,	/* origin=: its source counts from a timecode */
+	SAYS_TC = 4,		/* its SRC_INs as its media's timecodes */
+};
+
+/*
+ * The clip line a clip needs for its dump to mount as the same edit.  Of
+ * a timeline whose media are resolved (eng_media_resolve): file= where a
+ * track plays the file the timeline names, origin= where a track's media
+ * have a start timecode, and then SRC_INs as that timecode (a number
+ * anyone can find in the media).  Unresolved, what the timeline says:
+ * the media may be either.
+ */
+static unsigned tl_clip_says(const struct eng_timeline *tl, size_t c)
+{
+	const struct eng_clip *cl = &tl->clips[c];
+	int named = 0, timed = 0;
+	unsigned says = 0;
+	size_t t;
+
+	for (t = 0; cl->media && t < tl->ntracks; t++) {
+		const struct eng_media *m = &cl->media[t];
+
+		timed |= m->start_tc != NULL;
+		named |= cl->file && m->file && !m->seq &&
+			 strcmp(m->file, cl->file) == 0;
+	}
+	if (cl->file && (!cl->media || named))
+		says |= SAYS_FILE;
+	if (cl->tc_set && (!cl->media || timed))
+		says |= SAYS_ORIGIN | (timed ? SAYS_TC : 0);
+	return says;
+}
+
+/* used[c]: a segment plays clip c (USED_CLIP), its source frame 0 among
+ * them (USED_FRAME0: then the earliest of its timecode SRC_INs is its
+ * origin, and origin= need not be written). */
+enum { USED_CLIP = 1, USED_FRAME0 = 2 };
+
+/* "clip CLIP [file=NAME] [origin=TC]" for each clip a segment plays that
+ * needs one (tl_clip_says); says[c] what it said. */
+static int put_clips(struct eng_strbuf *b, const struct eng_timeline *tl,
+		     const unsigned char *used, unsigned char *says,
+		     unsigned flags, struct eng_diag *diag)
+{
+	char tc[16];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < tl->nclips; i++) {
+		const struct eng_clip *cl = &tl->clips[i];
+
+		says[i] = used[i] ? (unsigned char)tl_clip_says(tl, i) : 0;
+		if ((says[i] & SAYS_TC) && (used[i] & USED_FRAME0))
+			says[i] &= (unsigned char)~SAYS_ORIGIN;
+		if (!(says[i] & (SAYS_FILE | SAYS_ORIGIN)))
+			continue;
+		if ((says[i] & SAYS_ORIGIN) &&
+		    eng_tc_format_exact(cl->tc, tl->fps, cl->tc_drop, tc,
+					sizeof(tc)) < 0) {
+			eng_diag_add(diag, tl->path, cl->line,
+				     "clip '%s' cannot be written as .tl: its "
+				     "origin (frame %lld) is no timecode of "
+				     "00 to 99 hours", cl->name,
+				     (long long)cl->tc);
+			rc = -EINVAL;
+			continue;
+		}
+		eng_strbuf_printf(b, "clip ");
+		put_name(b, cl->name, flags);
+		if (says[i] & SAYS_FILE) {
+			eng_strbuf_printf(b, " file=");
+			put_name(b, cl->file, flags | ENG_TL_WRITE_ESCAPE);
+		}
+		if (says[i] & SAYS_ORIGIN)
+			eng_strbuf_printf(b, " origin=%s", tc);
+		eng_strbuf_printf(b, "\n");
+	}
+	return rc;
+}
+
+/* An event's SRC_IN: the media's timecode where the clip says so and it
+ * can be written (within 99 hours), else the source frame. */
+static void put_src(struct eng_strbuf *b, const struct eng_timeline *tl,
+		    const struct eng_segment *s, unsigned says)
+{
+	const struct eng_clip *cl = &tl->clips[s->clip];
+	char tc[16];
+
+	if ((says & SAYS_TC) && s->src_in <= INT64_MAX / 4 &&
+	    eng_tc_format_exact(cl->tc + s->src_in, tl->fps, cl->tc_drop, tc,
+				sizeof(tc)) == 0)
+		eng_strbuf_printf(b, " %s", tc);
+	else
+		eng_strbuf_printf(b, " %" PRId64, s->src_in);
 }
 
 int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 		 size_t *len, struct eng_diag *diag)
 {
 	struct eng_strbuf b = {0};
-	unsigned char *told = NULL;
+	unsigned char *told = NULL, *used = NULL, *says = NULL;
 	size_t t, i, nbad = 0, nesc = 0;
 	int rc;
 
@@ -211,11 +304,23 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 					  "their average", tr->upto[tl->frames]);
 		eng_strbuf_printf(&b, "\n");
 	}
-	rc = put_seqs(&b, tl, flags, diag);
-	if (rc < 0) {
-		free(b.p);
-		return rc;
-	}
+	used = calloc(tl->nclips + 1, 1);
+	says = calloc(tl->nclips + 1, 1);
+	rc = -ENOMEM;
+	if (!used || !says)
+		goto out;
+	for (t = 0; t < tl->ntracks; t++)
+		for (i = 0; i < tl->tracks[t].nsegs; i++) {
+			const struct eng_segment *s = &tl->tracks[t].segs[i];
+
+			used[s->clip] |= USED_CLIP |
+					 (s->src_in == 0 ? USED_FRAME0 : 0);
+		}
+	rc = put_clips(&b, tl, used, says, flags, diag);
+	if (rc == 0)
+		rc = put_seqs(&b, tl, used, flags, diag);
+	if (rc < 0)
+		goto out;
 	for (t = 0; t < tl->ntracks; t++) {
 		const struct eng_track *tr = &tl->tracks[t];
 
@@ -224,16 +329,20 @@ int eng_tl_write(const struct eng_timeline *tl, unsigned flags, char **text,
 
 			eng_strbuf_printf(&b, "event %s ", tr->name);
 			put_name(&b, tl->clips[s->clip].name, flags);
-			eng_strbuf_printf(&b, " %" PRId64 " %" PRId64 " @%" PRId64 "\n",
-				  s->src_in, s->frames, s->rec_in);
+			put_src(&b, tl, s, says[s->clip]);
+			eng_strbuf_printf(&b, " %" PRId64 " @%" PRId64 "\n",
+					  s->frames, s->rec_in);
 		}
 	}
-	if (b.err) {
-		rc = b.err;
-		free(b.p);
-		return rc;
+	rc = b.err;
+	if (rc == 0) {
+		*text = b.p;
+		*len = b.len;
+		b.p = NULL;
 	}
-	*text = b.p;
-	*len = b.len;
-	return 0;
+out:
+	free(b.p);
+	free(used);
+	free(says);
+	return rc;
 }

@@ -225,6 +225,18 @@ check_eq "random --timecode sets every clip's, drop frame too (BWF: 107892 frame
 	"01:00:00;00 172799827" \
 	"$(probe "$T/tc/clip0001.mp4" | sed -n 1p | cut -d' ' -f4) $(ffprobe -v error -show_entries format_tags=time_reference -of csv=p=0 "$T/tc/clip0001.A1.wav")"
 
+# Progress on a terminal: on a pty (script) each file's encode is shown
+# up to 100 %; in a log (stderr a file, as --timecode's above) nothing.
+# Regression: --codec printed nothing while ffmpeg ran.
+script -qec "'$GEN' --clips 1 --clip-seconds 0.2 --timelines 1 --events 1 \
+	--min-seconds 0.2 --max-seconds 0.2 --codec h264 '$T/pty'" /dev/null \
+	>"$T/pty.out" 2>&1 || not_ok "--codec on a pty: $(cat "$T/pty.out")"
+check "--codec on a terminal shows its progress" \
+	grep -q "timelinefs-gen: writing clip0001.mov (h264): 100 %" "$T/pty.out"
+check_none "and a log holds none" "$(grep ' %' "$T/out")"
+check "one clip and one timeline are said so (not '1 clips', '1 timelines')" \
+	grep -q "wrote 1 clip (1 file, .*) and 1 timeline to" "$T/pty.out"
+
 # bad PATTERN ARGS...: exit 2 (usage) or 1, PATTERN in the message, no
 # file written
 bad() {

@@ -46,6 +46,12 @@ SINE="-f lavfi -i sine=frequency=440:sample_rate=48000"
 		-timecode 02:00:00:00 -f mxf_opatom "$M/A01.4F2A1D.mxf"
 	ff $SINE -t 2 -c:a pcm_s24le -write_bext 1 \
 		-metadata time_reference=$((3600 * 48000)) "$M/bwf.wav"
+	# 29.97 fps H.264 and PCM in one QuickTime file: a frame's audio
+	# is 1601.6 samples, so where a clip's source frame 0 is matters to
+	# the sample that each frame's audio starts at
+	ff -f lavfi -i testsrc2=size=320x240:rate=30000/1001 $SINE -t 2 \
+		-c:v libx264 -bf 0 -g 10 -pix_fmt yuv420p -c:a pcm_s24le \
+		-timecode 01:00:00:00 "$M/ntsc.mov"
 }
 
 # The edit at 25 fps: each clip named as editing applications write them
@@ -127,8 +133,13 @@ PY
 }
 
 DB=$T/t.db
-if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"; then
+# -o picture= (a wrong one) is for raw media: real media's frames are
+# their own, and the start says so once
+if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB",picture=2vuy:64x48; then
 	ok "an EDL over ProRes, DNxHD, OP-Atom, H.264 and BWF mounts"
+	check_eq "-o picture= unused by real media is said once, naming the timeline" \
+		"timelinefs: note: -o picture=2vuy:64x48 is not used by $M/timelines/real.edl: its video tracks play real media (QuickTime, MXF, image sequences), whose frames are their own" \
+		"$(grep 'picture=' "$DAEMON_LOG")"
 	check "a full read of it succeeds" \
 		dd if="$T/mnt/real" of=/dev/null bs=1M status=none
 	umount_fs "$T/mnt"
@@ -179,6 +190,61 @@ check_eq "--dump-tl EDL DIR: the video track has its media's frame sizes" 1 \
 check_eq "--dump-tl EDL without DIR reads no media" 0 \
 	"$(grep -c 'frames of its media' "$T/dump")"
 
+# A dump mounts as the same edit, byte for byte: --dump-tl EDL DIR and
+# OTIO DIR over media with start timecodes, and the EDL's without DIR
+# (which cannot know the media: clip lines with each clip's origin),
+# mounted as .tl files beside them.  The OTIO clip's available range starts 3 frames before its first
+# use, at 29.97 fps with PCM audio.  Regression: the dump wrote every real
+# clip's source from frame 0 (event V h264 0 10 @30, the media's frames
+# 5-14 read by the EDL); mounted, the dump of real.edl read other bytes.
+otio_clip() {	# KIND START DURATION: a clip of ntsc.mov from 01:00:00:00
+	cat <<EOF
+{"OTIO_SCHEMA": "Track.1", "name": "", "kind": "$1", "children": [
+ {"OTIO_SCHEMA": "Clip.1", "name": "nt",
+  "source_range": {"OTIO_SCHEMA": "TimeRange.1",
+   "start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": $2},
+   "duration": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": $3}},
+  "media_reference": {"OTIO_SCHEMA": "ExternalReference.1",
+   "target_url": "file:///Volumes/Media/ntsc.mov",
+   "available_range": {"OTIO_SCHEMA": "TimeRange.1",
+    "start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": 108000},
+    "duration": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": 59}}}}]}
+EOF
+}
+{
+	echo '{"OTIO_SCHEMA": "Timeline.1", "name": "nt",'
+	echo ' "global_start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 29.97, "value": 0},'
+	echo ' "tracks": {"OTIO_SCHEMA": "Stack.1", "children": ['
+	otio_clip Video 108003 40
+	echo ,
+	otio_clip Audio 108003 40
+	echo ']}}'
+} >"$M/timelines/nt.otio"
+for f in real.edl nt.otio; do
+	n=${f%.*}
+	"$GEN" --dump-tl "$M/timelines/$f" "$M" >"$T/dump-$n.tl" 2>"$T/dump.err" ||
+		cat "$T/dump.err"
+done
+check_eq "--dump-tl EDL DIR: a real clip's source in is its media's timecode" \
+	"event V h264 01:00:20:05 10 @30" "$(grep '^event V h264 .* @30$' "$T/dump-real.tl")"
+cp "$T/dump-real.tl" "$M/timelines/real_dump.tl"
+cp "$T/dump-nt.tl" "$M/timelines/nt_dump.tl"
+"$GEN" --dump-tl "$M/timelines/real.edl" >"$M/timelines/real_nodir.tl"
+if mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$T/dump.db"; then
+	for n in real:real_dump nt:nt_dump real:real_nodir; do
+		check "$n: the dump mounts as the same edit, byte for byte" \
+			cmp "$T/mnt/${n%:*}" "$T/mnt/${n#*:}"
+	done
+	# the media's frames and timecodes, the same for the OTIO and its dump
+	check "the note of a cut inside a group of pictures names the media's frames and timecodes" \
+		grep -qF "no NAME.mov for 2 timelines ($M/timelines/nt.otio, $M/timelines/nt_dump.tl): track V: clip ntsc cut at frames 3..42 (01:00:00:03..01:00:01:12) inside a group of pictures (h264)" "$DAEMON_LOG"
+	umount_fs "$T/mnt"
+else
+	not_ok "the dumps mount"
+fi
+rm "$M/timelines/real_dump.tl" "$M/timelines/nt_dump.tl" \
+	"$M/timelines/nt.otio" "$M/timelines/real_nodir.tl"
+
 # Bad input: one message naming timeline, line, clip, file and reason.
 B=$T/bad
 mkdir -p "$B/timelines"
@@ -194,10 +260,26 @@ cat >"$B/timelines/bad.edl" <<'EOF'
 EOF
 echo 25 >"$B/timelines/bad.edl.fps"
 try_mount "bad real media is refused, each problem named" \
-	"bad.edl:1: clip pr track V: $B/pr.mov: the edit reaches past the clip's last frame: needs frames up to 55, the media has 50" \
+	"bad.edl:1: clip pr track V: $B/pr.mov: the edit reaches past the clip's last frame: needs media frames 45..54 (01:00:01:20..01:00:02:04), the media has 50 (01:00:00:00..01:00:01:24)" \
 	"bad.edl:3: clip bwf track V: $B/bwf.wav holds 0 video and 1 audio stream: none for track V" \
 	"bad.edl:5: clip cut track V: $B/cut.mp4" \
 	-- -o db="$T/bad.db" "$B" "$T/mnt"
+# One cause, one message: real.edl's media are 25 fps; mounted without
+# its sidecar (at the default 29.97) every clip disagrees with the
+# timeline.  Regression: a message per clip and track, and the edits
+# past the clips' ends that the wrong rate made (13 in all).
+F=$T/fps
+mkdir -p "$F/timelines"
+for f in pr.mov dnx.mxf h264.mp4 oa.V.mxf oa.A1.mxf oa.A2.mxf \
+	V01.4F2A1C.mxf A01.4F2A1D.mxf bwf.wav; do
+	ln "$M/$f" "$F/$f"
+done
+cp "$M/timelines/real.edl" "$F/timelines/"
+try_mount "media of one other rate are told once, with what to do" \
+	"real.edl: every clip's video is 25/1 fps, the timeline 30000/1001 fps: mount with -o fps=25 or write 25 in $F/timelines/real.edl.fps" \
+	-- -o db="$T/fps.db" "$F" "$T/mnt"
+check_eq "and that is the only message" 1 "$(grep -c 'real.edl' "$T/out")"
+
 # the mount's own messages only: libavformat's log lines for the truncated
 # file ("moov atom not found") would say the same again, naming no file
 check_none "libavformat prints nothing of its own at mount" \

@@ -277,6 +277,54 @@ else
 	not_ok "EDL: [START-END] and %07d forms: the mount refused them"
 fi
 
+# Where a sequence's folder is looked for: an EDL naming a sequence
+# without a folder finds it in MEDIA_DIR/CLIP/, where timelinefs-gen
+# writes it; an OTIO target_url_base naming by its full path a folder
+# inside MEDIA_DIR is looked for there before its last component
+# (deep/clip0001 holds clip0002's images under clip0001's names).
+# Regression: both refused ("cannot open MEDIA/clip0001.0086402.dpx"),
+# and the OTIO would play MEDIA/clip0001.
+mkdir -p "$M/deep/clip0001" "$T/paths"
+for i in 0 1 2 3; do
+	ln "$M/clip0002/clip0002.008640$i.dpx" \
+		"$M/deep/clip0001/clip0001.008640$i.dpx"
+done
+printf '001  AX V C 01:00:00:02 01:00:00:05 00:00:00:00 00:00:00:03\n* FROM CLIP NAME: clip0001.[0086400-0086405].dpx\n' \
+	>"$T/paths/nofolder.edl"
+cat >"$T/paths/deep.otio" <<EOF2
+{"OTIO_SCHEMA": "Timeline.1", "name": "deep", "tracks": {
+ "OTIO_SCHEMA": "Stack.1", "children": [{"OTIO_SCHEMA": "Track.1",
+  "kind": "Video", "children": [{"OTIO_SCHEMA": "Clip.1", "name": "c",
+   "source_range": {"OTIO_SCHEMA": "TimeRange.1",
+    "start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 24, "value": 0},
+    "duration": {"OTIO_SCHEMA": "RationalTime.1", "rate": 24, "value": 4}},
+   "media_reference": {"OTIO_SCHEMA": "ImageSequenceReference.1",
+    "target_url_base": "file://$M/deep/clip0001/",
+    "name_prefix": "clip0001.", "name_suffix": ".dpx",
+    "start_frame": 86400, "frame_zero_padding": 7, "rate": 24,
+    "available_range": {"OTIO_SCHEMA": "TimeRange.1",
+     "start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 24, "value": 0},
+     "duration": {"OTIO_SCHEMA": "RationalTime.1", "rate": 24, "value": 4}}}}]}]}}
+EOF2
+printf 'fps 24\ntrack V 1\nseq clip0001 clip0001/clip0001.%%07d.dpx first=86400\nevent V clip0001 2 3\n' \
+	>"$T/nofolder.tl"
+printf 'fps 24\ntrack V 1\nseq clip0001 deep/clip0001/clip0001.%%07d.dpx first=86400\nevent V clip0001 0 4\n' \
+	>"$T/deep.tl"
+if mount_fs "$M" "$T/mnt" -o "db=$T/paths.db,pace=off,fps=24,timelines=$T/paths"; then
+	for n in nofolder deep; do
+		$TLEXPECT bytes "$T/$n.tl" "$M" >"$T/$n.want"
+		check "sequence folders: $n plays $(sed -n 's/^seq [^ ]* \([^ ]*\) .*/\1/p' "$T/$n.tl")" \
+			cmp "$T/$n.want" "$T/mnt/$n"
+	done
+	umount_fs "$T/mnt"
+else
+	not_ok "sequence folders: the mount refused them"
+fi
+check "sequence folders: --dump-tl DIR writes the folder found" sh -c "
+	'$GEN' --dump-tl '$T/paths/deep.otio' '$M' |
+	grep -q '^seq clip0001 deep/clip0001/clip0001.%07d.dpx first=86400'"
+rm -r "$M/deep"
+
 # ---------------------------------------------------------------- stall
 # formula's frame 3 is p4/img.10000.dpx: a 300 ms stall on its open, 4
 # frames of read-ahead (167 ms: a loaded machine's hiccup makes no other

@@ -50,6 +50,13 @@ image is missing, the clip's policy: black (zeros), hold (the track's last
 image before it, zeros where there is none), error (an error here: the
 mount's reader gets EIO).  Its size is the clip's first played image's.
 
+A clip line (`clip CLIP [file=NAME] [origin=HH:MM:SS:FF]`, what
+--dump-tl keeps of an EDL or OTIO clip) changes nothing here: it names a
+real media file and the timecode a clip's source counts from, and the
+media read here are raw, NAME.TRACK.* from their first byte, where a
+source frame is the file's frame.  A timecode SRC_IN (real media only)
+is an error.
+
 size, bytes and sha256 take --mov: the same of NAME.mov, the timeline as a
 QuickTime movie (docs/design.md; the field choices of the QuickTime notes:
 ftyp qt, moov first, a black picture per picture size that has gaps, then
@@ -173,6 +180,7 @@ class Timeline:
         self.frames = 0
         self.seqs = {}       # clip -> Seq
         self.records = set() # clips recorded through the mount (record)
+        self.clip_lines = set()  # clips with a clip line
         self.table = {}      # track index -> upto table (sequences)
         self.images = {}     # track index -> its frames' Images (Media)
 
@@ -355,6 +363,17 @@ def parse_tl(path):
                 if clip is None or clip in tl.records or clip in tl.seqs:
                     raise ValueError("bad or duplicate record line")
                 tl.records.add(clip)
+            elif toks[0] == "clip":
+                clip = clip_name(toks[1]) if len(toks) >= 3 else None
+                if clip is None or clip in tl.clip_lines:
+                    raise ValueError("bad or duplicate clip line")
+                for kv in toks[2:]:
+                    if kv.startswith("file="):
+                        clip_name(kv[5:])
+                    elif not re.fullmatch(
+                            r"origin=\d\d[:;.,]\d\d[:;.,]\d\d[:;.,]\d{2,3}", kv):
+                        raise ValueError("bad '%s'" % kv)
+                tl.clip_lines.add(clip)
             elif toks[0] == "event":
                 if tl.fps is None or len(toks) not in (5, 6):
                     raise ValueError("bad event line")

@@ -614,14 +614,15 @@ static void test_sequences(void **state)
 		const char *clip;
 		struct want_seq seq;
 		uint32_t rate_num;
+		const char *dir;	/* target_url_base's full path */
 	} want[] = {
 		{ "A001C003", { "A001C003", "A001C003.", ".dpx", 86400, 1, 7,
-		  ENG_SEQ_MISS_ERROR }, 24 },
+		  ENG_SEQ_MISS_ERROR }, 24, "/Volumes/DI/A001C003" },
 		{ "comp", { "shot%201", "comp_", ".exr", -3, 2, 4,
-		  ENG_SEQ_MISS_HOLD }, 48 },
+		  ENG_SEQ_MISS_HOLD }, 48, NULL },
 		/* no available_range: the rate (OTIO's default 1) unused */
 		{ "A001C003~2", { "A001C003", "A001C003_", ".tif", 1, 1, 4,
-		  ENG_SEQ_MISS_BLACK }, 0 },
+		  ENG_SEQ_MISS_BLACK }, 0, "/elsewhere/A001C003" },
 	};
 	struct eng_timeline *tl = NULL;
 	struct eng_diag d = { 0 };
@@ -639,6 +640,10 @@ static void test_sequences(void **state)
 		assert_int_equal(r->rate.num, want[i].rate_num);
 		assert_int_equal(r->origin, 0);
 		assert_true(r->line > 0);
+		if (want[i].dir)
+			assert_string_equal(r->dir, want[i].dir);
+		else
+			assert_null(r->dir);
 	}
 	/* the ExternalReference keeps its file, and no sequence */
 	assert_string_equal(tl->clips[3].name, "A001C003~3");

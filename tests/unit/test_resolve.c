@@ -328,10 +328,10 @@ static void test_bad_input(void **state)
 		"2x16-bit audio, clip audio's DIR/audio.A1.wav on this track "
 		"48000 Hz 1x24-bit: a track's clips share one sample format",
 		"t.tl:13: clip cam track V: DIR/cam.mov: the edit reaches past "
-		"the clip's last frame: needs frames up to 101, the media has "
-		"100",
+		"the clip's last frame: needs media frames 90..100, the media "
+		"has 100",
 		"t.tl:15: clip mono track A1: DIR/mono.A1.wav: the edit reaches "
-		"past the clip's last sample: needs samples up to 49920, the "
+		"past the clip's last sample: needs media samples 0..49919, the "
 		"media has 48000",
 		"t.tl:16: clip none track V: no media file DIR/none.V.* (nor "
 		"none.mov, .mp4, .mxf or an OP-Atom file of the clip)",
@@ -384,7 +384,8 @@ static void test_escaped(void **state)
 
 /* A source timecode means the media's frame where the media has a start
  * timecode: video by frames, BWF audio by its time reference in samples;
- * an edit before the media's first frame is told. */
+ * an edit before the media's first frame or past its last is told in the
+ * media's frames and timecodes (a BWF's at the timeline's rate). */
 static void test_origin(void **state)
 {
 	struct env *e = *state;
@@ -395,27 +396,41 @@ static void test_origin(void **state)
 		"event V tc 0 20\n"
 		"event A1 bwf 0 25\n"
 		"event V notc 0 5\n"
-		"event V early 0 5\n");
+		"event V early 0 5\n"
+		"event V late 85 10\n"
+		"event A1 bwf2 0 25\n");
 	struct eng_diag d = { 0 };
 	static const char *const want[] = {
 		"t.tl:7: clip early track V: DIR/early.V.mov: the edit starts "
 		"5 frames before the clip's first frame (source frame 0 is "
-		"media frame -5 by its start timecode)",
+		"media frame -5, 00:59:59:10, by its start timecode)",
+		"t.tl:8: clip late track V: DIR/late.V.mov: the edit reaches "
+		"past the clip's last frame: needs media frames 95..104 "
+		"(01:00:03:10..01:00:03:19), the media has 100 "
+		"(00:59:59:15..01:00:03:14)",
+		"t.tl:9: clip bwf2 track A1: DIR/bwf2.A1.wav: the edit reaches "
+		"past the clip's last sample: needs media samples "
+		"57600..105599 (01:00:01:05..01:00:02:04), the media has 96000 "
+		"(01:00:00:00..01:00:01:24)",
 	};
 
 	put_fake(e, "tc.V.mov", 5, 5);
 	put_fake(e, "bwf.A1.wav", 6, 5);
 	put_fake(e, "notc.V.mov", 0, 5);
 	put_fake(e, "early.V.mov", 5, 5);
+	put_fake(e, "late.V.mov", 5, 5);
+	put_fake(e, "bwf2.A1.wav", 6, 5);
 	/* as an EDL keeps them: 01:00:00:00, 01:00:00:10 and 00:59:59:15 */
 	tl->clips[0].tc_set = tl->clips[1].tc_set = tl->clips[2].tc_set = 1;
-	tl->clips[3].tc_set = 1;
+	tl->clips[3].tc_set = tl->clips[4].tc_set = tl->clips[5].tc_set = 1;
 	tl->clips[0].tc = 90000;
 	tl->clips[1].tc = 90010;
 	tl->clips[2].tc = 90000;	/* no timecode in the media: 0 */
 	tl->clips[3].tc = 90000 - 15;
+	tl->clips[4].tc = 90000;	/* media frame 10 */
+	tl->clips[5].tc = 90030;	/* sample 57600 */
 	assert_int_equal(resolve(e, tl, &d), -EINVAL);
-	expect_in(e, &d, want, 1);
+	expect_in(e, &d, want, 3);
 	assert_int_equal(tl->clips[0].media[0].origin, 10);
 	assert_int_equal(tl->clips[1].media[1].origin, 10 * 48000 / 25);
 	assert_int_equal(tl->clips[2].media[0].origin, 0);
@@ -507,6 +522,41 @@ static void test_audio_format(void **state)
 	eng_tl_free(tl);
 }
 
+/* Every clip's video of one rate that is not the timeline's: one message
+ * saying what to do, by the timeline's format, and none of the edits past
+ * the clips' ends that the wrong rate makes (b reaches past its 100). */
+static void test_one_other_rate(void **state)
+{
+	static const char *const path[] = { "t.tl", "t.EDL" };
+	static const char *const want[] = {
+		"t.tl: every clip's video is 24/1 fps, the timeline 25/1 fps: "
+		"make its fps line 'fps 24'",
+		"t.EDL: every clip's video is 24/1 fps, the timeline 25/1 fps: "
+		"mount with -o fps=24 or write 24 in t.EDL.fps",
+	};
+	struct env *e = *state;
+	struct eng_diag d = { 0 };
+	size_t i;
+
+	put_fake(e, "a.mov", 3, 5);
+	put_fake(e, "b.mov", 3, 5);
+	for (i = 0; i < 2; i++) {
+		struct eng_timeline *tl = tl_from(
+			"fps 25\n"
+			"track V 1000\n"
+			"event V a 0 5\n"
+			"event V b 95 10\n");
+
+		free(tl->path);
+		tl->path = strdup(path[i]);
+		assert_non_null(tl->path);
+		assert_int_equal(resolve(e, tl, &d), -EINVAL);
+		expect_in(e, &d, &want[i], 1);
+		eng_diag_free(&d);
+		eng_tl_free(tl);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +571,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_opatom, env_setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_audio_format, env_setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_one_other_rate, env_setup,
 						env_teardown),
 	};
 

@@ -546,6 +546,77 @@ static void test_mixed(void **state)
 	eng_tl_free(tl);
 }
 
+/* Where a sequence's folder is looked for: an OTIO target_url_base that
+ * names, by its full path, a folder inside the media folder (or the media
+ * folder itself) there first, then by its last component; a pattern
+ * without a folder (an EDL's name) in the media folder, then in
+ * MEDIA_DIR/CLIP/, where timelinefs-gen writes sequences.  The clip's
+ * pattern becomes the folder found (the media table, --dump-tl). */
+static void test_seq_folders(void **state)
+{
+	struct env *e = *state;
+	static const char text[] =
+		"fps 24\n"
+		"track V 1000\n"
+		"event V a 0 1\n"
+		"event V b 0 1\n"
+		"event V c 0 1\n"
+		"event V d 0 1\n";
+	struct eng_timeline *tl = tl_from(text);
+	char a001[] = "A001", pre[] = "A001.", dpre[] = "d.", sfx[] = ".dpx",
+	     none[] = "", out[] = "/renders/A001";
+	struct eng_seq_ref r = { .prefix = pre, .suffix = sfx, .start = 1,
+				 .step = 1, .padding = 7, .line = 1 };
+	struct eng_diag d = { 0 };
+	char full[128], root[128], *slash;
+	const char *why;
+
+	assert_int_equal(mkdirat(e->dfd, "shots", 0755), 0);
+	assert_int_equal(mkdirat(e->dfd, "shots/A001", 0755), 0);
+	assert_int_equal(mkdirat(e->dfd, "A001", 0755), 0);
+	assert_int_equal(mkdirat(e->dfd, "d", 0755), 0);
+	dpx(e, "shots/A001/A001.0000001.dpx", 600);
+	dpx(e, "A001/A001.0000001.dpx", 800);
+	dpx(e, "A001.0000001.dpx", 700);
+	dpx(e, "d/d.0000001.dpx", 500);
+	/* a: file:///MEDIA/shots/A001/, b: the media folder itself, c: a
+	 * folder outside it, d: no folder, found in d/ */
+	snprintf(full, sizeof(full), "%s/shots/A001/", e->dir);
+	snprintf(root, sizeof(root), "%s", e->dir);
+	slash = strrchr(root, '/');
+	r.base = a001;
+	r.dir = full;
+	assert_int_equal(eng_tl_clip_seq(tl, 0, &r, &why), 0);
+	r.base = slash + 1;
+	r.dir = root;
+	assert_int_equal(eng_tl_clip_seq(tl, 1, &r, &why), 0);
+	r.base = a001;
+	r.dir = out;
+	assert_int_equal(eng_tl_clip_seq(tl, 2, &r, &why), 0);
+	r.base = none;
+	r.dir = NULL;
+	r.prefix = dpre;
+	assert_int_equal(eng_tl_clip_seq(tl, 3, &r, &why), 0);
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), 0);
+	print_diag(&d);
+	assert_string_equal(media(tl, "a", "V")->file,
+			    "shots/A001/A001.%07d.dpx");
+	assert_int_equal(media(tl, "a", "V")->seq->ess.len[0], 600);
+	assert_string_equal(media(tl, "b", "V")->file, "A001.%07d.dpx");
+	assert_int_equal(media(tl, "b", "V")->seq->ess.len[0], 700);
+	assert_string_equal(media(tl, "c", "V")->file, "A001/A001.%07d.dpx");
+	assert_int_equal(media(tl, "c", "V")->seq->ess.len[0], 800);
+	assert_string_equal(media(tl, "d", "V")->file, "d/d.%07d.dpx");
+	assert_int_equal(media(tl, "d", "V")->seq->ess.len[0], 500);
+	assert_string_equal(tl->clips[3].seq->base, "d");
+	/* a second resolution finds the same */
+	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), 0);
+	assert_string_equal(media(tl, "a", "V")->file,
+			    "shots/A001/A001.%07d.dpx");
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +629,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_tiff_compressed, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_seq_folders, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_mixed, setup,
 						env_teardown),

@@ -197,6 +197,19 @@ static void test_format(void **state)
 	assert_string_equal(buf, "01:00:00:00");
 	assert_int_equal(eng_tc_format(1, PAL, 1, buf, sizeof(buf)), -ENOTSUP);
 	assert_int_equal(eng_tc_format(-1, PAL, 0, buf, sizeof(buf)), -EINVAL);
+	/* a timecode wraps at 24 hours; the exact form reads back as the
+	 * same count up to 99 hours (a .tl source timecode) */
+	assert_int_equal(eng_tc_format(25 * 90000, PAL, 0, buf, sizeof(buf)),
+			 0);
+	assert_string_equal(buf, "01:00:00:00");
+	assert_int_equal(eng_tc_format_exact(25 * 90000, PAL, 0, buf,
+					     sizeof(buf)), 0);
+	assert_string_equal(buf, "25:00:00:00");
+	assert_int_equal(eng_tc_format_exact(100 * 90000 - 1, PAL, 0, buf,
+					     sizeof(buf)), 0);
+	assert_string_equal(buf, "99:59:59:24");
+	assert_int_equal(eng_tc_format_exact(100 * 90000, PAL, 0, buf,
+					     sizeof(buf)), -ERANGE);
 }
 
 int main(void)

@@ -295,6 +295,35 @@ static void test_bad(void **state)
 		{ H E "record c\nseq c c.%07d.dpx first=1\n", 5,
 		  "sequence clip 'c' is recorded through the mount (record "
 		  "on line 4)", 1 },
+		/* timecode SRC_INs and clip lines */
+		{ H "event V c 01:00:00:25 5\n", 3, "bad SRC_IN '01:00:00:25': "
+		  "minutes, seconds or frames out of range", 1 },
+		{ H "event V c 01:00:00;00 5\n", 3, "bad SRC_IN '01:00:00;00': "
+		  "drop frame (';' before the frames) at a rate without it",
+		  1 },
+		{ H "event V c 1:00:00:00 5\n", 3,
+		  "bad SRC_IN '1:00:00:00': a timecode is HH:MM:SS:FF", 1 },
+		{ H "event V c 1.5 5\n", 3, "bad SRC_IN '1.5'", 1 },
+		{ H "clip c origin=01:00:00:00\nevent V c 00:59:59:24 5\n", 4,
+		  "source timecode 00:59:59:24 of clip 'c' is before its "
+		  "origin (clip line 3)", 1 },
+		{ H E "clip\n", 4, "missing CLIP after 'clip'", 1 },
+		{ H E "clip c\n", 4, "clip line for 'c' says nothing", 1 },
+		{ H E "clip c file=a.mov\nclip c origin=00:00:00:00\n", 5,
+		  "clip line for 'c' given twice (first on line 4)", 1 },
+		{ H E "clip c file=a%2Fb.mov\n", 4,
+		  "file name 'a%2Fb.mov' not allowed", 1 },
+		{ H E "clip c file=..\n", 4, "file name '..' not allowed", 1 },
+		{ H E "clip c origin=1h\n", 4,
+		  "bad origin '1h': a timecode is HH:MM:SS:FF", 1 },
+		{ H E "clip c tc=01:00:00:00\n", 4,
+		  "unexpected 'tc=01:00:00:00' after clip 'c'", 1 },
+		{ H E "clip c file=a.mov file=b.mov\n", 4,
+		  "unexpected 'file=b.mov' after clip 'c'", 1 },
+		{ H E "clip d file=a.mov\n", 4,
+		  "clip line for 'd', which no event plays", 1 },
+		{ "clip c origin=01:00:00:00\nfps 25\ntrack V 1\n"
+		  "event V c 0 1\n", 1, "clip origin before fps", 1 },
 #undef E
 #undef H
 	};
@@ -354,6 +383,50 @@ static void test_record(void **state)
 	assert_int_equal(tl->clips[2].record, 0);
 	assert_null(tl->clips[0].seq);
 	eng_tl_free(tl);
+}
+
+/* Timecode SRC_INs count from the clip's origin: its clip line's
+ * origin=, else the earliest of them; frame SRC_INs of such a clip count
+ * from it too; a clip line names the clip's file (%XX read as in a clip
+ * word) and may come after the events. */
+static void test_clip_lines(void **state)
+{
+	static const char text[] =
+		"fps 25\n"					/* 1 */
+		"track V 1000\n"				/* 2 */
+		"track A1 144000 align=3\n"			/* 3 */
+		"clip a file=A%20001.mov origin=01:00:00:00\n"	/* 4 */
+		"event V,A1 a 01:00:00:10 5\n"			/* 5 */
+		"event V a 3 2\n"				/* 6 */
+		"event V b 01:00:01:00 5\n"			/* 7 */
+		"event V b 01:00:00:20 5 @20\n"			/* 8 */
+		"event V plain 7 1\n"				/* 9 */
+		"clip plain file=p.mxf\n";			/* 10 */
+	static const struct want_seg v[] = {
+		{ "a", 10, 0, 5, 5 }, { "a", 3, 5, 2, 6 },
+		{ "b", 5, 7, 5, 7 }, { "b", 0, 20, 5, 8 },
+		{ "plain", 7, 25, 1, 9 },
+	};
+	static const struct want_seg a1[] = { { "a", 10, 0, 5, 5 } };
+	struct eng_timeline *tl = parse_ok(text), *df;
+
+	(void)state;
+	check_track(tl, "V", 1000, 1, v, N(v));
+	check_track(tl, "A1", 144000, 3, a1, N(a1));
+	assert_string_equal(tl->clips[0].file, "A 001.mov");
+	assert_true(tl->clips[0].tc_set && tl->clips[0].tc == 90000);
+	assert_null(tl->clips[1].file);
+	assert_true(tl->clips[1].tc_set && tl->clips[1].tc == 90020);
+	assert_string_equal(tl->clips[2].file, "p.mxf");
+	assert_false(tl->clips[2].tc_set);
+	eng_tl_free(tl);
+	/* drop frame, as written */
+	df = parse_ok("fps 29.97\ntrack V 1000\n"
+		      "clip d origin=01:00:00;00\nevent V d 01:00:00;10 5\n");
+	assert_true(df->clips[0].tc_set && df->clips[0].tc_drop);
+	assert_int_equal(df->clips[0].tc, 107892);
+	assert_int_equal(df->tracks[0].segs[0].src_in, 10);
+	eng_tl_free(df);
 }
 
 /* seq lines: each field, defaults, escapes, a seq before or after the
@@ -468,7 +541,7 @@ static void test_len_bounded(void **state)
 				      &d), -EINVAL);
 	assert_int_equal(d.n, 1);
 	assert_string_equal(d.msgs[0],
-			    "t.tl:4: unknown directive 'GARBAGE' (expected fps, track, event, seq or record)");
+			    "t.tl:4: unknown directive 'GARBAGE' (expected fps, track, event, clip, seq or record)");
 	free(copy);
 	eng_diag_free(&d);
 }
@@ -910,6 +983,7 @@ int main(void)
 		cmocka_unit_test(test_escaped_names),
 		cmocka_unit_test(test_seq),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_clip_lines),
 		cmocka_unit_test_setup_teardown(test_read_file, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_names, tmp_setup,

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "media/essence.h"
 #include "timeline/edl.h"
 #include "timeline/load.h"
 #include "timeline/model.h"
@@ -47,6 +48,17 @@ static void same_seq(const struct eng_seq_ref *a, const struct eng_seq_ref *b)
 	assert_int_equal(a->missing, b->missing);
 	assert_int_equal(b->origin, 0);
 	assert_int_equal(a->start + a->origin * a->step, b->start);
+}
+
+/* What a clip's dump keeps of its media, unresolved: the file its
+ * timeline names and the timecode its source counts from. */
+static void same_clip(const struct eng_clip *a, const struct eng_clip *b)
+{
+	assert_int_equal(a->tc_set, b->tc_set);
+	if (a->tc_set)
+		assert_int_equal(a->tc, b->tc);
+	assert_string_equal(a->file ? a->file : "(none)",
+			    b->file ? b->file : "(none)");
 }
 
 /* Write tl, parse the text back and check it is the same edit. */
@@ -83,6 +95,8 @@ static void round_trip(const struct eng_timeline *tl)
 			assert_int_equal(a->segs[i].frames, b->segs[i].frames);
 			same_seq(tl->clips[a->segs[i].clip].seq,
 				 back->clips[b->segs[i].clip].seq);
+			same_clip(&tl->clips[a->segs[i].clip],
+				  &back->clips[b->segs[i].clip]);
 			assert_int_equal(
 				!!tl->clips[a->segs[i].clip].record,
 				!!back->clips[b->segs[i].clip].record);
@@ -469,6 +483,91 @@ static void test_dump_fixed_point(void **state)
 	eng_diag_free(&d);
 }
 
+/* Clip lines, unresolved: the file the timeline names and the timecode
+ * of each clip's source frame 0, SRC_INs as source frames; and back. */
+static void test_clip_text(void **state)
+{
+	static const char in[] =
+		"fps 25\n"
+		"track V 1000\n"
+		"clip a file=A%20001.mov origin=01:00:00:00\n"
+		"event V a 01:00:00:10 5\n"
+		"event V b 01:00:00:20 5\n"
+		"event V c 4 1\n";
+	static const char want[] =
+		"# in resolved from in.tl: 11 frames, every segment at its record frame\n"
+		"fps 25/1\n"
+		"track V 1000\n"
+		"clip a file=A%20001.mov origin=01:00:00:00\n"
+		"clip b origin=01:00:00:20\n"
+		"event V a 10 5 @0\n"
+		"event V b 0 5 @5\n"
+		"event V c 4 1 @10\n";
+
+	(void)state;
+	expect_text(in, want, NULL);
+}
+
+/* Resolved (--dump-tl TIMELINE DIR): a clip whose media have a start
+ * timecode is written in it, and origin= only where no segment plays its
+ * source frame 0 (else the earliest SRC_IN is it); the file the timeline
+ * names only where a track plays it; raw media without a timecode as
+ * source frames, no clip line. */
+static void test_media_timecodes(void **state)
+{
+	static const struct eng_start_tc tc = {
+		.present = 1, .frame = 90000 - 10, .rate = { 25, 1 },
+	};
+	static const char *const in[] = {
+		"fps 25\ntrack V 1000\n"
+		"clip a file=A%20001.mov origin=01:00:00:00\n"
+		"event V a 01:00:00:10 5\nevent V b 01:00:00:20 5\n",
+		"fps 25\ntrack V 1000\n"
+		"clip a file=A%20001.mov\n"
+		"event V a 01:00:00:00 5\nevent V b 01:00:00:20 5\n",
+	};
+	static const char *const want[] = {
+		"clip a file=A%20001.mov origin=01:00:00:00\n"
+		"event V a 01:00:00:10 5 @0\nevent V b 0 5 @5\n",
+		"clip a file=A%20001.mov\n"
+		"event V a 01:00:00:00 5 @0\nevent V b 0 5 @5\n",
+	};
+	struct eng_timeline *tl, *back;
+	struct eng_diag d = { 0 };
+	char *text;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		tl = NULL;
+		back = NULL;
+		assert_int_equal(eng_tl_parse("in.tl", "in", in[i],
+					      strlen(in[i]), &tl, &d), 0);
+		tl->clips[0].media = calloc(1, sizeof(struct eng_media));
+		tl->clips[1].media = calloc(1, sizeof(struct eng_media));
+		assert_non_null(tl->clips[0].media);
+		assert_non_null(tl->clips[1].media);
+		tl->clips[0].media[0].file = strdup("A 001.mov");
+		tl->clips[0].media[0].start_tc = &tc;
+		tl->clips[1].media[0].file = strdup("b.V.raw");
+		assert_int_equal(eng_tl_write(tl, 0, &text, &len, &d), 0);
+		if (!strstr(text, want[i]))
+			fail_msg("got:\n%s", text);
+		/* back: the same source frames from the same origin */
+		assert_int_equal(eng_tl_parse("b.tl", "b", text, len, &back,
+					      &d), 0);
+		assert_int_equal(back->clips[0].tc, tl->clips[0].tc);
+		assert_int_equal(back->tracks[0].segs[0].src_in,
+				 tl->tracks[0].segs[0].src_in);
+		assert_false(back->clips[1].tc_set);
+		assert_int_equal(back->tracks[0].segs[1].src_in, 0);
+		free(text);
+		eng_tl_free(back);
+		eng_tl_free(tl);
+	}
+	eng_diag_free(&d);
+}
+
 /* A track of real variable-size frames (eng_tl_layout_media's table): the
  * written rate is their average, and the line says so in a comment that
  * parses back (issue 21's --dump-tl of a resolved timeline). */
@@ -508,6 +607,8 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_dump_fixed_point),
 		cmocka_unit_test(test_variable_track),
+		cmocka_unit_test(test_clip_text),
+		cmocka_unit_test(test_media_timecodes),
 		cmocka_unit_test(test_seq_text),
 		cmocka_unit_test(test_record_text),
 		cmocka_unit_test(test_seq_round_trip),
