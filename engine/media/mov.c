@@ -17,11 +17,12 @@
 #include "timeline/layout.h"
 #include "timeline/model.h"
 
-/* A growable byte buffer; after a failed allocation err is set and
- * further writes do nothing, checked once at the end. */
+/* A growable byte buffer; after a failed allocation (-ENOMEM) or a
+ * write past max (-EFBIG; 0: no limit) err is set and further writes do
+ * nothing, checked once at the end. */
 struct bbuf {
 	uint8_t *p;
-	size_t len, cap;
+	size_t len, cap, max;
 	int err;
 };
 
@@ -32,6 +33,10 @@ static uint8_t *room(struct bbuf *b, size_t n)
 
 	if (b->err)
 		return NULL;
+	if (b->max && n > b->max - b->len) {
+		b->err = -EFBIG;
+		return NULL;
+	}
 	if (b->len + n > b->cap) {
 		cap = b->cap ? b->cap : 4096;
 		while (cap < b->len + n)
@@ -90,11 +95,15 @@ static size_t box(struct bbuf *b, const char *type)
 	return at;
 }
 
+/* Its size, 32 bits: a box past 4 GiB (only mdat may be one, written
+ * with the 64-bit form by layout) is an error, never a wrapped size. */
 static void box_end(struct bbuf *b, size_t at)
 {
 	uint64_t n = b->len - at;
 	int i;
 
+	if (!b->err && n > UINT32_MAX)
+		b->err = -EFBIG;
 	if (b->err)
 		return;
 	for (i = 0; i < 4; i++)
@@ -1111,7 +1120,9 @@ static int layout(struct movie *mv, struct bbuf *b)
 
 	b->len = 0;
 	put_ftyp(b);
+	b->max = b->len + ENG_MOV_MOOV_MAX;
 	put_moov(b, mv);
+	b->max = 0;
 	put_blacks(b, mv, b->len);
 	big = 8 + mv->tl->bytes > UINT32_MAX;
 	if (big) {
@@ -1125,6 +1136,16 @@ static int layout(struct movie *mv, struct bbuf *b)
 	return b->err;
 }
 
+/* -EFBIG with why: the moov would pass ENG_MOV_MOOV_MAX */
+static int too_big(const struct eng_timeline *tl, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "%" PRId64 " frames on %zu track%s need a movie"
+		 " header (moov) over %u MiB, more than players read",
+		 tl->frames, tl->ntracks, tl->ntracks == 1 ? "" : "s",
+		 ENG_MOV_MOOV_MAX >> 20);
+	return -EFBIG;
+}
+
 int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 		  char *why, size_t whylen)
 {
@@ -1133,6 +1154,11 @@ int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	/* a chunk offset a frame a track at least: past the limit, refused
+	 * before anything the size of the frames is built */
+	if ((uint64_t)tl->frames * 4 > ENG_MOV_MOOV_MAX / (tl->ntracks ?
+							   tl->ntracks : 1))
+		return too_big(tl, why, whylen);
 	mv.tr = calloc(tl->ntracks, sizeof(*mv.tr));
 	if (!mv.tr)
 		return -ENOMEM;
@@ -1155,19 +1181,23 @@ int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 		}
 	/* pass 1: with stco, would the last offset fit 32 bits? */
 	if ((rc = layout(&mv, &b)) < 0)
-		goto out;
+		goto big;
 	mv.co64 = b.len + tl->bytes > UINT32_MAX;
 	/* pass 2: the size with that choice, then the real offsets */
 	if ((rc = layout(&mv, &b)) < 0)
-		goto out;
+		goto big;
 	mv.base = b.len;
 	if ((rc = layout(&mv, &b)) < 0)
-		goto out;
+		goto big;
 	out->head = b.p;
 	out->head_len = b.len;
 	out->size = b.len + tl->bytes;
 	b.p = NULL;
 	rc = 0;
+	goto out;
+big:
+	if (rc == -EFBIG)
+		too_big(tl, why, whylen);
 out:
 	free(b.p);
 	for (size_t t = 0; t < tl->ntracks; t++)

@@ -786,6 +786,50 @@ static void test_prores_sizes(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * A header past what players read is no movie (issue: a 45-byte .tl of
+ * 50 M frames took 6 s and 421 MB to mount for a 400 MB header, with box
+ * sizes written as 32 bits unchecked): a moov over ENG_MOV_MOOV_MAX is
+ * refused with why, the absurd ones before anything is built.  Before:
+ * 50 M frames built a 200 MB header (0), 800000 frames of V, A1, A2 at
+ * 29.97 a 38 MB one.
+ */
+static void test_header_limit(void **state)
+{
+	struct eng_timeline *tl;
+	struct eng_mov m;
+	struct box b;
+	char why[256];
+
+	(void)state;
+	tl = parse("fps 25\ntrack V 2vuy 2x2\nevent V a 0 1 @49999999\n");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "50000000 frames on 1 track need a movie "
+			    "header (moov) over 25 MiB, more than players "
+			    "read");
+	assert_null(m.head);
+	eng_tl_free(tl);
+	/* 29.97 with two audio tracks: stsc runs of one frame; the tables'
+	 * least (4 bytes a frame a track) passes, the header does not */
+	tl = parse("fps 30000/1001\ntrack V 2vuy 720x486\n"
+		   "track A1 144000 align=3\ntrack A2 144000 align=3\n"
+		   "event V,A1,A2 a 0 800000\n");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "800000 frames on 3 tracks need a movie "
+			    "header (moov) over 25 MiB, more than players "
+			    "read");
+	eng_tl_free(tl);
+	tl = parse("fps 30000/1001\ntrack V 2vuy 720x486\n"
+		   "track A1 144000 align=3\ntrack A2 144000 align=3\n"
+		   "event V,A1,A2 a 0 500000\n");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	b = path(&m, "moov");
+	assert_true(b.len + 8 <= ENG_MOV_MOOV_MAX);
+	assert_true(b.len + 8 > ENG_MOV_MOOV_MAX / 2);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_avc1),
 		cmocka_unit_test(test_pcm),
 		cmocka_unit_test(test_prores_sizes),
+		cmocka_unit_test(test_header_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
