@@ -187,6 +187,16 @@ check "a tiff of 50 M strips named as a dpx frame: refused naming the file and t
 check "a tiff of 50 M strips: the mount's peak memory under 200 MB (613 MB before): $rss KiB" \
 	test "$rss" -lt 204800
 
+# A timeline whose frames hold no byte is no timeline to serve: 10 frames
+# of a 1 byte/s track at 25 fps.  Before: mounted as a 0-byte file without
+# a word.
+mkdir -p "$T/empty/timelines"
+printf 'fps 25\ntrack V 1\nevent V a 0 10\n' >"$T/empty/timelines/z.tl"
+: >"$T/empty/a.V.raw"
+try_mount "a timeline of 0 bytes is refused, naming the file" \
+	"$T/empty/timelines/z.tl: its 10 frames hold 0 bytes: nothing to read" -- \
+	-o db="$T/empty0.db" "$T/empty" "$T/mnt"
+
 out=$("$BIN" -h 2>&1) || true
 check "-h lists every option" sh -c '
 	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict max_background= hold= splice= record= stream_mem= stream_files= frames_in_flight= ingest= ingest_buffer= ingest_write= ingest_fsync= ingest_prealloc= ingest_on_drop= ingest_reserve= ingest_replace; do
