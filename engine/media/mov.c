@@ -1113,6 +1113,41 @@ static void put_blacks(struct bbuf *b, struct movie *mv, uint64_t at)
 	box_end(b, c);
 }
 
+/* Whether the black pictures put_blacks would write (one per distinct
+ * picture of tracks with gaps) fit ENG_MOV_BLACK_MAX: they are held in
+ * memory, and a picture size is the timeline's claim.  0, or -EFBIG with
+ * why (the track that passes it). */
+static int blacks_fit(const struct movie *mv, char *why, size_t whylen)
+{
+	const struct eng_timeline *tl = mv->tl;
+	uint64_t sum = 0;
+	size_t t, u;
+
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct mtrack *m = &mv->tr[t];
+
+		if (!m->gaps)
+			continue;
+		for (u = 0; u < t; u++)
+			if (mv->tr[u].gaps && !memcmp(&mv->tr[u].pic, &m->pic,
+						      sizeof(m->pic)))
+				break;
+		if (u < t)
+			continue;
+		sum += eng_picture_bytes(&m->pic);
+		if (sum > ENG_MOV_BLACK_MAX) {
+			snprintf(why, whylen, "gaps need black pictures of %"
+				 PRIu64 " bytes in the movie header (track %s "
+				 "%s %" PRIu32 "x%" PRIu32 "): more than %u MiB",
+				 sum, tl->tracks[t].name, m->f.fourcc,
+				 m->f.width, m->f.height,
+				 ENG_MOV_BLACK_MAX >> 20);
+			return -EFBIG;
+		}
+	}
+	return 0;
+}
+
 /* Header size for a choice of co64 (the offsets' values do not matter). */
 static int layout(struct movie *mv, struct bbuf *b)
 {
@@ -1163,7 +1198,7 @@ int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 	if (!mv.tr)
 		return -ENOMEM;
 	rc = classify(&mv, why, whylen);
-	if (rc < 0)
+	if (rc < 0 || (rc = blacks_fit(&mv, why, whylen)) < 0)
 		goto out;
 	/* stsz and stts hold 32-bit counts */
 	rc = -EFBIG;

@@ -42,6 +42,12 @@
  * 64-bit size form. */
 #define ENG_MOV_MOOV_MAX (25u << 20)
 
+/* The most the black pictures of a header may hold (one per picture
+ * size with gaps, in memory for the mount's life): two 8K v210 ones
+ * (8192x4320, 94 MB each) fit; a 16384x16384 v210 one (717 MB) does not,
+ * and its timeline gets no movie. */
+#define ENG_MOV_BLACK_MAX (256u << 20)
+
 struct eng_mov {
 	uint8_t *head;		/* the header bytes, malloc'ed */
 	uint64_t head_len;	/* the movie's offset of timeline byte 0 */
@@ -53,7 +59,8 @@ struct eng_mov {
  * format"); -EFBIG, with why, when a table would not fit its field or the
  * moov would pass ENG_MOV_MOOV_MAX (refused before building where its
  * least, 4 bytes a frame a track, passes it: memory and time stay within
- * what a movie may hold); -ENOMEM. */
+ * what a movie may hold) or its black pictures ENG_MOV_BLACK_MAX (before
+ * building); -ENOMEM. */
 int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 		  char *why, size_t whylen);
 void eng_mov_free(struct eng_mov *m);

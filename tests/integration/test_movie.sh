@@ -391,5 +391,24 @@ else
 	skip_case "mpv is not installed"
 fi
 umount_fs "$T/mnt"
+# black.tl: a 16384x16384 v210 track with a gap, whose black picture
+# (717 MB) the header would hold in memory (a mount whose stream_mem
+# takes such frames): before, built, the daemon's peak 1.4 GB; now no
+# movie and a note
+M7=$T/media7
+mkdir -p "$M7/timelines"
+printf 'fps 25\ntrack V v210 16384x16384\nevent V c 0 1 @10\n' \
+	>"$M7/timelines/black.tl"
+truncate -s 717225984 "$M7/c.V.raw"
+mount_fs "$M7" "$T/mnt" -o pace=off,record=off,buffer=1,stream_mem=4G,db="$T/b.db"
+check_eq "a 16K v210 gap: no black.mov" "black ingest " \
+	"$(ls "$T/mnt" | tr '\n' ' ')"
+check_eq "the start says why black has no movie" \
+	"timelinefs: note: no black.mov: $M7/timelines/black.tl: gaps need black pictures of 717225984 bytes in the movie header (track V v210 16384x16384): more than 256 MiB" \
+	"$(grep 'black.mov' "$DAEMON_LOG")"
+hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$DAEMON/status")
+check "a 16K v210 gap: the daemon's peak memory under 150 MB: $hwm KiB" \
+	test "$hwm" -lt 153600
+umount_fs "$T/mnt"
 
 finish

@@ -830,6 +830,35 @@ static void test_header_limit(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * The header holds one black picture per picture size with gaps: a
+ * 60-byte .tl of a 16384x16384 v210 track with a gap asked for a 717 MB
+ * header in memory, three 8K sizes 283 MB.  Past ENG_MOV_BLACK_MAX no
+ * movie, and why, before anything is built.  Before: both built (0).
+ */
+static void test_black_limit(void **state)
+{
+	struct eng_timeline *tl;
+	struct eng_mov m;
+	char why[256];
+
+	(void)state;
+	tl = parse("fps 25\ntrack V v210 16384x16384\nevent V a 0 1 @10\n");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, "gaps need black pictures of 717225984 bytes"
+			    " in the movie header (track V v210 16384x16384"
+			    "): more than 256 MiB");
+	assert_null(m.head);
+	eng_tl_free(tl);
+	/* three 8K sizes of 94 MB each: the pictures together */
+	tl = parse("fps 25\ntrack V v210 8192x4320\ntrack V2 v210 8190x4320\n"
+		   "track V3 v210 8192x4318\nevent V,V2,V3 a 0 1 @10\n");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
+	assert_non_null(strstr(why, "gaps need black pictures of "));
+	assert_non_null(strstr(why, "(track V3 v210 8192x4318)"));
+	eng_tl_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -843,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_pcm),
 		cmocka_unit_test(test_prores_sizes),
 		cmocka_unit_test(test_header_limit),
+		cmocka_unit_test(test_black_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
