@@ -393,7 +393,7 @@ fi
 umount_fs "$T/mnt"
 # black.tl: a 16384x16384 v210 track with a gap, whose black picture
 # (717 MB) the header would hold in memory (a mount whose stream_mem
-# takes such frames): before, built, the daemon's peak 1.4 GB; now no
+# takes such frames): before, built, the daemon's peak 730 MB; now no
 # movie and a note
 M7=$T/media7
 mkdir -p "$M7/timelines"
