@@ -23,6 +23,8 @@
 #include "media/imgseq.h"
 #include "util/diag.h"
 
+#include "sparse_src.h"
+
 /* A file in memory, built by the put_* helpers. */
 struct mem {
 	unsigned char b[65536];
@@ -405,44 +407,18 @@ static void test_exr(void **state)
 	assert_non_null(strstr(msg, "offset table of 4 chunks"));
 }
 
-/* m as the start of a sparse file of `size` bytes, zeros after m->n (as
- * truncate makes one): the bytes a reader reads of it and its largest
- * read, so that a header claiming a huge table is seen to cost little */
-struct sparse {
-	const struct mem *m;
-	uint64_t size, bytes;
-	size_t largest;
-};
-
-static long sparse_read(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	struct sparse *s = ctx;
-	size_t have = off < s->m->n ? s->m->n - (size_t)off : 0;
-
-	assert_true(off <= s->size && len <= s->size - off);
-	if (have > len)
-		have = len;
-	if (have)
-		memcpy(buf, s->m->b + off, have);
-	memset((unsigned char *)buf + have, 0, len - have);
-	s->bytes += len;
-	if (len > s->largest)
-		s->largest = len;
-	return (long)len;
-}
-
+/* m at the start of a sparse file of `size` bytes (sparse_src.h) */
 static int sparse_pixels(struct mem *m, uint64_t size, struct sparse *s,
 			 struct eng_seq_pixels *px, char *msg, size_t len)
 {
 	struct eng_diag d = { 0 };
-	struct eng_src src = { "f.0001", size, sparse_read, s };
+	struct eng_src src;
 	int rc;
 
-	*s = (struct sparse){ .m = m, .size = size };
+	sparse_src(&src, s, "f.0001", m->b, m->n, size);
 	rc = eng_seq_pixels_of(&src, px, NULL, &d);
-	snprintf(msg, len, "%s", d.n ? d.msgs[0] : "");
 	assert_int_equal(d.n, rc ? 1 : 0);
-	eng_diag_free(&d);
+	sparse_msg(&d, msg, len);
 	return rc;
 }
 

@@ -794,6 +794,19 @@ static void test_prores_sizes(void **state)
  * 50 M frames built a 200 MB header (0), 800000 frames of V, A1, A2 at
  * 29.97 a 38 MB one.
  */
+/* text's timeline is no movie: -EFBIG, no header, why as want */
+static void too_big(const char *text, const char *want)
+{
+	struct eng_timeline *tl = parse(text);
+	struct eng_mov m;
+	char why[256];
+
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, want);
+	assert_null(m.head);
+	eng_tl_free(tl);
+}
+
 static void test_header_limit(void **state)
 {
 	struct eng_timeline *tl;
@@ -802,23 +815,16 @@ static void test_header_limit(void **state)
 	char why[256];
 
 	(void)state;
-	tl = parse("fps 25\ntrack V 2vuy 2x2\nevent V a 0 1 @49999999\n");
-	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
-	assert_string_equal(why, "50000000 frames on 1 track need a movie "
-			    "header (moov) over 25 MiB, more than players "
-			    "read");
-	assert_null(m.head);
-	eng_tl_free(tl);
+	too_big("fps 25\ntrack V 2vuy 2x2\nevent V a 0 1 @49999999\n",
+		"50000000 frames on 1 track need a movie header (moov) over "
+		"25 MiB, more than players read");
 	/* 29.97 with two audio tracks: stsc runs of one frame; the tables'
 	 * least (4 bytes a frame a track) passes, the header does not */
-	tl = parse("fps 30000/1001\ntrack V 2vuy 720x486\n"
-		   "track A1 144000 align=3\ntrack A2 144000 align=3\n"
-		   "event V,A1,A2 a 0 800000\n");
-	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
-	assert_string_equal(why, "800000 frames on 3 tracks need a movie "
-			    "header (moov) over 25 MiB, more than players "
-			    "read");
-	eng_tl_free(tl);
+	too_big("fps 30000/1001\ntrack V 2vuy 720x486\n"
+		"track A1 144000 align=3\ntrack A2 144000 align=3\n"
+		"event V,A1,A2 a 0 800000\n",
+		"800000 frames on 3 tracks need a movie header (moov) over "
+		"25 MiB, more than players read");
 	tl = parse("fps 30000/1001\ntrack V 2vuy 720x486\n"
 		   "track A1 144000 align=3\ntrack A2 144000 align=3\n"
 		   "event V,A1,A2 a 0 500000\n");
@@ -838,25 +844,15 @@ static void test_header_limit(void **state)
  */
 static void test_black_limit(void **state)
 {
-	struct eng_timeline *tl;
-	struct eng_mov m;
-	char why[256];
-
 	(void)state;
-	tl = parse("fps 25\ntrack V v210 16384x16384\nevent V a 0 1 @10\n");
-	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
-	assert_string_equal(why, "gaps need black pictures of 717225984 bytes"
-			    " in the movie header (track V v210 16384x16384"
-			    "): more than 256 MiB");
-	assert_null(m.head);
-	eng_tl_free(tl);
+	too_big("fps 25\ntrack V v210 16384x16384\nevent V a 0 1 @10\n",
+		"gaps need black pictures of 717225984 bytes in the movie "
+		"header (track V v210 16384x16384): more than 256 MiB");
 	/* three 8K sizes of 94 MB each: the pictures together */
-	tl = parse("fps 25\ntrack V v210 8192x4320\ntrack V2 v210 8190x4320\n"
-		   "track V3 v210 8192x4318\nevent V,V2,V3 a 0 1 @10\n");
-	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
-	assert_non_null(strstr(why, "gaps need black pictures of "));
-	assert_non_null(strstr(why, "(track V3 v210 8192x4318)"));
-	eng_tl_free(tl);
+	too_big("fps 25\ntrack V v210 8192x4320\ntrack V2 v210 8190x4320\n"
+		"track V3 v210 8192x4318\nevent V,V2,V3 a 0 1 @10\n",
+		"gaps need black pictures of 283624704 bytes in the movie "
+		"header (track V3 v210 8192x4318): more than 256 MiB");
 }
 
 int main(void)
