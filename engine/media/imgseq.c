@@ -69,15 +69,16 @@ static uint64_t get(const unsigned char *p, int bytes, int be)
 
 /*
  * The header bytes read so far: one window of the file, [off, off + n).
- * A parser asks for [at, at + len); where that is not in the window, one
- * read of the file's src (one header read, as an application's reader
- * makes one) fills the window from `at` with max(len, ENG_SEQ_HEADER_READ)
- * bytes, the file's end permitting.
+ * A parser asks for [at, at + len), len at most ENG_SEQ_HEADER_READ (a
+ * table is asked for in pieces: the window never grows with what the
+ * file claims); where that is not in the window, one read of the file's
+ * src (one header read, as an application's reader makes one) fills the
+ * window from `at` with ENG_SEQ_HEADER_READ bytes, the file's end
+ * permitting.
  */
 struct win {
 	const struct eng_src *src;
-	unsigned char *b;
-	size_t cap;
+	unsigned char b[ENG_SEQ_HEADER_READ];
 	uint64_t off;
 	size_t n;
 	int reads;
@@ -99,19 +100,16 @@ static const unsigned char *bytes(struct win *w, uint64_t at, size_t len,
 			  len, at, w->src->size);
 		return NULL;
 	}
-	want = len > ENG_SEQ_HEADER_READ ? len : ENG_SEQ_HEADER_READ;
+	if (len > sizeof(w->b)) {
+		/* a parser's own field size, never the file's claim */
+		*rc = bad(diag, w->src->name, "header field of %zu bytes at %"
+			  PRIu64 ": more than %zu are read at once", len, at,
+			  sizeof(w->b));
+		return NULL;
+	}
+	want = sizeof(w->b);
 	if (want > w->src->size - at)
 		want = (size_t)(w->src->size - at);
-	if (want > w->cap) {
-		unsigned char *nb = realloc(w->b, want);
-
-		if (!nb) {
-			*rc = -ENOMEM;
-			return NULL;
-		}
-		w->b = nb;
-		w->cap = want;
-	}
 	w->reads++;
 	got = w->src->read_at(w->src->ctx, at, w->b, want);
 	if (got < 0 || (size_t)got < len) {
@@ -174,6 +172,39 @@ struct tiff_arr {
 	unsigned char inl[4];	/* values that fit in the entry itself */
 };
 
+/* The strips' runs, TIFF_BATCH strips at a time: each table's piece
+ * copied out of the window (reading the other's may move it), so that a
+ * table of any length costs one window and two batches of memory. */
+#define TIFF_BATCH (ENG_SEQ_HEADER_READ / 4)
+
+static int tiff_runs(struct win *w, const struct tiff_arr arr[2], int be,
+		     struct eng_seq_pixels *out, struct eng_diag *diag)
+{
+	unsigned char t[2][TIFF_BATCH * 4];
+	uint32_t count = arr[0].count, i, j, n;
+	int rc = 0;
+
+	for (i = 0; i < count && !rc; i += n) {
+		n = count - i < TIFF_BATCH ? count - i : TIFF_BATCH;
+		for (int k = 0; k < 2 && !rc; k++) {
+			size_t sz = (unsigned)arr[k].size, len = n * sz;
+			const unsigned char *p =
+				(uint64_t)count * sz <= 4 ? arr[k].inl + i * sz
+				: bytes(w, arr[k].at + i * sz, len, &rc, diag);
+
+			if (p)
+				memcpy(t[k], p, len);
+		}
+		for (j = 0; j < n && !rc; j++)
+			rc = add_run(out, get(t[0] + (size_t)j * arr[0].size,
+					      arr[0].size, be),
+				     get(t[1] + (size_t)j * arr[1].size,
+					 arr[1].size, be), w->src->size,
+				     w->src->name, diag);
+	}
+	return rc;
+}
+
 static int tiff(struct win *w, const unsigned char *h,
 		struct eng_seq_pixels *out, struct eng_diag *diag)
 {
@@ -181,7 +212,6 @@ static int tiff(struct win *w, const unsigned char *h,
 	int be = h[0] == 'M';
 	struct tiff_arr arr[2] = { { 0 }, { 0 } };	/* offsets, counts */
 	const unsigned char *e;
-	unsigned char *t[2] = { NULL, NULL };
 	uint64_t ifd;
 	unsigned entries;
 	int rc = 0;
@@ -198,12 +228,14 @@ static int tiff(struct win *w, const unsigned char *h,
 	if (!(e = bytes(w, ifd, 2, &rc, diag)))
 		return rc;
 	entries = (unsigned)get(e, 2, be);
-	if (!(e = bytes(w, ifd + 2, 12u * entries, &rc, diag)))
-		return rc;
-	for (unsigned i = 0; i < entries; i++, e += 12) {
-		unsigned tag = (unsigned)get(e, 2, be);
-		unsigned type = (unsigned)get(e + 2, 2, be);
+	for (unsigned i = 0; i < entries; i++) {
+		unsigned tag, type;
 		struct tiff_arr *a;
+
+		if (!(e = bytes(w, ifd + 2 + 12u * i, 12, &rc, diag)))
+			return rc;
+		tag = (unsigned)get(e, 2, be);
+		type = (unsigned)get(e + 2, 2, be);
 
 		if (tag == 259) {
 			/* Compression, a SHORT held in the entry (left
@@ -229,29 +261,23 @@ static int tiff(struct win *w, const unsigned char *h,
 	if (!arr[0].count || arr[0].count != arr[1].count)
 		return bad(diag, name, "tiff has %" PRIu32 " strip offsets and %"
 			   PRIu32 " byte counts", arr[0].count, arr[1].count);
-	/* both tables, where not in their entries, copied out of the
-	 * window: reading the second may move it */
-	for (int k = 0; k < 2 && !rc; k++) {
-		size_t len = (size_t)arr[k].count * (unsigned)arr[k].size;
-		const unsigned char *p = len <= 4 ? arr[k].inl :
-					 bytes(w, arr[k].at, len, &rc, diag);
-
-		if (p && !(t[k] = malloc(len)))
-			rc = -ENOMEM;
-		else if (p)
-			memcpy(t[k], p, len);
-	}
+	if (arr[0].count > ENG_SEQ_TABLE_MAX)
+		return bad(diag, name, "tiff has %" PRIu32 " strips: more than "
+			   "%u are read", arr[0].count, ENG_SEQ_TABLE_MAX);
+	for (int k = 0; k < 2; k++)
+		if ((uint64_t)arr[k].count * (unsigned)arr[k].size > 4 &&
+		    (arr[k].at > w->src->size ||
+		     (uint64_t)arr[k].count * (unsigned)arr[k].size >
+		     w->src->size - arr[k].at))
+			return bad(diag, name, "tiff table of %" PRIu32 " strip"
+				   " %s at %" PRIu64 " runs past the end of the"
+				   " file (%" PRIu64 " bytes)", arr[k].count,
+				   k ? "byte counts" : "offsets", arr[k].at,
+				   w->src->size);
 	out->fmt = ENG_SEQ_TIFF;
 	if (!out->compression)
 		out->compression = 1;	/* the tag's default: none */
-	for (uint32_t i = 0; i < arr[0].count && !rc; i++)
-		rc = add_run(out, get(t[0] + (size_t)i * arr[0].size,
-				      arr[0].size, be),
-			     get(t[1] + (size_t)i * arr[1].size, arr[1].size,
-				 be), w->src->size, name, diag);
-	free(t[0]);
-	free(t[1]);
-	return rc;
+	return tiff_runs(w, arr, be, out, diag);
 }
 
 /* scanlines a chunk by EXR compression (OpenEXR's file layout) */
@@ -335,13 +361,20 @@ static int exr(struct win *w, const unsigned char *h,
 		return bad(diag, name, "exr compression %d is not known", comp);
 	chunks = (uint64_t)(ymax - ymin) / (unsigned)exr_lines((unsigned)comp)
 		 + 1;
+	if (chunks > ENG_SEQ_TABLE_MAX)
+		return bad(diag, name, "exr has %" PRIu64 " chunks: more than %u"
+			   " are read", chunks, ENG_SEQ_TABLE_MAX);
 	if (chunks > (size - p) / 8)
 		return bad(diag, name, "exr offset table of %" PRIu64 " chunks "
 			   "runs past the end of the file", chunks);
-	if (!(h = bytes(w, p, (size_t)(8 * chunks), &rc, diag)))
-		return rc;
+	/* the table an entry at a time: the window, not the table, in
+	 * memory */
 	for (uint64_t i = 0; i < chunks; i++) {
-		uint64_t off = get(h + 8 * i, 8, 0);
+		uint64_t off;
+
+		if (!(h = bytes(w, p + 8 * i, 8, &rc, diag)))
+			return rc;
+		off = get(h, 8, 0);
 
 		/* a chunk is its y (4), its size (4) and its data */
 		if (off < p + 8 * chunks || off > size - 8)
@@ -386,8 +419,13 @@ int eng_seq_pixels_of(const struct eng_src *src, struct eng_seq_pixels *out,
 	else
 		rc = bad(diag, src->name, "not a dpx, tiff or exr file (first "
 			 "bytes %02x %02x %02x %02x)", h[0], h[1], h[2], h[3]);
+	/* strips of 0 bytes, a DPX whose data starts at its end: a frame
+	 * of nothing would make a timeline of nothing, served silently */
+	if (!rc && !out->bytes)
+		rc = bad(diag, src->name, "%s header gives no pixel data (0 "
+			 "bytes)", out->fmt == ENG_SEQ_DPX ? "dpx" :
+			 out->fmt == ENG_SEQ_TIFF ? "tiff" : "exr");
 out:
-	free(w.b);
 	if (reads)
 		*reads = w.reads;
 	return rc;

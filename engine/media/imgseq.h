@@ -70,10 +70,20 @@ struct eng_seq_pixels {
  * after its strips, as libtiff and FFmpeg write it, one more at the IFD). */
 #define ENG_SEQ_HEADER_READ 4096
 
+/* At most this many TIFF strips (or tiles) or EXR chunks a frame: their
+ * tables are refused beyond it, naming the file, before they are read.
+ * The largest legitimate frames hold far fewer: an 8K (8192x4320) 16-bit
+ * RGBA TIFF in strips of one row has 4320, one of 16x16 tiles (the
+ * smallest TIFF allows) 138240; an EXR a chunk per row of a 65536-row
+ * image 65536.  Within it a table is read ENG_SEQ_HEADER_READ bytes at a
+ * time and never held: a frame's header costs one window of memory. */
+#define ENG_SEQ_TABLE_MAX (1u << 18)
+
 /*
  * The pixel data of the frame file src, from its header, read through
  * src->read_at as a reader does (*reads: how many reads it made, each
- * ENG_SEQ_HEADER_READ bytes or the field it needs, from where it is):
+ * of ENG_SEQ_HEADER_READ bytes, the file's end permitting, from where
+ * the field it needs is; tables are read in such pieces, never whole):
  *  DPX: "SDPX" (big-endian) or "XPDS" (little-endian) at 0, the image
  *   data offset at 4: the data runs from there to the end of the file.
  *  TIFF: "II*\0" or "MM\0*", the first IFD's StripOffsets and
@@ -82,10 +92,12 @@ struct eng_seq_pixels {
  *   compression and dataWindow give the number of chunks, the offset
  *   table after the header where they are: the data runs from the first
  *   chunk to the end of the file.
- * Returns 0 with *out filled; a read's -errno; -ENOMEM; -EINVAL with one
- * message in diag naming the file and the reason (not a known format, a
- * field past the end of the file, tiled, multi-part or deep EXR, chunks
- * not in file order, BigTIFF, more than ENG_SEQ_EXTENTS runs).
+ * Returns 0 with *out filled (out->bytes > 0); a read's -errno; -EINVAL
+ * with one message in diag naming the file and the reason (not a known
+ * format, a field past the end of the file, tiled, multi-part or deep
+ * EXR, chunks not in file order, BigTIFF, more than ENG_SEQ_EXTENTS
+ * runs, more than ENG_SEQ_TABLE_MAX strips or chunks, 0 bytes of pixel
+ * data).  Allocates nothing.
  */
 int eng_seq_pixels_of(const struct eng_src *src, struct eng_seq_pixels *out,
 		      int *reads, struct eng_diag *diag);

@@ -18,11 +18,12 @@
 #include "timeline/layout.h"
 #include "timeline/model.h"
 
-/* A growable byte buffer; after a failed allocation err is set and
- * further writes do nothing, checked once at the end. */
+/* A growable byte buffer; after a failed allocation (-ENOMEM) or a
+ * write past max (-EFBIG; 0: no limit) err is set and further writes do
+ * nothing, checked once at the end. */
 struct bbuf {
 	uint8_t *p;
-	size_t len, cap;
+	size_t len, cap, max;
 	int err;
 };
 
@@ -33,6 +34,10 @@ static uint8_t *room(struct bbuf *b, size_t n)
 
 	if (b->err)
 		return NULL;
+	if (b->max && n > b->max - b->len) {
+		b->err = -EFBIG;
+		return NULL;
+	}
 	if (b->len + n > b->cap) {
 		cap = b->cap ? b->cap : 4096;
 		while (cap < b->len + n)
@@ -91,11 +96,15 @@ static size_t box(struct bbuf *b, const char *type)
 	return at;
 }
 
+/* Its size, 32 bits: a box past 4 GiB (only mdat may be one, written
+ * with the 64-bit form by layout) is an error, never a wrapped size. */
 static void box_end(struct bbuf *b, size_t at)
 {
 	uint64_t n = b->len - at;
 	int i;
 
+	if (!b->err && n > UINT32_MAX)
+		b->err = -EFBIG;
 	if (b->err)
 		return;
 	for (i = 0; i < 4; i++)
@@ -1111,6 +1120,41 @@ static void put_blacks(struct bbuf *b, struct movie *mv, uint64_t at)
 	box_end(b, c);
 }
 
+/* Whether the black pictures put_blacks would write (one per distinct
+ * picture of tracks with gaps) fit ENG_MOV_BLACK_MAX: they are held in
+ * memory, and a picture size is the timeline's claim.  0, or -EFBIG with
+ * why (the track that passes it). */
+static int blacks_fit(const struct movie *mv, char *why, size_t whylen)
+{
+	const struct eng_timeline *tl = mv->tl;
+	uint64_t sum = 0;
+	size_t t, u;
+
+	for (t = 0; t < tl->ntracks; t++) {
+		const struct mtrack *m = &mv->tr[t];
+
+		if (!m->gaps)
+			continue;
+		for (u = 0; u < t; u++)
+			if (mv->tr[u].gaps && !memcmp(&mv->tr[u].pic, &m->pic,
+						      sizeof(m->pic)))
+				break;
+		if (u < t)
+			continue;
+		sum += eng_picture_bytes(&m->pic);
+		if (sum > ENG_MOV_BLACK_MAX) {
+			snprintf(why, whylen, "gaps need black pictures of %"
+				 PRIu64 " bytes in the movie header (track %s "
+				 "%s %" PRIu32 "x%" PRIu32 "): more than %u MiB",
+				 sum, tl->tracks[t].name, m->f.fourcc,
+				 m->f.width, m->f.height,
+				 ENG_MOV_BLACK_MAX >> 20);
+			return -EFBIG;
+		}
+	}
+	return 0;
+}
+
 /* Header size for a choice of co64 (the offsets' values do not matter). */
 static int layout(struct movie *mv, struct bbuf *b)
 {
@@ -1118,7 +1162,9 @@ static int layout(struct movie *mv, struct bbuf *b)
 
 	b->len = 0;
 	put_ftyp(b);
+	b->max = b->len + ENG_MOV_MOOV_MAX;
 	put_moov(b, mv);
+	b->max = 0;
 	put_blacks(b, mv, b->len);
 	big = 8 + mv->tl->bytes > UINT32_MAX;
 	if (big) {
@@ -1132,6 +1178,16 @@ static int layout(struct movie *mv, struct bbuf *b)
 	return b->err;
 }
 
+/* -EFBIG with why: the moov would pass ENG_MOV_MOOV_MAX */
+static int too_big(const struct eng_timeline *tl, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "%" PRId64 " frames on %zu track%s need a movie"
+		 " header (moov) over %u MiB, more than players read",
+		 tl->frames, tl->ntracks, tl->ntracks == 1 ? "" : "s",
+		 ENG_MOV_MOOV_MAX >> 20);
+	return -EFBIG;
+}
+
 int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 		  char *why, size_t whylen)
 {
@@ -1140,11 +1196,16 @@ int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	/* a chunk offset a frame a track at least: past the limit, refused
+	 * before anything the size of the frames is built */
+	if ((uint64_t)tl->frames * 4 > ENG_MOV_MOOV_MAX / (tl->ntracks ?
+							   tl->ntracks : 1))
+		return too_big(tl, why, whylen);
 	mv.tr = calloc(tl->ntracks, sizeof(*mv.tr));
 	if (!mv.tr)
 		return -ENOMEM;
 	rc = classify(&mv, why, whylen);
-	if (rc < 0)
+	if (rc < 0 || (rc = blacks_fit(&mv, why, whylen)) < 0)
 		goto out;
 	/* stsz and stts hold 32-bit counts */
 	rc = -EFBIG;
@@ -1162,19 +1223,23 @@ int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 		}
 	/* pass 1: with stco, would the last offset fit 32 bits? */
 	if ((rc = layout(&mv, &b)) < 0)
-		goto out;
+		goto big;
 	mv.co64 = b.len + tl->bytes > UINT32_MAX;
 	/* pass 2: the size with that choice, then the real offsets */
 	if ((rc = layout(&mv, &b)) < 0)
-		goto out;
+		goto big;
 	mv.base = b.len;
 	if ((rc = layout(&mv, &b)) < 0)
-		goto out;
+		goto big;
 	out->head = b.p;
 	out->head_len = b.len;
 	out->size = b.len + tl->bytes;
 	b.p = NULL;
 	rc = 0;
+	goto out;
+big:
+	if (rc == -EFBIG)
+		too_big(tl, why, whylen);
 out:
 	free(b.p);
 	for (size_t t = 0; t < tl->ntracks; t++)

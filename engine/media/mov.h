@@ -33,6 +33,21 @@
 
 #include "timeline/model.h"
 
+/* The largest moov a movie gets: GStreamer 1.22's qtdemux refuses any
+ * box but mdat over 25 MiB ("This file contains no playable streams":
+ * checked, a 26212628-byte moov played, a 26216628-byte one did not);
+ * FFmpeg and mpv read larger.  It holds 4 bytes a frame a track at least
+ * (chunk offsets): some 72 hours of one track at 25 fps, 18 of V, A1 and
+ * A2 at 29.97.  No box but mdat can then pass 4 GiB, and mdat has the
+ * 64-bit size form. */
+#define ENG_MOV_MOOV_MAX (25u << 20)
+
+/* The most the black pictures of a header may hold (one per picture
+ * size with gaps, in memory for the mount's life): two 8K v210 ones
+ * (8192x4320, 94 MB each) fit; a 16384x16384 v210 one (717 MB) does not,
+ * and its timeline gets no movie. */
+#define ENG_MOV_BLACK_MAX (256u << 20)
+
 struct eng_mov {
 	uint8_t *head;		/* the header bytes, malloc'ed */
 	uint64_t head_len;	/* the movie's offset of timeline byte 0 */
@@ -41,7 +56,11 @@ struct eng_mov {
 
 /* Build the header of tl's movie.  Returns 0; -EINVAL when tl cannot be a
  * movie, with the reason in why[0..whylen) ("track V has no picture
- * format"); -EFBIG when a table would not fit its field; -ENOMEM. */
+ * format"); -EFBIG, with why, when a table would not fit its field or the
+ * moov would pass ENG_MOV_MOOV_MAX (refused before building where its
+ * least, 4 bytes a frame a track, passes it: memory and time stay within
+ * what a movie may hold) or its black pictures ENG_MOV_BLACK_MAX (before
+ * building); -ENOMEM. */
 int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 		  char *why, size_t whylen);
 void eng_mov_free(struct eng_mov *m);

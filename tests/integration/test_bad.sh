@@ -158,6 +158,45 @@ DB=$T/t.db
 check_eq "no run for bad options or a failed mount" 0 \
 	"$(if [ -e "$DB" ]; then q "select count(*) from run"; else echo 0; fi)"
 
+# A frame header that claims more than a frame holds: a 450 MB sparse
+# TIFF (no disk blocks) of 50 M strips named as a DPX frame.  Before: the
+# mount took the daemon to 613 MB (the strip tables read whole) and served
+# a 0-byte timeline without a word; now refused, naming the file and the
+# limit, before the tables are read.
+M6=$T/hostile
+mkdir -p "$M6/timelines"
+# II*, IFD at 8 of 2 entries: StripOffsets and StripByteCounts, 50000000
+# LONGs each, at 4096 and 200004096
+printf 'II*\000\010\000\000\000\002\000\021\001\004\000\200\360\372\002\000\020\000\000\027\001\004\000\200\360\372\002\000\322\353\013\000\000\000\000' \
+	>"$M6/x.0001.dpx"
+truncate -s 450000000 "$M6/x.0001.dpx"
+printf 'fps 25\ntrack V 1\nseq x x.%%04d.dpx first=1\nevent V x 0 1\n' \
+	>"$M6/timelines/t.tl"
+# the mount's peak memory (ru_maxrss of the finished child, in KiB)
+rss=$(python3 -c 'import resource, subprocess, sys
+with open(sys.argv[1], "w") as out:
+    subprocess.call(sys.argv[2:], stdout=out, stderr=out)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$T/out" \
+	timeout 20 "$BIN" -f -o db="$T/hostile.db" "$M6" "$T/mnt")
+if is_mounted "$T/mnt"; then
+	fusermount3 -u -z "$T/mnt"
+	not_ok "a tiff of 50 M strips: mounted"
+fi
+check "a tiff of 50 M strips named as a dpx frame: refused naming the file and the limit" \
+	grep -qF "t.tl:4: clip x track V: $M6/x.0001.dpx: tiff has 50000000 strips: more than 262144 are read" "$T/out"
+check "a tiff of 50 M strips: the mount's peak memory under 200 MB (613 MB before): $rss KiB" \
+	test "$rss" -lt 204800
+
+# A timeline whose frames hold no byte is no timeline to serve: 10 frames
+# of a 1 byte/s track at 25 fps.  Before: mounted as a 0-byte file without
+# a word.
+mkdir -p "$T/empty/timelines"
+printf 'fps 25\ntrack V 1\nevent V a 0 10\n' >"$T/empty/timelines/z.tl"
+: >"$T/empty/a.V.raw"
+try_mount "a timeline of 0 bytes is refused, naming the file" \
+	"$T/empty/timelines/z.tl: its 10 frames hold 0 bytes: nothing to read" -- \
+	-o db="$T/empty0.db" "$T/empty" "$T/mnt"
+
 out=$("$BIN" -h 2>&1) || true
 check "-h lists every option" sh -c '
 	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict max_background= hold= splice= record= stream_mem= stream_files= frames_in_flight= ingest= ingest_buffer= ingest_write= ingest_fsync= ingest_prealloc= ingest_on_drop= ingest_reserve= ingest_replace; do

@@ -340,4 +340,75 @@ else
 	skip_case "players count a movie as dd: no ffmpeg"
 fi
 
+# --- a movie header past what players read; a movie past 4 GiB
+# long.tl: 50 M frames of 2vuy 2x2 from a 45-byte file, all but the last
+# a gap.  Before: the mount built a 200 MB header (225 MB of memory, 10 s
+# and more) whose moov GStreamer refuses (over 25 MiB); now no long.mov
+# and a note why.  big.tl: 6200 frames of 720x486 from a sparse 4.34 GB
+# clip (no disk blocks): co64 and the 64-bit mdat size, which ffprobe,
+# GStreamer and mpv read, ffmpeg its last frame from past 4 GiB.
+M5=$T/media5
+mkdir -p "$M5/timelines"
+printf 'fps 25\ntrack V 2vuy 2x2\nevent V a 0 1 @49999999\n' \
+	>"$M5/timelines/long.tl"
+truncate -s 8 "$M5/a.V.raw"
+printf 'fps 25\ntrack V 2vuy 720x486\nevent V b 0 6200\n' \
+	>"$M5/timelines/big.tl"
+truncate -s $((6200 * 699840)) "$M5/b.V.raw"
+mount_fs "$M5" "$T/mnt" -o pace=off,record=off,db="$T/l.db"
+check_eq "a 50 M frame timeline: no long.mov, big.mov past 4 GiB" \
+	"big big.mov ingest long " "$(ls "$T/mnt" | tr '\n' ' ')"
+check_eq "the start says why long has no movie" \
+	"timelinefs: note: no long.mov: $M5/timelines/long.tl: 50000000 frames on 1 track need a movie header (moov) over 25 MiB, more than players read" \
+	"$(grep 'long.mov' "$DAEMON_LOG")"
+hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$DAEMON/status")
+check "the daemon's peak memory under 150 MB (225 MB before): $hwm KiB" \
+	test "$hwm" -lt 153600
+check "big.mov is past 4 GiB" test "$(stat -c %s "$T/mnt/big.mov")" -gt 4294967296
+if command -v ffprobe >/dev/null 2>&1; then
+	check_eq "ffprobe big.mov: 720x486, 6200 frames, 248 s" \
+		"720,486,248.000000,6200" \
+		"$(ffprobe -v error -select_streams v:0 -show_entries \
+			stream=width,height,nb_frames,duration -of csv=p=0 \
+			"$T/mnt/big.mov")"
+	check_eq "ffmpeg reads big.mov's last frame, from past 4 GiB" 699840 \
+		"$(ffmpeg -nostdin -v error -ss 247.96 -i "$T/mnt/big.mov" \
+			-frames:v 1 -f rawvideo - | wc -c)"
+else
+	skip_case "ffprobe is not installed"
+fi
+if command -v gst-discoverer-1.0 >/dev/null 2>&1; then
+	check "gst-discoverer-1.0 big.mov: 4:08 of video" sh -c \
+		"gst-discoverer-1.0 '$T/mnt/big.mov' | grep -q 'Duration: 0:04:08.0'"
+else
+	skip_case "gst-discoverer-1.0 is not installed"
+fi
+if command -v mpv >/dev/null 2>&1; then
+	check "mpv plays big.mov's last frame" timeout 60 mpv --no-config \
+		--really-quiet --vo=null --ao=null --start=247.9 --frames=1 \
+		"$T/mnt/big.mov"
+else
+	skip_case "mpv is not installed"
+fi
+umount_fs "$T/mnt"
+# black.tl: a 16384x16384 v210 track with a gap, whose black picture
+# (717 MB) the header would hold in memory (a mount whose stream_mem
+# takes such frames): before, built, the daemon's peak 730 MB; now no
+# movie and a note
+M7=$T/media7
+mkdir -p "$M7/timelines"
+printf 'fps 25\ntrack V v210 16384x16384\nevent V c 0 1 @10\n' \
+	>"$M7/timelines/black.tl"
+truncate -s 717225984 "$M7/c.V.raw"
+mount_fs "$M7" "$T/mnt" -o pace=off,record=off,buffer=1,stream_mem=4G,db="$T/b.db"
+check_eq "a 16K v210 gap: no black.mov" "black ingest " \
+	"$(ls "$T/mnt" | tr '\n' ' ')"
+check_eq "the start says why black has no movie" \
+	"timelinefs: note: no black.mov: $M7/timelines/black.tl: gaps need black pictures of 717225984 bytes in the movie header (track V v210 16384x16384): more than 256 MiB" \
+	"$(grep 'black.mov' "$DAEMON_LOG")"
+hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$DAEMON/status")
+check "a 16K v210 gap: the daemon's peak memory under 150 MB: $hwm KiB" \
+	test "$hwm" -lt 153600
+umount_fs "$T/mnt"
+
 finish

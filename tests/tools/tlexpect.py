@@ -1054,9 +1054,10 @@ def header_reads(path):
     layout puts them); a field not in the window is one read from where
     it starts of HEADER_READ bytes or the field, the file's end
     permitting.  DPX: its 2048-byte header; EXR: the magic and version,
-    each attribute, the end of the header, the offset table whole;
-    TIFF: the byte order and first IFD's offset, the IFD's count and
-    entries, the strip (tile) offsets and byte counts held out of line;
+    each attribute, the end of the header, each entry of the offset
+    table; TIFF: the byte order and first IFD's offset, the IFD's count,
+    each entry, the strip (tile) offsets and byte counts held out of
+    line, 1024 of each in turn;
     a headerless file: none."""
     size = os.path.getsize(path)
     asks = []
@@ -1089,21 +1090,33 @@ def header_reads(path):
             y0 = int.from_bytes(dw[4:8], "little", signed=True)
             y1 = int.from_bytes(dw[12:16], "little", signed=True)
             lines = EXR_LINES[comp]
-            asks.append((pos, 8 * ((y1 - y0 + lines) // lines)))
+            # the offset table an entry at a time
+            asks += [(pos + 8 * i, 8)
+                     for i in range((y1 - y0 + lines) // lines)]
         elif b[:4] in (b"II*\0", b"MM\0*"):
             e = "little" if b[:2] == b"II" else "big"
             ifd = int.from_bytes(b[4:8], e)
             f.seek(ifd)
             n = int.from_bytes(f.read(2), e)
             ents = f.read(12 * n)
-            asks = [(0, 8), (ifd, 2), (ifd + 2, 12 * n)]
+            asks = [(0, 8), (ifd, 2)]
+            tables = [None, None]   # offsets, byte counts: (at, width)
             for i in range(n):
+                asks.append((ifd + 2 + 12 * i, 12))
                 ent = ents[12 * i:12 * i + 12]
                 tag = int.from_bytes(ent[0:2], e)
                 width = {3: 2, 4: 4}.get(int.from_bytes(ent[2:4], e), 0)
                 cnt = int.from_bytes(ent[4:8], e)
                 if tag in (273, 279, 324, 325) and cnt * width > 4:
-                    asks.append((int.from_bytes(ent[8:12], e), cnt * width))
+                    tables[tag in (279, 325)] = (
+                        int.from_bytes(ent[8:12], e), width, cnt)
+            # the two tables in turn, TIFF_BATCH (1024) strips a piece
+            cnt = max(t[2] for t in tables if t) if any(tables) else 0
+            for i in range(0, cnt, 1024):
+                for t in tables:
+                    if t:
+                        asks.append((t[0] + i * t[1],
+                                     min(1024, cnt - i) * t[1]))
     reads, lo, hi = 0, 0, 0
     for at, n in asks:
         if lo <= at and at + n <= hi:

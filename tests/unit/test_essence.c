@@ -20,6 +20,8 @@
 #include "media/essence.h"
 #include "util/diag.h"
 
+#include "sparse_src.h"
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A file in memory, built by the put_* helpers. */
@@ -323,6 +325,68 @@ static void test_aiff(void **state)
 	}
 }
 
+/*
+ * WAV headers at the start of 450 MB sparse files (sparse_src.h): what
+ * the chunks claim drives no allocation or read beyond a bounded walk
+ * (pcm.c was already so: this guards it).  A data chunk to the file's
+ * end is one chunk of the index, read with a few small reads; an RF64
+ * size of 2^62 is refused; zeros after RIFF WAVE are walked 4096 chunks
+ * at most.
+ */
+static void test_wav_sparse(void **state)
+{
+	static const struct wav_case to_end = {
+		"to the end", 0, FMT_PCM, 0, 0, 0, 0, 2, 24, 6, 450000000,
+		0, 0, NULL, NULL, 0, 0
+	};
+	struct {
+		struct mem m;
+		uint64_t size;	/* the sparse file's */
+		int rc;
+		const char *msg;
+		uint64_t bytes;	/* read at most */
+	} cases[3] = {
+		{ .size = 450000000, .rc = 0, .msg = "", .bytes = 1024 },
+		{ .size = 450000000, .rc = -EINVAL,
+		  .msg = "past the end of the file", .bytes = 1024 },
+		{ .size = 450000000, .rc = -EINVAL,
+		  .msg = "without a fmt chunk", .bytes = 12 + 4096 * 8 + 1024 },
+	};
+	struct wav_case r = to_end;
+
+	(void)state;
+	wav_of(&cases[0].m, &to_end);
+	cases[0].size += cases[0].m.n;
+	r.rf64 = 1;		/* ds64's data size 2^62 */
+	r.data = UINT32_MAX;
+	wav_of(&cases[1].m, &r);
+	for (int i = 0; i < 8; i++)
+		cases[1].m.b[28 + i] = (unsigned char)((1ull << 62) >> (8 * i));
+	put(&cases[2].m, "RIFF\0\0\0\0WAVE", 12);
+	for (size_t i = 0; i < N(cases); i++) {
+		struct eng_diag d = { 0 };
+		struct eng_mfile mf;
+		struct eng_src src;
+		struct sparse s;
+		char msg[256];
+		int rc;
+
+		sparse_src(&src, &s, "clip.wav", cases[i].m.b, cases[i].m.n,
+			   cases[i].size);
+		rc = eng_mfile_read(&src, &mf, &d);
+		assert_true(d.n <= 1);
+		sparse_msg(&d, msg, sizeof(msg));
+		assert_int_equal(rc, cases[i].rc);
+		assert_non_null(strstr(msg, cases[i].msg));
+		assert_true(s.bytes <= cases[i].bytes && s.largest <= 64);
+		if (rc < 0)
+			continue;
+		assert_int_equal(mf.streams[0].nsamples, 75000000);
+		assert_int_equal(mf.streams[0].nchunks, 1);
+		eng_mfile_clear(&mf);
+	}
+}
+
 /* Files no reader takes: -EINVAL and one message naming the file;
  * a cut header too. */
 static void test_not_media(void **state)
@@ -438,6 +502,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wav),
 		cmocka_unit_test(test_aiff),
+		cmocka_unit_test(test_wav_sparse),
 		cmocka_unit_test(test_not_media),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_tc_text),

@@ -6,7 +6,8 @@
  * pixel data of DPX (both byte orders), TIFF (strips adjacent, apart,
  * inline, short and long) and OpenEXR scanline headers built here byte by
  * byte, each read as a reader does (the reads counted: 4 KiB from the
- * start, more where a field is elsewhere).
+ * start, more where a field is elsewhere), and headers claiming tables
+ * larger than a frame holds (sparse files of 450 MB).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,6 +22,8 @@
 
 #include "media/imgseq.h"
 #include "util/diag.h"
+
+#include "sparse_src.h"
 
 /* A file in memory, built by the put_* helpers. */
 struct mem {
@@ -404,6 +407,136 @@ static void test_exr(void **state)
 	assert_non_null(strstr(msg, "offset table of 4 chunks"));
 }
 
+/* m at the start of a sparse file of `size` bytes (sparse_src.h) */
+static int sparse_pixels(struct mem *m, uint64_t size, struct sparse *s,
+			 struct eng_seq_pixels *px, char *msg, size_t len)
+{
+	struct eng_diag d = { 0 };
+	struct eng_src src;
+	int rc;
+
+	sparse_src(&src, s, "f.0001", m->b, m->n, size);
+	rc = eng_seq_pixels_of(&src, px, NULL, &d);
+	assert_int_equal(d.n, rc ? 1 : 0);
+	sparse_msg(&d, msg, len);
+	return rc;
+}
+
+/* A TIFF whose IFD at 8 has `strips` strips: offsets (long) at offs,
+ * byte counts (short or long) at cnts. */
+static void tiff_tables(struct mem *m, uint32_t strips, uint32_t offs,
+			unsigned cnt_type, uint32_t cnts)
+{
+	m->n = 0;
+	put(m, "II*\0", 4);
+	put_int(m, 8, 4, 0);
+	put_int(m, 2, 2, 0);
+	ifd_entry(m, 0, 273, 4, strips, offs);
+	ifd_entry(m, 0, 279, cnt_type, strips, cnts);
+	put_int(m, 0, 4, 0);
+}
+
+/* m at the start of a 450 MB sparse file: refused saying `claim` and
+ * the limit, having read no more than one window */
+static void refused_unread(struct mem *m, const char *claim)
+{
+	struct sparse s;
+	struct eng_seq_pixels px;
+	char msg[256], want[160];
+
+	assert_int_equal(sparse_pixels(m, 450000000, &s, &px, msg,
+				       sizeof(msg)), -EINVAL);
+	snprintf(want, sizeof(want), "f.0001: %s: more than %u", claim,
+		 ENG_SEQ_TABLE_MAX);
+	assert_non_null(strstr(msg, want));
+	assert_true(s.bytes <= ENG_SEQ_HEADER_READ);
+}
+
+/*
+ * Headers that claim more than a frame holds (issue: a 450 MB sparse
+ * TIFF of 50 M strips took the daemon to 613 MB, then served a 0-byte
+ * timeline): a table beyond ENG_SEQ_TABLE_MAX entries is refused naming
+ * the file before it is read, one within it is read 4 KiB at a time
+ * (never a read or a buffer the size of the table), and a header whose
+ * pixel data is 0 bytes is refused.  Before: the TIFF returned 0 with 0
+ * bytes after reading 400 MB, the EXR read 400 MB, the 3000-strip TIFF
+ * read its 12000-byte table in one read, the IFD of 65535 entries in one
+ * read of 786420 bytes, the empty strips and DPX returned 0.
+ */
+static void test_hostile(void **state)
+{
+	struct mem m;
+	struct sparse s;
+	struct eng_seq_pixels px;
+	char msg[256];
+	unsigned char box[16] = { 0 }, c = 0;
+
+	(void)state;
+	tiff_tables(&m, 50000000, 4096, 4, 4096 + 200000000);
+	refused_unread(&m, "tiff has 50000000 strips");
+
+	/* 3000 adjacent strips of 10 bytes: one run, read 4 KiB at a time */
+	tiff_tables(&m, 3000, 64, 3, 64 + 12000);
+	pad_to(&m, 64);
+	for (uint32_t i = 0; i < 3000; i++)
+		put_int(&m, 18064 + 10 * i, 4, 0);
+	for (uint32_t i = 0; i < 3000; i++)
+		put_int(&m, 10, 2, 0);
+	pad_to(&m, 18064 + 30000);
+	assert_int_equal(sparse_pixels(&m, m.n, &s, &px, msg, sizeof(msg)),
+			 0);
+	assert_int_equal(px.n, 1);
+	assert_int_equal(px.ext[0].off, 18064);
+	assert_int_equal(px.bytes, 30000);
+	assert_true(s.largest <= ENG_SEQ_HEADER_READ);
+
+	/* strips of 0 bytes: no pixel data, not an empty frame */
+	tiff_tables(&m, 2, 64, 3, 0);	/* counts inline: 0, 0 */
+	pad_to(&m, 64);
+	put_int(&m, 100, 4, 0);
+	put_int(&m, 100, 4, 0);
+	pad_to(&m, 256);
+	assert_int_equal(sparse_pixels(&m, m.n, &s, &px, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_string_equal(msg, "f.0001: tiff header gives no pixel data "
+			    "(0 bytes)");
+
+	/* an IFD of 65535 entries (all tag 0) is read 4 KiB at a time */
+	m.n = 0;
+	put(&m, "II*\0", 4);
+	put_int(&m, 8, 4, 0);
+	put_int(&m, 65535, 2, 0);
+	assert_int_equal(sparse_pixels(&m, 1000000, &s, &px, msg,
+				       sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "tiff has 0 strip offsets"));
+	assert_true(s.largest <= ENG_SEQ_HEADER_READ);
+
+	/* an EXR of 50 M rows, uncompressed: 50 M chunks */
+	m.n = 0;
+	put(&m, "\x76\x2f\x31\x01", 4);
+	put_int(&m, 2, 4, 0);
+	exr_attr(&m, "compression", "compression", &c, 1);
+	for (int i = 0; i < 4; i++)	/* ymax 49999999 */
+		box[12 + i] = (unsigned char)(49999999 >> (8 * i));
+	exr_attr(&m, "dataWindow", "box2i", box, 16);
+	put(&m, "", 1);
+	refused_unread(&m, "exr has 50000000 chunks");
+
+	/* 1000 rows: a table of 8000 bytes read 4 KiB at a time */
+	exr(&m, 2, 0, 1000, 0);
+	assert_int_equal(sparse_pixels(&m, m.n, &s, &px, msg, sizeof(msg)),
+			 0);
+	assert_int_equal(px.n, 1);
+	assert_true(s.largest <= ENG_SEQ_HEADER_READ);
+
+	/* a DPX whose image data starts at its end */
+	dpx(&m, 1, 6144, 6144);
+	assert_int_equal(sparse_pixels(&m, m.n, &s, &px, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_string_equal(msg, "f.0001: dpx header gives no pixel data "
+			    "(0 bytes)");
+}
+
 static void codec_is(struct mem *m, uint32_t comp, const char *want)
 {
 	struct eng_seq_pixels px;
@@ -474,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_tiff),
 		cmocka_unit_test(test_exr),
 		cmocka_unit_test(test_codec_raw),
+		cmocka_unit_test(test_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

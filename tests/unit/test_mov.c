@@ -786,6 +786,75 @@ static void test_prores_sizes(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * A header past what players read is no movie (issue: a 45-byte .tl of
+ * 50 M frames took 6 s and 421 MB to mount for a 400 MB header, with box
+ * sizes written as 32 bits unchecked): a moov over ENG_MOV_MOOV_MAX is
+ * refused with why, the absurd ones before anything is built.  Before:
+ * 50 M frames built a 200 MB header (0), 800000 frames of V, A1, A2 at
+ * 29.97 a 38 MB one.
+ */
+/* text's timeline is no movie: -EFBIG, no header, why as want */
+static void too_big(const char *text, const char *want)
+{
+	struct eng_timeline *tl = parse(text);
+	struct eng_mov m;
+	char why[256];
+
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EFBIG);
+	assert_string_equal(why, want);
+	assert_null(m.head);
+	eng_tl_free(tl);
+}
+
+static void test_header_limit(void **state)
+{
+	struct eng_timeline *tl;
+	struct eng_mov m;
+	struct box b;
+	char why[256];
+
+	(void)state;
+	too_big("fps 25\ntrack V 2vuy 2x2\nevent V a 0 1 @49999999\n",
+		"50000000 frames on 1 track need a movie header (moov) over "
+		"25 MiB, more than players read");
+	/* 29.97 with two audio tracks: stsc runs of one frame; the tables'
+	 * least (4 bytes a frame a track) passes, the header does not */
+	too_big("fps 30000/1001\ntrack V 2vuy 720x486\n"
+		"track A1 144000 align=3\ntrack A2 144000 align=3\n"
+		"event V,A1,A2 a 0 800000\n",
+		"800000 frames on 3 tracks need a movie header (moov) over "
+		"25 MiB, more than players read");
+	tl = parse("fps 30000/1001\ntrack V 2vuy 720x486\n"
+		   "track A1 144000 align=3\ntrack A2 144000 align=3\n"
+		   "event V,A1,A2 a 0 500000\n");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	b = path(&m, "moov");
+	assert_true(b.len + 8 <= ENG_MOV_MOOV_MAX);
+	assert_true(b.len + 8 > ENG_MOV_MOOV_MAX / 2);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+}
+
+/*
+ * The header holds one black picture per picture size with gaps: a
+ * 60-byte .tl of a 16384x16384 v210 track with a gap asked for a 717 MB
+ * header in memory, three 8K sizes 283 MB.  Past ENG_MOV_BLACK_MAX no
+ * movie, and why, before anything is built.  Before: both built (0).
+ */
+static void test_black_limit(void **state)
+{
+	(void)state;
+	too_big("fps 25\ntrack V v210 16384x16384\nevent V a 0 1 @10\n",
+		"gaps need black pictures of 717225984 bytes in the movie "
+		"header (track V v210 16384x16384): more than 256 MiB");
+	/* three 8K sizes of 94 MB each: the pictures together */
+	too_big("fps 25\ntrack V v210 8192x4320\ntrack V2 v210 8190x4320\n"
+		"track V3 v210 8192x4318\nevent V,V2,V3 a 0 1 @10\n",
+		"gaps need black pictures of 283624704 bytes in the movie "
+		"header (track V3 v210 8192x4318): more than 256 MiB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,6 +867,8 @@ int main(void)
 		cmocka_unit_test(test_avc1),
 		cmocka_unit_test(test_pcm),
 		cmocka_unit_test(test_prores_sizes),
+		cmocka_unit_test(test_header_limit),
+		cmocka_unit_test(test_black_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
