@@ -142,3 +142,69 @@ int eng_essence_samples(const struct eng_essence *e, int64_t first,
 	}
 	return cnt;
 }
+
+/* ---- H.264 parameter sets in Annex B ---- */
+
+/* The next NAL unit from *pos of buf (after its 00 00 01 start code,
+ * without the zeros of the next one's 4-byte form): its bytes in *p,
+ * *n; 1, or 0 at the end. */
+static int next_nal(const unsigned char *buf, size_t len, size_t *pos,
+		    const unsigned char **p, size_t *n)
+{
+	size_t i = *pos, start;
+
+	for (; i + 3 <= len; i++)
+		if (!buf[i] && !buf[i + 1] && buf[i + 2] == 1)
+			break;
+	if (i + 3 > len)
+		return 0;
+	start = i + 3;
+	for (i = start; i + 3 <= len; i++)
+		if (!buf[i] && !buf[i + 1] && buf[i + 2] <= 1)
+			break;
+	if (i + 3 > len)
+		i = len;
+	*pos = i;
+	*p = buf + start;
+	*n = i - start;
+	while (*n && !(*p)[*n - 1])	/* trailing zero bytes */
+		(*n)--;
+	return 1;
+}
+
+int eng_h264_parameter_sets(const unsigned char *buf, size_t len,
+			    unsigned char **out, size_t *out_len)
+{
+	const unsigned char *p;
+	size_t pos = 0, n, size = 0;
+	int sps = 0, pps = 0, pass;
+
+	*out = NULL;
+	*out_len = 0;
+	/* twice: the size, then the copy */
+	for (pass = 0; pass < 2; pass++) {
+		pos = 0;
+		while (next_nal(buf, len, &pos, &p, &n)) {
+			unsigned type = n ? p[0] & 0x1f : 0;
+
+			if (type >= 1 && type <= 5)	/* the first picture */
+				break;
+			if (type != 7 && type != 8)
+				continue;
+			if (pass == 0) {
+				sps |= type == 7;
+				pps |= type == 8;
+				size += 4 + n;
+				continue;
+			}
+			memcpy(*out + *out_len, "\0\0\0\1", 4);
+			memcpy(*out + *out_len + 4, p, n);
+			*out_len += 4 + n;
+		}
+		if (pass == 0 && (!sps || !pps))
+			return -ENOENT;
+		if (pass == 0 && !(*out = malloc(size)))
+			return -ENOMEM;
+	}
+	return 0;
+}

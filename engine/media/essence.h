@@ -176,4 +176,17 @@ void eng_src_mem(struct eng_src *src, struct eng_mem *mem, const char *name,
 int eng_essence_samples(const struct eng_essence *e, int64_t first,
 			int64_t n, struct eng_extent *out, int max);
 
+/*
+ * H.264 stored as Annex B (MXF, OP-Atom: start codes, the parameter sets
+ * in band) has no avcC: its decoder setup is the sequence and picture
+ * parameter sets (NAL types 7 and 8) before the first picture of
+ * buf[0..len) (an access unit's start, as a key frame's bytes are), kept
+ * as libavformat keeps an Annex B stream's extradata: each set after a
+ * 4-byte start code, in the order found.  *out is malloc'ed (the caller
+ * frees it).  0; -ENOENT when buf has no SPS or no PPS before its first
+ * picture; -ENOMEM.
+ */
+int eng_h264_parameter_sets(const unsigned char *buf, size_t len,
+			    unsigned char **out, size_t *out_len);
+
 #endif /* ENG_ESSENCE_H */

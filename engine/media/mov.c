@@ -222,6 +222,17 @@ static int dnx_header(const struct fmt *f)
 	       (p[2] == 2 || p[2] == 3) && p[3] == 0x80;
 }
 
+/* An avc1 track's decoder setup: an avcC of version 1 (MP4, MOV), or
+ * parameter sets after Annex B start codes (MXF: its samples are Annex
+ * B too, and the avcC box carries the setup in their form, which
+ * libavcodec reads as a byte stream's). */
+static int avc_setup(const struct fmt *f)
+{
+	if (f->extra_len >= 7 && f->extra[0] == 1)
+		return 1;
+	return f->extra_len >= 8 && !memcmp(f->extra, "\0\0\0\1", 4);
+}
+
 /* "prores apcn 1920x1080", "pcm_s24le in24 48000 Hz 2 ch" */
 static void fmt_say(const struct fmt *f, char *buf, size_t len)
 {
@@ -319,13 +330,15 @@ static int fmt_real(const struct eng_track *tr, const char *clip,
 				 clip, f->codec, f->fourcc);
 			return -EINVAL;
 		}
-		/* avc1 needs its decoder setup as avcC (version 1): an
-		 * Annex B stream (MXF, raw .h264) has none to copy */
-		if (!memcmp(f->fourcc, "avc1", 4) &&
-		    (f->extra_len < 7 || f->extra[0] != 1)) {
-			snprintf(why, whylen, "track %s: clip %s: h264 "
-				 "without an avcC decoder setup", tr->name,
-				 clip);
+		/* avc1 needs its decoder setup: an avcC (version 1), or
+		 * the parameter sets of an Annex B stream (MXF), which a
+		 * reader found in its first frame */
+		if (!memcmp(f->fourcc, "avc1", 4) && !avc_setup(f)) {
+			snprintf(why, whylen, "track %s: clip %s: its H.264 "
+				 "has no decoder setup (no avcC, and no "
+				 "sequence and picture parameter sets at the "
+				 "start of its first frame): players could "
+				 "not decode it", tr->name, clip);
 			return -EINVAL;
 		}
 		return 0;

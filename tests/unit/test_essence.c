@@ -411,6 +411,50 @@ static void test_samples(void **state)
 	assert_int_equal(eng_essence_samples(&e, 0, 5, NULL, 0), -ERANGE);
 }
 
+/* H.264 parameter sets from an Annex B access unit's start: SPS and PPS
+ * (4- or 3-byte start codes, an AUD and SEI skipped, trailing zeros cut)
+ * up to the first picture; none, or no PPS, is -ENOENT. */
+static void test_h264_sets(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *want;	/* NULL: -ENOENT */
+		size_t want_len;
+	} cases[] = {
+		{"\0\0\0\1\x09\xf0" "\0\0\0\1\x67\x64\0\x1f\0\0\0\1\x68\xee"
+		 "\0\0\1\x06\x05\x01" "\0\0\1\x65\x88\x84",
+		 32, "\0\0\0\1\x67\x64\0\x1f\0\0\0\1\x68\xee", 14},
+		/* trailing_zero_8bits before the next start code */
+		{"\0\0\1\x67\x42\0\x0a\0\0\0\0\1\x68\xce\0\0\1\x25\x88", 19,
+		 "\0\0\0\1\x67\x42\0\x0a\0\0\0\1\x68\xce", 14},
+		/* a set after the first picture is not its setup */
+		{"\0\0\0\1\x67\x64\0\x1f\0\0\0\1\x65\x88\0\0\0\1\x68\xee", 20,
+		 NULL, 0},
+		{"\0\0\0\1\x41\x9a\0\0\0\1\x67\x64", 12, NULL, 0},
+		{"\x67\x64\0\x1f", 4, NULL, 0},
+	};
+	unsigned char *out;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		int rc = eng_h264_parameter_sets(
+		    (const unsigned char *)cases[i].in, cases[i].len, &out,
+		    &len);
+
+		if (!cases[i].want) {
+			assert_int_equal(rc, -ENOENT);
+			assert_null(out);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(len, cases[i].want_len);
+		assert_memory_equal(out, cases[i].want, len);
+		free(out);
+	}
+}
+
 static void test_tc_text(void **state)
 {
 	const struct eng_fps ntsc = { 30000, 1001 }, pal = { 25, 1 };
@@ -441,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_not_media),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_tc_text),
+		cmocka_unit_test(test_h264_sets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

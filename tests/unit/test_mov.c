@@ -478,6 +478,9 @@ static void test_real_refused(void **state)
 				    {1, 0x64, 0, 0x28, 0xff, 0xe1, 0, 0}};
 	unsigned char annexb[8] = {0, 0, 0, 1, 0x67, 0x64, 0, 0x1f};
 	struct eng_essence y = x;
+	struct eng_mov m;
+	struct box x2, c2;
+	char why[256];
 	static const struct {
 		const char *tl;
 		int which;	/* b's stream */
@@ -531,11 +534,25 @@ static void test_real_refused(void **state)
 	use(tl, "b", 0, &y, 0);
 	refused(tl, "track V mixes formats: clip a h264 avc1 8x8, clip b "
 		"h264 avc1 8x8 (another decoder setup)");
-	/* H.264 as Annex B (no avcC to copy) */
+	/* H.264 as Annex B (MXF): its parameter sets are its setup, the
+	 * avcC box carries them as they are */
 	y.extradata = annexb;
 	use(tl, "a", 0, &y, 0);
 	use(tl, "b", 0, &y, 0);
-	refused(tl, "track V: clip a: h264 without an avcC decoder setup");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	x2 = path(&m, "moov/trak#0/mdia/minf/stbl/stsd/avc1");
+	assert_true(child(x2.p + 78, x2.len - 78, "avcC", 0, &c2));
+	assert_int_equal(c2.len, 8);
+	assert_memory_equal(c2.p, annexb, 8);
+	eng_mov_free(&m);
+	/* none found in its first frame */
+	y.extradata = NULL;
+	y.extradata_len = 0;
+	use(tl, "a", 0, &y, 0);
+	use(tl, "b", 0, &y, 0);
+	refused(tl, "track V: clip a: its H.264 has no decoder setup (no "
+		"avcC, and no sequence and picture parameter sets at the start "
+		"of its first frame): players could not decode it");
 	eng_tl_free(tl);
 }
 
