@@ -241,34 +241,92 @@ static int64_t dpos(const struct eng_essence *e, int64_t i)
  * before it can be: H.264 and HEVC reorder by at most 16 frames. */
 #define DEP_REORDER 16
 
-int eng_slice_deps(const struct eng_timeline *tl, uint32_t clip, size_t t,
-		   int64_t src, struct eng_slice_ext *out, uint64_t max)
+/* The long-GOP video of (clip, track), NULL for other media. */
+static const struct eng_essence *gop_ess(const struct eng_timeline *tl,
+					 uint32_t clip, size_t t)
 {
 	const struct eng_clip *c = &tl->clips[clip];
 	const struct eng_essence *e;
-	int64_t d, d0, d1, i, lo, hi;
+
+	if (!c->media || !(e = c->media[t].ess) || e->kind != ENG_ESS_VIDEO ||
+	    !e->dep)
+		return NULL;
+	return e;
+}
+
+int64_t eng_slice_dpos(const struct eng_timeline *tl, uint32_t clip,
+		       size_t t, int64_t j)
+{
+	const struct eng_essence *e = gop_ess(tl, clip, t);
+
+	if (!e || j < 0 || j >= e->nframes)
+		return j;
+	return dpos(e, j);
+}
+
+int64_t eng_slice_run_start(const struct eng_timeline *tl, uint32_t clip,
+			    size_t t, int64_t src)
+{
+	const struct eng_essence *e = gop_ess(tl, clip, t);
+
+	if (!e || src < 0 || src >= e->nframes || e->dep[src] < 0 ||
+	    e->dep[src] >= e->nframes)
+		return eng_slice_dpos(tl, clip, t, src);
+	return dpos(e, e->dep[src]);
+}
+
+int eng_slice_decode_reads(const struct eng_timeline *tl, uint32_t clip,
+			   size_t t, int64_t from, int64_t src,
+			   struct eng_slice_ext *out, int64_t *which,
+			   uint64_t max)
+{
+	const struct eng_essence *e = gop_ess(tl, clip, t);
+	int64_t d, d1, i, lo, hi;
 	uint64_t n = 0;
 
-	if (!c->media || !(e = c->media[t].ess) ||
-	    e->kind != ENG_ESS_VIDEO || !e->dep || src < 0 ||
-	    src >= e->nframes || e->dep[src] < 0 || e->dep[src] >= e->nframes)
+	if (!e || src < 0 || src >= e->nframes || from < 0)
 		return 0;
-	d0 = dpos(e, e->dep[src]);
 	d1 = dpos(e, src);
-	lo = e->dep[src] < src ? e->dep[src] : src;
+	lo = e->dep[src] >= 0 && e->dep[src] < src ? e->dep[src] : src;
 	hi = src + DEP_REORDER < e->nframes ? src + DEP_REORDER :
 					      e->nframes - 1;
 	/* in decode order: for each position, the frame at it (a GOP is
-	 * short, and this runs once per cut or seek) */
-	for (d = d0; d < d1 && n < max; d++)
+	 * short, and this runs once per cut or seek, or per reordered
+	 * frame read ahead) */
+	for (d = from; d < d1 && n < max; d++)
 		for (i = lo; i <= hi; i++)
 			if (dpos(e, i) == d) {
 				out[n].off = e->off[i];
 				out[n].len = e->len[i];
+				if (which)
+					which[n] = i;
 				n++;
 				break;
 			}
 	return (int)n;
+}
+
+int eng_track_reorders(const struct eng_timeline *tl, size_t t)
+{
+	size_t c;
+
+	for (c = 0; c < tl->nclips; c++) {
+		const struct eng_essence *e = gop_ess(tl, (uint32_t)c, t);
+
+		if (e && e->decode)
+			return 1;
+	}
+	return 0;
+}
+
+int eng_slice_deps(const struct eng_timeline *tl, uint32_t clip, size_t t,
+		   int64_t src, struct eng_slice_ext *out, uint64_t max)
+{
+	if (!gop_ess(tl, clip, t))
+		return 0;
+	return eng_slice_decode_reads(tl, clip, t,
+				      eng_slice_run_start(tl, clip, t, src),
+				      src, out, NULL, max);
 }
 
 /* ---- eng_tl_layout_media ---- */
@@ -545,6 +603,17 @@ static int audio_layout(struct eng_timeline *tl, size_t t,
 	return rc;
 }
 
+/* How many frames shown after frame j a decoder reads before it. */
+static int64_t ahead_of(const struct eng_essence *e, int64_t j)
+{
+	int64_t i, n = 0;
+
+	for (i = j + 1; e->decode && i <= j + DEP_REORDER && i < e->nframes;
+	     i++)
+		n += e->decode[i] < e->decode[j];
+	return n;
+}
+
 /* The decoding dependency reads any frame of track t can start with, and
  * the largest frame they read. */
 static void dep_need(struct eng_timeline *tl, size_t t)
@@ -567,6 +636,9 @@ static void dep_need(struct eng_timeline *tl, size_t t)
 			d = dpos(e, j) - dpos(e, e->dep[j]);
 			if (d > 0 && (uint64_t)d > tl->dep_reads_max)
 				tl->dep_reads_max = (uint64_t)d;
+			d = ahead_of(e, j);
+			if ((uint64_t)d > tl->dep_ahead_max)
+				tl->dep_ahead_max = (uint64_t)d;
 		}
 		if (e->len_max > tl->dep_bytes_max)
 			tl->dep_bytes_max = e->len_max;
@@ -643,7 +715,7 @@ int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag)
 	size_t t;
 
 	tl->slice_extents_max = 0;
-	tl->dep_reads_max = tl->dep_bytes_max = 0;
+	tl->dep_reads_max = tl->dep_bytes_max = tl->dep_ahead_max = 0;
 	for (t = 0; t < tl->ntracks; t++) {
 		struct eng_track *tr = &tl->tracks[t];
 		const struct eng_segment *first;

@@ -179,6 +179,55 @@ check_eq "--dump-tl EDL DIR: the video track has its media's frame sizes" 1 \
 check_eq "--dump-tl EDL without DIR reads no media" 0 \
 	"$(grep -c 'frames of its media' "$T/dump")"
 
+# H.264 with B frames cut inside a group of pictures (frames 4..9 of a
+# group of 12, I B B P ... decoded I P B B ...): the player reads the
+# packets as a decoder does, in decode order, each once: exactly
+# ffprobe's packets from the group's key frame to the last one the edit
+# needs, in ffprobe's (decode) order, the ones before the cut's first
+# frame's turn flagged dep.  Before, the anchor P frame was read twice
+# and B frames came before the P frame they need.
+BF=$T/bf
+mkdir -p "$BF/timelines"
+ff -f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -c:v libx264 -bf 2 \
+	-g 12 -keyint_min 12 -sc_threshold 0 -x264-params open-gop=0 \
+	-pix_fmt yuv420p "$BF/hb.mp4"
+printf 'fps 25\ntrack V 1\nevent V hb 4 6\n' >"$BF/timelines/bf.tl"
+python3 - "$BF/hb.mp4" 4 6 >"$T/want.bf" <<'PY'
+import subprocess, sys
+f, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out = subprocess.check_output(
+    ["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries",
+     "packet=pts,pos,size,flags", "-of", "csv=p=0", f]).decode().split()
+pk = [dict(zip(("pts", "size", "pos", "flags"), l.split(","))) for l in out]
+# decode order is ffprobe's; presentation order by pts
+shown = sorted(range(len(pk)), key=lambda d: int(pk[d]["pts"]))
+played = [shown[k] for k in range(first, first + n)]
+key = max(d for d in range(played[0] + 1) if "K" in pk[d]["flags"])
+nxt, rows = key, []
+for d in played:
+    while nxt <= d:
+        rows.append("%s %s %d" % (pk[nxt]["pos"], pk[nxt]["size"],
+                                  0 if nxt == d else 1))
+        nxt += 1
+print("\n".join(rows))
+PY
+DB=$T/bf.db
+if mount_fs "$BF" "$T/mnt" -o pace=off,backing=buffered,db="$DB"; then
+	check "a full read of bf (H.264 with B frames, cut mid-group)" \
+		dd if="$T/mnt/bf" of=/dev/null bs=1M status=none
+	umount_fs "$T/mnt"
+	q "select file_offset, length, dep from access where op = 0
+	   order by frame, id" | tr '|' ' ' >"$T/got.bf"
+	if cmp -s "$T/want.bf" "$T/got.bf"; then
+		ok "bf: ffprobe's packets from the key frame, in decode order, each once"
+	else
+		diff "$T/want.bf" "$T/got.bf" | head -20
+		not_ok "bf: ffprobe's packets from the key frame, in decode order, each once"
+	fi
+else
+	not_ok "bf: mounts"
+fi
+
 # Bad input: one message naming timeline, line, clip, file and reason.
 B=$T/bad
 mkdir -p "$B/timelines"
