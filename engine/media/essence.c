@@ -23,6 +23,7 @@ void eng_mfile_clear(struct eng_mfile *mf)
 		free(e->dep);
 		free(e->decode);
 		free(e->chunks);
+		free(e->pts);
 	}
 	free(mf->streams);
 	free(mf->format);
@@ -141,6 +142,46 @@ int eng_essence_samples(const struct eng_essence *e, int64_t first,
 		n -= take;
 	}
 	return cnt;
+}
+
+int64_t eng_essence_packet_at(const struct eng_essence *e, int64_t s)
+{
+	int64_t lo = 0, hi = e->npackets;
+
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if ((e->pts[mid] < 0 ? 0 : e->pts[mid]) < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int eng_essence_packets(const struct eng_essence *e, int64_t s0, int64_t s1,
+			struct eng_extent *out, int max, uint64_t *bytes)
+{
+	int64_t i;
+	int n = 0;
+
+	*bytes = 0;
+	if (!e->pts || s1 <= s0)
+		return 0;
+	for (i = eng_essence_packet_at(e, s0); i < e->npackets &&
+	     (e->pts[i] < 0 ? 0 : e->pts[i]) < s1; i++) {
+		*bytes += e->len[i];
+		if (n && out[n - 1].off + out[n - 1].len == e->off[i]) {
+			out[n - 1].len += e->len[i];
+			continue;
+		}
+		if (n == max)
+			return -E2BIG;
+		out[n].off = e->off[i];
+		out[n].len = e->len[i];
+		n++;
+	}
+	return n;
 }
 
 /* ---- H.264 parameter sets in Annex B ---- */

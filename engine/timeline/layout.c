@@ -182,6 +182,40 @@ static int audio_extents(const struct eng_timeline *tl, size_t t,
 	return n;
 }
 
+/* Compressed audio: the packets of source frame src (its sample frames
+ * at the timeline's rate, after the media's origin), as extents; their
+ * bytes in *bytes where asked.  -E2BIG past ENG_SLICE_EXTENTS. */
+static int packet_span(const struct eng_timeline *tl,
+		       const struct eng_media *m, int64_t src,
+		       struct eng_slice_ext *out, uint64_t *bytes)
+{
+	const struct eng_essence *e = m->ess;
+	struct eng_extent ext[ENG_SLICE_EXTENTS];
+	uint64_t b;
+	int64_t s0, s1;
+	int i, n;
+
+	s0 = m->origin + (int64_t)eng_upto_rate(e->sample_rate, 1, tl->fps,
+						src);
+	s1 = m->origin + (int64_t)eng_upto_rate(e->sample_rate, 1, tl->fps,
+						src + 1);
+	n = eng_essence_packets(e, s0, s1, ext, ENG_SLICE_EXTENTS, &b);
+	for (i = 0; i < n; i++) {
+		out[i].off = ext[i].off;
+		out[i].len = ext[i].len;
+	}
+	if (bytes)
+		*bytes = b;
+	return n;
+}
+
+static int packet_extents(const struct eng_timeline *tl,
+			  const struct eng_media *m, int64_t src,
+			  struct eng_slice_ext *out)
+{
+	return packet_span(tl, m, src, out, NULL);
+}
+
 void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		   struct eng_slice *out)
 {
@@ -222,6 +256,12 @@ void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		out->ext[0].off = m->ess->off[j];
 		out->ext[0].len = out->len;
 		out->next = 1;
+	} else if (m->ess->pts) {
+		n = packet_extents(tl, m, seg->src_in + (k - seg->rec_in),
+				   out->ext);
+		if (n <= 0)
+			return;
+		out->next = n;
 	} else {
 		n = audio_extents(tl, t, m, seg, k, out->len, out->ext);
 		if (n <= 0)
@@ -345,6 +385,10 @@ static void media_text(const struct eng_media *m, const struct eng_track *tr,
 	else if (e->kind == ENG_ESS_VIDEO)
 		snprintf(buf, len, "real video (%s)",
 			 e->codec[0] ? e->codec : "unknown codec");
+	else if (e->pts)
+		snprintf(buf, len, "compressed audio (%s, %" PRIu32 " Hz, %"
+			 PRIu32 " channels)", e->codec, e->sample_rate,
+			 e->channels);
 	else
 		snprintf(buf, len, "real audio (%s, %" PRIu32 " Hz, %" PRIu32
 			 " bytes a sample frame, %s)",
@@ -383,6 +427,11 @@ static int media_agree(const struct eng_media *a, const struct eng_media *b,
 	}
 	if (x->kind == ENG_ESS_VIDEO)
 		return 1;
+	if (!x->pts != !y->pts)
+		return 0;
+	if (x->pts)
+		return x->sample_rate == y->sample_rate &&
+		       x->channels == y->channels && !strcmp(x->codec, y->codec);
 	return x->sample_rate == y->sample_rate && x->block == y->block &&
 	       !x->big_endian == !y->big_endian;
 }
@@ -459,6 +508,9 @@ static int video_in_range(const struct eng_timeline *tl, size_t t,
 	return rc;
 }
 
+static void table_set(const struct eng_timeline *tl, struct eng_track *tr,
+		      uint64_t *u);
+
 /* The sizes of real video track t: a table where they differ (or a gap
  * makes a frame empty), else the closed form at the one size. */
 static int video_layout(struct eng_timeline *tl, size_t t)
@@ -519,15 +571,71 @@ static int video_layout(struct eng_timeline *tl, size_t t)
 		 * 2^31 of them (video_layout's caller) */
 		u[k + 1] = u[k] + len;
 	}
+	table_set(tl, tr, u);
+	return 0;
+}
+
+/* Track tr's bytes are the table u[0..frames]: align 1, its rate the
+ * average bytes a second, rounded up (statements only). */
+static void table_set(const struct eng_timeline *tl, struct eng_track *tr,
+		      uint64_t *u)
+{
 	tr->upto = u;
 	tr->align = 1;
-	/* the average bytes a second, rounded up: statements only */
 	tr->rate = (uint64_t)(((unsigned __int128)u[tl->frames] * tl->fps.num +
 			       (unsigned __int128)tl->frames * tl->fps.den -
 			       1) / ((unsigned __int128)tl->frames *
 				     tl->fps.den));
 	if (!tr->rate)
 		tr->rate = 1;
+}
+
+/* Compressed audio track t: a table of each frame's packets' bytes, as
+ * real video's (gap frames 0), every frame's packets in at most
+ * ENG_SLICE_EXTENTS extents. */
+static int packet_layout(struct eng_timeline *tl, size_t t,
+			 struct eng_diag *diag, unsigned *ext_max)
+{
+	struct eng_track *tr = &tl->tracks[t];
+	struct eng_slice_ext ext[ENG_SLICE_EXTENTS];
+	uint64_t *u, len;
+	int64_t k;
+	size_t i;
+	int n;
+
+	u = malloc(((size_t)tl->frames + 1) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u[0] = 0;
+	for (k = 0, i = 0; k < tl->frames; k++) {
+		const struct eng_segment *s = i < tr->nsegs ? &tr->segs[i] :
+					      NULL;
+		const struct eng_media *m;
+
+		len = 0;
+		if (s && k >= s->rec_in) {
+			m = media_of(tl, t, s);
+			n = packet_span(tl, m, s->src_in + (k - s->rec_in), ext,
+					&len);
+			if (n < 0) {
+				eng_diag_add(diag, tl->path, s->line,
+					     "clip %s on track %s: frame %"
+					     PRId64 " of the timeline reads "
+					     "its audio in more than %d pieces "
+					     "of %s", tl->clips[s->clip].name,
+					     tr->name, k, ENG_SLICE_EXTENTS,
+					     m->file ? m->file : "its media");
+				free(u);
+				return -EINVAL;
+			}
+			if ((unsigned)n > *ext_max)
+				*ext_max = (unsigned)n;
+			if (k + 1 == s->rec_in + s->frames)
+				i++;
+		}
+		u[k + 1] = u[k] + len;
+	}
+	table_set(tl, tr, u);
 	return 0;
 }
 
@@ -747,6 +855,15 @@ int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag)
 				r = video_layout(tl, t);
 			if (r == 0)
 				dep_need(tl, t);
+		} else if (e->pts && tl->frames >= INT32_MAX) {
+			eng_diag_add(diag, tl->path, first->line,
+				     "track %s: %lld frames of compressed "
+				     "audio are more than a timeline of it may "
+				     "have (%d)", tr->name,
+				     (long long)tl->frames, INT32_MAX);
+			r = -EINVAL;
+		} else if (e->pts) {
+			r = packet_layout(tl, t, diag, &ext_max);
 		} else {
 			r = audio_layout(tl, t, e, diag, &ext_max);
 		}

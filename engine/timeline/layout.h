@@ -125,8 +125,10 @@ int64_t eng_slice_src(const struct eng_timeline *tl, size_t t,
  * bytes), in eng_track.upto where sizes differ, else in the closed form
  * (rate ceil(size * fps), align the size); its rate is then derived: the
  * track's average bytes a second, rounded up, align 1 (for statements and
- * --dump-tl: upto says its bytes).  An audio track with real audio keeps
- * the closed form at rate sample_rate x block and align block.  Recomputes
+ * --dump-tl: upto says its bytes).  An audio track with real PCM keeps
+ * the closed form at rate sample_rate x block and align block; one of
+ * compressed audio (ess->pts) has a table as real video, frame k the
+ * packets whose time falls in its samples (media/essence.h).  Recomputes
  * tl->bytes, frame_bytes_min/max, slice_extents_max, dep_reads_max,
  * dep_bytes_max and dep_ahead_max.  A track whose clips disagree (a video
  * track of real and raw media, audio of two sample rates, block sizes or

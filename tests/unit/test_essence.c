@@ -455,6 +455,52 @@ static void test_h264_sets(void **state)
 	}
 }
 
+/* Compressed audio: the packets of a range of sample frames, by their
+ * times (the priming packet before 0 counted at 0), adjacent ones joined,
+ * too many refused. */
+static void test_packets(void **state)
+{
+	/* 1024 samples each from -1024; 3 at 100, 4 at 400 (after 77
+	 * bytes of something else), 2 at 800 */
+	uint64_t off[9] = {100, 110, 120, 407, 417, 427, 437, 800, 810};
+	uint32_t len[9] = {10, 10, 10, 10, 10, 10, 10, 10, 10};
+	int64_t pts[9];
+	struct eng_essence e = {.kind = ENG_ESS_AUDIO, .npackets = 9,
+				.off = off, .len = len, .pts = pts,
+				.nsamples = 8 * 1024};
+	struct eng_extent x[4];
+	uint64_t b;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 9; i++)
+		pts[i] = (i - 1) * 1024;
+	/* [0, 1920): the priming packet, the ones at 0 and 1024, joined */
+	assert_int_equal(eng_essence_packets(&e, 0, 1920, x, 4, &b), 1);
+	assert_int_equal(x[0].off, 100);
+	assert_int_equal(x[0].len, 30);
+	assert_int_equal(b, 30);
+	/* [1000, 3000): the ones at 1024 (120) and 2048 (407): two runs */
+	assert_int_equal(eng_essence_packets(&e, 1000, 3000, x, 4, &b), 2);
+	assert_int_equal(x[0].off, 120);
+	assert_int_equal(x[1].off, 407);
+	assert_int_equal(b, 20);
+	/* everything: three runs; not in two */
+	assert_int_equal(eng_essence_packets(&e, 0, 1 << 20, x, 4, &b), 3);
+	assert_int_equal(x[2].off, 800);
+	assert_int_equal(b, 90);
+	assert_int_equal(eng_essence_packets(&e, 0, 1 << 20, x, 2, &b),
+			 -E2BIG);
+	/* none: between two, past the end, an empty range */
+	assert_int_equal(eng_essence_packets(&e, 1, 1000, x, 4, &b), 0);
+	assert_int_equal(b, 0);
+	assert_int_equal(eng_essence_packets(&e, 9000, 9999, x, 4, &b), 0);
+	assert_int_equal(eng_essence_packets(&e, 5, 5, x, 4, &b), 0);
+	assert_int_equal(eng_essence_packet_at(&e, 0), 0);
+	assert_int_equal(eng_essence_packet_at(&e, 1), 2);
+	assert_int_equal(eng_essence_packet_at(&e, 99999), 9);
+}
+
 static void test_tc_text(void **state)
 {
 	const struct eng_fps ntsc = { 30000, 1001 }, pal = { 25, 1 };
@@ -486,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_tc_text),
 		cmocka_unit_test(test_h264_sets),
+		cmocka_unit_test(test_packets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
