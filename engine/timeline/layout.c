@@ -209,13 +209,6 @@ static int packet_span(const struct eng_timeline *tl,
 	return n;
 }
 
-static int packet_extents(const struct eng_timeline *tl,
-			  const struct eng_media *m, int64_t src,
-			  struct eng_slice_ext *out)
-{
-	return packet_span(tl, m, src, out, NULL);
-}
-
 void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		   struct eng_slice *out)
 {
@@ -257,8 +250,8 @@ void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		out->ext[0].len = out->len;
 		out->next = 1;
 	} else if (m->ess->pts) {
-		n = packet_extents(tl, m, seg->src_in + (k - seg->rec_in),
-				   out->ext);
+		n = packet_span(tl, m, seg->src_in + (k - seg->rec_in),
+				out->ext, NULL);
 		if (n <= 0)
 			return;
 		out->next = n;
@@ -508,15 +501,79 @@ static int video_in_range(const struct eng_timeline *tl, size_t t,
 	return rc;
 }
 
+/* Track tr's bytes are the table u[0..frames]: align 1, its rate the
+ * average bytes a second, rounded up (statements only). */
 static void table_set(const struct eng_timeline *tl, struct eng_track *tr,
-		      uint64_t *u);
+		      uint64_t *u)
+{
+	tr->upto = u;
+	tr->align = 1;
+	tr->rate = (uint64_t)(((unsigned __int128)u[tl->frames] * tl->fps.num +
+			       (unsigned __int128)tl->frames * tl->fps.den -
+			       1) / ((unsigned __int128)tl->frames *
+				     tl->fps.den));
+	if (!tr->rate)
+		tr->rate = 1;
+}
+
+/* A frame's bytes in a track's table: 0, or -errno (said in diag). */
+typedef int (*frame_len_fn)(struct eng_timeline *tl, size_t t,
+			    const struct eng_segment *s, int64_t k,
+			    uint64_t *len, void *ctx);
+
+/* Track t's table of frame sizes: len_of for each frame a segment plays,
+ * 0 for gap frames (below 2^63: frames of under 2^32 bytes, fewer than
+ * 2^31 of them, the callers' bound). */
+static int table_build(struct eng_timeline *tl, size_t t, frame_len_fn len_of,
+		       void *ctx)
+{
+	struct eng_track *tr = &tl->tracks[t];
+	uint64_t *u;
+	int64_t k;
+	size_t i;
+	int rc;
+
+	u = malloc(((size_t)tl->frames + 1) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u[0] = 0;
+	for (k = 0, i = 0; k < tl->frames; k++) {
+		const struct eng_segment *s = i < tr->nsegs ? &tr->segs[i] :
+					      NULL;
+		uint64_t len = 0;
+
+		if (s && k >= s->rec_in) {
+			if ((rc = len_of(tl, t, s, k, &len, ctx)) < 0) {
+				free(u);
+				return rc;
+			}
+			if (k + 1 == s->rec_in + s->frames)
+				i++;
+		}
+		u[k + 1] = u[k] + len;
+	}
+	table_set(tl, tr, u);
+	return 0;
+}
+
+/* Real video: the size of the source frame frame k plays. */
+static int frame_len(struct eng_timeline *tl, size_t t,
+		     const struct eng_segment *s, int64_t k, uint64_t *len,
+		     void *ctx)
+{
+	const struct eng_media *m = media_of(tl, t, s);
+
+	(void)ctx;
+	*len = m->ess->len[m->origin + s->src_in + (k - s->rec_in)];
+	return 0;
+}
 
 /* The sizes of real video track t: a table where they differ (or a gap
  * makes a frame empty), else the closed form at the one size. */
 static int video_layout(struct eng_timeline *tl, size_t t)
 {
 	struct eng_track *tr = &tl->tracks[t];
-	uint64_t *u, size = 0;
+	uint64_t size = 0;
 	int64_t k;
 	size_t i;
 	int same = 1, gap = 0;
@@ -550,93 +607,47 @@ static int video_layout(struct eng_timeline *tl, size_t t)
 			return 0;
 		}
 	}
-	u = malloc(((size_t)tl->frames + 1) * sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	u[0] = 0;
-	for (k = 0, i = 0; k < tl->frames; k++) {
-		const struct eng_segment *s = i < tr->nsegs ? &tr->segs[i] :
-					      NULL;
-		uint64_t len = 0;
-
-		if (s && k >= s->rec_in) {
-			const struct eng_media *m = media_of(tl, t, s);
-
-			len = m->ess->len[m->origin + s->src_in +
-					  (k - s->rec_in)];
-			if (k + 1 == s->rec_in + s->frames)
-				i++;
-		}
-		/* below 2^63: frames of under 2^32 bytes, fewer than
-		 * 2^31 of them (video_layout's caller) */
-		u[k + 1] = u[k] + len;
-	}
-	table_set(tl, tr, u);
-	return 0;
+	return table_build(tl, t, frame_len, NULL);
 }
 
-/* Track tr's bytes are the table u[0..frames]: align 1, its rate the
- * average bytes a second, rounded up (statements only). */
-static void table_set(const struct eng_timeline *tl, struct eng_track *tr,
-		      uint64_t *u)
+/* Compressed audio: the bytes of frame k's packets, in at most
+ * ENG_SLICE_EXTENTS extents (ctx: where to say a frame of more, and the
+ * most extents a frame has so far). */
+struct packets_ctx {
+	struct eng_diag *diag;
+	unsigned *ext_max;
+};
+
+static int packets_len(struct eng_timeline *tl, size_t t,
+		       const struct eng_segment *s, int64_t k, uint64_t *len,
+		       void *ctx)
 {
-	tr->upto = u;
-	tr->align = 1;
-	tr->rate = (uint64_t)(((unsigned __int128)u[tl->frames] * tl->fps.num +
-			       (unsigned __int128)tl->frames * tl->fps.den -
-			       1) / ((unsigned __int128)tl->frames *
-				     tl->fps.den));
-	if (!tr->rate)
-		tr->rate = 1;
+	struct packets_ctx *pc = ctx;
+	const struct eng_media *m = media_of(tl, t, s);
+	struct eng_slice_ext ext[ENG_SLICE_EXTENTS];
+	int n = packet_span(tl, m, s->src_in + (k - s->rec_in), ext, len);
+
+	if (n < 0) {
+		eng_diag_add(pc->diag, tl->path, s->line, "clip %s on track %s: "
+			     "frame %" PRId64 " of the timeline reads its audio "
+			     "in more than %d pieces of %s",
+			     tl->clips[s->clip].name, tl->tracks[t].name, k,
+			     ENG_SLICE_EXTENTS, m->file ? m->file : "its media");
+		return -EINVAL;
+	}
+	if ((unsigned)n > *pc->ext_max)
+		*pc->ext_max = (unsigned)n;
+	return 0;
 }
 
 /* Compressed audio track t: a table of each frame's packets' bytes, as
- * real video's (gap frames 0), every frame's packets in at most
- * ENG_SLICE_EXTENTS extents. */
+ * real video's (gap frames 0). */
 static int packet_layout(struct eng_timeline *tl, size_t t,
 			 struct eng_diag *diag, unsigned *ext_max)
 {
-	struct eng_track *tr = &tl->tracks[t];
-	struct eng_slice_ext ext[ENG_SLICE_EXTENTS];
-	uint64_t *u, len;
-	int64_t k;
-	size_t i;
-	int n;
+	struct packets_ctx pc = {diag, ext_max};
 
-	u = malloc(((size_t)tl->frames + 1) * sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	u[0] = 0;
-	for (k = 0, i = 0; k < tl->frames; k++) {
-		const struct eng_segment *s = i < tr->nsegs ? &tr->segs[i] :
-					      NULL;
-		const struct eng_media *m;
-
-		len = 0;
-		if (s && k >= s->rec_in) {
-			m = media_of(tl, t, s);
-			n = packet_span(tl, m, s->src_in + (k - s->rec_in), ext,
-					&len);
-			if (n < 0) {
-				eng_diag_add(diag, tl->path, s->line,
-					     "clip %s on track %s: frame %"
-					     PRId64 " of the timeline reads "
-					     "its audio in more than %d pieces "
-					     "of %s", tl->clips[s->clip].name,
-					     tr->name, k, ENG_SLICE_EXTENTS,
-					     m->file ? m->file : "its media");
-				free(u);
-				return -EINVAL;
-			}
-			if ((unsigned)n > *ext_max)
-				*ext_max = (unsigned)n;
-			if (k + 1 == s->rec_in + s->frames)
-				i++;
-		}
-		u[k + 1] = u[k] + len;
-	}
-	table_set(tl, tr, u);
-	return 0;
+	return table_build(tl, t, packets_len, &pc);
 }
 
 /* Real audio track t: its rate from the media, and every frame's samples

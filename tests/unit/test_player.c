@@ -5271,6 +5271,14 @@ static struct eng_timeline *bgop_tl(struct eng_essence *v)
 	return tl;
 }
 
+static void bgop_free(struct eng_timeline *tl, struct eng_essence *v)
+{
+	eng_tl_free(tl);
+	free(v->decode);
+	v->decode = NULL;
+	rm_free(v);
+}
+
 /* The rows a[0..n) (played ones only where played_only) are bgop_rows. */
 static void bgop_check(const struct eng_essence *v,
 		       const struct eng_access *a, size_t n, int played_only)
@@ -5329,10 +5337,7 @@ static void test_real_media_decode_order(void **state)
 	fake_free(f);
 	free(got);
 	free(exp);
-	eng_tl_free(tl);
-	free(v->decode);
-	v->decode = NULL;
-	rm_free(v);
+	bgop_free(tl, v);
 }
 
 /* The same on real threads: 3 frames in flight (reads of 3 ms, frames
@@ -5374,10 +5379,7 @@ static void test_real_media_decode_order_threads(void **state)
 	mt_destroy(&m);
 	free(got);
 	free(exp);
-	eng_tl_free(tl);
-	free(v->decode);
-	v->decode = NULL;
-	rm_free(v);
+	bgop_free(tl, v);
 }
 
 /* A frame's decoding dependencies count toward its completion: a slow
