@@ -283,8 +283,10 @@ static long ahead_reserve(struct eng_player *p, const struct load *l,
 	return -1;
 }
 
-/* The kept frame of media frame src of m that a load reads or has read
- * (owner NULL: anyone's, not yet claimed; lock); -1 none. */
+/* The kept frame of media frame src of m that load owner is to read
+ * (orphaned or not: its read frees it then), or, owner NULL, one read or
+ * being read that nobody has claimed yet and a cut has not orphaned
+ * (lock); -1 none. */
 static long ahead_find(struct eng_player *p, size_t t, const void *m,
 		       int64_t src, const struct load *owner)
 {
@@ -293,9 +295,10 @@ static long ahead_find(struct eng_player *p, size_t t, const void *m,
 	for (i = 0; p->ahead && i < p->nahead; i++) {
 		const struct ahead *a = ahead_at(p, t, i);
 
-		if (a->state != AH_FREE && !a->orphan && a->media == m &&
-		    a->src == src && (owner ? a->owner == owner &&
-				      a->state == AH_READING : !a->claimed))
+		if (a->state == AH_FREE || a->media != m || a->src != src)
+			continue;
+		if (owner ? a->owner == owner && a->state == AH_READING :
+			    !a->orphan && !a->claimed)
 			return (long)i;
 	}
 	return -1;
@@ -373,7 +376,7 @@ static void load_deps(struct eng_player *p, struct load *l,
 	struct loader *ld = l->ld;
 	const void *m = &tl->clips[s->seg->clip].media[s->track];
 	int64_t src;
-	int i, n, err;
+	int i, n, err, kept;
 
 	if (!ld->deps || !pl->own)
 		return;
@@ -389,16 +392,17 @@ static void load_deps(struct eng_player *p, struct load *l,
 			k = ahead_find(p, s->track, m, ld->which[i], l);
 			pthread_mutex_unlock(&p->lock);
 		}
-		if (k >= 0 && ld->deps[i].len > p->tl->dep_bytes_max)
-			k = -1;
 		if (k >= 0)
 			a = ahead_at(p, s->track, (size_t)k);
+		/* a frame larger than the layout saw (a reader's len_max
+		 * gone wrong) is not kept: its turn fails */
+		kept = a && ld->deps[i].len <= p->tl->dep_bytes_max;
 		err = load_extent(p, l, s, ld->deps[i].off, ld->deps[i].len,
-				  a ? a->buf : NULL, 1, a != NULL);
+				  kept ? a->buf : NULL, 1, kept);
 		if (!a)
 			continue;
 		pthread_mutex_lock(&p->lock);
-		a->failed = err != 0;
+		a->failed = err != 0 || !kept;
 		a->state = a->orphan ? AH_FREE : AH_READY;
 		pthread_cond_broadcast(&p->ready_cv);
 		pthread_mutex_unlock(&p->lock);

@@ -5382,6 +5382,88 @@ static void test_real_media_decode_order_threads(void **state)
 	bgop_free(tl, v);
 }
 
+/* Cut after cut on real threads: 11 events of B4 B5, then B4..P12 played
+ * on.  Each cut drops the P6 its run read ahead and never plays (an
+ * orphan where its read is still going on), and the last run keeps P6
+ * and P9 for their turn: the rows are a decoder's, as simulated here,
+ * and the bytes the edit's.  (With loader threads a player keeps a frame
+ * a ring slot, so an orphan that was never freed would not show here.) */
+static void test_real_media_decode_order_cuts(void **state)
+{
+	struct tl_spec spec = { 24, 1, { { "V", 24000, 1, 0 } }, { { 0 } } };
+	struct eng_essence *v = rm_video(13);
+	struct eng_timeline *tl;
+	struct eng_diag d = { 0 };
+	struct eng_access *want = calloc(256, sizeof(*want));
+	unsigned char *exp, *got;
+	struct eng_player_config cfg;
+	struct eng_player *p;
+	struct mt m;
+	uint64_t off = 0;
+	size_t nw = 0, i, j;
+	int64_t k, rec = 0, next = 0;
+	ssize_t r;
+
+	(void)state;
+	assert_non_null(want);
+	for (i = 0; i < 12; i++) {
+		spec.segs[i] = (struct seg_spec){ "V", "c0", 4, rec,
+						  i < 11 ? 2 : 9 };
+		rec += spec.segs[i].frames;
+	}
+	tl = make_tl(&spec);
+	v->nframes = 13;
+	v->decode = malloc(sizeof(bgop_decode));
+	assert_non_null(v->decode);
+	memcpy(v->decode, bgop_decode, sizeof(bgop_decode));
+	tl->clips[0].media[0].ess = v;
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	eng_diag_free(&d);
+	/* a decoder's reads: each event a run from the key frame */
+	for (k = 0; k < tl->frames; k++) {
+		const struct eng_segment *sg = eng_segment_at(&tl->tracks[0], k);
+		int64_t src = sg->src_in + (k - sg->rec_in), ds = v->decode[src];
+
+		if (k == sg->rec_in)
+			next = 0;
+		for (; next <= ds; next++) {
+			for (j = 0; v->decode[j] != next; j++)
+				;
+			want[nw++] = (struct eng_access){
+				.frame = k, .file_offset = v->off[j],
+				.length = v->len[j], .dep = next < ds };
+		}
+	}
+	exp = expected_file(tl, NULL);
+	got = malloc(tl->bytes);
+	assert_non_null(got);
+	mt_init(&m);
+	m.real = 1;
+	m.delay_ns = 3 * MS;
+	cfg = (struct eng_player_config){
+		.buffer = 4, .pace = { ENG_PACE_FACTOR, 10 },
+		.backing = ENG_BACKING_BUFFERED, .max_request = 65536,
+		.io = &m.io, .record = mt_record, .record_ctx = &m,
+		.filler = 1, .frames_in_flight = 3,
+	};
+	p = new_player(tl, &cfg);
+	assert_int_equal(eng_player_start(p), 0);
+	while ((r = eng_player_copy(p, got + off, 65536, off)) > 0)
+		off += (uint64_t)r;
+	assert_int_equal(off, tl->bytes);
+	assert_memory_equal(got, exp, tl->bytes);
+	eng_player_stop(p);
+	assert_int_equal(m.nlog, nw);
+	for (i = 0; i < nw; i++)
+		rm_check_row(&m.log[i], &want[i]);
+	eng_player_free(p);
+	mt_destroy(&m);
+	free(got);
+	free(exp);
+	free(want);
+	bgop_free(tl, v);
+}
+
 /* A frame's decoding dependencies count toward its completion: a slow
  * read of one makes the frame late (and the frames due meanwhile), and
  * is its worst read. */
@@ -5439,6 +5521,7 @@ int main(void)
 		cmocka_unit_test(test_real_media_dep_late),
 		cmocka_unit_test(test_real_media_decode_order),
 		cmocka_unit_test(test_real_media_decode_order_threads),
+		cmocka_unit_test(test_real_media_decode_order_cuts),
 		cmocka_unit_test(test_read_api),
 		cmocka_unit_test(test_two_players),
 		cmocka_unit_test(test_threads),
