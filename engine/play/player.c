@@ -164,17 +164,20 @@ static size_t bounce_size(size_t slot_bytes)
 }
 
 /* The frames kept between their read and their turn (struct ahead): per
- * track that reorders, dep_ahead_max for the frames a decoder reads ahead
- * plus one a load that may still hold its claim. */
-static size_t ahead_count(const struct eng_timeline *tl, size_t nloads)
+ * track that reorders, dep_ahead_max for the frames a decoder reads ahead,
+ * plus one a loader whose load may still hold its claim, plus one.  Past
+ * that (loads far ahead of a stalled one), a frame is read again at its
+ * turn: a frame of each load in flight would take some hundred frames of
+ * H.264 a stream. */
+static size_t ahead_count(const struct eng_timeline *tl, unsigned nld)
 {
-	return tl->dep_ahead_max ? (size_t)tl->dep_ahead_max + nloads : 0;
+	return tl->dep_ahead_max ? (size_t)tl->dep_ahead_max + nld + 1 : 0;
 }
 
 static unsigned __int128 ahead_mem(const struct eng_timeline *tl,
-				   size_t nloads)
+				   unsigned nld)
 {
-	unsigned __int128 n = ahead_count(tl, nloads), m;
+	unsigned __int128 n = ahead_count(tl, nld), m;
 	size_t t;
 
 	m = n * tl->ntracks * sizeof(struct ahead);
@@ -245,7 +248,7 @@ static int plan_ring(const struct eng_timeline *tl,
 		  sizeof(struct media_fd) +
 		  (unsigned __int128)tl->ntracks * (sizeof(struct dec_state) +
 		  sizeof(struct dec_plan) * (rp->nld > 1 ? rp->nslots : 1)) +
-		  ahead_mem(tl, rp->nld > 1 ? rp->nslots : 1) +
+		  ahead_mem(tl, rp->nld) +
 		  eng_pl_seq_mem(tl);
 	/* Frames of one size fill their slots: a request is at most 2
 	 * pieces (the ring's wrap).  Others may need more than the caller's
@@ -385,7 +388,7 @@ static int ahead_new(struct eng_player *p)
 	const struct eng_timeline *tl = p->tl;
 	size_t t, i;
 
-	p->nahead = ahead_count(tl, p->nloads);
+	p->nahead = ahead_count(tl, p->nld);
 	if (!p->nahead)
 		return 0;
 	p->ahead = calloc(p->nahead * tl->ntracks, sizeof(*p->ahead));

@@ -226,8 +226,9 @@ int eng_player_new(const struct eng_timeline *tl,
  * concurrent readahead window span, plus cfg->buffer for a filled player),
  * the O_DIRECT bounce buffer (also taken, of the largest decoding
  * dependency frame, for long-GOP media; with B frames, also the frames
- * read before their turn: tl->dep_ahead_max + 1 a track, one more a frame
- * in flight) and the table of a frame's reads
+ * read before their turn: tl->dep_ahead_max + 1 a track that reorders,
+ * one more a loader, each of the largest dependency frame) and the table
+ * of a frame's reads
  * (a row per extent and per decoding dependency of each track; of an
  * image sequence's, its image's open, header reads, reads and close, and
  * a held image's too), both once per frame in flight

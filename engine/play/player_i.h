@@ -163,7 +163,7 @@ struct eng_player {
 	 * are reserved (in order), whoever reads them */
 	struct dec_state *dec;
 	/* [ntracks * nahead] (lock): frames read before their turn, nahead
-	 * a track (tl->dep_ahead_max + nloads where the track reorders, its
+	 * a track (tl->dep_ahead_max + nld + 1 where the track reorders, its
 	 * buffers NULL otherwise); full, a frame is read again at its turn */
 	struct ahead *ahead;
 	size_t nahead;
