@@ -5386,8 +5386,9 @@ static void test_real_media_decode_order_threads(void **state)
  * on.  Each cut drops the P6 its run read ahead and never plays (an
  * orphan where its read is still going on), and the last run keeps P6
  * and P9 for their turn: the rows are a decoder's, as simulated here,
- * and the bytes the edit's.  (With loader threads a player keeps a frame
- * a ring slot, so an orphan that was never freed would not show here.) */
+ * and the bytes the edit's.  Were an orphan never freed, the 5 frames a
+ * player keeps here (1 + 3 loaders + 1) would be taken by the last run,
+ * which would read P6, P9 and P12 again: 93 rows, not 90. */
 static void test_real_media_decode_order_cuts(void **state)
 {
 	struct tl_spec spec = { 24, 1, { { "V", 24000, 1, 0 } }, { { 0 } } };
