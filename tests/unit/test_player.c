@@ -5251,13 +5251,15 @@ static const int64_t bgop_rows[][3] = {
 	{6, 12, 1}, {6, 10, 0}, {7, 11, 0},
 };
 
-/* Clip c0 on V at its frames 4..12 over that GOP (v->decode set). */
-static struct eng_timeline *bgop_tl(struct eng_essence *v)
+/* spec's timeline (NULL: clip c0 on V at its frames 4..12) over that
+ * GOP (v->decode set). */
+static struct eng_timeline *bgop_tl(struct eng_essence *v,
+				    const struct tl_spec *spec)
 {
-	static const struct tl_spec spec = {
+	static const struct tl_spec one = {
 		24, 1, { { "V", 24000, 1, 0 } }, { { "V", "c0", 4, 0, 9 } },
 	};
-	struct eng_timeline *tl = make_tl(&spec);
+	struct eng_timeline *tl = make_tl(spec ? spec : &one);
 	struct eng_diag d = { 0 };
 
 	v->nframes = 13;
@@ -5314,7 +5316,7 @@ static void bgop_check(const struct eng_essence *v,
 static void test_real_media_decode_order(void **state)
 {
 	struct eng_essence *v = rm_video(13);
-	struct eng_timeline *tl = bgop_tl(v);
+	struct eng_timeline *tl = bgop_tl(v, NULL);
 	struct fake *f = fake_new();
 	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
 						ENG_BACKING_BUFFERED, 65536);
@@ -5340,30 +5342,26 @@ static void test_real_media_decode_order(void **state)
 	bgop_free(tl, v);
 }
 
-/* The same on real threads: 3 frames in flight (reads of 3 ms, frames
- * of 4 ms at pace 10), the frame kept by one loader's load copied by
- * another's: the same rows, the edit's bytes. */
-static void test_real_media_decode_order_threads(void **state)
+/* tl read whole on real threads: 3 frames in flight (reads of 3 ms,
+ * frames of 4 ms at pace 10), its bytes the edit's; the rows in m (the
+ * caller's mt_destroy). */
+static void bgop_threads(const struct eng_timeline *tl, struct mt *m)
 {
-	struct eng_essence *v = rm_video(13);
-	struct eng_timeline *tl = bgop_tl(v);
 	unsigned char *exp = expected_file(tl, NULL);
 	unsigned char *got = malloc(tl->bytes);
 	struct eng_player_config cfg;
 	struct eng_player *p;
-	struct mt m;
 	uint64_t off = 0;
 	ssize_t r;
 
-	(void)state;
 	assert_non_null(got);
-	mt_init(&m);
-	m.real = 1;
-	m.delay_ns = 3 * MS;
+	mt_init(m);
+	m->real = 1;
+	m->delay_ns = 3 * MS;
 	cfg = (struct eng_player_config){
 		.buffer = 4, .pace = { ENG_PACE_FACTOR, 10 },
 		.backing = ENG_BACKING_BUFFERED, .max_request = 65536,
-		.io = &m.io, .record = mt_record, .record_ctx = &m,
+		.io = &m->io, .record = mt_record, .record_ctx = m,
 		.filler = 1, .frames_in_flight = 3,
 	};
 	p = new_player(tl, &cfg);
@@ -5373,12 +5371,24 @@ static void test_real_media_decode_order_threads(void **state)
 	assert_int_equal(off, tl->bytes);
 	assert_memory_equal(got, exp, tl->bytes);
 	eng_player_stop(p);
-	bgop_check(v, m.log, m.nlog, 1);
-	assert_true(m.inflight_peak >= 2);
 	eng_player_free(p);
-	mt_destroy(&m);
 	free(got);
 	free(exp);
+}
+
+/* The same on real threads (bgop_threads), the frame kept by one
+ * loader's load copied by another's: the same rows. */
+static void test_real_media_decode_order_threads(void **state)
+{
+	struct eng_essence *v = rm_video(13);
+	struct eng_timeline *tl = bgop_tl(v, NULL);
+	struct mt m;
+
+	(void)state;
+	bgop_threads(tl, &m);
+	bgop_check(v, m.log, m.nlog, 1);
+	assert_true(m.inflight_peak >= 2);
+	mt_destroy(&m);
 	bgop_free(tl, v);
 }
 
@@ -5394,16 +5404,10 @@ static void test_real_media_decode_order_cuts(void **state)
 	struct tl_spec spec = { 24, 1, { { "V", 24000, 1, 0 } }, { { 0 } } };
 	struct eng_essence *v = rm_video(13);
 	struct eng_timeline *tl;
-	struct eng_diag d = { 0 };
 	struct eng_access *want = calloc(256, sizeof(*want));
-	unsigned char *exp, *got;
-	struct eng_player_config cfg;
-	struct eng_player *p;
 	struct mt m;
-	uint64_t off = 0;
 	size_t nw = 0, i, j;
 	int64_t k, rec = 0, next = 0;
-	ssize_t r;
 
 	(void)state;
 	assert_non_null(want);
@@ -5412,14 +5416,7 @@ static void test_real_media_decode_order_cuts(void **state)
 						  i < 11 ? 2 : 9 };
 		rec += spec.segs[i].frames;
 	}
-	tl = make_tl(&spec);
-	v->nframes = 13;
-	v->decode = malloc(sizeof(bgop_decode));
-	assert_non_null(v->decode);
-	memcpy(v->decode, bgop_decode, sizeof(bgop_decode));
-	tl->clips[0].media[0].ess = v;
-	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
-	eng_diag_free(&d);
+	tl = bgop_tl(v, &spec);
 	/* a decoder's reads: each event a run from the key frame */
 	for (k = 0; k < tl->frames; k++) {
 		const struct eng_segment *sg = eng_segment_at(&tl->tracks[0], k);
@@ -5435,32 +5432,11 @@ static void test_real_media_decode_order_cuts(void **state)
 				.length = v->len[j], .dep = next < ds };
 		}
 	}
-	exp = expected_file(tl, NULL);
-	got = malloc(tl->bytes);
-	assert_non_null(got);
-	mt_init(&m);
-	m.real = 1;
-	m.delay_ns = 3 * MS;
-	cfg = (struct eng_player_config){
-		.buffer = 4, .pace = { ENG_PACE_FACTOR, 10 },
-		.backing = ENG_BACKING_BUFFERED, .max_request = 65536,
-		.io = &m.io, .record = mt_record, .record_ctx = &m,
-		.filler = 1, .frames_in_flight = 3,
-	};
-	p = new_player(tl, &cfg);
-	assert_int_equal(eng_player_start(p), 0);
-	while ((r = eng_player_copy(p, got + off, 65536, off)) > 0)
-		off += (uint64_t)r;
-	assert_int_equal(off, tl->bytes);
-	assert_memory_equal(got, exp, tl->bytes);
-	eng_player_stop(p);
+	bgop_threads(tl, &m);
 	assert_int_equal(m.nlog, nw);
 	for (i = 0; i < nw; i++)
 		rm_check_row(&m.log[i], &want[i]);
-	eng_player_free(p);
 	mt_destroy(&m);
-	free(got);
-	free(exp);
 	free(want);
 	bgop_free(tl, v);
 }
