@@ -1248,9 +1248,10 @@ static void omit(struct movie *mv, size_t t, const char *why)
 		 used ? "; " : "", why);
 }
 
-/* Compressed audio track t: its packets, their duration and the largest;
- * every frame plays some (a gap's time would be lost to the track: -1
- * with why). */
+/* Compressed audio track t: its packets, their duration and the largest.
+ * A frame may hold none (at 50 fps and more a frame is shorter than an
+ * AAC packet: the packets' durations carry the time), but a gap's time
+ * would be lost to the track: -1 with why. */
 static int packet_track(struct movie *mv, size_t t, char *why,
 			size_t whylen)
 {
@@ -1261,13 +1262,14 @@ static int packet_track(struct movie *mv, size_t t, char *why,
 	uint64_t pos;
 
 	for (k = 0; k < tl->frames; k++) {
-		if (!frame_packets(mv, t, k, &e, &i0, &i1, &pos)) {
-			snprintf(why, whylen, "track %s left out: frame %"
-				 PRId64 " has no %s packet (a gap): its time "
-				 "would be lost to the track",
+		if (!eng_segment_at(&tl->tracks[t], k)) {
+			snprintf(why, whylen, "track %s left out: a gap at "
+				 "frame %" PRId64 ": no %s to play for it (its "
+				 "time would be lost to the track)",
 				 tl->tracks[t].name, k, m->f.codec);
 			return -1;
 		}
+		(void)frame_packets(mv, t, k, &e, &i0, &i1, &pos);
 		for (i = i0; i < i1; i++) {
 			m->npackets++;
 			m->duration += packet_dur(e, i);

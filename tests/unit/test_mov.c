@@ -825,6 +825,27 @@ static void test_packets(void **state)
 	eng_mov_free(&m);
 	eng_tl_free(tl);
 
+	/* at 60 fps a frame (800 samples) may hold no packet: the packets
+	 * carry the time; a gap is left out, saying so */
+	tl = parse("fps 60\ntrack A1 144000 align=3\nevent A1 a 0 40\n"
+		   "event A1 a 0 5 @45\n");
+	use(tl, "a", 0, &a, 0);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "track A1 left out: a gap at frame 40: no "
+			    "aac to play for it (its time would be lost to the "
+			    "track)");
+	eng_tl_free(tl);
+	tl = parse("fps 60\ntrack A1 144000 align=3\nevent A1 a 0 40\n");
+	use(tl, "a", 0, &a, 0);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	/* 40 frames of 800 samples: 32000, packets from -1024 to 31744 */
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsz");
+	assert_int_equal(be(x.p + 8, 4), 33);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+
 	v = video(FOURCC('a', 'p', 'c', 'n'), "prores", 20);
 	mp3 = aac("mp3");
 	tl = parse("fps 25\ntrack V 2vuy 8x8\ntrack A1 144000 align=3\n"
