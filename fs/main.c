@@ -383,6 +383,9 @@ static int build_movies(struct fs *fs)
 				goto nomem;
 			continue;
 		}
+		if (why[0])	/* a track left out */
+			fprintf(stderr, "timelinefs: note: %s.mov: %s: %s\n",
+				f->tl->name, f->tl->path, why);
 		if (asprintf(&f->mov_name, "%s.mov", f->tl->name) < 0) {
 			f->mov_name = NULL;
 			goto nomem;

@@ -496,6 +496,62 @@ static int audio(const struct eng_src *src, AVStream *st, struct eng_essence *e,
 	return 0;
 }
 
+/* The packets of a compressed audio stream (AAC, ...): one index entry
+ * each, in time order, their times in sample frames. */
+static int packets(const struct eng_src *src, AVStream *st,
+		   struct eng_essence *e, struct eng_diag *diag)
+{
+	const AVCodecParameters *cp = st->codecpar;
+	int n = avformat_index_get_entries_count(st), i;
+	int64_t last;
+
+	if (cp->ch_layout.nb_channels <= 0 || cp->sample_rate <= 0)
+		return eng_mfile_bad(diag, src, "audio stream %d has no "
+				     "channel count or rate", st->index);
+	if (n <= 0)
+		return eng_mfile_bad(diag, src, "audio stream %d has no "
+				     "packets in its sample table", st->index);
+	e->channels = (uint32_t)cp->ch_layout.nb_channels;
+	e->sample_rate = (uint32_t)cp->sample_rate;
+	e->off = malloc((size_t)n * sizeof(*e->off));
+	e->len = malloc((size_t)n * sizeof(*e->len));
+	e->pts = malloc((size_t)n * sizeof(*e->pts));
+	if (!e->off || !e->len || !e->pts)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const AVIndexEntry *ie = avformat_index_get_entry(st, i);
+
+		if (!ie || ie->pos < 0 || ie->size <= 0 ||
+		    (uint64_t)ie->pos > src->size ||
+		    (uint64_t)ie->size > src->size - (uint64_t)ie->pos)
+			return eng_mfile_bad(
+			    diag, src, "audio stream %d packet %d (%d bytes "
+			    "at %" PRId64 ") is past the end of the file (%"
+			    PRIu64 " bytes): truncated file or bad sample "
+			    "table", st->index, i, ie ? ie->size : 0,
+			    ie ? ie->pos : 0, src->size);
+		e->pts[i] = av_rescale_q(ie->timestamp, st->time_base,
+					 (AVRational){1, cp->sample_rate});
+		if (i && e->pts[i] <= e->pts[i - 1])
+			return eng_mfile_bad(diag, src, "audio stream %d "
+					     "packet %d is not after the one "
+					     "before it in time", st->index, i);
+		e->off[i] = (uint64_t)ie->pos;
+		e->len[i] = (uint32_t)ie->size;
+		if (!i || e->len[i] < e->len_min)
+			e->len_min = e->len[i];
+		if (e->len[i] > e->len_max)
+			e->len_max = e->len[i];
+	}
+	e->npackets = n;
+	/* the last packet lasts as the codec's frames, or as the one
+	 * before it */
+	last = cp->frame_size > 0 ? cp->frame_size :
+	       n > 1 ? e->pts[n - 1] - e->pts[n - 2] : 0;
+	e->nsamples = e->pts[n - 1] + last > 0 ? e->pts[n - 1] + last : 0;
+	return 0;
+}
+
 /* "HH:MM:SS:FF" (';' before FF for drop frame) at rate, into *tc. */
 static void timecode(const char *text, struct eng_fps rate, struct eng_start_tc *tc)
 {
@@ -565,26 +621,27 @@ static int stream(const struct eng_src *src, AVStream *st,
 		e->fps = stream_fps(st);
 		rc = video(src, st, ct, e, diag);
 	} else {
-		if (!pcm_codec(cp->codec_id, &be, &flt)) {
+		if (cp->codec_id == AV_CODEC_ID_NONE) {
 			/* not an error of the file: a track timelinefs
 			 * cannot play, named when one asks for it */
 			size_t used = strlen(mf->skipped);
 			char tag[AV_FOURCC_MAX_STRING_SIZE];
 
-			if (cp->codec_id == AV_CODEC_ID_NONE)
-				snprintf(
-				    e->codec, sizeof(e->codec), "unknown '%s'",
-				    av_fourcc_make_string(tag, cp->codec_tag));
 			snprintf(mf->skipped + used, sizeof(mf->skipped) - used,
-				 "%sstream %d: %s audio (not PCM: it cannot be "
-				 "read by samples)",
-				 used ? "; " : "", st->index, e->codec);
+				 "%sstream %d: unknown '%s' audio",
+				 used ? "; " : "", st->index,
+				 av_fourcc_make_string(tag, cp->codec_tag));
 			return 0;
 		}
 		e->kind = ENG_ESS_AUDIO;
-		e->big_endian = be;
-		e->is_float = flt;
-		rc = audio(src, st, e, diag);
+		if (pcm_codec(cp->codec_id, &be, &flt)) {
+			e->big_endian = be;
+			e->is_float = flt;
+			rc = audio(src, st, e, diag);
+		} else {
+			/* compressed: read by its packets */
+			rc = packets(src, st, e, diag);
+		}
 	}
 	if (rc == 0 && cp->extradata_size > 0) {
 		e->extradata = malloc((size_t)cp->extradata_size);

@@ -23,6 +23,7 @@ void eng_mfile_clear(struct eng_mfile *mf)
 		free(e->dep);
 		free(e->decode);
 		free(e->chunks);
+		free(e->pts);
 	}
 	free(mf->streams);
 	free(mf->format);
@@ -141,4 +142,110 @@ int eng_essence_samples(const struct eng_essence *e, int64_t first,
 		n -= take;
 	}
 	return cnt;
+}
+
+int64_t eng_essence_packet_at(const struct eng_essence *e, int64_t s)
+{
+	int64_t lo = 0, hi = e->npackets;
+
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if ((e->pts[mid] < 0 ? 0 : e->pts[mid]) < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int eng_essence_packets(const struct eng_essence *e, int64_t s0, int64_t s1,
+			struct eng_extent *out, int max, uint64_t *bytes)
+{
+	int64_t i;
+	int n = 0;
+
+	*bytes = 0;
+	if (!e->pts || s1 <= s0)
+		return 0;
+	for (i = eng_essence_packet_at(e, s0); i < e->npackets &&
+	     (e->pts[i] < 0 ? 0 : e->pts[i]) < s1; i++) {
+		*bytes += e->len[i];
+		if (n && out[n - 1].off + out[n - 1].len == e->off[i]) {
+			out[n - 1].len += e->len[i];
+			continue;
+		}
+		if (n == max)
+			return -E2BIG;
+		out[n].off = e->off[i];
+		out[n].len = e->len[i];
+		n++;
+	}
+	return n;
+}
+
+/* ---- H.264 parameter sets in Annex B ---- */
+
+/* The next NAL unit from *pos of buf (after its 00 00 01 start code,
+ * without the zeros of the next one's 4-byte form): its bytes in *p,
+ * *n; 1, or 0 at the end. */
+static int next_nal(const unsigned char *buf, size_t len, size_t *pos,
+		    const unsigned char **p, size_t *n)
+{
+	size_t i = *pos, start;
+
+	for (; i + 3 <= len; i++)
+		if (!buf[i] && !buf[i + 1] && buf[i + 2] == 1)
+			break;
+	if (i + 3 > len)
+		return 0;
+	start = i + 3;
+	for (i = start; i + 3 <= len; i++)
+		if (!buf[i] && !buf[i + 1] && buf[i + 2] <= 1)
+			break;
+	if (i + 3 > len)
+		i = len;
+	*pos = i;
+	*p = buf + start;
+	*n = i - start;
+	while (*n && !(*p)[*n - 1])	/* trailing zero bytes */
+		(*n)--;
+	return 1;
+}
+
+int eng_h264_parameter_sets(const unsigned char *buf, size_t len,
+			    unsigned char **out, size_t *out_len)
+{
+	const unsigned char *p;
+	size_t pos = 0, n, size = 0;
+	int sps = 0, pps = 0, pass;
+
+	*out = NULL;
+	*out_len = 0;
+	/* twice: the size, then the copy */
+	for (pass = 0; pass < 2; pass++) {
+		pos = 0;
+		while (next_nal(buf, len, &pos, &p, &n)) {
+			unsigned type = n ? p[0] & 0x1f : 0;
+
+			if (type >= 1 && type <= 5)	/* the first picture */
+				break;
+			if (type != 7 && type != 8)
+				continue;
+			if (pass == 0) {
+				sps |= type == 7;
+				pps |= type == 8;
+				size += 4 + n;
+				continue;
+			}
+			memcpy(*out + *out_len, "\0\0\0\1", 4);
+			memcpy(*out + *out_len + 4, p, n);
+			*out_len += 4 + n;
+		}
+		if (pass == 0 && (!sps || !pps))
+			return -ENOENT;
+		if (pass == 0 && !(*out = malloc(size)))
+			return -ENOMEM;
+	}
+	return 0;
 }

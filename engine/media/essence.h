@@ -9,10 +9,11 @@
  * player's reads and the movie's sample tables.
  *
  * A video stream is a table of frames (offset, size), one per frame in
- * presentation order; an audio stream is a run of sample frames of one
- * size (channels x bytes) in chunks (a container interleaves them with
+ * presentation order; an audio stream of PCM is a run of sample frames of
+ * one size (channels x bytes) in chunks (a container interleaves them with
  * video), so that a timeline frame's audio is the byte range of its samples
- * whatever the chunking.  Raw essence (NAME.T.raw) needs neither: it keeps
+ * whatever the chunking; compressed audio (AAC ...) is a table of packets
+ * (offset, size, time), a timeline frame's audio the packets of its time.  Raw essence (NAME.T.raw) needs neither: it keeps
  * the closed form of layout.h (struct eng_media with essence NULL).
  *
  * Readers take the file through struct eng_src (no fd, no path): the mount
@@ -108,6 +109,15 @@ struct eng_essence {
 	int64_t nsamples;
 	struct eng_chunk *chunks; /* [nchunks], ordered by first */
 	size_t nchunks;
+	/* Compressed audio (AAC, ...: codec names it, block is 0, no
+	 * chunks): packets of their own sizes, read as video frames are.
+	 * off[npackets], len[npackets] (the video fields) in presentation
+	 * order, pts[npackets] each packet's time in sample frames from the
+	 * stream's start (the priming packet an encoder puts first may be
+	 * below 0); nsamples is where the last one ends.  NULL and 0 for
+	 * PCM. */
+	int64_t npackets;
+	int64_t *pts;
 
 	struct eng_start_tc tc;	/* the media's start timecode */
 };
@@ -125,8 +135,8 @@ struct eng_mfile {
 	 * QuickTime reel name), "" when none */
 	char clip_name[128];
 	struct eng_start_tc tc;	/* the file's start timecode */
-	/* Streams a reader left out of streams[] and why ("stream 1: aac
-	 * audio (not PCM: it cannot be read by samples)"), "" when none:
+	/* Streams a reader left out of streams[] and why ("stream 2:
+	 * unknown 'abcd' audio"), "" when none:
 	 * for the message when a track asks for one. */
 	char skipped[256];
 	/* Bytes the reader read of the file (headers and indexes). */
@@ -175,5 +185,29 @@ void eng_src_mem(struct eng_src *src, struct eng_mem *mem, const char *name,
  * the stream, -E2BIG when more than max are needed. */
 int eng_essence_samples(const struct eng_essence *e, int64_t first,
 			int64_t n, struct eng_extent *out, int max);
+
+/* Compressed audio (e->pts): the extents of the packets whose time
+ * falls in sample frames [s0, s1) (a packet before 0 counts as at 0), in
+ * order, adjacent ones joined: at most max into out; returns how many
+ * (0 for none), -E2BIG when more than max are needed; *bytes their sum.
+ * Binary search: O(log packets + packets in the range). */
+int eng_essence_packets(const struct eng_essence *e, int64_t s0, int64_t s1,
+			struct eng_extent *out, int max, uint64_t *bytes);
+/* The first packet whose time (below 0 counted as 0) is s or later
+ * (npackets: none): the packets of [s0, s1) are [at(s0), at(s1)). */
+int64_t eng_essence_packet_at(const struct eng_essence *e, int64_t s);
+
+/*
+ * H.264 stored as Annex B (MXF, OP-Atom: start codes, the parameter sets
+ * in band) has no avcC: its decoder setup is the sequence and picture
+ * parameter sets (NAL types 7 and 8) before the first picture of
+ * buf[0..len) (an access unit's start, as a key frame's bytes are), kept
+ * as libavformat keeps an Annex B stream's extradata: each set after a
+ * 4-byte start code, in the order found.  *out is malloc'ed (the caller
+ * frees it).  0; -ENOENT when buf has no SPS or no PPS before its first
+ * picture; -ENOMEM.
+ */
+int eng_h264_parameter_sets(const unsigned char *buf, size_t len,
+			    unsigned char **out, size_t *out_len);
 
 #endif /* ENG_ESSENCE_H */

@@ -1519,7 +1519,9 @@ static int check_track(struct resolver *r, size_t t)
 				"/%" PRIu32 " fps", r->media_dir, m->file,
 				e->fps.num, e->fps.den, tl->fps.num,
 				tl->fps.den);
-		if (e->kind != ENG_ESS_AUDIO)
+		/* compressed audio has no sample size: the layout makes
+		 * its table of packets */
+		if (e->kind != ENG_ESS_AUDIO || e->pts)
 			continue;
 		if (!e->block || !e->sample_rate) {
 			problem(r, p->line, c, t, "%s/%s: audio without a "
@@ -1575,7 +1577,14 @@ static void reach_of(struct resolver *r, size_t t, struct reach *v)
 
 		if (!m->file || !m->ess)
 			continue;
-		if (m->ess->kind == ENG_ESS_AUDIO) {
+		if (m->ess->pts) {
+			/* compressed audio: the samples of its frames */
+			lo = m->origin + (int64_t)eng_upto_rate(
+			    m->ess->sample_rate, 1, tl->fps, s->src_in);
+			hi = m->origin + (int64_t)eng_upto_rate(
+			    m->ess->sample_rate, 1, tl->fps,
+			    s->src_in + s->frames);
+		} else if (m->ess->kind == ENG_ESS_AUDIO) {
 			uint64_t need;
 
 			if (trk->align != m->ess->block)

@@ -143,6 +143,7 @@ struct fmt {
 	size_t extra_len;
 	uint32_t rate, channels, bits, block;
 	int big, flt;
+	int packets;		/* compressed audio (mp4a): a sample a packet */
 };
 
 /* What each track of the movie is. */
@@ -161,6 +162,9 @@ struct mtrack {
 	int64_t *order;
 	int64_t shift;
 	int keys;		/* every sample a sync sample: no stss */
+	int omit;		/* left out of the movie (a note says why) */
+	uint64_t buffer;	/* compressed audio: its largest packet, */
+	uint64_t npackets;	/* its packets */
 };
 
 struct movie {
@@ -168,6 +172,7 @@ struct movie {
 	struct mtrack *tr;
 	int co64;
 	uint64_t base;		/* movie offset of timeline byte 0 */
+	char note[256];		/* the tracks left out and why, "" none */
 };
 
 static int is_audio(const struct eng_track *t)
@@ -232,6 +237,17 @@ static int dnx_header(const struct fmt *f)
 	       (p[2] == 2 || p[2] == 3) && p[3] == 0x80;
 }
 
+/* An avc1 track's decoder setup: an avcC of version 1 (MP4, MOV), or
+ * parameter sets after Annex B start codes (MXF: its samples are Annex
+ * B too, and the avcC box carries the setup in their form, which
+ * libavcodec reads as a byte stream's). */
+static int avc_setup(const struct fmt *f)
+{
+	if (f->extra_len >= 7 && f->extra[0] == 1)
+		return 1;
+	return f->extra_len >= 8 && !memcmp(f->extra, "\0\0\0\1", 4);
+}
+
 /* "prores apcn 1920x1080", "pcm_s24le in24 48000 Hz 2 ch" */
 static void fmt_say(const struct fmt *f, char *buf, size_t len)
 {
@@ -251,7 +267,9 @@ static int fmt_same(const struct fmt *a, const struct fmt *b)
 		return a->width == b->width && a->height == b->height &&
 		       a->extra_len == b->extra_len &&
 		       (!a->extra_len || !memcmp(a->extra, b->extra, a->extra_len));
-	return a->rate == b->rate && a->channels == b->channels;
+	return a->rate == b->rate && a->channels == b->channels &&
+	       a->packets == b->packets && a->extra_len == b->extra_len &&
+	       (!a->extra_len || !memcmp(a->extra, b->extra, a->extra_len));
 }
 
 /* The stream a segment of track t plays, NULL for raw essence. */
@@ -285,7 +303,46 @@ static int is_key(const struct eng_essence *e, int64_t j)
 	return !e->dep || e->dep[j] == j;
 }
 
-/* The format of a segment's real stream e.  0, or -EINVAL with why. */
+/* The largest AudioSpecificConfig the esds below holds: its lengths are
+ * one byte each (AAC's is 2 to 5 bytes, with SBR/PS signalling 7). */
+#define ASC_MAX 64
+
+/* Compressed audio: AAC as an mp4a sample description with the source's
+ * AudioSpecificConfig in its esds, a sample a packet.  Another codec
+ * (MP3, AC-3, Opus ...) or AAC without its setup: -ENOTSUP with why, and
+ * the movie leaves the track out. */
+static int fmt_packets(const struct eng_track *tr, const char *clip,
+		       const struct eng_essence *e, struct fmt *f, char *why,
+		       size_t whylen)
+{
+	if (strcmp(e->codec, "aac") || !e->extradata_len ||
+	    e->extradata_len > ASC_MAX) {
+		snprintf(why, whylen, "track %s left out: clip %s: its %s "
+			 "audio%s has no sample description timelinefs "
+			 "writes (AAC only)", tr->name, clip, e->codec,
+			 strcmp(e->codec, "aac") ? "" : " without its decoder "
+			 "setup");
+		return -ENOTSUP;
+	}
+	if (!e->sample_rate || e->sample_rate > 65535 || !e->channels ||
+	    e->channels > 65535) {
+		snprintf(why, whylen, "track %s left out: clip %s: AAC at %"
+			 PRIu32 " Hz, %" PRIu32 " channels: not in a movie's "
+			 "sound description", tr->name, clip, e->sample_rate,
+			 e->channels);
+		return -ENOTSUP;
+	}
+	memcpy(f->fourcc, "mp4a", 4);
+	f->rate = e->sample_rate;
+	f->channels = e->channels;
+	f->extra = e->extradata;
+	f->extra_len = e->extradata_len;
+	f->packets = 1;
+	return 0;
+}
+
+/* The format of a segment's real stream e.  0, or -EINVAL with why
+ * (-ENOTSUP: compressed audio the movie leaves out). */
 static int fmt_real(const struct eng_track *tr, const char *clip,
 		    const struct eng_essence *e, struct fmt *f, char *why,
 		    size_t whylen)
@@ -329,13 +386,15 @@ static int fmt_real(const struct eng_track *tr, const char *clip,
 				 clip, f->codec, f->fourcc);
 			return -EINVAL;
 		}
-		/* avc1 needs its decoder setup as avcC (version 1): an
-		 * Annex B stream (MXF, raw .h264) has none to copy */
-		if (!memcmp(f->fourcc, "avc1", 4) &&
-		    (f->extra_len < 7 || f->extra[0] != 1)) {
-			snprintf(why, whylen, "track %s: clip %s: h264 "
-				 "without an avcC decoder setup", tr->name,
-				 clip);
+		/* avc1 needs its decoder setup: an avcC (version 1), or
+		 * the parameter sets of an Annex B stream (MXF), which a
+		 * reader found in its first frame */
+		if (!memcmp(f->fourcc, "avc1", 4) && !avc_setup(f)) {
+			snprintf(why, whylen, "track %s: clip %s: its H.264 "
+				 "has no decoder setup (no avcC, and no "
+				 "sequence and picture parameter sets at the "
+				 "start of its first frame): players could "
+				 "not decode it", tr->name, clip);
 			return -EINVAL;
 		}
 		return 0;
@@ -345,6 +404,8 @@ static int fmt_real(const struct eng_track *tr, const char *clip,
 			 tr->name, clip);
 		return -EINVAL;
 	}
+	if (e->pts)
+		return fmt_packets(tr, clip, e, f, why, whylen);
 	f->rate = e->sample_rate;
 	f->channels = e->channels;
 	f->bits = e->bits;
@@ -499,15 +560,65 @@ static void put_vdesc(struct bbuf *b, const struct mtrack *m)
 	box_end(b, e);
 }
 
+/* AAC: a sound description of version 0 and an esds (ISO/IEC 14496-1
+ * ES_Descriptor: DecoderConfigDescriptor of MPEG-4 audio, 0x40, with the
+ * source's AudioSpecificConfig; SLConfigDescriptor 2), as FFmpeg's MP4
+ * writer makes it; each descriptor's length in one byte (ASC_MAX). */
+static void put_mp4a(struct bbuf *b, const struct mtrack *m)
+{
+	const struct fmt *f = &m->f;
+	size_t e = box(b, "mp4a"), c, dcd = 13 + 2 + f->extra_len;
+	uint8_t *p;
+
+	zeros(b, 6);
+	u16(b, 1);		/* data reference */
+	u16(b, 0);		/* version 0 */
+	u16(b, 0);
+	u32(b, 0);
+	u16(b, f->channels);
+	u16(b, 16);		/* sample size */
+	u16(b, 0);		/* compression id */
+	u16(b, 0);		/* packet size */
+	u32(b, (uint64_t)f->rate << 16);
+	c = box(b, "esds");
+	full(b, 0, 0);
+	u8(b, 0x03);		/* ES_Descriptor */
+	u8(b, 3 + 2 + dcd + 3);
+	u16(b, 0);		/* ES_ID */
+	u8(b, 0);		/* no dependence, URL, OCR */
+	u8(b, 0x04);		/* DecoderConfigDescriptor */
+	u8(b, dcd);
+	u8(b, 0x40);		/* MPEG-4 audio */
+	u8(b, 0x15);		/* audio stream, reserved bit */
+	put_be(b, m->buffer, 3);	/* bufferSizeDB: the largest packet */
+	u32(b, 0);		/* max bitrate: not known */
+	u32(b, 0);		/* average bitrate: not known */
+	u8(b, 0x05);		/* DecoderSpecificInfo */
+	u8(b, f->extra_len);
+	p = room(b, f->extra_len);
+	if (p)
+		memcpy(p, f->extra, f->extra_len);
+	u8(b, 0x06);		/* SLConfigDescriptor */
+	u8(b, 1);
+	u8(b, 2);		/* predefined: MP4 */
+	box_end(b, c);
+	box_end(b, e);
+}
+
 /* PCM as FFmpeg's QuickTime writer describes it: 16-bit in version 0;
  * wider samples in version 1, little-endian ones with a wave { frma,
  * enda 1 } (GStreamer's qtdemux and FFmpeg both checked on in24). */
 static void put_adesc(struct bbuf *b, const struct mtrack *m)
 {
 	const struct fmt *f = &m->f;
-	size_t e = box(b, f->fourcc), w, c;
+	size_t e, w, c;
 	int v1 = f->bits > 16;
 
+	if (f->packets) {
+		put_mp4a(b, m);
+		return;
+	}
+	e = box(b, f->fourcc);
 	zeros(b, 6);
 	u16(b, 1);		/* data reference */
 	u16(b, v1);		/* version 1: the four fields below */
@@ -625,6 +736,112 @@ static void put_gop(struct bbuf *b, const struct movie *mv, size_t t)
 	box_end(b, c);
 }
 
+/* Compressed audio: the packets timeline frame k of track t plays,
+ * [*i0, *i1) of *e (as the layout: eng_tl_layout_media); 0 when none. */
+static int frame_packets(const struct movie *mv, size_t t, int64_t k,
+			 const struct eng_essence **e, int64_t *i0,
+			 int64_t *i1, uint64_t *pos)
+{
+	const struct eng_timeline *tl = mv->tl;
+	const struct eng_media *m;
+	struct eng_slice s;
+	int64_t src;
+
+	*i0 = *i1 = 0;
+	eng_slice_get(tl, k, t, &s);
+	if (!s.seg || !s.len)
+		return 0;
+	m = &tl->clips[s.seg->clip].media[t];
+	*e = m->ess;
+	src = s.seg->src_in + (k - s.seg->rec_in);
+	*i0 = eng_essence_packet_at(*e, m->origin + (int64_t)eng_upto_rate(
+			(*e)->sample_rate, 1, tl->fps, src));
+	*i1 = eng_essence_packet_at(*e, m->origin + (int64_t)eng_upto_rate(
+			(*e)->sample_rate, 1, tl->fps, src + 1));
+	*pos = mv->base + s.pos;
+	return *i1 > *i0;
+}
+
+/* How long packet i of e plays, in samples: to the next one. */
+static uint64_t packet_dur(const struct eng_essence *e, int64_t i)
+{
+	int64_t end = i + 1 < e->npackets ? e->pts[i + 1] : e->nsamples;
+
+	return end > e->pts[i] ? (uint64_t)(end - e->pts[i]) : 0;
+}
+
+/* Compressed audio's sample table: a sample a packet, each its own
+ * chunk at its place in its frame's slice; durations from the packets'
+ * times. */
+static void put_stbl_packets(struct bbuf *b, const struct movie *mv,
+			     size_t t)
+{
+	const struct eng_timeline *tl = mv->tl;
+	const struct mtrack *m = &mv->tr[t];
+	const struct eng_essence *e;
+	size_t c, at;
+	uint64_t n = 0, run = 0, prev = 0, d, pos;
+	int64_t k, i, i0, i1;
+	int pass;
+
+	c = box(b, "stsd");
+	full(b, 0, 0);
+	u32(b, 1);
+	put_mp4a(b, m);
+	box_end(b, c);
+	c = box(b, "stts");
+	full(b, 0, 0);
+	at = b->len;
+	u32(b, 0);
+	for (k = 0; k < tl->frames; k++)
+		for (i = frame_packets(mv, t, k, &e, &i0, &i1, &pos) ? i0 : 0;
+		     i < i1; i++) {
+			d = packet_dur(e, i);
+			if (run && d != prev) {
+				u32(b, run);
+				u32(b, prev);
+				n++;
+				run = 0;
+			}
+			prev = d;
+			run++;
+		}
+	if (run) {
+		u32(b, run);
+		u32(b, prev);
+		n++;
+	}
+	put_count(b, at, n);
+	box_end(b, c);
+	c = box(b, "stsc");
+	full(b, 0, 0);
+	u32(b, 1);
+	u32(b, 1);
+	u32(b, 1);
+	u32(b, 1);
+	box_end(b, c);
+	/* stsz the sizes, then stco/co64 the offsets */
+	for (pass = 0; pass < 2; pass++) {
+		c = box(b, pass ? mv->co64 ? "co64" : "stco" : "stsz");
+		full(b, 0, 0);
+		if (!pass)
+			u32(b, 0);	/* sizes differ */
+		u32(b, m->npackets);
+		for (k = 0; k < tl->frames; k++)
+			for (i = frame_packets(mv, t, k, &e, &i0, &i1, &pos) ?
+				 i0 : 0; i < i1; i++) {
+				if (!pass)
+					u32(b, e->len[i]);
+				else if (mv->co64)
+					u64(b, pos);
+				else
+					u32(b, pos);
+				pos += e->len[i];
+			}
+		box_end(b, c);
+	}
+}
+
 static void put_stbl(struct bbuf *b, const struct movie *mv, size_t t)
 {
 	const struct eng_timeline *tl = mv->tl;
@@ -633,6 +850,12 @@ static void put_stbl(struct bbuf *b, const struct movie *mv, size_t t)
 	uint64_t prev = 0, n = 0, off, len, first = 0;
 	int64_t k;
 	int same = 1;
+
+	if (m->f.packets) {
+		put_stbl_packets(b, mv, t);
+		box_end(b, s);
+		return;
+	}
 
 	c = box(b, "stsd");
 	full(b, 0, 0);
@@ -852,7 +1075,8 @@ static void put_moov(struct bbuf *b, const struct movie *mv)
 	u32(b, tl->ntracks + 1);
 	box_end(b, c);
 	for (t = 0; t < tl->ntracks; t++)
-		put_trak(b, mv, t, mdur);
+		if (!mv->tr[t].omit)
+			put_trak(b, mv, t, mdur);
 	box_end(b, m);
 }
 
@@ -1030,6 +1254,48 @@ static int track_gop(struct movie *mv, size_t t, char *why, size_t whylen)
 	return 0;
 }
 
+/* Track t is left out of the movie: why is added to the note. */
+static void omit(struct movie *mv, size_t t, const char *why)
+{
+	size_t used = strlen(mv->note);
+
+	mv->tr[t].omit = 1;
+	snprintf(mv->note + used, sizeof(mv->note) - used, "%s%s",
+		 used ? "; " : "", why);
+}
+
+/* Compressed audio track t: its packets, their duration and the largest.
+ * A frame may hold none (at 50 fps and more a frame is shorter than an
+ * AAC packet: the packets' durations carry the time), but a gap's time
+ * would be lost to the track: -1 with why. */
+static int packet_track(struct movie *mv, size_t t, char *why,
+			size_t whylen)
+{
+	const struct eng_timeline *tl = mv->tl;
+	struct mtrack *m = &mv->tr[t];
+	const struct eng_essence *e;
+	int64_t k, i, i0, i1;
+	uint64_t pos;
+
+	for (k = 0; k < tl->frames; k++) {
+		if (!eng_segment_at(&tl->tracks[t], k)) {
+			snprintf(why, whylen, "track %s left out: a gap at "
+				 "frame %" PRId64 ": no %s to play for it (its "
+				 "time would be lost to the track)",
+				 tl->tracks[t].name, k, m->f.codec);
+			return -1;
+		}
+		(void)frame_packets(mv, t, k, &e, &i0, &i1, &pos);
+		for (i = i0; i < i1; i++) {
+			m->npackets++;
+			m->duration += packet_dur(e, i);
+			if (e->len[i] > m->buffer)
+				m->buffer = e->len[i];
+		}
+	}
+	return 0;
+}
+
 /* Check the tracks; fill mv->tr.  0, -EINVAL with why, -ENOMEM. */
 static int classify(struct movie *mv, char *why, size_t whylen)
 {
@@ -1044,7 +1310,12 @@ static int classify(struct movie *mv, char *why, size_t whylen)
 		struct eng_slice s;
 		uint64_t total = 0;
 
-		if ((rc = track_fmt(mv, t, why, whylen)) < 0)
+		rc = track_fmt(mv, t, why, whylen);
+		if (rc == -ENOTSUP) {
+			omit(mv, t, why);
+			continue;
+		}
+		if (rc < 0)
 			return rc;
 		m->video = m->f.video;
 		if (m->video) {
@@ -1073,6 +1344,11 @@ static int classify(struct movie *mv, char *why, size_t whylen)
 			continue;
 		}
 		m->timescale = m->f.rate;
+		if (m->f.packets) {
+			if (packet_track(mv, t, why, whylen) < 0)
+				omit(mv, t, why);
+			continue;
+		}
 		for (k = 0; k < tl->frames; k++) {
 			eng_slice_get(tl, k, t, &s);
 			if (s.len == 0 || s.len % m->f.block) {
@@ -1207,6 +1483,12 @@ int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 	rc = classify(&mv, why, whylen);
 	if (rc < 0 || (rc = blacks_fit(&mv, why, whylen)) < 0)
 		goto out;
+	for (size_t t = 0; t < tl->ntracks && mv.tr[t].omit; t++)
+		if (t + 1 == tl->ntracks) {
+			snprintf(why, whylen, "%s", mv.note);
+			rc = -EINVAL;
+			goto out;
+		}
 	/* stsz and stts hold 32-bit counts */
 	rc = -EFBIG;
 	if ((uint64_t)tl->frames > UINT32_MAX) {
@@ -1235,6 +1517,8 @@ int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 	out->head_len = b.len;
 	out->size = b.len + tl->bytes;
 	b.p = NULL;
+	/* the tracks left out, for the start's note */
+	snprintf(why, whylen, "%s", mv.note);
 	rc = 0;
 	goto out;
 big:

@@ -15,7 +15,9 @@
  * Tracks of real media (issue 21: eng_media.ess) carry the sources' own
  * samples: one sample description a track, that of every clip on it
  * (ProRes apco..ap4x, DNxHD AVdn/AVdh, H.264 avc1 with the sources'
- * avcC, 2vuy/v210; PCM as sowt/twos, in24, in32, fl32/fl64), each sample's
+ * avcC, 2vuy/v210; PCM as sowt/twos, in24, in32, fl32/fl64; AAC as mp4a
+ * with its esds, a sample a packet, other compressed audio left out with
+ * a note), each sample's
  * size and offset the layout's (stsz one entry a sample where sizes
  * differ).  Long-GOP video: samples in decode order, stss, ctts and an
  * edit list; each clip's frames must decode on their own (cut at whole
@@ -54,13 +56,15 @@ struct eng_mov {
 	uint64_t size;		/* head_len + tl->bytes */
 };
 
-/* Build the header of tl's movie.  Returns 0; -EINVAL when tl cannot be a
- * movie, with the reason in why[0..whylen) ("track V has no picture
- * format"); -EFBIG, with why, when a table would not fit its field or the
- * moov would pass ENG_MOV_MOOV_MAX (refused before building where its
- * least, 4 bytes a frame a track, passes it: memory and time stay within
- * what a movie may hold) or its black pictures ENG_MOV_BLACK_MAX (before
- * building); -ENOMEM. */
+/* Build the header of tl's movie.  Returns 0, with in why[0..whylen)
+ * the tracks it left out and why ("track A1 left out: clip c: its mp3
+ * audio has no sample description timelinefs writes (AAC only)"), ""
+ * when none; -EINVAL when tl cannot be a movie, with the reason in why
+ * ("track V has no picture format"); -EFBIG, with why, when a table would
+ * not fit its field or the moov would pass ENG_MOV_MOOV_MAX (refused
+ * before building where its least, 4 bytes a frame a track, passes it:
+ * memory and time stay within what a movie may hold) or its black
+ * pictures ENG_MOV_BLACK_MAX (before building); -ENOMEM. */
 int eng_mov_build(const struct eng_timeline *tl, struct eng_mov *out,
 		  char *why, size_t whylen);
 void eng_mov_free(struct eng_mov *m);

@@ -1475,6 +1475,44 @@ static int present(struct mxf *m, struct eng_essence *e, struct vtab *v,
 	return 0;
 }
 
+/* The most of a key frame read for its parameter sets: they come first
+ * in an access unit, and are tens of bytes. */
+#define MXF_AVC_HEAD (64u << 10)
+
+/* H.264 in MXF is Annex B with its parameter sets in band (SMPTE RP
+ * 2008, and FFmpeg's muxer): the decoder setup is taken from the first
+ * frame in stored order, a key frame.  None found leaves the stream
+ * without one (mov.c then says why there is no movie); only -ENOMEM and
+ * a failed read of the file fail. */
+static int avc_setup(struct mxf *m, struct eng_essence *e)
+{
+	int64_t k = 0;
+	size_t len;
+	unsigned char *buf;
+	long got;
+	int rc;
+
+	if (strcmp(e->codec, "h264") || e->extradata || !e->nframes)
+		return 0;
+	while (e->decode && k < e->nframes - 1 && e->decode[k] != 0)
+		k++;
+	len = e->len[k] < MXF_AVC_HEAD ? e->len[k] : MXF_AVC_HEAD;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	got = m->src->read_at(m->src->ctx, e->off[k], buf, len);
+	if (got < 0) {
+		free(buf);
+		return fail(m, "cannot read its first H.264 frame: %s",
+			    strerror((int)-got));
+	}
+	m->rd.nbytes += (uint64_t)got;
+	rc = eng_h264_parameter_sets(buf, (size_t)got, &e->extradata,
+				  &e->extradata_len);
+	free(buf);
+	return rc == -ENOMEM ? rc : 0;
+}
+
 /* Where the header partition pack is: at 0, or after a run-in of less
  * than 64 KiB.  -ENOTSUP when none. */
 static int find_header(struct mxf *m)
@@ -1590,9 +1628,11 @@ static int read_mxf(struct mxf *m, struct eng_mfile *out)
 		rc = clip ? clip_units(m, out, sid, n, vt, &g) :
 			    walk_units(m, out, sid, n, estimated, vt, &g);
 	for (i = 0; !rc && i < out->nstreams; i++)
-		if (out->streams[i].kind == ENG_ESS_VIDEO)
+		if (out->streams[i].kind == ENG_ESS_VIDEO) {
 			rc = present(m, &out->streams[i], &vt[i], &g);
-		else if (!out->streams[i].nchunks)
+			if (!rc)
+				rc = avc_setup(m, &out->streams[i]);
+		} else if (!out->streams[i].nchunks)
 			rc = fail(m, "sound track %08x has no essence",
 				  (unsigned)m->number[i]);
 	for (i = 0; i < MXF_MAX_STREAMS; i++) {

@@ -163,6 +163,31 @@ static size_t bounce_size(size_t slot_bytes)
 			~(DIRECT_ALIGN - 1));
 }
 
+/* The frames kept between their read and their turn (struct ahead): per
+ * track that reorders, dep_ahead_max for the frames a decoder reads ahead,
+ * plus one a loader whose load may still hold its claim, plus one.  Past
+ * that (loads far ahead of a stalled one), a frame is read again at its
+ * turn: a frame of each load in flight would take some hundred frames of
+ * H.264 a stream. */
+static size_t ahead_count(const struct eng_timeline *tl, unsigned nld)
+{
+	return tl->dep_ahead_max ? (size_t)tl->dep_ahead_max + nld + 1 : 0;
+}
+
+static unsigned __int128 ahead_mem(const struct eng_timeline *tl,
+				   unsigned nld)
+{
+	unsigned __int128 n = ahead_count(tl, nld), m;
+	size_t t;
+
+	m = n * tl->ntracks * sizeof(struct ahead);
+	for (t = 0; n && t < tl->ntracks; t++)
+		if (eng_track_reorders(tl, t))
+			m += n * tl->dep_bytes_max;
+	return m;
+}
+
+
 static int plan_ring(const struct eng_timeline *tl,
 		     const struct eng_player_config *cfg, struct ring_plan *rp)
 {
@@ -221,7 +246,9 @@ static int plan_ring(const struct eng_timeline *tl,
 		   sizeof(struct eng_access)) +
 		  (unsigned __int128)(rp->nfds ? rp->nfds : 1) *
 		  sizeof(struct media_fd) +
-		  (unsigned __int128)tl->ntracks * sizeof(struct dec_state) +
+		  (unsigned __int128)tl->ntracks * (sizeof(struct dec_state) +
+		  sizeof(struct dec_plan) * (rp->nld > 1 ? rp->nslots : 1)) +
+		  ahead_mem(tl, rp->nld) +
 		  eng_pl_seq_mem(tl);
 	/* Frames of one size fill their slots: a request is at most 2
 	 * pieces (the ring's wrap).  Others may need more than the caller's
@@ -336,7 +363,8 @@ static int loader_new(struct eng_player *p, struct loader *ld)
 	ld->p = p;
 	if (tl->dep_reads_max) {
 		ld->deps = calloc(tl->dep_reads_max, sizeof(*ld->deps));
-		if (!ld->deps)
+		ld->which = calloc(tl->dep_reads_max, sizeof(*ld->which));
+		if (!ld->deps || !ld->which)
 			return -ENOMEM;
 	}
 	if (p->bounce_bytes &&
@@ -351,8 +379,29 @@ static int loader_new(struct eng_player *p, struct loader *ld)
 static int load_new(struct eng_player *p, struct load *l)
 {
 	l->pend = calloc(eng_pl_reads_max(p->tl), sizeof(*l->pend));
-	l->need_deps = calloc(p->tl->ntracks, 1);
-	return l->pend && l->need_deps ? 0 : -ENOMEM;
+	l->plan = calloc(p->tl->ntracks, sizeof(*l->plan));
+	return l->pend && l->plan ? 0 : -ENOMEM;
+}
+
+static int ahead_new(struct eng_player *p)
+{
+	const struct eng_timeline *tl = p->tl;
+	size_t t, i;
+
+	p->nahead = ahead_count(tl, p->nld);
+	if (!p->nahead)
+		return 0;
+	p->ahead = calloc(p->nahead * tl->ntracks, sizeof(*p->ahead));
+	if (!p->ahead)
+		return -ENOMEM;
+	for (t = 0; t < tl->ntracks; t++)
+		for (i = 0; eng_track_reorders(tl, t) && i < p->nahead; i++) {
+			p->ahead[t * p->nahead + i].buf =
+			    malloc((size_t)tl->dep_bytes_max);
+			if (!p->ahead[t * p->nahead + i].buf)
+				return -ENOMEM;
+		}
+	return 0;
 }
 
 /* The memory eng_player_new allocated, and p. */
@@ -364,12 +413,16 @@ static void free_mem(struct eng_player *p)
 	eng_pl_seq_free(p->seq);
 	for (i = 0; p->ld && i < p->nld; i++) {
 		free(p->ld[i].deps);
+		free(p->ld[i].which);
 		free(p->ld[i].bounce);
 	}
 	for (j = 0; p->loads && j < p->nloads; j++) {
 		free(p->loads[j].pend);
-		free(p->loads[j].need_deps);
+		free(p->loads[j].plan);
 	}
+	for (j = 0; p->ahead && j < p->nahead * p->tl->ntracks; j++)
+		free(p->ahead[j].buf);
+	free(p->ahead);
 	free(p->ld);
 	free(p->loads);
 	free(p->fifo);
@@ -458,6 +511,8 @@ int eng_player_new(const struct eng_timeline *tl,
 	for (i = 0; i < p->nloads; i++)
 		if (load_new(p, &p->loads[i]) < 0)
 			goto err_free;
+	if (ahead_new(p) < 0)
+		goto err_free;
 	for (i = 0; p->held && i < p->nslots; i++)
 		p->held[i] = -1;
 	p->spill_bytes = rp.spill_bytes;

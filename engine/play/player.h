@@ -38,10 +38,12 @@ struct eng_access {
 	 * a load that a seek or a re-read behind the ring discarded.  The
 	 * player's late frames are the late reads' frames with played 1. */
 	int played;
-	/* 1: a decoding dependency read (long-GOP media): a frame before
-	 * the one played that the reader's decoder needs first, where a
-	 * run of the media starts (a cut, a seek); its bytes are not in the
-	 * virtual file, its time counts toward the frame's (lateness) */
+	/* 1: a decoding dependency read (long-GOP media): a frame the
+	 * reader's decoder needs before the one played (in decode order),
+	 * where a run of the media starts (a cut, a seek) or, with B
+	 * frames, the frame shown after them (kept, and not read again at
+	 * its turn); its bytes are not the played frame's, its time counts
+	 * toward the frame's (lateness) */
 	int dep;
 	/* What the operation was (enum eng_op): a read, or for an image
 	 * sequence each image's open, header reads, data reads and close,
@@ -223,7 +225,10 @@ int eng_player_new(const struct eng_timeline *tl,
  * frames of tl->frame_bytes_max bytes (the frames a request and a
  * concurrent readahead window span, plus cfg->buffer for a filled player),
  * the O_DIRECT bounce buffer (also taken, of the largest decoding
- * dependency frame, for long-GOP media) and the table of a frame's reads
+ * dependency frame, for long-GOP media; with B frames, also the frames
+ * read before their turn: tl->dep_ahead_max + 1 a track that reorders,
+ * one more a loader, each of the largest dependency frame) and the table
+ * of a frame's reads
  * (a row per extent and per decoding dependency of each track; of an
  * image sequence's, its image's open, header reads, reads and close, and
  * a held image's too), both once per frame in flight

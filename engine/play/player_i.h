@@ -55,6 +55,30 @@ struct media_fd {
 struct dec_state {
 	const void *media;	/* the eng_media read, NULL: none yet */
 	int64_t src;		/* its media frame */
+	int64_t next;		/* the decode position it reads next */
+};
+
+/* What a load reads of one track's long-GOP media (decided at its
+ * reservation): the frames at decode positions [from, its frame's), then
+ * its frame (own), or none and its frame's bytes from p->ahead[copy], where
+ * an earlier load that read it ahead keeps it. */
+struct dec_plan {
+	int64_t from;
+	int own;		/* 0: no decoder reads (raw, intra, a gap) */
+	long copy;		/* -1: none */
+};
+
+/* A frame read before its turn (B frames: the P frame shown after them),
+ * kept until its load copies it (lock): reserved by the load that reads it
+ * (owner), claimed by the one that plays it; orphan once a cut or seek
+ * leaves it unplayed (freed when its read is done). */
+enum { AH_FREE, AH_READING, AH_READY };
+struct ahead {
+	const void *media;
+	int64_t src;
+	const struct load *owner;
+	int state, claimed, orphan, failed;
+	unsigned char *buf;	/* [tl->dep_bytes_max] */
 };
 
 /* A load's state (lock): free, or its frame reserved and being read, or
@@ -70,9 +94,9 @@ struct load {
 	/* [eng_pl_reads_max]: the reads of its frame, recorded once it is
 	 * known whether it was played (eng_pl_load_finish) */
 	struct eng_access *pend;
-	/* [ntracks]: the tracks whose decoding dependencies its frame
-	 * reads, decided at reservation (in frame order, p->dec) */
-	unsigned char *need_deps;
+	/* [ntracks]: what its frame's decoders read, decided at
+	 * reservation (in frame order, p->dec) */
+	struct dec_plan *plan;
 	int state;		/* LD_*; lock */
 	struct loader *ld;	/* the loader that reads it (its buffers) */
 	int64_t k;
@@ -97,6 +121,7 @@ struct loader {
 	/* [tl->dep_reads_max] or NULL: a frame's decoding dependencies
 	 * (eng_slice_deps) */
 	struct eng_slice_ext *deps;
+	int64_t *which;		/* [tl->dep_reads_max]: their media frames */
 	/* aligned, p->bounce_bytes, for O_DIRECT reads and decoding
 	 * dependency reads (whose bytes are not served); or NULL */
 	void *bounce;
@@ -137,6 +162,11 @@ struct eng_player {
 	/* [ntracks]: what each track's decoder last read, as the frames
 	 * are reserved (in order), whoever reads them */
 	struct dec_state *dec;
+	/* [ntracks * nahead] (lock): frames read before their turn, nahead
+	 * a track (tl->dep_ahead_max + nld + 1 where the track reorders, its
+	 * buffers NULL otherwise); full, a frame is read again at its turn */
+	struct ahead *ahead;
+	size_t nahead;
 	/* [nld] loaders: cfg.frames_in_flight for a filled player, else 1
 	 * (set at creation) */
 	struct loader *ld;

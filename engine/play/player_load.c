@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
@@ -78,11 +79,12 @@ long eng_pl_keep(struct eng_player *p, struct load *l,
  * a's times, bytes read (short at the file's end) or -errno. */
 static ssize_t read_once(struct eng_player *p, struct loader *ld, int fd,
 			 int direct, unsigned char *dst, uint64_t off,
-			 uint64_t len, uint64_t got, struct eng_access *a)
+			 uint64_t len, uint64_t got, int kept,
+			 struct eng_access *a)
 {
 	ssize_t r;
 
-	if (p->zc > 0 && dst) {
+	if (p->zc > 0 && dst && !kept) {
 		/* a failed frame fails its requests; what it left in the
 		 * pipe is discarded when the slot is reused */
 		r = eng_pl_zc_splice(p, fd, off + got, len - got, a);
@@ -151,22 +153,24 @@ static int await_bytes(struct eng_player *p, struct load *l, int fd,
 	return !w.err;
 }
 
-/* One backing read: len bytes at off of (clip, track)'s file into dst,
- * or, for a decoding dependency (dst NULL), into the loader's bounce
- * buffer, whose bytes are not served; a short read of a clip being
+/* One backing read: len bytes at off of (clip, track)'s file into dst
+ * (a ring slot, or a frame kept for its turn: kept), or, for a decoding
+ * dependency (dst NULL), into the loader's bounce buffer, whose bytes are
+ * not served; a short read of a clip being
  * recorded waits for its bytes where awaitable (await_bytes).  Fills the
  * times and err of a. */
 static void read_extent(struct eng_player *p, struct load *l, uint32_t clip,
 			size_t t, uint64_t off, uint64_t len,
-			unsigned char *dst, int awaitable, struct eng_access *a)
+			unsigned char *dst, int kept, int awaitable,
+			struct eng_access *a)
 {
 	const struct eng_io *io = p->cfg.io;
-	int direct = 0, fd;
+	int zc = p->zc > 0 && dst && !kept, direct = 0, fd;
 	ssize_t r;
 
 	/* a dependency larger than eng_tl_layout_media saw (a reader's
 	 * len_max gone wrong) is not read past the buffer */
-	if (!dst && len + 2 * DIRECT_ALIGN > p->bounce_bytes) {
+	if ((!dst || kept) && len + 2 * DIRECT_ALIGN > p->bounce_bytes) {
 		a->issued_ns = a->done_ns = io->now(io->ctx);
 		a->err = EFBIG;
 		return;
@@ -179,13 +183,13 @@ static void read_extent(struct eng_player *p, struct load *l, uint32_t clip,
 			memset(dst, 0, (size_t)len);
 		return;
 	}
-	r = read_once(p, l->ld, fd, direct, dst, off, len, 0, a);
+	r = read_once(p, l->ld, fd, direct, dst, off, len, 0, kept, a);
 	if (r >= 0 && (uint64_t)r < len && awaitable &&
 	    await_bytes(p, l, fd, p->tl->clips[clip].media[t].file, off + len,
 			a)) {
 		a->err = 0;
 		r = read_once(p, l->ld, fd, direct, dst, off, len, (uint64_t)r,
-			      a);
+			      kept, a);
 	}
 	if (r < 0)
 		a->err = (int)-r;
@@ -193,21 +197,23 @@ static void read_extent(struct eng_player *p, struct load *l, uint32_t clip,
 		a->err = EIO;
 	/* a direct open that fell back to buffered still must not let the
 	 * page cache hide the storage */
-	if (!(p->zc > 0 && dst) && !direct &&
+	if (!zc && !direct &&
 	    p->cfg.backing != ENG_BACKING_BUFFERED && io->dontneed)
 		io->dontneed(io->ctx, fd, off, len);
 	eng_pl_media_put(p, clip, t);
 	/* never leave stale bytes of another frame behind (a pipe's are
 	 * discarded when its slot is reused) */
-	if (a->err && dst && !(p->zc > 0))
+	if (a->err && dst && !zc)
 		memset(dst, 0, (size_t)len);
 }
 
 /* One read of frame l->k's track t: its access row kept for recording,
- * its time and failure the frame's. */
-static void load_extent(struct eng_player *p, struct load *l,
-			const struct eng_slice *s, uint64_t off, uint64_t len,
-			unsigned char *dst, int dep)
+ * its time and failure the frame's; kept: dst is a frame kept for its
+ * turn (a dependency read whose bytes are served later).  0, or the
+ * read's errno. */
+static int load_extent(struct eng_player *p, struct load *l,
+		       const struct eng_slice *s, uint64_t off, uint64_t len,
+		       unsigned char *dst, int dep, int kept)
 {
 	struct eng_access a;
 
@@ -222,17 +228,88 @@ static void load_extent(struct eng_player *p, struct load *l,
 	a.dep = dep;
 	/* raw essence is one extent a slice: one await row a track at
 	 * most (eng_pl_reads_max) */
-	read_extent(p, l, s->seg->clip, s->track, off, len, dst,
+	read_extent(p, l, s->seg->clip, s->track, off, len, dst, kept,
 		    !dep && s->next == 1, &a);
 	eng_pl_keep(p, l, &a);
 	if (a.err)
 		l->failed = 1;
+	return a.err;
 }
 
-/* Long-GOP media: which tracks of frame l->k do not follow the frame
- * their decoder last read (a cut, a seek, the first read), so that the
- * frames the decoder needs first are read before it.  Decided as the
- * frames are reserved, in order, whichever loader reads them. */
+/* Track t's kept frame i (lock). */
+static struct ahead *ahead_at(struct eng_player *p, size_t t, size_t i)
+{
+	return &p->ahead[t * p->nahead + i];
+}
+
+/* A cut or seek on track t: the kept frames nobody will play are
+ * dropped (lock); one still being read is freed when its read is done. */
+static void ahead_drop(struct eng_player *p, size_t t)
+{
+	size_t i;
+
+	for (i = 0; i < p->nahead; i++) {
+		struct ahead *a = ahead_at(p, t, i);
+
+		if (a->state == AH_FREE || a->claimed)
+			continue;
+		if (a->state == AH_READY)
+			a->state = AH_FREE;
+		else
+			a->orphan = 1;
+	}
+}
+
+/* Reserve a kept frame for media frame src of m, read by l (lock): its
+ * index, -1 when all are taken (src is then read again at its turn). */
+static long ahead_reserve(struct eng_player *p, const struct load *l,
+			  size_t t, const void *m, int64_t src)
+{
+	size_t i;
+
+	for (i = 0; p->ahead && p->ahead[t * p->nahead].buf && i < p->nahead;
+	     i++) {
+		struct ahead *a = ahead_at(p, t, i);
+
+		if (a->state != AH_FREE)
+			continue;
+		memset(a, 0, offsetof(struct ahead, buf));
+		a->media = m;
+		a->src = src;
+		a->owner = l;
+		a->state = AH_READING;
+		return (long)i;
+	}
+	return -1;
+}
+
+/* The kept frame of media frame src of m that load owner is to read
+ * (orphaned or not: its read frees it then), or, owner NULL, one read or
+ * being read that nobody has claimed yet and a cut has not orphaned
+ * (lock); -1 none. */
+static long ahead_find(struct eng_player *p, size_t t, const void *m,
+		       int64_t src, const struct load *owner)
+{
+	size_t i;
+
+	for (i = 0; p->ahead && i < p->nahead; i++) {
+		const struct ahead *a = ahead_at(p, t, i);
+
+		if (a->state == AH_FREE || a->media != m || a->src != src)
+			continue;
+		if (owner ? a->owner == owner && a->state == AH_READING :
+			    !a->orphan && !a->claimed)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* Long-GOP media: what each track of frame l->k reads, in decode order,
+ * each frame once, as a decoder reads it: where a run starts (a cut, a
+ * seek, the first read) from its key frame; played on, from the decoder's
+ * next frame; the frames shown after l->k among them kept for their
+ * turn; a frame read so before its turn is not read again.  Decided as
+ * the frames are reserved, in order, whichever loader reads them. */
 static void plan_deps(struct eng_player *p, struct load *l)
 {
 	const struct eng_timeline *tl = p->tl;
@@ -240,11 +317,15 @@ static void plan_deps(struct eng_player *p, struct load *l)
 
 	for (t = 0; t < tl->ntracks; t++) {
 		struct dec_state *d = &p->dec[t];
+		struct dec_plan *pl = &l->plan[t];
 		struct eng_slice s;
 		const void *m;
-		int64_t src;
+		int64_t src, ds;
+		uint32_t c;
+		int i, n;
 
-		l->need_deps[t] = 0;
+		memset(pl, 0, sizeof(*pl));
+		pl->copy = -1;
 		eng_slice_get(tl, l->k, t, &s);
 		/* (an image sequence's slice is no decoder's: load_read
 		 * gives it to player_seq.c) */
@@ -254,30 +335,102 @@ static void plan_deps(struct eng_player *p, struct load *l)
 		src = eng_slice_src(tl, t, s.seg, l->k);
 		if (src < 0)
 			continue;
-		m = &tl->clips[s.seg->clip].media[t];
-		l->need_deps[t] = !(d->media == m && d->src + 1 == src);
+		c = s.seg->clip;
+		m = &tl->clips[c].media[t];
+		if (!(d->media == m && d->src + 1 == src)) {
+			ahead_drop(p, t);
+			d->next = eng_slice_run_start(tl, c, t, src);
+		}
 		d->media = m;
 		d->src = src;
+		ds = eng_slice_dpos(tl, c, t, src);
+		pl->from = d->next;
+		if (ds < d->next) {
+			/* read ahead by an earlier frame: its copy, or,
+			 * where none was kept, the frame again */
+			pl->copy = ahead_find(p, t, m, src, NULL);
+			if (pl->copy >= 0)
+				ahead_at(p, t, (size_t)pl->copy)->claimed = 1;
+			pl->own = pl->copy < 0;
+			pl->from = ds;
+			continue;
+		}
+		pl->own = 1;
+		n = l->ld->deps ? eng_slice_decode_reads(tl, c, t, d->next,
+				  src, l->ld->deps, l->ld->which,
+				  tl->dep_reads_max) : 0;
+		for (i = 0; i < n; i++)
+			if (l->ld->which[i] > src)
+				(void)ahead_reserve(p, l, t, m, l->ld->which[i]);
+		d->next = ds + 1;
 	}
 }
 
-/* The decoding dependencies of slice s that plan_deps found it needs,
- * each one read. */
+/* The decoder reads of slice s before its own that plan_deps found,
+ * each one read, the frames shown later into their kept buffers. */
 static void load_deps(struct eng_player *p, struct load *l,
 		      const struct eng_slice *s)
 {
 	const struct eng_timeline *tl = p->tl;
-	struct eng_slice_ext *deps = l->ld->deps;
+	const struct dec_plan *pl = &l->plan[s->track];
+	struct loader *ld = l->ld;
+	const void *m = &tl->clips[s->seg->clip].media[s->track];
 	int64_t src;
-	int i, n;
+	int i, n, err, kept;
 
-	if (!deps || !l->need_deps[s->track])
+	if (!ld->deps || !pl->own)
 		return;
 	src = eng_slice_src(tl, s->track, s->seg, l->k);
-	n = eng_slice_deps(tl, s->seg->clip, s->track, src, deps,
-			   tl->dep_reads_max);
-	for (i = 0; i < n; i++)
-		load_extent(p, l, s, deps[i].off, deps[i].len, NULL, 1);
+	n = eng_slice_decode_reads(tl, s->seg->clip, s->track, pl->from, src,
+				   ld->deps, ld->which, tl->dep_reads_max);
+	for (i = 0; i < n; i++) {
+		struct ahead *a = NULL;
+		long k = -1;
+
+		if (ld->which[i] > src) {
+			pthread_mutex_lock(&p->lock);
+			k = ahead_find(p, s->track, m, ld->which[i], l);
+			pthread_mutex_unlock(&p->lock);
+		}
+		if (k >= 0)
+			a = ahead_at(p, s->track, (size_t)k);
+		/* a frame larger than the layout saw (a reader's len_max
+		 * gone wrong) is not kept: its turn fails */
+		kept = a && ld->deps[i].len <= p->tl->dep_bytes_max;
+		err = load_extent(p, l, s, ld->deps[i].off, ld->deps[i].len,
+				  kept ? a->buf : NULL, 1, kept);
+		if (!a)
+			continue;
+		pthread_mutex_lock(&p->lock);
+		a->failed = err != 0 || !kept;
+		a->state = a->orphan ? AH_FREE : AH_READY;
+		pthread_cond_broadcast(&p->ready_cv);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
+/* Slice s's bytes from the frame an earlier load read ahead for it:
+ * waits for that read, copies, frees the kept frame. */
+static void load_kept(struct eng_player *p, struct load *l,
+		      const struct eng_slice *s, unsigned char *at)
+{
+	struct ahead *a = ahead_at(p, s->track,
+				   (size_t)l->plan[s->track].copy);
+
+	pthread_mutex_lock(&p->lock);
+	while (a->state == AH_READING)
+		pthread_cond_wait(&p->ready_cv, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	if (a->failed || s->len > p->tl->dep_bytes_max) {
+		memset(at, 0, (size_t)s->len);
+		l->failed = 1;
+	} else {
+		memcpy(at, a->buf, (size_t)s->len);
+	}
+	pthread_mutex_lock(&p->lock);
+	a->state = AH_FREE;
+	a->claimed = 0;
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* Reserve frame p->next, evicting the oldest frame if the ring is full.
@@ -287,11 +440,11 @@ struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld)
 {
 	struct load *l = eng_pl_load_of(p, p->next);
 	struct eng_access *pend = l->pend;
-	unsigned char *need_deps = l->need_deps;
+	struct dec_plan *plan = l->plan;
 
 	memset(l, 0, sizeof(*l));
 	l->pend = pend;
-	l->need_deps = need_deps;
+	l->plan = plan;
 	l->state = LD_READING;
 	l->ld = ld;
 	l->k = p->next++;
@@ -352,10 +505,14 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 			eng_pl_seq_read(p, l, &s, at);
 			continue;
 		}
+		if (p->nahead && l->plan[t].copy >= 0) {
+			load_kept(p, l, &s, at);
+			continue;
+		}
 		load_deps(p, l, &s);
 		for (i = 0; i < s.next; i++) {
-			load_extent(p, l, &s, s.ext[i].off, s.ext[i].len, at,
-				    0);
+			(void)load_extent(p, l, &s, s.ext[i].off,
+					  s.ext[i].len, at, 0, 0);
 			at += s.ext[i].len;
 		}
 	}

@@ -182,6 +182,33 @@ static int audio_extents(const struct eng_timeline *tl, size_t t,
 	return n;
 }
 
+/* Compressed audio: the packets of source frame src (its sample frames
+ * at the timeline's rate, after the media's origin), as extents; their
+ * bytes in *bytes where asked.  -E2BIG past ENG_SLICE_EXTENTS. */
+static int packet_span(const struct eng_timeline *tl,
+		       const struct eng_media *m, int64_t src,
+		       struct eng_slice_ext *out, uint64_t *bytes)
+{
+	const struct eng_essence *e = m->ess;
+	struct eng_extent ext[ENG_SLICE_EXTENTS];
+	uint64_t b;
+	int64_t s0, s1;
+	int i, n;
+
+	s0 = m->origin + (int64_t)eng_upto_rate(e->sample_rate, 1, tl->fps,
+						src);
+	s1 = m->origin + (int64_t)eng_upto_rate(e->sample_rate, 1, tl->fps,
+						src + 1);
+	n = eng_essence_packets(e, s0, s1, ext, ENG_SLICE_EXTENTS, &b);
+	for (i = 0; i < n; i++) {
+		out[i].off = ext[i].off;
+		out[i].len = ext[i].len;
+	}
+	if (bytes)
+		*bytes = b;
+	return n;
+}
+
 void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		   struct eng_slice *out)
 {
@@ -222,6 +249,12 @@ void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
 		out->ext[0].off = m->ess->off[j];
 		out->ext[0].len = out->len;
 		out->next = 1;
+	} else if (m->ess->pts) {
+		n = packet_span(tl, m, seg->src_in + (k - seg->rec_in),
+				out->ext, NULL);
+		if (n <= 0)
+			return;
+		out->next = n;
 	} else {
 		n = audio_extents(tl, t, m, seg, k, out->len, out->ext);
 		if (n <= 0)
@@ -241,34 +274,92 @@ static int64_t dpos(const struct eng_essence *e, int64_t i)
  * before it can be: H.264 and HEVC reorder by at most 16 frames. */
 #define DEP_REORDER 16
 
-int eng_slice_deps(const struct eng_timeline *tl, uint32_t clip, size_t t,
-		   int64_t src, struct eng_slice_ext *out, uint64_t max)
+/* The long-GOP video of (clip, track), NULL for other media. */
+static const struct eng_essence *gop_ess(const struct eng_timeline *tl,
+					 uint32_t clip, size_t t)
 {
 	const struct eng_clip *c = &tl->clips[clip];
 	const struct eng_essence *e;
-	int64_t d, d0, d1, i, lo, hi;
+
+	if (!c->media || !(e = c->media[t].ess) || e->kind != ENG_ESS_VIDEO ||
+	    !e->dep)
+		return NULL;
+	return e;
+}
+
+int64_t eng_slice_dpos(const struct eng_timeline *tl, uint32_t clip,
+		       size_t t, int64_t j)
+{
+	const struct eng_essence *e = gop_ess(tl, clip, t);
+
+	if (!e || j < 0 || j >= e->nframes)
+		return j;
+	return dpos(e, j);
+}
+
+int64_t eng_slice_run_start(const struct eng_timeline *tl, uint32_t clip,
+			    size_t t, int64_t src)
+{
+	const struct eng_essence *e = gop_ess(tl, clip, t);
+
+	if (!e || src < 0 || src >= e->nframes || e->dep[src] < 0 ||
+	    e->dep[src] >= e->nframes)
+		return eng_slice_dpos(tl, clip, t, src);
+	return dpos(e, e->dep[src]);
+}
+
+int eng_slice_decode_reads(const struct eng_timeline *tl, uint32_t clip,
+			   size_t t, int64_t from, int64_t src,
+			   struct eng_slice_ext *out, int64_t *which,
+			   uint64_t max)
+{
+	const struct eng_essence *e = gop_ess(tl, clip, t);
+	int64_t d, d1, i, lo, hi;
 	uint64_t n = 0;
 
-	if (!c->media || !(e = c->media[t].ess) ||
-	    e->kind != ENG_ESS_VIDEO || !e->dep || src < 0 ||
-	    src >= e->nframes || e->dep[src] < 0 || e->dep[src] >= e->nframes)
+	if (!e || src < 0 || src >= e->nframes || from < 0)
 		return 0;
-	d0 = dpos(e, e->dep[src]);
 	d1 = dpos(e, src);
-	lo = e->dep[src] < src ? e->dep[src] : src;
+	lo = e->dep[src] >= 0 && e->dep[src] < src ? e->dep[src] : src;
 	hi = src + DEP_REORDER < e->nframes ? src + DEP_REORDER :
 					      e->nframes - 1;
 	/* in decode order: for each position, the frame at it (a GOP is
-	 * short, and this runs once per cut or seek) */
-	for (d = d0; d < d1 && n < max; d++)
+	 * short, and this runs once per cut or seek, or per reordered
+	 * frame read ahead) */
+	for (d = from; d < d1 && n < max; d++)
 		for (i = lo; i <= hi; i++)
 			if (dpos(e, i) == d) {
 				out[n].off = e->off[i];
 				out[n].len = e->len[i];
+				if (which)
+					which[n] = i;
 				n++;
 				break;
 			}
 	return (int)n;
+}
+
+int eng_track_reorders(const struct eng_timeline *tl, size_t t)
+{
+	size_t c;
+
+	for (c = 0; c < tl->nclips; c++) {
+		const struct eng_essence *e = gop_ess(tl, (uint32_t)c, t);
+
+		if (e && e->decode)
+			return 1;
+	}
+	return 0;
+}
+
+int eng_slice_deps(const struct eng_timeline *tl, uint32_t clip, size_t t,
+		   int64_t src, struct eng_slice_ext *out, uint64_t max)
+{
+	if (!gop_ess(tl, clip, t))
+		return 0;
+	return eng_slice_decode_reads(tl, clip, t,
+				      eng_slice_run_start(tl, clip, t, src),
+				      src, out, NULL, max);
 }
 
 /* ---- eng_tl_layout_media ---- */
@@ -287,6 +378,10 @@ static void media_text(const struct eng_media *m, const struct eng_track *tr,
 	else if (e->kind == ENG_ESS_VIDEO)
 		snprintf(buf, len, "real video (%s)",
 			 e->codec[0] ? e->codec : "unknown codec");
+	else if (e->pts)
+		snprintf(buf, len, "compressed audio (%s, %" PRIu32 " Hz, %"
+			 PRIu32 " channels)", e->codec, e->sample_rate,
+			 e->channels);
 	else
 		snprintf(buf, len, "real audio (%s, %" PRIu32 " Hz, %" PRIu32
 			 " bytes a sample frame, %s)",
@@ -325,6 +420,11 @@ static int media_agree(const struct eng_media *a, const struct eng_media *b,
 	}
 	if (x->kind == ENG_ESS_VIDEO)
 		return 1;
+	if (!x->pts != !y->pts)
+		return 0;
+	if (x->pts)
+		return x->sample_rate == y->sample_rate &&
+		       x->channels == y->channels && !strcmp(x->codec, y->codec);
 	return x->sample_rate == y->sample_rate && x->block == y->block &&
 	       !x->big_endian == !y->big_endian;
 }
@@ -401,12 +501,79 @@ static int video_in_range(const struct eng_timeline *tl, size_t t,
 	return rc;
 }
 
+/* Track tr's bytes are the table u[0..frames]: align 1, its rate the
+ * average bytes a second, rounded up (statements only). */
+static void table_set(const struct eng_timeline *tl, struct eng_track *tr,
+		      uint64_t *u)
+{
+	tr->upto = u;
+	tr->align = 1;
+	tr->rate = (uint64_t)(((unsigned __int128)u[tl->frames] * tl->fps.num +
+			       (unsigned __int128)tl->frames * tl->fps.den -
+			       1) / ((unsigned __int128)tl->frames *
+				     tl->fps.den));
+	if (!tr->rate)
+		tr->rate = 1;
+}
+
+/* A frame's bytes in a track's table: 0, or -errno (said in diag). */
+typedef int (*frame_len_fn)(struct eng_timeline *tl, size_t t,
+			    const struct eng_segment *s, int64_t k,
+			    uint64_t *len, void *ctx);
+
+/* Track t's table of frame sizes: len_of for each frame a segment plays,
+ * 0 for gap frames (below 2^63: frames of under 2^32 bytes, fewer than
+ * 2^31 of them, the callers' bound). */
+static int table_build(struct eng_timeline *tl, size_t t, frame_len_fn len_of,
+		       void *ctx)
+{
+	struct eng_track *tr = &tl->tracks[t];
+	uint64_t *u;
+	int64_t k;
+	size_t i;
+	int rc;
+
+	u = malloc(((size_t)tl->frames + 1) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u[0] = 0;
+	for (k = 0, i = 0; k < tl->frames; k++) {
+		const struct eng_segment *s = i < tr->nsegs ? &tr->segs[i] :
+					      NULL;
+		uint64_t len = 0;
+
+		if (s && k >= s->rec_in) {
+			if ((rc = len_of(tl, t, s, k, &len, ctx)) < 0) {
+				free(u);
+				return rc;
+			}
+			if (k + 1 == s->rec_in + s->frames)
+				i++;
+		}
+		u[k + 1] = u[k] + len;
+	}
+	table_set(tl, tr, u);
+	return 0;
+}
+
+/* Real video: the size of the source frame frame k plays. */
+static int frame_len(struct eng_timeline *tl, size_t t,
+		     const struct eng_segment *s, int64_t k, uint64_t *len,
+		     void *ctx)
+{
+	const struct eng_media *m = media_of(tl, t, s);
+
+	(void)ctx;
+	*len = m->ess->len[m->origin + s->src_in + (k - s->rec_in)];
+	return 0;
+}
+
 /* The sizes of real video track t: a table where they differ (or a gap
  * makes a frame empty), else the closed form at the one size. */
 static int video_layout(struct eng_timeline *tl, size_t t)
 {
 	struct eng_track *tr = &tl->tracks[t];
-	uint64_t *u, size = 0;
+	uint64_t size = 0;
 	int64_t k;
 	size_t i;
 	int same = 1, gap = 0;
@@ -440,37 +607,47 @@ static int video_layout(struct eng_timeline *tl, size_t t)
 			return 0;
 		}
 	}
-	u = malloc(((size_t)tl->frames + 1) * sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	u[0] = 0;
-	for (k = 0, i = 0; k < tl->frames; k++) {
-		const struct eng_segment *s = i < tr->nsegs ? &tr->segs[i] :
-					      NULL;
-		uint64_t len = 0;
+	return table_build(tl, t, frame_len, NULL);
+}
 
-		if (s && k >= s->rec_in) {
-			const struct eng_media *m = media_of(tl, t, s);
+/* Compressed audio: the bytes of frame k's packets, in at most
+ * ENG_SLICE_EXTENTS extents (ctx: where to say a frame of more, and the
+ * most extents a frame has so far). */
+struct packets_ctx {
+	struct eng_diag *diag;
+	unsigned *ext_max;
+};
 
-			len = m->ess->len[m->origin + s->src_in +
-					  (k - s->rec_in)];
-			if (k + 1 == s->rec_in + s->frames)
-				i++;
-		}
-		/* below 2^63: frames of under 2^32 bytes, fewer than
-		 * 2^31 of them (video_layout's caller) */
-		u[k + 1] = u[k] + len;
+static int packets_len(struct eng_timeline *tl, size_t t,
+		       const struct eng_segment *s, int64_t k, uint64_t *len,
+		       void *ctx)
+{
+	struct packets_ctx *pc = ctx;
+	const struct eng_media *m = media_of(tl, t, s);
+	struct eng_slice_ext ext[ENG_SLICE_EXTENTS];
+	int n = packet_span(tl, m, s->src_in + (k - s->rec_in), ext, len);
+
+	if (n < 0) {
+		eng_diag_add(pc->diag, tl->path, s->line, "clip %s on track %s: "
+			     "frame %" PRId64 " of the timeline reads its audio "
+			     "in more than %d pieces of %s",
+			     tl->clips[s->clip].name, tl->tracks[t].name, k,
+			     ENG_SLICE_EXTENTS, m->file ? m->file : "its media");
+		return -EINVAL;
 	}
-	tr->upto = u;
-	tr->align = 1;
-	/* the average bytes a second, rounded up: statements only */
-	tr->rate = (uint64_t)(((unsigned __int128)u[tl->frames] * tl->fps.num +
-			       (unsigned __int128)tl->frames * tl->fps.den -
-			       1) / ((unsigned __int128)tl->frames *
-				     tl->fps.den));
-	if (!tr->rate)
-		tr->rate = 1;
+	if ((unsigned)n > *pc->ext_max)
+		*pc->ext_max = (unsigned)n;
 	return 0;
+}
+
+/* Compressed audio track t: a table of each frame's packets' bytes, as
+ * real video's (gap frames 0). */
+static int packet_layout(struct eng_timeline *tl, size_t t,
+			 struct eng_diag *diag, unsigned *ext_max)
+{
+	struct packets_ctx pc = {diag, ext_max};
+
+	return table_build(tl, t, packets_len, &pc);
 }
 
 /* Real audio track t: its rate from the media, and every frame's samples
@@ -545,6 +722,17 @@ static int audio_layout(struct eng_timeline *tl, size_t t,
 	return rc;
 }
 
+/* How many frames shown after frame j a decoder reads before it. */
+static int64_t ahead_of(const struct eng_essence *e, int64_t j)
+{
+	int64_t i, n = 0;
+
+	for (i = j + 1; e->decode && i <= j + DEP_REORDER && i < e->nframes;
+	     i++)
+		n += e->decode[i] < e->decode[j];
+	return n;
+}
+
 /* The decoding dependency reads any frame of track t can start with, and
  * the largest frame they read. */
 static void dep_need(struct eng_timeline *tl, size_t t)
@@ -567,6 +755,9 @@ static void dep_need(struct eng_timeline *tl, size_t t)
 			d = dpos(e, j) - dpos(e, e->dep[j]);
 			if (d > 0 && (uint64_t)d > tl->dep_reads_max)
 				tl->dep_reads_max = (uint64_t)d;
+			d = ahead_of(e, j);
+			if ((uint64_t)d > tl->dep_ahead_max)
+				tl->dep_ahead_max = (uint64_t)d;
 		}
 		if (e->len_max > tl->dep_bytes_max)
 			tl->dep_bytes_max = e->len_max;
@@ -643,7 +834,7 @@ int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag)
 	size_t t;
 
 	tl->slice_extents_max = 0;
-	tl->dep_reads_max = tl->dep_bytes_max = 0;
+	tl->dep_reads_max = tl->dep_bytes_max = tl->dep_ahead_max = 0;
 	for (t = 0; t < tl->ntracks; t++) {
 		struct eng_track *tr = &tl->tracks[t];
 		const struct eng_segment *first;
@@ -675,6 +866,15 @@ int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag)
 				r = video_layout(tl, t);
 			if (r == 0)
 				dep_need(tl, t);
+		} else if (e->pts && tl->frames >= INT32_MAX) {
+			eng_diag_add(diag, tl->path, first->line,
+				     "track %s: %lld frames of compressed "
+				     "audio are more than a timeline of it may "
+				     "have (%d)", tr->name,
+				     (long long)tl->frames, INT32_MAX);
+			r = -EINVAL;
+		} else if (e->pts) {
+			r = packet_layout(tl, t, diag, &ext_max);
 		} else {
 			r = audio_layout(tl, t, e, diag, &ext_max);
 		}

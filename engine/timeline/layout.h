@@ -92,6 +92,26 @@ void eng_slice_get(const struct eng_timeline *tl, int64_t k, size_t t,
  */
 int eng_slice_deps(const struct eng_timeline *tl, uint32_t clip, size_t t,
 		   int64_t src, struct eng_slice_ext *out, uint64_t max);
+/*
+ * A decoder of (clip, track)'s media, read in decode order: the decode
+ * position of media frame j (j for media in presentation order), and the
+ * first a run starting at src reads (its key frame's).  The frames at
+ * decode positions [from, that of src), in decode order, up to max, into
+ * out, their media frames into which (may be NULL); 0 for media that is
+ * not long-GOP.  Frames shown after src come among them where B frames
+ * are: a player keeps them (tl->dep_ahead_max) until they are shown.
+ */
+int64_t eng_slice_dpos(const struct eng_timeline *tl, uint32_t clip,
+		       size_t t, int64_t j);
+int64_t eng_slice_run_start(const struct eng_timeline *tl, uint32_t clip,
+			    size_t t, int64_t src);
+int eng_slice_decode_reads(const struct eng_timeline *tl, uint32_t clip,
+			   size_t t, int64_t from, int64_t src,
+			   struct eng_slice_ext *out, int64_t *which,
+			   uint64_t max);
+/* Whether a clip of track t is long-GOP media with B frames (frames a
+ * player keeps between their read and their turn). */
+int eng_track_reorders(const struct eng_timeline *tl, size_t t);
 /* The media frame (video) a timeline frame k of segment seg on track t
  * plays: origin + src_in + k - rec_in; -1 for media that is not real
  * video. */
@@ -105,13 +125,16 @@ int64_t eng_slice_src(const struct eng_timeline *tl, size_t t,
  * bytes), in eng_track.upto where sizes differ, else in the closed form
  * (rate ceil(size * fps), align the size); its rate is then derived: the
  * track's average bytes a second, rounded up, align 1 (for statements and
- * --dump-tl: upto says its bytes).  An audio track with real audio keeps
- * the closed form at rate sample_rate x block and align block.  Recomputes
- * tl->bytes, frame_bytes_min/max, slice_extents_max, dep_reads_max and
- * dep_bytes_max.  A track whose clips disagree (a video track of real and
- * raw media, audio of two sample rates, block sizes or byte orders), a
- * segment past its media's last frame or sample, or a frame of audio in
- * more than ENG_SLICE_EXTENTS chunks is one message naming timeline, line,
+ * --dump-tl: upto says its bytes).  An audio track with real PCM keeps
+ * the closed form at rate sample_rate x block and align block; one of
+ * compressed audio (ess->pts) has a table as real video, frame k the
+ * packets whose time falls in its samples (media/essence.h).  Recomputes
+ * tl->bytes, frame_bytes_min/max, slice_extents_max, dep_reads_max,
+ * dep_bytes_max and dep_ahead_max.  A track whose clips disagree (a video
+ * track of real and raw media, audio of two sample rates, block sizes or
+ * byte orders), a segment past its media's last frame or sample, or a
+ * frame of audio in more than ENG_SLICE_EXTENTS chunks is one message
+ * naming timeline, line,
  * clip and both values; returns 0, -EINVAL or -ENOMEM.  A timeline of raw
  * media only is left as it is.  Memory: 8 bytes a frame of each variable
  * track (691 KB an hour at 24 fps).

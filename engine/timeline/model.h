@@ -231,6 +231,10 @@ struct eng_timeline {
 	unsigned slice_extents_max;
 	uint64_t dep_reads_max;
 	uint64_t dep_bytes_max;
+	/* ... and the most frames a decoder reads before they are shown
+	 * (B frames: the P frame after them), which a player keeps until
+	 * they are played, so that each is read once. */
+	uint64_t dep_ahead_max;
 };
 
 /* Create an empty timeline; name and path are copied.  NULL on ENOMEM. */

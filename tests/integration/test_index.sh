@@ -206,7 +206,7 @@ open(sys.argv[2], "wb").write(d.replace(b"in24", b"zzzz"))' \
 	"$M/p.mov" "$M/azzz.mov"
 idx azzz.mov >/dev/null
 check_eq "an unknown audio codec: the audio left out, named" \
-	"skipped stream 1: unknown 'zzzz' audio (not PCM: it cannot be read by samples)" \
+	"skipped stream 1: unknown 'zzzz' audio" \
 	"$(grep '^skipped' "$T/azzz.mov.idx")"
 # the first chunk offset of the video's stco moved past the end
 python3 -c 'import struct, sys; d = bytearray(open(sys.argv[1], "rb").read())
@@ -221,8 +221,14 @@ bad taiff.aiff "COMM chunk is short or truncated" "an AIFF cut in its header"
 # shellcheck disable=SC2086
 mk aac.mp4 $src_v $src_a -t 0.4 -c:v libx264 -c:a aac
 idx aac.mp4 >/dev/null
-check_eq "MP4 with AAC: the audio left out, named" \
-	"skipped stream 1: aac audio (not PCM: it cannot be read by samples)" \
-	"$(grep '^skipped' "$T/aac.mp4.idx")"
+# compressed audio is read by its packets (before: left out, "aac audio
+# (not PCM: it cannot be read by samples)")
+check_eq "MP4 with AAC: the audio's packets are ffprobe's (pos, size, pts)" \
+	"$(ffprobe -v error -select_streams a -show_entries packet=pos,size,pts \
+		-of csv=p=0 "$M/aac.mp4" | awk -F, 'NF > 1 { print $3, $2, $1 }')" \
+	"$(awk '/^packet/ { print $4, $5, $6 }' "$T/aac.mp4.idx")"
+check "MP4 with AAC: its stream is aac mp4a, nothing left out" \
+	grep -q '^stream 1 audio aac mp4a ' "$T/aac.mp4.idx"
+check_none "MP4 with AAC: nothing skipped" "$(grep '^skipped' "$T/aac.mp4.idx")"
 
 finish

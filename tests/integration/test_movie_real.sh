@@ -10,8 +10,12 @@
 # stereo WAV audio decodes to the sources' samples in edit order, and
 # tests/tools/tlmov writes the same movie from the clip files.  H.264 (MP4,
 # B frames, cut at whole groups) decodes to the sources' frames in edit
-# order too.  A track of two ProRes profiles, a cut inside an H.264 group
-# and a gap on a ProRes track get no NAME.mov, and the start says why.
+# order too, and so does H.264 in MXF and OP-Atom as timelinefs-gen
+# writes it (Annex B, no avcC: before, no NAME.mov, "h264 without an avcC
+# decoder setup"; now its setup is the parameter sets of its first frame,
+# and ffmpeg decodes the movie without an error).  A track of two ProRes
+# profiles, a cut inside an H.264 group and a gap on a ProRes track get no
+# NAME.mov, and the start says why.
 . "$(dirname "$0")/lib.sh"
 
 need_tools ffmpeg ffprobe
@@ -71,6 +75,24 @@ printf 'fps 25\ntrack V 1\nevent V h1 6 12\nevent V h2 0 6\nevent V h1 30 6\n' \
 	>"$M/timelines/gop.tl"
 printf 'fps 25\ntrack V 1\nevent V h1 7 6\n' >"$M/timelines/midgop.tl"
 
+# H.264 in MXF OP1a and OP-Atom as timelinefs-gen writes it: Annex B,
+# its parameter sets in band, no avcC in the file
+printf 'fps 25\ntrack V 2vuy 64x48\nevent V x1 0 20\n' >"$T/src/x.tl"
+printf 'fps 25\ntrack V 2vuy 64x48\nevent V y1 0 20\n' >"$T/src/y.tl"
+"$GEN" --for "$T/src/x.tl" --picture 2vuy:64x48 --codec h264 \
+	--container mxf "$T/gx" >/dev/null
+"$GEN" --for "$T/src/y.tl" --picture 2vuy:64x48 --codec h264 \
+	--container opatom "$T/gy" >/dev/null
+cp "$T/gx/x1.mxf" "$T/gy/y1.V.mxf" "$M/"
+for c in x1 y1; do
+	f=$M/$c.mxf
+	[ -f "$f" ] || f=$M/$c.V.mxf
+	ffmpeg -v error -i "$f" -f framemd5 - | grep -v '^#' |
+		awk -F, '{print $NF}' | tr -d ' ' >"$T/$c.md5"
+done
+printf 'fps 25\ntrack V 1\nevent V x1 13 7\nevent V y1 0 13\n' \
+	>"$M/timelines/mxf264.tl"
+
 # want FILE CLIP IN N ...: the lines IN..IN+N-1 of each clip's FILE
 # (md5 or sizes), in edit order
 want() {
@@ -85,7 +107,7 @@ want() {
 DB=$T/m.db
 mount_fs "$M" "$T/mnt" -o pace=off,backing=buffered,db="$DB"
 check_eq "root lists cut.mov and gop.mov, no movie of the others" \
-	"cut cut.mov gap gop gop.mov ingest midgop mixed " \
+	"cut cut.mov gap gop gop.mov ingest midgop mixed mxf264 mxf264.mov " \
 	"$(ls "$T/mnt" | tr '\n' ' ')"
 check_eq "the start says why mixed has no movie, naming the clips and formats" \
 	"timelinefs: note: no mixed.mov: $M/timelines/mixed.tl: track V mixes formats: clip c1 prores apcn 192x96, clip c4 prores apch 192x96" \
@@ -136,6 +158,17 @@ ffmpeg -v error -i "$T/mnt/gop.mov" -f framemd5 - | grep -v '^#' |
 want md5 h1 6 12 h2 0 6 h1 30 6 >"$T/want.gmd5"
 check "gop.mov (H.264, B frames) decodes to the sources' frames in edit order" \
 	cmp -s "$T/want.gmd5" "$T/gop.md5"
+check_eq "mxf264.mov (H.264 of MXF and OP-Atom): h264 avc1 64x48, 20 frames" \
+	"h264,avc1,64,48,20" "$(ffprobe -v error -select_streams v -show_entries \
+		stream=codec_name,codec_tag_string,width,height,nb_frames \
+		-of csv=p=0 "$T/mnt/mxf264.mov" 2>&1)"
+check_none "ffmpeg decodes mxf264.mov without an error" \
+	"$(ffmpeg -v error -i "$T/mnt/mxf264.mov" -f null - 2>&1 || echo "exit $?")"
+ffmpeg -v error -i "$T/mnt/mxf264.mov" -f framemd5 - | grep -v '^#' |
+	awk -F, '{print $NF}' | tr -d ' ' >"$T/mxf264.md5"
+want md5 x1 13 7 y1 0 13 >"$T/want.xmd5"
+check "mxf264.mov decodes to the sources' frames in edit order" \
+	cmp -s "$T/want.xmd5" "$T/mxf264.md5"
 cp "$T/mnt/cut.mov" "$T/cut.mounted.mov"
 umount_fs "$T/mnt"
 

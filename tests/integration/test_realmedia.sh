@@ -245,6 +245,149 @@ fi
 rm "$M/timelines/real_dump.tl" "$M/timelines/nt_dump.tl" \
 	"$M/timelines/nt.otio" "$M/timelines/real_nodir.tl"
 
+# H.264 with B frames cut inside a group of pictures (frames 4..9 of a
+# group of 12, I B B P ... decoded I P B B ...): the player reads the
+# packets as a decoder does, in decode order, each once: exactly
+# ffprobe's packets from the group's key frame to the last one the edit
+# needs, in ffprobe's (decode) order, the ones before the cut's first
+# frame's turn flagged dep.  Before, the anchor P frame was read twice
+# and B frames came before the P frame they need.
+BF=$T/bf
+mkdir -p "$BF/timelines"
+ff -f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -c:v libx264 -bf 2 \
+	-g 12 -keyint_min 12 -sc_threshold 0 -x264-params open-gop=0 \
+	-pix_fmt yuv420p "$BF/hb.mp4"
+printf 'fps 25\ntrack V 1\nevent V hb 4 6\n' >"$BF/timelines/bf.tl"
+python3 - "$BF/hb.mp4" 4 6 >"$T/want.bf" <<'PY'
+import subprocess, sys
+f, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out = subprocess.check_output(
+    ["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries",
+     "packet=pts,pos,size,flags", "-of", "csv=p=0", f]).decode().split()
+pk = [dict(zip(("pts", "size", "pos", "flags"), l.split(","))) for l in out]
+# decode order is ffprobe's; presentation order by pts
+shown = sorted(range(len(pk)), key=lambda d: int(pk[d]["pts"]))
+played = [shown[k] for k in range(first, first + n)]
+key = max(d for d in range(played[0] + 1) if "K" in pk[d]["flags"])
+nxt, rows = key, []
+for d in played:
+    while nxt <= d:
+        rows.append("%s %s %d" % (pk[nxt]["pos"], pk[nxt]["size"],
+                                  0 if nxt == d else 1))
+        nxt += 1
+print("\n".join(rows))
+PY
+DB=$T/bf.db
+if mount_fs "$BF" "$T/mnt" -o pace=off,backing=buffered,db="$DB"; then
+	check "a full read of bf (H.264 with B frames, cut mid-group)" \
+		dd if="$T/mnt/bf" of=/dev/null bs=1M status=none
+	umount_fs "$T/mnt"
+	q "select file_offset, length, dep from access where op = 0
+	   order by frame, id" | tr '|' ' ' >"$T/got.bf"
+	if cmp -s "$T/want.bf" "$T/got.bf"; then
+		ok "bf: ffprobe's packets from the key frame, in decode order, each once"
+	else
+		diff "$T/want.bf" "$T/got.bf" | head -20
+		not_ok "bf: ffprobe's packets from the key frame, in decode order, each once"
+	fi
+else
+	not_ok "bf: mounts"
+fi
+
+# AAC audio (phones and cameras record it) plays by its packets, as
+# video by its frames: timeline frame k's audio is the packets whose time
+# falls in it (the priming packet before 0 with the first frame); the
+# reads of a full read are exactly ffprobe's packets' bytes, and NAME.mov
+# carries them (mp4a with the source's decoder setup) for ffmpeg to
+# decode without an error.  Before, the mount refused the clip: "aac
+# audio (not PCM: it cannot be read by samples)".
+AC=$T/aac
+mkdir -p "$AC/timelines"
+ff -f lavfi -i testsrc2=size=160x120:rate=25 -f lavfi \
+	-i sine=frequency=440:sample_rate=48000 -t 2 -c:v libx264 -bf 0 -g 5 \
+	-pix_fmt yuv420p -c:a aac -ac 2 "$AC/cam.mp4"
+printf 'fps 25\ntrack V 1\ntrack A1 144000 align=3\nevent V,A1 cam 0 25\nevent V,A1 cam 30 10\n' \
+	>"$AC/timelines/cam.tl"
+# MP3: read by its packets too, but the movie has no description of it:
+# its track is left out, and the start says so
+MP3=
+if ffmpeg -hide_banner -encoders 2>/dev/null | grep -q libmp3lame; then
+	MP3=1
+	ff -f lavfi -i testsrc2=size=160x120:rate=25 -f lavfi \
+		-i sine=frequency=440:sample_rate=48000 -t 1 -c:v libx264 \
+		-bf 0 -pix_fmt yuv420p -c:a libmp3lame "$AC/mcam.mp4"
+	printf 'fps 25\ntrack V 1\ntrack A1 144000 align=3\nevent V,A1 mcam 0 20\n' \
+		>"$AC/timelines/mp3.tl"
+fi
+# the byte ranges of the packets each event plays, adjacent ones joined
+ffprobe -v error -select_streams a -show_entries packet=pts,pos,size \
+	-of csv=p=0 "$AC/cam.mp4" | python3 -c '
+import sys
+pk = [tuple(int(x) for x in l.split(",")[:3]) for l in sys.stdin if l.strip()]
+out = []
+for first, n in ((0, 25), (30, 10)):
+    lo, hi = first * 1920, (first + n) * 1920
+    for pts, size, pos in pk:
+        if lo <= max(pts, 0) < hi:
+            if out and out[-1][0] + out[-1][1] == pos:
+                out[-1][1] += size
+            else:
+                out.append([pos, size])
+print("\n".join("%d %d" % tuple(r) for r in out))' >"$T/want.aac"
+DB=$T/aac.db
+if mount_fs "$AC" "$T/mnt" -o pace=off,backing=buffered,db="$DB"; then
+	ok "an edit of an MP4 with AAC audio mounts"
+	check "a full read of it succeeds" \
+		dd if="$T/mnt/cam" of=/dev/null bs=1M status=none
+	ffprobe -v error -select_streams a -show_entries \
+		stream=codec_name,sample_rate,channels -of csv=p=0 \
+		"$T/mnt/cam.mov" >"$T/aac.probe" 2>&1 || true
+	check_eq "cam.mov's A1 is aac 48000 Hz stereo" "aac,48000,2" \
+		"$(cat "$T/aac.probe")"
+	check_none "ffmpeg decodes cam.mov without an error" \
+		"$(ffmpeg -v error -i "$T/mnt/cam.mov" -f null - 2>&1 || echo "exit $?")"
+	check_eq "cam.mov's audio packets are the edit's (sizes, in order)" \
+		"$(ffprobe -v error -select_streams a -show_entries packet=pts,size \
+			-of csv=p=0 "$AC/cam.mp4" | awk -F, '
+			NF < 2 { next }
+			{ p = $1 < 0 ? 0 : $1 }
+			p < 48000 || (p >= 57600 && p < 76800) { print $2 }' | md5sum)" \
+		"$(ffprobe -v error -select_streams a -show_entries packet=size \
+			-of csv=p=0 "$T/mnt/cam.mov" | md5sum)"
+	if [ -n "$MP3" ]; then
+		check_eq "mp3.mov: its MP3 track left out, said at start" \
+			"timelinefs: note: mp3.mov: $AC/timelines/mp3.tl: track A1 left out: clip mcam: its mp3 audio has no sample description timelinefs writes (AAC only)" \
+			"$(grep 'mp3.mov' "$DAEMON_LOG")"
+		check_eq "mp3.mov holds the video only" "video" \
+			"$(ffprobe -v error -show_entries stream=codec_type \
+				-of csv=p=0 "$T/mnt/mp3.mov")"
+		check_none "ffmpeg decodes mp3.mov without an error" \
+			"$(ffmpeg -v error -i "$T/mnt/mp3.mov" -f null - 2>&1 || echo "exit $?")"
+		check "a full read of mp3 (MP3 audio by its packets)" \
+			dd if="$T/mnt/mp3" of=/dev/null bs=1M status=none
+	else
+		skip_case "no libmp3lame encoder"
+	fi
+	umount_fs "$T/mnt"
+	# the dd's stream, the first (ffprobe and ffmpeg read the movie)
+	q "select file_offset, length from access where op = 0 and track = 'A1'
+	   and stream_id = (select min(stream_id) from access)
+	   order by frame, id" | tr '|' ' ' | python3 -c '
+import sys
+out = []
+for l in sys.stdin:
+    pos, size = map(int, l.split())
+    if out and out[-1][0] + out[-1][1] == pos:
+        out[-1][1] += size
+    else:
+        out.append([pos, size])
+print("\n".join("%d %d" % tuple(r) for r in out))' >"$T/got.aac"
+	check "A1's reads are ffprobe's AAC packets, in edit order" \
+		cmp -s "$T/want.aac" "$T/got.aac"
+else
+	not_ok "an edit of an MP4 with AAC audio mounts: $(tail -3 "$DAEMON_LOG")"
+fi
+
 # Bad input: one message naming timeline, line, clip, file and reason.
 B=$T/bad
 mkdir -p "$B/timelines"

@@ -9,6 +9,7 @@
  *   frame I K OFF LEN KEY DEP DECODE   (K in presentation order)
  *   stream I audio CODEC FOURCC RATE CHANNELS BITS BLOCK BE FLOAT samples N
  *   chunk I J OFF FIRST COUNT
+ *   packet I J OFF LEN PTS             (compressed audio)
  *   skipped WHY
  * The reader's messages go to stderr; exit 1 when it fails.
  */
@@ -91,6 +92,10 @@ static void print(const struct eng_mfile *mf)
 				       " %u\n",
 				       e->index, j, e->chunks[j].off,
 				       e->chunks[j].first, e->chunks[j].count);
+			for (j = 0; j < (size_t)e->npackets; j++)
+				printf("packet %d %zu %" PRIu64 " %u %" PRId64
+				       "\n", e->index, j, e->off[j], e->len[j],
+				       e->pts[j]);
 		}
 		print_tc("streamtc", &e->tc);
 	}

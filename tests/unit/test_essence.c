@@ -475,6 +475,96 @@ static void test_samples(void **state)
 	assert_int_equal(eng_essence_samples(&e, 0, 5, NULL, 0), -ERANGE);
 }
 
+/* H.264 parameter sets from an Annex B access unit's start: SPS and PPS
+ * (4- or 3-byte start codes, an AUD and SEI skipped, trailing zeros cut)
+ * up to the first picture; none, or no PPS, is -ENOENT. */
+static void test_h264_sets(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *want;	/* NULL: -ENOENT */
+		size_t want_len;
+	} cases[] = {
+		{"\0\0\0\1\x09\xf0" "\0\0\0\1\x67\x64\0\x1f\0\0\0\1\x68\xee"
+		 "\0\0\1\x06\x05\x01" "\0\0\1\x65\x88\x84",
+		 32, "\0\0\0\1\x67\x64\0\x1f\0\0\0\1\x68\xee", 14},
+		/* trailing_zero_8bits before the next start code */
+		{"\0\0\1\x67\x42\0\x0a\0\0\0\0\1\x68\xce\0\0\1\x25\x88", 19,
+		 "\0\0\0\1\x67\x42\0\x0a\0\0\0\1\x68\xce", 14},
+		/* a set after the first picture is not its setup */
+		{"\0\0\0\1\x67\x64\0\x1f\0\0\0\1\x65\x88\0\0\0\1\x68\xee", 20,
+		 NULL, 0},
+		{"\0\0\0\1\x41\x9a\0\0\0\1\x67\x64", 12, NULL, 0},
+		{"\x67\x64\0\x1f", 4, NULL, 0},
+	};
+	unsigned char *out;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		int rc = eng_h264_parameter_sets(
+		    (const unsigned char *)cases[i].in, cases[i].len, &out,
+		    &len);
+
+		if (!cases[i].want) {
+			assert_int_equal(rc, -ENOENT);
+			assert_null(out);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(len, cases[i].want_len);
+		assert_memory_equal(out, cases[i].want, len);
+		free(out);
+	}
+}
+
+/* Compressed audio: the packets of a range of sample frames, by their
+ * times (the priming packet before 0 counted at 0), adjacent ones joined,
+ * too many refused. */
+static void test_packets(void **state)
+{
+	/* 1024 samples each from -1024; 3 at 100, 4 at 400 (after 77
+	 * bytes of something else), 2 at 800 */
+	uint64_t off[9] = {100, 110, 120, 407, 417, 427, 437, 800, 810};
+	uint32_t len[9] = {10, 10, 10, 10, 10, 10, 10, 10, 10};
+	int64_t pts[9];
+	struct eng_essence e = {.kind = ENG_ESS_AUDIO, .npackets = 9,
+				.off = off, .len = len, .pts = pts,
+				.nsamples = 8 * 1024};
+	struct eng_extent x[4];
+	uint64_t b;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 9; i++)
+		pts[i] = (i - 1) * 1024;
+	/* [0, 1920): the priming packet, the ones at 0 and 1024, joined */
+	assert_int_equal(eng_essence_packets(&e, 0, 1920, x, 4, &b), 1);
+	assert_int_equal(x[0].off, 100);
+	assert_int_equal(x[0].len, 30);
+	assert_int_equal(b, 30);
+	/* [1000, 3000): the ones at 1024 (120) and 2048 (407): two runs */
+	assert_int_equal(eng_essence_packets(&e, 1000, 3000, x, 4, &b), 2);
+	assert_int_equal(x[0].off, 120);
+	assert_int_equal(x[1].off, 407);
+	assert_int_equal(b, 20);
+	/* everything: three runs; not in two */
+	assert_int_equal(eng_essence_packets(&e, 0, 1 << 20, x, 4, &b), 3);
+	assert_int_equal(x[2].off, 800);
+	assert_int_equal(b, 90);
+	assert_int_equal(eng_essence_packets(&e, 0, 1 << 20, x, 2, &b),
+			 -E2BIG);
+	/* none: between two, past the end, an empty range */
+	assert_int_equal(eng_essence_packets(&e, 1, 1000, x, 4, &b), 0);
+	assert_int_equal(b, 0);
+	assert_int_equal(eng_essence_packets(&e, 9000, 9999, x, 4, &b), 0);
+	assert_int_equal(eng_essence_packets(&e, 5, 5, x, 4, &b), 0);
+	assert_int_equal(eng_essence_packet_at(&e, 0), 0);
+	assert_int_equal(eng_essence_packet_at(&e, 1), 2);
+	assert_int_equal(eng_essence_packet_at(&e, 99999), 9);
+}
+
 static void test_tc_text(void **state)
 {
 	const struct eng_fps ntsc = { 30000, 1001 }, pal = { 25, 1 };
@@ -506,6 +596,8 @@ int main(void)
 		cmocka_unit_test(test_not_media),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_tc_text),
+		cmocka_unit_test(test_h264_sets),
+		cmocka_unit_test(test_packets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

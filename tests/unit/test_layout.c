@@ -633,6 +633,7 @@ static void ess_free(struct eng_essence *e)
 	free(e->dep);
 	free(e->decode);
 	free(e->chunks);
+	free(e->pts);
 	free(e);
 }
 
@@ -854,6 +855,111 @@ static void test_media_audio_chunks(void **state)
 	ess_free(a);
 }
 
+/* AAC-like compressed audio at 48 kHz: n packets of 1024 samples from
+ * -1024 (an encoder's priming packet first), 200 + i % 7 bytes each, in
+ * runs of 8 back to back, 50 bytes between runs. */
+static struct eng_essence *aac_ess(int64_t n)
+{
+	struct eng_essence *e = calloc(1, sizeof(*e));
+	uint64_t at = 5000;
+	int64_t i;
+
+	assert_non_null(e);
+	e->kind = ENG_ESS_AUDIO;
+	strcpy(e->codec, "aac");
+	e->sample_rate = 48000;
+	e->channels = 2;
+	e->npackets = n;
+	e->off = calloc((size_t)n, sizeof(*e->off));
+	e->len = calloc((size_t)n, sizeof(*e->len));
+	e->pts = calloc((size_t)n, sizeof(*e->pts));
+	assert_true(e->off && e->len && e->pts);
+	for (i = 0; i < n; i++) {
+		if (i && i % 8 == 0)
+			at += 50;
+		e->off[i] = at;
+		e->len[i] = 200 + (uint32_t)(i % 7);
+		e->pts[i] = (i - 1) * 1024;
+		at += e->len[i];
+	}
+	e->nsamples = (n - 1) * 1024;
+	return e;
+}
+
+/* Compressed audio is laid out by its packets, as real video by its
+ * frames: timeline frame k holds the packets whose time falls in its
+ * 1920 samples at 25 fps (the priming packet with the first), a table of
+ * their sizes, each frame's extents the runs they are in.  Before, the
+ * MP4 reader left such a stream out ("not PCM") and the mount refused
+ * the clip.  PCM and AAC on one track are refused. */
+static void test_media_packets(void **state)
+{
+	struct eng_essence *a = aac_ess(100), *p;
+	struct eng_timeline *tl;
+	struct eng_diag d = { 0 };
+	struct eng_slice s;
+	int64_t k, i;
+
+	(void)state;
+	/* source frames 10..29 */
+	tl = one_clip("A1", 144000, 3, (struct eng_fps){ 25, 1 }, 10, 20, a,
+		      0);
+	assert_non_null(tl->tracks[0].upto);
+	assert_int_equal(tl->tracks[0].align, 1);
+	check_layout(tl);
+	for (k = 0; k < tl->frames; k++) {
+		int64_t s0 = (10 + k) * 1920, s1 = s0 + 1920;
+		uint64_t want = 0, got = 0;
+		int j;
+
+		for (i = 0; i < a->npackets; i++)
+			if ((a->pts[i] < 0 ? 0 : a->pts[i]) >= s0 &&
+			    a->pts[i] < s1)
+				want += a->len[i];
+		eng_slice_get(tl, k, 0, &s);
+		assert_int_equal(s.len, want);
+		for (j = 0; j < s.next; j++)
+			got += s.ext[j].len;
+		assert_int_equal(got, want);
+		assert_true(s.next >= 1 && s.next <= 2);
+	}
+	/* frame 0 (samples 19200..21120): packets at 19456 and 20480,
+	 * indexes 20 and 21, one run */
+	eng_slice_get(tl, 0, 0, &s);
+	assert_int_equal(s.next, 1);
+	assert_int_equal(s.ext[0].off, a->off[20]);
+	assert_int_equal(s.ext[0].len, a->len[20] + a->len[21]);
+	eng_tl_free(tl);
+	/* from the start: the priming packet is the first frame's */
+	tl = one_clip("A1", 144000, 3, (struct eng_fps){ 25, 1 }, 0, 2, a, 0);
+	eng_slice_get(tl, 0, 0, &s);
+	assert_int_equal(s.ext[0].off, 5000);
+	assert_int_equal(s.len, a->len[0] + a->len[1] + a->len[2]);
+	eng_tl_free(tl);
+	/* PCM beside it on the track */
+	tl = eng_tl_new("x", "x.tl");
+	p = audio_ess(48000, 6, 1500, 48000 * 4);
+	tl->fps = (struct eng_fps){ 25, 1 };
+	assert_int_equal(eng_tl_add_track(tl, "A1", 144000, 3), 0);
+	assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "b", 2), 1);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 5, 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 1, 0, 5, 5, 2), 0);
+	assert_int_equal(eng_tl_finalize(tl, &d), 0);
+	attach(tl, &a, NULL);
+	tl->clips[1].media[0].ess = p;
+	assert_int_equal(eng_tl_layout_media(tl, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "clip b on track A1 is real audio "
+			       "(pcm_s24le, 48000 Hz, 6 bytes a sample frame, "
+			       "little-endian), but clip a (line 1) is "
+			       "compressed audio (aac, 48000 Hz, 2 channels)"));
+	eng_diag_free(&d);
+	eng_tl_free(tl);
+	ess_free(p);
+	ess_free(a);
+}
+
 /* Real audio far into a timeline (gaps cost nothing): its sizes come
  * from the closed form, not a walk over every frame (10^12 of them). */
 static void test_media_audio_far(void **state)
@@ -1050,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(test_media_video_variable),
 		cmocka_unit_test(test_media_video_constant),
 		cmocka_unit_test(test_media_audio_chunks),
+		cmocka_unit_test(test_media_packets),
 		cmocka_unit_test(test_media_audio_far),
 		cmocka_unit_test(test_media_refused),
 		cmocka_unit_test(test_media_too_long),

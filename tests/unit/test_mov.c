@@ -478,6 +478,9 @@ static void test_real_refused(void **state)
 				    {1, 0x64, 0, 0x28, 0xff, 0xe1, 0, 0}};
 	unsigned char annexb[8] = {0, 0, 0, 1, 0x67, 0x64, 0, 0x1f};
 	struct eng_essence y = x;
+	struct eng_mov m;
+	struct box x2, c2;
+	char why[256];
 	static const struct {
 		const char *tl;
 		int which;	/* b's stream */
@@ -531,11 +534,25 @@ static void test_real_refused(void **state)
 	use(tl, "b", 0, &y, 0);
 	refused(tl, "track V mixes formats: clip a h264 avc1 8x8, clip b "
 		"h264 avc1 8x8 (another decoder setup)");
-	/* H.264 as Annex B (no avcC to copy) */
+	/* H.264 as Annex B (MXF): its parameter sets are its setup, the
+	 * avcC box carries them as they are */
 	y.extradata = annexb;
 	use(tl, "a", 0, &y, 0);
 	use(tl, "b", 0, &y, 0);
-	refused(tl, "track V: clip a: h264 without an avcC decoder setup");
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	x2 = path(&m, "moov/trak#0/mdia/minf/stbl/stsd/avc1");
+	assert_true(child(x2.p + 78, x2.len - 78, "avcC", 0, &c2));
+	assert_int_equal(c2.len, 8);
+	assert_memory_equal(c2.p, annexb, 8);
+	eng_mov_free(&m);
+	/* none found in its first frame */
+	y.extradata = NULL;
+	y.extradata_len = 0;
+	use(tl, "a", 0, &y, 0);
+	use(tl, "b", 0, &y, 0);
+	refused(tl, "track V: clip a: its H.264 has no decoder setup (no "
+		"avcC, and no sequence and picture parameter sets at the start "
+		"of its first frame): players could not decode it");
 	eng_tl_free(tl);
 }
 
@@ -725,6 +742,129 @@ static void test_pcm(void **state)
 	eng_tl_free(tl);
 }
 
+/* 40 AAC packets of 1024 samples at 48 kHz from -1024 (the priming
+ * packet), 300 + i bytes each, back to back from 8192. */
+static struct eng_essence aac(const char *codec)
+{
+	static uint64_t off[40];
+	static uint32_t len[40];
+	static int64_t pts[40];
+	static unsigned char asc[2] = {0x11, 0x90};
+	struct eng_essence e = {.kind = ENG_ESS_AUDIO, .sample_rate = 48000,
+				.channels = 2, .npackets = 40, .off = off,
+				.len = len, .pts = pts, .nsamples = 39 * 1024,
+				.extradata = asc, .extradata_len = 2};
+	uint64_t at = 8192;
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		off[i] = at;
+		len[i] = 300 + (uint32_t)i;
+		pts[i] = (i - 1) * 1024;
+		at += len[i];
+	}
+	snprintf(e.codec, sizeof(e.codec), "%s", codec);
+	return e;
+}
+
+/* Compressed audio in the movie: AAC as mp4a with an esds holding the
+ * source's AudioSpecificConfig, a sample a packet (stsz, stco at each
+ * packet's place in its frame's slice, stts from the packets' times);
+ * MP3 has no description timelinefs writes: its track is left out, the
+ * movie made, and why says so. */
+static void test_packets(void **state)
+{
+	static const unsigned char esds[] = {
+		0x03, 25, 0, 0, 0,
+		/* bufferSizeDB: the largest packet it plays, 323 */
+		0x04, 17, 0x40, 0x15, 0, 1, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x05, 2, 0x11, 0x90,
+		0x06, 1, 2};
+	struct eng_essence a = aac("aac"), v, mp3;
+	struct eng_timeline *tl;
+	struct eng_diag d = {0};
+	struct eng_mov m;
+	struct box x, e;
+	char why[256];
+	uint64_t pos;
+	int64_t i;
+
+	(void)state;
+	tl = parse("fps 25\ntrack A1 144000 align=3\nevent A1 a 2 10\n");
+	use(tl, "a", 0, &a, 0);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsd/mp4a");
+	assert_int_equal(be(x.p + 16, 2), 2);
+	assert_int_equal(be(x.p + 24, 4), 48000u << 16);
+	assert_true(child(x.p + 28, x.len - 28, "esds", 0, &e));
+	assert_int_equal(e.len, 4 + sizeof(esds));
+	assert_memory_equal(e.p + 4, esds, sizeof(esds));
+	/* frames 2..11: samples 3840..23040, packets at 4096..22528:
+	 * indexes 5..23 */
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsz");
+	assert_int_equal(be(x.p + 4, 4), 0);
+	assert_int_equal(be(x.p + 8, 4), 19);
+	for (i = 0; i < 19; i++)
+		assert_int_equal(be(x.p + 12 + 4 * i, 4), 305 + i);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stco");
+	assert_int_equal(be(x.p + 4, 4), 19);
+	for (i = 0, pos = m.head_len; i < 19; i++) {
+		assert_int_equal(be(x.p + 8 + 4 * i, 4), pos);
+		pos += 305 + (uint64_t)i;
+	}
+	assert_int_equal(pos, m.head_len + tl->bytes);
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stts");
+	assert_int_equal(be(x.p + 4, 4), 1);
+	assert_int_equal(be(x.p + 8, 4), 19);
+	assert_int_equal(be(x.p + 12, 4), 1024);
+	x = path(&m, "moov/trak#0/mdia/mdhd");
+	assert_int_equal(be(x.p + 12, 4), 48000);
+	assert_int_equal(be(x.p + 16, 4), 19 * 1024);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+
+	/* at 60 fps a frame (800 samples) may hold no packet: the packets
+	 * carry the time; a gap is left out, saying so */
+	tl = parse("fps 60\ntrack A1 144000 align=3\nevent A1 a 0 40\n"
+		   "event A1 a 0 5 @45\n");
+	use(tl, "a", 0, &a, 0);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "track A1 left out: a gap at frame 40: no "
+			    "aac to play for it (its time would be lost to the "
+			    "track)");
+	eng_tl_free(tl);
+	tl = parse("fps 60\ntrack A1 144000 align=3\nevent A1 a 0 40\n");
+	use(tl, "a", 0, &a, 0);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	/* 40 frames of 800 samples: 32000, packets from -1024 to 31744 */
+	x = path(&m, "moov/trak#0/mdia/minf/stbl/stsz");
+	assert_int_equal(be(x.p + 8, 4), 33);
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+
+	v = video(FOURCC('a', 'p', 'c', 'n'), "prores", 20);
+	mp3 = aac("mp3");
+	tl = parse("fps 25\ntrack V 2vuy 8x8\ntrack A1 144000 align=3\n"
+		   "event V,A1 a 0 10\n");
+	use(tl, "a", 0, &v, 0);
+	use(tl, "a", 1, &mp3, 0);
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
+	assert_string_equal(why, "track A1 left out: clip a: its mp3 audio "
+			    "has no sample description timelinefs writes "
+			    "(AAC only)");
+	x = path(&m, "moov");
+	assert_true(child(x.p, x.len, "trak", 0, &e));
+	assert_false(child(x.p, x.len, "trak", 1, &e));
+	eng_mov_free(&m);
+	eng_tl_free(tl);
+	eng_diag_free(&d);
+}
+
 /* ProRes of variable frame sizes (issue 21): the layout's table (helper
  * A's eng_tl_layout_media) gives each frame the size of the source frame
  * it plays; stsz lists them one a sample in edit order and the chunk
@@ -866,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_real_refused),
 		cmocka_unit_test(test_avc1),
 		cmocka_unit_test(test_pcm),
+		cmocka_unit_test(test_packets),
 		cmocka_unit_test(test_prores_sizes),
 		cmocka_unit_test(test_header_limit),
 		cmocka_unit_test(test_black_limit),

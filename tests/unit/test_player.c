@@ -5238,6 +5238,209 @@ static void test_real_media_reads(void **state)
 	rm_free(a);
 }
 
+/* One long GOP of 13 frames with B frames: shown I0 B1 B2 P3 B4 B5 P6
+ * B7 B8 P9 B10 B11 P12, decoded I0 P3 B1 B2 P6 B4 B5 P9 B7 B8 P12 B10
+ * B11 (decode[] by presentation index), every frame needing I0. */
+static const int64_t bgop_decode[13] = {0, 2, 3, 1, 5, 6, 4, 8, 9, 7,
+					11, 12, 10};
+/* Its frames 4..12 read whole: (timeline frame, media frame, dep) of
+ * each row, in order */
+static const int64_t bgop_rows[][3] = {
+	{0, 0, 1}, {0, 3, 1}, {0, 1, 1}, {0, 2, 1}, {0, 6, 1},
+	{0, 4, 0}, {1, 5, 0}, {3, 9, 1}, {3, 7, 0}, {4, 8, 0},
+	{6, 12, 1}, {6, 10, 0}, {7, 11, 0},
+};
+
+/* spec's timeline (NULL: clip c0 on V at its frames 4..12) over that
+ * GOP (v->decode set). */
+static struct eng_timeline *bgop_tl(struct eng_essence *v,
+				    const struct tl_spec *spec)
+{
+	static const struct tl_spec one = {
+		24, 1, { { "V", 24000, 1, 0 } }, { { "V", "c0", 4, 0, 9 } },
+	};
+	struct eng_timeline *tl = make_tl(spec ? spec : &one);
+	struct eng_diag d = { 0 };
+
+	v->nframes = 13;
+	v->decode = malloc(sizeof(bgop_decode));
+	assert_non_null(v->decode);
+	memcpy(v->decode, bgop_decode, sizeof(bgop_decode));
+	tl->clips[0].media[0].ess = v;
+	assert_int_equal(eng_tl_layout_media(tl, &d), 0);
+	eng_diag_free(&d);
+	assert_int_equal(tl->dep_ahead_max, 1);
+	return tl;
+}
+
+static void bgop_free(struct eng_timeline *tl, struct eng_essence *v)
+{
+	eng_tl_free(tl);
+	free(v->decode);
+	v->decode = NULL;
+	rm_free(v);
+}
+
+/* The rows a[0..n) (played ones only where played_only) are bgop_rows. */
+static void bgop_check(const struct eng_essence *v,
+		       const struct eng_access *a, size_t n, int played_only)
+{
+	size_t i, j = 0, want = sizeof(bgop_rows) / sizeof(bgop_rows[0]);
+
+	for (i = 0; i < n; i++) {
+		const int64_t *r = bgop_rows[j];
+
+		if (played_only && !a[i].played)
+			continue;
+		assert_true(j < want);
+		if (a[i].frame != r[0] || a[i].file_offset != v->off[r[1]] ||
+		    a[i].length != v->len[r[1]] || a[i].dep != r[2])
+			fail_msg("row %zu: frame %lld at %llu dep %d, want "
+				 "frame %lld media %lld dep %d", j,
+				 (long long)a[i].frame,
+				 (unsigned long long)a[i].file_offset,
+				 a[i].dep, (long long)r[0], (long long)r[1],
+				 (int)r[2]);
+		j++;
+	}
+	assert_int_equal(j, want);
+}
+
+/* A cut at B4 (clip a's frames 4..12), read whole: the packets in decode
+ * order, each once, as a decoder reads them: I0 P3 B1 B2 P6 (dep) then
+ * B4; B5; P6 already read (its bytes kept, no read); P9 (dep) then B7;
+ * B8; P9 none; P12 (dep) then B10; B11; P12 none.  Before, P6 was read
+ * twice (a dependency of B4, then again as frame 2) and B7 came before
+ * the P9 it needs (reads in presentation order after the cut).  The
+ * bytes served are the edit's, and the same with 3 frames in flight. */
+static void test_real_media_decode_order(void **state)
+{
+	struct eng_essence *v = rm_video(13);
+	struct eng_timeline *tl = bgop_tl(v, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED, 65536);
+	struct eng_player *p;
+	size_t nslices;
+	unsigned char *exp = expected_file(tl, &nslices);
+	unsigned char *got = malloc(tl->bytes);
+	uint64_t off = 0;
+	ssize_t r;
+
+	(void)state;
+	assert_non_null(got);
+	p = new_player(tl, &cfg);
+	while ((r = eng_player_copy(p, got + off, 65536, off)) > 0)
+		off += (uint64_t)r;
+	assert_int_equal(off, tl->bytes);
+	assert_memory_equal(got, exp, tl->bytes);
+	eng_player_free(p);
+	bgop_check(v, f->log.a, f->log.n, 0);
+	fake_free(f);
+	free(got);
+	free(exp);
+	bgop_free(tl, v);
+}
+
+/* tl read whole on real threads: 3 frames in flight (reads of 3 ms,
+ * frames of 4 ms at pace 10), its bytes the edit's; the rows in m (the
+ * caller's mt_destroy). */
+static void bgop_threads(const struct eng_timeline *tl, struct mt *m)
+{
+	unsigned char *exp = expected_file(tl, NULL);
+	unsigned char *got = malloc(tl->bytes);
+	struct eng_player_config cfg;
+	struct eng_player *p;
+	uint64_t off = 0;
+	ssize_t r;
+
+	assert_non_null(got);
+	mt_init(m);
+	m->real = 1;
+	m->delay_ns = 3 * MS;
+	cfg = (struct eng_player_config){
+		.buffer = 4, .pace = { ENG_PACE_FACTOR, 10 },
+		.backing = ENG_BACKING_BUFFERED, .max_request = 65536,
+		.io = &m->io, .record = mt_record, .record_ctx = m,
+		.filler = 1, .frames_in_flight = 3,
+	};
+	p = new_player(tl, &cfg);
+	assert_int_equal(eng_player_start(p), 0);
+	while ((r = eng_player_copy(p, got + off, 65536, off)) > 0)
+		off += (uint64_t)r;
+	assert_int_equal(off, tl->bytes);
+	assert_memory_equal(got, exp, tl->bytes);
+	eng_player_stop(p);
+	eng_player_free(p);
+	free(got);
+	free(exp);
+}
+
+/* The same on real threads (bgop_threads), the frame kept by one
+ * loader's load copied by another's: the same rows. */
+static void test_real_media_decode_order_threads(void **state)
+{
+	struct eng_essence *v = rm_video(13);
+	struct eng_timeline *tl = bgop_tl(v, NULL);
+	struct mt m;
+
+	(void)state;
+	bgop_threads(tl, &m);
+	bgop_check(v, m.log, m.nlog, 1);
+	assert_true(m.inflight_peak >= 2);
+	mt_destroy(&m);
+	bgop_free(tl, v);
+}
+
+/* Cut after cut on real threads: 11 events of B4 B5, then B4..P12 played
+ * on.  Each cut drops the P6 its run read ahead and never plays (an
+ * orphan where its read is still going on), and the last run keeps P6
+ * and P9 for their turn: the rows are a decoder's, as simulated here,
+ * and the bytes the edit's.  Were an orphan never freed, the 5 frames a
+ * player keeps here (1 + 3 loaders + 1) would be taken by the last run,
+ * which would read P6, P9 and P12 again: 93 rows, not 90. */
+static void test_real_media_decode_order_cuts(void **state)
+{
+	struct tl_spec spec = { 24, 1, { { "V", 24000, 1, 0 } }, { { 0 } } };
+	struct eng_essence *v = rm_video(13);
+	struct eng_timeline *tl;
+	struct eng_access *want = calloc(256, sizeof(*want));
+	struct mt m;
+	size_t nw = 0, i, j;
+	int64_t k, rec = 0, next = 0;
+
+	(void)state;
+	assert_non_null(want);
+	for (i = 0; i < 12; i++) {
+		spec.segs[i] = (struct seg_spec){ "V", "c0", 4, rec,
+						  i < 11 ? 2 : 9 };
+		rec += spec.segs[i].frames;
+	}
+	tl = bgop_tl(v, &spec);
+	/* a decoder's reads: each event a run from the key frame */
+	for (k = 0; k < tl->frames; k++) {
+		const struct eng_segment *sg = eng_segment_at(&tl->tracks[0], k);
+		int64_t src = sg->src_in + (k - sg->rec_in), ds = v->decode[src];
+
+		if (k == sg->rec_in)
+			next = 0;
+		for (; next <= ds; next++) {
+			for (j = 0; v->decode[j] != next; j++)
+				;
+			want[nw++] = (struct eng_access){
+				.frame = k, .file_offset = v->off[j],
+				.length = v->len[j], .dep = next < ds };
+		}
+	}
+	bgop_threads(tl, &m);
+	assert_int_equal(m.nlog, nw);
+	for (i = 0; i < nw; i++)
+		rm_check_row(&m.log[i], &want[i]);
+	mt_destroy(&m);
+	free(want);
+	bgop_free(tl, v);
+}
+
 /* A frame's decoding dependencies count toward its completion: a slow
  * read of one makes the frame late (and the frames due meanwhile), and
  * is its worst read. */
@@ -5293,6 +5496,9 @@ int main(void)
 		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_real_media_reads),
 		cmocka_unit_test(test_real_media_dep_late),
+		cmocka_unit_test(test_real_media_decode_order),
+		cmocka_unit_test(test_real_media_decode_order_threads),
+		cmocka_unit_test(test_real_media_decode_order_cuts),
 		cmocka_unit_test(test_read_api),
 		cmocka_unit_test(test_two_players),
 		cmocka_unit_test(test_threads),
