@@ -285,6 +285,16 @@ struct fs {
 	/* .status's first line, the local host (eng_status_host): set
 	 * before the mount, read only after; NULL: none */
 	char *status_host;
+	/* fs/watch.c: the session ended (unmount, SIGTERM): every stream's
+	 * requests are cancelled, and so are those of a stream opened
+	 * after it (lock) */
+	int ending;
+	struct {
+		pthread_t thread;
+		pthread_cond_t cv;	/* with lock */
+		int stop;		/* lock */
+		int on;
+	} watch;
 };
 
 /* fs/options.c */
@@ -400,6 +410,15 @@ int fs_ingest_growing(void *ctx, const char *file);
  * filled, pointing into them until the lock is let go); their count. */
 size_t fs_ingest_status(struct fs *fs, struct eng_status_row *rows,
 			size_t cap, uint64_t now);
+
+/* fs/watch.c: a thread that cancels every stream's requests
+ * (eng_player_cancel) once the session has ended, so that libfuse's join
+ * of its workers does not wait for a paced read's next frame.  Start
+ * before the session loop (0, or -errno said in the log: reads then
+ * wait for their frames at the end, as they would without it); stop
+ * after it. */
+int fs_watch_start(struct fs *fs);
+void fs_watch_stop(struct fs *fs);
 
 /* fs/daemon.c: unless foreground, fork; the parent waits and exits 0 once
  * the child calls fs_daemon_ready (1 if the child exits first).  -1 with a

@@ -818,6 +818,7 @@ int main(int argc, char *argv[])
 	fs_daemon_ready();
 	store_to_syslog = !opts.foreground;
 	fs_env_hz_start(&fs.hz, &fs.io);
+	fs_watch_start(&fs);
 
 	if (opts.singlethread) {
 		ret = fuse_session_loop(fs.se);
@@ -838,6 +839,7 @@ int main(int argc, char *argv[])
 			 "by the media file system; buffered reads were "
 			 "used\n");
 err_store:
+	fs_watch_stop(&fs);
 	fs_close_all_streams(&fs);
 	if (fs.store) {
 		struct store_stats ss;

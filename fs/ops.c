@@ -606,6 +606,9 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	s->prev = &fs->streams;
 	fs->streams.next->prev = s;
 	fs->streams.next = s;
+	/* an open served as the session ended (fs/watch.c) */
+	if (fs->ending)
+		eng_player_cancel(s->player);
 	pthread_mutex_unlock(&fs->lock);
 	fi->fh = (uint64_t)(uintptr_t)s;
 	rc = fuse_reply_open(req, fi);

@@ -272,8 +272,9 @@ void eng_player_free(struct eng_player *p);
  * backing read failed or came up short), -E2BIG (len > max_request, or
  * more than iovmax iovecs needed and no spill sized for iovmax: iovmax
  * below cfg.max_pieces, or max_pieces 0),
- * -EXDEV (a zero-copy player: see eng_player_read_zc) or -EINVAL, with
- * the request lock released. */
+ * -EXDEV (a zero-copy player: see eng_player_read_zc), -EINTR (its
+ * frames not loaded and the stream cancelled: eng_player_cancel) or
+ * -EINVAL, with the request lock released. */
 ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 			struct iovec *iov, int iovmax, int *iovcnt);
 /* A piece of a zero-copy reply: len bytes at the read end fd of a pipe. */
@@ -344,6 +345,16 @@ int eng_player_start_loaders(struct eng_player *p);
  * are reading are finished and recorded first); no-op when none runs.  No
  * record callback runs after it returns. */
 void eng_player_stop(struct eng_player *p);
+
+/* The stream's end, whatever its clock does (the mount ends, the daemon
+ * is told to stop): a request waiting for the filler's frames returns
+ * -EINTR (request lock released) at once, and so does every request from
+ * then on that would wait for a frame not yet loaded.  The frames loaded
+ * are published and recorded as ever (eng_player_stop still joins the
+ * filler).  Without it a paced request waits for its frames' issue
+ * times, seconds away at a slow pace, for ever on a clock that does not
+ * run. */
+void eng_player_cancel(struct eng_player *p);
 
 /* eng_player_read() then copy into buf and unlock: for tests and callers
  * that want one contiguous buffer. */

@@ -279,6 +279,16 @@ void eng_player_stop(struct eng_player *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+void eng_player_cancel(struct eng_player *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->cancelled = 1;
+	pthread_cond_broadcast(&p->ready_cv);
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* Wake the filler when it waits for something a request just changed. */
 void eng_pl_wake_filler(struct eng_player *p, int reanchored)
 {

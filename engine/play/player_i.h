@@ -238,6 +238,8 @@ struct eng_player {
 	pthread_t filler;
 	int filler_on;		/* started and not yet joined */
 	int stop;		/* asked to stop */
+	/* eng_player_cancel: requests stop waiting for frames (-EINTR) */
+	int cancelled;
 	int fill_waiting;	/* 0, or the ENG_FILL_* it waits on */
 	/* st is written under lock and stats_lock, read under stats_lock
 	 * alone: a status reader must not wait for a player sleeping until

@@ -64,9 +64,10 @@ size_t eng_pl_frame_part(const struct eng_player *p, int64_t f, uint64_t off,
 /* A request: position the ring (play on, re-read or seek) and get frames
  * [*a, *b] loaded.  Returns 1 with both locks held and *len clipped to
  * the file, 0 (nothing to read: req_lock held) or -errno (no lock held).
- * nonblock: -EAGAIN rather than wait for the filler.  zc: the request is
- * a zero-copy one (-EXDEV if the player uses its ring), else a ring one
- * (-EXDEV if it uses pipes). */
+ * nonblock: -EAGAIN rather than wait for the filler; -EINTR where it
+ * would wait once the stream is cancelled (eng_player_cancel).  zc: the
+ * request is a zero-copy one (-EXDEV if the player uses its ring), else a
+ * ring one (-EXDEV if it uses pipes). */
 int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 			  int64_t *ap, int64_t *bp, int nonblock, int zc)
 {
@@ -165,6 +166,12 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 		p->need_lo = a;
 		eng_pl_wake_filler(p, restarted);
 		while (p->head <= b) {
+			if (p->cancelled) {
+				/* the stream ends (eng_player_cancel): its
+				 * frames may never come */
+				rc = -EINTR;
+				goto out_unlock;
+			}
 			if (p->filler_on) {
 				if (nonblock) {
 					rc = -EAGAIN;

@@ -43,6 +43,55 @@ check_eq "integrity after lazy unmount" ok "$(q 'pragma integrity_check')"
 check_eq "second run appended to the same database" "2|1" \
 	"$(q "select count(*), sum(ended_at is not null and label = 'lazy') from run")"
 
+# 2b. a read waiting for a frame seconds away (pace=0.002: a frame every
+# 20 s), then its reader killed (-9: the kernel's readahead request stays
+# with the daemon) and an unmount, or the daemon's SIGTERM with the reader
+# alive: the waiting request ends with the session, and the daemon exits
+# at once with every row recorded.  Bug: main joined the worker of that
+# request, which waited for the next frame (tens of seconds; forever on a
+# clock that does not run).
+KDB=$T/k.db
+kq() {
+	sqlite3 -batch -noheader -cmd ".timeout 5000" "$KDB" "$1"
+}
+for how in unmount term; do
+	mount_fs "$M" "$T/mnt" -o db="$KDB",label="$how",pace=0.002
+	python3 -c 'import os, sys; os.pread(os.open(sys.argv[1], os.O_RDONLY), 1 << 20, 0)' \
+		"$T/mnt/timeline01" 2>/dev/null &
+	reader=$!
+	i=0
+	while ! grep -q "^total: 1 stream" "$T/mnt/.status" 2>/dev/null &&
+		[ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5	# its first frame served, the request waits for the next
+	if [ "$how" = unmount ]; then
+		kill -9 "$reader"
+		wait "$reader" 2>/dev/null || true
+		fusermount3 -u "$T/mnt"
+	else
+		kill -TERM "$DAEMON"
+	fi
+	gone=0
+	wait_daemon "$DAEMON" 5 && gone=1
+	check_eq "$how with a read waiting for its frame: the daemon exits within 5 s" \
+		1 "$gone"
+	if [ "$gone" = 0 ]; then
+		kill -9 "$DAEMON"
+		wait_daemon "$DAEMON" 5 || true
+	fi
+	check_eq "$how with a read waiting: run ended, stream closed, every frame's rows" \
+		"1|1|1" "$(kq "select (select ended_at is not null from run where label = '$how'),
+			(select count(*) = 1 and min(closed_ns) is not null from stream s
+			 join run r on r.id = s.run_id where r.label = '$how'),
+			(select s.frames > 0 and s.frames = (select count(distinct frame)
+			 from access where stream_id = s.id) from stream s join run r
+			 on r.id = s.run_id where r.label = '$how')")"
+	wait "$reader" 2>/dev/null || true
+	grep -q " $T/mnt fuse" /proc/mounts && fusermount3 -u -z "$T/mnt"
+done
+
 # 3. 32 blocked readers, then ls and stat must still answer at once
 # pace=0.05: a frame every 0.67 s, so each reader holds a worker thread
 # blocked in its read most of the time while the CPU stays idle; a starved

@@ -2541,6 +2541,67 @@ static void test_fill_thread(void **state)
 	eng_tl_free(tl);
 }
 
+/* A request waiting for the filler's frame, on a clock that does not
+ * run (the fake one, far ahead of CLOCK_MONOTONIC: the filler sleeps
+ * "until" the frame's issue), ends with -EINTR once the stream is
+ * cancelled, as at a mount's end; the frames loaded are recorded, and
+ * later requests do not wait either.  Before eng_player_cancel, the
+ * daemon's main thread joined that request for ever. */
+struct waiting {
+	struct eng_player *p;
+	ssize_t rc;
+};
+
+static void *wait_read(void *arg)
+{
+	struct waiting *w = arg;
+	unsigned char buf[4000];
+
+	w->rc = eng_player_copy(w->p, buf, sizeof(buf), 0);
+	return NULL;
+}
+
+static void test_fill_cancel(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 50);
+	struct fake *f = fake_new();
+	unsigned char buf[1000];
+	unsigned inflight;
+
+	(void)state;
+	for (inflight = 1; inflight <= 4; inflight += 3) {
+		struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME,
+							1, ENG_BACKING_BUFFERED,
+							4000);
+		struct waiting w = { NULL, 1 };
+		struct timespec until;
+		pthread_t th;
+
+		cfg.filler = 1;
+		cfg.frames_in_flight = inflight;
+		f->now = 1ULL << 62;
+		f->log.n = 0;
+		w.p = new_player(tl, &cfg);
+		assert_int_equal(eng_player_start(w.p), 0);
+		assert_int_equal(pthread_create(&th, NULL, wait_read, &w), 0);
+		usleep(50 * 1000);	/* frame 0 loaded, 1 never due */
+		eng_player_cancel(w.p);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 5;
+		assert_int_equal(pthread_timedjoin_np(th, NULL, &until), 0);
+		assert_int_equal(w.rc, -EINTR);
+		assert_int_equal(eng_player_copy(w.p, buf, 1000, 2000),
+				 -EINTR);
+		eng_player_stop(w.p);
+		/* frame 0 at the anchor; frame 1's issue never came */
+		assert_int_equal(f->log.n, 1);
+		assert_int_equal(f->log.a[0].frame, 0);
+		eng_player_free(w.p);
+	}
+	fake_free(f);
+	eng_tl_free(tl);
+}
+
 /* ------------------------------------------------------------ in flight */
 
 /* A fake io for loader threads (cfg.frames_in_flight): every call under
@@ -5509,6 +5570,7 @@ int main(void)
 		cmocka_unit_test(test_fill_failure),
 		cmocka_unit_test(test_smb_window),
 		cmocka_unit_test(test_fill_thread),
+		cmocka_unit_test(test_fill_cancel),
 		cmocka_unit_test(test_in_flight_stall),
 		cmocka_unit_test(test_in_flight_seek),
 		cmocka_unit_test(test_in_flight_open_stall),
