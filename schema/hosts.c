@@ -27,6 +27,50 @@ int hosts_fail(struct hosts_db *h, char **errmsg, const char *what)
 	return -EIO;
 }
 
+/* A file that is neither empty nor a timelinefs database is someone
+ * else's: the schema is not written into it.  A timelinefs database has a
+ * table run and a version from 1 (store_migrate refuses a newer one).
+ * 0, -EINVAL with the reason, -EIO (SQLite could not read it). */
+static int own_file(struct hosts_db *h, char **errmsg)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t objects = 0, runs = 0, version = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(h->db,
+				"SELECT (SELECT count(*) FROM sqlite_schema), "
+				"(SELECT count(*) FROM sqlite_schema WHERE "
+				"type = 'table' AND name = 'run'), "
+				"(SELECT user_version FROM "
+				"pragma_user_version)",
+				-1, &s, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		objects = sqlite3_column_int64(s, 0);
+		runs = sqlite3_column_int64(s, 1);
+		version = sqlite3_column_int64(s, 2);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_OK) {
+		if (errmsg)
+			*errmsg = store_fmt_msg("cannot open database %s: %s",
+						h->path, sqlite3_errmsg(h->db));
+		return -EIO;
+	}
+	if (!objects && !version)
+		return 0; /* empty: made here */
+	if (runs && version >= 1)
+		return 0;
+	if (errmsg)
+		*errmsg = store_fmt_msg(
+		    runs ? "cannot open database %s: not a timelinefs "
+			   "database (schema version %lld)"
+			 : "cannot open database %s: not a timelinefs "
+			   "database (it has no table run)",
+		    h->path, (long long)version);
+	return -EINVAL;
+}
+
 int hosts_db_open(const char *path, struct hosts_db **out, char **errmsg)
 {
 	struct hosts_db *h;
@@ -62,6 +106,14 @@ int hosts_db_open(const char *path, struct hosts_db **out, char **errmsg)
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_busy_timeout(h->db, HOSTS_BUSY_TIMEOUT_MS);
+	/* before anything is written: WAL mode changes the header */
+	if (rc == SQLITE_OK) {
+		rc = own_file(h, errmsg);
+		if (rc < 0) {
+			hosts_db_close(h);
+			return rc;
+		}
+	}
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(h->db,
 				  "PRAGMA journal_mode = WAL;"
