@@ -361,6 +361,9 @@ check "--compare per host: rank 0's own steps, the complete ones (2: step 2 left
 sh "$REPORT" "$DB" --compare a b >"$T/cmp.txt" 2>&1
 check "--compare text: rank 2 only in A, said" \
 	sh -c "grep -A1 '^rank 2 (host2), 3 workstations in total: A 1 repetition, B 0 repetitions\$' '$T/cmp.txt' | grep -q 'only a has this count'"
+check_eq "--compare text: both experiments said to be one physical host (docs/hosts.md: every report)" \
+	"experiment $EA (a): 3 ranks on 1 machine: one physical host, not a scale-out measurement|experiment $EB (b): 2 ranks on 1 machine: one physical host, not a scale-out measurement" \
+	"$(grep '^experiment .* on 1 machine: one physical host' "$T/cmp.txt" | paste -sd '|')"
 check_eq "--compare text: the hosts' own opt.db, opt.rank and opt.experiment are no difference nor warning" "0" \
 	"$(grep -Ec '^(  |warning: .*)opt\.(db|rank|experiment)' "$T/cmp.txt")"
 check "--compare text: in total first, then per host" \
