@@ -515,40 +515,41 @@ int hosts_step_result(struct hosts_db *h, int64_t experiment_id, int step_no,
 	return 0;
 }
 
-int hosts_mark_incomplete(struct hosts_db *h, int64_t experiment_id, int rank,
-			  const char *name, const char *reason, char **errmsg)
+int hosts_mark_incomplete(struct hosts_db *h, const struct hosts_host *host,
+			  char **errmsg)
 {
+	struct hosts_host x = *host;
 	sqlite3_stmt *s;
+	int64_t id;
 	int rc = SQLITE_OK, r;
 
-	if (!experiment_id || rank < 0 || !reason)
+	if (!x.experiment_id || x.rank < 0 || !x.reason)
 		return -EINVAL;
+	x.complete = 0;
 	r = begin(h, errmsg);
+	/* bind_host's order: ?1 experiment ... ?15 reason (?3 the name and
+	 * ?14 complete unused: the row keeps its name, and is not) */
 	if (r == 0)
 		r = prep(h,
-			 "UPDATE host SET complete = 0, reason = ? "
-			 "WHERE experiment_id = ? AND rank = ?",
+			 "UPDATE host SET complete = 0, reason = ?15, "
+			 "machine_id = coalesce(machine_id, ?4), "
+			 "boot_id = coalesce(boot_id, ?5), "
+			 "offset_start_ns = coalesce(offset_start_ns, ?6), "
+			 "rtt_start_ns = coalesce(rtt_start_ns, ?7), "
+			 "t_start_ns = coalesce(t_start_ns, ?8), "
+			 "offset_end_ns = coalesce(offset_end_ns, ?9), "
+			 "rtt_end_ns = coalesce(rtt_end_ns, ?10), "
+			 "t_end_ns = coalesce(t_end_ns, ?11), "
+			 "sync = coalesce(sync, ?12), "
+			 "sync_error_us = coalesce(sync_error_us, ?13) "
+			 "WHERE experiment_id = ?1 AND rank = ?2",
 			 &s, errmsg);
 	if (r == 0) {
-		store_bind_text(s, 1, reason, &rc);
-		store_bind_i64(s, 2, experiment_id, &rc);
-		store_bind_i64(s, 3, rank, &rc);
+		bind_host(s, 1, &x, &rc);
 		r = done(h, s, rc, errmsg, "mark the host incomplete");
 	}
+	r = end(h, r, errmsg);
 	if (r == 0 && sqlite3_changes(h->db) == 0)
-		r = prep(h,
-			 "INSERT INTO host (experiment_id, rank, name, "
-			 "complete, reason) VALUES (?, ?, ?, 0, ?)",
-			 &s, errmsg);
-	else if (r == 0)
-		s = NULL;
-	if (r == 0 && s) {
-		rc = SQLITE_OK;
-		store_bind_i64(s, 1, experiment_id, &rc);
-		store_bind_i64(s, 2, rank, &rc);
-		store_bind_text(s, 3, name ? name : "?", &rc);
-		store_bind_text(s, 4, reason, &rc);
-		r = done(h, s, rc, errmsg, "add the incomplete host's row");
-	}
-	return end(h, r, errmsg);
+		r = hosts_host_put(h, &x, &id, errmsg);
+	return r;
 }

@@ -172,10 +172,13 @@ int hosts_step_repetition(const char *db, int64_t run_id, int64_t after_step,
  * must not exist. */
 int hosts_step_snapshot(const char *db, const char *out, char **errmsg);
 
-/* Mark the host row (experiment, rank) incomplete with reason, creating it
- * (name given) when the merged database has none (a host whose database
- * never reached rank 0). */
-int hosts_mark_incomplete(struct hosts_db *h, int64_t experiment_id, int rank,
-			  const char *name, const char *reason, char **errmsg);
+/* Mark the host row (host->experiment_id, host->rank) incomplete with
+ * host->reason, creating it from host when the merged database has none
+ * (a host whose database never reached rank 0); a row there keeps what it
+ * holds and gets what it lacks of host's measurements (machine, boot,
+ * clock at start and end, sync): nothing rank 0 measured is lost.
+ * -EINVAL: no experiment, rank or reason. */
+int hosts_mark_incomplete(struct hosts_db *h, const struct hosts_host *host,
+			  char **errmsg);
 
 #endif

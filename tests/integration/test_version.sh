@@ -28,7 +28,7 @@ check_eq "timelinefs-gen -V" "timelinefs-gen $VERSION" "$("$GEN" -V 2>&1)"
 check_eq "timelinefs-gen --version" "timelinefs-gen $VERSION" \
 	"$("$GEN" --version 2>&1)"
 
-SCRIPTS="timelinefs-bench timelinefs-export timelinefs-plot timelinefs-report timelinefs-umount"
+SCRIPTS="timelinefs-bench timelinefs-export timelinefs-hosts-run timelinefs-plot timelinefs-report timelinefs-umount"
 for s in $SCRIPTS; do
 	check_eq "$s -V" "$s $VERSION" "$(sh "$TOP/mount-scripts/$s" -V 2>&1)"
 	check_eq "$s --version" "$s $VERSION" \

@@ -381,19 +381,46 @@ static void test_host_rule(void **state)
 	/* a again: its row knows less, the complete one stays */
 	merge_ok(h, a, &st);
 	assert_int_equal(st.hosts_updated, 0);
-	assert_int_equal(hosts_mark_incomplete(h, 1, 2, "ws2",
-					       "cannot mount "
-					       "/mnt/x: EACCES",
-					       NULL),
-			 0);
+	/* rank 2's database never came: its row is what rank 0 measured
+	 * (the start's clock, its machine, boot and sync), kept whole;
+	 * rank 1's own row keeps what it knows, its measurement too */
+	{
+		struct hosts_host x = {
+		    .experiment_id = 1,
+		    .rank = 2,
+		    .name = "ws2",
+		    .machine_id = "m2",
+		    .boot_id = "b2",
+		    .has_start = 1,
+		    .offset_start_ns = 7,
+		    .rtt_start_ns = 30,
+		    .t_start_ns = 100,
+		    .sync = "unsynchronized",
+		    .sync_error_us = 16,
+		    .reason = "cannot mount /mnt/x: EACCES",
+		};
+
+		assert_int_equal(hosts_mark_incomplete(h, &x, NULL), 0);
+		x.rank = 1;
+		x.name = "ws1";
+		x.reason = "no answer at the end";
+		x.offset_start_ns = 99;
+		assert_int_equal(hosts_mark_incomplete(h, &x, NULL), 0);
+	}
 	hosts_db_close(h);
 	assert_string_equal(q(out, "SELECT group_concat(rank || ' ' || name || "
 				   "' ' || complete || ' ' || coalesce(reason, "
 				   "'-') || ' ' || coalesce(offset_end_ns, "
-				   "'-') || ' ' || coalesce(sync, '-'), '|') "
+				   "'-') || ' ' || coalesce(sync, '-') || ' ' "
+				   "|| coalesce(machine_id, '-') || ' ' || "
+				   "coalesce(boot_id, '-') || ' ' || "
+				   "coalesce(offset_start_ns, '-') || ' ' || "
+				   "coalesce(rtt_start_ns, '-') || ' ' || "
+				   "coalesce(sync_error_us, '-'), '|') "
 				   "FROM host ORDER BY rank"),
-			    "1 ws1 1 - 6 synchronized|2 ws2 0 cannot mount "
-			    "/mnt/x: EACCES - -");
+			    "1 ws1 0 no answer at the end 6 synchronized m1 b2 "
+			    "5 40 16|2 ws2 0 cannot mount /mnt/x: EACCES - "
+			    "unsynchronized m2 b2 7 30 16");
 	/* the experiment once, the end and verdict of the one that had them */
 	assert_string_equal(q(out, "SELECT count(*) || ' ' || ended_at || ' ' "
 				   "|| verdict FROM experiment"),
