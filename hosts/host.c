@@ -22,7 +22,7 @@
 #include "hosts_i.h"
 
 /* how long a stopped rank waits for its daemon's flush before it kills it */
-#define STOP_DAEMON_MS 2000
+#define STOP_DAEMON_MS 3000
 
 static void read_line(const char *path, char *buf, size_t len)
 {
@@ -580,7 +580,7 @@ void hl_host_stop(struct hl_host *h, const char *why)
 	if (!h->failed)
 		fail(h, "%s", why);
 	/* the row first: Open MPI kills the rank after its SIGTERM
-	 * (odls_base_sigkill_timeout, 1 s unless timelinefs-hosts-run's 3) */
+	 * (odls_base_sigkill_timeout, 1 s unless timelinefs-hosts-run's 5) */
 	hl_host_row(h, 0, h->reason);
 	if (h->mounted)
 		hl_unmount(h->mnt, 3);

@@ -213,9 +213,9 @@ void hl_host_step_finish(struct hl_host *h, int status, struct hl_result *res);
  * database to send in *copy (malloc'ed path; NULL on failure). */
 void hl_host_end(struct hl_host *h, int has_end, char **copy);
 /* A stop signal (or rank 0 gone): the bench and its readers killed, the
- * host row says why, unmounted, and the daemon waited for (2 s, then
+ * host row says why, unmounted, and the daemon waited for (3 s, then
  * killed): nothing of the run outlives the rank.  Open MPI kills the rank
- * odls_base_sigkill_timeout after its SIGTERM (timelinefs-hosts-run: 3 s). */
+ * odls_base_sigkill_timeout after its SIGTERM (timelinefs-hosts-run: 5 s). */
 void hl_host_stop(struct hl_host *h, const char *why);
 void hl_host_free(struct hl_host *h);
 int hl_host_row(struct hl_host *h, int complete, const char *reason);

@@ -23,11 +23,13 @@
 # ------------------------------------------------------------ (c2)
 # rank 2's bench hangs (SIGSTOP) in step 2: rank 0 calls it dead after
 # the step's deadline, and rank 2 itself stops its bench, unmounts and
-# ends when that deadline has passed, saying why in its host row
+# ends when that deadline has passed, saying why in its host row, with
+# the seconds rank 0 says (the default start margin of 2 s: rank 2 said
+# the deadline from the command's arrival, 1 s to 2 s more than rank 0)
 $MPI --enable-recovery -np 2 "$HOSTS" --media "$T/long" --workstations 3,3,3 \
-	$COMMON --pace 4 --step-timeout 2 --db "$T/s-%h-%r.db" --out "$T/s.db" : \
+	$COMMON --pace 4 --step-timeout 2 --start-margin 2 --db "$T/s-%h-%r.db" --out "$T/s.db" : \
 	-np 1 "$HOSTS" --media "$T/long" --workstations 3,3,3 $COMMON --pace 4 \
-	--step-timeout 2 --db "$T/s2-%h-%r.db" --out "$T/s.db" >"$T/s.out" 2>"$T/s.err" &
+	--step-timeout 2 --start-margin 2 --db "$T/s2-%h-%r.db" --out "$T/s.db" >"$T/s.out" 2>"$T/s.err" &
 MPIRUN=$!
 i=0
 while ! grep -q '^=== step 2' "$T"/s2-*-2.db.bench.log 2>/dev/null && [ $i -lt 300 ]; do
