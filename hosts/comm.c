@@ -80,15 +80,3 @@ int hl_pending(int src, int tag)
 		return 0;
 	return flag;
 }
-
-void hl_text(char *field, size_t size)
-{
-	size_t i;
-
-	if (!size)
-		return;
-	field[size - 1] = '\0';
-	for (i = 0; field[i]; i++)
-		if ((unsigned char)field[i] < 0x20 || field[i] == 0x7f)
-			field[i] = ' ';
-}

@@ -141,8 +141,8 @@ int hl_rank_other(struct hl_host *h)
 			     hl_now_mono() + 2 * WAIT_HELLO_NS);
 	if (rc < 0)
 		return rank_gone(h, rc, "the start");
-	hl_text(plan.uuid, sizeof(plan.uuid));
-	hl_text(plan.label, sizeof(plan.label));
+	eng_hosts_text(plan.uuid, sizeof(plan.uuid));
+	eng_hosts_text(plan.label, sizeof(plan.label));
 	snprintf(h->uuid, sizeof(h->uuid), "%s", plan.uuid);
 	snprintf(h->label, sizeof(h->label), "%s", plan.label);
 	rc = pong(plan.rounds, plan.wait_ms * MS_NS, &s);
@@ -525,7 +525,7 @@ static int step(struct coord *c, unsigned total, int rep)
 			}
 			if (done) {
 				p->answered = 1;
-				hl_text(p->res.err, sizeof(p->res.err));
+				eng_hosts_text(p->res.err, sizeof(p->res.err));
 				continue;
 			}
 			if (mono > p->deadline) {
@@ -880,8 +880,8 @@ static void stop_all(struct coord *c)
 /* The host row of rank r, which rank 0 gave up on, in the merged
  * database: incomplete, with everything rank 0 measured of it (its row
  * from its own database, when that came, keeps what it holds). */
-static int mark_incomplete(struct coord *c, struct hosts_db *d,
-			   int64_t exp_id, int r, char **err)
+static int mark_incomplete(struct coord *c, struct hosts_db *d, int64_t exp_id,
+			   int r, char **err)
 {
 	const struct peer *p = &c->p[r];
 	struct hosts_host x;
@@ -1034,8 +1034,7 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 		played = c->rows[i].hosts > 0;
 	for (r = 0; r < c->n && !played; r++)
 		if (!c->p[r].reason[0])
-			snprintf(c->p[r].reason, sizeof(c->p[r].reason),
-				 "%s%s",
+			snprintf(c->p[r].reason, sizeof(c->p[r].reason), "%s%s",
 				 strstr(verdict, "nothing played")
 				     ? ""
 				     : "nothing played: ",
@@ -1124,10 +1123,10 @@ int hl_rank0(struct hl_host *h)
 			goto stopped;
 		if (rc < 0)
 			memset(&hello, 0, sizeof(hello));
-		hl_text(hello.name, sizeof(hello.name));
-		hl_text(hello.machine_id, sizeof(hello.machine_id));
-		hl_text(hello.boot_id, sizeof(hello.boot_id));
-		hl_text(hello.sync, sizeof(hello.sync));
+		eng_hosts_text(hello.name, sizeof(hello.name));
+		eng_hosts_text(hello.machine_id, sizeof(hello.machine_id));
+		eng_hosts_text(hello.boot_id, sizeof(hello.boot_id));
+		eng_hosts_text(hello.sync, sizeof(hello.sync));
 		snprintf(c.p[r].name, sizeof(c.p[r].name), "%s",
 			 hello.name[0] ? hello.name : "?");
 		snprintf(c.p[r].machine_id, sizeof(c.p[r].machine_id), "%s",
@@ -1196,7 +1195,7 @@ int hl_rank0(struct hl_host *h)
 				kill_peer(&c, r, "no answer to the mount");
 				continue;
 			}
-			hl_text(m.reason, sizeof(m.reason));
+			eng_hosts_text(m.reason, sizeof(m.reason));
 		}
 		if (!m.ok) {
 			snprintf(p->reason, sizeof(p->reason), "%s", m.reason);
@@ -1261,8 +1260,8 @@ int hl_rank0(struct hl_host *h)
 			 "%zu step%s over %u host%s: %lld late frame%s in the "
 			 "repetitions%s",
 			 c.n_rows, c.n_rows == 1 ? "" : "s", n_live(&c),
-			 n_live(&c) == 1 ? "" : "s",
-			 (long long)late, late == 1 ? "" : "s",
+			 n_live(&c) == 1 ? "" : "s", (long long)late,
+			 late == 1 ? "" : "s",
 			 c.failures ? "; some hosts incomplete (below)" : "");
 	} else {
 		unsigned n, hosts = n_live(&c), blo = 0, bhi = 0;

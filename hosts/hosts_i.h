@@ -134,10 +134,6 @@ int hl_recv(int src, int tag, void *buf, size_t len, int64_t deadline);
 int hl_recv_busy(int src, int tag, void *buf, size_t len, int64_t deadline);
 /* A message of tag from src waiting (0 or 1), without taking it. */
 int hl_pending(int src, int tag);
-/* A fixed-size text field of a message from another rank made a string
- * that ends within it, its control characters (a newline in a host name)
- * blanked: printed with %s and written to the rows. */
-void hl_text(char *field, size_t size);
 
 /* ------------------------------------------------------------ proc.c */
 

@@ -886,14 +886,12 @@ static int deltas(struct merge *m)
 			return bad_src(m, -EINVAL,
 				       "%s ids out of range (%lld to %lld): "
 				       "not a database timelinefs wrote",
-				       tables[i], (long long)lo,
-				       (long long)hi);
+				       tables[i], (long long)lo, (long long)hi);
 		if (*d[i] > MERGE_ID_ROOM - hi)
 			return bad_src(m, -EFBIG,
 				       "%s ids out of range: %s holds ids up "
 				       "to %lld, no room for more",
-				       tables[i], m->h->path,
-				       (long long)*d[i]);
+				       tables[i], m->h->path, (long long)*d[i]);
 	}
 	return 0;
 }

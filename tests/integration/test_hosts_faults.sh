@@ -8,7 +8,8 @@
 # 1", and with one rank's mount slow to a bracket inside; (f) bad options
 # (exit 2 naming the option), missing media (exit 1, nothing mounted) and
 # the refusals before any step; (h2) a killed daemon and a killed bench
-# said in words; (h) a rank that cannot mount is
+# said in words; (k) rank 0 killed: timelinefs-hosts-run exits 1, saying
+# so; (h) a rank that cannot mount is
 # incomplete with the daemon's message, the others play; (i) two
 # experiments in a row with the same --db: each host's database keeps
 # both, the second --out holds only the second (the first --out
@@ -222,6 +223,27 @@ for what in daemon bench; do
 			echo 'timelinefs-bench killed by signal 9 in step 1: left out')" "$T/x$what.out"
 	check "(h2) $what killed: nothing mounted, no process left" released 50
 done
+
+# ------------------------------------------------------------ (k)
+# rank 0 killed: no status from it, the documented command exits 1 and
+# says so (mpirun exited 0)
+$RUN -np 1 -- --media "$T/long" --workstations 1 $COMMON \
+	--db "$T/k-%h-%r.db" --out "$T/k.db" >"$T/k.out" 2>"$T/k.err" &
+MPIRUN=$!
+i=0
+while ! grep -q '^=== step 1' "$T"/k-*.db.bench.log 2>/dev/null && [ $i -lt 300 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+k0=$(pgrep -f "^$HOSTS .*k-%h-%r" | head -n 1)
+check "(k) rank 0 found in step 1" [ -n "$k0" ]
+[ -z "$k0" ] || kill -9 "$k0"
+rc=0
+wait "$MPIRUN" 2>/dev/null || rc=$?
+MPIRUN=
+check_eq "(k) rank 0 killed: exit 1" 1 "$rc"
+check "(k) rank 0 killed: said" grep -q '^timelinefs-hosts-run: rank 0 ended without its exit status' "$T/k.err"
+check "(k) nothing mounted, no process left" released 50
 
 # ------------------------------------------------------------ (h)
 # rank 2 cannot mount (a bad -o inject of its own): it is incomplete with

@@ -821,9 +821,13 @@ static void test_crafted(void **state)
 	    {"neg.db", "UPDATE access SET id = -id", "access ids out of range"},
 	    {"minus5.db", "PRAGMA user_version = -5", "schema version -5"},
 	    {"zero.db", "PRAGMA user_version = 0", "schema version 0"},
-	    {"noid.db", "PRAGMA legacy_alter_table = ON; ALTER TABLE experiment RENAME COLUMN id TO eid",
+	    {"noid.db",
+	     "PRAGMA legacy_alter_table = ON; ALTER TABLE experiment RENAME "
+	     "COLUMN id TO eid",
 	     "experiment"},
-	    {"norank.db", "PRAGMA legacy_alter_table = ON; ALTER TABLE host RENAME COLUMN rank TO rnk",
+	    {"norank.db",
+	     "PRAGMA legacy_alter_table = ON; ALTER TABLE host RENAME COLUMN "
+	     "rank TO rnk",
 	     "host"},
 	};
 	struct hosts_merge_stats st;
@@ -1055,8 +1059,7 @@ int main(void)
 	    TMP_TEST(test_merge_twice), TMP_TEST(test_host_rule),
 	    TMP_TEST(test_steps),	TMP_TEST(test_shares),
 	    TMP_TEST(test_old_schema),	TMP_TEST(test_bad_input),
-	    TMP_TEST(test_experiment),
-	    TMP_TEST(test_crafted),
+	    TMP_TEST(test_experiment),	TMP_TEST(test_crafted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
