@@ -893,6 +893,31 @@ static int mark_incomplete(struct coord *c, struct hosts_db *d, int64_t exp_id,
 	return hosts_mark_incomplete(d, &x, err);
 }
 
+/* The rows of the hosts that are not complete, in the merged database:
+ * those rank 0 gave up on, and every one when the steps played nothing
+ * (no host mounted, more workstations than timelines): such an
+ * experiment is no host's complete one. */
+static int mark_all_incomplete(struct coord *c, struct hosts_db *d,
+			       int64_t exp_id, const char *verdict, char **err)
+{
+	int r, rc = 0, played = 0;
+	size_t i;
+
+	for (i = 0; i < c->n_rows && !played; i++)
+		played = c->rows[i].hosts > 0;
+	for (r = 0; r < c->n && !played; r++)
+		if (!c->p[r].reason[0])
+			snprintf(c->p[r].reason, sizeof(c->p[r].reason), "%s%s",
+				 strstr(verdict, "nothing played")
+				     ? ""
+				     : "nothing played: ",
+				 verdict);
+	for (r = 0; rc == 0 && r < c->n; r++)
+		if (c->p[r].dead || !played)
+			rc = mark_incomplete(c, d, exp_id, r, err);
+	return rc;
+}
+
 /* The end: each rank's clock again, its database to rank 0, the merge.
  * The exit status. */
 static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
@@ -903,8 +928,7 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 	struct hl_cmd cmd;
 	int64_t off, rtt, th, exp_id = 0;
 	char *copy = NULL, *path, *err = NULL, dir[PATH_MAX + 8], at[40];
-	int r, rc, bad = 0, machines, played = 0;
-	size_t i;
+	int r, rc, bad = 0, machines;
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.kind = HL_CMD_END;
@@ -1028,22 +1052,10 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 	e.max_lo = lo;
 	e.max_hi = hi;
 	e.verdict = verdict;
-	/* an experiment whose steps played nothing (no host mounted, more
-	 * workstations than timelines) is no host's complete one */
-	for (i = 0; i < c->n_rows && !played; i++)
-		played = c->rows[i].hosts > 0;
-	for (r = 0; r < c->n && !played; r++)
-		if (!c->p[r].reason[0])
-			snprintf(c->p[r].reason, sizeof(c->p[r].reason), "%s%s",
-				 strstr(verdict, "nothing played")
-				     ? ""
-				     : "nothing played: ",
-				 verdict);
 	if (d) {
 		rc = hosts_experiment_put(d, &e, &exp_id, &err);
-		for (r = 0; rc == 0 && r < c->n; r++)
-			if (c->p[r].dead || !played)
-				rc = mark_incomplete(c, d, exp_id, r, &err);
+		if (rc == 0)
+			rc = mark_all_incomplete(c, d, exp_id, verdict, &err);
 		if (rc < 0) {
 			fprintf(stderr, "%s: %s: %s\n", HL_PROG, c->o->out,
 				err ? err : strerror(-rc));
