@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,10 +67,10 @@ static int rank_gone(struct hl_host *h, int rc, const char *what)
 		snprintf(why, sizeof(why), "stopped by %s",
 			 hl_sig_name(hl_stop_signal));
 	else if (rc == -ETIME)
-		snprintf(
-		    why, sizeof(why),
-		    "no answer in step %d within %lld s: its bench did not end",
-		    h->cur.step_no, (long long)(h->cur.limit_ms / 1000));
+		snprintf(why, sizeof(why),
+			 "no answer in step %d within %.0f s: its bench did "
+			 "not end",
+			 h->cur.step_no, h->cur.within_s);
 	else if (!strcmp(what, "stopped the experiment"))
 		snprintf(why, sizeof(why), "rank 0 stopped the experiment");
 	else
@@ -130,7 +131,9 @@ int hl_rank_other(struct hl_host *h)
 	snprintf(hello.name, sizeof(hello.name), "%s", h->name);
 	snprintf(hello.machine_id, sizeof(hello.machine_id), "%s",
 		 h->machine_id);
+	snprintf(hello.boot_id, sizeof(hello.boot_id), "%s", h->boot_id);
 	snprintf(hello.sync, sizeof(hello.sync), "%s", h->sync);
+	hello.sync_error_us = h->sync_error_us;
 	rc = hl_send(0, HL_TAG_HELLO, &hello, sizeof(hello),
 		     hl_now_mono() + WAIT_HELLO_NS);
 	if (rc == 0)
@@ -138,6 +141,8 @@ int hl_rank_other(struct hl_host *h)
 			     hl_now_mono() + 2 * WAIT_HELLO_NS);
 	if (rc < 0)
 		return rank_gone(h, rc, "the start");
+	eng_hosts_text(plan.uuid, sizeof(plan.uuid));
+	eng_hosts_text(plan.label, sizeof(plan.label));
 	snprintf(h->uuid, sizeof(h->uuid), "%s", plan.uuid);
 	snprintf(h->label, sizeof(h->label), "%s", plan.label);
 	rc = pong(plan.rounds, plan.wait_ms * MS_NS, &s);
@@ -235,7 +240,9 @@ struct peer {
 	int dead;  /* no answer: marked in the merged database */
 	char name[HL_NAME];
 	char machine_id[64];
+	char boot_id[64];
 	char sync[32];
+	int64_t sync_error_us; /* < 0: unknown */
 	struct eng_clock_line line;
 	int64_t rtt_start, rtt_end;
 	uint32_t n_tl;
@@ -446,6 +453,7 @@ static int step(struct coord *c, unsigned total, int rep)
 		cmd.total = total;
 		cmd.t0_ns = t0;
 		cmd.limit_ms = (p->deadline - mono) / MS_NS;
+		cmd.within_s = (double)(p->deadline - mono - (t0 - now)) / S_NS;
 		cmd.wait_ms = ((t0 - now) + max_exp_ns +
 			       (int64_t)(o->step_timeout * S_NS)) /
 				  MS_NS +
@@ -517,6 +525,7 @@ static int step(struct coord *c, unsigned total, int rep)
 			}
 			if (done) {
 				p->answered = 1;
+				eng_hosts_text(p->res.err, sizeof(p->res.err));
 				continue;
 			}
 			if (mono > p->deadline) {
@@ -685,21 +694,52 @@ static int count(struct coord *c, unsigned total, int stop_at_fail,
 	return all;
 }
 
-static void copy_file(const char *from, const char *to)
+/* PATH.part made new for writing: a file or link planted there (the
+ * folder may be shared) is removed, never followed or written through. */
+static int open_part(const char *path, char *tmp, size_t len)
 {
-	char buf[1 << 16];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	int fd;
+
+	if ((size_t)snprintf(tmp, len, "%s.part", path) >= len)
+		return -ENAMETOOLONG;
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return -errno;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	return fd < 0 ? -errno : fd;
+}
+
+/* PATH.part written whole: renamed to path (a link there replaced, not
+ * followed); else removed.  rc: the write's result. */
+static int close_part(int fd, const char *tmp, const char *path, int rc)
+{
+	if (close(fd) < 0 && rc == 0)
+		rc = -EIO;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16], tmp[PATH_MAX + 16];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, rc = 0;
 	ssize_t n;
 
 	if (in < 0)
-		return;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			break;
-	if (out >= 0)
-		close(out);
+		return -errno;
+	out = open_part(to, tmp, sizeof(tmp));
+	if (out < 0) {
+		close(in);
+		return out;
+	}
+	while (rc == 0 && (n = read(in, buf, sizeof(buf))) != 0)
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			rc = -EIO;
 	close(in);
+	return close_part(out, tmp, to, rc);
 }
 
 /* OUT.hosts/RANK-HOST.db */
@@ -717,11 +757,15 @@ static char *copy_path(const struct coord *c, int r)
 	return p;
 }
 
+/* Rank r's database into path.  The size is the other rank's word: one
+ * the folder's file system cannot hold is refused before a byte is
+ * written (-EFBIG; the rank's sends then time out). */
 static int recv_file(struct coord *c, int r, const char *path)
 {
 	static char buf[HL_CHUNK];
 	int64_t size, left;
 	char tmp[PATH_MAX + 16];
+	struct statvfs vfs;
 	int fd, rc;
 
 	rc = hl_recv(r, HL_TAG_DBSIZE, &size, sizeof(size),
@@ -731,26 +775,27 @@ static int recv_file(struct coord *c, int r, const char *path)
 		return rc;
 	if (size < 0)
 		return -ENOENT;
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open_part(path, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	if (fstatvfs(fd, &vfs) == 0 &&
+	    (uint64_t)size / vfs.f_frsize >= (uint64_t)vfs.f_bavail) {
+		fprintf(stderr,
+			"%s: rank %d (%s) says its database is %lld bytes: "
+			"more than %s has free\n",
+			HL_PROG, r, c->p[r].name, (long long)size, tmp);
+		return close_part(fd, tmp, path, -EFBIG);
+	}
 	for (left = size; left > 0 && rc == 0;) {
 		size_t n = left > HL_CHUNK ? HL_CHUNK : (size_t)left;
 
 		rc = hl_recv(r, HL_TAG_DBCHUNK, buf, n,
 			     hl_now_mono() + WAIT_CHUNK_NS);
-		if (rc == 0 && fd >= 0 && write(fd, buf, n) != (ssize_t)n)
+		if (rc == 0 && write(fd, buf, n) != (ssize_t)n)
 			rc = -EIO;
 		left -= (int64_t)n;
 	}
-	if (fd < 0)
-		rc = -EIO;
-	else
-		close(fd);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
+	return close_part(fd, tmp, path, rc);
 }
 
 static void print_tables(const struct coord *c)
@@ -832,6 +877,47 @@ static void stop_all(struct coord *c)
 	}
 }
 
+/* The host row of rank r, which rank 0 gave up on, in the merged
+ * database: incomplete, with everything rank 0 measured of it (its row
+ * from its own database, when that came, keeps what it holds). */
+static int mark_incomplete(struct coord *c, struct hosts_db *d, int64_t exp_id,
+			   int r, char **err)
+{
+	const struct peer *p = &c->p[r];
+	struct hosts_host x;
+
+	hl_row_fill(&x, r, p->name, p->machine_id, p->boot_id, &p->line,
+		    p->rtt_start, p->rtt_end, p->sync, p->sync_error_us);
+	x.experiment_id = exp_id;
+	x.reason = p->reason[0] ? p->reason : "incomplete";
+	return hosts_mark_incomplete(d, &x, err);
+}
+
+/* The rows of the hosts that are not complete, in the merged database:
+ * those rank 0 gave up on, and every one when the steps played nothing
+ * (no host mounted, more workstations than timelines): such an
+ * experiment is no host's complete one. */
+static int mark_all_incomplete(struct coord *c, struct hosts_db *d,
+			       int64_t exp_id, const char *verdict, char **err)
+{
+	int r, rc = 0, played = 0;
+	size_t i;
+
+	for (i = 0; i < c->n_rows && !played; i++)
+		played = c->rows[i].hosts > 0;
+	for (r = 0; r < c->n && !played; r++)
+		if (!c->p[r].reason[0])
+			snprintf(c->p[r].reason, sizeof(c->p[r].reason), "%s%s",
+				 strstr(verdict, "nothing played")
+				     ? ""
+				     : "nothing played: ",
+				 verdict);
+	for (r = 0; rc == 0 && r < c->n; r++)
+		if (c->p[r].dead || !played)
+			rc = mark_incomplete(c, d, exp_id, r, err);
+	return rc;
+}
+
 /* The end: each rank's clock again, its database to rank 0, the merge.
  * The exit status. */
 static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
@@ -910,9 +996,7 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 		if (!path)
 			continue;
 		if (r == 0) {
-			if (copy)
-				copy_file(copy, path);
-			rc = copy ? 0 : -ENOENT;
+			rc = copy ? copy_file(copy, path) : -ENOENT;
 		} else {
 			rc = recv_file(c, r, path);
 		}
@@ -970,11 +1054,8 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 	e.verdict = verdict;
 	if (d) {
 		rc = hosts_experiment_put(d, &e, &exp_id, &err);
-		for (r = 0; rc == 0 && r < c->n; r++)
-			if (c->p[r].dead)
-				rc = hosts_mark_incomplete(
-				    d, exp_id, r, c->p[r].name, c->p[r].reason,
-				    &err);
+		if (rc == 0)
+			rc = mark_all_incomplete(c, d, exp_id, verdict, &err);
 		if (rc < 0) {
 			fprintf(stderr, "%s: %s: %s\n", HL_PROG, c->o->out,
 				err ? err : strerror(-rc));
@@ -1044,18 +1125,28 @@ int hl_rank0(struct hl_host *h)
 	snprintf(c.p[0].name, sizeof(c.p[0].name), "%s", h->name);
 	snprintf(c.p[0].machine_id, sizeof(c.p[0].machine_id), "%s",
 		 h->machine_id);
+	snprintf(c.p[0].boot_id, sizeof(c.p[0].boot_id), "%s", h->boot_id);
 	snprintf(c.p[0].sync, sizeof(c.p[0].sync), "%s", h->sync);
+	c.p[0].sync_error_us = h->sync_error_us;
 	for (r = 1; r < c.n; r++) {
 		rc = hl_recv(r, HL_TAG_HELLO, &hello, sizeof(hello),
 			     hl_now_mono() + WAIT_HELLO_NS);
 		if (rc == -EINTR)
 			goto stopped;
+		if (rc < 0)
+			memset(&hello, 0, sizeof(hello));
+		eng_hosts_text(hello.name, sizeof(hello.name));
+		eng_hosts_text(hello.machine_id, sizeof(hello.machine_id));
+		eng_hosts_text(hello.boot_id, sizeof(hello.boot_id));
+		eng_hosts_text(hello.sync, sizeof(hello.sync));
 		snprintf(c.p[r].name, sizeof(c.p[r].name), "%s",
-			 rc == 0 ? hello.name : "?");
+			 hello.name[0] ? hello.name : "?");
 		snprintf(c.p[r].machine_id, sizeof(c.p[r].machine_id), "%s",
-			 rc == 0 ? hello.machine_id : "");
-		snprintf(c.p[r].sync, sizeof(c.p[r].sync), "%s",
-			 rc == 0 ? hello.sync : "");
+			 hello.machine_id);
+		snprintf(c.p[r].boot_id, sizeof(c.p[r].boot_id), "%s",
+			 hello.boot_id);
+		snprintf(c.p[r].sync, sizeof(c.p[r].sync), "%s", hello.sync);
+		c.p[r].sync_error_us = rc == 0 ? hello.sync_error_us : -1;
 		c.p[r].alive = 1;
 		if (rc < 0)
 			kill_peer(&c, r, "no answer at the start");
@@ -1116,6 +1207,7 @@ int hl_rank0(struct hl_host *h)
 				kill_peer(&c, r, "no answer to the mount");
 				continue;
 			}
+			eng_hosts_text(m.reason, sizeof(m.reason));
 		}
 		if (!m.ok) {
 			snprintf(p->reason, sizeof(p->reason), "%s", m.reason);
@@ -1180,8 +1272,8 @@ int hl_rank0(struct hl_host *h)
 			 "%zu step%s over %u host%s: %lld late frame%s in the "
 			 "repetitions%s",
 			 c.n_rows, c.n_rows == 1 ? "" : "s", n_live(&c),
-			 n_live(&c) == 1 ? "" : "s",
-			 (long long)late, late == 1 ? "" : "s",
+			 n_live(&c) == 1 ? "" : "s", (long long)late,
+			 late == 1 ? "" : "s",
 			 c.failures ? "; some hosts incomplete (below)" : "");
 	} else {
 		unsigned n, hosts = n_live(&c), blo = 0, bhi = 0;

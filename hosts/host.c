@@ -21,6 +21,9 @@
 
 #include "hosts_i.h"
 
+/* how long a stopped rank waits for its daemon's flush before it kills it */
+#define STOP_DAEMON_MS 3000
+
 static void read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -130,6 +133,28 @@ static void fail(struct hl_host *h, const char *fmt, ...)
 	h->failed = 1;
 }
 
+void hl_row_fill(struct hosts_host *x, int rank, const char *name,
+		 const char *machine_id, const char *boot_id,
+		 const struct eng_clock_line *line, int64_t rtt_start,
+		 int64_t rtt_end, const char *sync, int64_t sync_error_us)
+{
+	memset(x, 0, sizeof(*x));
+	x->rank = rank;
+	x->name = name;
+	x->machine_id = machine_id[0] ? machine_id : NULL;
+	x->boot_id = boot_id[0] ? boot_id : NULL;
+	x->has_start = line->t_start != 0;
+	x->offset_start_ns = line->offset_start;
+	x->rtt_start_ns = rtt_start;
+	x->t_start_ns = line->t_start;
+	x->has_end = line->has_end;
+	x->offset_end_ns = line->offset_end;
+	x->rtt_end_ns = rtt_end;
+	x->t_end_ns = line->t_end;
+	x->sync = sync[0] ? sync : NULL;
+	x->sync_error_us = sync_error_us;
+}
+
 /* The host row as it is now: complete or not, reason. */
 int hl_host_row(struct hl_host *h, int complete, const char *reason)
 {
@@ -140,22 +165,9 @@ int hl_host_row(struct hl_host *h, int complete, const char *reason)
 
 	if (!h->experiment_id)
 		return 0;
-	memset(&r, 0, sizeof(r));
+	hl_row_fill(&r, h->rank, h->name, h->machine_id, h->boot_id, &h->line,
+		    h->rtt_start, h->rtt_end, h->sync, h->sync_error_us);
 	r.experiment_id = h->experiment_id;
-	r.rank = h->rank;
-	r.name = h->name;
-	r.machine_id = h->machine_id[0] ? h->machine_id : NULL;
-	r.boot_id = h->boot_id[0] ? h->boot_id : NULL;
-	r.has_start = 1;
-	r.offset_start_ns = h->line.offset_start;
-	r.rtt_start_ns = h->rtt_start;
-	r.t_start_ns = h->line.t_start;
-	r.has_end = h->line.has_end;
-	r.offset_end_ns = h->line.offset_end;
-	r.rtt_end_ns = h->rtt_end;
-	r.t_end_ns = h->line.t_end;
-	r.sync = h->sync[0] ? h->sync : NULL;
-	r.sync_error_us = h->sync_error_us;
 	r.complete = complete;
 	r.reason = complete ? NULL : reason;
 	rc = hosts_db_open(h->db, &d, &err);
@@ -244,7 +256,9 @@ void hl_host_mount(struct hl_host *h, struct hl_mounted *m)
 	if (rows_start(h) < 0)
 		goto out;
 	if (o->mountpoint) {
-		if (mkdir(h->mnt, 0755) < 0 && errno != EEXIST) {
+		if (mkdir(h->mnt, 0755) == 0)
+			h->own_mnt_dir = 1; /* made here: removed at the end */
+		else if (errno != EEXIST) {
 			fail(h, "cannot create mount point %s: %s", h->mnt,
 			     strerror(errno));
 			goto out;
@@ -408,11 +422,46 @@ int hl_host_step_start(struct hl_host *h, const struct hl_cmd *cmd)
 	return 0;
 }
 
+/* Why a step's bench failed, in words: its mount's daemon ended under it
+ * (the readers' "Transport endpoint is not connected" says only that), it
+ * was killed (its log's last line is a stale progress line then), or its
+ * own last words. */
+static void bench_failed(struct hl_host *h, int status, struct hl_result *res)
+{
+	char tail[400];
+	int dst;
+
+	if (h->daemon > 0 && hl_reap(h->daemon, &dst)) {
+		h->daemon = -1;
+		/* killed, it said nothing: its last line is no reason */
+		tail[0] = '\0';
+		if (WIFEXITED(dst))
+			hl_tail(h->log_daemon, tail, sizeof(tail), 1);
+		snprintf(res->err, sizeof(res->err),
+			 "its timelinefs daemon ended in step %d (%s %d)%s%s",
+			 h->cur.step_no,
+			 WIFEXITED(dst) ? "exit status" : "killed by signal",
+			 WIFEXITED(dst) ? WEXITSTATUS(dst) : WTERMSIG(dst),
+			 tail[0] ? ": " : "", tail);
+		return;
+	}
+	if (!WIFEXITED(status)) {
+		snprintf(res->err, sizeof(res->err),
+			 "timelinefs-bench killed by signal %d in step %d",
+			 WTERMSIG(status), h->cur.step_no);
+		return;
+	}
+	hl_tail(h->log_bench, tail, sizeof(tail), 2);
+	snprintf(res->err, sizeof(res->err),
+		 "timelinefs-bench failed in step %d (exit status %d): %s",
+		 h->cur.step_no, WEXITSTATUS(status), tail);
+}
+
 void hl_host_step_finish(struct hl_host *h, int status, struct hl_result *res)
 {
 	struct hosts_db *d = NULL;
 	int64_t run_id = 0;
-	char *err = NULL, tail[400];
+	char *err = NULL;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -423,14 +472,7 @@ void hl_host_step_finish(struct hl_host *h, int status, struct hl_result *res)
 		return;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		hl_tail(h->log_bench, tail, sizeof(tail), 2);
-		snprintf(res->err, sizeof(res->err),
-			 "timelinefs-bench failed in step %d (%s %d): %s",
-			 h->cur.step_no,
-			 WIFEXITED(status) ? "exit status" : "signal",
-			 WIFEXITED(status) ? WEXITSTATUS(status)
-					   : WTERMSIG(status),
-			 tail);
+		bench_failed(h, status, res);
 		goto failed;
 	}
 	rc = hosts_db_open(h->db, &d, &err);
@@ -506,6 +548,10 @@ void hl_host_end(struct hl_host *h, int has_end, char **copy)
 	if (!h->failed && !has_end)
 		fail(h, "no clock measurement at the end");
 	hl_host_row(h, !h->failed, h->reason);
+	/* nothing was written (the media folder missing, say): nothing to
+	 * send, and no "cannot open database" beside the reason */
+	if (!h->experiment_id)
+		return;
 	if (asprintf(copy, "%s.send.%d", h->db, (int)getpid()) < 0) {
 		*copy = NULL;
 		return;
@@ -523,25 +569,30 @@ void hl_host_end(struct hl_host *h, int has_end, char **copy)
 
 void hl_host_stop(struct hl_host *h, const char *why)
 {
+	int st;
+	unsigned i;
+
+	/* its readers too (the bench's group): the mount must be idle for
+	 * its unmount, and nothing of the step is kept */
 	if (h->bench_pid > 0)
-		hl_kill_group(h->bench_pid, 300);
+		hl_kill_group(h->bench_pid, 100);
 	h->bench_pid = -1;
 	if (!h->failed)
 		fail(h, "%s", why);
-	/* the row first: Open MPI kills the rank a second after its
-	 * SIGTERM, the daemon (a group of its own) flushes on regardless */
+	/* the row first: Open MPI kills the rank after its SIGTERM
+	 * (odls_base_sigkill_timeout, 1 s unless timelinefs-hosts-run's 5) */
 	hl_host_row(h, 0, h->reason);
 	if (h->mounted)
 		hl_unmount(h->mnt, 3);
 	h->mounted = 0;
+	/* the daemon flushes its last rows and ends (0.1-0.4 s): waited
+	 * for, so that nothing of the run outlives the rank, then killed */
 	if (h->daemon > 0) {
-		int st;
-		unsigned i;
-
-		for (i = 0; i < 50 && !hl_reap(h->daemon, &st); i++)
+		for (i = 0; i < STOP_DAEMON_MS / 10 && !hl_reap(h->daemon, &st);
+		     i++)
 			hl_sleep_ms(10);
-		if (i >= 50)
-			kill(-h->daemon, SIGTERM);
+		if (i >= STOP_DAEMON_MS / 10)
+			hl_kill_group(h->daemon, 300);
 		h->daemon = -1;
 	}
 	if (h->own_mnt_dir)

@@ -72,7 +72,9 @@ enum hl_tag {
 struct hl_hello {
 	char name[HL_NAME];
 	char machine_id[64];
+	char boot_id[64];
 	char sync[32]; /* adjtimex: synchronized or not, "" unreadable */
+	int64_t sync_error_us; /* < 0: unreadable */
 };
 
 struct hl_plan {
@@ -109,6 +111,8 @@ struct hl_cmd {
 			   * wait for it forever */
 	int64_t limit_ms; /* rank 0 waits this long for the result:
 			   * the rank stops its bench after it */
+	double within_s;  /* the same deadline in s after the step's
+			   * start, as rank 0 says it */
 };
 
 enum { HL_PLAYED = 0, HL_IDLE = 1, HL_FAILED = -1 };
@@ -198,16 +202,26 @@ void hl_host_mount(struct hl_host *h, struct hl_mounted *m);
  * with h->reason. */
 int hl_host_step_start(struct hl_host *h, const struct hl_cmd *cmd);
 /* The bench has ended with status (or the step had no share): tag the
- * rows, fill res. */
+ * rows, fill res; a failure's reason in words (the daemon ended under
+ * it, the bench killed, or its last lines). */
 void hl_host_step_finish(struct hl_host *h, int status, struct hl_result *res);
 /* The end: unmount, the host row complete or not (reason), a copy of the
  * database to send in *copy (malloc'ed path; NULL on failure). */
 void hl_host_end(struct hl_host *h, int has_end, char **copy);
-/* A stop signal (or rank 0 gone): the bench killed, the host row says
- * why, unmounted; quick, for Open MPI's SIGKILL a second later. */
+/* A stop signal (or rank 0 gone): the bench and its readers killed, the
+ * host row says why, unmounted, and the daemon waited for (3 s, then
+ * killed): nothing of the run outlives the rank.  Open MPI kills the rank
+ * odls_base_sigkill_timeout after its SIGTERM (timelinefs-hosts-run: 5 s). */
 void hl_host_stop(struct hl_host *h, const char *why);
 void hl_host_free(struct hl_host *h);
 int hl_host_row(struct hl_host *h, int complete, const char *reason);
+/* A host row (experiment, complete and reason left 0) of what is known of
+ * a host: its facts and its clock line ("" facts NULL; the start's
+ * measurement when line->t_start is set).  The strings are borrowed. */
+void hl_row_fill(struct hosts_host *x, int rank, const char *name,
+		 const char *machine_id, const char *boot_id,
+		 const struct eng_clock_line *line, int64_t rtt_start,
+		 int64_t rtt_end, const char *sync, int64_t sync_error_us);
 
 /* ------------------------------------------------------------ coord.c */
 

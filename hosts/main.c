@@ -479,6 +479,17 @@ static void finalize_stuck(int sig)
 	_exit(exit_rc);
 }
 
+/* rank 0's last line on stdout: mpirun --enable-recovery exits 0
+ * whatever the ranks do, so timelinefs-hosts-run reads the verdict here */
+static int said(int rc)
+{
+	if (is_rank0()) {
+		printf("%s: exit status %d\n", HL_PROG, rc);
+		fflush(stdout);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct hl_opts o;
@@ -487,21 +498,21 @@ int main(int argc, char **argv)
 
 	rc = parse(argc, argv, &o);
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return rc < 0 ? 0 : said(rc);
 	if (hl_clock_init() < 0) {
 		fprintf(stderr,
 			"%s: invalid TIMELINEFS_TEST_CLOCK_OFFSET_NS '%s': "
 			"expected nanoseconds\n",
 			HL_PROG, getenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS"));
-		return 2;
+		return said(2);
 	}
 	/* rank 0 writes --out at the end: a folder that is not there is
 	 * said now, not after the experiment (mpirun ends the others) */
 	if (is_rank0() && out_folder_missing(o.out))
-		return 1;
+		return said(1);
 	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "%s: MPI_Init failed\n", HL_PROG);
-		return 1;
+		return said(1);
 	}
 	/* errors come back as codes: a dead rank is an answer, not an abort */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -516,6 +527,8 @@ int main(int argc, char **argv)
 	rc = rank == 0 ? hl_rank0(&h) : hl_rank_other(&h);
 	hl_host_free(&h);
 	free(o.command);
+	if (rank == 0)
+		said(rc);
 	fflush(NULL);
 	/* MPI_Finalize waits for every rank (a PMIx fence), a dead one
 	 * too: not after a rank died (mpirun --enable-recovery lets the

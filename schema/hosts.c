@@ -27,6 +27,50 @@ int hosts_fail(struct hosts_db *h, char **errmsg, const char *what)
 	return -EIO;
 }
 
+/* A file that is neither empty nor a timelinefs database is someone
+ * else's: the schema is not written into it.  A timelinefs database has a
+ * table run and a version from 1 (store_migrate refuses a newer one).
+ * 0, -EINVAL with the reason, -EIO (SQLite could not read it). */
+static int own_file(struct hosts_db *h, char **errmsg)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t objects = 0, runs = 0, version = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(h->db,
+				"SELECT (SELECT count(*) FROM sqlite_schema), "
+				"(SELECT count(*) FROM sqlite_schema WHERE "
+				"type = 'table' AND name = 'run'), "
+				"(SELECT user_version FROM "
+				"pragma_user_version)",
+				-1, &s, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		objects = sqlite3_column_int64(s, 0);
+		runs = sqlite3_column_int64(s, 1);
+		version = sqlite3_column_int64(s, 2);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_OK) {
+		if (errmsg)
+			*errmsg = store_fmt_msg("cannot open database %s: %s",
+						h->path, sqlite3_errmsg(h->db));
+		return -EIO;
+	}
+	if (!objects && !version)
+		return 0; /* empty: made here */
+	if (runs && version >= 1)
+		return 0;
+	if (errmsg)
+		*errmsg = store_fmt_msg(
+		    runs ? "cannot open database %s: not a timelinefs "
+			   "database (schema version %lld)"
+			 : "cannot open database %s: not a timelinefs "
+			   "database (it has no table run)",
+		    h->path, (long long)version);
+	return -EINVAL;
+}
+
 int hosts_db_open(const char *path, struct hosts_db **out, char **errmsg)
 {
 	struct hosts_db *h;
@@ -62,6 +106,14 @@ int hosts_db_open(const char *path, struct hosts_db **out, char **errmsg)
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_busy_timeout(h->db, HOSTS_BUSY_TIMEOUT_MS);
+	/* before anything is written: WAL mode changes the header */
+	if (rc == SQLITE_OK) {
+		rc = own_file(h, errmsg);
+		if (rc < 0) {
+			hosts_db_close(h);
+			return rc;
+		}
+	}
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(h->db,
 				  "PRAGMA journal_mode = WAL;"
@@ -463,40 +515,41 @@ int hosts_step_result(struct hosts_db *h, int64_t experiment_id, int step_no,
 	return 0;
 }
 
-int hosts_mark_incomplete(struct hosts_db *h, int64_t experiment_id, int rank,
-			  const char *name, const char *reason, char **errmsg)
+int hosts_mark_incomplete(struct hosts_db *h, const struct hosts_host *host,
+			  char **errmsg)
 {
+	struct hosts_host x = *host;
 	sqlite3_stmt *s;
+	int64_t id;
 	int rc = SQLITE_OK, r;
 
-	if (!experiment_id || rank < 0 || !reason)
+	if (!x.experiment_id || x.rank < 0 || !x.reason)
 		return -EINVAL;
+	x.complete = 0;
 	r = begin(h, errmsg);
+	/* bind_host's order: ?1 experiment ... ?15 reason (?3 the name and
+	 * ?14 complete unused: the row keeps its name, and is not) */
 	if (r == 0)
 		r = prep(h,
-			 "UPDATE host SET complete = 0, reason = ? "
-			 "WHERE experiment_id = ? AND rank = ?",
+			 "UPDATE host SET complete = 0, reason = ?15, "
+			 "machine_id = coalesce(machine_id, ?4), "
+			 "boot_id = coalesce(boot_id, ?5), "
+			 "offset_start_ns = coalesce(offset_start_ns, ?6), "
+			 "rtt_start_ns = coalesce(rtt_start_ns, ?7), "
+			 "t_start_ns = coalesce(t_start_ns, ?8), "
+			 "offset_end_ns = coalesce(offset_end_ns, ?9), "
+			 "rtt_end_ns = coalesce(rtt_end_ns, ?10), "
+			 "t_end_ns = coalesce(t_end_ns, ?11), "
+			 "sync = coalesce(sync, ?12), "
+			 "sync_error_us = coalesce(sync_error_us, ?13) "
+			 "WHERE experiment_id = ?1 AND rank = ?2",
 			 &s, errmsg);
 	if (r == 0) {
-		store_bind_text(s, 1, reason, &rc);
-		store_bind_i64(s, 2, experiment_id, &rc);
-		store_bind_i64(s, 3, rank, &rc);
+		bind_host(s, 1, &x, &rc);
 		r = done(h, s, rc, errmsg, "mark the host incomplete");
 	}
+	r = end(h, r, errmsg);
 	if (r == 0 && sqlite3_changes(h->db) == 0)
-		r = prep(h,
-			 "INSERT INTO host (experiment_id, rank, name, "
-			 "complete, reason) VALUES (?, ?, ?, 0, ?)",
-			 &s, errmsg);
-	else if (r == 0)
-		s = NULL;
-	if (r == 0 && s) {
-		rc = SQLITE_OK;
-		store_bind_i64(s, 1, experiment_id, &rc);
-		store_bind_i64(s, 2, rank, &rc);
-		store_bind_text(s, 3, name ? name : "?", &rc);
-		store_bind_text(s, 4, reason, &rc);
-		r = done(h, s, rc, errmsg, "add the incomplete host's row");
-	}
-	return end(h, r, errmsg);
+		r = hosts_host_put(h, &x, &id, errmsg);
+	return r;
 }

@@ -19,6 +19,10 @@
 
 struct hosts_db;
 
+/* Open (create when absent) and upgrade a timelinefs database.  -EINVAL:
+ * the file is neither empty nor a timelinefs database (no table run, or a
+ * schema version below 1): nothing is written into it; -ENOTSUP: a newer
+ * schema; -EIO: SQLite failed. */
 int hosts_db_open(const char *path, struct hosts_db **out, char **errmsg);
 void hosts_db_close(struct hosts_db *h);
 
@@ -114,7 +118,10 @@ int hosts_step_result(struct hosts_db *h, int64_t experiment_id, int step_no,
  * without a uuid (a database from before schema version 12) gets one
  * derived from its host, started_at and id, the same at every merge.  One
  * transaction: src is merged whole or not at all; src is not modified.
- * Merging the same file again adds nothing. */
+ * Merging the same file again adds nothing.  -EINVAL: src is no database
+ * timelinefs wrote (no table run, a schema version below 1, ids below 1 or
+ * above 2^53, a table it has but cannot be read), or -EFBIG the target has
+ * no room for its ids: the message names src and why. */
 struct hosts_merge_stats {
 	int64_t runs_added, runs_present;
 	/* of runs_added, those without ended_at (a mount still running, or
@@ -165,10 +172,13 @@ int hosts_step_repetition(const char *db, int64_t run_id, int64_t after_step,
  * must not exist. */
 int hosts_step_snapshot(const char *db, const char *out, char **errmsg);
 
-/* Mark the host row (experiment, rank) incomplete with reason, creating it
- * (name given) when the merged database has none (a host whose database
- * never reached rank 0). */
-int hosts_mark_incomplete(struct hosts_db *h, int64_t experiment_id, int rank,
-			  const char *name, const char *reason, char **errmsg);
+/* Mark the host row (host->experiment_id, host->rank) incomplete with
+ * host->reason, creating it from host when the merged database has none
+ * (a host whose database never reached rank 0); a row there keeps what it
+ * holds and gets what it lacks of host's measurements (machine, boot,
+ * clock at start and end, sync): nothing rank 0 measured is lost.
+ * -EINVAL: no experiment, rank or reason. */
+int hosts_mark_incomplete(struct hosts_db *h, const struct hosts_host *host,
+			  char **errmsg);
 
 #endif

@@ -390,6 +390,12 @@ static int attach(struct merge *m, int *version)
 		return rc;
 	if (q_i64(m, "PRAGMA src.user_version", &v) < 0)
 		return -EIO;
+	/* every file timelinefs wrote says its version, from 1 */
+	if (v < 1)
+		return bad_src(m, -EINVAL,
+			       "schema version %lld: not a timelinefs "
+			       "database",
+			       (long long)v);
 	if (v > STORE_SCHEMA_VERSION)
 		return bad_src(m, -ENOTSUP,
 			       "schema version %lld is newer "
@@ -428,18 +434,23 @@ static int merge_experiments(struct merge *m)
 	int64_t old, new;
 	int rc;
 
+	struct cols ec;
+
 	if (exec(m,
 		 "CREATE TEMP TABLE m_exp (old INTEGER PRIMARY KEY, "
 		 "new INTEGER)",
-		 "map experiments") < 0)
+		 "map experiments") < 0 ||
+	    columns(m, "src", "experiment", &ec) < 0)
 		return -EIO;
+	/* a source before schema 12 has none; one that has the table and
+	 * cannot be read is bad, not old */
+	if (!ec.n)
+		return 0;
 	if (sqlite3_prepare_v2(m->h->db,
 			       "SELECT id FROM src.experiment "
 			       "WHERE ?1 = 0 OR id = ?1",
-			       -1, &s, NULL) != SQLITE_OK) {
-		/* a source before schema 12 has none */
-		return 0;
-	}
+			       -1, &s, NULL) != SQLITE_OK)
+		return fail(m, "read its experiments");
 	sqlite3_bind_int64(s, 1, m->exp_old);
 	rc = sqlite3_prepare_v2(m->h->db,
 				"SELECT e.id FROM main.experiment e "
@@ -550,11 +561,16 @@ static int merge_hosts(struct merge *m, struct hosts_merge_stats *st)
 	int64_t old, new;
 	int rc, better;
 
+	struct cols hc;
+
 	if (exec(m,
 		 "CREATE TEMP TABLE m_host (old INTEGER PRIMARY KEY, "
 		 "new INTEGER)",
-		 "map hosts") < 0)
+		 "map hosts") < 0 ||
+	    columns(m, "src", "host", &hc) < 0)
 		return -EIO;
+	if (!hc.n)
+		return 0; /* before schema 12: no host table */
 	/* the source's row, its experiment mapped, and the target's match
 	 * with whether the source's knows more (2 complete + 1 an end) */
 	if (sqlite3_prepare_v2(m->h->db,
@@ -570,7 +586,7 @@ static int merge_hosts(struct merge *m, struct hosts_merge_stats *st)
 			       "src.host x WHERE ?1 = 0 OR x.experiment_id = "
 			       "?1 ORDER BY x.id",
 			       -1, &s, NULL) != SQLITE_OK)
-		return 0; /* before schema 12: no host table */
+		return fail(m, "read its hosts");
 	sqlite3_bind_int64(s, 1, m->exp_old);
 	snprintf(sql, sizeof(sql),
 		 "INSERT INTO main.host (experiment_id, "
@@ -829,22 +845,55 @@ static int copy_runs(struct merge *m, struct hosts_merge_stats *st)
 	return 0;
 }
 
-/* Each table's delta: its largest id in the target. */
+/* A source's ids above this are not a database timelinefs wrote (2^53:
+ * exact in a double); a target's ids past MERGE_ID_ROOM cannot take more.
+ * Unchecked, a crafted id near INT64_MAX plus the delta overflowed to a
+ * REAL, and every later merge into that target failed. */
+#define MERGE_ID_MAX (1LL << 53)
+#define MERGE_ID_ROOM (1LL << 62)
+
+/* Each table's delta: its largest id in the target; the source's ids
+ * checked against it (names are ours, not input). */
 static int deltas(struct merge *m)
 {
-	return q_i64(m, "SELECT max(id) FROM main.run", &m->d_run) < 0 ||
-		       q_i64(m, "SELECT max(id) FROM main.problem",
-			     &m->d_problem) < 0 ||
-		       q_i64(m, "SELECT max(id) FROM main.timeline", &m->d_tl) <
-			   0 ||
-		       q_i64(m, "SELECT max(id) FROM main.stream",
-			     &m->d_stream) < 0 ||
-		       q_i64(m, "SELECT max(id) FROM main.access",
-			     &m->d_access) < 0 ||
-		       q_i64(m, "SELECT max(id) FROM main.bench_step",
-			     &m->d_step) < 0
-		   ? -EIO
-		   : 0;
+	static const char *const tables[] = {
+	    "run", "problem", "timeline", "stream", "access", "bench_step",
+	};
+	int64_t *const d[] = {&m->d_run,    &m->d_problem, &m->d_tl,
+			      &m->d_stream, &m->d_access,  &m->d_step};
+	char sql[96];
+	struct cols sc;
+	int64_t lo, hi;
+	size_t i;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		snprintf(sql, sizeof(sql), "SELECT max(id) FROM main.\"%s\"",
+			 tables[i]);
+		if (q_i64(m, sql, d[i]) < 0 ||
+		    columns(m, "src", tables[i], &sc) < 0)
+			return -EIO;
+		if (!sc.n)
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT min(id) FROM src.\"%s\"",
+			 tables[i]);
+		if (q_i64(m, sql, &lo) < 0)
+			return -EIO;
+		snprintf(sql, sizeof(sql), "SELECT max(id) FROM src.\"%s\"",
+			 tables[i]);
+		if (q_i64(m, sql, &hi) < 0)
+			return -EIO;
+		if ((lo || hi) && (lo < 1 || hi > MERGE_ID_MAX))
+			return bad_src(m, -EINVAL,
+				       "%s ids out of range (%lld to %lld): "
+				       "not a database timelinefs wrote",
+				       tables[i], (long long)lo, (long long)hi);
+		if (*d[i] > MERGE_ID_ROOM - hi)
+			return bad_src(m, -EFBIG,
+				       "%s ids out of range: %s holds ids up "
+				       "to %lld, no room for more",
+				       tables[i], m->h->path, (long long)*d[i]);
+	}
+	return 0;
 }
 
 /* The source's experiment whose uuid is exp, or the one whose uuid

@@ -86,6 +86,13 @@ unsigned eng_hosts_stragglers(const int64_t *start_ns, const int64_t *end_ns,
 			      const int *played, size_t n, int64_t min_ns,
 			      double frac, int *straggle, int64_t *lag_ns);
 
+/* A fixed-size text field of a message from another rank (a host name,
+ * a reason) made a string that ends within its size bytes, each control
+ * character (a newline, an escape) made a blank, so that it prints as one
+ * line of plain text: a rank's message is not trusted to end.  Nothing
+ * for size 0. */
+void eng_hosts_text(char *field, size_t size);
+
 /* ------------------------------------------------------------ findmax.c */
 
 /* The search for the most workstations (in total) that play with 0 late

@@ -87,3 +87,15 @@ unsigned eng_hosts_stragglers(const int64_t *start_ns, const int64_t *end_ns,
 	}
 	return count;
 }
+
+void eng_hosts_text(char *field, size_t size)
+{
+	size_t i;
+
+	if (!size)
+		return;
+	field[size - 1] = '\0';
+	for (i = 0; field[i]; i++)
+		if ((unsigned char)field[i] < 0x20 || field[i] == 0x7f)
+			field[i] = ' ';
+}

@@ -4,7 +4,7 @@
 # lib.sh): timelinefs-hosts under mpirun on one machine, the media, the
 # options every case passes, and the clean-up of every rank, daemon,
 # bench and mount a case leaves (trap).
-# shellcheck disable=SC2034 # HOSTS, MERGE, MPI, COMMON: the tests' own
+# shellcheck disable=SC2034 # HOSTS, MERGE, MPI, RUN, COMMON: the tests' own
 need_tools mpirun sqlite3
 HOSTS=$TLFS_BUILD/timelinefs-hosts
 [ -x "$HOSTS" ] || { echo "missing $HOSTS: run make first" >&2; exit 1; }
@@ -16,6 +16,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # one machine, three ranks; TCP between them (no shared-memory segments
 # left in /dev/shm by a rank killed with -9)
 MPI="mpirun --oversubscribe --mca btl self,tcp"
+# the documented command: mpirun --enable-recovery, exiting with rank 0's
+# status (mpirun's is 0 under --enable-recovery)
+RUN="sh $TOP/mount-scripts/timelinefs-hosts-run --oversubscribe --mca btl self,tcp"
 SMALL='--clips 4 --clip-seconds 2 --timelines 6 --events 3 --min-seconds 0.3 --max-seconds 0.5 --video-rate 2M'
 "$GEN" $SMALL "$T/media" >/dev/null
 # longer timelines for the cases that stop a rank mid-step
@@ -35,7 +38,7 @@ stop_mpirun() {
 # every process and mount of ours gone: the ranks (their args name $T),
 # the daemons and benches they started
 left_over() {
-	pgrep -f "timelinefs(-hosts|-bench)? .*$T/" 2>/dev/null
+	pgrep -f "timelinefs(-hosts|-bench|-hosts-run)? .*$T/" 2>/dev/null
 	grep " $T/" /proc/mounts
 }
 released() {
@@ -48,7 +51,7 @@ released() {
 }
 hosts_cleanup() {
 	stop_mpirun
-	for p in $(pgrep -f "timelinefs(-hosts|-bench)? .*$T/" 2>/dev/null); do
+	for p in $(pgrep -f "timelinefs(-hosts|-bench|-hosts-run)? .*$T/" 2>/dev/null); do
 		kill -9 "$p" 2>/dev/null
 	done
 	awk -v t="$T/" 'index($2, t) == 1 { print $2 }' /proc/mounts |

@@ -7,7 +7,9 @@
 # --find-max to its cap, with every read late (-o inject) to "not even
 # 1", and with one rank's mount slow to a bracket inside; (f) bad options
 # (exit 2 naming the option), missing media (exit 1, nothing mounted) and
-# the refusals before any step; (h) a rank that cannot mount is
+# the refusals before any step; (h2) a killed daemon and a killed bench
+# said in words; (k) rank 0 killed: timelinefs-hosts-run exits 1, saying
+# so; (h) a rank that cannot mount is
 # incomplete with the daemon's message, the others play; (i) two
 # experiments in a row with the same --db: each host's database keeps
 # both, the second --out holds only the second (the first --out
@@ -22,11 +24,13 @@
 # ------------------------------------------------------------ (c2)
 # rank 2's bench hangs (SIGSTOP) in step 2: rank 0 calls it dead after
 # the step's deadline, and rank 2 itself stops its bench, unmounts and
-# ends when that deadline has passed, saying why in its host row
+# ends when that deadline has passed, saying why in its host row, with
+# the seconds rank 0 says (the default start margin of 2 s: rank 2 said
+# the deadline from the command's arrival, 1 s to 2 s more than rank 0)
 $MPI --enable-recovery -np 2 "$HOSTS" --media "$T/long" --workstations 3,3,3 \
-	$COMMON --pace 4 --step-timeout 2 --db "$T/s-%h-%r.db" --out "$T/s.db" : \
+	$COMMON --pace 4 --step-timeout 2 --start-margin 2 --db "$T/s-%h-%r.db" --out "$T/s.db" : \
 	-np 1 "$HOSTS" --media "$T/long" --workstations 3,3,3 $COMMON --pace 4 \
-	--step-timeout 2 --db "$T/s2-%h-%r.db" --out "$T/s.db" >"$T/s.out" 2>"$T/s.err" &
+	--step-timeout 2 --start-margin 2 --db "$T/s2-%h-%r.db" --out "$T/s.db" >"$T/s.out" 2>"$T/s.err" &
 MPIRUN=$!
 i=0
 while ! grep -q '^=== step 2' "$T"/s2-*-2.db.bench.log 2>/dev/null && [ $i -lt 300 ]; do
@@ -49,6 +53,9 @@ check "(c2) rank 0 says rank 2 gave no answer in step 2" \
 	grep -Eq '^rank 2 \(.*\): no answer in step 2 within [0-9]+ s' "$T/s.out"
 check_eq "(c2) rank 2's own host row says its bench did not end" "0|1" \
 	"$(sq "$(ls "$T"/s2-*-2.db)" "select complete, reason like 'no answer in step 2 within % s: its bench did not end' from host")"
+check_eq "(c2) one deadline: rank 0's line and rank 2's row say the same seconds" \
+	"$(sed -n 's/^rank 2 (.*): no answer in step 2 within \([0-9]*\) s.*/\1/p' "$T/s.out")" \
+	"$(sq "$(ls "$T"/s2-*-2.db)" "select substr(reason, 28, instr(substr(reason, 28), ' ') - 1) from host")"
 check_eq "(c2) merged: ranks 0 and 1 complete with 3 steps each, rank 2 not" "0|1|3 1|1|3 2|0|0" \
 	"$(sq "$T/s.db" "select group_concat(x, ' ') from (select h.rank || '|' || h.complete || '|' ||
 		(select count(*) from bench_step b join run r on r.id = b.run_id where r.host_id = h.id) as x
@@ -165,12 +172,19 @@ rc=0
 	--out "$T/g.db" >"$T/g.out" 2>"$T/g.err" || rc=$?
 check_eq "(f) missing media: exit 1" 1 "$rc"
 check "(f) missing media: the folder and the reason said" grep -q "no host could mount: rank 0 (.*): media folder $T/nope does not exist" "$T/g.err"
+check_none "(f) missing media: the reason alone, no 'cannot open database'" "$(grep 'cannot open database' "$T/g.err")"
 check "(f) missing media: nothing mounted, no process left" released 30
+# 21 workstations on 3 hosts of 6 timelines: nothing played, so no host
+# is complete, and the documented command exits 1 (mpirun exited 0, every
+# host row said complete)
 rc=0
-"$HOSTS" --media "$T/media" --workstations 2,7 $COMMON --db "$T/w-%h-%r.db" \
+$RUN -np 3 -- --media "$T/media" --workstations 2,21 $COMMON --db "$T/w-%h-%r.db" \
 	--out "$T/w.db" >"$T/w.out" 2>"$T/w.err" || rc=$?
 check "(f) more workstations than timelines: exit 1 before any step, said" \
-	sh -c "[ $rc -eq 1 ] && grep -q -- '--workstations 7 needs 7 timelines on each of 1 host, a host has 6: nothing played' '$T/w.err' && ! grep -q '^step' '$T/w.out'"
+	sh -c "[ $rc -eq 1 ] && grep -q -- '--workstations 21 needs 7 timelines on each of 3 hosts, a host has 6: nothing played' '$T/w.err' && ! grep -q '^step' '$T/w.out'"
+check_eq "(f) nothing played: no host complete, the docs' query says 3" "3|3" \
+	"$(sq "$T/w.db" "select count(*), sum(reason like '%nothing played') from host where not complete and
+		experiment_id = (select max(id) from experiment)")"
 check "(f) more workstations than timelines: nothing mounted, no process left" released 30
 rc=0
 $MPI -np 3 "$HOSTS" --media "$T/media" --workstations 1 $COMMON --db "$T/o-%h-%r.db" \
@@ -178,6 +192,58 @@ $MPI -np 3 "$HOSTS" --media "$T/media" --workstations 1 $COMMON --db "$T/o-%h-%r
 check "(f) --out in a folder that is not there: said before anything runs, exit non-zero" \
 	sh -c "[ $rc -ne 0 ] && grep -q 'cannot write --out $T/nope/o.db: $T/nope: No such file or directory' '$T/o.err' && ! ls '$T'/o-* >/dev/null 2>&1"
 check "(f) --out refused: no process left" released 30
+
+# ------------------------------------------------------------ (h2)
+# one host whose daemon, then whose bench, is killed mid-step: the reason
+# says so (it was only the readers' "Transport endpoint is not connected",
+# and for the bench a stale progress line)
+for what in daemon bench; do
+	rc=0
+	"$HOSTS" --media "$T/long" --workstations 1,1 $COMMON --db "$T/x$what-%h-%r.db" \
+		--out "$T/x$what.db" >"$T/x$what.out" 2>"$T/x$what.err" &
+	MPIRUN=$!
+	i=0
+	while ! grep -q '^=== step 1' "$T"/x$what-*.db.bench.log 2>/dev/null && [ $i -lt 300 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	sleep 1
+	if [ $what = daemon ]; then
+		victim=$(pgrep -f "^$TLFS_BUILD/timelinefs -f .*$T/x$what-" | head -n 1)
+	else
+		victim=$(pgrep -o -f "timelinefs-bench .*$T/x$what-")
+	fi
+	check "(h2) its $what found in step 1" [ -n "$victim" ]
+	[ -z "$victim" ] || kill -9 "$victim"
+	wait "$MPIRUN" || rc=$?
+	MPIRUN=
+	check_eq "(h2) $what killed: exit 1" 1 "$rc"
+	check "(h2) $what killed: the reason says so" grep -q "^rank 0 (.*): $(
+		[ $what = daemon ] && echo 'its timelinefs daemon ended in step 1 (killed by signal 9): left out' ||
+			echo 'timelinefs-bench killed by signal 9 in step 1: left out')" "$T/x$what.out"
+	check "(h2) $what killed: nothing mounted, no process left" released 50
+done
+
+# ------------------------------------------------------------ (k)
+# rank 0 killed: no status from it, the documented command exits 1 and
+# says so (mpirun exited 0)
+$RUN -np 1 -- --media "$T/long" --workstations 1 $COMMON \
+	--db "$T/k-%h-%r.db" --out "$T/k.db" >"$T/k.out" 2>"$T/k.err" &
+MPIRUN=$!
+i=0
+while ! grep -q '^=== step 1' "$T"/k-*.db.bench.log 2>/dev/null && [ $i -lt 300 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+k0=$(pgrep -f "^$HOSTS .*k-%h-%r" | head -n 1)
+check "(k) rank 0 found in step 1" [ -n "$k0" ]
+[ -z "$k0" ] || kill -9 "$k0"
+rc=0
+wait "$MPIRUN" 2>/dev/null || rc=$?
+MPIRUN=
+check_eq "(k) rank 0 killed: exit 1" 1 "$rc"
+check "(k) rank 0 killed: said" grep -q '^timelinefs-hosts-run: rank 0 ended without its exit status' "$T/k.err"
+check "(k) nothing mounted, no process left" released 50
 
 # ------------------------------------------------------------ (h)
 # rank 2 cannot mount (a bad -o inject of its own): it is incomplete with

@@ -254,6 +254,17 @@ rc=0
 check_eq "then without --experiment: b's own run only" \
 	"0|$B: 1 run added, 1 already merged" "$rc|$(sed 's/ (.*//' "$T/out" | paste -sd '|')"
 
+# an OUT that is another program's SQLite database: refused, untouched
+# (the schema was written into it, exit 0)
+qdb "$T/other.db" "create table notes (x); insert into notes values ('mine')"
+cp "$T/other.db" "$T/other.copy"
+rc=0
+"$MERGE" "$T/other.db" "$B" >"$T/out" 2>&1 || rc=$?
+check_eq "OUT another program's database: exit 1" 1 "$rc"
+check "OUT another program's database: said, naming it" \
+	grep -qF "timelinefs-merge: cannot open database $T/other.db: not a timelinefs database" "$T/out"
+check "OUT another program's database: left as it was" cmp -s "$T/other.db" "$T/other.copy"
+
 rc=0
 "$MERGE" "$OUT" >/dev/null 2>&1 || rc=$?
 check_eq "no input: usage error (2)" 2 "$rc"

@@ -609,6 +609,42 @@ static void test_findmax_einval(void **state)
 	assert_int_equal(eng_findmax_next(&f), 2);
 }
 
+/* A text field from another rank: one that fills its size without a NUL
+ * (read past by %s before) ends within it; control characters blank; a
+ * plain one is kept as it is. */
+static void test_text(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t size;
+		const char *want;
+	} cases[] = {
+	    {"vm", 8, "vm"},
+	    {"abcdefgh", 8, "abcdefg"},
+	    {"a\nb\tc\033d", 16, "a b c d"},
+	    {"del\177x", 8, "del x"},
+	    {"", 4, ""},
+	};
+	char buf[16];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		memset(buf, 'Z', sizeof(buf));
+		memcpy(buf, cases[i].in,
+		       strlen(cases[i].in) < cases[i].size
+			   ? strlen(cases[i].in) + 1
+			   : cases[i].size);
+		eng_hosts_text(buf, cases[i].size);
+		assert_string_equal(buf, cases[i].want);
+		assert_true(strlen(buf) < cases[i].size);
+	}
+	/* size 0: nothing written */
+	buf[0] = 'Q';
+	eng_hosts_text(buf, 0);
+	assert_int_equal(buf[0], 'Q');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -623,6 +659,7 @@ int main(void)
 	    cmocka_unit_test(test_findmax_limits),
 	    cmocka_unit_test(test_findmax_cases),
 	    cmocka_unit_test(test_findmax_einval),
+	    cmocka_unit_test(test_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

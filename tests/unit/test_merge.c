@@ -381,19 +381,46 @@ static void test_host_rule(void **state)
 	/* a again: its row knows less, the complete one stays */
 	merge_ok(h, a, &st);
 	assert_int_equal(st.hosts_updated, 0);
-	assert_int_equal(hosts_mark_incomplete(h, 1, 2, "ws2",
-					       "cannot mount "
-					       "/mnt/x: EACCES",
-					       NULL),
-			 0);
+	/* rank 2's database never came: its row is what rank 0 measured
+	 * (the start's clock, its machine, boot and sync), kept whole;
+	 * rank 1's own row keeps what it knows, its measurement too */
+	{
+		struct hosts_host x = {
+		    .experiment_id = 1,
+		    .rank = 2,
+		    .name = "ws2",
+		    .machine_id = "m2",
+		    .boot_id = "b2",
+		    .has_start = 1,
+		    .offset_start_ns = 7,
+		    .rtt_start_ns = 30,
+		    .t_start_ns = 100,
+		    .sync = "unsynchronized",
+		    .sync_error_us = 16,
+		    .reason = "cannot mount /mnt/x: EACCES",
+		};
+
+		assert_int_equal(hosts_mark_incomplete(h, &x, NULL), 0);
+		x.rank = 1;
+		x.name = "ws1";
+		x.reason = "no answer at the end";
+		x.offset_start_ns = 99;
+		assert_int_equal(hosts_mark_incomplete(h, &x, NULL), 0);
+	}
 	hosts_db_close(h);
 	assert_string_equal(q(out, "SELECT group_concat(rank || ' ' || name || "
 				   "' ' || complete || ' ' || coalesce(reason, "
 				   "'-') || ' ' || coalesce(offset_end_ns, "
-				   "'-') || ' ' || coalesce(sync, '-'), '|') "
+				   "'-') || ' ' || coalesce(sync, '-') || ' ' "
+				   "|| coalesce(machine_id, '-') || ' ' || "
+				   "coalesce(boot_id, '-') || ' ' || "
+				   "coalesce(offset_start_ns, '-') || ' ' || "
+				   "coalesce(rtt_start_ns, '-') || ' ' || "
+				   "coalesce(sync_error_us, '-'), '|') "
 				   "FROM host ORDER BY rank"),
-			    "1 ws1 1 - 6 synchronized|2 ws2 0 cannot mount "
-			    "/mnt/x: EACCES - -");
+			    "1 ws1 0 no answer at the end 6 synchronized m1 b2 "
+			    "5 40 16|2 ws2 0 cannot mount /mnt/x: EACCES - "
+			    "unsynchronized m2 b2 7 30 16");
 	/* the experiment once, the end and verdict of the one that had them */
 	assert_string_equal(q(out, "SELECT count(*) || ' ' || ended_at || ' ' "
 				   "|| verdict FROM experiment"),
@@ -769,6 +796,112 @@ static void tag_experiment(const char *path, const char *uuid, int step)
 	hosts_db_close(h);
 }
 
+/* Crafted databases, as an attacker would hand them over: an input whose
+ * ids are near INT64_MAX (merged, they overflowed to REAL and every later
+ * merge failed "datatype mismatch"), inputs of user_version -5 and 0, an
+ * input whose experiment or host table has lost a column (its rows were
+ * skipped as if of an older schema): refused naming the file, the target
+ * unchanged and a good input still merging after them.  A target that is
+ * another program's SQLite database, or of user_version -5, is refused
+ * at open and left as it was. */
+static void test_crafted(void **state)
+{
+	struct tmp *t = *state;
+	const char *a = path_of(t, "a.db"), *out = path_of(t, "out.db");
+	static const struct {
+		const char *name, *sql, *why;
+	} cases[] = {
+	    {"big.db",
+	     "UPDATE stream SET run_id = 9223372036854775000;"
+	     "UPDATE timeline SET run_id = 9223372036854775000;"
+	     "UPDATE bench_step SET run_id = 9223372036854775000;"
+	     "UPDATE run_env SET run_id = 9223372036854775000;"
+	     "UPDATE run SET id = 9223372036854775000",
+	     "run ids out of range"},
+	    {"neg.db", "UPDATE access SET id = -id", "access ids out of range"},
+	    {"minus5.db", "PRAGMA user_version = -5", "schema version -5"},
+	    {"zero.db", "PRAGMA user_version = 0", "schema version 0"},
+	    {"noid.db",
+	     "PRAGMA legacy_alter_table = ON; ALTER TABLE experiment RENAME "
+	     "COLUMN id TO eid",
+	     "experiment"},
+	    {"norank.db",
+	     "PRAGMA legacy_alter_table = ON; ALTER TABLE host RENAME COLUMN "
+	     "rank TO rnk",
+	     "host"},
+	};
+	struct hosts_merge_stats st;
+	struct hosts_db *h;
+	char *err, before[64];
+	size_t i;
+
+	make_run(a, "ws1", NULL, 2, 10, 1);
+	tag_experiment(a, EXP, 1);
+	h = open_db(out);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *p = path_of(t, cases[i].name);
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "cp %s %s", a, p);
+		assert_int_equal(system(cmd), 0);
+		raw(p, cases[i].sql);
+		snprintf(before, sizeof(before), "%s",
+			 q(out, "SELECT count(*) || ' ' || (SELECT count(*) "
+				"FROM host) || ' ' || (SELECT count(*) FROM "
+				"experiment) FROM run"));
+		err = NULL;
+		if (hosts_merge(h, p, &st, &err) == 0)
+			fail_msg("%s merged", cases[i].name);
+		assert_non_null(err);
+		if (strncmp(err, "cannot merge ", 13) &&
+		    strncmp(err, p, strlen(p)))
+			fail_msg("%s: message '%s'", cases[i].name, err);
+		if (!strstr(err, p) || !strstr(err, cases[i].why))
+			fail_msg("%s: message '%s'", cases[i].name, err);
+		free(err);
+		assert_string_equal(q(out, "SELECT count(*) || ' ' || (SELECT "
+					   "count(*) FROM host) || ' ' || "
+					   "(SELECT count(*) FROM experiment) "
+					   "FROM run"),
+				    before);
+	}
+	/* a good input merges after them, and again its ids are integers */
+	merge_ok(h, a, &st);
+	assert_int_equal(st.runs_added, 1);
+	assert_int_equal(st.hosts_added, 3);
+	hosts_db_close(h);
+	assert_string_equal(q(out, "SELECT group_concat(DISTINCT typeof(id)) "
+				   "FROM run"),
+			    "integer");
+
+	/* targets: another program's database, a version below 1 */
+	{
+		const char *other = path_of(t, "other.db");
+		const char *m5 = path_of(t, "m5.db");
+
+		raw(other, "CREATE TABLE t (x); INSERT INTO t VALUES (1)");
+		err = NULL;
+		assert_int_equal(hosts_db_open(other, &h, &err), -EINVAL);
+		assert_non_null(err);
+		if (!strstr(err, other) ||
+		    !strstr(err, "not a timelinefs database"))
+			fail_msg("other: message '%s'", err);
+		free(err);
+		assert_int_equal(qi(other, "SELECT count(*) FROM "
+					   "sqlite_schema"),
+				 1);
+		make_run(m5, "ws1", NULL, 1, 1, 1);
+		raw(m5, "PRAGMA user_version = -5");
+		err = NULL;
+		assert_int_equal(hosts_db_open(m5, &h, &err), -EINVAL);
+		assert_non_null(err);
+		if (!strstr(err, "schema version -5"))
+			fail_msg("m5: message '%s'", err);
+		free(err);
+		assert_int_equal(qi(m5, "PRAGMA user_version"), -5);
+	}
+}
+
 /* A host's database that holds two experiments and a plain mount's run,
  * merged one experiment at a time (hosts_merge_experiment): each takes
  * its experiment, host, share rows and its run only; again, nothing; the
@@ -926,7 +1059,7 @@ int main(void)
 	    TMP_TEST(test_merge_twice), TMP_TEST(test_host_rule),
 	    TMP_TEST(test_steps),	TMP_TEST(test_shares),
 	    TMP_TEST(test_old_schema),	TMP_TEST(test_bad_input),
-	    TMP_TEST(test_experiment),
+	    TMP_TEST(test_experiment),	TMP_TEST(test_crafted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
