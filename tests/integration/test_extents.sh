@@ -5,7 +5,9 @@
 # inside a group of pictures, cut to another: the access rows of a full
 # read are, in order, per frame: where a run of the media starts, the
 # frames its decoder needs (dep 1, from the group's key frame, in decode
-# order), then the video frame, then the audio's extents (its samples in
+# order, each packet once: a P frame shown after B frames is read ahead of
+# its turn, dep 1, and not again at its turn), then the video frame, then
+# the audio's extents (its samples in
 # the container's chunks, adjacent ones joined), each (offset, length) as
 # ffprobe -show_packets gives them, computed here independently.  The
 # timeline file is the sum of the real sizes, and its bytes are the media's
@@ -33,7 +35,7 @@ ffprobe -v error -select_streams 1 -show_entries packet=pts,duration,pos,size \
 	-of csv=p=0 "$M/b.mov" >"$T/a.csv"
 
 # the rows a full read must make, "frame|track|offset|length|dep"
-python3 - "$T/v.csv" "$T/a.csv" >"$T/want" <<'EOF'
+python3 - "$T/v.csv" "$T/a.csv" "$T/played" >"$T/want" <<'EOF'
 import sys
 v = [l.strip().split(',') for l in open(sys.argv[1]) if l.strip()]
 dec = [(int(p[0]), int(p[1]), int(p[2]), 'K' in p[3]) for p in v]  # pts size pos key
@@ -46,16 +48,23 @@ for l in open(sys.argv[2]):
 a.sort()
 segs = [(5, 0, 10), (20, 10, 10)]  # src, rec, frames
 prev = None
+nxt = 0         # the decoder's next packet, in decode order
+played = open(sys.argv[3], 'w')
 for src, rec, n in segs:
     for k in range(rec, rec + n):
         j = src + k - rec
         d = pres[j]
         if prev != j - 1:
-            key = max(i for i in range(d + 1) if dec[i][3])
-            for i in range(key, d):
-                print('%d|V|%d|%d|1' % (k, dec[i][2], dec[i][1]))
+            nxt = max(i for i in range(d + 1) if dec[i][3])
         prev = j
-        print('%d|V|%d|%d|0' % (k, dec[d][2], dec[d][1]))
+        # each packet once, in decode order: those before d are the
+        # frame's dependencies (or frames shown later, read ahead: dep);
+        # a frame read ahead earlier is not read again at its turn
+        while nxt <= d:
+            print('%d|V|%d|%d|%d' % (k, dec[nxt][2], dec[nxt][1],
+                                     0 if nxt == d else 1))
+            nxt += 1
+        played.write('%d %d\n' % (dec[d][2], dec[d][1]))
         # 96000 bytes a second at 25 fps: 1920 samples of 2 bytes a frame
         s, e, ext = 1920 * j, 1920 * (j + 1), []
         for pts, dur, size, pos in a:
@@ -69,6 +78,7 @@ for src, rec, n in segs:
                 ext.append([off, ln])
         for off, ln in ext:
             print('%d|A1|%d|%d|0' % (k, off, ln))
+            played.write('%d %d\n' % (off, ln))
 EOF
 
 DB=$T/t.db
@@ -82,20 +92,22 @@ q "select frame || '|' || track || '|' || file_offset || '|' || length || '|' ||
 check "rows: every extent and decoding dependency ffprobe gives, in order ($(wc -l <"$T/want") rows)" \
 	cmp -s "$T/want" "$T/rows"
 cmp -s "$T/want" "$T/rows" || diff "$T/want" "$T/rows" | head -10
-check_eq "dependency reads: 5 before media frame 5, 8 before 20 (decode order)" "13" \
-	"$(q "select dep_accesses from stream_summary")"
-check_eq "the file's size is the played extents' (no dependency)" "$size" \
-	"$(q "select sum(length) from access where not dep")"
-# the file's bytes are the media's at those extents
-python3 - "$M/b.mov" "$T/rows" >"$T/want.bin" <<'EOF'
+# the reads before a frame's turn: 5 before media frame 5 and 8 before
+# 20 (from each group's key frame, in decode order), and the P frames
+# shown after B frames, read once ahead of their turn
+check_eq "dependency reads: the model's (decode order, each packet once)" \
+	"$(grep -c '|1$' "$T/want")" "$(q "select dep_accesses from stream_summary")"
+check_eq "the file's size is the played extents'" "$size" \
+	"$(awk '{ n += $2 } END { print n }' "$T/played")"
+# the file's bytes are the media's at the played extents, in edit order
+python3 - "$M/b.mov" "$T/played" >"$T/want.bin" <<'EOF'
 import sys
 f = open(sys.argv[1], 'rb')
 out = sys.stdout.buffer
 for l in open(sys.argv[2]):
-    k, t, off, ln, dep = l.strip().split('|')
-    if dep == '0':
-        f.seek(int(off))
-        out.write(f.read(int(ln)))
+    off, ln = l.split()
+    f.seek(int(off))
+    out.write(f.read(int(ln)))
 EOF
 check "bytes: the media's at every extent" cmp -s "$T/want.bin" "$T/got"
 finish
