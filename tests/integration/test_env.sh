@@ -90,17 +90,29 @@ fi
 check_eq "media_fs_type agrees with stat -f" \
 	"$(stat -f -c %T "$M" | sed 's,ext2/ext3,ext4,')" \
 	"$(envv media_fs_type | sed 's,ext[234],ext4,')"
+# disk_under DEV: the whole disk that holds block device DEV's data: a
+# partition's disk, a loop device's backing file's disk (none where that
+# file is on a file system of no block device: a loop over a tmpfs file)
+disk_under() {
+	if [ -r "/sys/block/$1/loop/backing_file" ]; then
+		under=$(stat -c '%Hd:%Ld' "$(cat "/sys/block/$1/loop/backing_file")")
+		if [ -e "/sys/dev/block/$under" ]; then
+			disk_under "$(basename "$(readlink -f "/sys/dev/block/$under")")"
+		fi
+		return
+	fi
+	pk=$(lsblk -n -d -o PKNAME "/dev/$1" 2>/dev/null || true)
+	echo "${pk:-$1}"
+}
 dev=$(findmnt -n -o MAJ:MIN -T "$M" 2>/dev/null | tr -d ' ' || true)
 if [ -e "/sys/dev/block/$dev" ]; then
 	name=$(basename "$(readlink -f "/sys/dev/block/$dev")")
 	check_eq "media_device: the block device of the mount" "$name" \
 		"$(envv media_device)"
-	disk=$name
-	pk=$(lsblk -n -d -o PKNAME "/dev/$name" 2>/dev/null || true)
-	[ -z "$pk" ] || disk=$pk
+	disk=$(disk_under "$name")
 	case $(envv media_disk) in
-	*"$disk"*) ok "media_disk holds the whole disk $disk" ;;
-	*) not_ok "media_disk '$(envv media_disk)' lacks $disk" ;;
+	*"$disk"*) ok "media_disk holds the whole disk '$disk'" ;;
+	*) not_ok "media_disk '$(envv media_disk)' lacks '$disk'" ;;
 	esac
 	if [ -r "/sys/block/$disk/queue/scheduler" ] && [ "$disk" = "$(envv media_disk)" ]; then
 		check_eq "media_io_scheduler: the [chosen] one" \
@@ -179,8 +191,13 @@ if command -v losetup >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null 2>&1 &&
 	check_eq "loop media: device, file, disk under it" \
 		"$lname|$T/img|$disk" \
 		"$(envv media_device)|$(envv media_loop_file)|$(envv media_disk)"
+	sched='' rot=''
+	if [ -n "$disk" ]; then
+		sched=$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$disk/queue/scheduler")
+		rot=$(cat "/sys/block/$disk/queue/rotational")
+	fi
 	check_eq "loop media: the disk's scheduler and rotational, the loop's read_ahead_kb" \
-		"$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$disk/queue/scheduler")|$(cat "/sys/block/$disk/queue/rotational")|$(cat "/sys/block/$lname/queue/read_ahead_kb")" \
+		"$sched|$rot|$(cat "/sys/block/$lname/queue/read_ahead_kb")" \
 		"$(envv media_io_scheduler)|$(envv media_rotational)|$(envv media_read_ahead_kb)"
 	check_eq "loop media: fs type and mount point" "ext4|$T/loopmnt" \
 		"$(envv media_fs_type)|$(envv media_mount_point)"
