@@ -43,11 +43,13 @@
  * requests per stream for hundreds of streams; non-root mounts are capped
  * by the kernel at /sys/module/fuse/parameters/max_user_bgreq. */
 #define FS_MAX_BACKGROUND 1024
-/* Worker threads of the multi-threaded loop, whatever -o max_threads=
- * and max_idle_threads= say: paced readers sleep in their worker until a
- * frame is due, so every blocked reader holds one thread. */
+/* Defaults of -o max_idle_threads= and max_threads=, the worker threads
+ * of the multi-threaded loop: paced readers sleep in their worker until a
+ * frame is due, so every blocked reader holds one thread.  At most
+ * FS_THREADS_MAX (a typo, not a machine: each has a stack). */
 #define FS_IDLE_THREADS 64
 #define FS_MAX_THREADS 512
+#define FS_THREADS_MAX 100000
 /* Iovecs per read reply: writev takes IOV_MAX (1024) and fuse_reply_iov
  * adds the header's.  A 1 MiB request of 800-byte audio frames spans
  * 1310 frames: the player copies what does not fit (cfg.max_pieces). */
@@ -89,6 +91,8 @@ struct fs_config {
 	char *stream_mem_arg;	/* -o stream_mem= as given */
 	char *stream_files_arg;
 	char *frames_in_flight_arg;
+	char *max_threads_arg;
+	char *max_idle_threads_arg;
 	unsigned buffer;
 	unsigned readahead_kb;
 	unsigned hold;		/* -o hold=: rows held in a database outage */
@@ -96,6 +100,11 @@ struct fs_config {
 	uint64_t stream_mem;	/* -o stream_mem=: bytes a stream may take */
 	unsigned stream_files;	/* -o stream_files=: media fds per stream */
 	unsigned frames_in_flight; /* -o frames_in_flight=: 1..64 */
+	/* -o max_threads=, max_idle_threads=: libfuse's, parsed here and
+	 * handed to its loop (fuse_loop_cfg), where its own parser would
+	 * take them and the daemon not use them */
+	unsigned max_threads;
+	unsigned max_idle_threads;
 	int direct_io;
 	int strict;
 	int show_help;

@@ -771,8 +771,8 @@ int main(int argc, char *argv[])
 		fuse_loop_cfg_set_clone_fd(lc, opts.clone_fd);
 		/* Paced readers sleep in their worker until a frame is due:
 		 * every blocked reader holds one thread, so allow plenty. */
-		fuse_loop_cfg_set_idle_threads(lc, FS_IDLE_THREADS);
-		fuse_loop_cfg_set_max_threads(lc, FS_MAX_THREADS);
+		fuse_loop_cfg_set_idle_threads(lc, fs.cfg.max_idle_threads);
+		fuse_loop_cfg_set_max_threads(lc, fs.cfg.max_threads);
 		ret = fuse_session_loop_mt(fs.se, lc);
 	}
 	ret = ret < 0 ? 1 : 0;

@@ -49,6 +49,8 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("stream_mem=%s", stream_mem_arg, 0),
 	FS_OPT("stream_files=%s", stream_files_arg, 0),
 	FS_OPT("frames_in_flight=%s", frames_in_flight_arg, 0),
+	FS_OPT("max_threads=%s", max_threads_arg, 0),
+	FS_OPT("max_idle_threads=%s", max_idle_threads_arg, 0),
 	FS_OPT("ingest=%s", ingest, 0),
 	FS_OPT("ingest_buffer=%s", ingest_buffer_arg, 0),
 	FS_OPT("ingest_write=%s", ingest_write, 0),
@@ -181,8 +183,20 @@ void fs_usage(const char *prog)
 	       "    -o rank=R             the MPI rank of this host, with experiment=\n"
 	       "                          (none)\n"
 	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
-	printf("general options:\n");
-	fuse_cmdline_help();
+	/* libfuse's fuse_cmdline_help() would give its own defaults of the
+	 * loop's threads (10, -1), not the ones the daemon runs with */
+	printf("general options:\n"
+	       "    -h   --help            print help\n"
+	       "    -V   --version         print version\n"
+	       "    -d   -o debug          enable debug output (implies -f)\n"
+	       "    -f                     foreground operation\n"
+	       "    -s                     disable multi-threaded operation\n"
+	       "    -o clone_fd            use a separate FUSE device fd for each thread\n"
+	       "                           (may improve performance)\n"
+	       "    -o max_idle_threads=N  worker threads kept when idle (%u)\n"
+	       "    -o max_threads=N       most worker threads: a paced reader waiting\n"
+	       "                           for its frame holds one (%u, at most %u)\n",
+	       FS_IDLE_THREADS, FS_MAX_THREADS, FS_THREADS_MAX);
 	fuse_lowlevel_help();
 }
 
@@ -245,6 +259,8 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->stream_mem = ENG_PLAYER_MEM_DEFAULT;
 	cfg->stream_files = ENG_PLAYER_FILES_DEFAULT;
 	cfg->frames_in_flight = 1;
+	cfg->max_threads = FS_MAX_THREADS;
+	cfg->max_idle_threads = FS_IDLE_THREADS;
 	cfg->ingest_buffer = FS_INGEST_BUFFER;
 	cfg->ingest_reserve_bytes = FS_INGEST_RESERVE;
 	cfg->rank = -1;
@@ -706,6 +722,20 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 			   ENG_PLAYER_IN_FLIGHT_MAX, "frames",
 			   &cfg->frames_in_flight, diag) < 0)
 		return -1;
+	if (parse_uint_opt("max_threads", cfg->max_threads_arg, 1,
+			   FS_THREADS_MAX, "threads", &cfg->max_threads,
+			   diag) < 0 ||
+	    parse_uint_opt("max_idle_threads", cfg->max_idle_threads_arg, 0,
+			   FS_THREADS_MAX, "threads", &cfg->max_idle_threads,
+			   diag) < 0)
+		return -1;
+	if (cfg->max_idle_threads > cfg->max_threads) {
+		eng_diag_add(diag, "timelinefs", 0, "max_idle_threads=%u is "
+			     "more than max_threads=%u: give at most as many "
+			     "idle threads as threads", cfg->max_idle_threads,
+			     cfg->max_threads);
+		return -1;
+	}
 	if (parse_ingest_options(cfg, diag) < 0)
 		return -1;
 	if (parse_hosts_options(cfg, diag) < 0)
@@ -747,7 +777,7 @@ int fs_config_each(const struct fs_config *cfg,
 		   void *ctx)
 {
 	char buffer[16], ra[16], hold[16], mb[16], smem[24], sfiles[16];
-	char fif[16], ibuf[16], rank[16];
+	char fif[16], ibuf[16], rank[16], mt[16], mit[16];
 	const char *const v[][2] = {
 		{ "db", cfg->db },
 		{ "label", cfg->label ? cfg->label : "" },
@@ -772,6 +802,8 @@ int fs_config_each(const struct fs_config *cfg,
 		{ "stream_mem", smem },
 		{ "stream_files", sfiles },
 		{ "frames_in_flight", fif },
+		{ "max_threads", mt },
+		{ "max_idle_threads", mit },
 		{ "ingest", cfg->ingest_preset ? cfg->ingest_preset : "off" },
 		{ "ingest_buffer", ibuf },
 		{ "ingest_write", cfg->ingest_write ? cfg->ingest_write :
@@ -797,6 +829,8 @@ int fs_config_each(const struct fs_config *cfg,
 	snprintf(smem, sizeof(smem), "%" PRIu64, cfg->stream_mem);
 	snprintf(sfiles, sizeof(sfiles), "%u", cfg->stream_files);
 	snprintf(fif, sizeof(fif), "%u", cfg->frames_in_flight);
+	snprintf(mt, sizeof(mt), "%u", cfg->max_threads);
+	snprintf(mit, sizeof(mit), "%u", cfg->max_idle_threads);
 	snprintf(ibuf, sizeof(ibuf), "%u", cfg->ingest_buffer);
 	if (cfg->rank >= 0)
 		snprintf(rank, sizeof(rank), "%d", cfg->rank);
@@ -830,6 +864,8 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->stream_mem_arg);
 	free(cfg->stream_files_arg);
 	free(cfg->frames_in_flight_arg);
+	free(cfg->max_threads_arg);
+	free(cfg->max_idle_threads_arg);
 	free(cfg->ingest);
 	free(cfg->ingest_buffer_arg);
 	free(cfg->ingest_write);
