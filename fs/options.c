@@ -389,6 +389,22 @@ static int parse_uint_opt(const char *name, const char *v, unsigned lo,
 	return 0;
 }
 
+/* "-o NAME=BYTES": a size above 0 into *out, or a message naming the
+ * option with an example. */
+static int parse_bytes_opt(const char *name, const char *v,
+			   const char *example, uint64_t *out,
+			   struct eng_diag *diag)
+{
+	if (!v)
+		return 0;
+	if (eng_parse_size(v, out) < 0 || *out == 0) {
+		eng_diag_add(diag, "timelinefs", 0, "bad %s '%s': expected "
+			     "bytes, e.g. %s", name, v, example);
+		return -1;
+	}
+	return 0;
+}
+
 /* "0.5", "1.25s", "0": seconds to the millisecond, at most max_ms, into
  * *ms; or a message naming the option. */
 static int parse_seconds_opt(const char *name, const char *v, unsigned max_ms,
@@ -803,20 +819,11 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 	if (parse_uint_opt("readahead", cfg->readahead_arg, 0, 1024 * 1024,
 			   "KiB", &cfg->readahead_kb, diag) < 0)
 		return -1;
-	if (cfg->stream_mem_arg &&
-	    (eng_parse_size(cfg->stream_mem_arg, &cfg->stream_mem) < 0 ||
-	     cfg->stream_mem == 0)) {
-		eng_diag_add(diag, "timelinefs", 0, "bad stream_mem '%s': "
-			     "expected bytes, e.g. 256Mi", cfg->stream_mem_arg);
+	if (parse_bytes_opt("stream_mem", cfg->stream_mem_arg, "256Mi",
+			    &cfg->stream_mem, diag) < 0 ||
+	    parse_bytes_opt("streams_mem", cfg->streams_mem_arg, "4Gi",
+			    &cfg->streams_mem, diag) < 0)
 		return -1;
-	}
-	if (cfg->streams_mem_arg &&
-	    (eng_parse_size(cfg->streams_mem_arg, &cfg->streams_mem) < 0 ||
-	     cfg->streams_mem == 0)) {
-		eng_diag_add(diag, "timelinefs", 0, "bad streams_mem '%s': "
-			     "expected bytes, e.g. 4Gi", cfg->streams_mem_arg);
-		return -1;
-	}
 	if (parse_uint_opt("stream_files", cfg->stream_files_arg, 1,
 			   1024 * 1024, "files", &cfg->stream_files, diag) < 0)
 		return -1;

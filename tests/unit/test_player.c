@@ -1982,6 +1982,21 @@ static void test_fill_schedule(void **state)
 	eng_tl_free(tl);
 }
 
+/* A first read of frame a at t with a preroll of 5: frames a .. a + 5
+ * are loaded at once, the next one is issued a frame period later. */
+static void preroll_burst(struct eng_player *p, const struct eng_timeline *tl,
+			  const unsigned char *want, int64_t a, uint64_t t)
+{
+	uint64_t next = 0;
+	int k;
+
+	assert_int_equal(try_frame(p, tl, want, a), -EAGAIN);
+	for (k = 0; k < 6; k++)
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+	assert_int_equal(next, t + 40 * MS);
+}
+
 /* A preroll: a player reads its first frames at once, then stays that many
  * frames ahead of the clock, as an application prerolls before it plays.
  * Frames 0..4 are issued at the first read, a burst; frame k >= 5 at
@@ -2009,12 +2024,8 @@ static void test_fill_preroll(void **state)
 	p = new_player(tl, &cfg);
 	f->now += 7 * MS;
 	t0 = f->now;
-	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
 	/* the burst: 5 frames at t0, then frame 5 at t0 */
-	for (k = 0; k < 6; k++)
-		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
-	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
-	assert_int_equal(next, t0 + 40 * MS);
+	preroll_burst(p, tl, want, 0, t0);
 	for (k = 0; k < 6; k++)
 		assert_int_equal(try_frame(p, tl, want, k), 1000);
 	for (k = 6; k < 20; k++) {
@@ -2036,11 +2047,7 @@ static void test_fill_preroll(void **state)
 	/* a seek to 30 prerolls again: 30..34 at once, 35 at its time */
 	f->now += 1000 * MS;
 	t1 = f->now;
-	assert_int_equal(try_frame(p, tl, want, 30), -EAGAIN);
-	for (k = 0; k < 6; k++)
-		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
-	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
-	assert_int_equal(next, t1 + 40 * MS);
+	preroll_burst(p, tl, want, 30, t1);
 	for (k = 30; k < 36; k++) {
 		const struct eng_access *a = &f->log.a[20 + k - 30];
 
