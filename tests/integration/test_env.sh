@@ -146,7 +146,7 @@ check_eq "libfuse's options: -s, clone_fd, threads in effect" "off|off|64|512" \
 "$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 \
 	--min-seconds 2 --max-seconds 2 --video-rate 1M "$T/m2" >/dev/null
 mount_fs "$T/m2" "$T/mnt" -o db="$DB",label=threads,backing=buffered,direct_io,max_threads=3,max_idle_threads=2
-idle=$(ls "/proc/$DAEMON/task" | wc -l)
+idle=$(find "/proc/$DAEMON/task" -mindepth 1 -maxdepth 1 | wc -l)
 pids=
 for i in 1 2 3 4 5 6 7 8; do
 	dd if="$T/mnt/timeline01" of=/dev/null bs=4k status=none &
@@ -155,7 +155,7 @@ done
 most=0
 i=0
 while [ $i -lt 40 ]; do
-	n=$(ls "/proc/$DAEMON/task" 2>/dev/null | wc -l)
+	n=$(find "/proc/$DAEMON/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
 	[ "$n" -gt "$most" ] && most=$n
 	sleep 0.025
 	i=$((i + 1))
