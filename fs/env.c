@@ -459,11 +459,8 @@ int fs_env_record(struct store *st, const struct fs_config *cfg,
 		put(&e, "opt.single_threaded", "%s",
 		    fo->singlethread ? "on" : "off");
 		put(&e, "opt.clone_fd", "%s", fo->clone_fd ? "on" : "off");
-		/* in effect: main sets them, not -o max_threads= */
-		put(&e, "opt.max_idle_threads", "%u",
-		    fo->singlethread ? 0 : FS_IDLE_THREADS);
-		put(&e, "opt.max_threads", "%u",
-		    fo->singlethread ? 1 : FS_MAX_THREADS);
+		/* -o max_threads= and max_idle_threads= are the config's
+		 * (fs_config_each), in effect unless -s */
 	}
 	return e.rc;
 }

@@ -43,11 +43,18 @@
  * requests per stream for hundreds of streams; non-root mounts are capped
  * by the kernel at /sys/module/fuse/parameters/max_user_bgreq. */
 #define FS_MAX_BACKGROUND 1024
-/* Worker threads of the multi-threaded loop, whatever -o max_threads=
- * and max_idle_threads= say: paced readers sleep in their worker until a
- * frame is due, so every blocked reader holds one thread. */
+/* Defaults of -o max_idle_threads= and max_threads=, the worker threads
+ * of the multi-threaded loop: paced readers sleep in their worker until a
+ * frame is due, so every blocked reader holds one thread.  At most
+ * FS_THREADS_MAX (a typo, not a machine: each has a stack). */
 #define FS_IDLE_THREADS 64
 #define FS_MAX_THREADS 512
+#define FS_THREADS_MAX 100000
+/* Default and most of -o preroll= (ms): what mpv, ffplay, ffmpeg -re and
+ * GStreamer need to start playing a movie at once (docs/playback.md
+ * "Players as readers"); 10 s is a typo's bound. */
+#define FS_PREROLL_MS 500
+#define FS_PREROLL_MAX_MS 10000
 /* Iovecs per read reply: writev takes IOV_MAX (1024) and fuse_reply_iov
  * adds the header's.  A 1 MiB request of 800-byte audio frames spans
  * 1310 frames: the player copies what does not fit (cfg.max_pieces). */
@@ -87,15 +94,30 @@ struct fs_config {
 	char *hold_arg;		/* -o hold= as given, parsed into hold */
 	char *max_background_arg;
 	char *stream_mem_arg;	/* -o stream_mem= as given */
+	char *streams_mem_arg;	/* -o streams_mem= as given */
 	char *stream_files_arg;
 	char *frames_in_flight_arg;
+	char *max_threads_arg;
+	char *preroll_arg;
+	char *max_idle_threads_arg;
 	unsigned buffer;
 	unsigned readahead_kb;
 	unsigned hold;		/* -o hold=: rows held in a database outage */
 	unsigned max_background; /* -o max_background=: see fs_init */
 	uint64_t stream_mem;	/* -o stream_mem=: bytes a stream may take */
+	/* -o streams_mem=: bytes all open streams of the mount may take
+	 * together (fs_stream.mem); default half the machine's memory */
+	uint64_t streams_mem;
 	unsigned stream_files;	/* -o stream_files=: media fds per stream */
 	unsigned frames_in_flight; /* -o frames_in_flight=: 1..64 */
+	/* -o max_threads=, max_idle_threads=: libfuse's, parsed here and
+	 * handed to its loop (fuse_loop_cfg), where its own parser would
+	 * take them and the daemon not use them */
+	/* -o preroll=: how far a player of NAME.mov may read ahead of its
+	 * stream's clock (eng_player_config.preroll), in ms */
+	unsigned preroll_ms;
+	unsigned max_threads;
+	unsigned max_idle_threads;
 	int direct_io;
 	int strict;
 	int show_help;
@@ -185,6 +207,8 @@ struct fs_stream {
 	 * reply, and release must not free what a read still touches. */
 	pthread_mutex_t busy;
 	struct fuse_bufvec *bv;	/* zero-copy replies (fs->zc), ENG_ZC_MAX_SLOTS */
+	uint64_t mem;		/* eng_player_mem of its player, counted in
+				 * fs->streams_mem until it closes */
 };
 
 /* The tick rate measured (config_hz_measured) on a thread of its own, so
@@ -273,8 +297,16 @@ struct fs {
 	struct fs_file *files;
 	size_t nfiles;
 	uint64_t mount_time;	/* wall clock seconds, for st_mtime */
-	pthread_mutex_t lock;	/* streams list, fs_file.cached_open */
+	pthread_mutex_t lock;	/* streams list, fs_file.cached_open,
+				 * streams_mem and the refusals below */
 	struct fs_stream streams; /* list head */
+	/* Bytes the open streams take (their fs_stream.mem, reserved
+	 * before a player is made), within cfg.streams_mem */
+	uint64_t streams_mem;
+	/* Opens refused for it since the last log line, and when that line
+	 * was said (io.now): one a second at most */
+	uint64_t mem_refused;
+	uint64_t mem_said_ns;
 	/* A pipe for a whole 1 MiB reply can be had (main, before the
 	 * mount): libfuse's, or it copies through a buffer per reply. */
 	int pipe_ok;
@@ -325,6 +357,8 @@ int fs_config_each(const struct fs_config *cfg,
 		   int (*fn)(void *ctx, const char *name, const char *value),
 		   void *ctx);
 void fs_usage(const char *prog);
+/* The default -o streams_mem=: half the machine's memory. */
+uint64_t fs_streams_mem_default(void);
 
 /* fs/ops.c */
 extern const struct fuse_lowlevel_ops fs_ops;

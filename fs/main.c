@@ -197,6 +197,17 @@ static int check_stream_mem(struct fs *fs, struct eng_diag *diag)
 	for (i = 0; i < fs->nfiles; i++)
 		eng_player_mem_check(fs->files[i].tl, &pc, fs->cfg.stream_mem,
 				     diag);
+	/* a stream that would not fit all of -o streams_mem never opens */
+	if (!diag->n && fs->cfg.streams_mem < fs->cfg.stream_mem)
+		for (i = 0; i < fs->nfiles; i++)
+			if (eng_player_mem_check(fs->files[i].tl, &pc,
+						 fs->cfg.streams_mem, NULL) < 0)
+				eng_diag_add(diag, fs->files[i].tl->path, 0,
+					     "no stream of this timeline fits "
+					     "streams_mem=%llu; raise -o "
+					     "streams_mem",
+					     (unsigned long long)
+					     fs->cfg.streams_mem);
 	if (!diag->n)
 		return 0;
 	print_refusal(fs, diag);
@@ -829,8 +840,8 @@ int main(int argc, char *argv[])
 		fuse_loop_cfg_set_clone_fd(lc, opts.clone_fd);
 		/* Paced readers sleep in their worker until a frame is due:
 		 * every blocked reader holds one thread, so allow plenty. */
-		fuse_loop_cfg_set_idle_threads(lc, FS_IDLE_THREADS);
-		fuse_loop_cfg_set_max_threads(lc, FS_MAX_THREADS);
+		fuse_loop_cfg_set_idle_threads(lc, fs.cfg.max_idle_threads);
+		fuse_loop_cfg_set_max_threads(lc, fs.cfg.max_threads);
 		ret = fuse_session_loop_mt(fs.se, lc);
 	}
 	ret = ret < 0 ? 1 : 0;

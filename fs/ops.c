@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -365,9 +366,85 @@ static void stream_close(struct fs_stream *s)
 		store_stream_close(s->ss, &t);
 	}
 	eng_player_free(s->player);
+	pthread_mutex_lock(&fs->lock);
+	fs->streams_mem -= s->mem;
+	pthread_mutex_unlock(&fs->lock);
 	pthread_mutex_destroy(&s->busy);
 	free(s->bv);
 	free(s);
+}
+
+/* "1.5 GiB": a log line's figure. */
+static void mib(uint64_t n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));
+}
+
+/*
+ * -o streams_mem: reserve the memory of s's player (pc as it will be
+ * made) within the mount's budget, under fs->lock.  A file server's
+ * window (pc->window: smbd's 16 MiB of reads in flight) is given up
+ * first, saying so: a name any process can take must not cost more than
+ * the budget.  0, or -ENOMEM (nothing reserved) with a log line, at most
+ * one a second, counting the opens refused since the last.
+ */
+static int reserve_mem(struct fs *fs, struct fs_stream *s,
+		       struct eng_player_config *pc)
+{
+	uint64_t need = 0, left, now;
+	char a[32], b[32], c[32];
+	int rc = eng_player_mem(s->file->tl, pc, &need, NULL);
+
+	if (rc < 0)
+		return rc;
+	pthread_mutex_lock(&fs->lock);
+	left = fs->cfg.streams_mem > fs->streams_mem ?
+	       fs->cfg.streams_mem - fs->streams_mem : 0;
+	if (need > left && pc->window) {
+		uint64_t small = 0, win = pc->window;
+
+		pc->window = 0;
+		if (eng_player_mem(s->file->tl, pc, &small, NULL) == 0 &&
+		    small <= left) {
+			mib(need, a, sizeof(a));
+			mib(left, b, sizeof(b));
+			fuse_log(FUSE_LOG_WARNING, "timelinefs: %s by %s[%d]: "
+				 "no %llu MiB window of reads in flight (its "
+				 "stream would take %s, streams_mem has %s "
+				 "left): served as one read at a time\n",
+				 s->name, s->who.comm, (int)s->who.pid,
+				 (unsigned long long)(win >> 20), a, b);
+			need = small;
+		} else {
+			pc->window = win;
+		}
+	}
+	if (need <= left) {
+		fs->streams_mem += need;
+		s->mem = need;
+		pthread_mutex_unlock(&fs->lock);
+		return 0;
+	}
+	fs->mem_refused++;
+	now = fs->io.now(fs->io.ctx);
+	if (fs->mem_said_ns && now - fs->mem_said_ns < 1000000000ULL) {
+		pthread_mutex_unlock(&fs->lock);
+		return -ENOMEM;
+	}
+	mib(need, a, sizeof(a));
+	mib(fs->streams_mem, b, sizeof(b));
+	mib(fs->cfg.streams_mem, c, sizeof(c));
+	fuse_log(FUSE_LOG_ERR, "timelinefs: cannot open %s for %s[%d]: its "
+		 "stream needs %s and the open streams take %s of "
+		 "streams_mem=%s (ENOMEM; %llu open%s refused so); raise -o "
+		 "streams_mem or close a stream\n", s->name, s->who.comm,
+		 (int)s->who.pid, a, b, c,
+		 (unsigned long long)fs->mem_refused,
+		 fs->mem_refused == 1 ? "" : "s");
+	fs->mem_refused = 0;
+	fs->mem_said_ns = now;
+	pthread_mutex_unlock(&fs->lock);
+	return -ENOMEM;
 }
 
 /* A snapshot of the active streams, taken at open so that one read of
@@ -451,14 +528,17 @@ static void stream_detach(struct fs_stream *s)
 		s->file->cached_open[s->movie] = 0;
 }
 
-/* A stream that will not be: give its file's cached mode back, free it
- * (its player already freed) and answer the open with err. */
+/* A stream that will not be: give its file's cached mode and its memory
+ * back, free it (its player already freed) and answer the open with
+ * err. */
 static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 {
 	struct fs *fs = s->fs;
 
 	pthread_mutex_lock(&fs->lock);
 	stream_detach(s);
+	fs->streams_mem -= s->mem;
+	s->mem = 0;
 	pthread_mutex_unlock(&fs->lock);
 	pthread_mutex_destroy(&s->busy);
 	free(s->bv);
@@ -537,11 +617,6 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!fs->cfg.direct_io && !f->cached_open[movie]) {
 		f->cached_open[movie] = 1;
 		s->cached = 1;
-		eng_evict_init(&s->evict,
-			       fs->cfg.pace_v.mode != ENG_PACE_OFF,
-			       eng_player_window(s->who.comm));
-		if (movie)
-			eng_evict_keep_head(&s->evict, f->mov.head_len);
 		fi->direct_io = 0;
 		fi->keep_cache = 0;
 	} else {
@@ -565,8 +640,23 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * from the storage again (seen: 305 frames loaded of 300 in 4 of 9
 	 * unpaced runs of tests/integration/test_cache.sh with 2 MiB pipes). */
 	pc.zero_copy = fs->zc && !s->cached;
-	if (movie)
+	if (movie) {
 		eng_movie_config(&pc);
+		/* a player (the movie's reader) prerolls; dd of NAME reads
+		 * on the clock */
+		pc.preroll = eng_player_frames_of(f->tl, (uint64_t)
+						  fs->cfg.preroll_ms * 1000000);
+	}
+	rc = reserve_mem(fs, s, &pc);
+	if (rc < 0)
+		return open_failed(req, s, -rc);
+	if (s->cached) {
+		/* with the window the stream got */
+		eng_evict_init(&s->evict, fs->cfg.pace_v.mode != ENG_PACE_OFF,
+			       pc.window);
+		if (movie)
+			eng_evict_keep_head(&s->evict, f->mov.head_len);
+	}
 	if (pc.zero_copy) {
 		/* and one for a movie's header */
 		s->bv = malloc(sizeof(*s->bv) +

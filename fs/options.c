@@ -47,8 +47,12 @@ static const struct fuse_opt fs_opts[] = {
 	FS_OPT("hold=%s", hold_arg, 0),
 	FS_OPT("max_background=%s", max_background_arg, 0),
 	FS_OPT("stream_mem=%s", stream_mem_arg, 0),
+	FS_OPT("streams_mem=%s", streams_mem_arg, 0),
 	FS_OPT("stream_files=%s", stream_files_arg, 0),
 	FS_OPT("frames_in_flight=%s", frames_in_flight_arg, 0),
+	FS_OPT("preroll=%s", preroll_arg, 0),
+	FS_OPT("max_threads=%s", max_threads_arg, 0),
+	FS_OPT("max_idle_threads=%s", max_idle_threads_arg, 0),
 	FS_OPT("ingest=%s", ingest, 0),
 	FS_OPT("ingest_buffer=%s", ingest_buffer_arg, 0),
 	FS_OPT("ingest_write=%s", ingest_write, 0),
@@ -90,8 +94,34 @@ static const struct fuse_opt fs_opts[] = {
 	FUSE_OPT_END
 };
 
+/* What a stream of preset name's timelines takes with the default options
+ * (eng_player_mem, as the mount computes it), "8.9 MiB": -h's figures
+ * come from the code, not from a page. */
+static void preset_mem(const char *name, char *buf, size_t len)
+{
+	struct eng_player_config pc = {
+		.buffer = 8,
+		.pace = { ENG_PACE_REALTIME, 1 },
+		.backing = ENG_BACKING_DIRECT,
+		.max_request = FS_MAX_READ,
+		.max_pieces = FS_IOV_MAX,
+		.filler = 1,
+		.frames_in_flight = 1,
+	};
+	uint64_t n;
+
+	if (eng_player_mem_preset(eng_gen_format_find(name), &pc, &n) < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));
+}
+
 void fs_usage(const char *prog)
 {
+	char seed[24], v210[24];
+
+	preset_mem("seed", seed, sizeof(seed));
+	preset_mem("v210-1080p29.97", v210, sizeof(v210));
 	printf("usage: %s [options] MEDIA_DIR MOUNTPOINT\n\n", prog);
 	printf("Mount the timelines of MEDIA_DIR as files; reading one plays it.\n\n"
 	       "timelinefs options (-o opt[,opt...]), with defaults:\n"
@@ -141,9 +171,15 @@ void fs_usage(const char *prog)
 	       "                          (auto)\n"
 	       "    -o stream_mem=BYTES   memory one open of a timeline may take, its ring:\n"
 	       "                          buffer+2 of its largest frames and 2 MiB more\n"
-	       "                          (8.9 MiB for the seed, 64 MiB for v210 1080p);\n"
+	       "                          (%s for the seed, %s for v210 1080p);\n"
 	       "                          a timeline needing more refuses the mount; N\n"
 	       "                          readers take N times that (256Mi)\n"
+	       "    -o streams_mem=BYTES  memory all open streams may take together: past\n"
+	       "                          it smbd's window is given up, then an open gets\n"
+	       "                          ENOMEM and a log line (half the memory)\n"
+	       "    -o preroll=SECONDS    a reader of NAME.mov gets that much at once and\n"
+	       "                          stays that far ahead of the clock; not NAME's\n"
+	       "                          readers (%u.%03u)\n"
 	       "    -o stream_files=N     clip files one open keeps open; the least\n"
 	       "                          recently used is closed past it (64, fewer\n"
 	       "                          when ulimit -n is below 8256: 1/128 of it)\n"
@@ -181,9 +217,22 @@ void fs_usage(const char *prog)
 	       "                          the database holds (none)\n"
 	       "    -o rank=R             the MPI rank of this host, with experiment=\n"
 	       "                          (none)\n"
-	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n");
-	printf("general options:\n");
-	fuse_cmdline_help();
+	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n",
+	       seed, v210, FS_PREROLL_MS / 1000, FS_PREROLL_MS % 1000);
+	/* libfuse's fuse_cmdline_help() would give its own defaults of the
+	 * loop's threads (10, -1), not the ones the daemon runs with */
+	printf("general options:\n"
+	       "    -h   --help            print help\n"
+	       "    -V   --version         print version\n"
+	       "    -d   -o debug          enable debug output (implies -f)\n"
+	       "    -f                     foreground operation\n"
+	       "    -s                     disable multi-threaded operation\n"
+	       "    -o clone_fd            use a separate FUSE device fd for each thread\n"
+	       "                           (may improve performance)\n"
+	       "    -o max_idle_threads=N  worker threads kept when idle (%u)\n"
+	       "    -o max_threads=N       most worker threads: a paced reader waiting\n"
+	       "                           for its frame holds one (%u, at most %u)\n",
+	       FS_IDLE_THREADS, FS_MAX_THREADS, FS_THREADS_MAX);
 	fuse_lowlevel_help();
 }
 
@@ -236,6 +285,17 @@ static int opt_proc(void *data, const char *arg, int key,
 	return 1;
 }
 
+uint64_t fs_streams_mem_default(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
+
+	/* where the machine does not say, the default stream_mem's 16
+	 * streams */
+	if (pages <= 0 || psz <= 0)
+		return 16 * ENG_PLAYER_MEM_DEFAULT;
+	return (uint64_t)pages * (uint64_t)psz / 2;
+}
+
 static void fs_config_defaults(struct fs_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -244,8 +304,12 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->hold = STORE_DEFAULT_HOLD;
 	cfg->max_background = FS_MAX_BACKGROUND;
 	cfg->stream_mem = ENG_PLAYER_MEM_DEFAULT;
+	cfg->streams_mem = fs_streams_mem_default();
 	cfg->stream_files = ENG_PLAYER_FILES_DEFAULT;
 	cfg->frames_in_flight = 1;
+	cfg->preroll_ms = FS_PREROLL_MS;
+	cfg->max_threads = FS_MAX_THREADS;
+	cfg->max_idle_threads = FS_IDLE_THREADS;
 	cfg->ingest_buffer = FS_INGEST_BUFFER;
 	cfg->ingest_reserve_bytes = FS_INGEST_RESERVE;
 	cfg->rank = -1;
@@ -323,6 +387,69 @@ static int parse_uint_opt(const char *name, const char *v, unsigned lo,
 		return -1;
 	}
 	*out = (unsigned)n;
+	return 0;
+}
+
+/* "-o NAME=BYTES": a size above 0 into *out, or a message naming the
+ * option with an example. */
+static int parse_bytes_opt(const char *name, const char *v,
+			   const char *example, uint64_t *out,
+			   struct eng_diag *diag)
+{
+	if (!v)
+		return 0;
+	if (eng_parse_size(v, out) < 0 || *out == 0) {
+		eng_diag_add(diag, "timelinefs", 0, "bad %s '%s': expected "
+			     "bytes, e.g. %s", name, v, example);
+		return -1;
+	}
+	return 0;
+}
+
+/* "0.5", "1.25s", "0": seconds to the millisecond, at most max_ms, into
+ * *ms; or a message naming the option. */
+static int parse_seconds_opt(const char *name, const char *v, unsigned max_ms,
+			     unsigned *ms, struct eng_diag *diag)
+{
+	char num[16];
+	const char *dot;
+	size_t len, i;
+	int64_t whole = 0, frac = 0;
+	int bad;
+
+	if (!v)
+		return 0;
+	len = strlen(v);
+	if (len && v[len - 1] == 's')
+		len--;
+	bad = len == 0 || len >= sizeof(num);
+	if (!bad) {
+		memcpy(num, v, len);
+		num[len] = '\0';
+		dot = strchr(num, '.');
+		if (dot) {
+			size_t nf = strlen(dot + 1);
+
+			bad = nf == 0 || nf > 3 || dot == num;
+			for (i = 0; !bad && i < nf; i++)
+				bad = !isdigit((unsigned char)dot[1 + i]);
+			if (!bad) {
+				frac = atoi(dot + 1);
+				for (i = nf; i < 3; i++)
+					frac *= 10;
+				num[dot - num] = '\0';
+			}
+		}
+		bad = bad || eng_parse_int(num, &whole) < 0 || whole < 0 ||
+		      whole * 1000 + frac > max_ms;
+	}
+	if (bad) {
+		eng_diag_add(diag, "timelinefs", 0, "bad %s '%s': expected "
+			     "seconds from 0 to %u, to the millisecond, e.g. "
+			     "0.5", name, v, max_ms / 1000);
+		return -1;
+	}
+	*ms = (unsigned)(whole * 1000 + frac);
 	return 0;
 }
 
@@ -693,13 +820,11 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 	if (parse_uint_opt("readahead", cfg->readahead_arg, 0, 1024 * 1024,
 			   "KiB", &cfg->readahead_kb, diag) < 0)
 		return -1;
-	if (cfg->stream_mem_arg &&
-	    (eng_parse_size(cfg->stream_mem_arg, &cfg->stream_mem) < 0 ||
-	     cfg->stream_mem == 0)) {
-		eng_diag_add(diag, "timelinefs", 0, "bad stream_mem '%s': "
-			     "expected bytes, e.g. 256Mi", cfg->stream_mem_arg);
+	if (parse_bytes_opt("stream_mem", cfg->stream_mem_arg, "256Mi",
+			    &cfg->stream_mem, diag) < 0 ||
+	    parse_bytes_opt("streams_mem", cfg->streams_mem_arg, "4Gi",
+			    &cfg->streams_mem, diag) < 0)
 		return -1;
-	}
 	if (parse_uint_opt("stream_files", cfg->stream_files_arg, 1,
 			   1024 * 1024, "files", &cfg->stream_files, diag) < 0)
 		return -1;
@@ -707,6 +832,23 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 			   ENG_PLAYER_IN_FLIGHT_MAX, "frames",
 			   &cfg->frames_in_flight, diag) < 0)
 		return -1;
+	if (parse_seconds_opt("preroll", cfg->preroll_arg, FS_PREROLL_MAX_MS,
+			      &cfg->preroll_ms, diag) < 0)
+		return -1;
+	if (parse_uint_opt("max_threads", cfg->max_threads_arg, 1,
+			   FS_THREADS_MAX, "threads", &cfg->max_threads,
+			   diag) < 0 ||
+	    parse_uint_opt("max_idle_threads", cfg->max_idle_threads_arg, 0,
+			   FS_THREADS_MAX, "threads", &cfg->max_idle_threads,
+			   diag) < 0)
+		return -1;
+	if (cfg->max_idle_threads > cfg->max_threads) {
+		eng_diag_add(diag, "timelinefs", 0, "max_idle_threads=%u is "
+			     "more than max_threads=%u: give at most as many "
+			     "idle threads as threads", cfg->max_idle_threads,
+			     cfg->max_threads);
+		return -1;
+	}
 	if (parse_ingest_options(cfg, diag) < 0)
 		return -1;
 	if (parse_hosts_options(cfg, diag) < 0)
@@ -748,7 +890,8 @@ int fs_config_each(const struct fs_config *cfg,
 		   void *ctx)
 {
 	char buffer[16], ra[16], hold[16], mb[16], smem[24], sfiles[16];
-	char fif[16], ibuf[16], rank[16];
+	char ssmem[24];
+	char fif[16], ibuf[16], rank[16], mt[16], mit[16], pre[16];
 	const char *const v[][2] = {
 		{ "db", cfg->db },
 		{ "label", cfg->label ? cfg->label : "" },
@@ -771,8 +914,12 @@ int fs_config_each(const struct fs_config *cfg,
 		{ "max_background", mb },
 		{ "splice", cfg->splice ? cfg->splice : "auto" },
 		{ "stream_mem", smem },
+		{ "streams_mem", ssmem },
 		{ "stream_files", sfiles },
 		{ "frames_in_flight", fif },
+		{ "preroll", pre },
+		{ "max_threads", mt },
+		{ "max_idle_threads", mit },
 		{ "ingest", cfg->ingest_preset ? cfg->ingest_preset : "off" },
 		{ "ingest_buffer", ibuf },
 		{ "ingest_write", cfg->ingest_write ? cfg->ingest_write :
@@ -796,8 +943,13 @@ int fs_config_each(const struct fs_config *cfg,
 	snprintf(hold, sizeof(hold), "%u", cfg->hold);
 	snprintf(mb, sizeof(mb), "%u", cfg->max_background);
 	snprintf(smem, sizeof(smem), "%" PRIu64, cfg->stream_mem);
+	snprintf(ssmem, sizeof(ssmem), "%" PRIu64, cfg->streams_mem);
 	snprintf(sfiles, sizeof(sfiles), "%u", cfg->stream_files);
 	snprintf(fif, sizeof(fif), "%u", cfg->frames_in_flight);
+	snprintf(mt, sizeof(mt), "%u", cfg->max_threads);
+	snprintf(pre, sizeof(pre), "%u.%03u", cfg->preroll_ms / 1000,
+		 cfg->preroll_ms % 1000);
+	snprintf(mit, sizeof(mit), "%u", cfg->max_idle_threads);
 	snprintf(ibuf, sizeof(ibuf), "%u", cfg->ingest_buffer);
 	if (cfg->rank >= 0)
 		snprintf(rank, sizeof(rank), "%d", cfg->rank);
@@ -829,8 +981,12 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->hold_arg);
 	free(cfg->max_background_arg);
 	free(cfg->stream_mem_arg);
+	free(cfg->streams_mem_arg);
 	free(cfg->stream_files_arg);
 	free(cfg->frames_in_flight_arg);
+	free(cfg->max_threads_arg);
+	free(cfg->preroll_arg);
+	free(cfg->max_idle_threads_arg);
 	free(cfg->ingest);
 	free(cfg->ingest_buffer_arg);
 	free(cfg->ingest_write);

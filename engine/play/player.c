@@ -7,6 +7,7 @@
  * and freeing a player, its stats.  player_i.h says where the rest is.
  */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "media/gen.h"
 #include "play/pieces.h"
 #include "play/player_i.h"
 #include "timeline/layout.h"
@@ -127,6 +129,17 @@ static uint64_t frames_spanned(const struct eng_timeline *tl, uint64_t w)
 	if (r <= 0 || n > (long double)tl->frames + 2)
 		n = (long double)tl->frames + 2;
 	return (uint64_t)n;
+}
+
+unsigned eng_player_frames_of(const struct eng_timeline *tl, uint64_t ns)
+{
+	unsigned __int128 d, n;
+
+	if (!tl || !tl->fps.num || !tl->fps.den)
+		return 0;
+	d = (unsigned __int128)tl->fps.den * ENG_NS_PER_SEC;
+	n = ((unsigned __int128)ns * tl->fps.num + d - 1) / d;
+	return n > UINT_MAX ? UINT_MAX : (unsigned)n;
 }
 
 uint64_t eng_player_window(const char *comm)
@@ -341,6 +354,43 @@ int eng_player_mem_check(const struct eng_timeline *tl,
 		     "rates", need, need_h, slots, frame_h, cfg->buffer, limit,
 		     lim_h);
 	return -EFBIG;
+}
+
+int eng_player_mem_preset(const struct eng_gen_format *f,
+			  const struct eng_player_config *cfg, uint64_t *bytes)
+{
+	struct eng_timeline *tl;
+	char name[16];
+	uint32_t i;
+	int rc = -ENOMEM, t;
+
+	if (!f || !cfg || !bytes)
+		return -EINVAL;
+	tl = eng_tl_new("preset", "preset.tl");
+	if (!tl)
+		return -ENOMEM;
+	tl->fps = f->fps;
+	/* one clip of 100 frames on every track, as timelinefs-gen writes
+	 * the preset's: a picture, else its rate, and its audio */
+	t = f->pic.pix != ENG_PIX_NONE ?
+	    eng_tl_add_picture_track(tl, "V", &f->pic) :
+	    eng_tl_add_track(tl, "V", f->video_rate, 1);
+	for (i = 0; t >= 0 && i < f->audio_tracks; i++) {
+		snprintf(name, sizeof(name), "A%u", (unsigned)(i + 1));
+		t = eng_tl_add_track(tl, name, f->audio_rate, 3);
+	}
+	if (t >= 0)
+		t = eng_tl_clip(tl, "preset", 0);
+	for (i = 0; t >= 0 && i < tl->ntracks; i++)
+		t = eng_tl_add_segment(tl, i, 0, 0, 0, 100, 0);
+	if (t >= 0 && eng_tl_finalize(tl, NULL) == 0)
+		rc = eng_player_mem(tl, cfg, bytes, NULL);
+	else if (t < 0)
+		rc = t;
+	else
+		rc = -EINVAL;
+	eng_tl_free(tl);
+	return rc;
 }
 
 unsigned eng_player_files_default(uint64_t nofile)

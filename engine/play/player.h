@@ -86,7 +86,17 @@ const char *eng_op_name(uint32_t op);
 typedef void (*eng_record_fn)(void *ctx, const struct eng_access *a);
 
 struct eng_player_config {
-	unsigned buffer;	/* frames of lead: due = issue + buffer/fps */
+	unsigned buffer;	/* frames of lead: a frame is due buffer/fps
+				 * after its clock time (its issue time but
+				 * for a preroll) */
+	/* Frames a reader may read ahead of the clock (a player's preroll):
+	 * at each anchoring (the first read, a seek) frames [a, a + preroll)
+	 * are issued at once, a burst, and frame k after them preroll
+	 * frames before its clock time t0 + (k - a)/fps/speed.  Due times
+	 * stay on the clock (t0 + (k - a + buffer)/fps/speed), so a reader
+	 * that reads ahead finishes that much sooner and late frames count
+	 * as without it.  0: issued at their clock time (dd of NAME). */
+	unsigned preroll;
 	struct eng_pace pace;
 	enum eng_backing backing;
 	size_t max_request;	/* largest read the caller will ask for */
@@ -208,6 +218,10 @@ uint64_t eng_player_window(const char *comm);
  * 20000: 155, so 64). */
 unsigned eng_player_files_default(uint64_t nofile);
 
+/* The frames of tl that ns of play take, rounded up (a preroll of 0.5 s
+ * is 13 frames at 25 fps, 15 at 29.97); at most UINT_MAX. */
+unsigned eng_player_frames_of(const struct eng_timeline *tl, uint64_t ns);
+
 #define ENG_ZC_MIN_REQUEST (64 * 1024)
 #define ENG_ZC_MAX_SLOTS 16
 
@@ -251,6 +265,13 @@ int eng_player_mem(const struct eng_timeline *tl,
 int eng_player_mem_check(const struct eng_timeline *tl,
 			 const struct eng_player_config *cfg, uint64_t limit,
 			 struct eng_diag *diag);
+struct eng_gen_format;
+/* eng_player_mem of a timeline of preset f (timelinefs-gen --format:
+ * its picture or video rate, its audio tracks) with cfg: what a stream
+ * of the preset's timelines takes, for the figures -h and the docs give.
+ * 0, -EINVAL (as eng_player_mem) or -ENOMEM. */
+int eng_player_mem_preset(const struct eng_gen_format *f,
+			  const struct eng_player_config *cfg, uint64_t *bytes);
 /* Stop the filler (eng_player_stop), close the player's media fds, free it. */
 void eng_player_free(struct eng_player *p);
 

@@ -279,9 +279,20 @@ static inline uint64_t period_ns(const struct eng_player *p, int64_t k)
 	return v >= 9e18L ? (uint64_t)9e18 : (uint64_t)v;
 }
 
-static inline uint64_t issue_ns(const struct eng_player *p, int64_t k)
+/* Frame k's time on the stream's clock: its presentation is due
+ * cfg.buffer frames after it.  Late frames are counted from here. */
+static inline uint64_t clock_ns(const struct eng_player *p, int64_t k)
 {
 	return p->anchor_ns + period_ns(p, k - p->anchor_frame);
+}
+
+/* When frame k's reads are issued: cfg.preroll frames ahead of its clock
+ * time, so the preroll's frames are all issued at the anchoring, at once
+ * (period_ns is 0 for them), as an application reads before it plays. */
+static inline uint64_t issue_ns(const struct eng_player *p, int64_t k)
+{
+	return p->anchor_ns +
+	       period_ns(p, k - p->anchor_frame - (int64_t)p->cfg.preroll);
 }
 
 /* Frame k was played on the current clock, or on one before it that the

@@ -451,7 +451,7 @@ struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld)
 	l->slot = (size_t)(l->k % (int64_t)p->nslots);
 	l->epoch = p->epoch;
 	l->sched = issue_ns(p, l->k);
-	l->due = l->sched + period_ns(p, p->cfg.buffer);
+	l->due = clock_ns(p, l->k) + period_ns(p, p->cfg.buffer);
 	if (l->k - p->lo == (int64_t)p->nslots)
 		p->lo++;
 	p->loading++;

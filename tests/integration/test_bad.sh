@@ -199,7 +199,7 @@ try_mount "a timeline of 0 bytes is refused, naming the file" \
 
 out=$("$BIN" -h 2>&1) || true
 check "-h lists every option" sh -c '
-	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict max_background= hold= splice= record= stream_mem= stream_files= frames_in_flight= ingest= ingest_buffer= ingest_write= ingest_fsync= ingest_prealloc= ingest_on_drop= ingest_reserve= ingest_replace; do
+	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict max_background= hold= splice= record= stream_mem= streams_mem= preroll= stream_files= frames_in_flight= max_threads= max_idle_threads= ingest= ingest_buffer= ingest_write= ingest_fsync= ingest_prealloc= ingest_on_drop= ingest_reserve= ingest_replace; do
 		echo "$1" | grep -q -- "-o $o" || { echo "missing $o"; exit 1; }
 	done' sh "$out"
 # README's option list is the -h text: every line of it, as -h prints it

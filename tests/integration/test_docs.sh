@@ -47,7 +47,16 @@ done
 n=$(wc -l <README.md)
 check "README.md is under 400 lines ($n)" test "$n" -lt 400
 check "docs/design.md is in the repository" test -s docs/design.md
-# -q: a match is found even where a file is missing (grep exits 2 there)
-check "no document links ../shared" sh -c \
-	'! grep -qs "](\.\./shared\|](\.\./\.\./shared" README.md CHANGELOG.md docs/*.md'
+# Figures the code computes, quoted once each: the seed media's size
+# (timelinefs-gen --format list; pages said 3.51, 3.59 and 3.6 GB) and
+# a seed stream's memory (timelinefs -h, eng_player_mem; the man page said
+# 8.7 MiB, -h 8.9).  Program output quoted in a page (wrote ...) is a run.
+size=$("$GEN" --format list | sed -n 's/^seed .*media \([0-9.]* GB\)$/\1/p')
+check_none "every page gives the seed media's size as timelinefs-gen does ($size)" \
+	"$(grep -nE "24 clips[^.]*[0-9]+(\.[0-9]+)? GB" README.md docs/*.md docs/man/*.1 mount-scripts/timelinefs-bench |
+		grep -v "wrote 24 clips" | grep -vF "$size")"
+mem=$("$BIN" -h | sed -n 's/.*(\([0-9.]* MiB\) for the seed.*/\1/p')
+check_none "every page gives a seed stream's memory as timelinefs -h does ($mem)" \
+	"$(grep -nE "[0-9.]+ MiB for the seed|seed timelines takes [0-9.]+|instead of [0-9.]+ MiB;" README.md docs/*.md docs/man/*.1 |
+		grep -vF "${mem% MiB}")"
 finish

@@ -151,6 +151,36 @@ check_eq "every timelinefs option of -h has a row" \
 check_eq "libfuse's options: -s, clone_fd, threads in effect" "off|off|64|512" \
 	"$(envv opt.single_threaded)|$(envv opt.clone_fd)|$(envv opt.max_idle_threads)|$(envv opt.max_threads)"
 
+# -o max_threads= reaches libfuse's loop (it was parsed and dropped: always
+# 512 threads): 8 paced readers at once each hold a worker while their
+# frames are not due, yet the daemon keeps to 3 workers beside its own
+# threads (main, store, one filler a stream); the run says 3 and 2
+"$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 \
+	--min-seconds 2 --max-seconds 2 --video-rate 1M "$T/m2" >/dev/null
+mount_fs "$T/m2" "$T/mnt" -o db="$DB",label=threads,backing=buffered,direct_io,max_threads=3,max_idle_threads=2
+idle=$(find "/proc/$DAEMON/task" -mindepth 1 -maxdepth 1 | wc -l)
+pids=
+for i in 1 2 3 4 5 6 7 8; do
+	dd if="$T/mnt/timeline01" of=/dev/null bs=4k status=none &
+	pids="$pids $!"
+done
+most=0
+i=0
+while [ $i -lt 40 ]; do
+	n=$(find "/proc/$DAEMON/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+	[ "$n" -gt "$most" ] && most=$n
+	sleep 0.025
+	i=$((i + 1))
+done
+# shellcheck disable=SC2086 # the readers' pids
+wait $pids
+umount_fs "$T/mnt"
+run3=$(q "select max(id) from run")
+check_eq "-o max_threads=3,max_idle_threads=2 in the run" "3|2" \
+	"$(q "select group_concat(value, '|') from (select value from run_env where run_id = $run3 and key in ('opt.max_threads', 'opt.max_idle_threads') order by key desc)")"
+check "-o max_threads=3: at most 3 workers for 8 paced readers ($most threads at most, $idle idle with 1 worker, 8 fillers)" \
+	test "$most" -le $((idle - 1 + 8 + 3))
+
 # timelinefs-report --compare of two real runs whose environments differ:
 # a second mount with other options, its config_hz edited as if it had
 # booted another kernel; the differences come first

@@ -69,6 +69,50 @@ else
 	not_ok "buffer=100 under stream_mem=128Mi mounts"
 fi
 
+# -o streams_mem: one budget for every stream of the mount.  Before it
+# nothing bounded the total, and any process named smbd (prctl
+# PR_SET_NAME, as here) got a 16 MiB window a stream (16 such streams took
+# 362 MB against 118 MB named dd).  need: one dd stream's bytes, from a
+# refusal's figure; the budget holds 2.5 of them: 2 opens fit, the third
+# gets ENOMEM and a log line, a close makes room; a process named smbd
+# beside one stream gets its stream without the window (it would not
+# fit), saying so.
+try_mount "stream_mem=1 says a stream's need" "each stream of this timeline needs" -- \
+	-o stream_mem=1,db="$T/need.db" "$M" "$T/mnt"
+need=$(sed -n 's/.*each stream of this timeline needs \([0-9]*\) bytes.*/\1/p' "$T/out" | head -1)
+if [ -n "$need" ] && mount_fs "$M" "$T/mnt" -o streams_mem=$((need * 5 / 2)),db="$T/sm.db"; then
+	python3 - "$T/mnt/timeline01" >"$T/opens" 2>&1 <<'PY'
+import ctypes, errno, os, sys
+def try_open():
+    try:
+        return os.open(sys.argv[1], os.O_RDONLY)
+    except OSError as e:
+        return -e.errno
+a, b, c = try_open(), try_open(), try_open()
+print("dd-like: %s %s %s" % (a >= 0, b >= 0, errno.errorcode.get(-c, c) if c < 0 else c))
+os.close(b)
+d = try_open()
+print("after a close: %s" % (d >= 0))
+os.close(d)
+ctypes.CDLL(None).prctl(15, b"smbd", 0, 0, 0)
+e = try_open()
+print("as smbd beside one: %s" % (e >= 0))
+for fd in (a, e):
+    if fd >= 0:
+        os.close(fd)
+PY
+	check_eq "streams_mem=2.5 streams: 2 opens, the third ENOMEM, one after a close, smbd's without its window" \
+		"dd-like: True True ENOMEM|after a close: True|as smbd beside one: True" \
+		"$(tr '\n' '|' <"$T/opens" | sed 's/|$//')"
+	umount_fs "$T/mnt"
+	check "the refusal's log line names the file, reader, need and budget" \
+		grep -q "cannot open timeline01 for python3\[[0-9]*\]: its stream needs [0-9.]* MiB and the open streams take [0-9.]* MiB of streams_mem=[0-9.]* MiB (ENOMEM; 1 open refused so); raise -o streams_mem" "$T/daemon.log"
+	check "smbd's window given up, said" \
+		grep -q "timeline01 by smbd\[[0-9]*\]: no 16 MiB window of reads in flight .*: served as one read at a time" "$T/daemon.log"
+else
+	not_ok "a stream's need from stream_mem=1 ($need), and a mount with streams_mem"
+fi
+
 # frames_in_flight=4: four loader threads read the frames, still served
 # byte-exact, and every frame played once, its rows recorded in order
 if mount_fs "$M" "$T/mnt" -o frames_in_flight=4,pace=4,backing=buffered,db="$T/fif.db"; then

@@ -219,4 +219,58 @@ secs=$(q "select (closed_ns - opened_ns) / 1e9 from stream where comm = 'mpv' an
 check "mpv played at real time: its stream lasted $secs s for $dur s" \
 	awk -v s="$secs" -v d="$dur" 'BEGIN { exit !(s > d - 0.4 && s < d + 1.5) }'
 
+# Players start at once: a ProRes edit (timelinefs-gen --codec prores, 2 s
+# at 25 fps, two mono audio tracks) played by mpv, ffplay, ffmpeg -re and
+# gst-play-1.0 through a paced mount, from the page cache.  Before the
+# preroll a stream never let its reader ahead of its clock: mpv buffered
+# 1.1 s at the start (a 4.0 s edit took 5.51 s, 4.22 s from a plain
+# folder).  Each player's stream is one whole play with its first 0.5 s
+# (-o preroll=, 13 frames) issued at once and every later frame 13
+# frames before its clock time, due on the clock (buffer 8): the
+# schedule, which no load changes.  The wall times, which load does
+# change (2 cores shared in CI), are printed, not asserted.
+cat >"$T/pr.tl" <<'EOF'
+fps 25
+track V 2vuy 192x96
+track A1 144000 align=3
+track A2 144000 align=3
+event V,A1,A2 p1 0 25
+event V,A1,A2 p2 5 25
+EOF
+P=$T/prores
+"$GEN" --for "$T/pr.tl" --codec prores "$P" >"$T/gen.out" 2>&1 ||
+	sed 's/^/#   /' "$T/gen.out"
+DB=$T/pr.db
+mount_fs "$P" "$T/pmnt" -o db="$DB",pace=realtime,backing=buffered
+cat "$P"/*.mov >/dev/null
+pdur=$(expect "$P/timelines/pr.tl" duration)
+# wall CMD...: the command's wall seconds, to the ms
+wall() {
+	s=$(date +%s.%N)
+	"$@" </dev/null >/dev/null 2>&1 || echo "# $1 failed" >&2
+	e=$(date +%s.%N)
+	echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }'
+}
+w_mpv=$(wall mpv --no-config --vo=null --ao=null --really-quiet "$T/pmnt/pr.mov")
+w_ffplay=$(SDL_AUDIODRIVER=dummy wall ffplay -v quiet -nodisp -autoexit "$T/pmnt/pr.mov")
+w_ffmpeg=$(wall ffmpeg -nostdin -v quiet -re -i "$T/pmnt/pr.mov" -f null -)
+w_gst=$(wall gst-play-1.0 -q --videosink="fakesink sync=true" --audiosink="fakesink sync=true" "$T/pmnt/pr.mov")
+echo "# players of a $pdur s ProRes edit's movie, wall s (load $(cut -d' ' -f1 /proc/loadavg)): mpv $w_mpv, ffplay $w_ffplay, ffmpeg -re $w_ffmpeg, gst-play-1.0 $w_gst"
+umount_fs "$T/pmnt"
+check_eq "the run records the preroll" "0.500" \
+	"$(q "select value from run_env where key = 'opt.preroll'")"
+want=$(awk 'BEGIN { for (k = 0; k < 50; k++) printf "%s%d:%d/%d", k ? " " : "", k, k < 13 ? 0 : k - 13, k + 8 }')
+for c in mpv ffplay ffmpeg gst-play-1.0; do
+	sid=$(q "select coalesce(max(id), 0) from stream where comm = '$c' and bytes > 0")
+	# per frame played: its issue and due time after the stream's
+	# first issue, in frames of 40 ms
+	got=$(q "select group_concat(f, ' ') from (select frame || ':' ||
+		cast(round((min(sched_ns) - t0) / 40e6) as int) || '/' ||
+		cast(round((min(due_ns) - t0) / 40e6) as int) as f
+		from access, (select min(sched_ns) as t0 from access where stream_id = $sid)
+		where stream_id = $sid and op = 0 and played = 1 group by frame order by frame)")
+	check_eq "$c: its 50 frames played once, 13 at once, then 13 ahead of the clock, due on it" \
+		"$want" "${got:-no stream of $c}"
+done
+
 finish

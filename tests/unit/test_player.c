@@ -1982,6 +1982,90 @@ static void test_fill_schedule(void **state)
 	eng_tl_free(tl);
 }
 
+/* A first read of frame a at t with a preroll of 5: frames a .. a + 5
+ * are loaded at once, the next one is issued a frame period later. */
+static void preroll_burst(struct eng_player *p, const struct eng_timeline *tl,
+			  const unsigned char *want, int64_t a, uint64_t t)
+{
+	uint64_t next = 0;
+	int k;
+
+	assert_int_equal(try_frame(p, tl, want, a), -EAGAIN);
+	for (k = 0; k < 6; k++)
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+	assert_int_equal(next, t + 40 * MS);
+}
+
+/* A preroll: a player reads its first frames at once, then stays that many
+ * frames ahead of the clock, as an application prerolls before it plays.
+ * Frames 0..4 are issued at the first read, a burst; frame k >= 5 at
+ * t0 + (k - 5) periods; every frame is still due on the clock, t0 +
+ * (k + buffer) periods, so none of the burst is late and the last frame
+ * is read 5 periods before its clock time.  Before the preroll (0) every
+ * frame was issued at t0 + k periods and the reader could never be ahead
+ * (mpv waited 1.1 s for its cache at the start of a 4 s movie).  A seek
+ * prerolls again from its frame. */
+static void test_fill_preroll(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 40);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, 1000);
+	struct eng_player *p;
+	struct eng_player_stats st;
+	uint64_t next = 0, t0, t1;
+	int64_t k;
+
+	(void)state;
+	cfg.filler = 1;
+	cfg.preroll = 5;
+	p = new_player(tl, &cfg);
+	f->now += 7 * MS;
+	t0 = f->now;
+	/* the burst: 5 frames at t0, then frame 5 at t0 */
+	preroll_burst(p, tl, want, 0, t0);
+	for (k = 0; k < 6; k++)
+		assert_int_equal(try_frame(p, tl, want, k), 1000);
+	for (k = 6; k < 20; k++) {
+		assert_int_equal(try_frame(p, tl, want, k), -EAGAIN);
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+		f->now = next;
+		assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+		assert_int_equal(try_frame(p, tl, want, k), 1000);
+	}
+	for (k = 0; k < 20; k++) {
+		const struct eng_access *a = &f->log.a[k];
+		uint64_t sched = t0 + (uint64_t)(k < 5 ? 0 : k - 5) * 40 * MS;
+
+		assert_int_equal(a->frame, k);
+		assert_int_equal(a->sched_ns, sched);
+		assert_int_equal(a->issued_ns, sched);
+		assert_int_equal(a->due_ns, t0 + (uint64_t)(k + 4) * 40 * MS);
+	}
+	/* a seek to 30 prerolls again: 30..34 at once, 35 at its time */
+	f->now += 1000 * MS;
+	t1 = f->now;
+	preroll_burst(p, tl, want, 30, t1);
+	for (k = 30; k < 36; k++) {
+		const struct eng_access *a = &f->log.a[20 + k - 30];
+
+		assert_int_equal(try_frame(p, tl, want, k), 1000);
+		assert_int_equal(a->frame, k);
+		assert_int_equal(a->sched_ns, t1);
+		assert_int_equal(a->due_ns, t1 + (uint64_t)(k - 30 + 4) * 40 * MS);
+	}
+	eng_player_stats(p, &st);
+	assert_int_equal(st.frames, 26);
+	assert_int_equal(st.late_frames, 0);
+	assert_int_equal(st.seeks, 1);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* A slow reader: the filler fills the ring (buffer + 2 requests + 2 = 8
  * slots of 1000 B frames) and then waits for room; the frames it issues
  * once the reader moves on are late, and recorded so. */
@@ -5564,6 +5648,7 @@ int main(void)
 		cmocka_unit_test(test_two_players),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_fill_schedule),
+		cmocka_unit_test(test_fill_preroll),
 		cmocka_unit_test(test_fill_slow_reader),
 		cmocka_unit_test(test_fill_seek),
 		cmocka_unit_test(test_fill_backwards),
