@@ -235,8 +235,10 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 #   out for the 20 minutes: test_hosts (then one suite) took 72 s under
 #   TSan with no report (helper L's run); the ASan pass of a clean-clone
 #   run took 465 s with it whole.
-# test_lab: timelinefs-lab (shell, loop devices, the block cgroup) and
-#   dd: no build's code.
+# test_lab: timelinefs-lab (shell, loop devices, the block cgroup), dd's
+#   and the daemon's rates against the lab's limits (wall-clock margins);
+#   the daemon's part of it (fs/env.c's lab rows) is a parse at mount,
+#   unit-tested in test_env.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
 	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab
@@ -260,8 +262,10 @@ else ifeq ($(SANITIZE),1)
 #   code paths (rank 0's deadlines, the steps, the merge) test_hosts runs
 #   here too: test_hosts took 210 s under ASan whole (a clean-clone CI
 #   run of c363926, 78 s plain), which CI's 20 minutes do not hold.
-# test_lab: timelinefs-lab (shell, loop devices, the block cgroup) and
-#   dd: no build's code.
+# test_lab: timelinefs-lab (shell, loop devices, the block cgroup), dd's
+#   and the daemon's rates against the lab's limits (wall-clock margins);
+#   the daemon's part of it (fs/env.c's lab rows) is a parse at mount,
+#   unit-tested in test_env.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_gen_codec test_players \
 	test_bench test_pictures test_realtime test_hosts_faults test_lab
 endif

@@ -8,9 +8,13 @@
 # process in the group, a kernel or system without a piece is refused by
 # the piece's name with nothing made, and every failure on the way up
 # (each step in turn, and a real mkfs.xfs refusing a small image) removes
-# what was made.  Before the script existed every case failed (no such
-# command).  Wall-clock rates: in TLFS_ALONE.
-NO_MOUNT=1
+# what was made.  timelinefs started with run in the lab records the
+# group's limits in run_env (lab_*, from its own block cgroup) and its
+# reads (backing=direct) take at least 90 % of the limit's time; outside
+# the group no lab rows, and faster; backing=buffered in the lab is warned
+# of.  Before the script existed every case failed (no such command);
+# before fs/env.c read the group, the run_env check got nothing.
+# Wall-clock rates: in TLFS_ALONE.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "skip: not root (loop devices, mount, cgroups)"; exit 77; }
@@ -156,6 +160,54 @@ dd if="$L/f" of=/dev/null bs=1M iflag=direct 2>"$T/dd"
 r=$(dd_secs "$T/dd")
 check "the same read outside the group: faster than twice the limit" \
 	awk -v b="${r% *}" -v s="${r#* }" -v w=$BPS 'BEGIN { exit !(b / s > 2 * w) }'
+# --- the daemon in the lab: its run_env rows say so (from its own group),
+# and its reads (O_DIRECT: backing=direct, the default) are throttled
+"$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 --min-seconds 2 \
+	--max-seconds 2 --video-rate 5M "$L/media" >/dev/null
+tl=$(find "$L/media/timelines" -name '*.tl' | head -n 1)
+tl=$(basename "$tl" .tl)
+printf '#!/bin/sh\nexec sh "%s" --state-dir "%s" run "%s" -- "%s" "$@"\n' \
+	"$LABSH" "$T/state" "$L" "$BIN" >"$T/labfs"
+chmod +x "$T/labfs"
+DB=$T/lab.db
+REALBIN=$BIN
+BIN=$T/labfs
+mount_fs "$L/media" "$T/mnt" -o db="$DB",label=lab,pace=off
+BIN=$REALBIN
+sz=$(stat -c %s "$T/mnt/$tl")
+t0=$(date +%s%N)
+dd if="$T/mnt/$tl" of=/dev/null bs=1M 2>/dev/null
+t1=$(date +%s%N)
+umount_fs "$T/mnt"
+run=$(q "select max(id) from run")
+envv() {
+	q "select value from run_env where run_id = $run and key = '$1'"
+}
+check_eq "run_env in the lab: its group, the loop device's number, the limits" \
+	"blkio:/$(basename "$(rec cgroup)") $(rec majmin) $BPS $IOPS" \
+	"$(envv lab_cgroup) $(envv lab_device) $(envv lab_read_bps) $(envv lab_read_iops)"
+check_eq "run_env in the lab: the file system, the device, backing=direct" \
+	"ext4 ${loopdev#/dev/} direct" \
+	"$(envv media_fs_type) $(envv media_device) $(envv opt.backing)"
+check "the daemon's reads in the lab throttled: $sz bytes in $(((t1 - t0) / 1000000)) ms, at least 90 % of the limit's time" \
+	awk -v b="$sz" -v ns="$((t1 - t0))" -v w=$BPS 'BEGIN { exit !(ns / 1e9 >= 0.9 * b / w) }'
+BIN=$T/labfs
+mount_fs "$L/media" "$T/mnt" -o db="$DB",label=buffered,backing=buffered
+BIN=$REALBIN
+umount_fs "$T/mnt"
+check_eq "backing=buffered in the lab: the daemon warns that the page cache passes the limits" 1 \
+	"$(grep -c "read through a block cgroup's limits (run_env lab_\*) but backing=buffered" "$DAEMON_LOG")"
+mount_fs "$L/media" "$T/mnt" -o db="$DB",label=nolab,pace=off
+t0=$(date +%s%N)
+dd if="$T/mnt/$tl" of=/dev/null bs=1M 2>/dev/null
+t1=$(date +%s%N)
+umount_fs "$T/mnt"
+run=$(q "select max(id) from run")
+check_none "run_env outside the group: no lab rows" \
+	"$(q "select key from run_env where run_id = $run and key like 'lab_%'")"
+check "the same daemon outside the group: faster than the limit ($(((t1 - t0) / 1000000)) ms)" \
+	awk -v b="$sz" -v ns="$((t1 - t0))" -v w=$BPS 'BEGIN { exit !(ns / 1e9 < 0.9 * b / w) }'
+
 check "down" lab down "$L"
 check_none "down: no loop device, mount, group, image, folder or record" \
 	"$(left "$L" "$IMG")"
