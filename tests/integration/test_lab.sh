@@ -208,6 +208,26 @@ check_none "run_env outside the group: no lab rows" \
 check "the same daemon outside the group: faster than the limit ($(((t1 - t0) / 1000000)) ms)" \
 	awk -v b="$sz" -v ns="$((t1 - t0))" -v w=$BPS 'BEGIN { exit !(ns / 1e9 < 0.9 * b / w) }'
 
+# --- the calibration: the bench run in the lab measures with fio what the
+# storage gives at the run's read size, into its own table
+BENCH="env TIMELINEFS_BIN_DIR=$TLFS_BUILD sh $TOP/mount-scripts/timelinefs-bench"
+# shellcheck disable=SC2086 # BENCH: a command line
+sh "$LABSH" --state-dir "$T/state" run "$L" -- $BENCH --media "$L/media" \
+	--workstations 1 --repeat 1 --warmup 0 --pace off --db "$T/cal.db" \
+	--label cal --calibrate 2 --calibrate-time 2 >"$T/bench.out" 2>&1 ||
+	sed 's/^/# /' "$T/bench.out"
+DB=$T/cal.db
+check_eq "--calibrate: one row, 2 readers of the run's mean read rounded up to 4 KiB" \
+	"1 2 $(q "select (cast(avg(length) as integer) + 4095) / 4096 * 4096 from access where op = 0 and length > 0")" \
+	"$(q "select count(*), max(readers), max(block_bytes) from calibration" | tr '|' ' ')"
+cal=$(q "select cast(bytes_per_s as integer) from calibration")
+within "--calibrate in the lab: bytes/s" "$cal" $BPS 10
+check "--calibrate: reads/s are bytes/s over the read size (within 2 %)" \
+	awk -v r="$(q "select reads_per_s * block_bytes / bytes_per_s from calibration")" \
+	'BEGIN { exit !(r > 0.98 && r < 1.02) }'
+check_eq "--calibrate: the bench prints it" 1 \
+	"$(grep -c '^calibration: 2 readers of [0-9]* bytes: [0-9.]* MB/s' "$T/bench.out")"
+
 check "down" lab down "$L"
 check_none "down: no loop device, mount, group, image, folder or record" \
 	"$(left "$L" "$IMG")"
