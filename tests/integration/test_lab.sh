@@ -253,6 +253,36 @@ check_none "down --all: no loop device, mount, group, image, folder or record" \
 check_eq "down --all: the process the command left is gone" gone \
 	"$(exited "$orphan" && echo gone)"
 
+# --- timelinefs-bench --lab: the bench in a lab it makes, the media copied
+# in, the lab gone after
+"$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 --min-seconds 2 \
+	--max-seconds 2 --video-rate 5M "$T/media2" >/dev/null
+rc=0
+# shellcheck disable=SC2086 # BENCH: a command line
+TMPDIR=$T $BENCH --lab "fs=ext4,read-bps=20M,read-iops=$IOPS,state-dir=$T/state2" \
+	--media "$T/media2" --workstations 1 --repeat 1 --warmup 0 --pace off \
+	--db "$T/lab2.db" --label lab2 --calibrate 2 --calibrate-time 2 \
+	>"$T/bench2.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/bench2.out"
+check_eq "bench --lab: done" 0 "$rc"
+DB=$T/lab2.db
+run=$(q "select max(id) from run")
+check_eq "bench --lab: the run's run_env has the lab's limits and file system" \
+	"$BPS $IOPS ext4" "$(envv lab_read_bps) $(envv lab_read_iops) $(envv media_fs_type)"
+within "bench --lab --calibrate: bytes/s" \
+	"$(q "select cast(bytes_per_s as integer) from calibration where run_id = $run")" $BPS 10
+check_none "bench --lab: the lab is gone after (record, group, folder)" \
+	"$(find "$T/state2" -type f 2>/dev/null; ls -d /sys/fs/cgroup/blkio/timelinefs-lab-* "$T"/timelinefs-lab.* 2>/dev/null)"
+
+rc=0
+# shellcheck disable=SC2086 # BENCH: a command line
+TMPDIR=$T $BENCH --lab "fs=zfs,state-dir=$T/state2" --media "$T/media2" \
+	--workstations 1 --db "$T/lab3.db" >"$T/bench3.out" 2>&1 || rc=$?
+check_eq "bench --lab fs=zfs: refused, saying why, nothing left" "1 1" \
+	"$rc $(grep -c "ext4, xfs or btrfs, not 'zfs'" "$T/bench3.out")"
+check_none "bench --lab refused: nothing left" \
+	"$(find "$T/state2" -type f 2>/dev/null; ls -d /sys/fs/cgroup/blkio/timelinefs-lab-* "$T"/timelinefs-lab.* 2>/dev/null)"
+
 # --- the other file systems come up and go down
 for fs in xfs btrfs; do
 	if ! command -v "mkfs.$fs" >/dev/null 2>&1; then
