@@ -265,15 +265,11 @@ else ifeq ($(SANITIZE),1)
 #   code paths (rank 0's deadlines, the steps, the merge) test_hosts runs
 #   here too: test_hosts took 210 s under ASan whole (a clean-clone CI
 #   run of c363926, 78 s plain), which CI's 20 minutes do not hold.
-# test_lab: timelinefs-lab (shell, loop devices, the block cgroup), dd's
-#   and the daemon's rates against the lab's limits (wall-clock margins);
-#   the daemon's part of it (fs/env.c's lab rows) is a parse at mount,
-#   unit-tested in test_env.
 # test_lab_truth: find-max against a lab storage's capacity, a count of
 #   workstations at real time (timing the sanitizer, not the storage);
 #   its code paths are test_hosts' and test_lab's.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_gen_codec test_players \
-	test_bench test_pictures test_realtime test_hosts_faults test_lab test_lab_truth
+	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth
 endif
 
 unit: $(UNIT_BIN)

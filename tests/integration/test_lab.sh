@@ -253,6 +253,17 @@ check_none "down --all: no loop device, mount, group, image, folder or record" \
 check_eq "down --all: the process the command left is gone" gone \
 	"$(exited "$orphan" && echo gone)"
 
+# --- kill -9 of a storage up half way (during mkfs): down --all removes
+# what its record names, and the loop device over its image unrecorded
+sh "$LABSH" --state-dir "$T/state" storage up "$L" --fs ext4 --size 512M \
+	--image "$IMG" >/dev/null 2>&1 &
+up=$!
+sleep 0.1
+kill -9 "$up" 2>/dev/null || true
+wait "$up" 2>/dev/null || true
+check "after kill -9 of storage up: down --all" lab down --all
+check_none "down --all after a half storage up: nothing left" "$(left "$L" "$IMG")"
+
 # --- timelinefs-bench --lab: the bench in a lab it makes, the media copied
 # in, the lab gone after
 "$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 --min-seconds 2 \
