@@ -172,13 +172,16 @@ $(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
 # gstreamer1.0-plugins-base-apps has gst-discoverer-1.0, which test_players
 # runs: without it the suite skips, a failure under CI=true (found on a
 # fresh machine, where make deps had installed everything else).
+# e2fsprogs, xfsprogs, btrfs-progs: timelinefs-lab's file systems
+# (test_lab); fio: make bench (BENCH_DEPS) and reads of a lab storage.
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck \
 	    man-db groff-base \
 	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	    gstreamer1.0-plugins-base-apps mpv \
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
-	    libopenexr-dev openmpi-bin libopenmpi-dev
+	    libopenexr-dev openmpi-bin libopenmpi-dev \
+	    e2fsprogs xfsprogs btrfs-progs fio
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 
@@ -232,9 +235,16 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 #   out for the 20 minutes: test_hosts (then one suite) took 72 s under
 #   TSan with no report (helper L's run); the ASan pass of a clean-clone
 #   run took 465 s with it whole.
+# test_lab: timelinefs-lab (shell, loop devices, the block cgroup), dd's
+#   and the daemon's rates against the lab's limits (wall-clock margins);
+#   the daemon's part of it (fs/env.c's lab rows) is a parse at mount,
+#   unit-tested in test_env.
+# test_lab_truth: find-max against a lab storage's capacity, a count of
+#   workstations at real time (timing the sanitizer, not the storage);
+#   its code paths are test_hosts' and test_lab's.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
-	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts
+	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth
 else ifeq ($(SANITIZE),1)
 # test_fuzz builds and runs its own clang ASan+libFuzzer targets whatever
 # SANITIZE says, and test_fuzz_seed checks the seed corpus in shell (no
@@ -255,8 +265,11 @@ else ifeq ($(SANITIZE),1)
 #   code paths (rank 0's deadlines, the steps, the merge) test_hosts runs
 #   here too: test_hosts took 210 s under ASan whole (a clean-clone CI
 #   run of c363926, 78 s plain), which CI's 20 minutes do not hold.
+# test_lab_truth: find-max against a lab storage's capacity, a count of
+#   workstations at real time (timing the sanitizer, not the storage);
+#   its code paths are test_hosts' and test_lab's.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_gen_codec test_players \
-	test_bench test_pictures test_realtime test_hosts_faults
+	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth
 endif
 
 unit: $(UNIT_BIN)

@@ -2,7 +2,8 @@
 /*
  * The run environment: reads the /proc and /sys files that can decide an
  * A/B result (kernel, tick rate, preemption, clocksource, CPU, memory, the
- * media's file system and disk, versions, options) and writes one run_env
+ * media's file system and disk, the read limits of a block cgroup on that
+ * disk, versions, options) and writes one run_env
  * row per fact.  engine/host/env.c parses; a fact that cannot be read has no
  * row, so that a missing value never reads as a value.
  */
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -352,6 +354,110 @@ static void add_disks(const char *sys, int depth, struct disks *ds)
 		snprintf(ds->rot[i], sizeof(ds->rot[i]), "?");
 }
 
+/* The smallest limit on major:minor of the group dir and its ancestors up
+ * to root (a group's reads are held to every ancestor's limit too): file
+ * is blkio.throttle.read_bps_device / read_iops_device (key NULL) or
+ * io.max (key rbps / riops).  0 and *value, or -ENOENT. */
+static int group_limit(const char *root, const char *dir, const char *file,
+		       const char *key, unsigned ma, unsigned mi,
+		       uint64_t *value)
+{
+	char d[PATH_MAX], p[PATH_MAX + 64];
+	size_t rlen = strlen(root);
+	int found = -ENOENT;
+
+	copy(d, sizeof(d), dir);
+	for (;;) {
+		size_t n;
+		char *t;
+		uint64_t v;
+
+		snprintf(p, sizeof(p), "%s/%s", d, file);
+		t = read_all(p, 1u << 20, &n);
+		if (t && eng_env_throttle(t, n, ma, mi, key, &v) == 0 &&
+		    (found < 0 || v < *value)) {
+			*value = v;
+			found = 0;
+		}
+		free(t);
+		if (strlen(d) <= rlen)
+			break;
+		t = strrchr(d, '/');
+		if (!t || (size_t)(t - d) < rlen)
+			break;
+		*t = '\0';
+	}
+	return found;
+}
+
+/* The mount point of the block cgroup hierarchy: v1's with blkio among
+ * its options, or v2's */
+static int blkcg_root(int v2, char *out, size_t len)
+{
+	FILE *f = setmntent("/proc/self/mounts", "r");
+	struct mntent *m;
+	int rc = -ENOENT;
+
+	while (f && (m = getmntent(f))) {
+		if (v2 ? strcmp(m->mnt_type, "cgroup2") == 0
+		       : strcmp(m->mnt_type, "cgroup") == 0 &&
+			     hasmntopt(m, "blkio")) {
+			copy(out, len, m->mnt_dir);
+			rc = 0;
+			break;
+		}
+	}
+	if (f)
+		endmntent(f);
+	return rc;
+}
+
+/* A storage of known capacity (timelinefs-lab, or any throttled group):
+ * the read limits the kernel holds this process to on the media's disk
+ * (the whole disk of sys: the block cgroup throttles disks), read from
+ * the group the process is in, which no option or variable can misstate.
+ * 1 when there are limits, else 0. */
+static int lab_facts(struct env *e, const char *sys)
+{
+	char p[PATH_MAX + 32], v[64], cg[PATH_MAX], root[PATH_MAX];
+	char dir[2 * PATH_MAX];
+	unsigned ma, mi;
+	uint64_t bps = 0, iops = 0;
+	int v2, has_bps, has_iops;
+	size_t n;
+	char *t;
+
+	snprintf(p, sizeof(p), "%s/partition", sys);
+	snprintf(p, sizeof(p), access(p, F_OK) == 0 ? "%s/../dev" : "%s/dev",
+		 sys);
+	if (read_line(p, v, sizeof(v)) < 0 || sscanf(v, "%u:%u", &ma, &mi) != 2)
+		return 0;
+	t = read_all("/proc/self/cgroup", 1u << 20, &n);
+	if (!t || eng_env_blkcg(t, n, cg, sizeof(cg), &v2) < 0 ||
+	    blkcg_root(v2, root, sizeof(root)) < 0) {
+		free(t);
+		return 0;
+	}
+	free(t);
+	snprintf(dir, sizeof(dir), "%s%s", root, strcmp(cg, "/") ? cg : "");
+	has_bps = group_limit(root, dir,
+			      v2 ? "io.max" : "blkio.throttle.read_bps_device",
+			      v2 ? "rbps" : NULL, ma, mi, &bps) == 0;
+	has_iops =
+	    group_limit(root, dir,
+			v2 ? "io.max" : "blkio.throttle.read_iops_device",
+			v2 ? "riops" : NULL, ma, mi, &iops) == 0;
+	if (!has_bps && !has_iops)
+		return 0;
+	put(e, "lab_cgroup", "%s:%s", v2 ? "io" : "blkio", cg);
+	put(e, "lab_device", "%u:%u", ma, mi);
+	if (has_bps)
+		put(e, "lab_read_bps", "%llu", (unsigned long long)bps);
+	if (has_iops)
+		put(e, "lab_read_iops", "%llu", (unsigned long long)iops);
+	return 1;
+}
+
 /* "a,b,c" of the disks' field */
 static void join(char *out, size_t len, const struct disks *ds, int field)
 {
@@ -369,7 +475,8 @@ static void join(char *out, size_t len, const struct disks *ds, int field)
 	}
 }
 
-static void media_facts(struct env *e, const char *media_dir)
+/* 1 when the media's disk is read through a limited block cgroup */
+static int media_facts(struct env *e, const char *media_dir)
 {
 	struct eng_mount *m = malloc(sizeof(*m));
 	struct disks *ds = calloc(1, sizeof(*ds));
@@ -378,6 +485,7 @@ static void media_facts(struct env *e, const char *media_dir)
 	dev_t dev = 0;
 	size_t n;
 	char *t = read_all("/proc/self/mountinfo", 64u << 20, &n);
+	int lab = 0;
 
 	if (!t || !m || !ds || eng_env_mountinfo(t, n, media_dir, m) < 0)
 		goto out;
@@ -410,6 +518,7 @@ static void media_facts(struct env *e, const char *media_dir)
 	}
 	if (v[0])
 		put(e, "media_read_ahead_kb", "%s", v);
+	lab = lab_facts(e, sys);
 	add_disks(sys, 0, ds);
 	if (ds->loop_backing[0])
 		put(e, "media_loop_file", "%s", ds->loop_backing);
@@ -425,6 +534,7 @@ out:
 	free(t);
 	free(m);
 	free(ds);
+	return lab;
 }
 
 /* ---------------------------------------------------------------- all */
@@ -448,7 +558,16 @@ int fs_env_record(struct store *st, const struct fs_config *cfg,
 
 	kernel_facts(&e, release ? release : "?", kc);
 	host_facts(&e);
-	media_facts(&e, cfg->media_dir);
+	/* the page cache would serve what the limits are there to hold */
+	if (media_facts(&e, cfg->media_dir) &&
+	    cfg->backing_v != ENG_BACKING_DIRECT)
+		fuse_log(FUSE_LOG_WARNING,
+			 "timelinefs: %s is read through a block cgroup's "
+			 "limits (run_env lab_*) but backing=%s: page-cache "
+			 "hits pass them; backing=direct reads every frame "
+			 "from the storage\n",
+			 cfg->media_dir,
+			 cfg->backing ? cfg->backing : "direct");
 	put(&e, "timelinefs_version", "%s", TLFS_VERSION);
 	put(&e, "fuse_version", "%s", fuse_pkgversion());
 	put(&e, "sqlite_version", "%s", store_sqlite_version());

@@ -48,6 +48,27 @@ CREATE TABLE IF NOT EXISTS bench_stream (
 );
 CREATE INDEX IF NOT EXISTS bench_stream_stream ON bench_stream(stream_id);
 
+-- What the storage gives, measured in the same bench run (schema version
+-- 13; timelinefs-bench --calibrate): fio with `readers` parallel O_DIRECT
+-- sequential readers of the media's files, each read block_bytes (the
+-- run's mean backing read, rounded up to 4 KiB), for `seconds`.
+-- bytes_per_s and reads_per_s are the ground truth a step's late frames
+-- and find-max's count are held against (docs/lab.md); run_id is the
+-- run whose media and storage it measured.
+CREATE TABLE IF NOT EXISTS calibration (
+	id INTEGER PRIMARY KEY,
+	run_id INTEGER NOT NULL REFERENCES run(id),
+	label TEXT,
+	readers INTEGER NOT NULL,
+	block_bytes INTEGER NOT NULL,
+	seconds REAL NOT NULL,
+	read_bytes INTEGER NOT NULL,
+	bytes_per_s REAL NOT NULL,
+	reads_per_s REAL NOT NULL,
+	tool TEXT			-- the fio command line
+);
+CREATE INDEX IF NOT EXISTS calibration_run ON calibration(run_id);
+
 -- One row per step: its totals and the latency percentiles over every
 -- access of its streams (the storage's operations).  mb_s is the
 -- aggregate throughput delivered to the readers and taken from the

@@ -76,7 +76,8 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-#define STORE_SCHEMA_VERSION 12
+/* 13: the calibration table (30-analysis.sql) */
+#define STORE_SCHEMA_VERSION 13
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 

@@ -2,11 +2,13 @@
 /*
  * The run environment: parsers of the /proc and /sys texts that can decide
  * an A/B result (mountinfo, cpuinfo, meminfo, timer_list, a scheduler
- * choice, the kernel command line) and the measurement of the timer's tick
+ * choice, the kernel command line, the block cgroup and its read limits)
+ * and the measurement of the timer's tick
  * rate from jiffies.  Texts and time come in; fs/env.c reads the files.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -494,4 +496,136 @@ int eng_env_measure_hz(const struct eng_io *io, eng_jiffies_fn *read, void *ctx,
 	}
 	*hz = rate;
 	return 0;
+}
+
+/* ---------------------------------------------------------------- cgroup */
+
+int eng_env_blkcg(const char *text, size_t len, char *path, size_t plen,
+		  int *v2)
+{
+	const char *s = text, *end = text + len, *v2_path = NULL;
+	size_t v2_len = 0;
+
+	while (s < end) {
+		const char *eol = memchr(s, '\n', (size_t)(end - s));
+		const char *c1, *c2;
+
+		if (!eol)
+			eol = end;
+		c1 = memchr(s, ':', (size_t)(eol - s));
+		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(eol - c1 - 1)) : NULL;
+		if (c2 && c2 == c1 + 1 && c1 - s == 1 && *s == '0') {
+			v2_path = c2 + 1;
+			v2_len = (size_t)(eol - c2 - 1);
+		} else if (c2) {
+			/* "blkio" as one of the comma-separated names */
+			const char *w = c1 + 1;
+
+			while (w < c2) {
+				const char *comma =
+				    memchr(w, ',', (size_t)(c2 - w));
+				const char *we = comma ? comma : c2;
+
+				if (we - w == 5 && memcmp(w, "blkio", 5) == 0) {
+					*v2 = 0;
+					return copy_trim(c2 + 1,
+							 (size_t)(eol - c2 - 1),
+							 path, plen);
+				}
+				w = we + 1;
+			}
+		}
+		s = eol + 1;
+	}
+	if (!v2_path)
+		return -ENOENT;
+	*v2 = 1;
+	return copy_trim(v2_path, v2_len, path, plen);
+}
+
+/* "rbps=V" among the words of [s, e): V into *value; -ENOENT for "max"
+ * or no such word */
+static int throttle_key(const char *s, const char *e, const char *key,
+			uint64_t *value)
+{
+	size_t klen = strlen(key);
+
+	while (s < e) {
+		const char *w = s, *we;
+		char num[32];
+		char *end;
+
+		while (w < e && *w == ' ')
+			w++;
+		we = w;
+		while (we < e && *we != ' ')
+			we++;
+		if ((size_t)(we - w) > klen && memcmp(w, key, klen) == 0 &&
+		    w[klen] == '=') {
+			size_t n = (size_t)(we - w) - klen - 1;
+
+			if (n == 3 && memcmp(w + klen + 1, "max", 3) == 0)
+				return -ENOENT;
+			if (n == 0 || n >= sizeof(num))
+				return -EINVAL;
+			memcpy(num, w + klen + 1, n);
+			num[n] = '\0';
+			errno = 0;
+			*value = strtoull(num, &end, 10);
+			if (errno || *end || num[0] == '-')
+				return -EINVAL;
+			return 0;
+		}
+		s = we;
+	}
+	return -ENOENT;
+}
+
+/* v1's " VALUE" after MAJ:MIN */
+static int throttle_v1(const char *v, uint64_t *value)
+{
+	char *end;
+
+	while (*v == ' ')
+		v++;
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	*value = strtoull(v, &end, 10);
+	if (errno || (*end && *end != ' '))
+		return -EINVAL;
+	return 0;
+}
+
+int eng_env_throttle(const char *text, size_t len, unsigned major,
+		     unsigned minor, const char *key, uint64_t *value)
+{
+	const char *s = text, *end = text + len;
+
+	while (s < end) {
+		const char *eol = memchr(s, '\n', (size_t)(end - s));
+		unsigned ma, mi;
+		int used = 0;
+		char line[256];
+		size_t n;
+
+		if (!eol)
+			eol = end;
+		n = (size_t)(eol - s);
+		if (n >= sizeof(line))
+			return -EINVAL;
+		memcpy(line, s, n);
+		line[n] = '\0';
+		s = eol + 1;
+		if (!line[0])
+			continue;
+		if (sscanf(line, "%u:%u%n", &ma, &mi, &used) != 2)
+			return -EINVAL;
+		if (ma != major || mi != minor)
+			continue;
+		if (key)
+			return throttle_key(line + used, line + n, key, value);
+		return throttle_v1(line + used, value);
+	}
+	return -ENOENT;
 }

@@ -56,6 +56,20 @@ struct eng_mount {
 int eng_env_mountinfo(const char *text, size_t len, const char *path,
 		      struct eng_mount *m);
 
+/* /proc/self/cgroup: this process's group in the block controller's
+ * hierarchy, the path of the v1 line "N:CONTROLLERS:PATH" whose
+ * controllers name blkio, else of the v2 line "0::PATH" (*v2 set), into
+ * path[plen].  0, -ENOENT (neither line), -ERANGE. */
+int eng_env_blkcg(const char *text, size_t len, char *path, size_t plen,
+		  int *v2);
+/* A group's read limit on the device major:minor, from v1
+ * blkio.throttle.read_bps_device or read_iops_device ("MAJ:MIN VALUE"
+ * lines; key NULL) or v2 io.max ("MAJ:MIN rbps=V wbps=max riops=V
+ * wiops=max"; key "rbps" or "riops", where "max" is no limit).  0 and
+ * *value, -ENOENT (no limit on that device), -EINVAL (a line unreadable). */
+int eng_env_throttle(const char *text, size_t len, unsigned major,
+		     unsigned minor, const char *key, uint64_t *value);
+
 /* The timer's tick rate measured: jiffies read through read() (0 or
  * -errno) at 4 consecutive changes at each end of an interval of
  * interval_ns (io's now and sleep_until), each change placed midway

@@ -50,7 +50,7 @@ help() {
 	esac
 }
 
-PROGS="timelinefs timelinefs-gen timelinefs-bench timelinefs-report timelinefs-plot timelinefs-export timelinefs-umount timelinefs-hosts timelinefs-hosts-run timelinefs-merge"
+PROGS="timelinefs timelinefs-gen timelinefs-bench timelinefs-report timelinefs-plot timelinefs-export timelinefs-umount timelinefs-hosts timelinefs-hosts-run timelinefs-merge timelinefs-lab"
 n=0
 for p in "$MAN"/*.[1-8]; do
 	n=$((n + 1))
@@ -60,7 +60,7 @@ for p in "$MAN"/*.[1-8]; do
 	*) not_ok "$b: no program ${b%.*}" ;;
 	esac
 done
-check_eq "ten pages" 10 "$n"
+check_eq "eleven pages" 11 "$n"
 
 for prog in $PROGS; do
 	page=

@@ -28,7 +28,7 @@ check_eq "timelinefs-gen -V" "timelinefs-gen $VERSION" "$("$GEN" -V 2>&1)"
 check_eq "timelinefs-gen --version" "timelinefs-gen $VERSION" \
 	"$("$GEN" --version 2>&1)"
 
-SCRIPTS="timelinefs-bench timelinefs-export timelinefs-hosts-run timelinefs-plot timelinefs-report timelinefs-umount"
+SCRIPTS="timelinefs-bench timelinefs-export timelinefs-hosts-run timelinefs-lab timelinefs-plot timelinefs-report timelinefs-umount"
 for s in $SCRIPTS; do
 	check_eq "$s -V" "$s $VERSION" "$(sh "$TOP/mount-scripts/$s" -V 2>&1)"
 	check_eq "$s --version" "$s $VERSION" \
@@ -61,9 +61,9 @@ for p in "$TOP"/docs/man/*.[1-8]; do
 	check "make install: man${n##*.}/$n" test -f "$inst/usr/share/man/man${n##*.}/$n"
 done
 npages=$(find "$inst/usr/share/man" -type f | wc -l)
-# ten: the seven before issue 24, timelinefs-hosts.1, timelinefs-merge.1
-# and timelinefs-hosts-run.1
-check_eq "make install: 10 man pages, one per program and script" 10 "$npages"
+# eleven: the seven of a single host, timelinefs-hosts.1, timelinefs-merge.1,
+# timelinefs-hosts-run.1 and timelinefs-lab.1
+check_eq "make install: 11 man pages, one per program and script" 11 "$npages"
 check_eq "man finds the installed timelinefs(1)" \
 	"$inst/usr/share/man/man1/timelinefs.1" \
 	"$(man -M "$inst/usr/share/man" -w timelinefs 2>&1)"

@@ -497,6 +497,71 @@ static void test_measure(void **state)
 	}
 }
 
+/* ------------------------------------------------------------ cgroup */
+
+static void test_blkcg(void **state)
+{
+	/* a v1 machine (this project's): blkio among others, the v2 line of
+	 * the unified hierarchy beside it */
+	static const char v1[] = "12:pids:/\n"
+				 "5:cpu,cpuacct:/user.slice\n"
+				 "4:blkio,net_cls:/timelinefs-lab-42\n"
+				 "0::/init.scope\n";
+	static const char v2only[] = "0::/timelinefs-lab/timelinefs-lab-42\n";
+	static const char neither[] = "3:memory:/\n";
+	static const char blkiox[] = "4:blkiox:/no\n";
+	char p[64];
+	int v2 = -1;
+
+	(void)state;
+	assert_int_equal(eng_env_blkcg(v1, strlen(v1), p, sizeof(p), &v2), 0);
+	assert_string_equal(p, "/timelinefs-lab-42");
+	assert_int_equal(v2, 0);
+	assert_int_equal(
+	    eng_env_blkcg(v2only, strlen(v2only), p, sizeof(p), &v2), 0);
+	assert_string_equal(p, "/timelinefs-lab/timelinefs-lab-42");
+	assert_int_equal(v2, 1);
+	assert_int_equal(
+	    eng_env_blkcg(neither, strlen(neither), p, sizeof(p), &v2),
+	    -ENOENT);
+	/* a name that begins with blkio is not blkio */
+	assert_int_equal(
+	    eng_env_blkcg(blkiox, strlen(blkiox), p, sizeof(p), &v2), -ENOENT);
+	assert_int_equal(eng_env_blkcg(v1, strlen(v1), p, 8, &v2), -ERANGE);
+}
+
+static void test_throttle(void **state)
+{
+	static const char v1[] = "8:0 1048576\n7:0 20971520\n";
+	static const char iomax[] =
+	    "8:0 rbps=max wbps=max riops=100 wiops=max\n"
+	    "7:0 rbps=20971520 wbps=max riops=max wiops=max\n";
+	static const char bad[] = "7:0 lots\n";
+	static const char badkey[] = "7:0 rbps=12x\n";
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(eng_env_throttle(v1, strlen(v1), 7, 0, NULL, &v), 0);
+	assert_int_equal(v, 20971520);
+	assert_int_equal(eng_env_throttle(v1, strlen(v1), 7, 1, NULL, &v),
+			 -ENOENT);
+	assert_int_equal(eng_env_throttle("", 0, 7, 0, NULL, &v), -ENOENT);
+	assert_int_equal(
+	    eng_env_throttle(iomax, strlen(iomax), 7, 0, "rbps", &v), 0);
+	assert_int_equal(v, 20971520);
+	/* "max" is no limit; riops=100 is another device's */
+	assert_int_equal(
+	    eng_env_throttle(iomax, strlen(iomax), 7, 0, "riops", &v), -ENOENT);
+	assert_int_equal(
+	    eng_env_throttle(iomax, strlen(iomax), 8, 0, "riops", &v), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(eng_env_throttle(bad, strlen(bad), 7, 0, NULL, &v),
+			 -EINVAL);
+	assert_int_equal(
+	    eng_env_throttle(badkey, strlen(badkey), 7, 0, "rbps", &v),
+	    -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -504,6 +569,7 @@ int main(void)
 	    cmocka_unit_test(test_meminfo),   cmocka_unit_test(test_jiffies),
 	    cmocka_unit_test(test_selected),  cmocka_unit_test(test_cmdline),
 	    cmocka_unit_test(test_preempt),   cmocka_unit_test(test_measure),
+	    cmocka_unit_test(test_blkcg),     cmocka_unit_test(test_throttle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
