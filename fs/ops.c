@@ -385,8 +385,9 @@ static void mib(uint64_t n, char *buf, size_t len)
  * made) within the mount's budget, under fs->lock.  A file server's
  * window (pc->window: smbd's 16 MiB of reads in flight) is given up
  * first, saying so: a name any process can take must not cost more than
- * the budget.  0, or -ENOMEM (nothing reserved) with a log line, at most
- * one a second, counting the opens refused since the last.
+ * the budget.  0, or -ENOMEM (nothing reserved) with a log line (the
+ * need without the window where one was given up), at most one a second,
+ * counting the opens refused since the last.
  */
 static int reserve_mem(struct fs *fs, struct fs_stream *s,
 		       struct eng_player_config *pc)
@@ -417,6 +418,10 @@ static int reserve_mem(struct fs *fs, struct fs_stream *s,
 			need = small;
 		} else {
 			pc->window = win;
+			/* refused even without it: the refusal says the need
+			 * it was refused on, not the window's */
+			if (small)
+				need = small;
 		}
 	}
 	if (need <= left) {
