@@ -99,8 +99,10 @@ def welch_power(n, va, vb, d, alpha=0.05):
         return p
     # SciPy 1.10's nct (Boost) gives NaN at 1 or 2 df: its definition,
     # T = (Z + ncp) / sqrt(V / df), V chi-squared with df, integrated
+    # (over V's central 1 - 2e-12: quad misses a narrow peak far out)
     f = lambda v: stats.norm.sf(c * math.sqrt(v / df) - ncp) * stats.chi2.pdf(v, df)
-    return float(integrate.quad(f, 0, math.inf)[0])
+    lo, hi = stats.chi2.ppf([1e-12, 1 - 1e-12], df)
+    return float(integrate.quad(f, lo, hi, limit=200)[0])
 
 
 def reps_for_effect(va, vb, d, power=0.80, alpha=0.05):

@@ -324,6 +324,11 @@ check_eq "--exp-means: host2's mean over the complete steps (it played step 1 of
 	"$(awk -F, -v e="$EA" '$1 == e && $3 == "host2" { printf "%s|%.3f", $5, $7 }' "$T/means.csv")"
 check_eq "report --steps: each bench step with its host, rank and experiment step" "0" \
 	"$(sh "$REPORT" "$DB" --steps --csv | awk -F, 'NR > 1 && ($16 !~ /^host[0-2]$/ || $17 == "" || $18 == "") { n++ } END { print n + 0 }')"
+# a bench step's id is one host's part: step 1 of three hosts read as
+# "step" 1, 2, 3; the rows of one experiment step go together
+sh "$REPORT" "$DB" --steps --csv >"$T/bsteps.csv"
+check_eq "report --steps: the id column named bench_step, the rows in experiment, exp_step, rank order" "bench_step|0" \
+	"$(head -n 1 "$T/bsteps.csv" | cut -d, -f1)|$(awk -F, 'NR > 1 { k = sprintf("%06d %06d %06d", $19, $18, $17); if (k < last) n++; last = k } END { print n + 0 }' "$T/bsteps.csv")"
 check "report --json: valid, with the experiments' tables first" \
 	sh -c "sh '$REPORT' '$DB' --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(list(d)[:4] != [\"experiments\", \"hosts\", \"exp_steps\", \"exp_means\"] or len(d[\"hosts\"]) != 5)'"
 
@@ -361,6 +366,9 @@ check "--compare per host: rank 0's own steps, the complete ones (2: step 2 left
 sh "$REPORT" "$DB" --compare a b >"$T/cmp.txt" 2>&1
 check "--compare text: rank 2 only in A, said" \
 	sh -c "grep -A1 '^rank 2 (host2), 3 workstations in total: A 1 repetition, B 0 repetitions\$' '$T/cmp.txt' | grep -q 'only a has this count'"
+check_eq "--compare text: both experiments said to be one physical host (docs/hosts.md: every report)" \
+	"experiment $EA (a): 3 ranks on 1 machine: one physical host, not a scale-out measurement|experiment $EB (b): 2 ranks on 1 machine: one physical host, not a scale-out measurement" \
+	"$(grep '^experiment .* on 1 machine: one physical host' "$T/cmp.txt" | paste -sd '|')"
 check_eq "--compare text: the hosts' own opt.db, opt.rank and opt.experiment are no difference nor warning" "0" \
 	"$(grep -Ec '^(  |warning: .*)opt\.(db|rank|experiment)' "$T/cmp.txt")"
 check "--compare text: in total first, then per host" \

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: MIT
+"""The entry of timelinefs-report's statistics (the script parses the
+command line and calls this with it checked):
+
+  python3 -m timelinefs_analysis runs DB RUN...
+  python3 -m timelinefs_analysis spread DB FMT [RUN...]
+  python3 -m timelinefs_analysis compare DB FMT LABEL_A LABEL_B EFFECT
+
+runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
+summaries' SQL then holds numbers only, never a label.
+
+FMT is text, csv or json.  Exit status 0 done, 1 error (no such label or
+run, a database it cannot read)."""
+import signal
+import sqlite3
+import sys
+
+from . import db
+
+PROG = "timelinefs-report"
+
+
+def main(argv):
+    # a reader that has read enough (grep -q, head) ends us quietly, as
+    # it would sqlite3 or awk
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    need = {"runs": 2, "spread": 3, "compare": 6}
+    if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
+            (argv[0] == "compare" and len(argv) != 6):
+        sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+        return 2
+    what, path = argv[:2]
+    try:
+        con = db.open_ro(path)
+        if what == "runs":
+            cond, args = db.run_condition(con, argv[2:])
+            print(",".join(str(r) for r, in con.execute(
+                "select id from run where %s order by id" % cond, args)))
+        elif what == "spread":
+            # SciPy only where a statistic needs it
+            from . import spread
+            spread.spread(con, argv[3:], argv[2], sys.stdout)
+        else:
+            from . import compare
+            compare.compare(con, argv[3], argv[4], argv[5], argv[2], sys.stdout)
+    except LookupError as e:
+        # (what, after): "no run labelled 'x'" in DB " (labels: ...)"
+        sys.stderr.write("%s: %s in %s%s\n" % (PROG, e.args[0], path, "".join(e.args[1:])))
+        return 1
+    except sqlite3.Error as e:
+        sys.stderr.write("%s: %s: %s\n" % (PROG, path, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
