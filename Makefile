@@ -173,7 +173,7 @@ $(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
 # runs: without it the suite skips, a failure under CI=true (found on a
 # fresh machine, where make deps had installed everything else).
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
-	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck \
+	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev shellcheck \
 	    man-db groff-base \
 	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	    gstreamer1.0-plugins-base-apps mpv \

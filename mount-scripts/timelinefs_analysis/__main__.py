@@ -5,12 +5,14 @@ command line and calls this with it checked):
   python3 -m timelinefs_analysis runs DB RUN...
   python3 -m timelinefs_analysis spread DB FMT [RUN...]
   python3 -m timelinefs_analysis compare DB FMT LABEL_A LABEL_B EFFECT
+  python3 -m timelinefs_analysis plot DB RUN OUT STEP WxH EXPERIMENT EXP_STEP
 
 runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
 summaries' SQL then holds numbers only, never a label.
 
-FMT is text, csv or json.  Exit status 0 done, 1 error (no such label or
-run, a database it cannot read)."""
+FMT is text, csv or json; plot's STEP, EXPERIMENT and EXP_STEP are
+numbers or empty (timelinefs-plot checked them).  Exit status 0 done, 1
+error (no such label or run, a database it cannot read)."""
 import signal
 import sqlite3
 import sys
@@ -24,12 +26,14 @@ def main(argv):
     # a reader that has read enough (grep -q, head) ends us quietly, as
     # it would sqlite3 or awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    need = {"runs": 2, "spread": 3, "compare": 6}
+    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8}
     if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
-            (argv[0] == "compare" and len(argv) != 6):
+            (argv[0] in ("compare", "plot") and len(argv) != need[argv[0]]):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
     what, path = argv[:2]
+    if what == "plot":
+        return plot_main(path, argv[2:])
     try:
         con = db.open_ro(path)
         if what == "runs":
@@ -49,6 +53,26 @@ def main(argv):
         return 1
     except sqlite3.Error as e:
         sys.stderr.write("%s: %s: %s\n" % (PROG, path, e))
+        return 1
+    return 0
+
+
+def plot_main(path, argv):
+    from . import plot
+    run, out, step, size, exp, exp_step = argv
+    num = lambda x: int(x) if x else None
+    w, h = (int(v) for v in size.split("x"))
+    try:
+        con = db.open_ro(path)
+        print(plot.plot(con, run, out, num(step), (w, h), num(exp), num(exp_step)))
+    except plot.PlotError as e:
+        sys.stderr.write("timelinefs-plot: %s\n" % str(e).replace("%s", path))
+        return 1
+    except sqlite3.Error as e:
+        sys.stderr.write("timelinefs-plot: %s is not a timelinefs database (%s)\n" % (path, e))
+        return 1
+    except OSError as e:
+        sys.stderr.write("timelinefs-plot: cannot write %s: %s\n" % (out, e.strerror or e))
         return 1
     return 0
 
