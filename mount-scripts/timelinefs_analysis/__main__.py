@@ -6,6 +6,7 @@ command line and calls this with it checked):
   python3 -m timelinefs_analysis spread DB FMT [RUN...]
   python3 -m timelinefs_analysis compare DB FMT LABEL_A LABEL_B EFFECT
   python3 -m timelinefs_analysis plot DB RUN OUT STEP WxH EXPERIMENT EXP_STEP
+  python3 -m timelinefs_analysis fio-iolog DB STREAM [OUT]
 
 runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
 summaries' SQL then holds numbers only, never a label.
@@ -26,7 +27,7 @@ def main(argv):
     # a reader that has read enough (grep -q, head) ends us quietly, as
     # it would sqlite3 or awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8}
+    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3}
     if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
             (argv[0] in ("compare", "plot") and len(argv) != need[argv[0]]):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
@@ -34,6 +35,8 @@ def main(argv):
     what, path = argv[:2]
     if what == "plot":
         return plot_main(path, argv[2:])
+    if what == "fio-iolog":
+        return export_main(path, argv[2:])
     try:
         con = db.open_ro(path)
         if what == "runs":
@@ -53,6 +56,29 @@ def main(argv):
         return 1
     except sqlite3.Error as e:
         sys.stderr.write("%s: %s: %s\n" % (PROG, path, e))
+        return 1
+    return 0
+
+
+def export_main(path, argv):
+    from . import export
+    try:
+        con = db.open_ro(path)
+        text = export.fio_iolog(con, path, int(argv[0]))
+        # written whole, after every file was found: a failure leaves no OUT
+        if len(argv) > 1:
+            with open(argv[1], "w") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
+    except export.ExportError as e:
+        sys.stderr.write("timelinefs-export: %s\n" % e)
+        return 1
+    except sqlite3.Error as e:
+        sys.stderr.write("timelinefs-export: %s: %s\n" % (path, e))
+        return 1
+    except OSError as e:
+        sys.stderr.write("timelinefs-export: %s\n" % e)
         return 1
     return 0
 
