@@ -139,6 +139,50 @@ def environment(con, la, lb, scoped_labels, fmt, out, err):
         err.write("\n".join(lines) + "\n")
 
 
+# ------------------------------------------------------------ sessions
+
+def session_counts(con, label):
+    """(sessions, boots) of a label: its runs that have repetitions (a
+    bench step past the warm-up, or streams of a run without bench
+    steps) -- each a mount, one timelinefs-bench invocation's (a leg of
+    --ab's) -- and the distinct boot ids among them (run.host_id, schema
+    version 12; 0 where none was recorded)."""
+    runs = """select r.id from run r where r.label = ? and (
+                exists (select 1 from bench_step b where b.run_id = r.id and b.repetition > 0)
+                or (exists (select 1 from stream s where s.run_id = r.id)
+                    and not exists (select 1 from bench_step b where b.run_id = r.id)))"""
+    n = con.execute("select count(*) from (%s)" % runs, (label,)).fetchone()[0]
+    boots = 0
+    if dbm.has_column(con, "run", "host_id"):
+        boots = con.execute("""select count(distinct h.boot_id) from run r join host h on h.id = r.host_id
+                               where r.id in (%s)""" % runs, (label,)).fetchone()[0]
+    return n, boots
+
+
+def sessions(con, la, lb, scoped, fmt, out, err):
+    """How many sessions each label has, and with one what its interval
+    does not cover: the repetitions of one session share its boot, its
+    caches and the machine's state of that hour, and the drift between
+    sessions is in none of them."""
+    if scoped:
+        return
+    na, ba = session_counts(con, la)
+    nb, bb = session_counts(con, lb)
+    if fmt == "json":
+        out.write(',\n"sessions": {"a": %d, "b": %d, "boots_a": %d, "boots_b": %d}' % (na, nb, ba, bb))
+        return
+    word = lambda n: "1 session" if n == 1 else "%d sessions" % n
+    boot = lambda n: "" if not n else " (%d boot%s)" % (n, "" if n == 1 else "s")
+    lines = ["sessions (each run a mount of its own): A (%s) %s%s, B (%s) %s%s"
+             % (la, word(na), boot(ba), lb, word(nb), boot(bb))]
+    if min(na, nb) == 1:
+        lines.append("one session a label: the intervals below cover the noise within one session, "
+                     "not the drift between sessions (docs/resolution.md)")
+    pre = "" if fmt == "text" else "timelinefs-report: "
+    (out if fmt == "text" else err).write("".join(pre + l + "\n" for l in lines)
+                                          + ("\n" if fmt == "text" else ""))
+
+
 # ------------------------------------------------------------ the data
 
 def gather(con, la, lb):
@@ -270,6 +314,7 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
     if fmt == "json":
         w('{"label_a": %s, "label_b": %s, "effect_pct": %s,\n' % (jstr(la), jstr(lb), jnum(effect)))
     environment(con, la, lb, scoped, fmt, out, err)
+    sessions(con, la, lb, scoped, fmt, out, err)
     if scoped and fmt == "text":
         # the experiments compared that ran on one machine: said, as
         # every report of them says it
