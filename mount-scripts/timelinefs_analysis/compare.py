@@ -30,6 +30,9 @@ class Group:
         self.scope, self.ws = scope, ws
         self.rows = {"a": [], "b": []}
         self.boot = {"a": [], "b": []}
+        # the run (session) of each row, where sessions count (one host)
+        self.runs = {"a": [], "b": []}
+        self.bruns = {"a": [], "b": []}
 
 
 def side_of(label, la):
@@ -200,28 +203,29 @@ def gather(con, la, lb):
            and label in (?, ?))""", labs).fetchone()[0] == 1
     groups = {}
 
-    def add(side, scope, ws, vals, boot=False):
+    def add(side, scope, ws, vals, boot=False, run=None):
         g = groups.get((scope, ws))
         if g is None:
             g = groups[(scope, ws)] = Group(scope, ws)
         sides = ["a", "b"] if la == lb else [side]
         for s in sides:
             (g.boot if boot else g.rows)[s].append(vals)
+            (g.bruns if boot else g.runs)[s].append(run)
 
     if not scoped:
         # a repetition per bench step; runs without bench steps count as
         # one repetition each, grouped by their number of streams
         for r in con.execute(
-                """select label, workstations, wall_s, mb_s, late_frames, p50_us, p99_us, max_us%s
+                """select label, workstations, run_id, wall_s, mb_s, late_frames, p50_us, p99_us, max_us%s
                    from bench_step_summary where label in (?, ?) and repetition > 0
                    union all
-                   select label, streams, duration_s, mb_s, late_frames, p50_us, p99_us, max_us%s
+                   select label, streams, id, duration_s, mb_s, late_frames, p50_us, p99_us, max_us%s
                    from run_summary r where label in (?, ?) and streams > 0
                      and not exists (select 1 from bench_step b where b.run_id = r.id)""" % (drop, drop),
                 labs + labs):
-            add(side_of(r[0], la), -1, r[1], r[2:])
+            add(side_of(r[0], la), -1, r[1], r[3:], run=r[2])
         for r in con.execute(reps_sql(con, "b.label in (?, ?)"), labs):
-            add(side_of(r[0], la), -1, r[1], r[6:8], boot=True)
+            add(side_of(r[0], la), -1, r[1], r[6:8], boot=True, run=r[8])
         return groups, scoped, rec, {}
     # Many hosts: in total (scope 0) each complete experiment step's
     # totals over its hosts (a step a host missed is left out) and a
@@ -280,6 +284,75 @@ def gather(con, la, lb):
         """select h.rank, group_concat(distinct h.name) from host h join run r on r.host_id = h.id
            where r.label in (?, ?) and h.rank is not null group by h.rank order by h.rank""", labs)}
     return groups, scoped, rec, names
+
+
+# ------------------------------------------------------------ drift
+
+def session_means(rows, runs):
+    """One row per session (run, in order of first appearance): the mean
+    of its repetitions' values, metric by metric."""
+    by = {}
+    for vals, run in zip(rows, runs):
+        by.setdefault(run, []).append(vals)
+    out = []
+    for reps in by.values():
+        out.append(tuple(sum(float(v[m] or 0) for v in reps) / len(reps)
+                         for m in range(len(reps[0]))))
+    return out
+
+
+def drift(con, nmetrics):
+    """The drift between sessions this database has shown, per metric in
+    % of the mean: over every label and workstation count benched in two
+    sessions or more (A/A sessions: the same label), the largest spread
+    of its session means, (max - min) / |their mean| * 100; None for a
+    metric no label measured so.  The Welch metrics' and the bootstrap's
+    (stream s, read us) apart."""
+    play, _ = play_conditions(con)
+    rows = {}
+    solo = "1"
+    if dbm.has_column(con, "bench_step", "experiment_id"):
+        solo = "b.step_id in (select id from bench_step where experiment_id is null)"
+    for r in con.execute(
+            """select label, workstations, run_id, wall_s, mb_s, late_frames, p50_us, p99_us, max_us%s
+               from bench_step_summary b where repetition > 0 and %s""" % (
+                ", dropped_frames" if nmetrics > 6 else "", solo)):
+        rows.setdefault((r[0], r[1]), ([], []))
+        rows[(r[0], r[1])][0].append(r[3:])
+        rows[(r[0], r[1])][1].append(r[2])
+    brows = {}
+    for r in con.execute(reps_sql(con, solo)):
+        brows.setdefault((r[0], r[1]), ([], []))
+        brows[(r[0], r[1])][0].append(r[6:8])
+        brows[(r[0], r[1])][1].append(r[8])
+
+    def widest(groups, n):
+        d = [None] * n
+        for vals, runs in groups.values():
+            if len(set(runs)) < 2:
+                continue
+            means = session_means(vals, runs)
+            for m in range(n):
+                x = [v[m] for v in means]
+                mid = sum(x) / len(x)
+                if mid != 0:
+                    p = (max(x) - min(x)) / abs(mid) * 100
+                    d[m] = p if d[m] is None else max(d[m], p)
+        return d
+    return widest(rows, nmetrics), widest(brows, 2)
+
+
+def drift_verdict(verdict, lop, hip, d):
+    """With one session a label, a difference is not called significant
+    unless its whole interval lies beyond the drift between sessions.
+    (No comma: the CSV prints the verdict as it is.)"""
+    if not verdict.startswith("significant"):
+        return verdict
+    if d is None:
+        return "not resolved: one session a label and no drift between sessions measured"
+    if lop is not None and (lop > d or hip < -d):
+        return verdict
+    return "not resolved: within the drift between sessions (+/-%.2f %%)" % d
 
 
 # ------------------------------------------------------------ the tables
@@ -354,6 +427,10 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
         w("diff % = (mean B - mean A) / mean A * 100; 95 % CI of mean B - mean A by\n")
         w("Welch's t (unequal variances, Welch-Satterthwaite df) over the repetitions;\n")
         w("an interval containing 0 is not significant.\n")
+        if not scoped:
+            w("With 2 sessions a label or more, the sessions are the samples (Welch on\n")
+            w("their means); with one, a difference whose interval reaches into the drift\n")
+            w("between sessions this database has shown is not resolved.\n")
     elif fmt == "csv":
         w("workstations,metric,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,diff_pct,df,t,ci_low,ci_high,"
           "ci_low_pct,ci_high_pct,verdict,half_width,half_width_pct,effect_pct,reps_for_effect,method"
@@ -362,20 +439,33 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
         w("[")
     nout = 0
     bjson = []
+    # the drift between sessions (one host only: an experiment is a
+    # session of its own)
+    dr, bdr = drift(con, len(metrics)) if not scoped else ([None] * len(metrics), [None, None])
     # groups: a workstation count's rows only where a bench row made it
     order = sorted((g for g in groups.values() if g.rows["a"] or g.rows["b"]),
                    key=lambda g: (g.scope, g.ws))
     for g in order:
         na, nb = len(g.rows["a"]), len(g.rows["b"])
+        sa, sb = len(set(g.runs["a"])), len(set(g.runs["b"]))
+        # the samples: the sessions' means where each label has two or
+        # more, else the repetitions (of one session, on one side at least)
+        unit = "session" if not scoped and sa >= 2 and sb >= 2 else "repetition"
+        ra, rb = g.rows["a"], g.rows["b"]
+        if unit == "session":
+            ra, rb = session_means(ra, g.runs["a"]), session_means(rb, g.runs["b"])
         st_ = stitle(g)
         csc = ',"%s"' % st_ if scoped else ""
         jsc = '"scope": %s, ' % jstr(st_) if scoped else ""
         if fmt == "text":
-            w("\n%s%d workstation%s%s: A %s, B %s\n" % (
+            w("\n%s%d workstation%s%s: A %s, B %s%s\n" % (
                 st_ + ", " if scoped else "", g.ws, "" if g.ws == 1 else "s",
                 " in total" if scoped and g.scope > 0 else "",
                 "1 repetition" if na == 1 else "%d repetitions" % na,
-                "1 repetition" if nb == 1 else "%d repetitions" % nb))
+                "1 repetition" if nb == 1 else "%d repetitions" % nb,
+                "" if scoped or not (na and nb) else "; sessions A %d, B %d: %s" % (
+                    sa, sb, "Welch on the session means" if unit == "session"
+                    else "the repetitions, within the drift not resolved")))
             if not na or not nb:
                 w("  only %s has this count: nothing to compare\n" % (la if na else lb))
                 continue
@@ -386,7 +476,7 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
             continue
         res = []
         for m, metric in enumerate(metrics):
-            r = st.welch(column(g.rows["a"], m), column(g.rows["b"], m))
+            r = st.welch(column(ra, m), column(rb, m))
             ma, diff = r["mean_a"], r["diff"]
             dp = diff / ma * 100 if ma != 0 else None
             lop = hip = hw = hwp = rp = None
@@ -399,6 +489,8 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
                     hwp = hw / abs(ma) * 100
                     rp = st.reps_for_effect(r["sd_a"] ** 2, r["sd_b"] ** 2, effect / 100 * abs(ma))
             verdict = welch_verdict(r, better[m])
+            if unit == "repetition" and not scoped and min(sa, sb) == 1:
+                verdict = drift_verdict(verdict, lop, hip, dr[m])
             if fmt == "text":
                 d = digits[m]
                 ci = "-" if r["lo"] is None else "[%s, %s]" % (fix(r["lo"], d), fix(r["hi"], d))
@@ -414,17 +506,17 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
                                % (hwp, effect_text, titles[m], rp, "" if rp == 1 else "s"))
             elif fmt == "csv":
                 w("%d,%s,%d,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,welch%s\n" % (
-                    g.ws, metric, na, num(ma), num(r["sd_a"]), nb, num(r["mean_b"]), num(r["sd_b"]),
+                    g.ws, metric, len(ra), num(ma), num(r["sd_a"]), len(rb), num(r["mean_b"]), num(r["sd_b"]),
                     num(diff), num(dp), num(r["df"]), num(r["t"]), num(r["lo"]), num(r["hi"]),
                     num(lop), num(hip), verdict, num(hw), num(hwp), num(effect),
                     "" if rp is None else "%d" % rp, csc))
             else:
-                w('%s\n  {%s"workstations": %d, "metric": %s, "label_a": %s, "label_b": %s, "n_a": %d, "mean_a": %s, "sd_a": %s, "n_b": %d, "mean_b": %s, "sd_b": %s, "diff": %s, "diff_pct": %s, "df": %s, "t": %s, "ci_low": %s, "ci_high": %s, "ci_low_pct": %s, "ci_high_pct": %s, "verdict": %s, "half_width": %s, "half_width_pct": %s, "effect_pct": %s, "reps_for_effect": %s}' % (
-                    "," if nout else "", jsc, g.ws, jstr(metric), jstr(la), jstr(lb), na,
-                    jnum(ma), jnum(r["sd_a"]), nb, jnum(r["mean_b"]), jnum(r["sd_b"]),
+                w('%s\n  {%s"workstations": %d, "metric": %s, "label_a": %s, "label_b": %s, "n_a": %d, "mean_a": %s, "sd_a": %s, "n_b": %d, "mean_b": %s, "sd_b": %s, "diff": %s, "diff_pct": %s, "df": %s, "t": %s, "ci_low": %s, "ci_high": %s, "ci_low_pct": %s, "ci_high_pct": %s, "verdict": %s, "half_width": %s, "half_width_pct": %s, "effect_pct": %s, "reps_for_effect": %s, "unit": %s, "sessions_a": %d, "sessions_b": %d, "drift_pct": %s}' % (
+                    "," if nout else "", jsc, g.ws, jstr(metric), jstr(la), jstr(lb), len(ra),
+                    jnum(ma), jnum(r["sd_a"]), len(rb), jnum(r["mean_b"]), jnum(r["sd_b"]),
                     jnum(diff), jnum(dp), jnum(r["df"]), jnum(r["t"]), jnum(r["lo"]),
                     jnum(r["hi"]), jnum(lop), jnum(hip), jstr(verdict), jnum(hw), jnum(hwp),
-                    jnum(effect), jnum(rp)))
+                    jnum(effect), jnum(rp), jstr(unit), sa, sb, jnum(dr[m])))
                 nout += 1
         if fmt == "text":
             w("  resolution (95 % interval; repetitions of each label for 80 % power at the\n")
@@ -434,7 +526,7 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
             w("  per repetition, the mean of its reads (bootstrap over the repetitions, %d\n"
               % st.BOOT_RESAMPLES)
             w("  resamples, percentile 95 % interval; a repetition is the unit, not a read):\n")
-        boot_rows(g, la, lb, fmt, w, bjson, csc, jsc)
+        boot_rows(g, la, lb, fmt, w, bjson, csc, jsc, unit, min(sa, sb) == 1 and not scoped, bdr)
     if fmt == "json":
         w(("\n" if nout else "") + "],\n\"bootstrap\": [" + ",".join(bjson)
           + ("\n" if bjson else "") + "]}\n")
@@ -442,13 +534,16 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
         w("\nno benchmark steps or streams to compare\n")
 
 
-def boot_rows(g, la, lb, fmt, w, bjson, csc, jsc):
+def boot_rows(g, la, lb, fmt, w, bjson, csc, jsc, unit, one_session, bdr):
     """The second statistic: per repetition the mean of many reads,
     compared by a percentile bootstrap over the repetitions (the
     repetition is the unit resampled: the reads of one step share its
     host and its cache and are not independent)."""
     for m, metric in enumerate(BMETRICS):
-        a, b = column(g.boot["a"], m), column(g.boot["b"], m)
+        ba, bb = g.boot["a"], g.boot["b"]
+        if unit == "session":
+            ba, bb = session_means(ba, g.bruns["a"]), session_means(bb, g.bruns["b"])
+        a, b = column(ba, m), column(bb, m)
         ma = sum(a) / len(a) if a else None
         mb = sum(b) / len(b) if b else None
         diff = None if ma is None or mb is None else mb - ma
@@ -463,6 +558,8 @@ def boot_rows(g, la, lb, fmt, w, bjson, csc, jsc):
             verdict = "not significant (identical)" if ci == (0.0, 0.0) else "not significant"
         else:
             verdict = "significant: B %s (%s)" % (("higher", "worse") if diff > 0 else ("lower", "better"))
+            if one_session:
+                verdict = drift_verdict(verdict, lop, hip, bdr[m])
         lo, hi = ci if ci else (None, None)
         if fmt == "text":
             d = BDIGITS[m]

@@ -33,7 +33,8 @@ def reps_sql(con, where, label="b.label", extra=False, with_cte=""):
     workstations, step, repetition, wall s, MB/s, a stream's mean play
     time and the mean read latency of the play streams (means of
     thousands of reads rather than one wall-clock span); extra adds the
-    step's total workstations and its host's rank + 1 (0: one host)."""
+    step's total workstations and its host's rank + 1 (0: one host);
+    the run (the session) last."""
     play, wait = play_conditions(con)
     more = ""
     if extra:
@@ -51,7 +52,7 @@ def reps_sql(con, where, label="b.label", extra=False, with_cte=""):
                (select avg(a.done_ns - a.issued_ns) / 1e3
                 from bench_stream bs join access a on a.stream_id = bs.stream_id
                 join stream s on s.id = bs.stream_id
-                where bs.step_id = b.step_id and %s and not %s)%s
+                where bs.step_id = b.step_id and %s and not %s)%s, b.run_id
         from bench_step_summary b where (%s) and b.repetition > 0
         order by b.label, b.workstations, b.step_id""" % (
         with_cte, label, play, play, wait, more, where)

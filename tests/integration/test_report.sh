@@ -223,6 +223,45 @@ for ws in sorted({k[1] for k in data}):
 PY
 "$PY" "$T/expect.py" "$T/steps" >"$T/want"
 
+# ---- sessions: a and b's are one run each, one session a label.  With
+# no label of two sessions in the database the drift between sessions is
+# unknown, and no difference is called significant (before: ws 2 wall
+# "significant: B higher (worse)").
+check_eq "one session a label, no drift measured: ws 2 wall not resolved" \
+	"not resolved: one session a label and no drift between sessions measured" \
+	"$("$REPORT" "$DB" --compare a "b's" --csv 2>/dev/null | awk -F, '$1 == 2 && $2 == "wall_s" { print $17 }')"
+check "text: the count's sessions and what decides" sh -c \
+	"'$REPORT' '$DB' --compare a \"b's\" | grep -q '^2 workstations: A 3 repetitions, B 3 repetitions; sessions A 1, B 1: the repetitions, within the drift not resolved\$'"
+# A control label, ctl, benched in two sessions (runs 50 and 51) at 2
+# workstations: the drift between its sessions is the machine's, 0.4 % in
+# wall time (10.00 s and 10.04 s), none in late frames and latency.  The
+# checks below read ws 2's verdicts beyond it; it goes after them.
+ctl() {
+	awk -v w2="$1" 'BEGIN { print "begin;"; print "insert into run (id, label, started_at) values (50, '\''ctl'\'', '\''x'\''), (51, '\''ctl'\'', '\''y'\'');" }
+	{
+		run = 49 + $1; st = 5000 + NR; op = (900 + NR) * 100000000000
+		wall = $1 == 2 ? w2 : 10.0
+		printf "insert into stream (id, run_id, pid, opened_ns, closed_ns, bytes, frames, late_frames, failed_frames) values (%d, %d, %d, %.0f, %.0f, 100000000, 100, 1, 0);\n", st, run, st, op, op + wall * 1e9
+		printf "insert into bench_step (id, run_id, label, workstations, repetition, started_ns, ended_ns, wall_s, reader) values (%d, %d, '\''ctl'\'', 2, %d, %.0f, %.0f, %.2f, '\''dd'\'');\n", 5000 + NR, run, $2, op, op + wall * 1e9, wall
+		printf "insert into bench_stream values (%d, %d);\n", 5000 + NR, st
+		for (i = 1; i <= 4; i++)
+			printf "insert into access (stream_id, frame, track, clip, file_offset, length, due_ns, issued_ns, done_ns) values (%d, %d, '\''V'\'', '\''c'\'', 0, 1, %.0f, %.0f, %.0f);\n", st, i, op + 1e12, op, op + i * 100000
+	}
+	END { print "commit;" }' <<EOF2
+1 1
+1 2
+2 1
+2 2
+EOF2
+}
+ctl_drop() {
+	q "delete from access where stream_id between 5001 and 5004;
+	   delete from bench_stream where step_id between 5001 and 5004;
+	   delete from bench_step where id between 5001 and 5004;
+	   delete from stream where id between 5001 and 5004; delete from run where id in (50, 51);"
+}
+ctl 10.04 | sqlite3 "$DB"
+
 if "$REPORT" "$DB" --compare a "b's" --csv >"$T/csv" 2>"$T/err"; then
 	ok "--compare --csv runs (a label with a quote)"
 else
@@ -431,6 +470,21 @@ for x, g in zip(j, c):
 check "A against A: the bootstrap finds nothing" sh -c \
 	"'$REPORT' '$DB' --compare a a --csv 2>/dev/null | awk -F, '\$22 == \"bootstrap\" && \$17 ~ /^significant/ { bad = 1 } \$22 == \"bootstrap\" { n++ } END { exit bad || n != 10 }'"
 
+# ---- sessions, continued: ctl against itself, two sessions a side: the
+# sessions are the samples (n 2, their means)
+check_eq "two sessions a label: Welch on the session means (n_a 2, mean 10.02)" "2|10.02" \
+	"$("$REPORT" "$DB" --compare ctl ctl --csv 2>/dev/null | awk -F, '$1 == 2 && $2 == "wall_s" { print $3 "|" $4 }')"
+check "two sessions a label: the text says so" sh -c \
+	"'$REPORT' '$DB' --compare ctl ctl | grep -q '^2 workstations: A 4 repetitions, B 4 repetitions; sessions A 2, B 2: Welch on the session means\$'"
+# a drift of 18.51 % between ctl's sessions (10.00 s and 12.04 s: 2.04 / 11.02): ws 2 wall's interval
+# (+3.9 % to +13.1 %) no longer lies beyond it
+ctl_drop
+ctl 12.04 | sqlite3 "$DB"
+check_eq "one session a label, drift 18.51 %: ws 2 wall within it, not resolved" \
+	"not resolved: within the drift between sessions (+/-18.51 %)" \
+	"$("$REPORT" "$DB" --compare a "b's" --csv 2>/dev/null | awk -F, '$1 == 2 && $2 == "wall_s" { print $17 }')"
+ctl_drop
+
 # ---- --spread: per label and count, the agreement of the repetitions
 "$REPORT" "$DB" a --spread --csv >"$T/spread" 2>"$T/err"
 check_eq "--spread --csv header" \
@@ -519,7 +573,9 @@ check_none "text: keys alike and the label are no difference" \
 check "text: the environment before the metrics" \
 	sh -c "[ \$(grep -n '^compare a' '$T/etext' | cut -d: -f1) -gt \$(grep -n 'config_hz' '$T/etext' | cut -d: -f1) ]"
 "$REPORT" "$EDB" --compare a "b's" --csv >"$T/ecsv" 2>"$T/eerr"
-check_eq "csv: the table unchanged on stdout" "$(cat "$T/csv")" "$(cat "$T/ecsv")"
+# (the table of this database, now without ctl: no drift measured)
+check_eq "csv: the table unchanged on stdout" \
+	"$("$REPORT" "$DB" --compare a "b's" --csv 2>/dev/null)" "$(cat "$T/ecsv")"
 check "csv: the difference on stderr" \
 	grep -q "^timelinefs-report: environment differs: config_hz  100 | 1000$" "$T/eerr"
 check "csv: the warning on stderr" \
