@@ -44,7 +44,9 @@ def side_of(label, la):
 def environment(con, la, lb, scoped_labels, fmt, out, err):
     """The run_env keys whose values differ between A and B, and the keys
     whose values differ among one label's runs (a warning)."""
-    notkeys = ["opt.label"]
+    # the label differs by definition, and the boot is a session's, not
+    # an environment's (counted with the sessions)
+    notkeys = ["opt.label", "boot_id"]
     if scoped_labels:
         # the hosts of an experiment differ in these by definition
         notkeys += ["opt.experiment", "opt.rank", "opt.db"]
@@ -148,17 +150,18 @@ def session_counts(con, label):
     """(sessions, boots) of a label: its runs that have repetitions (a
     bench step past the warm-up, or streams of a run without bench
     steps) -- each a mount, one timelinefs-bench invocation's (a leg of
-    --ab's) -- and the distinct boot ids among them (run.host_id, schema
-    version 12; 0 where none was recorded)."""
+    --ab's) -- and the distinct boot ids among them (run_env's boot_id; 0
+    where none was recorded)."""
     runs = """select r.id from run r where r.label = ? and (
                 exists (select 1 from bench_step b where b.run_id = r.id and b.repetition > 0)
                 or (exists (select 1 from stream s where s.run_id = r.id)
                     and not exists (select 1 from bench_step b where b.run_id = r.id)))"""
     n = con.execute("select count(*) from (%s)" % runs, (label,)).fetchone()[0]
     boots = 0
-    if dbm.has_column(con, "run", "host_id"):
-        boots = con.execute("""select count(distinct h.boot_id) from run r join host h on h.id = r.host_id
-                               where r.id in (%s)""" % runs, (label,)).fetchone()[0]
+    if dbm.has_object(con, "run_env"):
+        boots = con.execute("""select count(distinct value) from run_env
+                               where key = 'boot_id' and run_id in (%s)""" % runs,
+                            (label,)).fetchone()[0]
     return n, boots
 
 

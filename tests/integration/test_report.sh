@@ -559,8 +559,13 @@ sqlite3 "$EDB" "insert into run (id, label, started_at) values (4, 'a', 'x');
 	(3, 'config_hz', '1000'), (3, 'clocksource', 'tsc'), (3, 'opt.label', 'b''s'),
 	(3, 'media_fs_type', 'ext4'),
 	(4, 'config_hz', '100'), (4, 'clocksource', 'hpet'), (4, 'opt.label', 'a'),
-	(4, 'media_fs_type', 'ext4')"
+	(4, 'media_fs_type', 'ext4'), (2, 'boot_id', 'boot-1'), (3, 'boot_id', 'boot-2')"
 "$REPORT" "$EDB" --compare a "b's" >"$T/etext"
+# the boot is a session's: counted with the sessions, never a difference
+check "text: each label's boots counted with its sessions" \
+	grep -q "^sessions (each run a mount of its own): A (a) 1 session (1 boot), B (b's) 1 session (1 boot)\$" "$T/etext"
+check_none "text: boot_id is no environment difference" \
+	"$(sed -n '1,/^compare/p' "$T/etext" | grep boot_id)"
 check_eq "text: the environments' difference comes first" \
 	"environment (run_env): what differs between A (a) and B (b's)|  config_hz              100 | 1000" \
 	"$(sed -n 1,2p "$T/etext" | paste -sd '|')"
