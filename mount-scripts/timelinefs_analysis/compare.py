@@ -146,16 +146,35 @@ def environment(con, la, lb, scoped_labels, fmt, out, err):
 
 # ------------------------------------------------------------ sessions
 
+def session_runs(label):
+    """The SQL of a label's sessions: its runs with repetitions (one
+    parameter, the label)."""
+    return """select r.id from run r where r.label = ? and (
+                exists (select 1 from bench_step b where b.run_id = r.id and b.repetition > 0)
+                or (exists (select 1 from stream s where s.run_id = r.id)
+                    and not exists (select 1 from bench_step b where b.run_id = r.id)))"""
+
+
+# the order of sessions that keeps drift off the difference: A B B A,
+# again and again (a linear drift falls on both alike)
+ABBA = "abba"
+
+
+def next_session(con, la, lb):
+    """"a" or "b": the label whose session should come next, so that the
+    sessions so far (in run order) go on as A B B A A B B A ..."""
+    n = con.execute("select count(*) from (%s union all %s)" % (
+        session_runs(la), session_runs(lb)), (la, lb)).fetchone()[0]
+    return ABBA[n % 4]
+
+
 def session_counts(con, label):
     """(sessions, boots) of a label: its runs that have repetitions (a
     bench step past the warm-up, or streams of a run without bench
     steps) -- each a mount, one timelinefs-bench invocation's (a leg of
     --ab's) -- and the distinct boot ids among them (run_env's boot_id; 0
     where none was recorded)."""
-    runs = """select r.id from run r where r.label = ? and (
-                exists (select 1 from bench_step b where b.run_id = r.id and b.repetition > 0)
-                or (exists (select 1 from stream s where s.run_id = r.id)
-                    and not exists (select 1 from bench_step b where b.run_id = r.id)))"""
+    runs = session_runs(label)
     n = con.execute("select count(*) from (%s)" % runs, (label,)).fetchone()[0]
     boots = 0
     if dbm.has_object(con, "run_env"):
@@ -174,8 +193,10 @@ def sessions(con, la, lb, scoped, fmt, out, err):
         return
     na, ba = session_counts(con, la)
     nb, bb = session_counts(con, lb)
+    nxt = next_session(con, la, lb) if la != lb else "a"
     if fmt == "json":
-        out.write(',\n"sessions": {"a": %d, "b": %d, "boots_a": %d, "boots_b": %d}' % (na, nb, ba, bb))
+        out.write(',\n"sessions": {"a": %d, "b": %d, "boots_a": %d, "boots_b": %d, "next": %s}'
+                  % (na, nb, ba, bb, jstr(la if nxt == "a" else lb)))
         return
     word = lambda n: "1 session" if n == 1 else "%d sessions" % n
     boot = lambda n: "" if not n else " (%d boot%s)" % (n, "" if n == 1 else "s")
@@ -184,6 +205,10 @@ def sessions(con, la, lb, scoped, fmt, out, err):
     if min(na, nb) == 1:
         lines.append("one session a label: the intervals below cover the noise within one session, "
                      "not the drift between sessions (docs/resolution.md)")
+    if la != lb:
+        lines.append("next session: %s %s (the order A B B A A B B A ...; 2 sessions a label "
+                     "at least for Welch on their means)" % ("A" if nxt == "a" else "B",
+                                                             la if nxt == "a" else lb))
     pre = "" if fmt == "text" else "timelinefs-report: "
     (out if fmt == "text" else err).write("".join(pre + l + "\n" for l in lines)
                                           + ("\n" if fmt == "text" else ""))

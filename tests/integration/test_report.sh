@@ -326,12 +326,15 @@ check "text: a count in one label only is named" grep -q 'only a has this count'
 check_eq "text: the sessions of each label, and what one session's interval covers" \
 	"sessions (each run a mount of its own): A (a) 1 session, B (b's) 1 session|one session a label: the intervals below cover the noise within one session, not the drift between sessions (docs/resolution.md)" \
 	"$(grep -A1 '^sessions ' "$T/text" | paste -sd '|')"
+# A then B so far: B next, as A B B A goes on
+check "text: the next session, in the order A B B A" \
+	grep -q "^next session: B b's (the order A B B A A B B A ...; 2 sessions a label at least for Welch on their means)\$" "$T/text"
 check "--json is valid JSON, 6 metrics for each of 4 counts" python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d['comparisons']
 assert d['label_a'] == 'a' and d['label_b'] == \"b's\" and d['effect_pct'] == 6
-assert d['sessions'] == {'a': 1, 'b': 1, 'boots_a': 0, 'boots_b': 0}, d['sessions']
+assert d['sessions'] == {'a': 1, 'b': 1, 'boots_a': 0, 'boots_b': 0, 'next': \"b's\"}, d['sessions']
 assert len(c) == 24 and c[0]['label_b'] == \"b's\" and c[0]['metric'] == 'wall_s'
 " "$("$REPORT" "$DB" --compare a "b's" --json >"$T/json" && echo "$T/json")"
 
