@@ -175,13 +175,14 @@ $(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
 # e2fsprogs, xfsprogs, btrfs-progs: timelinefs-lab's file systems
 # (test_lab); fio: make bench (BENCH_DEPS) and reads of a lab storage.
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
-	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev gnuplot-nox shellcheck \
+	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev shellcheck \
 	    man-db groff-base \
 	    ffmpeg gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	    gstreamer1.0-plugins-base-apps mpv \
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
 	    libopenexr-dev openmpi-bin libopenmpi-dev \
-	    e2fsprogs xfsprogs btrfs-progs fio
+	    e2fsprogs xfsprogs btrfs-progs fio \
+	    python3-scipy python3-numpy python3-matplotlib python3-pytest
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 
@@ -419,14 +420,22 @@ fuzz:
 # the section their name ends in.
 SCRIPTS = $(sort $(wildcard mount-scripts/timelinefs-*))
 MANPAGES = $(sort $(wildcard docs/man/*.[1-8]))
+# The scripts' Python package (mount-scripts/timelinefs_analysis): in
+# PYLIBDIR, which make install writes into the scripts as @PYLIBDIR@ (from
+# a checkout they find it beside themselves).
+PYPKG = timelinefs_analysis
+PYLIBDIR ?= $(PREFIX)/lib/timelinefs/python
+PYFILES = $(sort $(wildcard mount-scripts/$(PYPKG)/*.py))
 
 install: $(PROGS)
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)/
 	for f in $(SCRIPTS); do \
 		t=$(DESTDIR)$(BINDIR)/$$(basename "$$f"); \
-		sed 's/@VERSION@/$(VERSION)/' "$$f" >"$$t.tmp" && \
+		sed -e 's/@VERSION@/$(VERSION)/' -e 's|@PYLIBDIR@|$(PYLIBDIR)|' "$$f" >"$$t.tmp" && \
 		chmod 0755 "$$t.tmp" && mv -f "$$t.tmp" "$$t" || exit 1; done
+	install -d $(DESTDIR)$(PYLIBDIR)/$(PYPKG)
+	install -m 0644 $(PYFILES) $(DESTDIR)$(PYLIBDIR)/$(PYPKG)/
 	for f in $(MANPAGES); do \
 		d=$(DESTDIR)$(MANDIR)/man$${f##*.}; \
 		install -d "$$d" && install -m 0644 "$$f" "$$d/" || exit 1; done
@@ -435,6 +444,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
 	for f in $(SCRIPTS); do \
 		rm -f $(DESTDIR)$(BINDIR)/$$(basename "$$f"); done
+	rm -rf $(DESTDIR)$(PYLIBDIR)/$(PYPKG)
+	-rmdir $(DESTDIR)$(PYLIBDIR) $(DESTDIR)$(patsubst %/,%,$(dir $(PYLIBDIR))) 2>/dev/null
 	for f in $(MANPAGES); do \
 		rm -f $(DESTDIR)$(MANDIR)/man$${f##*.}/$$(basename "$$f"); done
 

@@ -203,6 +203,10 @@ static void kernel_facts(struct env *e, const char *release,
 		      "current_clocksource",
 		      buf, sizeof(buf)) == 0)
 		put(e, "clocksource", "%s", buf);
+	/* which boot: runs of one label on two boots are two sessions of
+	 * the machine (timelinefs-report --compare counts them) */
+	if (read_line("/proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0)
+		put(e, "boot_id", "%s", buf);
 }
 
 /* ---------------------------------------------------------------- host */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# make test: the unit tests (the binaries given as arguments), then every
-# mounted integration test; one closing line "N passed, N failed,
+# make test: the unit tests (the binaries given as arguments), the Python
+# package's tests (pytest, tests/run-python.sh), then every mounted
+# integration test; one closing line "N passed, N failed,
 # N skipped", non-zero exit on any failure.  A runner that exits non-zero,
 # or dies before its summary line, is a failure even if it counted none.
 set -u
@@ -41,6 +42,7 @@ suite() {
 }
 
 suite unit "$here/run-unit.sh" "$@"
+suite python "$here/run-python.sh"
 suite integration "$here/run-integration.sh"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

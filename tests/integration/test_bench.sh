@@ -315,6 +315,20 @@ for bad in "--ab" "--ab x" "--ab pace=off ''" "--ab '' db=x.db"; do
 	check_eq "usage error '$bad' exits 2 with a reason" "2|1" "$rc|$(grep -c "timelinefs-bench: " "$T/abbad")"
 done
 
+# 8b. --plan A,B --sessions N: the schedule across reboots, A B B A,
+# printed without a mount; bad plans are usage errors
+out=$("$BENCH" --plan "a,it's b" --sessions 3 --db "$T/plan.db" 2>&1) || true
+check_eq "--plan a,b --sessions 3: 6 sessions in the order A B B A A B" "A|B|B|A|A|B" \
+	"$(printf '%s\n' "$out" | sed -n 's/^session [1-6]: \([AB]\) .*/\1/p' | paste -sd '|')"
+check "--plan: each session's command, its label quoted" \
+	sh -c "printf '%s\n' \"\$1\" | grep -qxF \"session 2: B  timelinefs-bench --label 'it'\\\\''s b' OPTIONS --db '\$2'\"" _ "$out" "$T/plan.db"
+check "--plan mounts nothing, writes no database" test ! -e "$T/plan.db"
+for bad in "--plan a --sessions 2" "--plan a,a --sessions 2" "--plan a,b" "--plan a,b --sessions 1" "--sessions 2"; do
+	rc=0
+	eval "\"\$BENCH\" $bad" >/dev/null 2>"$T/planbad" || rc=$?
+	check_eq "usage error '$bad' exits 2 with a reason" "2|1" "$rc|$(grep -c "timelinefs-bench: " "$T/planbad")"
+done
+
 # 9. --resolve: repeats until the intervals are tight enough, or says
 # which budget ran out; warm-ups are not counted
 RSDB=$T/resolve.db

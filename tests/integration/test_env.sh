@@ -58,6 +58,8 @@ esac
 check_eq "clocksource as sysfs says" \
 	"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" \
 	"$(envv clocksource)"
+check_eq "boot_id: this boot's, as /proc says" \
+	"$(cat /proc/sys/kernel/random/boot_id)" "$(envv boot_id)"
 
 # host
 check_eq "cpu_count: processors of /proc/cpuinfo" \

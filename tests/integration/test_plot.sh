@@ -11,9 +11,12 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 PLOT=$TOP/mount-scripts/timelinefs-plot
 PASS=0
 FAIL=0
-for c in sqlite3 gnuplot python3; do
+for c in sqlite3 python3; do
 	command -v $c >/dev/null 2>&1 || { echo "skip: no $c"; exit 77; }
 done
+# the drawing: matplotlib, with Debian's python3 (make deps)
+"${TLFS_PYTHON:-/usr/bin/python3}" -c 'import matplotlib' 2>/dev/null ||
+	{ echo "skip: no matplotlib"; exit 77; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/tlfs-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM

@@ -380,7 +380,7 @@ check "--compare --json: valid, every comparison scoped" \
 
 # ---- timelinefs-plot per host: a series and a histogram per host, on
 # rank 0's axis
-if command -v gnuplot >/dev/null 2>&1; then
+if "${TLFS_PYTHON:-/usr/bin/python3}" -c 'import matplotlib' 2>/dev/null; then
 	rc=0
 	sh "$PLOT" "$DB" --experiment "$EA" "$T/exp.png" >"$T/plot.out" 2>&1 || rc=$?
 	n=$(q "select count(*) from access a join stream s on s.id = a.stream_id join run r on r.id = s.run_id
@@ -401,7 +401,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	sh "$PLOT" "$DB" --experiment "$EA" "$T/x.png" --step 1 >"$T/plot.out" 2>&1 || rc=$?
 	check_eq "plot --experiment with a run's --step: usage error" 2 "$rc"
 else
-	skip_case "no gnuplot (make deps installs it)"
+	skip_case "no matplotlib (make deps installs python3-matplotlib)"
 fi
 
 # ---- a database of one host keeps its report: no experiment section

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: MIT
+"""The entry of timelinefs-report's statistics (the script parses the
+command line and calls this with it checked):
+
+  python3 -m timelinefs_analysis runs DB RUN...
+  python3 -m timelinefs_analysis spread DB FMT [RUN...]
+  python3 -m timelinefs_analysis compare DB FMT LABEL_A LABEL_B EFFECT
+  python3 -m timelinefs_analysis plot DB RUN OUT STEP WxH EXPERIMENT EXP_STEP
+  python3 -m timelinefs_analysis fio-iolog DB STREAM [OUT]
+
+runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
+summaries' SQL then holds numbers only, never a label.
+
+FMT is text, csv or json; plot's STEP, EXPERIMENT and EXP_STEP are
+numbers or empty (timelinefs-plot checked them).  Exit status 0 done, 1
+error (no such label or run, a database it cannot read)."""
+import signal
+import sqlite3
+import sys
+
+from . import db
+
+PROG = "timelinefs-report"
+
+
+def main(argv):
+    # a reader that has read enough (grep -q, head) ends us quietly, as
+    # it would sqlite3 or awk
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3}
+    if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
+            (argv[0] in ("compare", "plot") and len(argv) != need[argv[0]]):
+        sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+        return 2
+    what, path = argv[:2]
+    if what == "plot":
+        return plot_main(path, argv[2:])
+    if what == "fio-iolog":
+        return export_main(path, argv[2:])
+    try:
+        con = db.open_ro(path)
+        if what == "runs":
+            cond, args = db.run_condition(con, argv[2:])
+            print(",".join(str(r) for r, in con.execute(
+                "select id from run where %s order by id" % cond, args)))
+        elif what == "spread":
+            # SciPy only where a statistic needs it
+            from . import spread
+            spread.spread(con, argv[3:], argv[2], sys.stdout)
+        else:
+            from . import compare
+            compare.compare(con, argv[3], argv[4], argv[5], argv[2], sys.stdout)
+    except LookupError as e:
+        # (what, after): "no run labelled 'x'" in DB " (labels: ...)"
+        sys.stderr.write("%s: %s in %s%s\n" % (PROG, e.args[0], path, "".join(e.args[1:])))
+        return 1
+    except sqlite3.Error as e:
+        sys.stderr.write("%s: %s: %s\n" % (PROG, path, e))
+        return 1
+    return 0
+
+
+def export_main(path, argv):
+    from . import export
+    try:
+        con = db.open_ro(path)
+        text = export.fio_iolog(con, path, int(argv[0]))
+        # written whole, after every file was found: a failure leaves no OUT
+        if len(argv) > 1:
+            with open(argv[1], "w") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
+    except export.ExportError as e:
+        sys.stderr.write("timelinefs-export: %s\n" % e)
+        return 1
+    except sqlite3.Error as e:
+        sys.stderr.write("timelinefs-export: %s: %s\n" % (path, e))
+        return 1
+    except OSError as e:
+        sys.stderr.write("timelinefs-export: %s\n" % e)
+        return 1
+    return 0
+
+
+def plot_main(path, argv):
+    from . import plot
+    run, out, step, size, exp, exp_step = argv
+    num = lambda x: int(x) if x else None
+    w, h = (int(v) for v in size.split("x"))
+    try:
+        con = db.open_ro(path)
+        print(plot.plot(con, run, out, num(step), (w, h), num(exp), num(exp_step)))
+    except plot.PlotError as e:
+        sys.stderr.write("timelinefs-plot: %s\n" % str(e).replace("%s", path))
+        return 1
+    except sqlite3.Error as e:
+        sys.stderr.write("timelinefs-plot: %s is not a timelinefs database (%s)\n" % (path, e))
+        return 1
+    except OSError as e:
+        sys.stderr.write("timelinefs-plot: cannot write %s: %s\n" % (out, e.strerror or e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
