@@ -277,35 +277,95 @@ FROM w;
 -- whether it was the first read after a cut (see access_cut), and why:
 -- cause is 'storage' when the read took longer than its frame allowed
 -- (done - issued > due - sched: it would have been late issued on time),
--- else 'issue': it was issued late, by issue_delay_us (issued - sched),
+-- or when it was late only because the storage had fallen behind
+-- (schema version 14): a stream's reads follow one another, so on a
+-- storage that runs out each read waits for the one before, and the
+-- stream falls further behind with every read though none alone took
+-- its frame's time.  A backlog is a run of the stream's reads (in issue
+-- order; waits apart) from one issued on time up to the next issued on
+-- time.  A read of it issued late after the stream's last completion
+-- before its issue (last_done, of any of its reads: with
+-- frames_in_flight, the loader that freed) waited for the storage until
+-- then; the rest of its issue delay is idle: issued - last_done when more
+-- than 1 ms (less is the player's own step from one read to the next),
+-- or all of issued - sched when nothing completed since its schedule.
+-- Idle is the time the stream was behind but waited for no read (the
+-- filler woke late, the reader stopped asking: the ring was full, the
+-- daemon short of CPU).  idle_ns sums the backlog's idle times so far;
+-- a read is 'storage' when done - idle_ns > due: it would have been late
+-- without them (a row without sched_ns, of an old timelinefs, is
+-- 'issue' as before).
+-- Else 'issue': it was issued late, by issue_delay_us (issued - sched),
 -- because the reader stopped asking (a pause, a slow consumer: the ring
--- was full) or the daemon was short of CPU.  (Schema version 3; op and
--- image, as in access_v, version 10.)  Schema version 11: a play
+-- was full) or the daemon was short of CPU.
+-- (Schema version 3; op and image, as in access_v, version 10.)  Schema version 11: a play
 -- stream's late await row (a frame of a clip being recorded, not yet
 -- written when due) has cause 'recording'; a record stream's late
 -- receive row (the writer handed the frame over after its due time) has
 -- cause 'writer', its other late rows (writes ...) 'storage'; kind is
 -- the stream's.
 CREATE VIEW IF NOT EXISTS late_access AS
+WITH ev AS (
+	SELECT c.id, c.stream_id, c.wait, c.issued_ns AS t, 1 AS is_issue,
+	       a.sched_ns, c.issued_ns, c.done_ns, c.due_ns, c.run_id,
+	       c.frame, c.track, c.clip, c.file_offset, c.length,
+	       c.latency_ns, c.late, c.new_file, c.after_cut, c.errno,
+	       a.played, a.dep, a.op, a.image, c.kind
+	FROM access_cut AS c JOIN access AS a ON a.id = c.id
+	UNION ALL
+	SELECT id, stream_id, op IN (9, 10), done_ns, 0, NULL, NULL, NULL,
+	       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	       NULL, NULL, NULL, NULL, NULL, NULL, NULL
+	FROM access
+), q AS (
+	SELECT *,
+	       max(CASE WHEN NOT is_issue THEN t END)
+		   OVER (PARTITION BY stream_id, wait
+			 ORDER BY t, id, is_issue DESC
+			 ROWS UNBOUNDED PRECEDING) AS last_done
+	FROM ev
+), r AS (
+	SELECT *,
+	       coalesce(issued_ns <= sched_ns, 1) AS on_time,
+	       CASE WHEN issued_ns <= sched_ns THEN 0
+		    WHEN last_done > sched_ns
+		    THEN CASE WHEN issued_ns - last_done > 1000000
+			      THEN issued_ns - last_done ELSE 0 END
+		    ELSE issued_ns - sched_ns END AS idle
+	FROM q WHERE is_issue
+), bl AS (
+	SELECT *,
+	       sum(on_time) OVER (PARTITION BY stream_id, wait
+				  ORDER BY issued_ns, id
+				  ROWS UNBOUNDED PRECEDING) AS backlog
+	FROM r
+), c AS (
+	SELECT *,
+	       sum(idle) OVER (PARTITION BY stream_id, wait, backlog
+			       ORDER BY issued_ns, id
+			       ROWS UNBOUNDED PRECEDING) AS idle_ns
+	FROM bl
+)
 SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        c.clip, c.file_offset, c.length, c.due_ns, c.done_ns,
        round(c.latency_ns / 1e3, 1) AS latency_us,
        round((c.done_ns - c.due_ns) / 1e3, 1) AS late_by_us,
        c.new_file, c.after_cut, c.errno,
-       round((c.issued_ns - a.sched_ns) / 1e3, 1) AS issue_delay_us,
-       a.played, a.sched_ns,
+       round((c.issued_ns - c.sched_ns) / 1e3, 1) AS issue_delay_us,
+       c.played, c.sched_ns,
        CASE WHEN s.kind = 'record'
-	    THEN CASE WHEN a.op = 9 THEN 'writer' ELSE 'storage' END
-	    WHEN a.op = 10 THEN 'recording'
-	    WHEN c.latency_ns > c.due_ns - a.sched_ns THEN 'storage'
+	    THEN CASE WHEN c.op = 9 THEN 'writer' ELSE 'storage' END
+	    WHEN c.op = 10 THEN 'recording'
+	    WHEN c.latency_ns > c.due_ns - c.sched_ns THEN 'storage'
+	    WHEN c.sched_ns IS NOT NULL
+		 AND c.done_ns - c.idle_ns > c.due_ns THEN 'storage'
 	    ELSE 'issue' END AS cause,
-       a.dep,
-       coalesce(o.name, a.op) AS op,
-       a.image,
+       c.dep,
+       coalesce(o.name, c.op) AS op,
+       c.image,
        s.kind
-FROM access_cut AS c
-JOIN access AS a ON a.id = c.id
-LEFT JOIN op AS o ON o.id = a.op
+FROM c
+LEFT JOIN op AS o ON o.id = c.op
 JOIN stream AS s ON s.id = c.stream_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id
 WHERE c.late

@@ -76,8 +76,9 @@ struct store_access {
  * -ENOTSUP for a database of a newer schema version (PRAGMA user_version
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
-/* 13: the calibration table (30-analysis.sql) */
-#define STORE_SCHEMA_VERSION 13
+/* 13: the calibration table (30-analysis.sql); 14: late_access's cause
+ * storage for a read issued late behind the stream's own backlog */
+#define STORE_SCHEMA_VERSION 14
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 

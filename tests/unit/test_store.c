@@ -1972,6 +1972,93 @@ static void test_late_frame_played(void **state)
 	sqlite3_close(db);
 }
 
+/*
+ * The cause of a read issued late (schema version 14), 25 fps, due two
+ * frames after its issue time.  Stream 1 reads from a storage that runs
+ * out: each read takes 50 ms for a frame's 40, the player issues each
+ * frame when the read before it is done, and from frame 4 on the frames
+ * are late though no read took the 80 ms its frame allowed: a backlog
+ * of the storage, cause 'storage'.  Stream 2's filler woke 260 ms late
+ * for frame 1 (its frame 0 done 295 ms before), and frames 2 and 3 were
+ * issued behind it, each read 5 ms: late because of that wake, cause
+ * 'issue'.  Before, late_frame said "4 issue|5 issue" for stream 1.
+ */
+static void test_late_cause_backlog(void **state)
+{
+	static const struct {
+		int sid;		/* 1 or 2 */
+		int64_t frame;
+		uint64_t issued_ms, lat_ms;
+	} rows[] = {
+		{ 1, 0, 0, 50 },   { 1, 1, 50, 50 },  { 1, 2, 100, 50 },
+		{ 1, 3, 150, 50 }, { 1, 4, 200, 50 }, { 1, 5, 250, 50 },
+		{ 2, 0, 0, 5 },	   { 2, 1, 300, 5 },  { 2, 2, 305, 5 },
+		{ 2, 3, 310, 5 },
+	};
+	const uint64_t ms = 1000000, period = 40 * ms;
+	struct store_stream *ss[2];
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl;
+	size_t i;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 100, "nle", EPOCH, &ss[0]), 0);
+	assert_int_equal(stream_open(st, tl, 101, "nle", EPOCH, &ss[1]), 0);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint64_t sched = EPOCH + (uint64_t)rows[i].frame * period;
+
+		a = mk_access(rows[i].frame, EPOCH + rows[i].issued_ms * ms,
+			      rows[i].lat_ms * ms, sched + 2 * period, 0);
+		a.sched_ns = sched;
+		a.played = 1;
+		store_access_add(ss[rows[i].sid - 1], &a);
+	}
+	close_stream(ss[0], EPOCH + SEC, 1000, 6, 2, 0);
+	close_stream(ss[1], EPOCH + SEC, 1000, 4, 3, 0);
+	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT group_concat(frame || ' ' || cause, '|') FROM "
+		      "late_frame WHERE stream_id = (SELECT id FROM stream "
+		      "WHERE pid = 100)",
+		  "4 storage|5 storage");
+	q_text_eq(db, "SELECT group_concat(frame || ' ' || cause, '|') FROM "
+		      "late_frame WHERE stream_id = (SELECT id FROM stream "
+		      "WHERE pid = 101)",
+		  "1 issue|2 issue|3 issue");
+	sqlite3_close(db);
+}
+
+/* A file of schema version 13 gets version 14's late_access and
+ * late_frame (the backlog's cause), in place of its own. */
+static void test_migrate_v14(void **state)
+{
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	old_file(t->db, "CREATE VIEW late_access AS SELECT 1 AS old;"
+			"CREATE VIEW late_frame AS SELECT 1 AS old;"
+			"PRAGMA user_version = 13");
+	store_close(open_ok(t->db, 0));
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"), 14);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
+				   "'late_access') WHERE name IN ('old', "
+				   "'cause')"),
+			 1);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM sqlite_master WHERE "
+				   "name = 'late_access' AND sql LIKE "
+				   "'%idle_ns%'"),
+			 1);
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
+				   "'late_frame') WHERE name = 'old'"),
+			 0);
+	sqlite3_close(db);
+}
+
 /* The access table of schema version 6, without its closing ")". */
 #define ACCESS_V6 "CREATE TABLE access (id INTEGER PRIMARY KEY, " \
 		  "stream_id INTEGER NOT NULL, frame INTEGER, track TEXT, " \
@@ -2560,6 +2647,8 @@ int main(void)
 		TMP_TEST(test_migrate_v5),
 		TMP_TEST(test_migrate_v6),
 		TMP_TEST(test_late_frame_played),
+		TMP_TEST(test_late_cause_backlog),
+		TMP_TEST(test_migrate_v14),
 		TMP_TEST(test_migrate_v7),
 		TMP_TEST(test_dep_reads),
 		TMP_TEST(test_migrate_v8),
