@@ -29,6 +29,10 @@ tree() {
 	mkdir -p "$W/integration"
 	cp "$RUNNERS/run-all.sh" "$RUNNERS/run-unit.sh" \
 		"$RUNNERS/run-integration.sh" "$W/"
+	# run-all.sh runs the Python suite between the two: here one that
+	# counts nothing, so the verdicts are the fake suites' alone
+	printf '#!/bin/sh\necho "python: 0 passed, 0 failed, 0 skipped"\n' \
+		>"$W/run-python.sh"
 }
 
 # unit NAME BODY: a fake cmocka binary
