@@ -893,7 +893,12 @@ void fs_close_all_streams(struct fs *fs)
 		struct fs_stream *s = fs->streams.next;
 
 		stream_detach(s);
+		/* stream_close takes fs->lock itself (the memory it gives
+		 * back): held here, a stream still open at the session's end
+		 * (its release not yet come) hung the daemon's exit */
+		pthread_mutex_unlock(&fs->lock);
 		stream_close(s);
+		pthread_mutex_lock(&fs->lock);
 	}
 	pthread_mutex_unlock(&fs->lock);
 	fs_ingest_close_all(fs);
