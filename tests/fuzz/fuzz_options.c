@@ -172,6 +172,7 @@ static int names_it(const char *msg, char **argv, int argc)
 		"picture", "frames_in_flight", "ingest", "ingest_buffer",
 		"ingest_write", "ingest_fsync", "ingest_prealloc",
 		"ingest_on_drop", "ingest_reserve", "experiment", "rank",
+		"streams_mem", "preroll", "max_threads", "max_idle_threads",
 	};
 	static const char *const fixed[] = {
 		"timelinefs: need MEDIA_DIR and MOUNTPOINT",
@@ -182,6 +183,8 @@ static int names_it(const char *msg, char **argv, int argc)
 		/* -o experiment= and rank= go together */
 		"timelinefs: -o experiment without -o rank",
 		"timelinefs: -o rank without -o experiment",
+		/* max_idle_threads above max_threads: both named */
+		"timelinefs: max_idle_threads=",
 	};
 	char want[64];
 	size_t i;
