@@ -268,8 +268,8 @@ struct eng_rec_config {
 				 * with EIO (-o ingest_on_drop=stop) */
 	uint64_t reserve;	/* bytes that must stay free on the media
 				 * file system (-o ingest_reserve=) */
-	/* the mount's one reservation (NULL: the stream's own); every
-	 * recorder of a mount names the same */
+	/* the mount's one reservation (required); every recorder of a
+	 * mount names the same */
 	struct eng_ingest_space *space;
 	int replace;		/* an existing recording may be replaced
 				 * (-o ingest_replace); else -EEXIST */
@@ -339,7 +339,8 @@ struct eng_rec;
 /* Create the track files of recording `name` (eng_ingest_track_file,
  * each an open row; the WAV headers written), its note (state
  * recording) and the write thread.  The
- * clock starts at the first eng_rec_write.  0, -EEXIST (a track file is
+ * clock starts at the first eng_rec_write.  0, -EINVAL (no cfg->space, or
+ * a bad configuration), -EEXIST (a track file is
  * there and cfg->replace is 0), -EBUSY (replace: another mount records
  * it, its note's lock held), -ENOSPC (under the reserve), -ENOMEM or
  * the create's -errno, with a reason in diag naming the file.  A create

@@ -63,8 +63,7 @@ struct eng_rec {
 	uint64_t debt;		/* ns a full buffer held the writer */
 	int64_t cur;		/* the frame being received */
 	uint64_t cur_start, cur_end; /* its bytes in the writer's stream */
-	struct eng_ingest_space *space;	/* cfg.space, or own_space */
-	struct eng_ingest_space *own_space;
+	struct eng_ingest_space *space;	/* cfg.space */
 	uint64_t pre_end;	/* the writer's bytes of the preallocated
 				 * frames: already the recording's blocks */
 
@@ -568,7 +567,6 @@ static void rec_destroy(struct eng_rec *r)
 	pthread_mutex_destroy(&r->rec_lock);
 	pthread_cond_destroy(&r->slot_cv);
 	pthread_cond_destroy(&r->work_cv);
-	eng_ingest_space_free(r->own_space);
 	free(r->slots);
 	free(r->mem);
 	free(r);
@@ -727,7 +725,7 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 		eng_diag_add(diag, name, 0, "cannot record: no write I/O");
 		return -ENOSYS;
 	}
-	if (cfg->buffer < 1 || cfg->fmt.ntracks < 1 ||
+	if (!cfg->space || cfg->buffer < 1 || cfg->fmt.ntracks < 1 ||
 	    cfg->fmt.ntracks > ENG_INGEST_TRACKS_MAX ||
 	    strlen(name) >= sizeof(r->name)) {
 		eng_diag_add(diag, name, 0, "cannot record: bad configuration");
@@ -767,13 +765,11 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 	pthread_cond_init(&r->work_cv, NULL);
 	r->slots = calloc(r->nslots, sizeof(*r->slots));
 	r->space = cfg->space;
-	if (!r->space && eng_ingest_space_new(&r->own_space) == 0)
-		r->space = r->own_space;
 	/* one allocation, touched only as frames fill it */
 	r->mem = slot && r->nslots <= SIZE_MAX / slot
 			 ? malloc((size_t)slot * r->nslots)
 			 : NULL;
-	if (!r->slots || !r->mem || !r->space) {
+	if (!r->slots || !r->mem) {
 		eng_diag_add(diag, name, 0,
 			     "cannot record: no memory for %u frames of %" PRIu64
 			     " bytes", r->nslots, slot);

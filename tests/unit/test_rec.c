@@ -74,6 +74,8 @@ struct fk {
 	int lock_busy;		/* every lock is another's: EAGAIN */
 	long pwrites, data_pwrites, sleeps;
 	int64_t space;		/* free bytes; files growing take them */
+	long nspace;		/* io->space calls */
+	struct eng_ingest_space *sp; /* the mount's reservation */
 	struct ffile files[MAX_FILES];
 	int nfiles;
 	pthread_mutex_t rmu;	/* the rows and notices */
@@ -355,6 +357,7 @@ static int fk_space(void *ctx, uint64_t *bytes)
 
 	fk_lock(f);
 	*bytes = f->space > 0 ? (uint64_t)f->space : 0;
+	f->nspace++;
 	fk_unlock(f);
 	return 0;
 }
@@ -486,6 +489,7 @@ static struct fk *fk_new(void)
 	f->fail_write = -1;
 	f->stall_off = UINT64_MAX;
 	f->space = INT64_MAX / 2;
+	assert_int_equal(eng_ingest_space_new(&f->sp), 0);
 	f->rows = calloc(MAX_ROWS, sizeof(*f->rows));
 	assert_non_null(f->rows);
 	f->io = (struct eng_io){
@@ -506,6 +510,7 @@ static void fk_free(struct fk *f)
 	for (i = 0; i < f->nfiles; i++)
 		free(f->files[i].data);
 	free(f->rows);
+	eng_ingest_space_free(f->sp);
 	pthread_mutex_destroy(&f->mu);
 	pthread_mutex_destroy(&f->rmu);
 	pthread_cond_destroy(&f->cv);
@@ -521,6 +526,7 @@ static void config(struct fk *f, struct eng_rec_config *c, const char *preset,
 	c->pace.mode = pace;
 	c->pace.speed = 1;
 	c->io = &f->io;
+	c->space = f->sp;
 	c->record = fk_record;
 	c->record_ctx = f;
 	c->notice = fk_notice;
@@ -1103,6 +1109,13 @@ static void test_reserve(void **state)
 	assert_non_null(strstr(d.msgs[0], "under the reserve of 1000000000"));
 	eng_diag_free(&d);
 	assert_int_equal(f->nfiles, 0);
+	/* the mount's reservation is required */
+	c.space = NULL;
+	f->space = INT64_MAX / 2;
+	assert_int_equal(eng_rec_new(&c, "x", &r, &d), -EINVAL);
+	eng_diag_free(&d);
+	assert_int_equal(f->nfiles, 0);
+	c.space = f->sp;
 	/* room for 3 frames and a half above the reserve and the slack of
 	 * its 3 tracks: a write of frame 3 takes what fits, the next none */
 	f->space = (int64_t)(c.reserve + 2 * ENG_INGEST_WAV_DATA +
