@@ -239,6 +239,12 @@ uint64_t eng_ingest_space_take(struct eng_ingest_space *s,
 			       const struct eng_io *io, uint64_t reserve,
 			       uint64_t len, uint64_t *free_b,
 			       uint64_t *held);
+/* Take all of len bytes or none: 0, or -ENOSPC when the free bytes are
+ * under the reserve, the bytes pending and slack, and len (0 when
+ * io->space cannot say).  free_b, held: as eng_ingest_space_take's. */
+int eng_ingest_space_claim(struct eng_ingest_space *s,
+			   const struct eng_io *io, uint64_t reserve,
+			   uint64_t len, uint64_t *free_b, uint64_t *held);
 /* Bytes taken that are written now, or never will be. */
 void eng_ingest_space_give(struct eng_ingest_space *s, uint64_t len);
 /* The bytes pending (a test's, .status's). */
@@ -342,7 +348,9 @@ struct eng_rec;
  * clock starts at the first eng_rec_write.  0, -EINVAL (no cfg->space, or
  * a bad configuration), -EEXIST (a track file is
  * there and cfg->replace is 0), -EBUSY (replace: another mount records
- * it, its note's lock held), -ENOSPC (under the reserve), -ENOMEM or
+ * it, its note's lock held), -ENOSPC (the preallocation does not fit
+ * above the reserve and what cfg->space holds for the mount's other
+ * recordings), -ENOMEM or
  * the create's -errno, with a reason in diag naming the file.  A create
  * that fails removes the files it made (io->remove), its note too once
  * it made or rewrote it, never a note it only claimed to replace (its

@@ -66,6 +66,8 @@ struct eng_rec {
 	struct eng_ingest_space *space;	/* cfg.space */
 	uint64_t pre_end;	/* the writer's bytes of the preallocated
 				 * frames: already the recording's blocks */
+	uint64_t pre_held;	/* the preallocation's take, until its
+				 * fallocates are done (create) */
 
 	pthread_mutex_t lock;	/* the fields below and the slots' state */
 	pthread_cond_t slot_cv;	/* a slot freed (the writer waits) */
@@ -713,7 +715,7 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 		struct eng_rec **out, struct eng_diag *diag)
 {
 	const struct eng_io *io = cfg->io;
-	uint64_t slot, free_b, pre = 0;
+	uint64_t slot, free_b, held, pre = 0;
 	struct eng_rec *r;
 	uint32_t t;
 	unsigned i;
@@ -733,19 +735,25 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 	}
 	for (t = 0; t < cfg->fmt.ntracks && cfg->prealloc_frames > 0; t++)
 		pre += eng_ingest_upto(&cfg->fmt, t, cfg->prealloc_frames);
-	if (io->space(io->ctx, &free_b) == 0 &&
-	    free_b < cfg->reserve + pre) {
+	/* the preallocation is taken through the mount's reservation, so
+	 * that another recorder's take sees it pending until fallocated */
+	if (eng_ingest_space_claim(cfg->space, io, cfg->reserve, pre, &free_b,
+				   &held) < 0) {
 		eng_diag_add(diag, name, 0,
 			     "cannot record: %" PRIu64 " bytes free on the "
 			     "media file system, under the reserve of %" PRIu64
-			     " (-o ingest_reserve)%s",
+			     " (-o ingest_reserve)%s and the %" PRIu64 " bytes "
+			     "the mount's recordings hold",
 			     free_b, cfg->reserve,
-			     pre ? " and the preallocation" : "");
+			     pre ? ", the preallocation" : "", held);
 		return -ENOSPC;
 	}
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		eng_ingest_space_give(cfg->space, pre);
 		return -ENOMEM;
+	}
+	r->pre_held = pre;
 	r->cfg = *cfg;
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->nt = cfg->fmt.ntracks;
@@ -790,6 +798,9 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 		if (rc < 0)
 			goto err;
 	}
+	/* fallocated: the file system's free bytes count them now */
+	eng_ingest_space_give(r->space, r->pre_held);
+	r->pre_held = 0;
 	rc = note_open(r, diag);
 	if (rc < 0)
 		goto err;
@@ -804,6 +815,7 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
 	*out = r;
 	return 0;
 err:
+	eng_ingest_space_give(r->space, r->pre_held);
 	unmake(r);
 	rec_destroy(r);
 	return rc;

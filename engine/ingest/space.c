@@ -45,26 +45,35 @@ void eng_ingest_space_tracks(struct eng_ingest_space *s, uint32_t add,
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* Under s->lock: the free bytes io->space says in *f (UINT64_MAX: it
+ * could not), and the bytes a take may be granted. */
+static uint64_t room(struct eng_ingest_space *s, const struct eng_io *io,
+		     uint64_t reserve, uint64_t *f)
+{
+	uint64_t need;
+
+	/* asked with the lock held: another recorder's take must see this
+	 * one's bytes pending, or both would be given the same free bytes */
+	if (io->space(io->ctx, f) < 0) {
+		/* a file system that cannot say: as before the reserve */
+		*f = UINT64_MAX;
+		return UINT64_MAX;
+	}
+	need = reserve + s->pending + s->slack;
+	return *f > need ? *f - need : 0;
+}
+
 uint64_t eng_ingest_space_take(struct eng_ingest_space *s,
 			       const struct eng_io *io, uint64_t reserve,
 			       uint64_t len, uint64_t *free_b,
 			       uint64_t *held)
 {
-	uint64_t f, need, grant;
+	uint64_t f, grant;
 
 	pthread_mutex_lock(&s->lock);
-	/* asked with the lock held: another recorder's take must see this
-	 * one's bytes pending, or both would be given the same free bytes */
-	if (io->space(io->ctx, &f) < 0) {
-		/* a file system that cannot say: as before the reserve */
+	grant = room(s, io, reserve, &f);
+	if (grant > len)
 		grant = len;
-		f = UINT64_MAX;
-	} else {
-		need = reserve + s->pending + s->slack;
-		grant = f > need ? f - need : 0;
-		if (grant > len)
-			grant = len;
-	}
 	s->pending += grant;
 	if (free_b)
 		*free_b = f;
@@ -72,6 +81,29 @@ uint64_t eng_ingest_space_take(struct eng_ingest_space *s,
 		*held = s->pending - grant + s->slack;
 	pthread_mutex_unlock(&s->lock);
 	return grant;
+}
+
+int eng_ingest_space_claim(struct eng_ingest_space *s,
+			   const struct eng_io *io, uint64_t reserve,
+			   uint64_t len, uint64_t *free_b, uint64_t *held)
+{
+	uint64_t f, grant;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	grant = room(s, io, reserve, &f);
+	/* all or nothing; with len 0 still the reserve's refusal */
+	if (grant < len || (f != UINT64_MAX &&
+			    f < reserve + s->pending + s->slack))
+		rc = -ENOSPC;
+	else
+		s->pending += len;
+	if (free_b)
+		*free_b = f;
+	if (held)
+		*held = s->pending - (rc ? 0 : len) + s->slack;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 void eng_ingest_space_give(struct eng_ingest_space *s, uint64_t len)

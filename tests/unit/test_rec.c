@@ -1287,6 +1287,55 @@ static void test_space_shared(void **state)
 	eng_ingest_space_free(s);
 }
 
+/* A create's preallocation is taken through the mount's reservation:
+ * with another recorder's bytes pending and its tracks' slack, a create
+ * whose preallocation fits only above the reserve is refused. */
+static void test_reserve_create_shared(void **state)
+{
+	struct fk *f = fk_new();
+	struct eng_rec_config c, c2;
+	struct eng_rec_stats st;
+	struct eng_diag d = { 0 };
+	struct eng_rec *r, *r2 = NULL;
+	uint64_t fr, pre, held;
+	unsigned char b[4096] = { 0 };
+	uint32_t t;
+
+	(void)state;
+	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
+	c.reserve = 1000000000;
+	r = rec_new(f, &c, "a");
+	fr = eng_ingest_frame_offset(&c.fmt, 1);
+	assert_int_equal(eng_rec_write(r, b, sizeof(b), 0), sizeof(b));
+	held = eng_ingest_space_pending(f->sp);
+	assert_true(held >= sizeof(b) && held <= fr);
+	c2 = c;
+	c2.prealloc_frames = 2;
+	for (pre = 0, t = 0; t < c2.fmt.ntracks; t++)
+		pre += eng_ingest_upto(&c2.fmt, t, 2);
+	fk_lock(f);
+	f->space = (int64_t)(c.reserve + pre + 1000);
+	fk_unlock(f);
+	assert_int_equal(eng_rec_new(&c2, "b", &r2, &d), -ENOSPC);
+	assert_null(r2);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0], "under the reserve of 1000000000"));
+	eng_diag_free(&d);
+	assert_null(find(f, "ingest/b.V.raw"));
+	assert_int_equal(eng_ingest_space_pending(f->sp), held);
+	/* room for the other's bytes and slack too: created, and the
+	 * preallocation's take given back once it is fallocated */
+	fk_lock(f);
+	f->space += (int64_t)(held + 3 * ENG_INGEST_SPACE_SLACK);
+	fk_unlock(f);
+	r2 = rec_new(f, &c2, "b");
+	assert_int_equal(eng_ingest_space_pending(f->sp), held);
+	assert_int_equal(rec_close(f, r2, &st), 0);
+	assert_int_equal(rec_close(f, r, &st), 0);
+	assert_int_equal(eng_ingest_space_pending(f->sp), 0);
+	fk_free(f);
+}
+
 static void test_exists_and_order(void **state)
 {
 	struct fk *f = fk_new();
@@ -1490,6 +1539,7 @@ int main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_space_shared),
+		cmocka_unit_test(test_reserve_create_shared),
 		cmocka_unit_test(test_exists_and_order),
 		cmocka_unit_test(test_killed_then_repaired),
 		cmocka_unit_test(test_note_owner_and_lock),
