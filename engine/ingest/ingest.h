@@ -361,7 +361,8 @@ int eng_rec_new(const struct eng_rec_config *cfg, const char *name,
  * received so far (a writer writes in order; -ESPIPE otherwise).  Blocks
  * until the bytes are accepted (each frame's arrival under pace; a free
  * capture buffer slot).  Every byte accepted has its space taken from
- * cfg.space first (the bytes of preallocated frames excepted): the bytes
+ * cfg.space first (the bytes of preallocated frames excepted; asked once
+ * a frame, the first write of a frame taking to its end): the bytes
  * accepted (fewer than len when only so many fit), or -ENOSPC (none fit:
  * nothing accepted; the next write asks again), the failed track write's
  * -errno (and every write after it), -EIO (a drop with stop_on_drop, or

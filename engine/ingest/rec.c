@@ -64,6 +64,10 @@ struct eng_rec {
 	int64_t cur;		/* the frame being received */
 	uint64_t cur_start, cur_end; /* its bytes in the writer's stream */
 	struct eng_ingest_space *space;	/* cfg.space */
+	uint64_t credit;	/* bytes taken of the mount's reservation
+				 * past the last accepted, to the end of
+				 * its frame: pending, the frame's next
+				 * writes use them without asking */
 	uint64_t pre_end;	/* the writer's bytes of the preallocated
 				 * frames: already the recording's blocks */
 	uint64_t pre_held;	/* the preallocation's take, until its
@@ -347,26 +351,43 @@ static void *write_thread(void *arg)
 
 /* Take the mount's reservation for the writer's len bytes at off: the
  * bytes that may be accepted (those of preallocated frames need none).
- * A refusal is asked anew by the next write: space freed meanwhile
- * counts. */
+ * The reservation is asked once a frame (io->space is a server call on
+ * NFS, under a lock every recorder of the mount shares): a take reaches
+ * to the end of the frame the write ends in, and the frame's later
+ * writes use that credit.  A refusal is asked anew by the next write:
+ * space freed meanwhile counts. */
 static size_t space_take(struct eng_rec *r, size_t len, uint64_t off)
 {
-	uint64_t from = off > r->pre_end ? off : r->pre_end, need, got;
+	const struct eng_ingest_format *fmt = &r->cfg.fmt;
+	uint64_t from = off > r->pre_end ? off : r->pre_end, need, got, end;
 	uint64_t free_b = 0, held = 0;
 
 	if (off + len <= r->pre_end)
 		return len;
 	need = off + len - from;
-	got = eng_ingest_space_take(r->space, r->cfg.io, r->cfg.reserve, need,
-				    &free_b, &held);
-	if (got == need)
+	if (r->credit >= need) {
+		r->credit -= need;
 		return len;
+	}
+	from += r->credit;
+	need -= r->credit;
+	r->credit = 0;
+	end = off + len <= r->cur_end
+		      ? r->cur_end
+		      : eng_ingest_frame_offset(
+				fmt, eng_ingest_frame_at(fmt, off + len - 1) + 1);
+	got = eng_ingest_space_take(r->space, r->cfg.io, r->cfg.reserve,
+				    end - from, &free_b, &held);
+	if (got >= need) {
+		r->credit = got - need;
+		return len;
+	}
 	say(r, SAID_RESERVE,
 	    "cannot record frame %" PRId64 " of %s: %" PRIu64 " bytes free on "
 	    "the media file system, under the reserve of %" PRIu64 " and the "
 	    "%" PRIu64 " bytes the mount's recordings hold in their buffers "
 	    "and keep for their track files",
-	    eng_ingest_frame_at(&r->cfg.fmt, from + got), r->name, free_b,
+	    eng_ingest_frame_at(fmt, from + got), r->name, free_b,
 	    r->cfg.reserve, held);
 	return (size_t)(from - off + got);
 }
@@ -882,6 +903,9 @@ int eng_rec_close(struct eng_rec *r, struct eng_rec_stats *st)
 		goto done;
 	}
 	r->closed = 1;
+	/* the credit of a frame cut short: never to be accepted */
+	eng_ingest_space_give(r->space, r->credit);
+	r->credit = 0;
 	/* a last frame cut short: its bytes go to their tracks as they are */
 	if (r->st.bytes > r->cur_start)
 		frame_end(r, &r->slots[r->cur % r->nslots], 1);

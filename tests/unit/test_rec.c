@@ -1300,6 +1300,35 @@ static void test_space_shared(void **state)
 	eng_ingest_space_free(s);
 }
 
+/* The reservation is asked once a frame: the first write of a frame
+ * takes up to its end, the frame's later writes use that credit; what a
+ * frame cut short at close did not use is given back. */
+static void test_space_once_a_frame(void **state)
+{
+	struct fk *f = fk_new();
+	struct eng_rec_config c;
+	struct eng_rec_stats st;
+	struct eng_rec *r;
+	uint64_t fr;
+	long n0;
+
+	(void)state;
+	config(f, &c, "sd-pal", 3, ENG_PACE_OFF);
+	r = rec_new(f, &c, "s");
+	fr = eng_ingest_frame_offset(&c.fmt, 1);
+	n0 = f->nspace;
+	feed(r, 0, fr, 4096);
+	assert_int_equal(f->nspace - n0, 1);
+	feed(r, fr, 2 * fr + fr / 3, 4096);
+	assert_int_equal(f->nspace - n0, 3);
+	/* frame 2's credit still pending, for every recorder to see */
+	assert_true(eng_ingest_space_pending(f->sp) >= fr - fr / 3);
+	assert_int_equal(rec_close(f, r, &st), 0);
+	assert_int_equal(st.bytes, 2 * fr + fr / 3);
+	assert_int_equal(eng_ingest_space_pending(f->sp), 0);
+	fk_free(f);
+}
+
 /* A create's preallocation is taken through the mount's reservation:
  * with another recorder's bytes pending and its tracks' slack, a create
  * whose preallocation fits only above the reserve is refused. */
@@ -1552,6 +1581,7 @@ int main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_space_shared),
+		cmocka_unit_test(test_space_once_a_frame),
 		cmocka_unit_test(test_reserve_create_shared),
 		cmocka_unit_test(test_exists_and_order),
 		cmocka_unit_test(test_killed_then_repaired),
