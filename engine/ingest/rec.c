@@ -440,6 +440,14 @@ static struct slot *frame_begin(struct eng_rec *r)
 	return s;
 }
 
+/* pace=off: frame s arrives at t (with its last byte, or a sync that
+ * writes it now), due B periods after. */
+static void arrived_at(struct eng_rec *r, struct slot *s, uint64_t t)
+{
+	s->sched = t;
+	s->due = t + period(r, r->cfg.buffer, 0);
+}
+
 /* Frame s's last byte: its receive row, and the slot to the thread. */
 static void frame_end(struct eng_rec *r, struct slot *s, int partial)
 {
@@ -448,10 +456,8 @@ static void frame_end(struct eng_rec *r, struct slot *s, int partial)
 	if (r->cfg.pace.mode != ENG_PACE_OFF) {
 		done = t - r->debt > s->issued ? t - r->debt : s->issued;
 	} else {
-		/* pace=off: frame k arrives with its last byte */
 		done = t;
-		s->sched = t;
-		s->due = t + period(r, r->cfg.buffer, 0);
+		arrived_at(r, s, t);
 	}
 	s->late = done > s->due;
 	s->partial = partial;
@@ -858,16 +864,13 @@ static void drain(struct eng_rec *r)
 static void write_partial(struct eng_rec *r)
 {
 	struct slot *s = &r->slots[r->cur % r->nslots];
-	uint64_t last, t;
+	uint64_t last;
 
 	if (r->st.bytes <= r->cur_start || s->wlen == s->len || failed(r))
 		return;
-	if (r->cfg.pace.mode == ENG_PACE_OFF) {
-		/* as frame_end will say: due B periods after now */
-		t = now(r);
-		s->sched = t;
-		s->due = t + period(r, r->cfg.buffer, 0);
-	}
+	/* as frame_end will say */
+	if (r->cfg.pace.mode == ENG_PACE_OFF)
+		arrived_at(r, s, now(r));
 	write_frame(r, s, &last);
 }
 
