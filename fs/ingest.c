@@ -163,7 +163,8 @@ static int read_note(struct fs *fs, const char *name,
 	close(fd);
 	if (n < 0)
 		return -EIO;
-	rc = eng_ingest_note_parse(file, text, (size_t)n, f, state, &diag);
+	rc = eng_ingest_note_parse(file, text, (size_t)n, f, state, NULL,
+				   &diag);
 	eng_diag_free(&diag);
 	return rc;
 }

@@ -167,11 +167,6 @@ struct eng_ingest_owner {
  * owner; the lock line only with a host or boot).  0, or -ERANGE. */
 int eng_ingest_owner_text(const struct eng_ingest_owner *o, char *buf,
 			  size_t len);
-/* The owner lines of a note's text (fields empty, pid 0, where absent). */
-void eng_ingest_note_owner(const char *text, size_t len,
-			   struct eng_ingest_owner *o);
-/* Is the line (n bytes, no newline) one of the owner lines? */
-int eng_ingest_owner_word(const char *line, size_t n);
 /* Does a file system (mountinfo's type and options) pass an OFD lock to
  * every host that sees the files?  1 for a local disk's (ext4, xfs, btrfs,
  * tmpfs, zfs ...: other hosts reach it through this kernel's NFS or SMB
@@ -424,10 +419,13 @@ int eng_ingest_note_text_owned(const struct eng_ingest_format *f,
 			       const char *state, int64_t frames,
 			       const struct eng_ingest_owner *o, char **text);
 /* Parse a note: the preset's format and the state ("recording",
- * "closed", "failed", "repaired"; copied to state[16]).  0, or -EINVAL with
- * "FILE:LINE: reason" in diag. */
+ * "closed", "failed", "repaired"; copied to state[16]) and, when owner
+ * is not NULL, its owner lines in the same pass (fields empty, pid 0,
+ * where absent or too long).  0, or -EINVAL with "FILE:LINE: reason" in
+ * diag. */
 int eng_ingest_note_parse(const char *file, const char *text, size_t len,
 			  struct eng_ingest_format *f, char state[16],
+			  struct eng_ingest_owner *owner,
 			  struct eng_diag *diag);
 
 /*

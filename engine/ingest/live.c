@@ -61,63 +61,6 @@ int eng_ingest_owner_text(const struct eng_ingest_owner *o, char *buf,
 	return rc;
 }
 
-int eng_ingest_owner_word(const char *line, size_t n)
-{
-	static const char *const words[] = {"host", "machine", "boot",
-					    "pid",  "lock",    "run"};
-	size_t i, wl;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		wl = strlen(words[i]);
-		if (n > wl + 1 && memcmp(line, words[i], wl) == 0 &&
-		    line[wl] == ' ')
-			return 1;
-	}
-	return 0;
-}
-
-/* Copy line's value after `word ` into out[size]: 1, or 0 when line is
- * not that word's or the value does not fit. */
-static int value_of(const char *line, size_t n, const char *word, char *out,
-		    size_t size)
-{
-	size_t wl = strlen(word);
-
-	if (n <= wl + 1 || memcmp(line, word, wl) != 0 || line[wl] != ' ' ||
-	    n - wl - 1 >= size || memchr(line + wl + 1, 0, n - wl - 1))
-		return 0;
-	memcpy(out, line + wl + 1, n - wl - 1);
-	out[n - wl - 1] = '\0';
-	return 1;
-}
-
-void eng_ingest_note_owner(const char *text, size_t len,
-			   struct eng_ingest_owner *o)
-{
-	const char *line;
-	size_t i = 0, n;
-	char v[80];
-	long long pid;
-	unsigned long long start;
-
-	memset(o, 0, sizeof(*o));
-	while ((line = eng_next_line(text, len, &i, &n))) {
-		if (value_of(line, n, "host", o->host, sizeof(o->host)) ||
-		    value_of(line, n, "machine", o->machine,
-			     sizeof(o->machine)) ||
-		    value_of(line, n, "boot", o->boot, sizeof(o->boot)) ||
-		    value_of(line, n, "run", o->run, sizeof(o->run)))
-			continue;
-		if (value_of(line, n, "pid", v, sizeof(v)) &&
-		    sscanf(v, "%lld %llu", &pid, &start) == 2 && pid > 0) {
-			o->pid = pid;
-			o->pid_start = start;
-		} else if (value_of(line, n, "lock", v, sizeof(v))) {
-			o->lock_shared = strcmp(v, "shared") == 0;
-		}
-	}
-}
-
 int eng_ingest_locks_shared(const char *fstype, const char *options)
 {
 	/* a local disk's file system: another host reaches it only through

@@ -43,79 +43,139 @@ int eng_ingest_note_text_owned(const struct eng_ingest_format *f,
 	return 0;
 }
 
-static int is_word(const char *line, size_t n, const char *w, size_t *rest)
-{
-	size_t wl = strlen(w);
+/* A note's words: the owner's lines (eng_ingest_owner_text) first. */
+enum { W_HOST, W_MACHINE, W_BOOT, W_PID, W_LOCK, W_RUN, W_PRESET, W_STATE,
+       W_FRAMES, W_N };
+static const char *const words[W_N] = { "host", "machine", "boot",
+					"pid",  "lock",    "run",
+					"preset", "state", "frames" };
 
-	if (n <= wl + 1 || memcmp(line, w, wl) != 0 || line[wl] != ' ')
+/* The word line (n bytes) begins with: its W_*, its value's start in
+ * *rest; -1 for none. */
+static int word_of(const char *line, size_t n, size_t *rest)
+{
+	size_t wl;
+	int w;
+
+	for (w = 0; w < W_N; w++) {
+		wl = strlen(words[w]);
+		if (n > wl + 1 && memcmp(line, words[w], wl) == 0 &&
+		    line[wl] == ' ') {
+			*rest = wl + 1;
+			return w;
+		}
+	}
+	return -1;
+}
+
+/* Owner line w's value v into o (a value that does not fit its field
+ * is left out, as a pid line that is not two numbers). */
+static void owner_line(struct eng_ingest_owner *o, int w, const char *v)
+{
+	char *field[] = { [W_HOST] = o->host, [W_MACHINE] = o->machine,
+			  [W_BOOT] = o->boot, [W_RUN] = o->run };
+	size_t size[] = { [W_HOST] = sizeof(o->host),
+			  [W_MACHINE] = sizeof(o->machine),
+			  [W_BOOT] = sizeof(o->boot),
+			  [W_RUN] = sizeof(o->run) };
+	long long pid;
+	unsigned long long start;
+
+	if (w == W_PID) {
+		if (sscanf(v, "%lld %llu", &pid, &start) == 2 && pid > 0) {
+			o->pid = pid;
+			o->pid_start = start;
+		}
+	} else if (w == W_LOCK) {
+		o->lock_shared = strcmp(v, "shared") == 0;
+	} else if (strlen(v) < size[w]) {
+		strcpy(field[w], v);
+	}
+}
+
+/* The preset, state or frames line w's value v: 0, or 1 (said). */
+static int note_line(const char *file, unsigned lineno, int w,
+		     const char *v, struct eng_ingest_format *f,
+		     char state[16], struct eng_diag *diag)
+{
+	static const char *const states[] = { "recording", "closed",
+					      "repaired", "failed" };
+	const size_t nstates = sizeof(states) / sizeof(states[0]);
+	int64_t frames;
+	size_t s;
+
+	if (w == W_PRESET) {
+		if (eng_ingest_format_of(v, f, NULL) == 0)
+			return 0;
+		eng_diag_add(diag, file, lineno,
+			     "no preset '%s' (timelinefs-gen --format list)",
+			     v);
+		return 1;
+	}
+	if (w == W_STATE) {
+		for (s = 0; s < nstates; s++)
+			if (strcmp(v, states[s]) == 0)
+				break;
+		if (s < nstates) {
+			strcpy(state, states[s]);
+			return 0;
+		}
+		eng_diag_add(diag, file, lineno,
+			     "no state '%s' (recording, closed, repaired, "
+			     "failed)", v);
+		return 1;
+	}
+	if (eng_parse_int(v, &frames) == 0)
 		return 0;
-	*rest = wl + 1;
+	eng_diag_add(diag, file, lineno, "frames '%s' is not a count", v);
 	return 1;
 }
 
 int eng_ingest_note_parse(const char *file, const char *text, size_t len,
 			  struct eng_ingest_format *f, char state[16],
+			  struct eng_ingest_owner *owner,
 			  struct eng_diag *diag)
 {
-	static const char *const states[] = { "recording", "closed",
-					      "repaired", "failed" };
-	const size_t nstates = sizeof(states) / sizeof(states[0]);
-	int have_preset = 0, have_state = 0, bad = 0;
+	int have_preset = 0, have_state = 0, bad = 0, w, fits;
 	char val[80];
-	size_t i = 0, n, r, s;
+	size_t i = 0, n, r = 0;
 	unsigned lineno = 0;
 	const char *line;
-	int64_t frames;
 
+	if (owner)
+		memset(owner, 0, sizeof(*owner));
 	while ((line = eng_next_line(text, len, &i, &n))) {
 		lineno++;
-		/* whose it is: read by eng_ingest_note_owner */
-		if (n == 0 || line[0] == '#' || eng_ingest_owner_word(line, n))
+		if (n == 0 || line[0] == '#')
 			continue;
-		if (is_word(line, n, "preset", &r) ||
-		    is_word(line, n, "state", &r) ||
-		    is_word(line, n, "frames", &r)) {
-			if (n - r >= sizeof(val) || memchr(line + r, 0, n - r)) {
-				eng_diag_add(diag, file, lineno,
-					     "the value is too long");
-				bad = 1;
-				continue;
-			}
-			memcpy(val, line + r, n - r);
-			val[n - r] = '\0';
-		} else {
+		w = word_of(line, n, &r);
+		if (w < 0) {
 			eng_diag_add(diag, file, lineno,
 				     "not a line of a note: '%.*s'",
 				     (int)(n > 40 ? 40 : n), line);
 			bad = 1;
 			continue;
 		}
-		if (line[0] == 'p') {
-			if (eng_ingest_format_of(val, f, NULL) < 0) {
-				eng_diag_add(diag, file, lineno,
-					     "no preset '%s' (timelinefs-gen "
-					     "--format list)", val);
-				bad = 1;
-			}
-			have_preset = 1;
-		} else if (line[0] == 's') {
-			for (s = 0; s < nstates; s++)
-				if (strcmp(val, states[s]) == 0)
-					break;
-			if (s == nstates) {
-				eng_diag_add(diag, file, lineno,
-					     "no state '%s' (recording, "
-					     "closed, repaired, failed)", val);
-				bad = 1;
-			} else {
-				strcpy(state, states[s]);
-			}
-			have_state = 1;
-		} else if (eng_parse_int(val, &frames) < 0) {
-			eng_diag_add(diag, file, lineno,
-				     "frames '%s' is not a count", val);
-			bad = 1;
+		fits = n - r < sizeof(val) && !memchr(line + r, 0, n - r);
+		if (fits) {
+			memcpy(val, line + r, n - r);
+			val[n - r] = '\0';
 		}
+		/* whose it is: a value that does not fit is no owner's */
+		if (w < W_PRESET) {
+			if (owner && fits)
+				owner_line(owner, w, val);
+			continue;
+		}
+		if (!fits) {
+			eng_diag_add(diag, file, lineno,
+				     "the value is too long");
+			bad = 1;
+			continue;
+		}
+		have_preset |= w == W_PRESET;
+		have_state |= w == W_STATE;
+		bad |= note_line(file, lineno, w, val, f, state, diag);
 	}
 	if (!have_preset)
 		eng_diag_add(diag, file, 0, "no preset line");

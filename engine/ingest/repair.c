@@ -277,12 +277,10 @@ static int note_claim(const struct eng_io *io, const char *note_file,
 	*lock = io->lock ? io->lock(io->ctx, *nfd) : -ENOLCK;
 	rc = note_read(io, note_file, &text, &len, diag);
 	if (rc == 0)
-		rc = eng_ingest_note_parse(note_file, text, len, f, state,
+		rc = eng_ingest_note_parse(note_file, text, len, f, state, o,
 					   diag);
-	if (rc == 0) {
-		eng_ingest_note_owner(text, len, o);
+	if (rc == 0)
 		*frames = note_frames(text);
-	}
 	free(text);
 	return rc;
 }
@@ -353,7 +351,8 @@ int eng_ingest_repair(const struct eng_io *io,
 	rc = note_read(io, note_file, &text, &len, diag);
 	if (rc < 0)
 		return rc;
-	rc = eng_ingest_note_parse(note_file, text, len, &f, state, diag);
+	rc = eng_ingest_note_parse(note_file, text, len, &f, state, NULL,
+				   diag);
 	if (rc == 0 && strcmp(state, "recording") != 0)
 		out->frames = note_frames(text);
 	free(text);

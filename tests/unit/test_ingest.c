@@ -414,14 +414,14 @@ static void test_note(void **state)
 				  "\"Ingest\")\npreset sd-pal\n"
 				  "state recording\n");
 	assert_int_equal(eng_ingest_note_parse("n.rec", text, strlen(text), &g,
-					       st, &d), 0);
+					       st, NULL, &d), 0);
 	assert_memory_equal(&f, &g, sizeof(f));
 	assert_string_equal(st, "recording");
 	free(text);
 	assert_int_equal(eng_ingest_note_text(&f, "closed", 1234, &text), 0);
 	assert_non_null(strstr(text, "state closed\nframes 1234\n"));
 	assert_int_equal(eng_ingest_note_parse("n.rec", text, strlen(text), &g,
-					       st, &d), 0);
+					       st, NULL, &d), 0);
 	assert_string_equal(st, "closed");
 	free(text);
 	assert_int_equal(d.n, 0);
@@ -457,7 +457,7 @@ static void test_note_bad(void **state)
 
 		assert_int_equal(eng_ingest_note_parse("n.rec", cases[i].text,
 						       strlen(cases[i].text),
-						       &f, st, &d),
+						       &f, st, NULL, &d),
 				 -EINVAL);
 		assert_true(d.n >= 1);
 		assert_string_equal(d.msgs[0], cases[i].msg);

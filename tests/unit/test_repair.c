@@ -786,9 +786,8 @@ static void test_owner_lines(void **state)
 				     "m1\nboot b\npid 3 44\nlock local\n"
 				     "run u\n"));
 	assert_int_equal(eng_ingest_note_parse("n.rec", text, strlen(text),
-					       &g, state16, &d),
+					       &g, state16, &back, &d),
 			 0);
-	eng_ingest_note_owner(text, strlen(text), &back);
 	assert_memory_equal(&back, &o, sizeof(o));
 	free(text);
 }
