@@ -101,9 +101,8 @@ char *fs_read_file(const char *path, size_t max, size_t *len)
 	return read_all(path, max, len);
 }
 
-/* A one-line sysfs or proc value, line end and blanks trimmed, into
- * buf[len]; 0 or -errno. */
-static int read_line(const char *path, char *buf, size_t len)
+/* fs.h */
+int fs_read_line(const char *path, char *buf, size_t len)
 {
 	size_t n;
 	char *t = read_all(path, 65536, &n);
@@ -163,7 +162,7 @@ static void kernel_facts(struct env *e, const char *release,
 	put(e, "kernel_release", "%s", release);
 	if (uname(&u) == 0)
 		put(e, "kernel_version", "%s", u.version);
-	if (read_line("/proc/cmdline", cmd, sizeof(cmd)) == 0)
+	if (fs_read_line("/proc/cmdline", cmd, sizeof(cmd)) == 0)
 		put(e, "kernel_cmdline", "%s", cmd);
 
 	config = kc ? kc->text : NULL;
@@ -180,7 +179,7 @@ static void kernel_facts(struct env *e, const char *release,
 	{
 		char t[256], m[32];
 
-		if (read_line("/sys/kernel/debug/sched/preempt", t,
+		if (fs_read_line("/sys/kernel/debug/sched/preempt", t,
 			      sizeof(t)) == 0 &&
 		    eng_env_selected(t, strlen(t), m, sizeof(m)) == 0) {
 			put(e, "preempt", "%s", m);
@@ -199,13 +198,13 @@ static void kernel_facts(struct env *e, const char *release,
 		}
 	}
 
-	if (read_line("/sys/devices/system/clocksource/clocksource0/"
+	if (fs_read_line("/sys/devices/system/clocksource/clocksource0/"
 		      "current_clocksource",
 		      buf, sizeof(buf)) == 0)
 		put(e, "clocksource", "%s", buf);
 	/* which boot: runs of one label on two boots are two sessions of
 	 * the machine (timelinefs-report --compare counts them) */
-	if (read_line("/proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0)
+	if (fs_read_line("/proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0)
 		put(e, "boot_id", "%s", buf);
 }
 
@@ -239,7 +238,7 @@ static void host_facts(struct env *e)
 			 "/sys/devices/system/cpu/cpu%u/"
 			 "cpufreq/scaling_governor",
 			 i);
-		if (read_line(path, g, sizeof(g)) < 0)
+		if (fs_read_line(path, g, sizeof(g)) < 0)
 			continue;
 		if (!strstr(gov, g) &&
 		    strlen(gov) + strlen(g) + 2 < sizeof(gov)) {
@@ -333,7 +332,7 @@ static void add_disks(const char *sys, int depth, struct disks *ds)
 	}
 	/* a loop device: the disk of the file system of its file */
 	snprintf(p, sizeof(p), "%s/loop/backing_file", disk);
-	if (read_line(p, v, sizeof(v)) == 0) {
+	if (fs_read_line(p, v, sizeof(v)) == 0) {
 		if (!ds->loop_backing[0])
 			copy(ds->loop_backing, sizeof(ds->loop_backing), v);
 		if (stat(v, &sb) == 0 && major(sb.st_dev) != 0 &&
@@ -349,12 +348,12 @@ static void add_disks(const char *sys, int depth, struct disks *ds)
 	i = ds->n++;
 	copy(ds->name[i], sizeof(ds->name[i]), name);
 	snprintf(p, sizeof(p), "%s/queue/scheduler", disk);
-	if (read_line(p, v, sizeof(v)) < 0 ||
+	if (fs_read_line(p, v, sizeof(v)) < 0 ||
 	    eng_env_selected(v, strlen(v), ds->sched[i], sizeof(ds->sched[i])) <
 		0)
 		snprintf(ds->sched[i], sizeof(ds->sched[i]), "?");
 	snprintf(p, sizeof(p), "%s/queue/rotational", disk);
-	if (read_line(p, ds->rot[i], sizeof(ds->rot[i])) < 0)
+	if (fs_read_line(p, ds->rot[i], sizeof(ds->rot[i])) < 0)
 		snprintf(ds->rot[i], sizeof(ds->rot[i]), "?");
 }
 
@@ -434,7 +433,7 @@ static int lab_facts(struct env *e, const char *sys)
 	snprintf(p, sizeof(p), "%s/partition", sys);
 	snprintf(p, sizeof(p), access(p, F_OK) == 0 ? "%s/../dev" : "%s/dev",
 		 sys);
-	if (read_line(p, v, sizeof(v)) < 0 || sscanf(v, "%u:%u", &ma, &mi) != 2)
+	if (fs_read_line(p, v, sizeof(v)) < 0 || sscanf(v, "%u:%u", &ma, &mi) != 2)
 		return 0;
 	t = read_all("/proc/self/cgroup", 1u << 20, &n);
 	if (!t || eng_env_blkcg(t, n, cg, sizeof(cg), &v2) < 0 ||
@@ -515,9 +514,9 @@ static int media_facts(struct env *e, const char *media_dir)
 	/* the page cache reads ahead by the device's own queue; a
 	 * partition has none and uses its disk's */
 	snprintf(p, sizeof(p), "%s/queue/read_ahead_kb", sys);
-	if (read_line(p, v, sizeof(v)) < 0) {
+	if (fs_read_line(p, v, sizeof(v)) < 0) {
 		snprintf(p, sizeof(p), "%s/../queue/read_ahead_kb", sys);
-		if (read_line(p, v, sizeof(v)) < 0)
+		if (fs_read_line(p, v, sizeof(v)) < 0)
 			v[0] = '\0';
 	}
 	if (v[0])

@@ -392,8 +392,8 @@ int fs_ingest_repair_all(struct fs *fs, const struct eng_io *io);
  * (store_stream_repaired); one of another database is skipped.  0, or
  * -EIO. */
 int fs_ingest_repaired_store(struct fs *fs);
-/* The daemon's pid as its notes name it, again after it went into the
- * background (a fork: another pid). */
+/* The daemon's pid as its notes name it: set once it is in the
+ * background (after the fork, another pid), before any recording. */
 void fs_ingest_self_pid(struct fs *fs);
 /* After the store is closed: the registry. */
 void fs_ingest_free(struct fs *fs);
@@ -468,6 +468,9 @@ char *fs_host_name(void);
 /* The whole of a small file (/proc's), NUL-terminated, at most max bytes;
  * NULL when it cannot be read (fs/env.c). */
 char *fs_read_file(const char *path, size_t max, size_t *len);
+/* A one-line sysfs or proc value, line end and blanks trimmed, into
+ * buf[len]; 0 or -errno (-ENODATA: empty) (fs/env.c). */
+int fs_read_line(const char *path, char *buf, size_t len);
 /* The machine's id (/etc/machine-id, else /var/lib/dbus/machine-id: one
  * per installed system, so ranks with the same one share a machine),
  * malloc'ed, NULL when neither reads as one. */

@@ -840,17 +840,6 @@ int fs_ingest_options(struct fs *fs, struct eng_rec_config *rc,
 	return 1;
 }
 
-/* The first line of a small file into buf[len] ("" when unreadable). */
-static void first_line(const char *path, char *buf, size_t len)
-{
-	size_t n;
-	char *t = fs_read_file(path, 4096, &n);
-
-	snprintf(buf, len, "%s", t ? t : "");
-	buf[strcspn(buf, "\n")] = '\0';
-	free(t);
-}
-
 /* Process pid's start (/proc/PID/stat starttime, clock ticks after boot):
  * 0, or -errno (-ENOENT: no such process). */
 static int proc_start(int64_t pid, uint64_t *start)
@@ -917,9 +906,10 @@ static void self_init(struct fs *fs)
 		 machine ? machine : "");
 	free(host);
 	free(machine);
-	first_line("/proc/sys/kernel/random/boot_id", me->boot,
-		   sizeof(me->boot));
-	fs_ingest_self_pid(fs);
+	if (fs_read_line("/proc/sys/kernel/random/boot_id", me->boot,
+			 sizeof(me->boot)) < 0)
+		me->boot[0] = '\0';
+	/* its pid: fs_ingest_self_pid, after the fork */
 	/* whether this mount's locks reach the storage, where other hosts
 	 * see them: the media folder's file system says */
 	t = fs_read_file("/proc/self/mountinfo", 64u << 20, &n);
