@@ -844,24 +844,17 @@ int fs_ingest_options(struct fs *fs, struct eng_rec_config *rc,
  * 0, or -errno (-ENOENT: no such process). */
 static int proc_start(int64_t pid, uint64_t *start)
 {
-	char path[64], *t, *p;
-	unsigned long long v;
+	char path[64], *t;
 	size_t n;
-	int i;
+	int rc;
 
 	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
 	t = fs_read_file(path, 4096, &n);
 	if (!t)
 		return -ENOENT;
-	/* the fields after the command's ")", which may hold anything */
-	p = strrchr(t, ')');
-	for (i = 0; p && i < 20; i++)
-		p = strchr(p + 1, ' ');
-	i = p && sscanf(p + 1, "%llu", &v) == 1 ? 0 : -EINVAL;
-	if (i == 0)
-		*start = v;
+	rc = eng_env_proc_start(t, n, start);
 	free(t);
-	return i;
+	return rc;
 }
 
 /* eng_ingest_self.running: the process pid started at `start` runs. */

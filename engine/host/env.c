@@ -629,3 +629,31 @@ int eng_env_throttle(const char *text, size_t len, unsigned major,
 	}
 	return -ENOENT;
 }
+
+int eng_env_proc_start(const char *text, size_t len, uint64_t *start)
+{
+	size_t i = len, f;
+	uint64_t v = 0;
+	int digits = 0;
+
+	/* the fields after the command's last ")": the command may hold
+	 * ") " itself */
+	while (i > 0 && text[i - 1] != ')')
+		i--;
+	if (i == 0)
+		return -EINVAL;
+	/* starttime, field 22, after the 20th space past the ")" */
+	for (f = 0; i < len && f < 20; i++)
+		if (text[i] == ' ')
+			f++;
+	for (; f == 20 && i < len && text[i] >= '0' && text[i] <= '9'; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(text[i] - '0');
+		digits = 1;
+	}
+	if (!digits)
+		return -EINVAL;
+	*start = v;
+	return 0;
+}

@@ -56,6 +56,11 @@ struct eng_mount {
 int eng_env_mountinfo(const char *text, size_t len, const char *path,
 		      struct eng_mount *m);
 
+/* /proc/PID/stat: the process's start (field 22, starttime, clock ticks
+ * after boot; the fields counted after the last ')', the command being
+ * anything) into *start.  0, or -EINVAL. */
+int eng_env_proc_start(const char *text, size_t len, uint64_t *start);
+
 /* /proc/self/cgroup: this process's group in the block controller's
  * hierarchy, the path of the v1 line "N:CONTROLLERS:PATH" whose
  * controllers name blkio, else of the v2 line "0::PATH" (*v2 set), into

@@ -497,6 +497,48 @@ static void test_measure(void **state)
 	}
 }
 
+/* ------------------------------------------------------------ proc */
+
+static void test_proc_start(void **state)
+{
+#define TAIL " S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 0 98765 4096 7\n"
+	static const struct {
+		const char *text;
+		int rc;
+		uint64_t start;
+	} cases[] = {
+	    {"1234 (bash)" TAIL, 0, 98765},
+	    /* the command is anything: its ") " is not the end of it */
+	    {"42 (a) b 1 2) 3)" TAIL, 0, 98765},
+	    {"42 (x) S 1 2 3\n", -EINVAL, 0},
+	    {"42 bash S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 0 98765\n",
+	     -EINVAL, 0},
+	    {"42 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 0 \n",
+	     -EINVAL, 0},
+	    {"", -EINVAL, 0},
+	};
+#undef TAIL
+	/* only len bytes are read: the field cut after its first digit */
+	static const char cut[] = "1 (c) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 "
+				  "15 16 17 0 98765 4096\n";
+	uint64_t start;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		start = 0;
+		assert_int_equal(eng_env_proc_start(cases[i].text,
+						    strlen(cases[i].text),
+						    &start),
+				 cases[i].rc);
+		assert_int_equal(start, cases[i].start);
+	}
+	assert_int_equal(eng_env_proc_start(cut, strstr(cut, "98765") + 1 - cut,
+					    &start),
+			 0);
+	assert_int_equal(start, 9);
+}
+
 /* ------------------------------------------------------------ cgroup */
 
 static void test_blkcg(void **state)
@@ -569,6 +611,7 @@ int main(void)
 	    cmocka_unit_test(test_meminfo),   cmocka_unit_test(test_jiffies),
 	    cmocka_unit_test(test_selected),  cmocka_unit_test(test_cmdline),
 	    cmocka_unit_test(test_preempt),   cmocka_unit_test(test_measure),
+	    cmocka_unit_test(test_proc_start),
 	    cmocka_unit_test(test_blkcg),     cmocka_unit_test(test_throttle),
 	};
 
