@@ -614,10 +614,6 @@ static void put_adesc(struct bbuf *b, const struct mtrack *m)
 	size_t e, w, c;
 	int v1 = f->bits > 16;
 
-	if (f->packets) {
-		put_mp4a(b, m);
-		return;
-	}
 	e = box(b, f->fourcc);
 	zeros(b, 6);
 	u16(b, 1);		/* data reference */
