@@ -1579,11 +1579,8 @@ static void reach_of(struct resolver *r, size_t t, struct reach *v)
 			continue;
 		if (m->ess->pts) {
 			/* compressed audio: the samples of its frames */
-			lo = m->origin + (int64_t)eng_upto_rate(
-			    m->ess->sample_rate, 1, tl->fps, s->src_in);
-			hi = m->origin + (int64_t)eng_upto_rate(
-			    m->ess->sample_rate, 1, tl->fps,
-			    s->src_in + s->frames);
+			eng_media_samples(tl, m, s->src_in, s->frames, &lo,
+					  &hi);
 		} else if (m->ess->kind == ENG_ESS_AUDIO) {
 			uint64_t need;
 

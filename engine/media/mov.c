@@ -741,7 +741,7 @@ static int frame_packets(const struct movie *mv, size_t t, int64_t k,
 	const struct eng_timeline *tl = mv->tl;
 	const struct eng_media *m;
 	struct eng_slice s;
-	int64_t src;
+	int64_t src, s0, s1;
 
 	*i0 = *i1 = 0;
 	eng_slice_get(tl, k, t, &s);
@@ -750,10 +750,9 @@ static int frame_packets(const struct movie *mv, size_t t, int64_t k,
 	m = &tl->clips[s.seg->clip].media[t];
 	*e = m->ess;
 	src = s.seg->src_in + (k - s.seg->rec_in);
-	*i0 = eng_essence_packet_at(*e, m->origin + (int64_t)eng_upto_rate(
-			(*e)->sample_rate, 1, tl->fps, src));
-	*i1 = eng_essence_packet_at(*e, m->origin + (int64_t)eng_upto_rate(
-			(*e)->sample_rate, 1, tl->fps, src + 1));
+	eng_media_samples(tl, m, src, 1, &s0, &s1);
+	*i0 = eng_essence_packet_at(*e, s0);
+	*i1 = eng_essence_packet_at(*e, s1);
 	*pos = mv->base + s.pos;
 	return *i1 > *i0;
 }

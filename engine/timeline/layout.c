@@ -182,6 +182,16 @@ static int audio_extents(const struct eng_timeline *tl, size_t t,
 	return n;
 }
 
+void eng_media_samples(const struct eng_timeline *tl,
+		       const struct eng_media *m, int64_t src, int64_t n,
+		       int64_t *s0, int64_t *s1)
+{
+	uint64_t rate = m->ess->sample_rate;
+
+	*s0 = m->origin + (int64_t)eng_upto_rate(rate, 1, tl->fps, src);
+	*s1 = m->origin + (int64_t)eng_upto_rate(rate, 1, tl->fps, src + n);
+}
+
 /* Compressed audio: the packets of source frame src (its sample frames
  * at the timeline's rate, after the media's origin), as extents; their
  * bytes in *bytes where asked.  -E2BIG past ENG_SLICE_EXTENTS. */
@@ -195,10 +205,7 @@ static int packet_span(const struct eng_timeline *tl,
 	int64_t s0, s1;
 	int i, n;
 
-	s0 = m->origin + (int64_t)eng_upto_rate(e->sample_rate, 1, tl->fps,
-						src);
-	s1 = m->origin + (int64_t)eng_upto_rate(e->sample_rate, 1, tl->fps,
-						src + 1);
+	eng_media_samples(tl, m, src, 1, &s0, &s1);
 	n = eng_essence_packets(e, s0, s1, ext, ENG_SLICE_EXTENTS, &b);
 	for (i = 0; i < n; i++) {
 		out[i].off = ext[i].off;

@@ -117,6 +117,14 @@ int eng_track_reorders(const struct eng_timeline *tl, size_t t);
  * video. */
 int64_t eng_slice_src(const struct eng_timeline *tl, size_t t,
 		      const struct eng_segment *seg, int64_t k);
+/* Compressed audio (m->ess->pts): the sample frames that source frames
+ * [src, src + n) of media m play, [*s0, *s1) of its essence: their
+ * samples at the timeline's rate, after the media's origin.  The
+ * layout's bytes, a movie's sample table and the resolver's reach all
+ * count them here, so that they agree. */
+void eng_media_samples(const struct eng_timeline *tl,
+		       const struct eng_media *m, int64_t src, int64_t n,
+		       int64_t *s0, int64_t *s1);
 
 /*
  * The layout of real media (media/essence.h), once eng_media_resolve has

@@ -922,6 +922,20 @@ static void test_media_packets(void **state)
 			got += s.ext[j].len;
 		assert_int_equal(got, want);
 		assert_true(s.next >= 1 && s.next <= 2);
+		/* the one count of a source frame's samples that the
+		 * movie's table and the resolver's reach use too */
+		eng_media_samples(tl, &tl->clips[0].media[0], 10 + k, 1,
+				  &s0, &s1);
+		assert_int_equal(s0, (10 + k) * 1920);
+		assert_int_equal(s1, s0 + 1920);
+	}
+	{
+		int64_t s0, s1;
+
+		eng_media_samples(tl, &tl->clips[0].media[0], 10, 20, &s0,
+				  &s1);
+		assert_int_equal(s0, 19200);
+		assert_int_equal(s1, 30 * 1920);
 	}
 	/* frame 0 (samples 19200..21120): packets at 19456 and 20480,
 	 * indexes 20 and 21, one run */
