@@ -359,6 +359,11 @@ int fs_config_each(const struct fs_config *cfg,
 void fs_usage(const char *prog);
 /* The default -o streams_mem=: half the machine's memory. */
 uint64_t fs_streams_mem_default(void);
+/* The player configuration cfg's options make (buffer, pace, backing,
+ * request size, limits), all but what needs the mount (its io, ingest):
+ * fs_player_config's start, and -h's figures from the defaults. */
+void fs_player_config_of(const struct fs_config *cfg,
+			 struct eng_player_config *pc);
 
 /* fs/ops.c */
 extern const struct fuse_lowlevel_ops fs_ops;

@@ -553,19 +553,8 @@ static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 
 void fs_player_config(struct fs *fs, struct eng_player_config *pc)
 {
-	memset(pc, 0, sizeof(*pc));
-	pc->buffer = fs->cfg.buffer;
-	pc->pace = fs->cfg.pace_v;
-	pc->backing = fs->cfg.backing_v;
-	pc->max_request = FS_MAX_READ;
-	pc->max_pieces = FS_IOV_MAX;
+	fs_player_config_of(&fs->cfg, pc);
 	pc->io = &fs->io;
-	/* paced streams issue their frames on schedule from a thread of
-	 * their own, whatever the reader does (pace=off ignores it) */
-	pc->filler = 1;
-	pc->max_files = fs->cfg.stream_files;
-	pc->mem_max = fs->cfg.stream_mem;
-	pc->frames_in_flight = fs->cfg.frames_in_flight;
 	/* edit while ingest: a short read of a track being recorded waits */
 	if (fs->ingest.on) {
 		pc->growing = fs_ingest_growing;

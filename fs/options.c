@@ -94,22 +94,19 @@ static const struct fuse_opt fs_opts[] = {
 	FUSE_OPT_END
 };
 
+static void fs_config_defaults(struct fs_config *cfg);
+
 /* What a stream of preset name's timelines takes with the default options
  * (eng_player_mem, as the mount computes it), "8.9 MiB": -h's figures
  * come from the code, not from a page. */
 static void preset_mem(const char *name, char *buf, size_t len)
 {
-	struct eng_player_config pc = {
-		.buffer = 8,
-		.pace = { ENG_PACE_REALTIME, 1 },
-		.backing = ENG_BACKING_DIRECT,
-		.max_request = FS_MAX_READ,
-		.max_pieces = FS_IOV_MAX,
-		.filler = 1,
-		.frames_in_flight = 1,
-	};
+	struct fs_config cfg;
+	struct eng_player_config pc;
 	uint64_t n;
 
+	fs_config_defaults(&cfg);
+	fs_player_config_of(&cfg, &pc);
 	if (eng_player_mem_preset(eng_gen_format_find(name), &pc, &n) < 0)
 		snprintf(buf, len, "?");
 	else
@@ -313,6 +310,26 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->ingest_buffer = FS_INGEST_BUFFER;
 	cfg->ingest_reserve_bytes = FS_INGEST_RESERVE;
 	cfg->rank = -1;
+	/* as parsed from the options' defaults ("realtime", "direct") */
+	eng_pace_parse("realtime", &cfg->pace_v);
+	eng_backing_parse("direct", &cfg->backing_v);
+}
+
+void fs_player_config_of(const struct fs_config *cfg,
+			 struct eng_player_config *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->buffer = cfg->buffer;
+	pc->pace = cfg->pace_v;
+	pc->backing = cfg->backing_v;
+	pc->max_request = FS_MAX_READ;
+	pc->max_pieces = FS_IOV_MAX;
+	/* paced streams issue their frames on schedule from a thread of
+	 * their own, whatever the reader does (pace=off ignores it) */
+	pc->filler = 1;
+	pc->max_files = cfg->stream_files;
+	pc->mem_max = cfg->stream_mem;
+	pc->frames_in_flight = cfg->frames_in_flight;
 }
 
 /* An absolute version of path without requiring it to exist. */
@@ -774,14 +791,13 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 		free(cfg->db);
 		cfg->db = db;
 	}
-	if (eng_pace_parse(cfg->pace ? cfg->pace : "realtime",
-			   &cfg->pace_v) < 0) {
+	if (cfg->pace && eng_pace_parse(cfg->pace, &cfg->pace_v) < 0) {
 		eng_diag_add(diag, "timelinefs", 0, "bad pace '%s': expected "
 			     "realtime, off or a positive factor", cfg->pace);
 		return -1;
 	}
-	if (eng_backing_parse(cfg->backing ? cfg->backing : "direct",
-			      &cfg->backing_v) < 0) {
+	if (cfg->backing &&
+	    eng_backing_parse(cfg->backing, &cfg->backing_v) < 0) {
 		eng_diag_add(diag, "timelinefs", 0, "bad backing '%s': "
 			     "expected direct, buffered or dontneed",
 			     cfg->backing);

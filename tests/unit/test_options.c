@@ -81,6 +81,40 @@ static void test_defaults(void **state)
 	fs_config_free(&c);
 }
 
+/* The player configuration the options make, the one fs_player_config
+ * starts from and -h's stream figures use: the defaults' (buffer 8,
+ * realtime, direct, a filler, requests of FS_MAX_READ), and a parsed
+ * mount's values where given. */
+static void test_player_config(void **state)
+{
+	struct eng_player_config pc;
+	struct fs_config c;
+	char msg[256];
+
+	assert_int_equal(read_opts(*state, "", &c, msg, sizeof(msg)), 0);
+	fs_player_config_of(&c, &pc);
+	assert_int_equal(pc.buffer, 8);
+	assert_int_equal(pc.pace.mode, ENG_PACE_REALTIME);
+	assert_true(pc.pace.speed == 1);
+	assert_int_equal(pc.backing, ENG_BACKING_DIRECT);
+	assert_int_equal(pc.max_request, FS_MAX_READ);
+	assert_int_equal(pc.max_pieces, FS_IOV_MAX);
+	assert_int_equal(pc.filler, 1);
+	assert_int_equal(pc.frames_in_flight, 1);
+	assert_int_equal(pc.mem_max, ENG_PLAYER_MEM_DEFAULT);
+	assert_int_equal(pc.max_files, ENG_PLAYER_FILES_DEFAULT);
+	assert_null(pc.io);
+	fs_config_free(&c);
+	assert_int_equal(read_opts(*state, "buffer=3,pace=2,backing=buffered",
+				   &c, msg, sizeof(msg)), 0);
+	fs_player_config_of(&c, &pc);
+	assert_int_equal(pc.buffer, 3);
+	assert_int_equal(pc.pace.mode, ENG_PACE_FACTOR);
+	assert_true(pc.pace.speed == 2);
+	assert_int_equal(pc.backing, ENG_BACKING_BUFFERED);
+	fs_config_free(&c);
+}
+
 static const struct good_case {
 	const char *opts;
 	const char *preset;	/* NULL: off */
@@ -304,6 +338,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_defaults, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_player_config, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_good, setup,
 						env_teardown),
