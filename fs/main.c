@@ -189,25 +189,30 @@ static int ingest_clash(struct fs *fs, struct eng_diag *diag)
 static int check_stream_mem(struct fs *fs, struct eng_diag *diag)
 {
 	struct eng_player_config pc;
+	uint64_t *need, slots;
 	size_t i;
 
+	need = calloc(fs->nfiles ? fs->nfiles : 1, sizeof(*need));
+	if (!need)
+		return -1;
 	fs_player_config(fs, &pc);
 	pc.zero_copy = fs->cfg.splice_v;
-	/* (-EINVAL, a timeline of empty frames: its opens say so) */
+	/* each timeline's stream counted once, compared with both limits
+	 * (-EINVAL, a timeline of empty frames: its opens say so) */
 	for (i = 0; i < fs->nfiles; i++)
-		eng_player_mem_check(fs->files[i].tl, &pc, fs->cfg.stream_mem,
-				     diag);
+		if (eng_player_mem(fs->files[i].tl, &pc, &need[i], &slots) < 0)
+			need[i] = 0;
+		else
+			eng_player_mem_fits(fs->files[i].tl, &pc, need[i],
+					    slots, fs->cfg.stream_mem, diag);
 	/* a stream that would not fit all of -o streams_mem never opens */
-	if (!diag->n && fs->cfg.streams_mem < fs->cfg.stream_mem)
-		for (i = 0; i < fs->nfiles; i++)
-			if (eng_player_mem_check(fs->files[i].tl, &pc,
-						 fs->cfg.streams_mem, NULL) < 0)
-				eng_diag_add(diag, fs->files[i].tl->path, 0,
-					     "no stream of this timeline fits "
-					     "streams_mem=%llu; raise -o "
-					     "streams_mem",
-					     (unsigned long long)
-					     fs->cfg.streams_mem);
+	for (i = 0; !diag->n && i < fs->nfiles; i++)
+		if (need[i] > fs->cfg.streams_mem)
+			eng_diag_add(diag, fs->files[i].tl->path, 0,
+				     "no stream of this timeline fits "
+				     "streams_mem=%llu; raise -o streams_mem",
+				     (unsigned long long)fs->cfg.streams_mem);
+	free(need);
 	if (!diag->n)
 		return 0;
 	print_refusal(fs, diag);

@@ -335,12 +335,20 @@ int eng_player_mem_check(const struct eng_timeline *tl,
 			 const struct eng_player_config *cfg, uint64_t limit,
 			 struct eng_diag *diag)
 {
-	char need_h[32], lim_h[32], frame_h[32];
 	uint64_t need, slots;
 	int rc = eng_player_mem(tl, cfg, &need, &slots);
 
 	if (rc < 0)
 		return rc;
+	return eng_player_mem_fits(tl, cfg, need, slots, limit, diag);
+}
+
+int eng_player_mem_fits(const struct eng_timeline *tl,
+			const struct eng_player_config *cfg, uint64_t need,
+			uint64_t slots, uint64_t limit, struct eng_diag *diag)
+{
+	char need_h[32], lim_h[32], frame_h[32];
+
 	if (need <= limit)
 		return 0;
 	human_bytes(need, need_h, sizeof(need_h));

@@ -265,6 +265,12 @@ int eng_player_mem(const struct eng_timeline *tl,
 int eng_player_mem_check(const struct eng_timeline *tl,
 			 const struct eng_player_config *cfg, uint64_t limit,
 			 struct eng_diag *diag);
+/* eng_player_mem_check of a stream's figures already counted (need and
+ * slots as eng_player_mem gives them), for a caller that compares them
+ * with more than one limit: 0, or -EFBIG with the same message. */
+int eng_player_mem_fits(const struct eng_timeline *tl,
+			const struct eng_player_config *cfg, uint64_t need,
+			uint64_t slots, uint64_t limit, struct eng_diag *diag);
 struct eng_gen_format;
 /* eng_player_mem of a timeline of preset f (timelinefs-gen --format:
  * its picture or video rate, its audio tracks) with cfg: what a stream

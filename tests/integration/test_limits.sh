@@ -42,6 +42,11 @@ refused "buffer=10000 is refused at start" "$T/buf.db" \
 refused "a lower stream_mem refuses buffer=100" "$T/low.db" \
 	"$TL: each stream" "stream_mem=33554432 (32.0 MiB)" -- \
 	-o buffer=100,stream_mem=32Mi "$M"
+# a stream that fits stream_mem but not all of streams_mem: its own message
+# (each stream's memory counted once, compared with both limits)
+try_mount "streams_mem below a stream is refused at start" \
+	"$TL: no stream of this timeline fits streams_mem=1048576; raise -o streams_mem" \
+	"not mounting" -- -o streams_mem=1Mi,db="$T/all.db" "$M" "$T/mnt"
 
 # video_rate=18G (18 GB/s) in an EDL: frames of 600 MB.  The clip file is
 # sparse, long enough for the edit, so that only the memory is wrong.

@@ -4613,7 +4613,7 @@ static void test_mem_check(void **state)
 			.filler = 1,
 		};
 		struct eng_diag diag = { 0 };
-		uint64_t mem;
+		uint64_t mem, slots;
 		char want[64];
 
 		assert_int_equal(eng_player_mem(tl, &cfg, &mem, NULL), 0);
@@ -4640,6 +4640,14 @@ static void test_mem_check(void **state)
 		assert_int_equal(eng_player_mem_check(tl, &cfg, mem, &diag), 0);
 		assert_int_equal(eng_player_mem_check(tl, &cfg, mem - 1,
 						      &diag), -EFBIG);
+		/* and the figures counted once, compared with a limit */
+		assert_int_equal(eng_player_mem(tl, &cfg, &mem, &slots), 0);
+		assert_int_equal(eng_player_mem_fits(tl, &cfg, mem, slots,
+						     mem, &diag), 0);
+		assert_int_equal(eng_player_mem_fits(tl, &cfg, mem, slots,
+						     mem - 1, &diag), -EFBIG);
+		assert_int_equal(diag.n, 2);
+		assert_string_equal(diag.msgs[0], diag.msgs[1]);
 		eng_diag_free(&diag);
 		eng_tl_free(tl);
 	}
