@@ -35,18 +35,6 @@ static void print_refusal(struct fs *fs, const struct eng_diag *diag)
 		fs->cfg.timelines);
 }
 
-/* A timeline whose frames hold no byte (rates too low for its frame
- * rate, media of no pixel data) would be an empty file served without a
- * word: it is a problem of its file.  0, or -1 with the problem in diag. */
-static int has_bytes(const struct eng_timeline *tl, struct eng_diag *diag)
-{
-	if (tl->bytes)
-		return 0;
-	eng_diag_add(diag, tl->path, 0, "its %lld frames hold 0 bytes: nothing "
-		     "to read", (long long)tl->frames);
-	return -1;
-}
-
 /* Load, validate and resolve every timeline of the folder.  Returns 0, or -1 with the problems
  * printed; those of the input (not "out of memory") are left in *diag for
  * the database. */
@@ -87,8 +75,7 @@ static int load_timelines(struct fs *fs, struct eng_diag *diag)
 		    eng_timeline_load(path, &o, &tl, diag) == 0 &&
 		    eng_media_resolve(tl, fs->media_fd, fs->cfg.media_dir,
 				      diag) == 0 &&
-		    eng_tl_layout_media(tl, diag) == 0 &&
-		    has_bytes(tl, diag) == 0) {
+		    eng_tl_layout_media(tl, diag) == 0) {
 			for (j = 0; j < fs->nfiles; j++)
 				if (strcmp(fs->files[j].tl->name,
 					   tl->name) == 0)

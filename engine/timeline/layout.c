@@ -890,8 +890,21 @@ int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag)
 		if (r < 0)
 			rc = r;
 	}
-	if (rc < 0 || !real)
+	if (rc < 0)
 		return rc;
-	tl->slice_extents_max = ext_max;
-	return frame_sizes(tl, diag);
+	if (real) {
+		tl->slice_extents_max = ext_max;
+		rc = frame_sizes(tl, diag);
+		if (rc < 0)
+			return rc;
+	}
+	/* frames that hold no byte (rates too low for the frame rate, media
+	 * of no pixel data) would be an empty file served without a word:
+	 * a problem of the timeline's file */
+	if (!tl->bytes) {
+		eng_diag_add(diag, tl->path, 0, "its %lld frames hold 0 bytes: "
+			     "nothing to read", (long long)tl->frames);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -143,8 +143,10 @@ void eng_media_samples(const struct eng_timeline *tl,
  * byte orders), a segment past its media's last frame or sample, or a
  * frame of audio in more than ENG_SLICE_EXTENTS chunks is one message
  * naming timeline, line,
- * clip and both values; returns 0, -EINVAL or -ENOMEM.  A timeline of raw
- * media only is left as it is.  Memory: 8 bytes a frame of each variable
+ * clip and both values; a timeline whose frames hold no byte (raw media
+ * or real) is "its N frames hold 0 bytes: nothing to read"; returns 0,
+ * -EINVAL or -ENOMEM.  A timeline of raw media only is otherwise left as
+ * it is.  Memory: 8 bytes a frame of each variable
  * track (691 KB an hour at 24 fps).
  */
 int eng_tl_layout_media(struct eng_timeline *tl, struct eng_diag *diag);

@@ -196,6 +196,16 @@ printf 'fps 25\ntrack V 1\nevent V a 0 10\n' >"$T/empty/timelines/z.tl"
 try_mount "a timeline of 0 bytes is refused, naming the file" \
 	"$T/empty/timelines/z.tl: its 10 frames hold 0 bytes: nothing to read" -- \
 	-o db="$T/empty0.db" "$T/empty" "$T/mnt"
+# the rule is the engine's: timelinefs-gen resolving it says the same
+# (before: --dump-tl printed it and --for wrote its clip, exit 0)
+for mode in "--dump-tl $T/empty/timelines/z.tl $T/empty" \
+	"--for $T/empty/timelines/z.tl $T/empty-for"; do
+	# shellcheck disable=SC2086
+	check "timelinefs-gen ${mode%% *}: a timeline of 0 bytes refused, the same words" sh -c "
+		'$GEN' $mode >/dev/null 2>'$T/gen.err' && exit 1
+		grep -qF 'z.tl: its 10 frames hold 0 bytes: nothing to read' '$T/gen.err'"
+done
+rm -rf "$T/empty-for"
 
 out=$("$BIN" -h 2>&1) || true
 check "-h lists every option" sh -c '
