@@ -287,15 +287,13 @@ static void probe_direct(struct fs *fs)
 static void say_picture_unused(const struct fs *fs)
 {
 	size_t i, n = 0, first = 0;
-	const char *dot;
 
 	if (!fs->cfg.picture || fs->cfg.load.picture.pix == ENG_PIX_NONE)
 		return;
 	for (i = 0; i < fs->nfiles; i++) {
 		const struct eng_timeline *tl = fs->files[i].tl;
 
-		dot = strrchr(tl->path, '.');
-		if ((dot && strcasecmp(dot, ".tl") == 0) ||
+		if (eng_timeline_format(tl->path) == ENG_TL_TL ||
 		    !eng_media_picture_unused(tl))
 			continue;	/* a .tl says its own pictures */
 		if (!n++)

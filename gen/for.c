@@ -51,10 +51,8 @@ struct for_old {
 
 static int is_tl_ext(const char *base)
 {
-	const char *dot = strrchr(base, '.');
-
 	/* any case, as the mount reads it: a.TL takes no --fps sidecar */
-	return dot && strcasecmp(dot, ".tl") == 0;
+	return eng_timeline_format(base) == ENG_TL_TL;
 }
 
 /* Load every timeline, with its sidecar, as the mount does. */

@@ -21,6 +21,7 @@
 #include "media/imgseq.h"
 #include "media/media.h"
 #include "timeline/layout.h"
+#include "timeline/load.h"
 #include "timeline/model.h"
 #include "util/diag.h"
 #include "util/values.h"
@@ -1428,14 +1429,6 @@ static int same_rate(struct eng_fps a, struct eng_fps b)
 	return (uint64_t)a.num * b.den == (uint64_t)b.num * a.den;
 }
 
-/* A timeline file's extension, without its dot ("edl", "EDL"), or "". */
-static const char *tl_ext(const char *path)
-{
-	const char *dot = strrchr(path, '.');
-
-	return dot && !strchr(dot, '/') ? dot + 1 : "";
-}
-
 /*
  * When every clip's real video has one rate and it is not the timeline's,
  * that one cause is one message saying what to do (an EDL's rate is
@@ -1446,7 +1439,7 @@ static int one_other_rate(struct resolver *r)
 {
 	const struct eng_timeline *tl = r->tl;
 	struct eng_fps rate = { 0, 0 };
-	const char *ext = tl_ext(tl->path);
+	enum eng_tl_format fmt = eng_timeline_format(tl->path);
 	char fps[32], how[PATH_MAX + 64];
 	size_t c, t;
 
@@ -1471,10 +1464,10 @@ static int one_other_rate(struct resolver *r)
 	else
 		snprintf(fps, sizeof(fps), "%" PRIu32 "/%" PRIu32, rate.num,
 			 rate.den);
-	if (strcasecmp(ext, "edl") == 0)
+	if (fmt == ENG_TL_EDL)
 		snprintf(how, sizeof(how), "mount with -o fps=%s or write %s "
 			 "in %s.fps", fps, fps, tl->path);
-	else if (strcasecmp(ext, "tl") == 0)
+	else if (fmt == ENG_TL_TL)
 		snprintf(how, sizeof(how), "make its fps line 'fps %s'", fps);
 	else
 		snprintf(how, sizeof(how), "the timeline's rate is the one "

@@ -20,8 +20,6 @@
 
 #define TL_FILE_MAX (64u << 20)	/* timelines are text: refuse a mistake */
 
-enum tl_format { FMT_TL, FMT_EDL, FMT_OTIO };
-
 /* What a file that is not a regular one is, for a message. */
 static const char *not_regular(mode_t mode)
 {
@@ -38,38 +36,49 @@ static const char *not_regular(mode_t mode)
 	return "not a regular file";
 }
 
-int eng_timeline_load(const char *path, const struct eng_load_options *opt,
-		      struct eng_timeline **out, struct eng_diag *diag)
+enum eng_tl_format eng_timeline_format(const char *path)
 {
 	static const struct {
 		const char *ext;
-		enum tl_format fmt;
+		enum eng_tl_format fmt;
 	} formats[] = {
-		{ ".tl", FMT_TL }, { ".edl", FMT_EDL }, { ".otio", FMT_OTIO },
+		{ ".tl", ENG_TL_TL }, { ".edl", ENG_TL_EDL },
+		{ ".otio", ENG_TL_OTIO },
 	};
-#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+	const char *base = strrchr(path, '/'), *dot;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)	/* no extension, or no name before it */
+		return ENG_TL_NONE;
+	/* EDLs often come from systems that write upper-case extensions */
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcasecmp(dot, formats[i].ext) == 0)
+			return formats[i].fmt;
+	return ENG_TL_NONE;
+}
+
+int eng_timeline_load(const char *path, const struct eng_load_options *opt,
+		      struct eng_timeline **out, struct eng_diag *diag)
+{
+	enum eng_tl_format fmt = eng_timeline_format(path);
 	struct eng_load_options defaults;
 	struct stat sb;
 	const char *base, *dot;
 	char *name = NULL, *text = NULL;
-	size_t len, i, skip;
+	size_t len, skip;
 	int rc;
 
 	*out = NULL;
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	dot = strrchr(base, '.');
-	if (!dot || dot == base)	/* no extension, or no name before it */
-		dot = "";
-	/* EDLs often come from systems that write upper-case extensions */
-	for (i = 0; i < N_FORMATS; i++)
-		if (strcasecmp(dot, formats[i].ext) == 0)
-			break;
-	if (i == N_FORMATS) {
+	if (fmt == ENG_TL_NONE) {
 		eng_diag_add(diag, path, 0,
 			     "unsupported timeline format (expected .tl, .edl or .otio)");
 		return -ENOTSUP;
 	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
 	if (!opt) {
 		eng_load_options_default(&defaults);
 		opt = &defaults;
@@ -96,36 +105,34 @@ int eng_timeline_load(const char *path, const struct eng_load_options *opt,
 	 * EDL parser took "\xEF\xBB\xBF001" for no event line and dropped
 	 * the first event without a word */
 	skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-	switch (formats[i].fmt) {
-	case FMT_TL:
+	switch (fmt) {
+	case ENG_TL_TL:
 		rc = eng_tl_parse(path, name, text + skip, len - skip, out,
 				  diag);
 		break;
-	case FMT_EDL:
+	case ENG_TL_EDL:
 		rc = eng_edl_parse(path, name, text + skip, len - skip, opt,
 				   out, diag);
 		break;
-	case FMT_OTIO:
+	case ENG_TL_OTIO:
 		rc = eng_otio_parse(path, name, text + skip, len - skip, opt,
 				    out, diag);
+		break;
+	case ENG_TL_NONE:	/* refused above */
+		rc = -ENOTSUP;
 		break;
 	}
 out:
 	free(text);
 	free(name);
 	return rc;
-#undef N_FORMATS
 }
 
 int eng_timeline_listed(const char *name)
 {
-	const char *dot = strrchr(name, '.');
-
 	/* the case eng_timeline_load reads: a "REEL1.EDL" that --for and
 	 * --dump-tl take must not be missing from the mount */
-	return name[0] != '.' && dot &&
-	       (strcasecmp(dot, ".tl") == 0 || strcasecmp(dot, ".edl") == 0 ||
-		strcasecmp(dot, ".otio") == 0);
+	return name[0] != '.' && eng_timeline_format(name) != ENG_TL_NONE;
 }
 
 static int cmp_name(const void *a, const void *b)

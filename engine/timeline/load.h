@@ -76,6 +76,13 @@ int eng_picture_option_parse(const char *s, struct eng_picture *out,
  * writer would block its reader for ever.  *len excludes the NUL. */
 int eng_read_file(const char *path, char **text, size_t *len);
 
+/* The formats of timeline files, by their extension in any case. */
+enum eng_tl_format { ENG_TL_NONE, ENG_TL_TL, ENG_TL_EDL, ENG_TL_OTIO };
+/* The format eng_timeline_load reads path as, from its file name's
+ * extension (.tl, .edl, .otio in any case: "REEL1.EDL" is an EDL);
+ * ENG_TL_NONE for another or none ("x.tl.bak", a name ".tl"). */
+enum eng_tl_format eng_timeline_format(const char *path);
+
 /* Load a timeline file by its extension (.tl, .edl, .otio, in any case);
  * the timeline's name is the file name without directory and extension
  * ("REEL1.EDL" is "REEL1").  -ENOTSUP for an unknown extension, -EINVAL

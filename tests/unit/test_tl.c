@@ -856,6 +856,15 @@ static void test_names_any_case(void **state)
 		assert_true(eng_timeline_listed(want[i]));
 	}
 	eng_names_free(names, n);
+	/* one table of formats: what is listed is what is loaded, and the
+	 * resolver's and the mount's messages ask it too */
+	assert_int_equal(eng_timeline_format("t/REEL1.EDL"), ENG_TL_EDL);
+	assert_int_equal(eng_timeline_format("a.TL"), ENG_TL_TL);
+	assert_int_equal(eng_timeline_format("/x.y/b.Otio"), ENG_TL_OTIO);
+	assert_int_equal(eng_timeline_format("f.tl.bak"), ENG_TL_NONE);
+	assert_int_equal(eng_timeline_format("dir.tl/f"), ENG_TL_NONE);
+	assert_int_equal(eng_timeline_format("t/.tl"), ENG_TL_NONE);
+	assert_int_equal(eng_timeline_format("notes"), ENG_TL_NONE);
 }
 
 /*
