@@ -574,15 +574,22 @@ int fs_env_record(struct store *st, const struct fs_config *cfg,
 	put(&e, "timelinefs_version", "%s", TLFS_VERSION);
 	put(&e, "fuse_version", "%s", fuse_pkgversion());
 	put(&e, "sqlite_version", "%s", store_sqlite_version());
-	if (e.rc == 0)
-		fs_config_each(cfg, put_option, &e);
+	if (e.rc == 0) {
+		struct fs_config run = *cfg;
+
+		/* -o max_threads= and max_idle_threads= as in effect: -s
+		 * runs one thread, whatever they say */
+		if (fo && fo->singlethread) {
+			run.max_threads = 1;
+			run.max_idle_threads = 0;
+		}
+		fs_config_each(&run, put_option, &e);
+	}
 	/* libfuse's own, which decide how many threads serve the readers */
 	if (fo) {
 		put(&e, "opt.single_threaded", "%s",
 		    fo->singlethread ? "on" : "off");
 		put(&e, "opt.clone_fd", "%s", fo->clone_fd ? "on" : "off");
-		/* -o max_threads= and max_idle_threads= are the config's
-		 * (fs_config_each), in effect unless -s */
 	}
 	return e.rc;
 }

@@ -357,8 +357,6 @@ int fs_config_each(const struct fs_config *cfg,
 		   int (*fn)(void *ctx, const char *name, const char *value),
 		   void *ctx);
 void fs_usage(const char *prog);
-/* The default -o streams_mem=: half the machine's memory. */
-uint64_t fs_streams_mem_default(void);
 /* The player configuration cfg's options make (buffer, pace, backing,
  * request size, limits), all but what needs the mount (its io, ingest):
  * fs_player_config's start, and -h's figures from the defaults. */

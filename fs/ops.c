@@ -374,7 +374,7 @@ static void stream_close(struct fs_stream *s)
 	free(s);
 }
 
-/* "1.5 GiB": a log line's figure. */
+/* "1.5 MiB": a log line's figure. */
 static void mib(uint64_t n, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));

@@ -282,7 +282,8 @@ static int opt_proc(void *data, const char *arg, int key,
 	return 1;
 }
 
-uint64_t fs_streams_mem_default(void)
+/* The default -o streams_mem=: half the machine's memory. */
+static uint64_t streams_mem_default(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
 
@@ -301,7 +302,7 @@ static void fs_config_defaults(struct fs_config *cfg)
 	cfg->hold = STORE_DEFAULT_HOLD;
 	cfg->max_background = FS_MAX_BACKGROUND;
 	cfg->stream_mem = ENG_PLAYER_MEM_DEFAULT;
-	cfg->streams_mem = fs_streams_mem_default();
+	cfg->streams_mem = streams_mem_default();
 	cfg->stream_files = ENG_PLAYER_FILES_DEFAULT;
 	cfg->frames_in_flight = 1;
 	cfg->preroll_ms = FS_PREROLL_MS;

@@ -182,6 +182,12 @@ check_eq "-o max_threads=3,max_idle_threads=2 in the run" "3|2" \
 	"$(q "select group_concat(value, '|') from (select value from run_env where run_id = $run3 and key in ('opt.max_threads', 'opt.max_idle_threads') order by key desc)")"
 check "-o max_threads=3: at most 3 workers for 8 paced readers ($most threads at most, $idle idle with 1 worker, 8 fillers)" \
 	test "$most" -le $((idle - 1 + 8 + 3))
+# -s runs one thread whatever -o max_threads= says: the run records 1 and 0
+mount_fs "$M" "$T/mnt" -s -o db="$DB",label=single,max_threads=3,max_idle_threads=2
+umount_fs "$T/mnt"
+run4=$(q "select max(id) from run")
+check_eq "-s: one thread in the run (max_threads=3 given), none idle" "on|1|0" \
+	"$(q "select group_concat(value, '|') from (select value from run_env where run_id = $run4 and key in ('opt.single_threaded', 'opt.max_threads', 'opt.max_idle_threads') order by key desc)")"
 
 # timelinefs-report --compare of two real runs whose environments differ:
 # a second mount with other options, its config_hz edited as if it had
