@@ -124,6 +124,10 @@ struct resolver {
 	/* every clip's video was of one other rate than the timeline's:
 	 * told once (one_other_rate), not per clip */
 	int rate_told;
+	/* the media folder's real path for sequence clips' folders, asked
+	 * once a resolve: "" before, or where it has none */
+	int real_asked;
+	char media_real[PATH_MAX];
 };
 
 static int cmp_clip_idx(const void *a, const void *b, void *ctx)
@@ -1184,8 +1188,13 @@ static int use_seq(struct resolver *r, size_t c, size_t t)
 	char pat[PATH_MAX];
 	int rc, n;
 
-	rc = eng_seqmedia_resolve(r->tl, c, t, r->dfd, r->media_dir, &sm,
-				  &r->nerr, r->diag);
+	if (!r->real_asked && ref->dir) {
+		r->real_asked = 1;
+		if (!realpath(r->media_dir, r->media_real))
+			r->media_real[0] = '\0';
+	}
+	rc = eng_seqmedia_resolve(r->tl, c, t, r->dfd, r->media_dir,
+				  r->media_real, &sm, &r->nerr, r->diag);
 	if (rc < 0 || !sm)
 		return rc == -ENOMEM ? rc : 0;
 	/* the folder it was found in is the clip's (the media table,

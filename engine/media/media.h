@@ -157,11 +157,14 @@ void eng_media_vproblem(struct eng_diag *diag, unsigned *nerr,
  * the first image missing, not a regular file, refused by its header,
  * compressed TIFF) is one message naming timeline, line, clip, track,
  * file and reason, counted in *nerr: -EINVAL.  0, -EINVAL or -ENOMEM.
+ * media_real: media_dir's real path (realpath, asked once by the
+ * caller's resolve, not once a clip), "" where it has none; a folder the
+ * clip names by its full path is inside the media folder as either.
  */
 struct eng_seqmedia;
 int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
 			 int dirfd, const char *media_dir,
-			 struct eng_seqmedia **out, unsigned *nerr,
-			 struct eng_diag *diag);
+			 const char *media_real, struct eng_seqmedia **out,
+			 unsigned *nerr, struct eng_diag *diag);
 
 #endif /* ENG_MEDIA_H */

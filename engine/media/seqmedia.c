@@ -51,7 +51,7 @@ struct seqres {
 	const struct eng_timeline *tl;
 	size_t c, t;
 	int dirfd;
-	const char *media_dir;
+	const char *media_dir, *media_real;
 	struct eng_diag *diag;
 	unsigned nerr;
 };
@@ -355,17 +355,17 @@ static int stat_images(struct seqres *x, struct eng_seqmedia *sm)
 
 /* The folder inside the media folder that the full path dir names (""
  * for the media folder itself), as the media folder is given or as its
- * real path; malloc'ed, NULL when it names none (or on ENOMEM). */
-static char *dir_inside(const char *media_dir, const char *dir)
+ * real path (real, "" where none); malloc'ed, NULL when it names none
+ * (or on ENOMEM). */
+static char *dir_inside(const char *media_dir, const char *real,
+			const char *dir)
 {
-	char real[PATH_MAX], *in;
 	const char *roots[2] = { media_dir, real }, *rest;
+	char *in;
 	size_t k, n;
 
 	if (!dir || dir[0] != '/')
 		return NULL;
-	if (!realpath(media_dir, real))
-		real[0] = '\0';
 	for (k = 0; k < 2; k++) {
 		n = strlen(roots[k]);
 		while (n > 1 && roots[k][n - 1] == '/')
@@ -421,7 +421,7 @@ static int holds_image(struct seqres *x, struct eng_seqmedia *sm,
 static char *seq_folder(struct seqres *x, struct eng_seqmedia *sm,
 			const struct eng_seq_ref *ref, int64_t i)
 {
-	char *in = dir_inside(x->media_dir, ref->dir), *res;
+	char *in = dir_inside(x->media_dir, x->media_real, ref->dir), *res;
 	const char *cand[3];
 	size_t n = 0, k;
 
@@ -439,13 +439,14 @@ static char *seq_folder(struct seqres *x, struct eng_seqmedia *sm,
 
 int eng_seqmedia_resolve(const struct eng_timeline *tl, size_t c, size_t t,
 			 int dirfd, const char *media_dir,
-			 struct eng_seqmedia **out, unsigned *nerr,
-			 struct eng_diag *diag)
+			 const char *media_real, struct eng_seqmedia **out,
+			 unsigned *nerr, struct eng_diag *diag)
 {
 	const struct eng_seq_ref *ref = tl->clips[c].seq;
 	struct seqres x = {
 		.tl = tl, .c = c, .t = t, .dirfd = dirfd,
-		.media_dir = media_dir, .diag = diag,
+		.media_dir = media_dir, .media_real = media_real ?
+		media_real : "", .diag = diag,
 	};
 	struct eng_seqmedia *sm = NULL;
 	struct played p;

@@ -9,6 +9,7 @@
  * slices of the virtual file, the media's pattern and codec, the movie's
  * refusal, and each refusal at mount naming the file and the reason.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -552,6 +553,21 @@ static void test_mixed(void **state)
  * without a folder (an EDL's name) in the media folder, then in
  * MEDIA_DIR/CLIP/, where timelinefs-gen writes sequences.  The clip's
  * pattern becomes the folder found (the media table, --dump-tl). */
+/* realpath of the media folder, counted: a resolve asks it once, not once
+ * a sequence clip (an interposer before libc's). */
+static const char *counted_dir;
+static int realpath_calls;
+
+char *realpath(const char *path, char *resolved)
+{
+	char *(*real)(const char *, char *) =
+		(char *(*)(const char *, char *))dlsym(RTLD_NEXT, "realpath");
+
+	if (counted_dir && strcmp(path, counted_dir) == 0)
+		realpath_calls++;
+	return real(path, resolved);
+}
+
 static void test_seq_folders(void **state)
 {
 	struct env *e = *state;
@@ -597,7 +613,11 @@ static void test_seq_folders(void **state)
 	r.dir = NULL;
 	r.prefix = dpre;
 	assert_int_equal(eng_tl_clip_seq(tl, 3, &r, &why), 0);
+	counted_dir = e->dir;
+	realpath_calls = 0;
 	assert_int_equal(eng_media_resolve(tl, e->dfd, e->dir, &d), 0);
+	counted_dir = NULL;
+	assert_int_equal(realpath_calls, 1);
 	print_diag(&d);
 	assert_string_equal(media(tl, "a", "V")->file,
 			    "shots/A001/A001.%07d.dpx");
