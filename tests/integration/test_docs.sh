@@ -52,10 +52,14 @@ check "docs/design.md is in the repository" test -s docs/design.md
 # a seed stream's memory (timelinefs -h, eng_player_mem; the man page said
 # 8.7 MiB, -h 8.9).  Program output quoted in a page (wrote ...) is a run.
 size=$("$GEN" --format list | sed -n 's/^seed .*media \([0-9.]* GB\)$/\1/p')
+# an empty figure (its line reworded) would filter every line out below
+check "timelinefs-gen --format list gives the seed media's size ($size)" \
+	test -n "$size"
 check_none "every page gives the seed media's size as timelinefs-gen does ($size)" \
 	"$(grep -nE "24 clips[^.]*[0-9]+(\.[0-9]+)? GB" README.md docs/*.md docs/man/*.1 mount-scripts/timelinefs-bench |
 		grep -v "wrote 24 clips" | grep -vF "$size")"
 mem=$("$BIN" -h | sed -n 's/.*(\([0-9.]* MiB\) for the seed.*/\1/p')
+check "timelinefs -h gives a seed stream's memory ($mem)" test -n "$mem"
 check_none "every page gives a seed stream's memory as timelinefs -h does ($mem)" \
 	"$(grep -nE "[0-9.]+ MiB for the seed|seed timelines takes [0-9.]+|instead of [0-9.]+ MiB;" README.md docs/*.md docs/man/*.1 |
 		grep -vF "${mem% MiB}")"
