@@ -13,7 +13,8 @@ summaries' SQL then holds numbers only, never a label.
 
 FMT is text, csv or json; plot's STEP, EXPERIMENT and EXP_STEP are
 numbers or empty (timelinefs-plot checked them).  Exit status 0 done, 1
-error (no such label or run, a database it cannot read)."""
+error (no such label or run, a database it cannot read, a library a
+command needs missing: said by name)."""
 import signal
 import sqlite3
 import sys
@@ -33,6 +34,13 @@ def main(argv):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
     what, path = argv[:2]
+    if what in ("spread", "compare"):
+        # SciPy only where a statistic needs it: said before any output
+        try:
+            from . import compare, spread
+        except ImportError:
+            return missing(PROG, "SciPy and NumPy", " for --spread and --compare",
+                           "python3-scipy python3-numpy")
     if what == "plot":
         return plot_main(path, argv[2:])
     if what == "fio-iolog":
@@ -44,11 +52,8 @@ def main(argv):
             print(",".join(str(r) for r, in con.execute(
                 "select id from run where %s order by id" % cond, args)))
         elif what == "spread":
-            # SciPy only where a statistic needs it
-            from . import spread
             spread.spread(con, argv[3:], argv[2], sys.stdout)
         else:
-            from . import compare
             compare.compare(con, argv[3], argv[4], argv[5], argv[2], sys.stdout)
     except LookupError as e:
         # (what, after): "no run labelled 'x'" in DB " (labels: ...)"
@@ -58,6 +63,13 @@ def main(argv):
         sys.stderr.write("%s: %s: %s\n" % (PROG, path, e))
         return 1
     return 0
+
+
+def missing(prog, libs, what, packages):
+    """The message for a Python without the libraries libs; exit 1."""
+    sys.stderr.write("%s: %s with %s is needed%s (apt-get install %s)\n"
+                     % (prog, sys.executable, libs, what, packages))
+    return 1
 
 
 def export_main(path, argv):
@@ -84,7 +96,10 @@ def export_main(path, argv):
 
 
 def plot_main(path, argv):
-    from . import plot
+    try:
+        from . import plot
+    except ImportError:
+        return missing("timelinefs-plot", "matplotlib", "", "python3-matplotlib")
     run, out, step, size, exp, exp_step = argv
     num = lambda x: int(x) if x else None
     w, h = (int(v) for v in size.split("x"))
