@@ -5,6 +5,7 @@ environments of A and B, then per workstation count and metric Welch's
 0 and the repetitions that would resolve --effect, and a bootstrap of the
 means of many reads per repetition."""
 import sys
+import types
 
 from . import db as dbm
 from . import stats as st
@@ -220,7 +221,7 @@ def gather(con, la, lb):
     """The groups to compare, keyed (scope, ws), and whether they are
     scoped (many hosts) and whether a label recorded (dropped frames a
     metric)."""
-    play, _ = play_conditions(con)
+    play, wait = play_conditions(con)
     labs = (la, lb)
     rec = play != "1" and con.execute(
         """select exists (select 1 from stream s join run r on r.id = s.run_id
@@ -285,7 +286,6 @@ def gather(con, la, lb):
               and not exists (select 1 from bench_step b where b.run_id = r.id)""" % (
                 ", e.dropped_frames" if rec else "", drop, drop), labs * 3):
         add(side_of(r[0], la), r[1], r[2], r[3:])
-    play, wait = play_conditions(con)
     for r in con.execute(
             cs + """
             select max(b.label), max(b.total_workstations),
@@ -336,7 +336,6 @@ def drift(con, nmetrics):
     of its session means, (max - min) / |their mean| * 100; None for a
     metric no label measured so.  The Welch metrics' and the bootstrap's
     (stream s, read us) apart."""
-    play, _ = play_conditions(con)
     rows = {}
     solo = "1"
     if dbm.has_column(con, "bench_step", "experiment_id"):
@@ -385,9 +384,12 @@ def drift_verdict(verdict, lop, hip, d):
 
 # ------------------------------------------------------------ the tables
 
-def welch_verdict(r, better):
+def welch_verdict(r, better, none="no interval: one repetition"):
+    """The verdict on the interval [r["lo"], r["hi"]] of the difference
+    r["diff"] (B - A), better the sign of a better B; none: the verdict
+    without an interval (Welch's and the bootstrap's say why)."""
     if r["lo"] is None:
-        return "no interval: one repetition"
+        return none
     if r["lo"] <= 0 <= r["hi"]:
         if r["diff"] == 0 and r["lo"] == r["hi"]:
             return "not significant (identical)"
@@ -470,6 +472,9 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
     # the drift between sessions (one host only: an experiment is a
     # session of its own)
     dr, bdr = drift(con, len(metrics)) if not scoped else ([None] * len(metrics), [None, None])
+    c = types.SimpleNamespace(w=w, fmt=fmt, la=la, lb=lb, effect=effect, effect_text=effect_text,
+                              metrics=metrics, titles=titles, better=better, digits=digits,
+                              dr=dr, scoped=scoped)
     # groups: a workstation count's rows only where a bench row made it
     order = sorted((g for g in groups.values() if g.rows["a"] or g.rows["b"]),
                    key=lambda g: (g.scope, g.ws))
@@ -502,50 +507,7 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
                 "95 % CI in % of A", "verdict"))
         if not na or not nb:
             continue
-        res = []
-        for m, metric in enumerate(metrics):
-            r = st.welch(column(ra, m), column(rb, m))
-            ma, diff = r["mean_a"], r["diff"]
-            dp = diff / ma * 100 if ma != 0 else None
-            lop = hip = hw = hwp = rp = None
-            if r["lo"] is not None:
-                if ma != 0:
-                    lop, hip = r["lo"] / ma * 100, r["hi"] / ma * 100
-                # the smallest difference this interval tells from 0
-                hw = (r["hi"] - r["lo"]) / 2
-                if ma != 0:
-                    hwp = hw / abs(ma) * 100
-                    rp = st.reps_for_effect(r["sd_a"] ** 2, r["sd_b"] ** 2, effect / 100 * abs(ma))
-            verdict = welch_verdict(r, better[m])
-            if unit == "repetition" and not scoped and min(sa, sb) == 1:
-                verdict = drift_verdict(verdict, lop, hip, dr[m])
-            if fmt == "text":
-                d = digits[m]
-                ci = "-" if r["lo"] is None else "[%s, %s]" % (fix(r["lo"], d), fix(r["hi"], d))
-                cip = ("-" if r["lo"] is None else "n/a") if lop is None else "[%s, %s]" % (pct(lop), pct(hip))
-                w("  %-11s %10s %10s %10s %10s  %-24s %-24s %s\n" % (
-                    titles[m], fix(ma, d), fix(r["mean_b"], d), fix(diff, d), pct(dp), ci, cip, verdict))
-                if hw is None:
-                    res.append("no estimate: one repetition")
-                elif hwp is None:
-                    res.append("no estimate: mean A is 0")
-                else:
-                    res.append("could detect +/-%.2f %%; to resolve %s %% on %s: about %s repetition%s"
-                               % (hwp, effect_text, titles[m], rp, "" if rp == 1 else "s"))
-            elif fmt == "csv":
-                w("%d,%s,%d,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,welch%s\n" % (
-                    g.ws, metric, len(ra), num(ma), num(r["sd_a"]), len(rb), num(r["mean_b"]), num(r["sd_b"]),
-                    num(diff), num(dp), num(r["df"]), num(r["t"]), num(r["lo"]), num(r["hi"]),
-                    num(lop), num(hip), verdict, num(hw), num(hwp), num(effect),
-                    "" if rp is None else "%d" % rp, csc))
-            else:
-                w('%s\n  {%s"workstations": %d, "metric": %s, "label_a": %s, "label_b": %s, "n_a": %d, "mean_a": %s, "sd_a": %s, "n_b": %d, "mean_b": %s, "sd_b": %s, "diff": %s, "diff_pct": %s, "df": %s, "t": %s, "ci_low": %s, "ci_high": %s, "ci_low_pct": %s, "ci_high_pct": %s, "verdict": %s, "half_width": %s, "half_width_pct": %s, "effect_pct": %s, "reps_for_effect": %s, "unit": %s, "sessions_a": %d, "sessions_b": %d, "drift_pct": %s}' % (
-                    "," if nout else "", jsc, g.ws, jstr(metric), jstr(la), jstr(lb), len(ra),
-                    jnum(ma), jnum(r["sd_a"]), len(rb), jnum(r["mean_b"]), jnum(r["sd_b"]),
-                    jnum(diff), jnum(dp), jnum(r["df"]), jnum(r["t"]), jnum(r["lo"]),
-                    jnum(r["hi"]), jnum(lop), jnum(hip), jstr(verdict), jnum(hw), jnum(hwp),
-                    jnum(effect), jnum(rp), jstr(unit), sa, sb, jnum(dr[m])))
-                nout += 1
+        res, nout = welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout)
         if fmt == "text":
             w("  resolution (95 % interval; repetitions of each label for 80 % power at the\n")
             w("  variances seen, Welch by the noncentral t; see --help):\n")
@@ -560,6 +522,58 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
           + ("\n" if bjson else "") + "]}\n")
     elif fmt == "text" and not order:
         w("\nno benchmark steps or streams to compare\n")
+
+
+def welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout):
+    """Welch's rows of one group, ra and rb its samples (the repetitions
+    or the sessions' means, unit), printed in c.fmt; c: the comparison's
+    constants (compare).  Returns the resolution lines of the text and
+    nout, the JSON rows written so far."""
+    res = []
+    for m, metric in enumerate(c.metrics):
+        r = st.welch(column(ra, m), column(rb, m))
+        ma, diff = r["mean_a"], r["diff"]
+        dp = diff / ma * 100 if ma != 0 else None
+        lop = hip = hw = hwp = rp = None
+        if r["lo"] is not None:
+            if ma != 0:
+                lop, hip = r["lo"] / ma * 100, r["hi"] / ma * 100
+            # the smallest difference this interval tells from 0
+            hw = (r["hi"] - r["lo"]) / 2
+            if ma != 0:
+                hwp = hw / abs(ma) * 100
+                rp = st.reps_for_effect(r["sd_a"] ** 2, r["sd_b"] ** 2, c.effect / 100 * abs(ma))
+        verdict = welch_verdict(r, c.better[m])
+        if unit == "repetition" and not c.scoped and min(sa, sb) == 1:
+            verdict = drift_verdict(verdict, lop, hip, c.dr[m])
+        if c.fmt == "text":
+            d = c.digits[m]
+            ci = "-" if r["lo"] is None else "[%s, %s]" % (fix(r["lo"], d), fix(r["hi"], d))
+            cip = ("-" if r["lo"] is None else "n/a") if lop is None else "[%s, %s]" % (pct(lop), pct(hip))
+            c.w("  %-11s %10s %10s %10s %10s  %-24s %-24s %s\n" % (
+                c.titles[m], fix(ma, d), fix(r["mean_b"], d), fix(diff, d), pct(dp), ci, cip, verdict))
+            if hw is None:
+                res.append("no estimate: one repetition")
+            elif hwp is None:
+                res.append("no estimate: mean A is 0")
+            else:
+                res.append("could detect +/-%.2f %%; to resolve %s %% on %s: about %s repetition%s"
+                           % (hwp, c.effect_text, c.titles[m], rp, "" if rp == 1 else "s"))
+        elif c.fmt == "csv":
+            c.w("%d,%s,%d,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,welch%s\n" % (
+                g.ws, metric, len(ra), num(ma), num(r["sd_a"]), len(rb), num(r["mean_b"]), num(r["sd_b"]),
+                num(diff), num(dp), num(r["df"]), num(r["t"]), num(r["lo"]), num(r["hi"]),
+                num(lop), num(hip), verdict, num(hw), num(hwp), num(c.effect),
+                "" if rp is None else "%d" % rp, csc))
+        else:
+            c.w('%s\n  {%s"workstations": %d, "metric": %s, "label_a": %s, "label_b": %s, "n_a": %d, "mean_a": %s, "sd_a": %s, "n_b": %d, "mean_b": %s, "sd_b": %s, "diff": %s, "diff_pct": %s, "df": %s, "t": %s, "ci_low": %s, "ci_high": %s, "ci_low_pct": %s, "ci_high_pct": %s, "verdict": %s, "half_width": %s, "half_width_pct": %s, "effect_pct": %s, "reps_for_effect": %s, "unit": %s, "sessions_a": %d, "sessions_b": %d, "drift_pct": %s}' % (
+                "," if nout else "", jsc, g.ws, jstr(metric), jstr(c.la), jstr(c.lb), len(ra),
+                jnum(ma), jnum(r["sd_a"]), len(rb), jnum(r["mean_b"]), jnum(r["sd_b"]),
+                jnum(diff), jnum(dp), jnum(r["df"]), jnum(r["t"]), jnum(r["lo"]),
+                jnum(r["hi"]), jnum(lop), jnum(hip), jstr(verdict), jnum(hw), jnum(hwp),
+                jnum(c.effect), jnum(rp), jstr(unit), sa, sb, jnum(c.dr[m])))
+            nout += 1
+    return res, nout
 
 
 def boot_rows(g, la, lb, fmt, w, bjson, csc, jsc, unit, one_session, bdr):
@@ -580,15 +594,12 @@ def boot_rows(g, la, lb, fmt, w, bjson, csc, jsc, unit, one_session, bdr):
         lop = hip = None
         if ci is not None and ma != 0:
             lop, hip = ci[0] / ma * 100, ci[1] / ma * 100
-        if ci is None:
-            verdict = "no interval: fewer than 3 repetitions"
-        elif ci[0] <= 0 <= ci[1]:
-            verdict = "not significant (identical)" if ci == (0.0, 0.0) else "not significant"
-        else:
-            verdict = "significant: B %s (%s)" % (("higher", "worse") if diff > 0 else ("lower", "better"))
-            if one_session:
-                verdict = drift_verdict(verdict, lop, hip, bdr[m])
         lo, hi = ci if ci else (None, None)
+        # lower is better for both (seconds, microseconds)
+        verdict = welch_verdict({"lo": lo, "hi": hi, "diff": diff}, -1,
+                                "no interval: fewer than 3 repetitions")
+        if one_session:
+            verdict = drift_verdict(verdict, lop, hip, bdr[m])
         if fmt == "text":
             d = BDIGITS[m]
             cis = "-" if ci is None else "[%s, %s]" % (fix(lo, d), fix(hi, d))

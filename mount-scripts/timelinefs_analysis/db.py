@@ -2,12 +2,14 @@
 """The database as timelinefs-report reads it: read-only, waiting for a
 running daemon's write lock, every value a bound parameter."""
 import sqlite3
+import urllib.parse
 
 
 def open_ro(path):
     """The database at path, read-only (mode=ro: nothing written, no
     journal made), waiting up to 5 s for a daemon's write lock."""
-    con = sqlite3.connect("file:%s?mode=ro" % path.replace("?", "%3f").replace("#", "%23"),
+    # a URI: the name's %, ? and # (any but / and the unreserved) escaped
+    con = sqlite3.connect("file:%s?mode=ro" % urllib.parse.quote(path),
                           uri=True, timeout=5.0)
     return con
 

@@ -42,3 +42,13 @@ def test_read_only(path):
     con = db.open_ro(path)
     with pytest.raises(sqlite3.OperationalError):
         con.execute("delete from run")
+
+
+def test_uri_characters_in_the_name(path, tmp_path):
+    # the path goes into a file: URI: %, ? and # in a name are the file's
+    # (%41 is no "A", ? no query, # no fragment)
+    for name in ("p%41.db", "50%.db", "q?mode=rw.db", "h#1.db"):
+        other = str(tmp_path / name)
+        with open(path, "rb") as f, open(other, "wb") as g:
+            g.write(f.read())
+        assert ids(db.open_ro(other), ["a"]) == [1, 4]
