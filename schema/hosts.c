@@ -27,47 +27,73 @@ int hosts_fail(struct hosts_db *h, char **errmsg, const char *what)
 	return -EIO;
 }
 
-/* A file that is neither empty nor a timelinefs database is someone
- * else's: the schema is not written into it.  A timelinefs database has a
- * table run and a version from 1 (store_migrate refuses a newer one).
- * 0, -EINVAL with the reason, -EIO (SQLite could not read it). */
-static int own_file(struct hosts_db *h, char **errmsg)
+/* one row of integers of SQL formatted with sch: the first n */
+static int kind_row(sqlite3 *db, const char *fmt, const char *sch, int64_t *v,
+		    int n)
 {
 	sqlite3_stmt *s = NULL;
-	int64_t objects = 0, runs = 0, version = 0;
-	int rc;
+	char *sql;
+	int rc, i;
 
-	rc = sqlite3_prepare_v2(h->db,
-				"SELECT (SELECT count(*) FROM sqlite_schema), "
-				"(SELECT count(*) FROM sqlite_schema WHERE "
-				"type = 'table' AND name = 'run'), "
-				"(SELECT user_version FROM "
-				"pragma_user_version)",
-				-1, &s, NULL);
+	sql = sqlite3_mprintf(fmt, sch, sch);
+	if (!sql)
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	sqlite3_free(sql);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		objects = sqlite3_column_int64(s, 0);
-		runs = sqlite3_column_int64(s, 1);
-		version = sqlite3_column_int64(s, 2);
+		for (i = 0; i < n; i++)
+			v[i] = sqlite3_column_int64(s, i);
 		rc = SQLITE_OK;
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_OK) {
+	return rc;
+}
+
+int store_kind_of(sqlite3 *db, const char *sch, struct store_kind *k)
+{
+	int64_t v[2];
+	int rc;
+
+	*k = (struct store_kind){0};
+	/* pragma_user_version() reads main's whatever its schema: the
+	 * PRAGMA statement names the attached one */
+	rc = kind_row(db,
+		      "SELECT (SELECT count(*) FROM \"%w\".sqlite_schema), "
+		      "(SELECT count(*) FROM \"%w\".sqlite_schema WHERE "
+		      "type = 'table' AND name = 'run')",
+		      sch, v, 2);
+	if (rc != SQLITE_OK)
+		return rc;
+	k->objects = v[0];
+	k->runs = v[1];
+	return kind_row(db, "PRAGMA \"%w\".user_version", sch, &k->version, 1);
+}
+
+/* A file that is neither empty nor a timelinefs database is someone
+ * else's: the schema is not written into it (store_migrate refuses a
+ * newer version).  0, -EINVAL with the reason, -EIO (SQLite could not
+ * read it). */
+static int own_file(struct hosts_db *h, char **errmsg)
+{
+	struct store_kind k;
+
+	if (store_kind_of(h->db, "main", &k) != SQLITE_OK) {
 		if (errmsg)
 			*errmsg = store_fmt_msg("cannot open database %s: %s",
 						h->path, sqlite3_errmsg(h->db));
 		return -EIO;
 	}
-	if (!objects && !version)
+	if (!k.objects && !k.version)
 		return 0; /* empty: made here */
-	if (runs && version >= 1)
+	if (store_kind_ours(&k))
 		return 0;
 	if (errmsg)
 		*errmsg = store_fmt_msg(
-		    runs ? "cannot open database %s: not a timelinefs "
-			   "database (schema version %lld)"
-			 : "cannot open database %s: not a timelinefs "
-			   "database (it has no table run)",
-		    h->path, (long long)version);
+		    k.runs ? "cannot open database %s: not a timelinefs "
+			     "database (schema version %lld)"
+			   : "cannot open database %s: not a timelinefs "
+			     "database (it has no table run)",
+		    h->path, (long long)k.version);
 	return -EINVAL;
 }
 

@@ -347,6 +347,7 @@ static int not_db(struct merge *m)
 static int attach(struct merge *m, int *version)
 {
 	sqlite3_stmt *s = NULL;
+	struct store_kind k;
 	struct stat sb, tb;
 	char *uri;
 	int64_t v;
@@ -371,27 +372,16 @@ static int attach(struct merge *m, int *version)
 	free(uri);
 	if (rc != SQLITE_DONE)
 		return not_db(m);
-	rc = SQLITE_OK;
 	/* the first read of the file: a text file fails here */
-	if (sqlite3_prepare_v2(m->h->db,
-			       "SELECT count(*) FROM "
-			       "src.sqlite_schema WHERE type = 'table' AND "
-			       "name = 'run'",
-			       -1, &s, NULL) != SQLITE_OK ||
-	    sqlite3_step(s) != SQLITE_ROW) {
-		rc = not_db(m);
-	} else if (sqlite3_column_int64(s, 0) != 1) {
-		rc = bad_src(m, -EINVAL,
-			     "not a timelinefs database (it has "
-			     "no table run)");
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_OK)
-		return rc;
-	if (q_i64(m, "PRAGMA src.user_version", &v) < 0)
-		return -EIO;
+	if (store_kind_of(m->h->db, "src", &k) != SQLITE_OK)
+		return not_db(m);
+	v = k.version;
+	if (!k.runs)
+		return bad_src(m, -EINVAL,
+			       "not a timelinefs database (it has "
+			       "no table run)");
 	/* every file timelinefs wrote says its version, from 1 */
-	if (v < 1)
+	if (!store_kind_ours(&k))
 		return bad_src(m, -EINVAL,
 			       "schema version %lld: not a timelinefs "
 			       "database",

@@ -264,6 +264,22 @@ struct hosts_db {
  * *errmsg (when not NULL, the first only); returns -EIO. */
 int hosts_fail(struct hosts_db *h, char **errmsg, const char *what);
 
+/* hosts.c: what the database sch ("main", "src": a constant name) of db
+ * holds: its objects, its tables named run (0 or 1) and its user_version.
+ * A timelinefs database has a table run and a version from 1
+ * (store_kind_ours); hosts.c's own_file and merge.c's attach word their
+ * refusals each for its caller.  SQLITE_OK, or SQLite's code (a file that
+ * is no database fails here: sqlite3_errmsg(db) says why). */
+struct store_kind {
+	int64_t objects, runs, version;
+};
+int store_kind_of(sqlite3 *db, const char *sch, struct store_kind *k);
+
+static inline int store_kind_ours(const struct store_kind *k)
+{
+	return k->runs && k->version >= 1;
+}
+
 /* ids.c: started_at's and ended_at's UTC ISO-8601 with milliseconds
  * (2026-12-02T14:45:26.123Z), and a UUID from 16 bytes with its version
  * bits set (4 random, 8 a hash: merge.c's runs from before schema 12). */
