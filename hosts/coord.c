@@ -79,7 +79,7 @@ static int rank_gone(struct hl_host *h, int rc, const char *what)
 	hl_host_stop(h, why);
 	if (rc != -EINTR)
 		fprintf(stderr, "%s: rank %d (%s): %s\n", HL_PROG, h->rank,
-			h->name, why);
+			h->id.name, why);
 	return rc == -EINTR ? 128 + hl_stop_signal : 1;
 }
 
@@ -127,13 +127,7 @@ int hl_rank_other(struct hl_host *h)
 	struct stat st;
 	int rc, status;
 
-	memset(&hello, 0, sizeof(hello));
-	snprintf(hello.name, sizeof(hello.name), "%s", h->name);
-	snprintf(hello.machine_id, sizeof(hello.machine_id), "%s",
-		 h->machine_id);
-	snprintf(hello.boot_id, sizeof(hello.boot_id), "%s", h->boot_id);
-	snprintf(hello.sync, sizeof(hello.sync), "%s", h->sync);
-	hello.sync_error_us = h->sync_error_us;
+	hello = h->id;
 	rc = hl_send(0, HL_TAG_HELLO, &hello, sizeof(hello),
 		     hl_now_mono() + WAIT_HELLO_NS);
 	if (rc == 0)
@@ -226,7 +220,7 @@ int hl_rank_other(struct hl_host *h)
 		return 128 + hl_stop_signal;
 	if (rc < 0) {
 		fprintf(stderr, "%s: rank %d (%s): cannot send %s to rank 0\n",
-			HL_PROG, h->rank, h->name, h->db);
+			HL_PROG, h->rank, h->id.name, h->db);
 		return 1;
 	}
 	return 0;
@@ -235,14 +229,10 @@ int hl_rank_other(struct hl_host *h)
 /* ------------------------------------------------------------ rank 0 */
 
 struct peer {
-	int alive; /* answers */
-	int live;  /* mounted, plays */
-	int dead;  /* no answer: marked in the merged database */
-	char name[HL_NAME];
-	char machine_id[64];
-	char boot_id[64];
-	char sync[32];
-	int64_t sync_error_us; /* < 0: unknown */
+	int alive;	    /* answers */
+	int live;	    /* mounted, plays */
+	int dead;	    /* no answer: marked in the merged database */
+	struct hl_hello id; /* its HELLO (sync_error_us < 0: unknown) */
 	struct eng_clock_line line;
 	int64_t rtt_start, rtt_end;
 	uint32_t n_tl;
@@ -294,7 +284,7 @@ static void kill_peer(struct coord *c, int r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->reason, sizeof(p->reason), fmt, ap);
 	va_end(ap);
-	printf("rank %d (%s): %s: left out from here on\n", r, p->name,
+	printf("rank %d (%s): %s: left out from here on\n", r, p->id.name,
 	       p->reason);
 	fflush(stdout);
 }
@@ -589,7 +579,7 @@ static int step(struct coord *c, unsigned total, int rep)
 					 p->res.err);
 				printf(
 				    "rank %d (%s): %s: left out from here on\n",
-				    r, p->name, p->res.err);
+				    r, p->id.name, p->res.err);
 			}
 			ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
 					       "%srank %d: failed",
@@ -748,7 +738,7 @@ static char *copy_path(const struct coord *c, int r)
 	char name[HL_NAME], *p;
 	size_t i;
 
-	snprintf(name, sizeof(name), "%s", c->p[r].name);
+	snprintf(name, sizeof(name), "%s", c->p[r].id.name);
 	for (i = 0; name[i]; i++)
 		if (name[i] == '/')
 			name[i] = '_';
@@ -783,7 +773,7 @@ static int recv_file(struct coord *c, int r, const char *path)
 		fprintf(stderr,
 			"%s: rank %d (%s) says its database is %lld bytes: "
 			"more than %s has free\n",
-			HL_PROG, r, c->p[r].name, (long long)size, tmp);
+			HL_PROG, r, c->p[r].id.name, (long long)size, tmp);
 		return close_part(fd, tmp, path, -EFBIG);
 	}
 	for (left = size; left > 0 && rc == 0;) {
@@ -831,10 +821,10 @@ static void print_tables(const struct coord *c)
 		else
 			snprintf(end, sizeof(end), "-");
 		printf("%5d %-20s %-10.8s %14.3f %9.1f %14s %-15s %s%s%s\n", r,
-		       p->name, p->machine_id[0] ? p->machine_id : "?",
+		       p->id.name, p->id.machine_id[0] ? p->id.machine_id : "?",
 		       (double)p->line.offset_start / 1e6,
 		       (double)p->rtt_start / 1e3, end,
-		       p->sync[0] ? p->sync : "?",
+		       p->id.sync[0] ? p->id.sync : "?",
 		       p->reason[0] ? "no: " : "yes", p->reason, "");
 	}
 }
@@ -844,13 +834,14 @@ static int distinct_machines(const struct coord *c)
 	int r, q, n = 0, known = 0;
 
 	for (r = 0; r < c->n; r++) {
-		if (!c->p[r].machine_id[0]) {
+		if (!c->p[r].id.machine_id[0]) {
 			n++;
 			continue;
 		}
 		known = 1;
 		for (q = 0; q < r; q++)
-			if (!strcmp(c->p[q].machine_id, c->p[r].machine_id))
+			if (!strcmp(c->p[q].id.machine_id,
+				    c->p[r].id.machine_id))
 				break;
 		if (q == r)
 			n++;
@@ -886,8 +877,7 @@ static int mark_incomplete(struct coord *c, struct hosts_db *d, int64_t exp_id,
 	const struct peer *p = &c->p[r];
 	struct hosts_host x;
 
-	hl_row_fill(&x, r, p->name, p->machine_id, p->boot_id, &p->line,
-		    p->rtt_start, p->rtt_end, p->sync, p->sync_error_us);
+	hl_row_fill(&x, r, &p->id, &p->line, p->rtt_start, p->rtt_end);
 	x.experiment_id = exp_id;
 	x.reason = p->reason[0] ? p->reason : "incomplete";
 	return hosts_mark_incomplete(d, &x, err);
@@ -898,7 +888,8 @@ static int mark_incomplete(struct coord *c, struct hosts_db *d, int64_t exp_id,
  * (no host mounted, more workstations than timelines): such an
  * experiment is no host's complete one. */
 static int mark_all_incomplete(struct coord *c, struct hosts_db *d,
-			       int64_t exp_id, const char *verdict, char **err)
+			       int64_t exp_id, const char *verdict,
+			       int says_nothing, char **err)
 {
 	int r, rc = 0, played = 0;
 	size_t i;
@@ -907,11 +898,9 @@ static int mark_all_incomplete(struct coord *c, struct hosts_db *d,
 		played = c->rows[i].hosts > 0;
 	for (r = 0; r < c->n && !played; r++)
 		if (!c->p[r].reason[0])
-			snprintf(c->p[r].reason, sizeof(c->p[r].reason), "%s%s",
-				 strstr(verdict, "nothing played")
-				     ? ""
-				     : "nothing played: ",
-				 verdict);
+			snprintf(
+			    c->p[r].reason, sizeof(c->p[r].reason), "%s%s",
+			    says_nothing ? "" : "nothing played: ", verdict);
 	for (r = 0; rc == 0 && r < c->n; r++)
 		if (c->p[r].dead || !played)
 			rc = mark_incomplete(c, d, exp_id, r, err);
@@ -919,8 +908,10 @@ static int mark_all_incomplete(struct coord *c, struct hosts_db *d,
 }
 
 /* The end: each rank's clock again, its database to rank 0, the merge.
- * The exit status. */
-static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
+ * says_nothing: the verdict says that nothing played (the hosts' reasons
+ * then are the verdict as it is).  The exit status. */
+static int finish(struct coord *c, const char *verdict, int says_nothing,
+		  int64_t lo, int64_t hi)
 {
 	struct hosts_merge_stats ms;
 	struct hosts_experiment e;
@@ -1008,7 +999,7 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 			fprintf(stderr,
 				"%s: rank %d (%s): its database did not reach "
 				"rank 0: %s\n",
-				HL_PROG, r, p->name,
+				HL_PROG, r, p->id.name,
 				rc == -ETIMEDOUT ? "no answer" : strerror(-rc));
 			if (!p->reason[0])
 				snprintf(p->reason, sizeof(p->reason),
@@ -1055,7 +1046,8 @@ static int finish(struct coord *c, const char *verdict, int64_t lo, int64_t hi)
 	if (d) {
 		rc = hosts_experiment_put(d, &e, &exp_id, &err);
 		if (rc == 0)
-			rc = mark_all_incomplete(c, d, exp_id, verdict, &err);
+			rc = mark_all_incomplete(c, d, exp_id, verdict,
+						 says_nothing, &err);
 		if (rc < 0) {
 			fprintf(stderr, "%s: %s: %s\n", HL_PROG, c->o->out,
 				err ? err : strerror(-rc));
@@ -1122,12 +1114,7 @@ int hl_rank0(struct hl_host *h)
 	else if (uname(&u) == 0)
 		snprintf(h->label, sizeof(h->label), "%s", u.release);
 	c.p[0].alive = 1;
-	snprintf(c.p[0].name, sizeof(c.p[0].name), "%s", h->name);
-	snprintf(c.p[0].machine_id, sizeof(c.p[0].machine_id), "%s",
-		 h->machine_id);
-	snprintf(c.p[0].boot_id, sizeof(c.p[0].boot_id), "%s", h->boot_id);
-	snprintf(c.p[0].sync, sizeof(c.p[0].sync), "%s", h->sync);
-	c.p[0].sync_error_us = h->sync_error_us;
+	c.p[0].id = h->id;
 	for (r = 1; r < c.n; r++) {
 		rc = hl_recv(r, HL_TAG_HELLO, &hello, sizeof(hello),
 			     hl_now_mono() + WAIT_HELLO_NS);
@@ -1139,14 +1126,11 @@ int hl_rank0(struct hl_host *h)
 		eng_hosts_text(hello.machine_id, sizeof(hello.machine_id));
 		eng_hosts_text(hello.boot_id, sizeof(hello.boot_id));
 		eng_hosts_text(hello.sync, sizeof(hello.sync));
-		snprintf(c.p[r].name, sizeof(c.p[r].name), "%s",
-			 hello.name[0] ? hello.name : "?");
-		snprintf(c.p[r].machine_id, sizeof(c.p[r].machine_id), "%s",
-			 hello.machine_id);
-		snprintf(c.p[r].boot_id, sizeof(c.p[r].boot_id), "%s",
-			 hello.boot_id);
-		snprintf(c.p[r].sync, sizeof(c.p[r].sync), "%s", hello.sync);
-		c.p[r].sync_error_us = rc == 0 ? hello.sync_error_us : -1;
+		if (!hello.name[0])
+			snprintf(hello.name, sizeof(hello.name), "?");
+		if (rc != 0)
+			hello.sync_error_us = -1;
+		c.p[r].id = hello;
 		c.p[r].alive = 1;
 		if (rc < 0)
 			kill_peer(&c, r, "no answer at the start");
@@ -1187,7 +1171,7 @@ int hl_rank0(struct hl_host *h)
 		c.p[r].rtt_start = rtt;
 		printf("rank %d (%s): clock offset %+.3f ms (round trip %.1f "
 		       "us)\n",
-		       r, c.p[r].name, (double)off / 1e6, (double)rtt / 1e3);
+		       r, c.p[r].id.name, (double)off / 1e6, (double)rtt / 1e3);
 	}
 	hl_host_mount(h, &m);
 	if (hl_stop_signal)
@@ -1212,7 +1196,7 @@ int hl_rank0(struct hl_host *h)
 		if (!m.ok) {
 			snprintf(p->reason, sizeof(p->reason), "%s", m.reason);
 			c.failures++;
-			printf("rank %d (%s): %s\n", r, p->name, m.reason);
+			printf("rank %d (%s): %s\n", r, p->id.name, m.reason);
 		} else {
 			p->live = 1;
 			p->n_tl = m.n_tl;
@@ -1229,10 +1213,10 @@ int hl_rank0(struct hl_host *h)
 		for (r = 0; r < c.n; r++)
 			if (c.p[r].reason[0])
 				fprintf(stderr, "%s rank %d (%s): %s",
-					r ? ";" : ":", r, c.p[r].name,
+					r ? ";" : ":", r, c.p[r].id.name,
 					c.p[r].reason);
 		fprintf(stderr, "\n");
-		rc = finish(&c, verdict, -1, -1);
+		rc = finish(&c, verdict, 1, -1, -1);
 		rc = 1;
 		goto out;
 	}
@@ -1251,7 +1235,7 @@ int hl_rank0(struct hl_host *h)
 			 "host%s, a host has %u: nothing played",
 			 o->ws[i], most, live, live == 1 ? "" : "s", min_tl);
 		fprintf(stderr, "%s: %s\n", HL_PROG, verdict);
-		finish(&c, verdict, -1, -1);
+		finish(&c, verdict, 1, -1, -1);
 		rc = 1;
 		goto out;
 	}
@@ -1289,7 +1273,7 @@ int hl_rank0(struct hl_host *h)
 				 "find-max: no workstation count to try (%u "
 				 "hosts with %u timelines each)",
 				 hosts, min_tl);
-			rc = finish(&c, verdict, -1, -1);
+			rc = finish(&c, verdict, 0, -1, -1);
 			rc = 1;
 			goto out;
 		}
@@ -1333,7 +1317,7 @@ int hl_rank0(struct hl_host *h)
 				 sizeof(verdict) - strlen(verdict),
 				 "; some hosts incomplete (below)");
 	}
-	rc = finish(&c, verdict, lo, hi);
+	rc = finish(&c, verdict, 0, lo, hi);
 	goto out;
 stopped : {
 	char why[64];

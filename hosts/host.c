@@ -74,27 +74,28 @@ int hl_host_init(struct hl_host *h, const struct hl_opts *o, int rank, int size)
 	h->size = size;
 	h->daemon = -1;
 	h->bench_pid = -1;
-	h->sync_error_us = -1;
-	if (MPI_Get_processor_name(h->name, &len) != MPI_SUCCESS || !len)
-		gethostname(h->name, sizeof(h->name) - 1);
-	read_line("/etc/machine-id", h->machine_id, sizeof(h->machine_id));
-	read_line("/proc/sys/kernel/random/boot_id", h->boot_id,
-		  sizeof(h->boot_id));
+	h->id.sync_error_us = -1;
+	if (MPI_Get_processor_name(h->id.name, &len) != MPI_SUCCESS || !len)
+		gethostname(h->id.name, sizeof(h->id.name) - 1);
+	read_line("/etc/machine-id", h->id.machine_id,
+		  sizeof(h->id.machine_id));
+	read_line("/proc/sys/kernel/random/boot_id", h->id.boot_id,
+		  sizeof(h->id.boot_id));
 	/* read only (modes 0): no privilege needed */
 	memset(&tx, 0, sizeof(tx));
 	st = adjtimex(&tx);
 	if (st >= 0) {
-		snprintf(h->sync, sizeof(h->sync), "%s",
+		snprintf(h->id.sync, sizeof(h->id.sync), "%s",
 			 st == TIME_ERROR || (tx.status & STA_UNSYNC)
 			     ? "unsynchronized"
 			     : "synchronized");
-		h->sync_error_us = tx.esterror;
+		h->id.sync_error_us = tx.esterror;
 	}
-	h->db = expand(o->db, h->name, rank);
+	h->db = expand(o->db, h->id.name, rank);
 	if (!h->db)
 		return -ENOMEM;
 	if (o->mountpoint) {
-		h->mnt = expand(o->mountpoint, h->name, rank);
+		h->mnt = expand(o->mountpoint, h->id.name, rank);
 	} else {
 		const char *tmp = getenv("TMPDIR");
 
@@ -133,16 +134,15 @@ static void fail(struct hl_host *h, const char *fmt, ...)
 	h->failed = 1;
 }
 
-void hl_row_fill(struct hosts_host *x, int rank, const char *name,
-		 const char *machine_id, const char *boot_id,
+void hl_row_fill(struct hosts_host *x, int rank, const struct hl_hello *id,
 		 const struct eng_clock_line *line, int64_t rtt_start,
-		 int64_t rtt_end, const char *sync, int64_t sync_error_us)
+		 int64_t rtt_end)
 {
 	memset(x, 0, sizeof(*x));
 	x->rank = rank;
-	x->name = name;
-	x->machine_id = machine_id[0] ? machine_id : NULL;
-	x->boot_id = boot_id[0] ? boot_id : NULL;
+	x->name = id->name;
+	x->machine_id = id->machine_id[0] ? id->machine_id : NULL;
+	x->boot_id = id->boot_id[0] ? id->boot_id : NULL;
 	x->has_start = line->t_start != 0;
 	x->offset_start_ns = line->offset_start;
 	x->rtt_start_ns = rtt_start;
@@ -151,8 +151,8 @@ void hl_row_fill(struct hosts_host *x, int rank, const char *name,
 	x->offset_end_ns = line->offset_end;
 	x->rtt_end_ns = rtt_end;
 	x->t_end_ns = line->t_end;
-	x->sync = sync[0] ? sync : NULL;
-	x->sync_error_us = sync_error_us;
+	x->sync = id->sync[0] ? id->sync : NULL;
+	x->sync_error_us = id->sync_error_us;
 }
 
 /* The host row as it is now: complete or not, reason. */
@@ -165,8 +165,7 @@ int hl_host_row(struct hl_host *h, int complete, const char *reason)
 
 	if (!h->experiment_id)
 		return 0;
-	hl_row_fill(&r, h->rank, h->name, h->machine_id, h->boot_id, &h->line,
-		    h->rtt_start, h->rtt_end, h->sync, h->sync_error_us);
+	hl_row_fill(&r, h->rank, &h->id, &h->line, h->rtt_start, h->rtt_end);
 	r.experiment_id = h->experiment_id;
 	r.complete = complete;
 	r.reason = complete ? NULL : reason;
@@ -176,9 +175,9 @@ int hl_host_row(struct hl_host *h, int complete, const char *reason)
 	if (d)
 		hosts_db_close(d);
 	if (rc < 0)
-		fprintf(stderr,
-			"%s: rank %d (%s): cannot write the host row: %s\n",
-			HL_PROG, h->rank, h->name, err ? err : strerror(-rc));
+		fprintf(
+		    stderr, "%s: rank %d (%s): cannot write the host row: %s\n",
+		    HL_PROG, h->rank, h->id.name, err ? err : strerror(-rc));
 	free(err);
 	return rc;
 }
@@ -509,23 +508,28 @@ failed:
 	snprintf(h->reason, sizeof(h->reason), "%s", res->err);
 }
 
-static void unmount_wait(struct hl_host *h, unsigned daemon_ms)
+/* Unmount (tries: hl_unmount's), wait up to daemon_ms for the daemon
+ * to flush its queue and end the run, then kill it (kill_ms: its grace
+ * after SIGTERM); the mount point made here removed.  The end of the
+ * experiment waits long; a stop (a signal) briefly, before Open MPI's
+ * SIGKILL. */
+static void unmount_wait(struct hl_host *h, int tries, unsigned daemon_ms,
+			 unsigned kill_ms)
 {
 	int st;
 	unsigned i;
 
 	if (h->mounted)
-		hl_unmount(h->mnt, 40);
+		hl_unmount(h->mnt, tries);
 	h->mounted = 0;
 	if (h->daemon > 0) {
-		/* the daemon flushes its queue and ends the run */
 		for (i = 0; i < daemon_ms / 10; i++) {
 			if (hl_reap(h->daemon, &st))
 				break;
 			hl_sleep_ms(10);
 		}
 		if (i >= daemon_ms / 10)
-			hl_kill_group(h->daemon, 2000);
+			hl_kill_group(h->daemon, kill_ms);
 		h->daemon = -1;
 	}
 	if (h->own_mnt_dir) {
@@ -543,7 +547,7 @@ void hl_host_end(struct hl_host *h, int has_end, char **copy)
 	if (h->bench_pid > 0)
 		hl_kill_group(h->bench_pid, 3000);
 	h->bench_pid = -1;
-	unmount_wait(h, 30000);
+	unmount_wait(h, 40, 30000, 2000);
 	h->line.has_end = has_end;
 	if (!h->failed && !has_end)
 		fail(h, "no clock measurement at the end");
@@ -560,7 +564,7 @@ void hl_host_end(struct hl_host *h, int has_end, char **copy)
 	rc = hosts_step_snapshot(h->db, *copy, &err);
 	if (rc < 0) {
 		fprintf(stderr, "%s: rank %d (%s): %s\n", HL_PROG, h->rank,
-			h->name, err ? err : strerror(-rc));
+			h->id.name, err ? err : strerror(-rc));
 		free(*copy);
 		*copy = NULL;
 	}
@@ -569,9 +573,6 @@ void hl_host_end(struct hl_host *h, int has_end, char **copy)
 
 void hl_host_stop(struct hl_host *h, const char *why)
 {
-	int st;
-	unsigned i;
-
 	/* its readers too (the bench's group): the mount must be idle for
 	 * its unmount, and nothing of the step is kept */
 	if (h->bench_pid > 0)
@@ -582,20 +583,7 @@ void hl_host_stop(struct hl_host *h, const char *why)
 	/* the row first: Open MPI kills the rank after its SIGTERM
 	 * (odls_base_sigkill_timeout, 1 s unless timelinefs-hosts-run's 5) */
 	hl_host_row(h, 0, h->reason);
-	if (h->mounted)
-		hl_unmount(h->mnt, 3);
-	h->mounted = 0;
 	/* the daemon flushes its last rows and ends (0.1-0.4 s): waited
 	 * for, so that nothing of the run outlives the rank, then killed */
-	if (h->daemon > 0) {
-		for (i = 0; i < STOP_DAEMON_MS / 10 && !hl_reap(h->daemon, &st);
-		     i++)
-			hl_sleep_ms(10);
-		if (i >= STOP_DAEMON_MS / 10)
-			hl_kill_group(h->daemon, 300);
-		h->daemon = -1;
-	}
-	if (h->own_mnt_dir)
-		rmdir(h->mnt);
-	h->own_mnt_dir = 0;
+	unmount_wait(h, 3, STOP_DAEMON_MS, 300);
 }

@@ -69,6 +69,8 @@ enum hl_tag {
 
 /* Every message is a fixed struct sent as MPI_BYTE: the hosts of one
  * experiment run one build of one architecture (docs/hosts.md). */
+/* A host's identity: its HELLO to rank 0, and embedded in struct hl_host
+ * (its own) and coord.c's struct peer (rank 0's of each rank). */
 struct hl_hello {
 	char name[HL_NAME];
 	char machine_id[64];
@@ -171,10 +173,7 @@ char *hl_find_bin(const char *name);
 struct hl_host {
 	const struct hl_opts *o;
 	int rank, size;
-	char name[HL_NAME];
-	char machine_id[64], boot_id[64];
-	char sync[32];
-	int64_t sync_error_us;
+	struct hl_hello id; /* who it is: what it says to rank 0 */
 	char *db, *mnt, *log_daemon, *log_bench;
 	int own_mnt_dir;    /* the mount point was made here */
 	char *tlfs, *bench; /* binaries */
@@ -216,12 +215,11 @@ void hl_host_stop(struct hl_host *h, const char *why);
 void hl_host_free(struct hl_host *h);
 int hl_host_row(struct hl_host *h, int complete, const char *reason);
 /* A host row (experiment, complete and reason left 0) of what is known of
- * a host: its facts and its clock line ("" facts NULL; the start's
+ * a host: its facts (id) and its clock line ("" facts NULL; the start's
  * measurement when line->t_start is set).  The strings are borrowed. */
-void hl_row_fill(struct hosts_host *x, int rank, const char *name,
-		 const char *machine_id, const char *boot_id,
+void hl_row_fill(struct hosts_host *x, int rank, const struct hl_hello *id,
 		 const struct eng_clock_line *line, int64_t rtt_start,
-		 int64_t rtt_end, const char *sync, int64_t sync_error_us);
+		 int64_t rtt_end);
 
 /* ------------------------------------------------------------ coord.c */
 
