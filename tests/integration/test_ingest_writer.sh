@@ -104,6 +104,7 @@ done
 # a writer whose fsync and close said yes has every byte a write() took
 # on the files (a write refused with ENOSPC took nothing)
 errs=0
+held=0
 for w in 1 2 3; do
 	# shellcheck disable=SC2046
 	set -- $(cat "$T/full$w.out")
@@ -113,9 +114,13 @@ for w in 1 2 3; do
 		wait_note "$M" "full$w" closed || true
 		check_eq "full$w: fsync and close said yes: its files hold the $2 bytes write() took" \
 			ok "$(python3 "$T/held.py" "$M/ingest" "full$w" "$w" 22 "$2")"
+		held=$((held + 1))
 	fi
 done
 check "the disk filled: a writer was told so ($errs)" test "$errs" -gt 0
+# the bytes of at least one writer were checked on the files
+check "a writer's fsync and close said yes and its bytes were checked ($held)" \
+	test "$held" -gt 0
 umount_fs "$T/mnt"
 rm -f "$M"/ingest/full*
 

@@ -1986,7 +1986,7 @@ static void test_late_frame_played(void **state)
 static void test_late_cause_backlog(void **state)
 {
 	static const struct {
-		int sid;		/* 1 or 2 */
+		int sid;		/* 1, 2 or 3 */
 		int64_t frame;
 		uint64_t issued_ms, lat_ms;
 	} rows[] = {
@@ -1994,9 +1994,13 @@ static void test_late_cause_backlog(void **state)
 		{ 1, 3, 150, 50 }, { 1, 4, 200, 50 }, { 1, 5, 250, 50 },
 		{ 2, 0, 0, 5 },	   { 2, 1, 300, 5 },  { 2, 2, 305, 5 },
 		{ 2, 3, 310, 5 },
+		/* frame 1 issued 100 ms after frame 0 was done, which was
+		 * after frame 1's schedule: the 100 ms are idle, not the
+		 * storage's (issued - last_done) */
+		{ 3, 0, 0, 50 },   { 3, 1, 150, 5 },
 	};
 	const uint64_t ms = 1000000, period = 40 * ms;
-	struct store_stream *ss[2];
+	struct store_stream *ss[3];
 	struct store_access a;
 	struct store *st;
 	struct tmp *t = *state;
@@ -2007,6 +2011,7 @@ static void test_late_cause_backlog(void **state)
 	st = start_ok(t->db, 0, &run_info, &tl);
 	assert_int_equal(stream_open(st, tl, 100, "nle", EPOCH, &ss[0]), 0);
 	assert_int_equal(stream_open(st, tl, 101, "nle", EPOCH, &ss[1]), 0);
+	assert_int_equal(stream_open(st, tl, 102, "nle", EPOCH, &ss[2]), 0);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		uint64_t sched = EPOCH + (uint64_t)rows[i].frame * period;
 
@@ -2018,6 +2023,7 @@ static void test_late_cause_backlog(void **state)
 	}
 	close_stream(ss[0], EPOCH + SEC, 1000, 6, 2, 0);
 	close_stream(ss[1], EPOCH + SEC, 1000, 4, 3, 0);
+	close_stream(ss[2], EPOCH + SEC, 1000, 2, 1, 0);
 	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
 	store_close(st);
 	db = raw_open(t->db);
@@ -2029,6 +2035,10 @@ static void test_late_cause_backlog(void **state)
 		      "late_frame WHERE stream_id = (SELECT id FROM stream "
 		      "WHERE pid = 101)",
 		  "1 issue|2 issue|3 issue");
+	q_text_eq(db, "SELECT group_concat(frame || ' ' || cause, '|') FROM "
+		      "late_frame WHERE stream_id = (SELECT id FROM stream "
+		      "WHERE pid = 102)",
+		  "1 issue");
 	sqlite3_close(db);
 }
 
