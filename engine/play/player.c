@@ -235,10 +235,14 @@ static int plan_ring(const struct eng_timeline *tl,
 	rp->nslots = frames_spanned(tl, 2 * (uint64_t)cfg->max_request +
 					cfg->window);
 	/* The filler runs ahead of the requests: it needs `buffer` frames of
-	 * lead on top of a request and a concurrent readahead window.  A
-	 * request-driven ring refills behind the request instead. */
+	 * lead on top of a request and a concurrent readahead window, and
+	 * with a preroll it issues `preroll` frames further ahead of the
+	 * clock: without their slots it would take those of frames a reader
+	 * at its clock (a player slowed down, the kernel's readahead out of
+	 * order) still asks for, and read them again.  A request-driven ring
+	 * refills behind the request instead. */
 	if (rp->filled)
-		rp->nslots += cfg->buffer;
+		rp->nslots += (uint64_t)cfg->buffer + cfg->preroll;
 	else if (rp->nslots < cfg->buffer)
 		rp->nslots = cfg->buffer;
 	gap = frames_spanned(tl, 4 * (uint64_t)cfg->max_request +
@@ -354,13 +358,23 @@ int eng_player_mem_fits(const struct eng_timeline *tl,
 	human_bytes(need, need_h, sizeof(need_h));
 	human_bytes(limit, lim_h, sizeof(lim_h));
 	human_bytes(tl->frame_bytes_max, frame_h, sizeof(frame_h));
-	eng_diag_add(diag, tl->path, 0,
-		     "each stream of this timeline needs %" PRIu64 " bytes "
-		     "(%s: a ring of %" PRIu64 " frames of up to %s, buffer="
-		     "%u), more than stream_mem=%" PRIu64 " (%s); raise -o "
-		     "stream_mem, or lower -o buffer or the timeline's track "
-		     "rates", need, need_h, slots, frame_h, cfg->buffer, limit,
-		     lim_h);
+	if (cfg->preroll)	/* a player's of the timeline's movie */
+		eng_diag_add(diag, tl->path, 0,
+			     "each reader of its %s.mov needs %" PRIu64
+			     " bytes (%s: a ring of %" PRIu64 " frames of up "
+			     "to %s, buffer=%u and a preroll of %u frames), "
+			     "more than stream_mem=%" PRIu64 " (%s); raise -o "
+			     "stream_mem, or lower -o preroll", tl->name, need,
+			     need_h, slots, frame_h, cfg->buffer, cfg->preroll,
+			     limit, lim_h);
+	else
+		eng_diag_add(diag, tl->path, 0,
+			     "each stream of this timeline needs %" PRIu64
+			     " bytes (%s: a ring of %" PRIu64 " frames of up "
+			     "to %s, buffer=%u), more than stream_mem=%" PRIu64
+			     " (%s); raise -o stream_mem, or lower -o buffer or "
+			     "the timeline's track rates", need, need_h, slots,
+			     frame_h, cfg->buffer, limit, lim_h);
 	return -EFBIG;
 }
 

@@ -95,7 +95,8 @@ struct eng_player_config {
 	 * frames before its clock time t0 + (k - a)/fps/speed.  Due times
 	 * stay on the clock (t0 + (k - a + buffer)/fps/speed), so a reader
 	 * that reads ahead finishes that much sooner and late frames count
-	 * as without it.  0: issued at their clock time (dd of NAME). */
+	 * as without it.  0: issued at their clock time (dd of NAME).  A
+	 * filled player's ring has that many slots more (eng_player_mem). */
 	unsigned preroll;
 	struct eng_pace pace;
 	enum eng_backing backing;
@@ -237,7 +238,8 @@ int eng_player_new(const struct eng_timeline *tl,
 /* The memory a player of tl with cfg takes, allocated and touched at
  * eng_player_new, for as long as the stream is open: its ring of *slots
  * frames of tl->frame_bytes_max bytes (the frames a request and a
- * concurrent readahead window span, plus cfg->buffer for a filled player),
+ * concurrent readahead window span, plus cfg->buffer and cfg->preroll
+ * for a filled player),
  * the O_DIRECT bounce buffer (also taken, of the largest decoding
  * dependency frame, for long-GOP media; with B frames, also the frames
  * read before their turn: tl->dep_ahead_max + 1 a track that reorders,
@@ -253,8 +255,8 @@ int eng_player_new(const struct eng_timeline *tl,
  * Not the timeline's own per-frame tables of real media (eng_track.upto,
  * 8 bytes a frame of a variable track: 691 KB an hour at 24 fps), which
  * every stream of it shares.  Saturates at UINT64_MAX.
- * Needs only tl, buffer, max_request, pace, backing, filler, zero_copy
- * and frames_in_flight of cfg.  0, or -EINVAL as eng_player_new. */
+ * Needs only tl, buffer, preroll, max_request, pace, backing, filler,
+ * zero_copy and frames_in_flight of cfg.  0, or -EINVAL as eng_player_new. */
 int eng_player_mem(const struct eng_timeline *tl,
 		   const struct eng_player_config *cfg, uint64_t *bytes,
 		   uint64_t *slots);

@@ -109,6 +109,10 @@ struct load {
 	int played;		/* published and not a replay (load_end) */
 	size_t npend;		/* its reads in pend */
 	int held;		/* its slot holds it still: no read */
+	/* in flight when a file server's first requests moved the anchor
+	 * back (player_read.c): published into its slot, not dropped, though
+	 * its ring was restarted */
+	int kept;
 };
 
 /* One loader: the buffers a frame's reads need while they are read, so

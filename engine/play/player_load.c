@@ -520,14 +520,18 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
 
 /* Publish a loaded frame, unless a seek or re-read restarted the ring
  * meanwhile: then the reads were real I/O (recorded, counted) but the
- * frame belongs to a ring that no longer exists. */
+ * frame belongs to a ring that no longer exists; but for a kept one
+ * (l->kept), which is played into its slot for the new ring to take. */
 void eng_pl_load_end(struct eng_player *p, struct load *l)
 {
 	int publish = l->epoch == p->epoch;
+	/* a kept frame of the ring restarted under it (l->kept) is played
+	 * here, into its slot; the new ring takes it from there (held) */
+	int live = publish || l->kept;
 	int replay = l->replay && !l->held;
 
-	l->played = publish && !l->replay;
-	if (publish && !l->held) {
+	l->played = live && !l->replay;
+	if (live && !l->held) {
 		p->failed[l->slot] = (unsigned char)l->failed;
 		if (p->held)
 			p->held[l->slot] = l->k;
@@ -542,9 +546,9 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 	p->st.accesses += l->reads;
 	if (l->worst > p->st.worst_ns)
 		p->st.worst_ns = l->worst;
-	if (publish && replay)
+	if (live && replay)
 		p->st.reloads++;
-	if (publish && !l->replay) {
+	if (live && !l->replay) {
 		p->st.frames++;
 		if (l->failed)
 			p->st.failed_frames++;

@@ -30,6 +30,37 @@ static void join_seen(struct eng_player *p, int64_t lo, int64_t hi)
 }
 
 /*
+ * The anchor moves back to a (a file server's first requests came out of
+ * order): the frames of the old ring in flight, [head, next), are frames
+ * the new ring reaches too, on the same clock.  Dropped, each would be
+ * read again (a preroll's burst has one in flight at almost every
+ * anchoring).  Instead they are kept (load_end puts them in their slots
+ * and counts them played) and join the seen frames, so that the new ring
+ * takes them from their slots (still_held) with no second read.  Safe: the
+ * new ring reserves a frame only once its slot's load is done
+ * (free_loader; one load at a time without loader threads).  Only those
+ * below a + nslots, whose slots no frame of the new ring before them
+ * takes.  Returns one past the last one kept, or hwm.  Lock held.
+ */
+static int64_t keep_in_flight(struct eng_player *p, int64_t a)
+{
+	int64_t k, hi = p->hwm;
+
+	if (!p->held || p->zc > 0)
+		return hi;
+	for (k = p->head; k < p->next && k < a + (int64_t)p->nslots; k++) {
+		struct load *l = eng_pl_load_of(p, k);
+
+		if (l->state == LD_IDLE || l->k != k || l->epoch != p->epoch)
+			break;
+		l->kept = 1;
+		if (k + 1 > hi)
+			hi = k + 1;
+	}
+	return hi;
+}
+
+/*
  * A seek to frames [a, b]: a reader going backwards asks, a request at a
  * time, for the frames just before those it had (the kernel's requests
  * overlap them by a frame, may come out of order, and the filler had read
@@ -121,8 +152,8 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 		 * on.  Not a second seek: the clock moves back to a at the
 		 * same instant, and the frames played from the old anchor on
 		 * are not played again (nor read again while their slots
-		 * hold them). */
-		join_seen(p, p->anchor_frame, p->hwm);
+		 * hold them), nor those in flight (keep_in_flight). */
+		join_seen(p, p->anchor_frame, keep_in_flight(p, a));
 		pthread_mutex_lock(&p->stats_lock);
 		p->st.head = a;
 		pthread_mutex_unlock(&p->stats_lock);

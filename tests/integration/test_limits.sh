@@ -47,6 +47,29 @@ refused "a lower stream_mem refuses buffer=100" "$T/low.db" \
 try_mount "streams_mem below a stream is refused at start" \
 	"$TL: no stream of this timeline fits streams_mem=1048576; raise -o streams_mem" \
 	"not mounting" -- -o streams_mem=1Mi,db="$T/all.db" "$M" "$T/mnt"
+# a reader of NAME.mov prerolls: its ring has the preroll's frames more
+# (10 s: 300 frames of 609 KiB at 30 fps: 187.5 MiB), and a stream_mem that
+# holds a stream of NAME (8.9 MiB) but not that is refused at start, not
+# at the player's open
+P=$T/pic
+"$GEN" --clips 2 --clip-seconds 2 --timelines 1 --events 2 \
+	--min-seconds 0.5 --max-seconds 1 "$P" >/dev/null
+try_mount "a preroll whose ring does not fit stream_mem is refused at start" \
+	"$P/timelines/timeline01.tl: each reader of its timeline01.mov needs" \
+	"buffer=8 and a preroll of 300 frames" "lower -o preroll" \
+	"not mounting" -- -o preroll=10,stream_mem=64Mi,db="$T/pre.db" "$P" "$T/mnt"
+if mount_fs "$P" "$T/mnt" -o preroll=10,stream_mem=256Mi,pace=off,db="$T/pre.db"; then
+	# tests/tools/tlmov writes the same movie from the clip files
+	"$TLFS_BUILD/tests/tools/tlmov" "$P" "$P/timelines/timeline01.tl" \
+		"$T/pre.mov" >/dev/null
+	check_eq "the same preroll under a stream_mem that holds it plays, bytes exact" \
+		"$(sha256sum <"$T/pre.mov" | cut -d' ' -f1)" \
+		"$(sha256sum <"$T/mnt/timeline01.mov" | cut -d' ' -f1)"
+	umount_fs "$T/mnt"
+else
+	not_ok "preroll=10 under stream_mem=256Mi mounts"
+fi
+rm -rf "$P"
 
 # video_rate=18G (18 GB/s) in an EDL: frames of 600 MB.  The clip file is
 # sparse, long enough for the edit, so that only the memory is wrong.
