@@ -339,399 +339,463 @@ static int run_ingest(struct gen_ingest *ing, int ingest, const char *other,
 	return gen_run_ingest(args[0], ing) < 0 ? EXIT_IO : 0;
 }
 
-int main(int argc, char **argv)
-{
+/* What the command line said. */
+struct args {
 	struct eng_gen_config c;
-	const char *dir;
-	const struct eng_gen_format *format = NULL;
+	const struct eng_gen_format *format;
+	const struct eng_seqgen_format *seqf;
 	struct for_opts fo;
-	const char **fors = NULL, *dump = NULL;
-	size_t nfor = 0;
-	unsigned int set = 0;
-	const char *container = NULL;
-	int force = 0, opt, ret = EXIT_USAGE, rc, seq_start = 0;
-	const struct eng_seqgen_format *seqf = NULL;
-	struct gen_seq seq = {.start = 86400};
-	uint32_t seq_w = 0, seq_h = 0;
-	struct gen_ingest ing = {0};
-	int ingest = 0, wsize = 0;
-	const char *not_ingest = NULL;
+	const char **fors, *dump, *container, *not_ingest;
+	size_t nfor;
+	unsigned int set;	/* SET_* */
+	int force, seq_start, ingest, wsize;
+	struct gen_seq seq;
+	uint32_t seq_w, seq_h;
+	struct gen_ingest ing;
+};
 
-	eng_gen_config_default(&c);
-	memset(&fo, 0, sizeof(fo));
-	eng_load_options_default(&fo.load);
-	fors = calloc((size_t)argc + 1, sizeof(*fors));
-	if (!fors) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return EXIT_IO;
+/* The outcomes of one option: */
+#define OPT_NEXT 0	/* taken */
+#define OPT_BAD (-1)	/* said why: exit EXIT_USAGE */
+#define OPT_DONE 1	/* answered (--help, --format list): exit 0 */
+#define OPT_OTHER 2	/* not this parser's */
+
+/* --size WIDTHxHEIGHT */
+static int parse_size(struct args *a, const char *arg)
+{
+	char *end;
+	unsigned long w, h;
+
+	errno = 0;
+	w = strtoul(arg, &end, 10);
+	h = *end == 'x' ? strtoul(end + 1, &end, 10) : 0;
+	a->set |= SET_GEN_ONLY;
+	if (errno || *end || arg[0] < '0' || arg[0] > '9' || !w || !h ||
+	    w > 16384 || h > 16384)
+		return bad_value("--size", arg,
+				 "expected WIDTHxHEIGHT, each 1 to 16384");
+	a->seq_w = (uint32_t)w;
+	a->seq_h = (uint32_t)h;
+	return 0;
+}
+
+/* --start-frame N, --seed N */
+static int parse_whole(const char *name, const char *arg, int64_t max,
+		       int64_t *v)
+{
+	char why[64];
+
+	if (eng_parse_int(arg, v) == 0 && *v <= max)
+		return 0;
+	if (max == INT64_MAX)
+		return bad_value(name, arg, "expected a whole number");
+	snprintf(why, sizeof(why), "expected a whole number from 0 to %" PRId64,
+		 max);
+	return bad_value(name, arg, why);
+}
+
+/* --format NAME (or list) */
+static int parse_format(struct args *a, const char *arg)
+{
+	a->set |= SET_GEN_ONLY;
+	if (strcmp(arg, "list") == 0) {
+		list_formats();
+		return OPT_DONE;
 	}
+	a->format = eng_gen_format_find(arg);
+	a->seqf = a->format ? NULL : eng_seqgen_format_find(arg);
+	if (a->format || a->seqf)
+		return OPT_NEXT;
+	fprintf(stderr, PROG ": unknown --format '%s'\nTry '" PROG
+			" --format list'.\n", arg);
+	return OPT_BAD;
+}
+
+/* The random generator's options: what it writes and how much. */
+static int parse_gen_opt(struct args *a, int opt, const char *arg)
+{
+	struct eng_gen_config *c = &a->c;
+	int64_t v;
+	int rc = OPT_NEXT;
+
+	switch (opt) {
+	case OPT_CLIPS:
+		a->set |= SET_GEN_ONLY;
+		return parse_count("--clips", arg, &c->clips);
+	case OPT_CLIP_SECONDS:
+		a->set |= SET_GEN_ONLY;
+		return parse_secs("--clip-seconds", arg, &c->clip_us);
+	case OPT_TIMELINES:
+		a->set |= SET_GEN_ONLY;
+		return parse_count("--timelines", arg, &c->timelines);
+	case OPT_EVENTS:
+		a->set |= SET_GEN_ONLY;
+		return parse_count("--events", arg, &c->events);
+	case OPT_MIN_SECONDS:
+		a->set |= SET_GEN_ONLY | SET_MINMAX;
+		return parse_secs("--min-seconds", arg, &c->min_us);
+	case OPT_MAX_SECONDS:
+		a->set |= SET_GEN_ONLY | SET_MINMAX;
+		return parse_secs("--max-seconds", arg, &c->max_us);
+	case OPT_AUDIO_TRACKS:
+		a->set |= SET_AUDIO_TRACKS | SET_GEN_ONLY | SET_TL_ONLY;
+		return parse_count("--audio-tracks", arg, &c->audio_tracks);
+	case OPT_SIZE:
+		return parse_size(a, arg);
+	case OPT_START_FRAME:
+		a->set |= SET_GEN_ONLY;
+		a->seq_start = 1;
+		rc = parse_whole("--start-frame", arg, 999999999, &v);
+		if (rc == 0)
+			a->seq.start = v;
+		return rc;
+	case OPT_SEED:
+		rc = parse_whole("--seed", arg, INT64_MAX, &v);
+		if (rc == 0)
+			c->seed = (uint64_t)v;
+		return rc;
+	case OPT_FORCE:
+		a->force = 1;
+		return OPT_NEXT;
+	case OPT_FORMAT:
+		return parse_format(a, arg);
+	case OPT_INGEST:
+		a->ingest = 1;
+		rc = parse_secs("--ingest", arg, &a->ing.us);
+		if (rc == 0 && a->ing.us == 0)
+			rc = bad_value("--ingest", arg,
+				       "expected seconds above 0");
+		return rc;
+	case OPT_WRITE_SIZE:
+		a->wsize = 1;
+		if (eng_parse_size(arg, &a->ing.write_size) < 0 ||
+		    a->ing.write_size == 0 || a->ing.write_size > (1u << 30))
+			rc = bad_value("--write-size", arg,
+				       "expected bytes from 1 to 1Gi, like "
+				       "512, 4Ki or 1Mi");
+		return rc;
+	}
+	return OPT_OTHER;
+}
+
+/* The rates, in the mount's -o words (a timeline's bytes as it loads). */
+static int parse_rate_opt(struct args *a, int opt, const char *arg)
+{
+	struct for_opts *fo = &a->fo;
+	char why[128];
+	int rc = OPT_NEXT;
+
+	switch (opt) {
+	case OPT_FPS:
+		a->set |= SET_FPS;
+		if (eng_parse_fps(arg, &a->c.fps) < 0)
+			rc = bad_value("--fps", arg,
+				       "expected 30000/1001, 29.97 or 25");
+		fo->load.fps = a->c.fps;
+		fo->fps_arg = arg;
+		return rc;
+	case OPT_VIDEO_RATE:
+		a->set |= SET_VIDEO_RATE | SET_TL_ONLY;
+		rc = parse_rate("--video-rate", arg, &a->c.video_rate);
+		fo->load.video_rate = a->c.video_rate;
+		fo->video_arg = arg;
+		return rc;
+	case OPT_AUDIO_RATE:
+		a->set |= SET_AUDIO_RATE | SET_TL_ONLY;
+		rc = parse_rate("--audio-rate", arg, &a->c.audio_rate);
+		/* the mount's -o audio_rate= rule, in its words */
+		if (rc == 0 && eng_audio_rate_check(a->c.audio_rate,
+						    fo->load.audio_align, why,
+						    sizeof(why)) < 0)
+			rc = bad_value("--audio-rate", arg, why);
+		fo->load.audio_rate = a->c.audio_rate;
+		fo->audio_arg = arg;
+		return rc;
+	}
+	return OPT_OTHER;
+}
+
+/* Loading timelines that exist (--for, --dump-tl) and encoding clips. */
+static int parse_load_opt(struct args *a, int opt, const char *arg)
+{
+	struct for_opts *fo = &a->fo;
+	char why[128];
+
+	switch (opt) {
+	case OPT_EDL_ORIGIN:
+		/* the mount's -o edl_origin= value, in its words */
+		a->set |= SET_LOAD_ONLY;
+		fo->origin_arg = arg;
+		if (eng_edl_origin_parse(arg, &fo->load, why, sizeof(why)) < 0)
+			return bad_value("--edl-origin", arg, why);
+		return OPT_NEXT;
+	case OPT_STRICT:
+		a->set |= SET_LOAD_ONLY;
+		fo->load.strict = 1;
+		return OPT_NEXT;
+	case OPT_PICTURE:
+		/* the mount's -o picture= value, in its words */
+		a->set |= SET_LOAD_ONLY;
+		fo->picture_arg = arg;
+		if (eng_picture_option_parse(arg, &fo->load.picture, why,
+					     sizeof(why)) < 0)
+			return bad_value("--picture", arg, why);
+		return OPT_NEXT;
+	case OPT_CODEC:
+		if (gen_codec_parse(arg, &fo->enc.codec) < 0)
+			return bad_value("--codec", arg,
+					 "expected prores, dnxhd, h264 or "
+					 "uncompressed");
+		return OPT_NEXT;
+	case OPT_CONTAINER:
+		a->container = arg;
+		if (gen_container_parse(arg, &fo->enc.cont) < 0)
+			return bad_value("--container", arg,
+					 "expected mov, mp4, mxf or opatom");
+		return OPT_NEXT;
+	case OPT_PROFILE:
+		fo->enc.profile = arg;
+		return OPT_NEXT;
+	case OPT_TIMECODE:
+		/* checked at each clip's rate when it is written */
+		fo->enc.tc_set = 1;
+		if (eng_tc_parse(arg, &fo->enc.tc) < 0)
+			return bad_value("--timecode", arg,
+					 "expected HH:MM:SS:FF (HH:MM:SS;FF "
+					 "drop frame)");
+		return OPT_NEXT;
+	case OPT_FOR:
+		a->fors[a->nfor++] = arg;
+		return OPT_NEXT;
+	case OPT_DUMP_TL:
+		if (a->dump) {
+			fprintf(stderr, PROG ": --dump-tl given twice\n");
+			return OPT_BAD;
+		}
+		a->dump = arg;
+		return OPT_NEXT;
+	}
+	return OPT_OTHER;
+}
+
+/* getopt's own outcomes: help, version and the errors. */
+static int parse_other(int opt, char **argv)
+{
+	switch (opt) {
+	case 'h':
+		usage(stdout);
+		return OPT_DONE;
+	case 'V':
+		printf(PROG " " ENG_GEN_VERSION "\n");
+		return OPT_DONE;
+	case ':':
+		fprintf(stderr, PROG ": option '%s' needs a value\nTry '" PROG
+				" --help'.\n", argv[optind - 1]);
+		return OPT_BAD;
+	}
+	if (optopt)
+		fprintf(stderr, PROG ": unknown option '-%c'\n", optopt);
+	else
+		fprintf(stderr, PROG ": unknown option '%s'\n",
+			argv[optind - 1]);
+	fprintf(stderr, "Try '" PROG " --help'.\n");
+	return OPT_BAD;
+}
+
+/* The command line's options into *a: OPT_NEXT, OPT_BAD or OPT_DONE. */
+static int parse_args(struct args *a, int argc, char **argv)
+{
+	int opt, rc;
+
 	opterr = 0; /* our messages name the program, not argv[0] */
 	while ((opt = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1) {
-		rc = 0;
-		switch (opt) {
-		case OPT_CLIPS:
-			set |= SET_GEN_ONLY;
-			rc = parse_count("--clips", optarg, &c.clips);
-			break;
-		case OPT_CLIP_SECONDS:
-			set |= SET_GEN_ONLY;
-			rc = parse_secs("--clip-seconds", optarg, &c.clip_us);
-			break;
-		case OPT_TIMELINES:
-			set |= SET_GEN_ONLY;
-			rc = parse_count("--timelines", optarg, &c.timelines);
-			break;
-		case OPT_EVENTS:
-			set |= SET_GEN_ONLY;
-			rc = parse_count("--events", optarg, &c.events);
-			break;
-		case OPT_MIN_SECONDS:
-			set |= SET_GEN_ONLY | SET_MINMAX;
-			rc = parse_secs("--min-seconds", optarg, &c.min_us);
-			break;
-		case OPT_MAX_SECONDS:
-			set |= SET_GEN_ONLY | SET_MINMAX;
-			rc = parse_secs("--max-seconds", optarg, &c.max_us);
-			break;
-		case OPT_FPS:
-			set |= SET_FPS;
-			if (eng_parse_fps(optarg, &c.fps) < 0)
-				rc = bad_value(
-				    "--fps", optarg,
-				    "expected 30000/1001, 29.97 or 25");
-			fo.load.fps = c.fps;
-			fo.fps_arg = optarg;
-			break;
-		case OPT_VIDEO_RATE:
-			set |= SET_VIDEO_RATE | SET_TL_ONLY;
-			rc = parse_rate("--video-rate", optarg, &c.video_rate);
-			fo.load.video_rate = c.video_rate;
-			fo.video_arg = optarg;
-			break;
-		case OPT_AUDIO_TRACKS:
-			set |= SET_AUDIO_TRACKS | SET_GEN_ONLY | SET_TL_ONLY;
-			rc = parse_count("--audio-tracks", optarg,
-					 &c.audio_tracks);
-			break;
-		case OPT_AUDIO_RATE: {
-			char why[128];
-
-			set |= SET_AUDIO_RATE | SET_TL_ONLY;
-			rc = parse_rate("--audio-rate", optarg, &c.audio_rate);
-			/* the mount's -o audio_rate= rule, in its words */
-			if (rc == 0 &&
-			    eng_audio_rate_check(c.audio_rate,
-						 fo.load.audio_align, why,
-						 sizeof(why)) < 0)
-				rc = bad_value("--audio-rate", optarg, why);
-			fo.load.audio_rate = c.audio_rate;
-			fo.audio_arg = optarg;
-			break;
-		}
-		case OPT_EDL_ORIGIN: {
-			char why[128];
-
-			/* the mount's -o edl_origin= value, in its words */
-			if (eng_edl_origin_parse(optarg, &fo.load, why,
-						 sizeof(why)) < 0)
-				rc = bad_value("--edl-origin", optarg, why);
-			fo.origin_arg = optarg;
-			set |= SET_LOAD_ONLY;
-			break;
-		}
-		case OPT_STRICT:
-			set |= SET_LOAD_ONLY;
-			fo.load.strict = 1;
-			break;
-		case OPT_PICTURE: {
-			char why[128];
-
-			/* the mount's -o picture= value, in its words */
-			if (eng_picture_option_parse(optarg, &fo.load.picture,
-						     why, sizeof(why)) < 0)
-				rc = bad_value("--picture", optarg, why);
-			fo.picture_arg = optarg;
-			set |= SET_LOAD_ONLY;
-			break;
-		}
-		case OPT_CODEC:
-			if (gen_codec_parse(optarg, &fo.enc.codec) < 0)
-				rc = bad_value("--codec", optarg,
-					       "expected prores, dnxhd, h264 "
-					       "or uncompressed");
-			break;
-		case OPT_CONTAINER:
-			container = optarg;
-			if (gen_container_parse(optarg, &fo.enc.cont) < 0)
-				rc = bad_value("--container", optarg,
-					       "expected mov, mp4, mxf or "
-					       "opatom");
-			break;
-		case OPT_PROFILE:
-			fo.enc.profile = optarg;
-			break;
-		case OPT_TIMECODE:
-			/* checked at each clip's rate when it is written */
-			if (eng_tc_parse(optarg, &fo.enc.tc) < 0)
-				rc = bad_value("--timecode", optarg,
-					       "expected HH:MM:SS:FF "
-					       "(HH:MM:SS;FF drop frame)");
-			fo.enc.tc_set = 1;
-			break;
-		case OPT_SIZE: {
-			char *end;
-			unsigned long w, h;
-
-			errno = 0;
-			w = strtoul(optarg, &end, 10);
-			h = *end == 'x' ? strtoul(end + 1, &end, 10) : 0;
-			if (errno || *end || optarg[0] < '0' ||
-			    optarg[0] > '9' || !w || !h || w > 16384 ||
-			    h > 16384)
-				rc = bad_value("--size", optarg,
-					       "expected WIDTHxHEIGHT, each "
-					       "1 to 16384");
-			seq_w = (uint32_t)w;
-			seq_h = (uint32_t)h;
-			set |= SET_GEN_ONLY;
-			break;
-		}
-		case OPT_START_FRAME: {
-			int64_t v;
-
-			if (eng_parse_int(optarg, &v) < 0 ||
-			    v > 999999999)
-				rc = bad_value("--start-frame", optarg,
-					       "expected a whole number from "
-					       "0 to 999999999");
-			else
-				seq.start = v;
-			set |= SET_GEN_ONLY;
-			seq_start = 1;
-			break;
-		}
-		case OPT_INGEST:
-			rc = parse_secs("--ingest", optarg, &ing.us);
-			if (rc == 0 && ing.us == 0)
-				rc = bad_value("--ingest", optarg,
-					       "expected seconds above 0");
-			ingest = 1;
-			break;
-		case OPT_WRITE_SIZE:
-			if (eng_parse_size(optarg, &ing.write_size) < 0 ||
-			    ing.write_size == 0 || ing.write_size > (1u << 30))
-				rc = bad_value("--write-size", optarg,
-					       "expected bytes from 1 to 1Gi, "
-					       "like 512, 4Ki or 1Mi");
-			wsize = 1;
-			break;
-		case OPT_SEED: {
-			int64_t v;
-
-			if (eng_parse_int(optarg, &v) < 0)
-				rc = bad_value("--seed", optarg,
-					       "expected a whole number");
-			else
-				c.seed = (uint64_t)v;
-			break;
-		}
-		case OPT_FORCE:
-			force = 1;
-			break;
-		case OPT_FOR:
-			fors[nfor++] = optarg;
-			break;
-		case OPT_DUMP_TL:
-			if (dump) {
-				fprintf(stderr,
-					PROG ": --dump-tl given twice\n");
-				goto out;
-			}
-			dump = optarg;
-			break;
-		case OPT_FORMAT:
-			set |= SET_GEN_ONLY;
-			if (strcmp(optarg, "list") == 0) {
-				list_formats();
-				ret = 0;
-				goto out;
-			}
-			format = eng_gen_format_find(optarg);
-			seqf = format ? NULL : eng_seqgen_format_find(optarg);
-			if (!format && !seqf) {
-				fprintf(stderr,
-					PROG ": unknown --format '%s'\n"
-					     "Try '" PROG " --format list'.\n",
-					optarg);
-				goto out;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			ret = 0;
-			goto out;
-		case 'V':
-			printf(PROG " " ENG_GEN_VERSION "\n");
-			ret = 0;
-			goto out;
-		case ':':
-			fprintf(stderr,
-				PROG ": option '%s' needs a value\n"
-				     "Try '" PROG " --help'.\n",
-				argv[optind - 1]);
-			goto out;
-		default:
-			if (optopt)
-				fprintf(stderr, PROG ": unknown option '-%c'\n",
-					optopt);
-			else
-				fprintf(stderr, PROG ": unknown option '%s'\n",
-					argv[optind - 1]);
-			fprintf(stderr, "Try '" PROG " --help'.\n");
-			goto out;
-		}
-		if (rc < 0)
-			goto out;
+		rc = parse_gen_opt(a, opt, optarg);
+		if (rc == OPT_OTHER)
+			rc = parse_rate_opt(a, opt, optarg);
+		if (rc == OPT_OTHER)
+			rc = parse_load_opt(a, opt, optarg);
+		if (rc == OPT_OTHER)
+			rc = parse_other(opt, argv);
+		if (rc != OPT_NEXT)
+			return rc < 0 ? OPT_BAD : rc;
 		if (opt != OPT_INGEST && opt != OPT_WRITE_SIZE &&
 		    opt != OPT_FORMAT && opt != OPT_SEED)
-			not_ingest = opt_name(opt);
+			a->not_ingest = opt_name(opt);
 	}
-	if (ingest || wsize) {
-		ret = run_ingest(&ing, ingest, not_ingest, format, seqf,
-				 argc - optind, argv + optind, c.seed);
-		goto out;
-	}
-	if ((nfor || dump) && (set & SET_GEN_ONLY)) {
-		fprintf(stderr,
-			PROG
-			": --clips, --clip-seconds, --timelines, --events, "
-			"--min-seconds, --max-seconds, --audio-tracks and "
-			"--format make random timelines: not with %s\n",
-			dump ? "--dump-tl" : "--for");
-		goto out;
-	}
-	if (!nfor && !dump && (set & SET_LOAD_ONLY)) {
+	return OPT_NEXT;
+}
+
+/* Options that do not go together: 0, or -1 having said why (the first
+ * of these rules a command line breaks). */
+static int check_args(const struct args *a)
+{
+	const struct for_opts *fo = &a->fo;
+	int load = a->nfor || a->dump;
+
+	if (load && (a->set & SET_GEN_ONLY))
+		fprintf(stderr, PROG ": --clips, --clip-seconds, --timelines, "
+				"--events, --min-seconds, --max-seconds, "
+				"--audio-tracks and --format make random "
+				"timelines: not with %s\n",
+			a->dump ? "--dump-tl" : "--for");
+	else if (!load && (a->set & SET_LOAD_ONLY))
 		fprintf(stderr, PROG ": --edl-origin, --strict and --picture "
-				     "are for loading timelines: with --for or "
-				     "--dump-tl (--format gives random ones a "
-				     "picture)\n");
-		goto out;
-	}
-	if (fo.picture_arg && fo.video_arg &&
-	    fo.load.picture.pix != ENG_PIX_NONE) {
+				"are for loading timelines: with --for or "
+				"--dump-tl (--format gives random ones a "
+				"picture)\n");
+	else if (fo->picture_arg && fo->video_arg &&
+		 fo->load.picture.pix != ENG_PIX_NONE)
 		fprintf(stderr, PROG ": --picture %s and --video-rate %s both "
-				     "set the video tracks' bytes: give one of "
-				     "the two\n", fo.picture_arg, fo.video_arg);
-		goto out;
-	}
-	if ((nfor || dump) &&
-	    (fo.load.video_rate == 0 || fo.load.audio_rate == 0)) {
+				"set the video tracks' bytes: give one of the "
+				"two\n", fo->picture_arg, fo->video_arg);
+	else if (load && (fo->load.video_rate == 0 || fo->load.audio_rate == 0))
 		fprintf(stderr, PROG ": a rate of 0 plays nothing\n");
-		goto out;
-	}
-	if (!fo.enc.codec && (container || fo.enc.profile || fo.enc.tc_set)) {
+	else if (!fo->enc.codec &&
+		 (a->container || fo->enc.profile || fo->enc.tc_set))
 		fprintf(stderr, PROG ": --container, --profile and --timecode "
-				     "are for --codec\n");
-		goto out;
-	}
-	if (fo.enc.tc_set && nfor) {
+				"are for --codec\n");
+	else if (fo->enc.tc_set && a->nfor)
 		fprintf(stderr, PROG ": --timecode is for random timelines: "
-				     "--for writes each clip's source timecode "
-				     "of the edit, which the mount maps the "
-				     "edit's source in points by\n");
-		goto out;
-	}
-	if (fo.enc.codec && dump) {
+				"--for writes each clip's source timecode of "
+				"the edit, which the mount maps the edit's "
+				"source in points by\n");
+	else if (fo->enc.codec && a->dump)
 		fprintf(stderr, PROG ": --dump-tl writes no media: not with "
-				     "--codec\n");
-		goto out;
-	}
-	if (fo.enc.codec && nfor && fo.video_arg) {
+				"--codec\n");
+	else if (fo->enc.codec && a->nfor && fo->video_arg)
 		fprintf(stderr, PROG ": --codec %s encodes pictures: not with "
-				     "--video-rate (give --picture)\n",
-			gen_codec_name(fo.enc.codec));
-		goto out;
+				"--video-rate (give --picture)\n",
+			gen_codec_name(fo->enc.codec));
+	else
+		return 0;
+	return -1;
+}
+
+/* An image sequence --format's clips and timelines into dir. */
+static int run_seq(struct args *a, const char *dir)
+{
+	struct gen_seq *seq = &a->seq;
+
+	seq->im = a->seqf->im;
+	if (a->seq_w) {
+		seq->im.width = a->seq_w;
+		seq->im.height = a->seq_h;
 	}
-	/* --for --codec without --picture: editors' HD */
-	if (fo.enc.codec && nfor && !fo.picture_arg)
-		fo.load.picture = (struct eng_picture){ ENG_PIX_2VUY, 1920,
-							1080 };
-	fo.seed = c.seed;
-	fo.force = force;
-	if (dump) {
-		if (nfor || optind < argc - 1) {
-			fprintf(stderr,
-				PROG ": --dump-tl takes no --for and at "
-				     "most one DIR\nTry '" PROG " --help'.\n");
-			goto out;
+	seq->name = a->seqf->name;
+	seq->clips = a->c.clips;
+	seq->fps = (a->set & SET_FPS) ? a->c.fps : (struct eng_fps){ 24, 1 };
+	seq->frames = eng_gen_frames(a->c.clip_us, seq->fps);
+	seq->seed = a->c.seed;
+	gen_seq_config(seq, &a->c, !!(a->set & SET_MINMAX));
+	return gen_run_seq(dir, seq, &a->c, a->force);
+}
+
+/* Random clips and timelines of a --format (the seed's without one) into
+ * dir, the options given explicitly winning over the preset. */
+static int run_random(struct args *a, const char *dir)
+{
+	struct eng_gen_config *c = &a->c;
+	const struct eng_gen_format *format = a->format;
+
+	if (!format)
+		format = eng_gen_format_find("seed");
+	if (format) {
+		struct eng_gen_config given = *c;
+
+		eng_gen_format_apply(c, format);
+		/* a picture keeps its size at another fps; a rate of one's
+		 * own makes V a rate track again */
+		if (a->set & SET_FPS) {
+			c->fps = given.fps;
+			if (c->pic.pix != ENG_PIX_NONE)
+				c->video_rate =
+					eng_gen_picture_rate(&c->pic, c->fps);
 		}
-		ret = gen_run_dump(dump, optind < argc ? argv[optind] : NULL,
-				   &fo);
-		goto out;
+		if (a->set & SET_VIDEO_RATE) {
+			c->video_rate = given.video_rate;
+			c->pic.pix = ENG_PIX_NONE;
+		}
+		if (a->set & SET_AUDIO_TRACKS)
+			c->audio_tracks = given.audio_tracks;
+		if (a->set & SET_AUDIO_RATE)
+			c->audio_rate = given.audio_rate;
 	}
-	if ((seq_w || seq_start) && !seqf) {
+	return gen_run_random(dir, c, a->force, &a->fo.enc);
+}
+
+/* What the parsed command line asks, run: its exit status. */
+static int run(struct args *a, int argc, char **argv)
+{
+	struct for_opts *fo = &a->fo;
+
+	if (a->ingest || a->wsize)
+		return run_ingest(&a->ing, a->ingest, a->not_ingest, a->format,
+				  a->seqf, argc - optind, argv + optind,
+				  a->c.seed);
+	if (check_args(a) < 0)
+		return EXIT_USAGE;
+	/* --for --codec without --picture: editors' HD */
+	if (fo->enc.codec && a->nfor && !fo->picture_arg)
+		fo->load.picture = (struct eng_picture){ ENG_PIX_2VUY, 1920,
+							 1080 };
+	fo->seed = a->c.seed;
+	fo->force = a->force;
+	if (a->dump) {
+		if (a->nfor || optind < argc - 1) {
+			fprintf(stderr, PROG ": --dump-tl takes no --for and "
+					"at most one DIR\nTry '" PROG
+					" --help'.\n");
+			return EXIT_USAGE;
+		}
+		return gen_run_dump(a->dump, optind < argc ? argv[optind] :
+				    NULL, fo);
+	}
+	if ((a->seq_w || a->seq_start) && !a->seqf) {
 		fprintf(stderr, PROG ": --size and --start-frame are for an "
-				     "image sequence --format\n");
-		goto out;
+				"image sequence --format\n");
+		return EXIT_USAGE;
 	}
-	if (seqf && (nfor || dump || fo.enc.codec || (set & SET_TL_ONLY))) {
+	if (a->seqf && (a->nfor || fo->enc.codec || (a->set & SET_TL_ONLY))) {
 		fprintf(stderr, PROG ": --format %s writes image sequences "
-				     "and video timelines of them: not with "
-				     "--for, --dump-tl, --codec, --video-rate "
-				     "or options of audio\n", seqf->name);
-		goto out;
+				"and video timelines of them: not with --for, "
+				"--dump-tl, --codec, --video-rate or options "
+				"of audio\n", a->seqf->name);
+		return EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n",
 			optind == argc ? "missing DIR" : "more than one DIR");
-		goto out;
+		return EXIT_USAGE;
 	}
-	dir = argv[optind];
-	if (nfor) {
-		ret = gen_run_for(dir, fors, nfor, &fo);
-		goto out;
-	}
-	if (seqf) {
-		seq.im = seqf->im;
-		if (seq_w) {
-			seq.im.width = seq_w;
-			seq.im.height = seq_h;
-		}
-		seq.name = seqf->name;
-		seq.clips = c.clips;
-		seq.fps = (set & SET_FPS) ? c.fps : (struct eng_fps){24, 1};
-		seq.frames = eng_gen_frames(c.clip_us, seq.fps);
-		seq.seed = c.seed;
-		gen_seq_config(&seq, &c, !!(set & SET_MINMAX));
-		ret = gen_run_seq(dir, &seq, &c, force);
-		goto out;
-	}
-	/* without --format, the seed's: its picture goes the same way */
-	if (!format)
-		format = eng_gen_format_find("seed");
-	if (format) {
-		struct eng_gen_config given = c;
+	if (a->nfor)
+		return gen_run_for(argv[optind], a->fors, a->nfor, fo);
+	if (a->seqf)
+		return run_seq(a, argv[optind]);
+	return run_random(a, argv[optind]);
+}
 
-		eng_gen_format_apply(&c, format);
-		/* a picture keeps its size at another fps; a rate of one's
-		 * own makes V a rate track again */
-		if (set & SET_FPS) {
-			c.fps = given.fps;
-			if (c.pic.pix != ENG_PIX_NONE)
-				c.video_rate =
-					eng_gen_picture_rate(&c.pic, c.fps);
-		}
-		if (set & SET_VIDEO_RATE) {
-			c.video_rate = given.video_rate;
-			c.pic.pix = ENG_PIX_NONE;
-		}
-		if (set & SET_AUDIO_TRACKS)
-			c.audio_tracks = given.audio_tracks;
-		if (set & SET_AUDIO_RATE)
-			c.audio_rate = given.audio_rate;
+int main(int argc, char **argv)
+{
+	struct args a;
+	int ret = EXIT_USAGE;
+
+	memset(&a, 0, sizeof(a));
+	a.seq.start = 86400;
+	eng_gen_config_default(&a.c);
+	eng_load_options_default(&a.fo.load);
+	a.fors = calloc((size_t)argc + 1, sizeof(*a.fors));
+	if (!a.fors) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_IO;
 	}
-	ret = gen_run_random(dir, &c, force, &fo.enc);
-out:
-	free(fors);
+	switch (parse_args(&a, argc, argv)) {
+	case OPT_NEXT:
+		ret = run(&a, argc, argv);
+		break;
+	case OPT_DONE:
+		ret = 0;
+		break;
+	}
+	free(a.fors);
 	return ret;
 }
