@@ -389,34 +389,23 @@ static void record_shares(struct coord *c, unsigned total, int rep, int64_t t0)
 	}
 }
 
-/* One step of total workstations (repetition rep, 0 a warm-up) over the
- * live hosts.  1: it played with 0 late, dropped and failed frames on
- * every host that was given a share, 0 not, -EINTR a stop signal. */
-static int step(struct coord *c, unsigned total, int rep)
-{
-	const struct hl_opts *o = c->o;
-	unsigned live = n_live(c), k = 0, played = 0;
-	int64_t t0, now, mono, max_exp_ns = 0, start_min = INT64_MAX;
-	int64_t end_max = INT64_MIN, *st, *en, *lag;
-	int *pl, *strag;
-	int r, pending, passed = 1, status;
-	struct step_row row;
-	struct hl_cmd cmd;
-	char line[4096], what[32];
-	size_t ll;
-	double exp;
+/* A step's instants: t0 on the real-time clock that every host starts
+ * at, and the same instant as this host's monotonic clock read then. */
+struct step_time {
+	int64_t t0, now, mono, max_exp_ns;
+};
 
-	if (!live)
-		return 0;
-	c->step_no++;
-	memset(&row, 0, sizeof(row));
-	row.step_no = c->step_no;
-	row.rep = rep;
-	row.total = total;
-	row.complete = 1;
-	now = hl_now_rt();
-	mono = hl_now_mono();
-	t0 = now + (int64_t)(o->start_margin * S_NS);
+/* Each peer's share of total and its deadline. */
+static void step_plan(struct coord *c, unsigned total, struct step_time *t)
+{
+	unsigned live = n_live(c), k = 0;
+	double exp;
+	int r;
+
+	t->now = hl_now_rt();
+	t->mono = hl_now_mono();
+	t->t0 = t->now + (int64_t)(c->o->start_margin * S_NS);
+	t->max_exp_ns = 0;
 	for (r = 0; r < c->n; r++) {
 		struct peer *p = &c->p[r];
 
@@ -424,12 +413,21 @@ static int step(struct coord *c, unsigned total, int rep)
 		p->answered = 0;
 		p->share = p->live ? eng_hosts_share(total, live, k++) : 0;
 		exp = expected_s(c, p, p->share);
-		if ((int64_t)(exp * S_NS) > max_exp_ns)
-			max_exp_ns = (int64_t)(exp * S_NS);
-		p->deadline = mono + (t0 - now) + (int64_t)(exp * S_NS) +
-			      (int64_t)(o->step_timeout * S_NS);
+		if ((int64_t)(exp * S_NS) > t->max_exp_ns)
+			t->max_exp_ns = (int64_t)(exp * S_NS);
+		p->deadline = t->mono + (t->t0 - t->now) +
+			      (int64_t)(exp * S_NS) +
+			      (int64_t)(c->o->step_timeout * S_NS);
 	}
-	record_shares(c, total, rep, t0);
+}
+
+/* The step's command to each other rank, and rank 0's own share started. */
+static void step_send(struct coord *c, unsigned total, int rep,
+		      const struct step_time *t)
+{
+	struct hl_cmd cmd;
+	int r;
+
 	for (r = 1; r < c->n; r++) {
 		struct peer *p = &c->p[r];
 
@@ -441,12 +439,12 @@ static int step(struct coord *c, unsigned total, int rep)
 		cmd.rep = rep;
 		cmd.share = p->share;
 		cmd.total = total;
-		cmd.t0_ns = t0;
-		cmd.limit_ms = (p->deadline - mono) / MS_NS;
-		cmd.within_s = (double)(p->deadline - mono - (t0 - now)) / S_NS;
-		cmd.wait_ms = ((t0 - now) + max_exp_ns +
-			       (int64_t)(o->step_timeout * S_NS)) /
-				  MS_NS +
+		cmd.t0_ns = t->t0;
+		cmd.limit_ms = (p->deadline - t->mono) / MS_NS;
+		cmd.within_s = (double)(p->deadline - t->mono -
+					(t->t0 - t->now)) / S_NS;
+		cmd.wait_ms = ((t->t0 - t->now) + t->max_exp_ns +
+			       (int64_t)(c->o->step_timeout * S_NS)) / MS_NS +
 			      120000;
 		if (hl_send(r, HL_TAG_CMD, &cmd, sizeof(cmd),
 			    hl_now_mono() + WAIT_PONG_NS) < 0) {
@@ -457,184 +455,283 @@ static int step(struct coord *c, unsigned total, int rep)
 		MPI_Irecv(&p->res, sizeof(p->res), MPI_BYTE, r, HL_TAG_RESULT,
 			  MPI_COMM_WORLD, &p->req);
 	}
-	/* rank 0's own share */
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.kind = HL_CMD_STEP;
 	cmd.step_no = c->step_no;
 	cmd.rep = rep;
 	cmd.share = c->p[0].share;
 	cmd.total = total;
-	cmd.t0_ns = t0;
+	cmd.t0_ns = t->t0;
 	if (hl_host_step_start(c->h, &cmd) < 0) {
 		hl_host_step_finish(c->h, 1 << 8, &c->p[0].res);
 		snprintf(c->p[0].res.err, sizeof(c->p[0].res.err), "%s",
 			 c->h->reason);
 		c->p[0].answered = 1;
 	}
-	for (;;) {
-		pending = 0;
-		mono = hl_now_mono();
-		for (r = 0; r < c->n; r++) {
-			struct peer *p = &c->p[r];
-			int done = 0;
+}
 
-			if (!p->in_step || p->answered)
+/* Seconds a peer was given, for its message. */
+static double step_within_s(const struct peer *p, int64_t t0)
+{
+	return (double)(p->deadline - (hl_now_mono() - (hl_now_rt() - t0))) /
+	       S_NS;
+}
+
+/* Rank 0's own bench: 1 while it plays, 0 once it answered. */
+static int step_poll_self(struct coord *c, int64_t mono, int64_t t0)
+{
+	struct peer *p = &c->p[0];
+	int status = 0;
+
+	if (c->h->bench_pid <= 0 || hl_reap(c->h->bench_pid, &status)) {
+		hl_host_step_finish(c->h, c->h->bench_pid <= 0 ? 0 : status,
+				    &p->res);
+		p->answered = 1;
+		return 0;
+	}
+	if (mono <= p->deadline)
+		return 1;
+	hl_kill_group(c->h->bench_pid, 3000);
+	c->h->bench_pid = -1;
+	p->answered = 1;
+	memset(&p->res, 0, sizeof(p->res));
+	p->res.status = HL_FAILED;
+	snprintf(p->res.err, sizeof(p->res.err),
+		 "its bench did not end in step %d within %.0f s", c->step_no,
+		 step_within_s(p, t0));
+	return 0;
+}
+
+/* Rank r's result: 1 while it is awaited, 0 once it answered or was
+ * given up. */
+static int step_poll_peer(struct coord *c, int r, int64_t mono, int64_t t0)
+{
+	struct peer *p = &c->p[r];
+	int done = 0;
+
+	if (MPI_Test(&p->req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+		p->in_step = 0;
+		kill_peer(c, r, "lost in step %d", c->step_no);
+		return 0;
+	}
+	if (done) {
+		p->answered = 1;
+		eng_hosts_text(p->res.err, sizeof(p->res.err));
+		return 0;
+	}
+	if (mono <= p->deadline)
+		return 1;
+	MPI_Cancel(&p->req);
+	MPI_Request_free(&p->req);
+	p->in_step = 0;
+	kill_peer(c, r, "no answer in step %d within %.0f s", c->step_no,
+		  step_within_s(p, t0));
+	return 0;
+}
+
+/* Until every rank in the step answered or was given up: 0, or -EINTR on
+ * a stop signal (the receives still posted cancelled). */
+static int step_wait(struct coord *c, int64_t t0)
+{
+	int r, pending;
+
+	for (;;) {
+		int64_t mono = hl_now_mono();
+
+		pending = 0;
+		for (r = 0; r < c->n; r++) {
+			if (!c->p[r].in_step || c->p[r].answered)
 				continue;
-			if (r == 0) {
-				if (c->h->bench_pid <= 0 ||
-				    hl_reap(c->h->bench_pid, &status)) {
-					if (c->h->bench_pid <= 0)
-						status = 0;
-					hl_host_step_finish(c->h, status,
-							    &p->res);
-					p->answered = 1;
-				} else if (mono > p->deadline) {
-					hl_kill_group(c->h->bench_pid, 3000);
-					c->h->bench_pid = -1;
-					p->answered = 1;
-					memset(&p->res, 0, sizeof(p->res));
-					p->res.status = HL_FAILED;
-					snprintf(p->res.err, sizeof(p->res.err),
-						 "its bench did not end in "
-						 "step %d within %.0f s",
-						 c->step_no,
-						 (double)(p->deadline -
-							  (mono - (hl_now_rt() -
-								   t0))) /
-						     S_NS);
-				} else {
-					pending++;
-				}
-				continue;
-			}
-			if (MPI_Test(&p->req, &done, MPI_STATUS_IGNORE) !=
-			    MPI_SUCCESS) {
-				p->in_step = 0;
-				kill_peer(c, r, "lost in step %d", c->step_no);
-				continue;
-			}
-			if (done) {
-				p->answered = 1;
-				eng_hosts_text(p->res.err, sizeof(p->res.err));
-				continue;
-			}
-			if (mono > p->deadline) {
-				MPI_Cancel(&p->req);
-				MPI_Request_free(&p->req);
-				p->in_step = 0;
-				kill_peer(c, r,
-					  "no answer in step %d within %.0f s",
-					  c->step_no,
-					  (double)(p->deadline -
-						   (hl_now_mono() -
-						    (hl_now_rt() - t0))) /
-					      S_NS);
-				continue;
-			}
-			pending++;
+			pending += r == 0 ? step_poll_self(c, mono, t0) :
+					    step_poll_peer(c, r, mono, t0);
 		}
 		if (!pending)
+			return 0;
+		if (hl_stop_signal)
 			break;
-		if (hl_stop_signal) {
-			for (r = 1; r < c->n; r++) {
-				struct peer *p = &c->p[r];
-
-				if (p->in_step && !p->answered) {
-					MPI_Cancel(&p->req);
-					MPI_Request_free(&p->req);
-				}
-			}
-			return -EINTR;
-		}
 		hl_sleep_ms(2);
 	}
-	/* the verdict and the line */
-	st = calloc((size_t)c->n, sizeof(*st));
-	en = calloc((size_t)c->n, sizeof(*en));
-	lag = calloc((size_t)c->n, sizeof(*lag));
-	pl = calloc((size_t)c->n, sizeof(*pl));
-	strag = calloc((size_t)c->n, sizeof(*strag));
-	ll = (size_t)snprintf(line, sizeof(line), " (");
-	for (r = 0; r < c->n; r++) {
+	for (r = 1; r < c->n; r++) {
 		struct peer *p = &c->p[r];
-		struct hosts_step_result *x = &p->res.r;
 
-		if (!p->share)
-			continue;
-		if (!p->in_step || !p->answered) {
-			passed = 0;
-			row.complete = 0;
-			ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
-					       "%srank %d: no answer",
-					       ll > 2 ? ", " : "", r);
-			continue;
+		if (p->in_step && !p->answered) {
+			MPI_Cancel(&p->req);
+			MPI_Request_free(&p->req);
 		}
-		if (p->res.status == HL_FAILED) {
-			passed = 0;
-			row.complete = 0;
-			if (p->live) {
-				p->live = 0;
-				c->failures++;
-				snprintf(p->reason, sizeof(p->reason), "%s",
-					 p->res.err);
-				printf(
-				    "rank %d (%s): %s: left out from here on\n",
-				    r, p->id.name, p->res.err);
-			}
-			ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
-					       "%srank %d: failed",
-					       ll > 2 ? ", " : "", r);
-			continue;
-		}
-		if (p->res.status != HL_PLAYED)
-			continue;
-		played++;
-		row.frames += x->frames;
-		row.late += x->late_frames;
-		row.bytes += x->bytes;
-		if (x->late_frames || x->dropped_frames || x->failed_frames) {
-			passed = 0;
-		}
-		ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
-				       "%srank %d: %lld", ll > 2 ? ", " : "", r,
-				       (long long)x->late_frames);
-		if (x->dropped_frames || x->failed_frames)
-			ll += (size_t)snprintf(
-			    line + ll, sizeof(line) - ll,
-			    " +%lld dropped/failed",
-			    (long long)(x->dropped_frames + x->failed_frames));
-		pl[r] = 1;
-		st[r] = eng_clock_axis(&p->line, x->start_unix_ns);
-		en[r] = eng_clock_axis(&p->line, x->end_unix_ns);
-		if (st[r] < start_min)
-			start_min = st[r];
-		if (st[r] > end_max)
-			end_max = st[r];
 	}
-	row.hosts = played;
-	row.spread_ms = played ? (double)(end_max - start_min) / 1e6 : 0;
-	end_max = INT64_MIN;
-	for (r = 0; r < c->n; r++)
-		if (pl[r] && en[r] > end_max)
-			end_max = en[r];
-	row.mbs = played && end_max > start_min
-		      ? row.bytes / 1e6 / ((double)(end_max - start_min) / 1e9)
-		      : 0;
-	snprintf(row.straggler, sizeof(row.straggler), "none");
-	if (played > 1 &&
-	    eng_hosts_stragglers(st, en, pl, (size_t)c->n, 500 * MS_NS, 0.1,
-				 strag, lag) > 0) {
-		size_t sl = 0;
+	return -EINTR;
+}
 
+/* The ranks' results of a step, as they are added up. */
+struct step_tally {
+	int64_t *st, *en, *lag;	/* start and end on rank 0's axis */
+	int *pl, *strag;	/* played, straggled */
+	char line[4096];	/* each rank's late frames */
+	size_t ll;
+	unsigned played;
+	int passed;
+};
+
+static void tally_free(struct step_tally *t)
+{
+	free(t->st);
+	free(t->en);
+	free(t->lag);
+	free(t->pl);
+	free(t->strag);
+}
+
+static int tally_new(struct step_tally *t, int n)
+{
+	memset(t, 0, sizeof(*t));
+	t->st = calloc((size_t)n, sizeof(*t->st));
+	t->en = calloc((size_t)n, sizeof(*t->en));
+	t->lag = calloc((size_t)n, sizeof(*t->lag));
+	t->pl = calloc((size_t)n, sizeof(*t->pl));
+	t->strag = calloc((size_t)n, sizeof(*t->strag));
+	if (!t->st || !t->en || !t->lag || !t->pl || !t->strag) {
+		tally_free(t);
+		return -ENOMEM;
+	}
+	t->ll = (size_t)snprintf(t->line, sizeof(t->line), " (");
+	t->passed = 1;
+	return 0;
+}
+
+/* Append to the step's line: ", " between ranks. */
+static void tally_say(struct step_tally *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->ll >= sizeof(t->line))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->line + t->ll, sizeof(t->line) - t->ll, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->ll += (size_t)n;
+}
+
+/* Rank r's result into the tally and the row. */
+static void tally_rank(struct coord *c, int r, struct step_tally *t,
+		       struct step_row *row)
+{
+	struct peer *p = &c->p[r];
+	struct hosts_step_result *x = &p->res.r;
+	const char *sep = t->ll > 2 ? ", " : "";
+
+	if (!p->in_step || !p->answered) {
+		t->passed = 0;
+		row->complete = 0;
+		tally_say(t, "%srank %d: no answer", sep, r);
+		return;
+	}
+	if (p->res.status == HL_FAILED) {
+		t->passed = 0;
+		row->complete = 0;
+		if (p->live) {
+			p->live = 0;
+			c->failures++;
+			snprintf(p->reason, sizeof(p->reason), "%s",
+				 p->res.err);
+			printf("rank %d (%s): %s: left out from here on\n", r,
+			       p->id.name, p->res.err);
+		}
+		tally_say(t, "%srank %d: failed", sep, r);
+		return;
+	}
+	if (p->res.status != HL_PLAYED)
+		return;
+	t->played++;
+	row->frames += x->frames;
+	row->late += x->late_frames;
+	row->bytes += x->bytes;
+	if (x->late_frames || x->dropped_frames || x->failed_frames)
+		t->passed = 0;
+	tally_say(t, "%srank %d: %lld", sep, r, (long long)x->late_frames);
+	if (x->dropped_frames || x->failed_frames)
+		tally_say(t, " +%lld dropped/failed",
+			  (long long)(x->dropped_frames + x->failed_frames));
+	t->pl[r] = 1;
+	t->st[r] = eng_clock_axis(&p->line, x->start_unix_ns);
+	t->en[r] = eng_clock_axis(&p->line, x->end_unix_ns);
+}
+
+/* The row's spread of starts, MB/s over the step and its stragglers. */
+static void tally_row(const struct coord *c, struct step_tally *t,
+		      struct step_row *row)
+{
+	int64_t start_min = INT64_MAX, start_max = INT64_MIN;
+	int64_t end_max = INT64_MIN;
+	size_t sl = 0;
+	int r;
+
+	for (r = 0; r < c->n; r++) {
+		if (!t->pl[r])
+			continue;
+		if (t->st[r] < start_min)
+			start_min = t->st[r];
+		if (t->st[r] > start_max)
+			start_max = t->st[r];
+		if (t->en[r] > end_max)
+			end_max = t->en[r];
+	}
+	row->hosts = t->played;
+	row->spread_ms = t->played ? (double)(start_max - start_min) / 1e6 : 0;
+	row->mbs = t->played && end_max > start_min ?
+			   row->bytes / 1e6 /
+				   ((double)(end_max - start_min) / 1e9) :
+			   0;
+	snprintf(row->straggler, sizeof(row->straggler), "none");
+	if (t->played > 1 &&
+	    eng_hosts_stragglers(t->st, t->en, t->pl, (size_t)c->n,
+				 500 * MS_NS, 0.1, t->strag, t->lag) > 0)
 		for (r = 0; r < c->n; r++)
-			if (strag[r])
+			if (t->strag[r] && sl < sizeof(row->straggler))
 				sl += (size_t)snprintf(
-				    row.straggler + sl,
-				    sizeof(row.straggler) - sl,
+				    row->straggler + sl,
+				    sizeof(row->straggler) - sl,
 				    "%srank %d +%.2f s", sl ? ", " : "", r,
-				    (double)lag[r] / 1e9);
+				    (double)t->lag[r] / 1e9);
+}
+
+/* One step of total workstations (repetition rep, 0 a warm-up) over the
+ * live hosts: every host starts its share at one instant; the step's line
+ * printed and its row kept.  1: it played with 0 late, dropped and failed
+ * frames on every host that was given a share, 0 not (or no memory to
+ * add it up), -EINTR a stop signal. */
+static int step(struct coord *c, unsigned total, int rep)
+{
+	struct step_time t;
+	struct step_tally y;
+	struct step_row row;
+	char what[32];
+	int r;
+
+	if (!n_live(c))
+		return 0;
+	c->step_no++;
+	memset(&row, 0, sizeof(row));
+	row.step_no = c->step_no;
+	row.rep = rep;
+	row.total = total;
+	row.complete = 1;
+	step_plan(c, total, &t);
+	record_shares(c, total, rep, t.t0);
+	step_send(c, total, rep, &t);
+	if (step_wait(c, t.t0) < 0)
+		return -EINTR;
+	if (tally_new(&y, c->n) < 0) {
+		fprintf(stderr, "%s: step %d: out of memory\n", HL_PROG,
+			c->step_no);
+		return 0;
 	}
-	snprintf(line + ll, sizeof(line) - ll, ")");
+	for (r = 0; r < c->n; r++)
+		if (c->p[r].share)
+			tally_rank(c, r, &y, &row);
+	tally_row(c, &y, &row);
+	tally_say(&y, ")");
 	/* a warm-up is repetition 0: no number ("warm-up0" before) */
 	if (rep)
 		snprintf(what, sizeof(what), "repetition %d", rep);
@@ -642,18 +739,14 @@ static int step(struct coord *c, unsigned total, int rep)
 		snprintf(what, sizeof(what), "warm-up");
 	printf("step %d: %u workstation%s (%s) over %u host%s: %lld late "
 	       "frame%s%s, %.1f MB/s, start spread %.1f ms, straggler: %s%s\n",
-	       c->step_no, total, total == 1 ? "" : "s", what, played,
-	       played == 1 ? "" : "s", (long long)row.late,
-	       row.late == 1 ? "" : "s", line, row.mbs, row.spread_ms,
+	       c->step_no, total, total == 1 ? "" : "s", what, y.played,
+	       y.played == 1 ? "" : "s", (long long)row.late,
+	       row.late == 1 ? "" : "s", y.line, row.mbs, row.spread_ms,
 	       row.straggler, row.complete ? "" : "; incomplete");
 	fflush(stdout);
 	add_row(c, &row);
-	free(st);
-	free(en);
-	free(lag);
-	free(pl);
-	free(strag);
-	return passed;
+	tally_free(&y);
+	return y.passed;
 }
 
 /* R repetitions of total after the warm-ups; 1: every one passed (with
@@ -910,16 +1003,14 @@ static int mark_all_incomplete(struct coord *c, struct hosts_db *d,
 /* The end: each rank's clock again, its database to rank 0, the merge.
  * says_nothing: the verdict says that nothing played (the hosts' reasons
  * then are the verdict as it is).  The exit status. */
-static int finish(struct coord *c, const char *verdict, int says_nothing,
-		  int64_t lo, int64_t hi)
+/* The END to each other rank and its clock measured again: 0, or
+ * -EINTR with every rank stopped. */
+static int finish_ranks(struct coord *c)
 {
-	struct hosts_merge_stats ms;
-	struct hosts_experiment e;
-	struct hosts_db *d = NULL;
 	struct hl_cmd cmd;
-	int64_t off, rtt, th, exp_id = 0;
-	char *copy = NULL, *path, *err = NULL, dir[PATH_MAX + 8], at[40];
-	int r, rc, bad = 0, machines;
+	int64_t off, rtt, th;
+	char why[64];
+	int r, rc;
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.kind = HL_CMD_END;
@@ -936,13 +1027,11 @@ static int finish(struct coord *c, const char *verdict, int says_nothing,
 		if (rc == 0)
 			rc = measure(c, r, &off, &rtt, &th);
 		if (rc == -EINTR) {
-			char why[64];
-
 			snprintf(why, sizeof(why), "stopped by %s",
 				 hl_sig_name(hl_stop_signal));
 			stop_all(c);
 			hl_host_stop(c->h, why);
-			return 128 + hl_stop_signal;
+			return rc;
 		}
 		if (rc < 0) {
 			kill_peer(c, r, "no answer at the end");
@@ -960,6 +1049,114 @@ static int finish(struct coord *c, const char *verdict, int says_nothing,
 	c->h->line.offset_end = 0;
 	c->p[0].line = c->h->line;
 	c->p[0].line.has_end = 1;
+	return 0;
+}
+
+/* Rank r's database into path (rank 0's from its copy) and this
+ * experiment's rows of it into d (if open): 0, 1 if something went
+ * wrong (said), -EINTR. */
+static int gather_one(struct coord *c, int r, const char *copy,
+		      const char *path, struct hosts_db *d)
+{
+	struct peer *p = &c->p[r];
+	struct hosts_merge_stats ms;
+	char *err = NULL;
+	int rc;
+
+	rc = r == 0 ? (copy ? copy_file(copy, path) : -ENOENT) :
+		      recv_file(c, r, path);
+	if (rc == -EINTR)
+		return rc;
+	if (rc < 0) {
+		fprintf(stderr, "%s: rank %d (%s): its database did not reach "
+				"rank 0: %s\n", HL_PROG, r, p->id.name,
+			rc == -ETIMEDOUT ? "no answer" : strerror(-rc));
+		if (!p->reason[0])
+			snprintf(p->reason, sizeof(p->reason),
+				 "its database did not reach rank 0");
+		p->dead = 1;
+		return 1;
+	}
+	if (!d)
+		return 0;
+	memset(&ms, 0, sizeof(ms));
+	/* this experiment's rows only: a host's database keeps every
+	 * experiment run there (and its plain mounts), its copy in
+	 * OUT.hosts/ stays whole */
+	rc = hosts_merge_experiment(d, path, c->h->uuid, &ms, &err);
+	if (rc < 0) {
+		fprintf(stderr, "%s: cannot merge %s: %s\n", HL_PROG, path,
+			err ? err : strerror(-rc));
+		free(err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Every live rank's database gathered into OUT.hosts/ and merged into d:
+ * 1 if something went wrong (said), else 0. */
+static int gather(struct coord *c, const char *copy, struct hosts_db *d)
+{
+	char *path;
+	int r, rc, bad = 0;
+
+	for (r = 0; r < c->n; r++) {
+		if (!c->p[r].alive)
+			continue;
+		path = copy_path(c, r);
+		if (!path)
+			continue;
+		rc = gather_one(c, r, copy, path, d);
+		free(path);
+		if (rc < 0)
+			break;
+		bad |= rc;
+	}
+	return bad;
+}
+
+/* The experiment's row, and each incomplete host marked, in d: 1 if it
+ * could not be written (said), else 0. */
+static int record_experiment(struct coord *c, struct hosts_db *d,
+			     const char *verdict, int says_nothing,
+			     int machines, int64_t lo, int64_t hi)
+{
+	struct hosts_experiment e;
+	int64_t exp_id = 0;
+	char at[40], *err = NULL;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	e.uuid = c->h->uuid;
+	hl_iso_time(hl_now_rt(), at, sizeof(at));
+	e.ended_at = at;
+	e.ranks = c->n;
+	e.machines = machines;
+	e.command = c->o->command;
+	e.plan = c->o->find_max ? "find-max" : "list";
+	e.max_lo = lo;
+	e.max_hi = hi;
+	e.verdict = verdict;
+	rc = hosts_experiment_put(d, &e, &exp_id, &err);
+	if (rc == 0)
+		rc = mark_all_incomplete(c, d, exp_id, verdict, says_nothing,
+					 &err);
+	if (rc < 0)
+		fprintf(stderr, "%s: %s: %s\n", HL_PROG, c->o->out,
+			err ? err : strerror(-rc));
+	free(err);
+	return rc < 0;
+}
+
+static int finish(struct coord *c, const char *verdict, int says_nothing,
+		  int64_t lo, int64_t hi)
+{
+	struct hosts_db *d = NULL;
+	char *copy = NULL, *err = NULL, dir[PATH_MAX + 8];
+	int r, rc, bad = 0, machines;
+
+	if (finish_ranks(c) < 0)
+		return 128 + hl_stop_signal;
 	hl_host_end(c->h, 1, &copy);
 	if (c->h->failed && !c->p[0].reason[0])
 		snprintf(c->p[0].reason, sizeof(c->p[0].reason), "%s",
@@ -974,86 +1171,18 @@ static int finish(struct coord *c, const char *verdict, int says_nothing,
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", HL_PROG, err ? err : strerror(-rc));
 		free(err);
-		err = NULL;
 		d = NULL;
 		bad = 1;
 	}
-	for (r = 0; r < c->n; r++) {
-		struct peer *p = &c->p[r];
-
-		if (!p->alive)
-			continue;
-		path = copy_path(c, r);
-		if (!path)
-			continue;
-		if (r == 0) {
-			rc = copy ? copy_file(copy, path) : -ENOENT;
-		} else {
-			rc = recv_file(c, r, path);
-		}
-		if (rc == -EINTR) {
-			free(path);
-			break;
-		}
-		if (rc < 0) {
-			fprintf(stderr,
-				"%s: rank %d (%s): its database did not reach "
-				"rank 0: %s\n",
-				HL_PROG, r, p->id.name,
-				rc == -ETIMEDOUT ? "no answer" : strerror(-rc));
-			if (!p->reason[0])
-				snprintf(p->reason, sizeof(p->reason),
-					 "its database did not reach rank 0");
-			p->dead = 1;
-			bad = 1;
-			free(path);
-			continue;
-		}
-		if (d) {
-			memset(&ms, 0, sizeof(ms));
-			/* this experiment's rows only: a host's database
-			 * keeps every experiment run there (and its plain
-			 * mounts), its copy in OUT.hosts/ stays whole */
-			rc = hosts_merge_experiment(d, path, c->h->uuid, &ms,
-						    &err);
-			if (rc < 0) {
-				fprintf(stderr, "%s: cannot merge %s: %s\n",
-					HL_PROG, path,
-					err ? err : strerror(-rc));
-				free(err);
-				err = NULL;
-				bad = 1;
-			}
-		}
-		free(path);
-	}
+	bad |= gather(c, copy, d);
 	if (copy) {
 		unlink(copy);
 		free(copy);
 	}
 	machines = distinct_machines(c);
-	memset(&e, 0, sizeof(e));
-	e.uuid = c->h->uuid;
-	hl_iso_time(hl_now_rt(), at, sizeof(at));
-	e.ended_at = at;
-	e.ranks = c->n;
-	e.machines = machines;
-	e.command = c->o->command;
-	e.plan = c->o->find_max ? "find-max" : "list";
-	e.max_lo = lo;
-	e.max_hi = hi;
-	e.verdict = verdict;
 	if (d) {
-		rc = hosts_experiment_put(d, &e, &exp_id, &err);
-		if (rc == 0)
-			rc = mark_all_incomplete(c, d, exp_id, verdict,
-						 says_nothing, &err);
-		if (rc < 0) {
-			fprintf(stderr, "%s: %s: %s\n", HL_PROG, c->o->out,
-				err ? err : strerror(-rc));
-			bad = 1;
-		}
-		free(err);
+		bad |= record_experiment(c, d, verdict, says_nothing, machines,
+					 lo, hi);
 		hosts_db_close(d);
 	}
 	if (hl_stop_signal) {
@@ -1079,20 +1208,261 @@ static int finish(struct coord *c, const char *verdict, int says_nothing,
 	return bad ? 1 : 0;
 }
 
+/* Each other rank's HELLO, cleaned: 0, or -EINTR. */
+static int rank0_hellos(struct coord *c)
+{
+	struct hl_hello hello;
+	int r, rc;
+
+	for (r = 1; r < c->n; r++) {
+		rc = hl_recv(r, HL_TAG_HELLO, &hello, sizeof(hello),
+			     hl_now_mono() + WAIT_HELLO_NS);
+		if (rc == -EINTR)
+			return rc;
+		if (rc < 0)
+			memset(&hello, 0, sizeof(hello));
+		eng_hosts_text(hello.name, sizeof(hello.name));
+		eng_hosts_text(hello.machine_id, sizeof(hello.machine_id));
+		eng_hosts_text(hello.boot_id, sizeof(hello.boot_id));
+		eng_hosts_text(hello.sync, sizeof(hello.sync));
+		if (!hello.name[0])
+			snprintf(hello.name, sizeof(hello.name), "?");
+		if (rc != 0)
+			hello.sync_error_us = -1;
+		c->p[r].id = hello;
+		c->p[r].alive = 1;
+		if (rc < 0)
+			kill_peer(c, r, "no answer at the start");
+	}
+	return 0;
+}
+
+/* The plan to each other rank, then each one's clock measured against
+ * rank 0's, one after the other: 0, or -EINTR. */
+static int rank0_sync(struct coord *c)
+{
+	struct hl_host *h = c->h;
+	struct hl_plan plan;
+	int64_t off, rtt, th;
+	int r, rc;
+
+	memset(&plan, 0, sizeof(plan));
+	snprintf(plan.uuid, sizeof(plan.uuid), "%s", h->uuid);
+	snprintf(plan.label, sizeof(plan.label), "%s", h->label);
+	plan.rounds = c->o->sync_rounds;
+	/* the others are measured one after the other, then rank 0 mounts
+	 * before it waits for their mounts */
+	plan.wait_ms = 120000 + (int64_t)c->n * 10000;
+	printf("experiment %s: %d rank%s, label '%s', media %s\n", h->uuid,
+	       c->n, c->n == 1 ? "" : "s", h->label, c->o->media);
+	fflush(stdout);
+	for (r = 1; r < c->n; r++)
+		if (c->p[r].alive &&
+		    hl_send(r, HL_TAG_PLAN, &plan, sizeof(plan),
+			    hl_now_mono() + WAIT_PONG_NS) < 0)
+			kill_peer(c, r, "no answer at the start");
+	h->line.t_start = hl_now_rt();
+	for (r = 1; r < c->n; r++) {
+		if (!c->p[r].alive)
+			continue;
+		rc = measure(c, r, &off, &rtt, &th);
+		if (rc == -EINTR)
+			return rc;
+		if (rc < 0) {
+			kill_peer(c, r, "no answer in the clock measurement "
+					"at the start");
+			continue;
+		}
+		c->p[r].line.t_start = th;
+		c->p[r].line.offset_start = off;
+		c->p[r].rtt_start = rtt;
+		printf("rank %d (%s): clock offset %+.3f ms (round trip %.1f "
+		       "us)\n", r, c->p[r].id.name, (double)off / 1e6,
+		       (double)rtt / 1e3);
+	}
+	return 0;
+}
+
+/* Rank 0 mounts, then each other rank's mount is awaited; *min_tl the
+ * fewest timelines a live host has.  0, or -EINTR. */
+static int rank0_mounts(struct coord *c, unsigned *min_tl)
+{
+	static struct hl_mounted m;
+	int r, rc;
+
+	hl_host_mount(c->h, &m);
+	if (hl_stop_signal)
+		return -EINTR;
+	c->p[0].line = c->h->line;
+	for (r = 0; r < c->n; r++) {
+		struct peer *p = &c->p[r];
+
+		if (!p->alive)
+			continue;
+		if (r > 0) {
+			rc = hl_recv(r, HL_TAG_MOUNTED, &m, sizeof(m),
+				     hl_now_mono() + WAIT_MOUNT_NS);
+			if (rc == -EINTR)
+				return rc;
+			if (rc < 0) {
+				kill_peer(c, r, "no answer to the mount");
+				continue;
+			}
+			eng_hosts_text(m.reason, sizeof(m.reason));
+		}
+		if (!m.ok) {
+			snprintf(p->reason, sizeof(p->reason), "%s", m.reason);
+			c->failures++;
+			printf("rank %d (%s): %s\n", r, p->id.name, m.reason);
+			continue;
+		}
+		p->live = 1;
+		p->n_tl = m.n_tl;
+		memcpy(p->prefmax, m.prefmax, sizeof(p->prefmax));
+		p->max_all = m.max_all;
+		if (m.n_tl < *min_tl)
+			*min_tl = m.n_tl;
+	}
+	return 0;
+}
+
+/* Why nothing can play (no host mounted, a count the hosts' timelines
+ * cannot play: each workstation its own timeline on its host), said
+ * before any step; 0 if something can. */
+static int rank0_nothing(struct coord *c, unsigned min_tl, char *verdict,
+			 size_t len)
+{
+	const struct hl_opts *o = c->o;
+	unsigned live = n_live(c), most;
+	size_t i;
+	int r;
+
+	if (!live) {
+		snprintf(verdict, len, "no host could mount: nothing played");
+		fprintf(stderr, "%s: no host could mount", HL_PROG);
+		for (r = 0; r < c->n; r++)
+			if (c->p[r].reason[0])
+				fprintf(stderr, "%s rank %d (%s): %s",
+					r ? ";" : ":", r, c->p[r].id.name,
+					c->p[r].reason);
+		fprintf(stderr, "\n");
+		return 1;
+	}
+	printf("%u of %d host%s mounted, %u timelines each at least\n", live,
+	       c->n, c->n == 1 ? "" : "s", min_tl);
+	fflush(stdout);
+	for (i = 0; !o->find_max && i < o->n_ws; i++) {
+		most = (o->ws[i] + live - 1) / live;
+		if (most <= min_tl)
+			continue;
+		snprintf(verdict, len,
+			 "--workstations %u needs %u timelines on each of %u "
+			 "host%s, a host has %u: nothing played",
+			 o->ws[i], most, live, live == 1 ? "" : "s", min_tl);
+		fprintf(stderr, "%s: %s\n", HL_PROG, verdict);
+		return 1;
+	}
+	return 0;
+}
+
+/* The --workstations counts, each its warm-ups and repetitions: 0, or
+ * -EINTR. */
+static int rank0_counts(struct coord *c, char *verdict, size_t len)
+{
+	unsigned reps_ok;
+	int64_t late = 0;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->o->n_ws; i++) {
+		rc = count(c, c->o->ws[i], 0, &reps_ok);
+		if (rc < 0)
+			return rc;
+		if (!n_live(c))
+			break;
+	}
+	for (i = 0; i < c->n_rows; i++)
+		if (c->rows[i].rep)
+			late += c->rows[i].late;
+	snprintf(verdict, len,
+		 "%zu step%s over %u host%s: %lld late frame%s in the "
+		 "repetitions%s",
+		 c->n_rows, c->n_rows == 1 ? "" : "s", n_live(c),
+		 n_live(c) == 1 ? "" : "s", (long long)late,
+		 late == 1 ? "" : "s",
+		 c->failures ? "; some hosts incomplete (below)" : "");
+	return 0;
+}
+
+/* --find-max over the live hosts: 0 with *lo and *hi its bracket (-1:
+ * none), 1 if there was no count to try, -EINTR. */
+static int rank0_find_max(struct coord *c, unsigned min_tl, char *verdict,
+			  size_t len, int64_t *lo, int64_t *hi)
+{
+	const struct hl_opts *o = c->o;
+	unsigned n, hosts = n_live(c), blo = 0, bhi = 0, cap, from, reps_ok;
+	struct eng_findmax fm;
+	int rc;
+
+	cap = hosts * min_tl;
+	if (o->max && o->max < cap)
+		cap = o->max;
+	from = o->from ? o->from : hosts;
+	if (from > cap)
+		from = cap;
+	if (!cap || eng_findmax_init(&fm, from, cap) < 0) {
+		snprintf(verdict, len,
+			 "find-max: no workstation count to try (%u hosts "
+			 "with %u timelines each)", hosts, min_tl);
+		return 1;
+	}
+	while ((n = eng_findmax_next(&fm)) != 0) {
+		rc = count(c, n, 1, &reps_ok);
+		if (rc < 0)
+			return rc;
+		eng_findmax_result(&fm, n, rc);
+		if (!n_live(c))
+			break;
+	}
+	eng_findmax_bracket(&fm, &blo, &bhi);
+	hosts = n_live(c);
+	if (blo == 0)
+		snprintf(verdict, len,
+			 "not even 1 workstation over %u host%s plays with 0 "
+			 "late frames", hosts, hosts == 1 ? "" : "s");
+	else if (bhi == 0)
+		snprintf(verdict, len,
+			 "at least %u workstations over %u host%s play with 0 "
+			 "late frames in %u of %u repetitions: the cap (%s); "
+			 "more need more timelines or hosts",
+			 blo, hosts, hosts == 1 ? "" : "s", o->repeat,
+			 o->repeat,
+			 o->max && o->max == cap ? "--max" :
+						   "the hosts' timelines");
+	else
+		snprintf(verdict, len,
+			 "%u workstation%s over %u host%s play%s with 0 late "
+			 "frames in %u of %u repetitions; %u do%s not",
+			 blo, blo == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s",
+			 blo == 1 ? "s" : "", o->repeat, o->repeat, bhi,
+			 bhi == 1 ? "es" : "");
+	*lo = blo;
+	*hi = bhi ? (int64_t)bhi : -1;
+	if (c->failures)
+		snprintf(verdict + strlen(verdict), len - strlen(verdict),
+			 "; some hosts incomplete (below)");
+	return 0;
+}
+
 int hl_rank0(struct hl_host *h)
 {
 	const struct hl_opts *o = h->o;
-	static struct hl_mounted m;
 	struct coord c;
-	struct hl_plan plan;
-	struct hl_hello hello;
-	struct eng_findmax fm;
 	struct utsname u;
-	char verdict[1024];
-	unsigned cap = 0, from, reps_ok = 0, min_tl = UINT32_MAX;
-	int64_t off, rtt, th, lo = -1, hi = -1;
-	int r, rc = 0;
-	size_t i;
+	char verdict[1024], why[64];
+	unsigned min_tl = UINT32_MAX;
+	int64_t lo = -1, hi = -1;
+	int rc = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.h = h;
@@ -1115,219 +1485,32 @@ int hl_rank0(struct hl_host *h)
 		snprintf(h->label, sizeof(h->label), "%s", u.release);
 	c.p[0].alive = 1;
 	c.p[0].id = h->id;
-	for (r = 1; r < c.n; r++) {
-		rc = hl_recv(r, HL_TAG_HELLO, &hello, sizeof(hello),
-			     hl_now_mono() + WAIT_HELLO_NS);
-		if (rc == -EINTR)
-			goto stopped;
-		if (rc < 0)
-			memset(&hello, 0, sizeof(hello));
-		eng_hosts_text(hello.name, sizeof(hello.name));
-		eng_hosts_text(hello.machine_id, sizeof(hello.machine_id));
-		eng_hosts_text(hello.boot_id, sizeof(hello.boot_id));
-		eng_hosts_text(hello.sync, sizeof(hello.sync));
-		if (!hello.name[0])
-			snprintf(hello.name, sizeof(hello.name), "?");
-		if (rc != 0)
-			hello.sync_error_us = -1;
-		c.p[r].id = hello;
-		c.p[r].alive = 1;
-		if (rc < 0)
-			kill_peer(&c, r, "no answer at the start");
-	}
-	memset(&plan, 0, sizeof(plan));
-	snprintf(plan.uuid, sizeof(plan.uuid), "%s", h->uuid);
-	snprintf(plan.label, sizeof(plan.label), "%s", h->label);
-	plan.rounds = o->sync_rounds;
-	/* the others are measured one after the other, then rank 0 mounts
-	 * before it waits for their mounts */
-	plan.wait_ms = 120000 + (int64_t)c.n * 10000;
-	printf("experiment %s: %d rank%s, label '%s', media %s\n", h->uuid, c.n,
-	       c.n == 1 ? "" : "s", h->label, o->media);
-	fflush(stdout);
-	for (r = 1; r < c.n; r++) {
-		if (!c.p[r].alive)
-			continue;
-		rc = hl_send(r, HL_TAG_PLAN, &plan, sizeof(plan),
-			     hl_now_mono() + WAIT_PONG_NS);
-		if (rc < 0)
-			kill_peer(&c, r, "no answer at the start");
-	}
-	h->line.t_start = hl_now_rt();
-	for (r = 1; r < c.n; r++) {
-		if (!c.p[r].alive)
-			continue;
-		rc = measure(&c, r, &off, &rtt, &th);
-		if (rc == -EINTR)
-			goto stopped;
-		if (rc < 0) {
-			kill_peer(
-			    &c, r,
-			    "no answer in the clock measurement at the start");
-			continue;
-		}
-		c.p[r].line.t_start = th;
-		c.p[r].line.offset_start = off;
-		c.p[r].rtt_start = rtt;
-		printf("rank %d (%s): clock offset %+.3f ms (round trip %.1f "
-		       "us)\n",
-		       r, c.p[r].id.name, (double)off / 1e6, (double)rtt / 1e3);
-	}
-	hl_host_mount(h, &m);
-	if (hl_stop_signal)
+	if (rank0_hellos(&c) < 0 || rank0_sync(&c) < 0 ||
+	    rank0_mounts(&c, &min_tl) < 0)
 		goto stopped;
-	c.p[0].line = h->line;
-	for (r = 0; r < c.n; r++) {
-		struct peer *p = &c.p[r];
-
-		if (!p->alive)
-			continue;
-		if (r > 0) {
-			rc = hl_recv(r, HL_TAG_MOUNTED, &m, sizeof(m),
-				     hl_now_mono() + WAIT_MOUNT_NS);
-			if (rc == -EINTR)
-				goto stopped;
-			if (rc < 0) {
-				kill_peer(&c, r, "no answer to the mount");
-				continue;
-			}
-			eng_hosts_text(m.reason, sizeof(m.reason));
-		}
-		if (!m.ok) {
-			snprintf(p->reason, sizeof(p->reason), "%s", m.reason);
-			c.failures++;
-			printf("rank %d (%s): %s\n", r, p->id.name, m.reason);
-		} else {
-			p->live = 1;
-			p->n_tl = m.n_tl;
-			memcpy(p->prefmax, m.prefmax, sizeof(p->prefmax));
-			p->max_all = m.max_all;
-			if (m.n_tl < min_tl)
-				min_tl = m.n_tl;
-		}
-	}
-	if (!n_live(&c)) {
-		snprintf(verdict, sizeof(verdict),
-			 "no host could mount: nothing played");
-		fprintf(stderr, "%s: no host could mount", HL_PROG);
-		for (r = 0; r < c.n; r++)
-			if (c.p[r].reason[0])
-				fprintf(stderr, "%s rank %d (%s): %s",
-					r ? ";" : ":", r, c.p[r].id.name,
-					c.p[r].reason);
-		fprintf(stderr, "\n");
-		rc = finish(&c, verdict, 1, -1, -1);
-		rc = 1;
-		goto out;
-	}
-	printf("%u of %d host%s mounted, %u timelines each at least\n",
-	       n_live(&c), c.n, c.n == 1 ? "" : "s", min_tl);
-	fflush(stdout);
-	/* a count the hosts' timelines cannot play (each workstation its
-	 * own timeline on its host) is said before any step plays */
-	for (i = 0; !o->find_max && i < o->n_ws; i++) {
-		unsigned live = n_live(&c), most = (o->ws[i] + live - 1) / live;
-
-		if (most <= min_tl)
-			continue;
-		snprintf(verdict, sizeof(verdict),
-			 "--workstations %u needs %u timelines on each of %u "
-			 "host%s, a host has %u: nothing played",
-			 o->ws[i], most, live, live == 1 ? "" : "s", min_tl);
-		fprintf(stderr, "%s: %s\n", HL_PROG, verdict);
+	if (rank0_nothing(&c, min_tl, verdict, sizeof(verdict))) {
 		finish(&c, verdict, 1, -1, -1);
 		rc = 1;
 		goto out;
 	}
-	if (!o->find_max) {
-		int64_t late = 0;
-
-		for (i = 0; i < o->n_ws; i++) {
-			rc = count(&c, o->ws[i], 0, &reps_ok);
-			if (rc < 0)
-				goto stopped;
-			if (!n_live(&c))
-				break;
-		}
-		for (i = 0; i < c.n_rows; i++)
-			if (c.rows[i].rep)
-				late += c.rows[i].late;
-		snprintf(verdict, sizeof(verdict),
-			 "%zu step%s over %u host%s: %lld late frame%s in the "
-			 "repetitions%s",
-			 c.n_rows, c.n_rows == 1 ? "" : "s", n_live(&c),
-			 n_live(&c) == 1 ? "" : "s", (long long)late,
-			 late == 1 ? "" : "s",
-			 c.failures ? "; some hosts incomplete (below)" : "");
-	} else {
-		unsigned n, hosts = n_live(&c), blo = 0, bhi = 0;
-
-		cap = hosts * min_tl;
-		if (o->max && o->max < cap)
-			cap = o->max;
-		from = o->from ? o->from : hosts;
-		if (from > cap)
-			from = cap;
-		if (!cap || eng_findmax_init(&fm, from, cap) < 0) {
-			snprintf(verdict, sizeof(verdict),
-				 "find-max: no workstation count to try (%u "
-				 "hosts with %u timelines each)",
-				 hosts, min_tl);
-			rc = finish(&c, verdict, 0, -1, -1);
-			rc = 1;
-			goto out;
-		}
-		while ((n = eng_findmax_next(&fm)) != 0) {
-			rc = count(&c, n, 1, &reps_ok);
-			if (rc < 0)
-				goto stopped;
-			eng_findmax_result(&fm, n, rc);
-			if (!n_live(&c))
-				break;
-		}
-		eng_findmax_bracket(&fm, &blo, &bhi);
-		hosts = n_live(&c);
-		if (blo == 0)
-			snprintf(verdict, sizeof(verdict),
-				 "not even 1 workstation over %u host%s plays "
-				 "with 0 late frames",
-				 hosts, hosts == 1 ? "" : "s");
-		else if (bhi == 0)
-			snprintf(
-			    verdict, sizeof(verdict),
-			    "at least %u workstations over %u host%s play with "
-			    "0 late frames in %u of %u repetitions: the cap "
-			    "(%s); more need more timelines or hosts",
-			    blo, hosts, hosts == 1 ? "" : "s", o->repeat,
-			    o->repeat,
-			    o->max && o->max == cap ? "--max"
-						    : "the hosts' timelines");
-		else
-			snprintf(
-			    verdict, sizeof(verdict),
-			    "%u workstation%s over %u host%s play%s with 0 "
-			    "late frames in %u of %u repetitions; %u do%s not",
-			    blo, blo == 1 ? "" : "s", hosts,
-			    hosts == 1 ? "" : "s", blo == 1 ? "s" : "",
-			    o->repeat, o->repeat, bhi, bhi == 1 ? "es" : "");
-		lo = blo;
-		hi = bhi ? (int64_t)bhi : -1;
-		if (c.failures)
-			snprintf(verdict + strlen(verdict),
-				 sizeof(verdict) - strlen(verdict),
-				 "; some hosts incomplete (below)");
+	rc = o->find_max ? rank0_find_max(&c, min_tl, verdict,
+					   sizeof(verdict), &lo, &hi) :
+			   rank0_counts(&c, verdict, sizeof(verdict));
+	if (rc < 0)
+		goto stopped;
+	if (rc > 0) {	/* find-max had no count to try */
+		finish(&c, verdict, 0, -1, -1);
+		rc = 1;
+		goto out;
 	}
 	rc = finish(&c, verdict, 0, lo, hi);
 	goto out;
-stopped : {
-	char why[64];
-
+stopped:
 	snprintf(why, sizeof(why), "stopped by %s",
 		 hl_sig_name(hl_stop_signal));
 	fprintf(stderr, "%s: %s: stopping every rank\n", HL_PROG, why);
 	stop_all(&c);
 	hl_host_stop(h, why);
-}
 	rc = 128 + hl_stop_signal;
 out:
 	free(c.rows);

@@ -244,13 +244,165 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* 0, 2 for a usage error, or -1 for --help / --version (done). */
-static int parse(int argc, char **argv, struct hl_opts *o)
-{
-	const char *ws = NULL, *bad;
-	int c, from_set = 0, max_set = 0;
-	size_t len = 1;
+/* What parse_* say of an option: */
+#define PARSE_OK 0
+#define PARSE_OTHER 1	/* not that parser's */
+/* else usage_error's 2, or -1: answered (--help, --version) */
 
+/* The options of numbers: counts, seconds and the pace. */
+static int parse_number(struct hl_opts *o, int c, const char *a,
+			int *from_set, int *max_set)
+{
+	switch (c) {
+	case OPT_FROM:
+		*from_set = 1;
+		if (parse_uint(a, 1, 100000, &o->from) < 0)
+			return usage_error("invalid --from '%s': expected a "
+					   "whole number from 1", a);
+		return PARSE_OK;
+	case OPT_MAX:
+		*max_set = 1;
+		if (parse_uint(a, 1, 100000, &o->max) < 0)
+			return usage_error("invalid --max '%s': expected a "
+					   "whole number from 1", a);
+		return PARSE_OK;
+	case OPT_REPEAT:
+		if (parse_uint(a, 1, 1000, &o->repeat) < 0)
+			return usage_error("invalid --repeat '%s': expected a "
+					   "whole number from 1", a);
+		return PARSE_OK;
+	case OPT_WARMUP:
+		if (parse_uint(a, 0, 1000, &o->warmup) < 0)
+			return usage_error("invalid --warmup '%s': expected a "
+					   "whole number (0: none)", a);
+		return PARSE_OK;
+	case OPT_PACE:
+		o->pace = a;
+		if (!strcmp(a, "realtime"))
+			o->speed = 1;
+		else if (!strcmp(a, "off"))
+			o->speed = 0;
+		else if (parse_secs(a, &o->speed) < 0 || o->speed <= 0)
+			return usage_error("invalid --pace '%s': expected "
+					   "realtime, off or a factor like 2",
+					   a);
+		return PARSE_OK;
+	case OPT_MARGIN:
+		if (parse_secs(a, &o->start_margin) < 0)
+			return usage_error("invalid --start-margin '%s': "
+					   "expected seconds like 2 or 0.5", a);
+		return PARSE_OK;
+	case OPT_TIMEOUT:
+		if (parse_secs(a, &o->step_timeout) < 0 ||
+		    o->step_timeout <= 0)
+			return usage_error("invalid --step-timeout '%s': "
+					   "expected seconds above 0", a);
+		return PARSE_OK;
+	case OPT_ROUNDS:
+		if (parse_uint(a, 1, 256, &o->sync_rounds) < 0)
+			return usage_error("invalid --sync-rounds '%s': "
+					   "expected 1 to 256", a);
+		return PARSE_OK;
+	}
+	return PARSE_OTHER;
+}
+
+/* The options of names: paths, commands, the cache and the label. */
+static int parse_name(struct hl_opts *o, int c, const char *a)
+{
+	const char *bad;
+
+	switch (c) {
+	case OPT_MEDIA:
+		o->media = a;
+		return PARSE_OK;
+	case OPT_CACHE:
+		if (strcmp(a, "drop") && strcmp(a, "prime") && strcmp(a, "keep"))
+			return usage_error("invalid --cache '%s': expected "
+					   "drop, prime or keep", a);
+		o->cache = a;
+		return PARSE_OK;
+	case OPT_READER:
+		if (!*a)
+			return usage_error("--reader needs a command");
+		o->reader = a;
+		return PARSE_OK;
+	case OPT_MOUNTOPTS:
+		bad = own_opt(a);
+		if (bad)
+			return usage_error("--mount-opts cannot set %s=: the "
+					   "launcher sets it (--%s)", bad,
+					   !strcmp(bad, "experiment") ||
+						   !strcmp(bad, "rank") ?
+						   "its own" : bad);
+		o->mount_opts = *a ? a : NULL;
+		return PARSE_OK;
+	case OPT_LABEL:
+		o->label = a;
+		return PARSE_OK;
+	case OPT_DB:
+		if (!*a)
+			return usage_error("--db needs a path");
+		o->db = a;
+		return PARSE_OK;
+	case OPT_OUT:
+		if (!*a)
+			return usage_error("--out needs a path");
+		o->out = a;
+		return PARSE_OK;
+	case OPT_MNT:
+		if (!*a)
+			return usage_error("--mountpoint needs a folder");
+		o->mountpoint = a;
+		return PARSE_OK;
+	}
+	return PARSE_OTHER;
+}
+
+/* The options that go together, after the last: 0 or usage_error's. */
+static int parse_check(const struct hl_opts *o, const char *ws,
+		       int from_set, int max_set)
+{
+	if (!o->media)
+		return usage_error(
+		    "give --media DIR (the same path on every host)");
+	if (ws && o->find_max)
+		return usage_error(
+		    "give --workstations LIST or --find-max, not both");
+	if (!ws && !o->find_max)
+		return usage_error("give --workstations LIST or --find-max");
+	if (from_set && !o->find_max)
+		return usage_error("--from goes with --find-max");
+	if (max_set && !o->find_max)
+		return usage_error("--max goes with --find-max");
+	if (from_set && max_set && o->from > o->max)
+		return usage_error("--from %u is above --max %u", o->from,
+				   o->max);
+	return 0;
+}
+
+/* The command line, as the experiment's row says it. */
+static char *command_of(int argc, char **argv)
+{
+	size_t len = 1;
+	char *cmd;
+	int c;
+
+	for (c = 0; c < argc; c++)
+		len += strlen(argv[c]) + 1;
+	cmd = calloc(1, len);
+	if (!cmd)
+		return NULL;
+	for (c = 0; c < argc; c++) {
+		if (c)
+			strcat(cmd, " ");
+		strcat(cmd, argv[c]);
+	}
+	return cmd;
+}
+
+static void opts_default(struct hl_opts *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->repeat = 3;
 	o->warmup = 1;
@@ -263,138 +415,38 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 	o->start_margin = 2;
 	o->step_timeout = 60;
 	o->sync_rounds = 16;
+}
+
+/* 0, 2 (a usage error, said), or -1 (answered: --help, --version). */
+static int parse(int argc, char **argv, struct hl_opts *o)
+{
+	const char *ws = NULL;
+	int c, rc, from_set = 0, max_set = 0;
+
+	opts_default(o);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
-		const char *a = optarg;
-
+		rc = parse_number(o, c, optarg, &from_set, &max_set);
+		if (rc == PARSE_OTHER)
+			rc = parse_name(o, c, optarg);
+		if (rc != PARSE_OTHER) {
+			if (rc != PARSE_OK)
+				return rc;
+			continue;
+		}
 		switch (c) {
-		case OPT_MEDIA:
-			o->media = a;
-			break;
 		case OPT_WS:
-			ws = a;
-			if (parse_ws(o, a) < 0)
+			ws = optarg;
+			if (parse_ws(o, optarg) < 0)
 				return usage_error(
 				    "invalid --workstations '%s': expected "
-				    "counts like 10,20,40",
-				    a);
+				    "counts like 10,20,40", optarg);
 			break;
 		case OPT_FINDMAX:
 			o->find_max = 1;
 			break;
-		case OPT_FROM:
-			from_set = 1;
-			if (parse_uint(a, 1, 100000, &o->from) < 0)
-				return usage_error(
-				    "invalid --from '%s': expected a whole "
-				    "number from 1",
-				    a);
-			break;
-		case OPT_MAX:
-			max_set = 1;
-			if (parse_uint(a, 1, 100000, &o->max) < 0)
-				return usage_error(
-				    "invalid --max '%s': expected a whole "
-				    "number from 1",
-				    a);
-			break;
-		case OPT_REPEAT:
-			if (parse_uint(a, 1, 1000, &o->repeat) < 0)
-				return usage_error(
-				    "invalid --repeat '%s': expected a whole "
-				    "number from 1",
-				    a);
-			break;
-		case OPT_WARMUP:
-			if (parse_uint(a, 0, 1000, &o->warmup) < 0)
-				return usage_error(
-				    "invalid --warmup '%s': expected a whole "
-				    "number (0: none)",
-				    a);
-			break;
-		case OPT_CACHE:
-			if (strcmp(a, "drop") && strcmp(a, "prime") &&
-			    strcmp(a, "keep"))
-				return usage_error(
-				    "invalid --cache '%s': expected drop, "
-				    "prime or keep",
-				    a);
-			o->cache = a;
-			break;
-		case OPT_PACE:
-			o->pace = a;
-			if (!strcmp(a, "realtime")) {
-				o->speed = 1;
-			} else if (!strcmp(a, "off")) {
-				o->speed = 0;
-			} else if (parse_secs(a, &o->speed) < 0 ||
-				   o->speed <= 0) {
-				return usage_error(
-				    "invalid --pace '%s': expected realtime, "
-				    "off or a factor like 2",
-				    a);
-			}
-			break;
-		case OPT_READER:
-			if (!*a)
-				return usage_error("--reader needs a command");
-			o->reader = a;
-			break;
 		case OPT_MOVIE:
 			o->movie = 1;
-			break;
-		case OPT_MOUNTOPTS:
-			bad = own_opt(a);
-			if (bad)
-				return usage_error(
-				    "--mount-opts cannot set %s=: the launcher "
-				    "sets it (--%s)",
-				    bad,
-				    !strcmp(bad, "experiment") ||
-					    !strcmp(bad, "rank")
-					? "its own"
-					: bad);
-			o->mount_opts = *a ? a : NULL;
-			break;
-		case OPT_LABEL:
-			o->label = a;
-			break;
-		case OPT_DB:
-			if (!*a)
-				return usage_error("--db needs a path");
-			o->db = a;
-			break;
-		case OPT_OUT:
-			if (!*a)
-				return usage_error("--out needs a path");
-			o->out = a;
-			break;
-		case OPT_MNT:
-			if (!*a)
-				return usage_error(
-				    "--mountpoint needs a folder");
-			o->mountpoint = a;
-			break;
-		case OPT_MARGIN:
-			if (parse_secs(a, &o->start_margin) < 0)
-				return usage_error(
-				    "invalid --start-margin '%s': expected "
-				    "seconds like 2 or 0.5",
-				    a);
-			break;
-		case OPT_TIMEOUT:
-			if (parse_secs(a, &o->step_timeout) < 0 ||
-			    o->step_timeout <= 0)
-				return usage_error(
-				    "invalid --step-timeout '%s': expected "
-				    "seconds above 0",
-				    a);
-			break;
-		case OPT_ROUNDS:
-			if (parse_uint(a, 1, 256, &o->sync_rounds) < 0)
-				return usage_error("invalid --sync-rounds "
-						   "'%s': expected 1 to 256",
-						   a);
 			break;
 		case 'h':
 			if (is_rank0())
@@ -414,32 +466,11 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (!o->media)
-		return usage_error(
-		    "give --media DIR (the same path on every host)");
-	if (ws && o->find_max)
-		return usage_error(
-		    "give --workstations LIST or --find-max, not both");
-	if (!ws && !o->find_max)
-		return usage_error("give --workstations LIST or --find-max");
-	if (from_set && !o->find_max)
-		return usage_error("--from goes with --find-max");
-	if (max_set && !o->find_max)
-		return usage_error("--max goes with --find-max");
-	if (from_set && max_set && o->from > o->max)
-		return usage_error("--from %u is above --max %u", o->from,
-				   o->max);
-	for (c = 0; c < argc; c++)
-		len += strlen(argv[c]) + 1;
-	o->command = calloc(1, len);
-	if (!o->command)
-		return 2;
-	for (c = 0; c < argc; c++) {
-		if (c)
-			strcat(o->command, " ");
-		strcat(o->command, argv[c]);
-	}
-	return 0;
+	rc = parse_check(o, ws, from_set, max_set);
+	if (rc)
+		return rc;
+	o->command = command_of(argc, argv);
+	return o->command ? 0 : 2;
 }
 
 static int out_folder_missing(const char *out)
