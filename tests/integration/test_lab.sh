@@ -39,14 +39,17 @@ lab_cleanup() {
 }
 trap lab_cleanup EXIT
 
-# left DIR IMAGE: what a lab at DIR over IMAGE left behind, one a line
+# left DIR IMAGE: what a lab at DIR over IMAGE left behind, one a line.
+# Its group only (timelinefs-lab-CKSUM, CKSUM of DIR's path): another
+# lab on this machine (a user's, another test's) is not this one's
 left() {
 	[ -z "$(losetup -j "$2" 2>/dev/null)" ] || echo "loop device over $2"
 	! grep -q " $1 " /proc/mounts || echo "mount at $1"
 	[ ! -e "$2" ] || echo "image $2"
 	[ ! -e "$1" ] || echo "folder $1"
-	for g in /sys/fs/cgroup/blkio/timelinefs-lab-* /sys/fs/cgroup/*/timelinefs-lab \
-		"$T"/state/*; do
+	set -- "$1" "$2" "$(printf '%s' "$1" | cksum)"
+	for g in "/sys/fs/cgroup/blkio/timelinefs-lab-${3%% *}" \
+		"/sys/fs/cgroup/timelinefs-lab/timelinefs-lab-${3%% *}" "$T"/state/*; do
 		[ ! -e "$g" ] || echo "left: $g"
 	done
 }
