@@ -694,6 +694,179 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
+/* timelinefs -V: the libraries it runs with, which may not be those it
+ * was built against: what a bug report needs. */
+static void say_version(void)
+{
+	unsigned av = avformat_version();
+
+	printf("timelinefs %s\nlibfuse %s\nSQLite %s\nlibavformat %u.%u.%u\n",
+	       TLFS_VERSION, fuse_pkgversion(), store_sqlite_version(),
+	       av >> 16, av >> 8 & 0xff, av & 0xff);
+}
+
+/* Everything the mount needs before its session: the media folder, the
+ * recordings repaired, the timelines loaded and sized, their movies.  0;
+ * -1 with the media folder open (the caller frees what was made), -2
+ * before it. */
+static int prepare(struct fs *fs, struct eng_diag *diag, const char *cmdline)
+{
+	uint64_t nofile;
+	int repair;
+
+	if (fs_raise_nofile(&nofile) < 0)
+		fprintf(stderr,
+			"timelinefs: cannot raise the open file limit: "
+			"%s (many streams may fail with EMFILE)\n",
+			strerror(errno));
+	/* a low limit shares its fds out among the streams expected */
+	if (!fs->cfg.stream_files_arg)
+		fs->cfg.stream_files = eng_player_files_default(nofile);
+	fs->media_fd = open(fs->cfg.media_dir, O_RDONLY | O_DIRECTORY |
+			    O_CLOEXEC);
+	if (fs->media_fd < 0) {
+		fprintf(stderr, "timelinefs: cannot open media folder %s: %s\n",
+			fs->cfg.media_dir, strerror(errno));
+		return -2;
+	}
+	eng_io_real_init(&fs->io, &fs->io_real, fs->media_fd);
+	if (fs->cfg.inject_v) {
+		/* -o inject: every player reads through the fault wrapper */
+		fs->io_base = fs->io;
+		if (eng_inject_wrap(fs->cfg.inject_v, &fs->io_base, &fs->io) < 0)
+			return -1;
+	}
+	if (fs_ingest_init(fs) < 0)
+		return -1;
+	/* before the timelines, which may play a recording, are sized */
+	repair = fs_ingest_repair_all(fs, fs->cfg.inject_v ? &fs->io_base :
+					  &fs->io);
+	if (repair < 0)
+		fprintf(stderr, "timelinefs: cannot read %s/%s to repair its "
+			"recordings: %s\n", fs->cfg.media_dir, ENG_INGEST_DIR,
+			strerror(-repair));
+	if (load_timelines(fs, diag) < 0 || ingest_clash(fs, diag) < 0) {
+		if (diag->n)
+			store_refused(fs, cmdline, diag);
+		return -1;
+	}
+	say_picture_unused(fs);
+	probe_direct(fs);
+	/* after the movies, whose readers' rings are larger */
+	if (build_movies(fs) < 0)
+		return -1;
+	if (check_stream_mem(fs, diag) < 0) {
+		store_refused(fs, cmdline, diag);
+		return -1;
+	}
+	probe_pipes(fs);
+	fs->mount_time = (uint64_t)time(NULL);
+	return 0;
+}
+
+/* The mount, once the run is recorded: 0, or -1 with the run abandoned
+ * (libfuse refused, or a signal came while starting). */
+static int mount_now(struct fs *fs)
+{
+	if (fuse_session_mount(fs->se, fs->cfg.mountpoint) != 0) {
+		/* libfuse said why, but not where */
+		fprintf(stderr, "timelinefs: cannot mount on %s\n",
+			fs->cfg.mountpoint);
+		/* no run without a mount */
+		store_abandon(fs);
+		return -1;
+	}
+	if (!fs->cfg.direct_io && fs->cfg.readahead_kb) {
+		int rc = fs_set_readahead(fs->cfg.mountpoint,
+					  fs->cfg.readahead_kb);
+
+		if (rc < 0)
+			fuse_log(FUSE_LOG_WARNING, "timelinefs: cannot set "
+				 "readahead to %u KiB: %s (cached mode will "
+				 "send smaller requests)\n",
+				 fs->cfg.readahead_kb, strerror(-rc));
+	}
+	/* SIGINT/TERM/HUP while starting (a busy database can hold us for
+	 * seconds; a background parent passes its Ctrl-C on): the mount is
+	 * not what the user wants any more, nor the run that it would end
+	 * at once.  Undone here, and the exit says so. */
+	if (fuse_session_exited(fs->se)) {
+		fprintf(stderr,
+			"timelinefs: interrupted while starting; "
+			"%s unmounted, no run recorded\n",
+			fs->cfg.mountpoint);
+		fuse_session_unmount(fs->se);
+		store_abandon(fs);
+		return -1;
+	}
+	return 0;
+}
+
+/* The session's loop, one thread (-s) or many: 0 or 1, or -1 if the
+ * loop's configuration could not be made. */
+static int serve(struct fs *fs, const struct fuse_cmdline_opts *opts,
+		 struct fuse_loop_config **lc)
+{
+	int ret;
+
+	if (opts->singlethread) {
+		ret = fuse_session_loop(fs->se);
+	} else {
+		*lc = fuse_loop_cfg_create();
+		if (!*lc)
+			return -1;
+		fuse_loop_cfg_set_clone_fd(*lc, opts->clone_fd);
+		/* Paced readers sleep in their worker until a frame is due:
+		 * every blocked reader holds one thread, so allow plenty. */
+		fuse_loop_cfg_set_idle_threads(*lc, fs->cfg.max_idle_threads);
+		fuse_loop_cfg_set_max_threads(*lc, fs->cfg.max_threads);
+		ret = fuse_session_loop_mt(fs->se, *lc);
+	}
+	if (atomic_load(&fs->io_real.warned_direct))
+		fuse_log(FUSE_LOG_WARNING, "timelinefs: O_DIRECT was refused "
+			 "by the media file system; buffered reads were "
+			 "used\n");
+	return ret < 0 ? 1 : 0;
+}
+
+/* The run ended in the database, and what it could not take said, never
+ * silently: 0, or 1 if the run's end could not be recorded. */
+static int end_run(struct fs *fs)
+{
+	struct store_stats ss;
+	int ret = 0;
+
+	if (store_run_end(fs->store, fs->io.now(fs->io.ctx)) < 0)
+		ret = 1;
+	else if (fs_env_hz_record(&fs->hz, fs->store) < 0 ||
+		 fs_ingest_record_end(fs) < 0)
+		store_say(LOG_ERR, "timelinefs: %s: cannot record the "
+			  "measured tick rate or the refused creates: %s\n",
+			  fs->cfg.db, store_errmsg(fs->store) ?
+			  store_errmsg(fs->store) : "unknown error");
+	store_get_stats(fs->store, &ss);
+	if (ss.rows_lost || ss.last_error)
+		store_say(LOG_ERR, "timelinefs: %s: %llu of %llu access rows "
+			  "could not be stored: %s\n", fs->cfg.db,
+			  (unsigned long long)ss.rows_lost,
+			  (unsigned long long)ss.rows_queued,
+			  store_errmsg(fs->store) ?
+			  store_errmsg(fs->store) : "unknown error");
+	else if (ss.outages)
+		store_say(LOG_WARNING, "timelinefs: %s: the database refused "
+			  "writes %llu time%s; every held access row was "
+			  "stored\n", fs->cfg.db,
+			  (unsigned long long)ss.outages,
+			  ss.outages == 1 ? "" : "s");
+	if (ss.stream_rows_lost)
+		store_say(LOG_ERR, "timelinefs: %s: the row or the totals of "
+			  "%llu stream%s could not be stored\n", fs->cfg.db,
+			  (unsigned long long)ss.stream_rows_lost,
+			  ss.stream_rows_lost == 1 ? "" : "s");
+	store_close(fs->store);
+	return ret;
+}
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -702,8 +875,7 @@ int main(int argc, char *argv[])
 	struct eng_diag diag = { 0 };
 	struct fs fs;
 	char *cmdline = join_args(argc, argv);
-	uint64_t nofile;
-	int ret = 1, repair;
+	int ret = 1, rc;
 
 	memset(&fs, 0, sizeof(fs));
 	memset(&opts, 0, sizeof(opts));
@@ -718,20 +890,11 @@ int main(int argc, char *argv[])
 	av_log_set_level(AV_LOG_QUIET);
 	if (fs_config_parse(&args, &fs.cfg) < 0)
 		goto err_args;
-	if (fs.cfg.show_help) {
-		fs_usage(argv[0]);
-		ret = 0;
-		goto err_args;
-	}
-	if (fs.cfg.show_version) {
-		/* the libraries it runs with, which may not be those it
-		 * was built against: what a bug report needs */
-		unsigned av = avformat_version();
-
-		printf("timelinefs %s\nlibfuse %s\nSQLite %s\n"
-		       "libavformat %u.%u.%u\n", TLFS_VERSION,
-		       fuse_pkgversion(), store_sqlite_version(), av >> 16,
-		       av >> 8 & 0xff, av & 0xff);
+	if (fs.cfg.show_help || fs.cfg.show_version) {
+		if (fs.cfg.show_help)
+			fs_usage(argv[0]);
+		else
+			say_version();
 		ret = 0;
 		goto err_args;
 	}
@@ -741,54 +904,11 @@ int main(int argc, char *argv[])
 	    fuse_parse_cmdline(&args, &opts) != 0)
 		goto err_args;
 	fs.fuse_opts = &opts;
-
-	if (fs_raise_nofile(&nofile) < 0)
-		fprintf(stderr,
-			"timelinefs: cannot raise the open file limit: "
-			"%s (many streams may fail with EMFILE)\n",
-			strerror(errno));
-	/* a low limit shares its fds out among the streams expected */
-	if (!fs.cfg.stream_files_arg)
-		fs.cfg.stream_files = eng_player_files_default(nofile);
-	fs.media_fd = open(fs.cfg.media_dir, O_RDONLY | O_DIRECTORY |
-			   O_CLOEXEC);
-	if (fs.media_fd < 0) {
-		fprintf(stderr, "timelinefs: cannot open media folder %s: %s\n",
-			fs.cfg.media_dir, strerror(errno));
+	rc = prepare(&fs, &diag, cmdline);
+	if (rc == -2)
 		goto err_args;
-	}
-	eng_io_real_init(&fs.io, &fs.io_real, fs.media_fd);
-	if (fs.cfg.inject_v) {
-		/* -o inject: every player reads through the fault wrapper */
-		fs.io_base = fs.io;
-		if (eng_inject_wrap(fs.cfg.inject_v, &fs.io_base, &fs.io) < 0)
-			goto err_files;
-	}
-	if (fs_ingest_init(&fs) < 0)
+	if (rc < 0)
 		goto err_files;
-	/* before the timelines, which may play a recording, are sized */
-	repair = fs_ingest_repair_all(&fs, fs.cfg.inject_v ? &fs.io_base :
-					  &fs.io);
-	if (repair < 0)
-		fprintf(stderr, "timelinefs: cannot read %s/%s to repair its "
-			"recordings: %s\n", fs.cfg.media_dir, ENG_INGEST_DIR,
-			strerror(-repair));
-	if (load_timelines(&fs, &diag) < 0 || ingest_clash(&fs, &diag) < 0) {
-		if (diag.n)
-			store_refused(&fs, cmdline, &diag);
-		goto err_files;
-	}
-	say_picture_unused(&fs);
-	probe_direct(&fs);
-	/* after the movies, whose readers' rings are larger */
-	if (build_movies(&fs) < 0)
-		goto err_files;
-	if (check_stream_mem(&fs, &diag) < 0) {
-		store_refused(&fs, cmdline, &diag);
-		goto err_files;
-	}
-	probe_pipes(&fs);
-	fs.mount_time = (uint64_t)time(NULL);
 
 	fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);
 	if (!fs.se)
@@ -804,100 +924,19 @@ int main(int argc, char *argv[])
 	if (fs_daemon_start(opts.foreground) < 0)
 		goto err_signals;
 	fs_ingest_self_pid(&fs);
-	if (store_begin(&fs, cmdline) < 0)
+	if (store_begin(&fs, cmdline) < 0 || mount_now(&fs) < 0)
 		goto err_signals;
-	if (fuse_session_mount(fs.se, fs.cfg.mountpoint) != 0) {
-		/* libfuse said why, but not where */
-		fprintf(stderr, "timelinefs: cannot mount on %s\n",
-			fs.cfg.mountpoint);
-		/* no run without a mount */
-		store_abandon(&fs);
-		goto err_signals;
-	}
-	if (!fs.cfg.direct_io && fs.cfg.readahead_kb) {
-		int rc = fs_set_readahead(fs.cfg.mountpoint,
-					  fs.cfg.readahead_kb);
-
-		if (rc < 0)
-			fuse_log(FUSE_LOG_WARNING, "timelinefs: cannot set "
-				 "readahead to %u KiB: %s (cached mode will "
-				 "send smaller requests)\n",
-				 fs.cfg.readahead_kb, strerror(-rc));
-	}
-	/* SIGINT/TERM/HUP while starting (a busy database can hold us for
-	 * seconds; a background parent passes its Ctrl-C on): the mount is
-	 * not what the user wants any more, nor the run that it would end
-	 * at once.  Undone here, and the exit says so. */
-	if (fuse_session_exited(fs.se)) {
-		fprintf(stderr,
-			"timelinefs: interrupted while starting; "
-			"%s unmounted, no run recorded\n",
-			fs.cfg.mountpoint);
-		fuse_session_unmount(fs.se);
-		store_abandon(&fs);
-		goto err_signals;
-	}
 	fs_daemon_ready();
 	store_to_syslog = !opts.foreground;
 	fs_env_hz_start(&fs.hz, &fs.io);
 	fs_watch_start(&fs);
-
-	if (opts.singlethread) {
-		ret = fuse_session_loop(fs.se);
-	} else {
-		lc = fuse_loop_cfg_create();
-		if (!lc)
-			goto err_store;
-		fuse_loop_cfg_set_clone_fd(lc, opts.clone_fd);
-		/* Paced readers sleep in their worker until a frame is due:
-		 * every blocked reader holds one thread, so allow plenty. */
-		fuse_loop_cfg_set_idle_threads(lc, fs.cfg.max_idle_threads);
-		fuse_loop_cfg_set_max_threads(lc, fs.cfg.max_threads);
-		ret = fuse_session_loop_mt(fs.se, lc);
-	}
-	ret = ret < 0 ? 1 : 0;
-	if (atomic_load(&fs.io_real.warned_direct))
-		fuse_log(FUSE_LOG_WARNING, "timelinefs: O_DIRECT was refused "
-			 "by the media file system; buffered reads were "
-			 "used\n");
-err_store:
+	ret = serve(&fs, &opts, &lc);
+	if (ret < 0)
+		ret = 1;
 	fs_watch_stop(&fs);
 	fs_close_all_streams(&fs);
-	if (fs.store) {
-		struct store_stats ss;
-
-		if (store_run_end(fs.store, fs.io.now(fs.io.ctx)) < 0)
-			ret = 1;
-		else if (fs_env_hz_record(&fs.hz, fs.store) < 0 ||
-			 fs_ingest_record_end(&fs) < 0)
-			store_say(LOG_ERR, "timelinefs: %s: cannot record the "
-				  "measured tick rate or the refused creates: "
-				  "%s\n", fs.cfg.db,
-				  store_errmsg(fs.store) ?
-				  store_errmsg(fs.store) : "unknown error");
-		store_get_stats(fs.store, &ss);
-		/* never silently: say what the database could not take */
-		if (ss.rows_lost || ss.last_error)
-			store_say(LOG_ERR, "timelinefs: %s: %llu of %llu "
-				  "access rows could not be stored: %s\n",
-				  fs.cfg.db, (unsigned long long)ss.rows_lost,
-				  (unsigned long long)ss.rows_queued,
-				  store_errmsg(fs.store) ?
-				  store_errmsg(fs.store) : "unknown error");
-		else if (ss.outages)
-			store_say(LOG_WARNING, "timelinefs: %s: the "
-				  "database refused writes %llu time%s; every "
-				  "held access row was stored\n", fs.cfg.db,
-				  (unsigned long long)ss.outages,
-				  ss.outages == 1 ? "" : "s");
-		if (ss.stream_rows_lost)
-			store_say(LOG_ERR, "timelinefs: %s: the row or "
-				  "the totals of %llu stream%s could not be "
-				  "stored\n", fs.cfg.db,
-				  (unsigned long long)ss.stream_rows_lost,
-				  ss.stream_rows_lost == 1 ? "" : "s");
-		store_close(fs.store);
-	}
+	if (fs.store && end_run(&fs))
+		ret = 1;
 	fs_env_hz_record(&fs.hz, NULL);	/* joins the thread if not yet */
 	fuse_session_unmount(fs.se);
 err_signals:
