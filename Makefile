@@ -68,7 +68,7 @@ PROGS = $(B)/timelinefs $(B)/timelinefs-gen
 # hosts/ is timelinefs-hosts, which needs MPI)
 PROGS += $(B)/timelinefs-merge
 
-.PHONY: FORCE all test unit integration demo bench bench-resolve install uninstall clean format \
+.PHONY: FORCE all test check unit integration demo bench bench-resolve install uninstall clean format \
 	check-format deps valgrind soak
 all: $(PROGS)
 
@@ -285,6 +285,22 @@ integration: $(PROGS) $(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
 # TSan) at one job, 13, 25 and 13 s at two.
 TLFS_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 export TLFS_JOBS
+
+# check: a developer's quick run (the packages are there: no deps step):
+# the unit and Python tests, and the mounted tests that run together
+# (tests/run-integration.sh), CHECK_JOBS at a time, since most of their
+# time is waiting on a paced clock; the wall-clock tests (run-integration's
+# ALONE) and CHECK_SLOW (real encoders and the reports' many runs) are
+# make test's.
+CHECK_JOBS ?= 6
+CHECK_SLOW = test_gen_codec test_report test_report_hosts test_plot test_fuzz_seed \
+	test_realmedia test_movie
+check:
+	@$(MAKE) --no-print-directory -j$(TLFS_JOBS) all $(UNIT_BIN) \
+		$(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
+	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_TOGETHER_ONLY=1 TLFS_JOBS=$(CHECK_JOBS) \
+		TLFS_EXCLUDE="$(TLFS_EXCLUDE) $(CHECK_SLOW)" \
+		sh tests/run-all.sh $(UNIT_BIN)
 
 test: deps
 	@$(MAKE) --no-print-directory -j$(TLFS_JOBS) all $(UNIT_BIN) $(B)/tests/bench/tlbench \

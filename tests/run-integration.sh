@@ -19,6 +19,8 @@
 # others, nothing beside them: their checks are wall-clock margins that a
 # second test on the CPUs would eat into, or they take the CPUs
 # themselves.  TLFS_JOBS=1 runs every test in name order, one at a time.
+# TLFS_TOGETHER_ONLY=1 (make check) leaves the TLFS_ALONE tests out,
+# saying so: they are make test's.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # test_realtime, test_players: no late frame at real time; test_bench:
@@ -111,10 +113,19 @@ for t in "$here"/integration/test_*.sh; do
 		continue
 		;;
 	esac
-	names="$names $name"
 	case $alone in
-	*" $name "*) by_one="$by_one $name" ;;
-	*) together="$together $name" ;;
+	*" $name "*)
+		if [ "${TLFS_TOGETHER_ONLY:-}" = 1 ]; then
+			echo "== $name: left out: it runs alone (make test)"
+			continue
+		fi
+		names="$names $name"
+		by_one="$by_one $name"
+		;;
+	*)
+		names="$names $name"
+		together="$together $name"
+		;;
 	esac
 done
 if [ "$jobs" -eq 1 ]; then

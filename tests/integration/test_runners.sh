@@ -20,7 +20,7 @@ n=0
 TLFS_JOBS=1
 TLFS_EXCLUDE=
 export TLFS_JOBS TLFS_EXCLUDE
-unset TLFS_ALONE
+unset TLFS_ALONE TLFS_TOGETHER_ONLY
 
 # tree: a fresh copy of the runners with no test; sets W
 tree() {
@@ -165,6 +165,15 @@ check_eq "test_z's output is the last test's, whole" \
 	"== test_z|test_z alone|1 passed, 0 failed|# test_z took N s" \
 	"$(sed -n '/^== test_z/,$p' "$T/out" | sed -e '$d' -e 's/took [0-9]* s/took N s/' |
 		paste -sd'|')"
+# 9. make check's TLFS_TOGETHER_ONLY=1: test_z, of TLFS_ALONE, is left out,
+# saying so, and not counted; the others run
+verdict "run-integration, TLFS_TOGETHER_ONLY=1: the tests that run alone left out" 0 \
+	"integration: 2 passed, 0 failed, 0 skipped" \
+	env CI= TLFS_JOBS=2 TLFS_ALONE=test_z TLFS_TOGETHER_ONLY=1 \
+	sh "$W/run-integration.sh"
+check_eq "TLFS_TOGETHER_ONLY=1: test_z said left out, not run" \
+	"== test_z: left out: it runs alone (make test)|0" \
+	"$(grep '^== test_z' "$T/out")|$(grep -c '^test_z ' "$T/out")"
 verdict "run-integration, TLFS_JOBS=1: one at a time" 0 \
 	"integration: 3 passed, 0 failed, 0 skipped" \
 	env CI= TLFS_JOBS=1 sh "$W/run-integration.sh"
