@@ -20,7 +20,7 @@
 #include <libavutil/log.h>
 
 #include "fs.h"
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/media.h"
 
 /* The problems of the timelines, printed; the mount is refused. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * QuickTime/MP4 (essence.h): a file's streams from its sample tables,
+ * QuickTime/MP4 (mfile.h): a file's streams from its sample tables,
  * through libavformat's mov demuxer over the injected struct eng_src.  Only
  * the header is read (avformat_open_input; no find_stream_info, no packet
  * read): the frames are the demuxer's index entries, checked against the
@@ -20,7 +20,7 @@
 #include <libavutil/dict.h>
 #include <libavutil/mem.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 
 /* libavformat's read buffer: the demuxer reads box headers and the moov;
  * a small buffer wastes little at each seek over an mdat. */

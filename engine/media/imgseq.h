@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 
 /* An ImageSequenceReference's naming fields: strings borrowed. */
 struct eng_seq_name {

@@ -3,7 +3,7 @@
  * Media resolution: each played (clip, track) to one file of the media
  * folder by the naming rules (NAME.T.*, the clip's one file NAME.mov or the
  * one the timeline names, an OP-Atom set), the real files read once through
- * the readers of essence.h, and the checks that every edit is in its media.
+ * the readers of mfile.h, and the checks that every edit is in its media.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/imgseq.h"
 #include "media/media.h"
 #include "timeline/layout.h"
@@ -205,7 +205,7 @@ static int keep_smallest(char *names[2], unsigned *n, const char *name)
 	return 0;
 }
 
-/* The extensions of files a reader takes (essence.h), any case: a
+/* The extensions of files a reader takes (mfile.h), any case: a
  * NAME.T.EXT of another extension is raw essence. */
 static const char *const real_ext[] = {
 	"mov", "qt", "mp4", "m4v", "m4a", "mxf", "wav", "wave", "bwf",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Media resolution (media.c): each (clip, track) a timeline plays to one
- * file of the media folder and, for real media (essence.h), the stream in
+ * file of the media folder and, for real media (mfile.h), the stream in
  * it; its essence offset and the checks that every edit is in its media.
  * Owns the naming rules (docs/formats.md "Media files") and the rule that a
  * name never leaves the media folder.
@@ -43,7 +43,7 @@ int eng_wav_data(const unsigned char *buf, size_t len, uint64_t *offset,
  * rules of docs/formats.md "Media files", first that applies:
  *  1. the single regular file NAME.T.* (T the track's media name: a
  *     transition track Vx reads V's).  A .mov/.mp4/.mxf/.wav/.aif (any
- *     case, essence.h's readers) plays its one stream of the track's kind
+ *     case, mfile.h's readers) plays its one stream of the track's kind
  *     (V* video, A* audio); any other is raw essence: the closed form of
  *     layout.h from byte 0, or from a .wav's data chunk (in its first 64
  *     KiB) where no reader indexes it;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/imgseq.h"
 #include "media/media.h"
 #include "media/mov.h"
@@ -131,7 +131,7 @@ static void matrix(struct bbuf *b)
 }
 
 /* What a track's samples are: the sources' own codec and picture (real
- * media, media/essence.h), or the closed form's 2vuy/v210 pictures and
+ * media, timeline/essence.h), or the closed form's 2vuy/v210 pictures and
  * 24-bit mono samples (raw essence, codec "raw"). */
 struct fmt {
 	int video;

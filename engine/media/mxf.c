@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * MXF OP1a and OP-Atom (essence.h): where each frame of each track is,
+ * MXF OP1a and OP-Atom (mfile.h): where each frame of each track is,
  * from the file's partitions and index table segments (SMPTE ST 377-1),
  * with the generic container's element keys (ST 379) and the header
  * metadata's tracks, descriptors and timecode.  Reads only partition
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 
 #define MXF_RUNIN_MAX 65536	/* ST 377-1 6.5: a run-in is below 64 KiB */
 #define MXF_MAX_SETS 64		/* of each kind of header set we keep */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * WAV/BWF/RF64 and AIFF/AIFC (essence.h): one PCM stream whose samples
+ * WAV/BWF/RF64 and AIFF/AIFC (mfile.h): one PCM stream whose samples
  * are one run of bytes, found by walking the file's chunk headers (no
  * sample is read).  A BWF's bext TimeReference is its start timecode, in
  * samples since midnight.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 
 /* A file with more chunks than this before its samples is not one a
  * recorder or an editor wrote. */

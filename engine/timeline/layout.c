@@ -4,7 +4,7 @@
  * every track in declared order.  Everything is upto(t, k): a closed form,
  * or a track's table of real frame sizes; offsets map back to frames by
  * binary search.  Real media's slices are extents of the media file from
- * its index (media/essence.h), which is the only thing read of media/.
+ * its index (timeline/essence.h, which the media readers fill).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "media/essence.h"
+#include "timeline/essence.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
 #include "util/values.h"

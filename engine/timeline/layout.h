@@ -56,7 +56,7 @@ int64_t eng_next_segment_frame(const struct eng_timeline *tl, int64_t k);
  */
 #define ENG_SLICE_EXTENTS 4
 
-/* A run of bytes of a media file: media/essence.h's struct eng_extent,
+/* A run of bytes of a media file: timeline/essence.h's struct eng_extent,
  * which timeline/ cannot include (media/ comes after it). */
 struct eng_slice_ext {
 	uint64_t off;
@@ -127,7 +127,7 @@ void eng_media_samples(const struct eng_timeline *tl,
 		       int64_t *s0, int64_t *s1);
 
 /*
- * The layout of real media (media/essence.h), once eng_media_resolve has
+ * The layout of real media (timeline/essence.h), once eng_media_resolve has
  * set each clip's media: a video track whose clips are real video plays
  * each frame at the size of the source frame it plays (gap frames: 0
  * bytes), in eng_track.upto where sizes differ, else in the closed form
@@ -136,7 +136,7 @@ void eng_media_samples(const struct eng_timeline *tl,
  * --dump-tl: upto says its bytes).  An audio track with real PCM keeps
  * the closed form at rate sample_rate x block and align block; one of
  * compressed audio (ess->pts) has a table as real video, frame k the
- * packets whose time falls in its samples (media/essence.h).  Recomputes
+ * packets whose time falls in its samples (timeline/essence.h).  Recomputes
  * tl->bytes, frame_bytes_min/max, slice_extents_max, dep_reads_max,
  * dep_bytes_max and dep_ahead_max.  A track whose clips disagree (a video
  * track of real and raw media, audio of two sample rates, block sizes or

@@ -38,7 +38,7 @@ struct eng_media {
 	char *file;		/* name inside MEDIA_DIR; NULL: not used */
 	uint64_t header;	/* offset of the essence: WAV data chunk, 0 raw */
 	uint64_t size;		/* essence bytes available after header */
-	/* Real media (media/essence.h, issue 21): the stream of the file
+	/* Real media (timeline/essence.h, issue 21): the stream of the file
 	 * that this (clip, track) plays, its frames where the container's
 	 * index says; NULL for raw essence, read by layout.h's closed form
 	 * at header.  Owned by tl->mfiles. */

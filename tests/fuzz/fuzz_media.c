@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target for the media readers (engine/media/essence.h:
+ * libFuzzer target for the media readers (engine/media/mfile.h:
  * QuickTime/MP4 through libavformat, MXF, WAV/BWF/RF64/AIFF) over a file
  * in memory: any bytes give streams or an error with a message, never a
  * crash, a leak or undefined behaviour; every frame and audio chunk a
@@ -17,7 +17,7 @@
 
 #include <libavutil/log.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "util/diag.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

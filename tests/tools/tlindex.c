@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tlindex FILE: print what eng_mfile_read (engine/media/essence.h) finds
+ * tlindex FILE: print what eng_mfile_read (engine/media/mfile.h) finds
  * in a media file, one fact a line, for tests/integration/test_index.sh to
  * compare with ffprobe -show_packets:
  *   format F / clip NAME / package UMID / tc FRAME NUM/DEN DROP /
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "util/diag.h"
 
 static long read_at(void *ctx, uint64_t off, void *buf, size_t len)

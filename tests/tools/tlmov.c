@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/media.h"
 #include "media/mov.h"
 #include "timeline/layout.h"

@@ -5,7 +5,7 @@
  * readers' tests (test_imgseq.c, test_essence.c): what a reader reads of
  * it and its largest read, so that a header claiming huge tables or
  * chunks is seen to cost little.  Include after <cmocka.h>,
- * media/essence.h and util/diag.h.
+ * media/mfile.h and util/diag.h.
  */
 #ifndef SPARSE_SRC_H
 #define SPARSE_SRC_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for engine/media/pcm.c (WAV/BWF/RF64 and AIFF/AIFC headers,
- * built here byte by byte) and engine/media/essence.c (the reader by a
+ * built here byte by byte) and engine/media/readers.c (the reader by a
  * file's first bytes, a run of audio sample frames as file extents over
  * chunks with holes, joins and too many extents).  The QuickTime/MP4 reader
  * is checked against ffprobe in tests/integration/test_index.sh.
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "util/diag.h"
 
 #include "sparse_src.h"

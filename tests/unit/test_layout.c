@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
 #include "util/diag.h"

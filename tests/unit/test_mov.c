@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/mov.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 
 struct buf {
 	unsigned char d[16384];

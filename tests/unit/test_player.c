@@ -31,7 +31,7 @@
 #include <cmocka.h>
 
 #include "io/io.h"
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/gen.h"
 #include "media/media.h"
 #include "media/mov.h"

@@ -24,7 +24,7 @@
 
 #include "io/inject.h"
 #include "io/io.h"
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/imgseq.h"
 #include "media/seqgen.h"
 #include "play/player.h"

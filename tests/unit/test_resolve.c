@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/media.h"
 #include "timeline/model.h"
 #include "timeline/tl.h"

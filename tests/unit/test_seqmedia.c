@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "media/imgseq.h"
 #include "media/media.h"
 #include "media/mov.h"

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "media/essence.h"
+#include "media/mfile.h"
 #include "timeline/edl.h"
 #include "timeline/load.h"
 #include "timeline/model.h"
