@@ -105,7 +105,8 @@ def plot_main(path, argv):
     w, h = (int(v) for v in size.split("x"))
     try:
         con = db.open_ro(path)
-        print(plot.plot(con, run, out, num(step), (w, h), num(exp), num(exp_step)))
+        print("wrote %s: %s" % (out, plot.plot(con, run, out, num(step), (w, h), num(exp),
+                                                num(exp_step))))
     except plot.PlotError as e:
         sys.stderr.write("timelinefs-plot: %s\n" % str(e).replace("%s", path))
         return 1
