@@ -7,9 +7,14 @@ command line and calls this with it checked):
   python3 -m timelinefs_analysis compare DB FMT LABEL_A LABEL_B EFFECT
   python3 -m timelinefs_analysis plot DB RUN OUT STEP WxH EXPERIMENT EXP_STEP
   python3 -m timelinefs_analysis fio-iolog DB STREAM [OUT]
+  python3 -m timelinefs_analysis html DB OUT EFFECT [LABEL_A LABEL_B | -- RUN...]
 
 runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
 summaries' SQL then holds numbers only, never a label.
+
+html writes the page OUT atomically (nothing written on a failure): of
+the runs RUN (all by default), or of those of LABEL_A and LABEL_B and
+their comparison.
 
 FMT is text, csv or json; plot's STEP, EXPERIMENT and EXP_STEP are
 numbers or empty (timelinefs-plot checked them).  Exit status 0 done, 1
@@ -28,7 +33,7 @@ def main(argv):
     # a reader that has read enough (grep -q, head) ends us quietly, as
     # it would sqlite3 or awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3}
+    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3, "html": 4}
     if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
             (argv[0] in ("compare", "plot") and len(argv) != need[argv[0]]):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
@@ -43,6 +48,8 @@ def main(argv):
                            "python3-scipy python3-numpy")
     if what == "plot":
         return plot_main(path, argv[2:])
+    if what == "html":
+        return html_main(path, argv[2:])
     if what == "fio-iolog":
         return export_main(path, argv[2:])
     try:
@@ -92,6 +99,43 @@ def export_main(path, argv):
     except OSError as e:
         sys.stderr.write("timelinefs-export: %s\n" % e)
         return 1
+    return 0
+
+
+def html_main(path, argv):
+    try:
+        from . import htmlreport
+    except ImportError:
+        return missing(PROG, "SciPy, NumPy and matplotlib", " for --html",
+                       "python3-scipy python3-numpy python3-matplotlib")
+    out, effect = argv[:2]
+    la = lb = None
+    runs = argv[2:]
+    if runs[:1] == ["--"]:
+        runs = runs[1:]
+    elif len(runs) == 2:
+        la, lb = runs
+        runs = []
+    elif runs:
+        sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+        return 2
+    # TERM ends us through the finally that removes the temporary file
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        con = db.open_ro(path)
+        htmlreport.write(con, path, out, runs, la, lb, effect)
+    except htmlreport.HtmlError as e:
+        sys.stderr.write("%s: %s\n" % (PROG, e))
+        return 1
+    except LookupError as e:
+        sys.stderr.write("%s: %s in %s%s\n" % (PROG, e.args[0], path, "".join(e.args[1:])))
+        return 1
+    except sqlite3.Error as e:
+        sys.stderr.write("%s: %s: %s\n" % (PROG, path, e))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print("wrote %s" % out)
     return 0
 
 
