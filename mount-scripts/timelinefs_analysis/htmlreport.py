@@ -34,7 +34,8 @@ h2 { border-bottom: 2px solid #345; padding-bottom: 0.15em; margin-top: 1.6em; }
 h3 { margin-top: 1.4em; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
-th { background: #e8edf2; }
+th { background: #e8edf2; white-space: nowrap; }
+td.t { white-space: nowrap; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.opts { max-width: 34em; word-break: break-all; font-family: monospace; font-size: 0.9em; }
 .meta, .note { color: #555; }
@@ -139,7 +140,7 @@ def runs_section(con, ids):
     return ('<section id="runs">\n<h2>Runs</h2>\n<p class="meta">A session is a run with '
             "repetitions (a mount of its own: one timelinefs-bench invocation), numbered among "
             "its label's sessions; boot: the start of its boot id (run_env).</p>\n"
-            + table(head, rows, ["n", None, "n", None, None, None, None, None, "n", "opts"])
+            + table(head, rows, ["n", None, "t", None, "t", "t", None, None, "n", "opts"])
             + "</section>\n")
 
 
@@ -268,7 +269,7 @@ def comparison_section(con, n, la, lb, effect_text):
         trs = ["<table><tr>" + "".join("<th>%s</th>" % esc(x) for x in head) + "</tr>"]
         for r, is_boot in [(r, False) for r in rows] + [(r, True) for r in boot]:
             cells, k = row_cells(r, is_boot, effect_text, tt)
-            cls = [None, "n", "n", "n", "n", "n", "n", "verdict " + k, None]
+            cls = ["t", "n", "n", "n", "n", "n", "n", "verdict " + k, None]
             trs.append("<tr>" + "".join("<td%s>%s</td>" % (' class="%s"' % x if x else "", v)
                                         for v, x in zip(cells, cls)) + "</tr>")
         h.append("\n".join(trs) + "</table>")
