@@ -232,8 +232,11 @@ def group_title(scope, ws, first):
         if "sessions_a" in first and not scope:
             how += "; sessions A %d, B %d: %s" % (first["sessions_a"], first["sessions_b"],
                                                  cmp.unit_words("repetition"))
-    return "<h4>%s%d workstation%s: %s</h4>" % (esc(scope + ", " if scope else ""), ws,
-                                                "" if ws == 1 else "s", esc(how))
+    # a host's groups are of the step's workstations over all hosts, as
+    # the text says
+    return "<h4>%s%d workstation%s%s: %s</h4>" % (
+        esc(scope + ", " if scope else ""), ws, "" if ws == 1 else "s",
+        " in total" if scope and scope != "in total" else "", esc(how))
 
 
 def comparison_section(con, n, la, lb, effect_text):
