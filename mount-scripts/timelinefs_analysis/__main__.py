@@ -52,7 +52,7 @@ def main(argv):
         return html_main(path, argv[2:])
     if what == "fio-iolog":
         return export_main(path, argv[2:])
-    try:
+    def work():
         con = db.open_ro(path)
         if what == "runs":
             cond, args = db.run_condition(con, argv[2:])
@@ -62,6 +62,14 @@ def main(argv):
             spread.spread(con, argv[3:], argv[2], sys.stdout)
         else:
             compare.compare(con, argv[3], argv[4], argv[5], argv[2], sys.stdout)
+    return reported(path, work)
+
+
+def reported(path, work):
+    """work() with the database's failures said as the report says
+    them: 0 done, 1 error."""
+    try:
+        work()
     except LookupError as e:
         # (what, after): "no run labelled 'x'" in DB " (labels: ...)"
         sys.stderr.write("%s: %s in %s%s\n" % (PROG, e.args[0], path, "".join(e.args[1:])))
@@ -121,22 +129,17 @@ def html_main(path, argv):
         return 2
     # TERM ends us through the finally that removes the temporary file
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    def work():
+        htmlreport.write(db.open_ro(path), path, out, runs, la, lb, effect)
+        print("wrote %s" % out)
     try:
-        con = db.open_ro(path)
-        htmlreport.write(con, path, out, runs, la, lb, effect)
+        return reported(path, work)
     except htmlreport.HtmlError as e:
         sys.stderr.write("%s: %s\n" % (PROG, e))
         return 1
-    except LookupError as e:
-        sys.stderr.write("%s: %s in %s%s\n" % (PROG, e.args[0], path, "".join(e.args[1:])))
-        return 1
-    except sqlite3.Error as e:
-        sys.stderr.write("%s: %s: %s\n" % (PROG, path, e))
-        return 1
     except KeyboardInterrupt:
         return 130
-    print("wrote %s" % out)
-    return 0
 
 
 def plot_main(path, argv):
