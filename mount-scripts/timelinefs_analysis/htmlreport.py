@@ -354,8 +354,6 @@ def calibration_section(con, ids):
 def page(con, path, runs, la, lb, effect_text):
     """The whole page, as text."""
     ids, pairs = selection(con, runs, la, lb)
-    if not ids:
-        raise LookupError("no runs")
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     cal = calibration_section(con, ids)
     nav = ['<a href="#runs">runs</a>', '<a href="#comparisons">comparisons</a>',
@@ -370,8 +368,8 @@ def page(con, path, runs, la, lb, effect_text):
          "<nav>%s</nav>" % "".join(nav), runs_section(con, ids),
          '<section id="comparisons">', "<h2>Comparisons</h2>"]
     if not pairs:
-        h.append("<p>one label: nothing to compare (give --compare A B, or runs of two labels)"
-                 "</p>")
+        h.append("<p>fewer than two labels in these runs: nothing to compare (give --compare "
+                 "A B, or runs of two labels)</p>")
     for n, (a, b) in enumerate(pairs, 1):
         h.append(comparison_section(con, n, a, b, effect_text))
     h += ["</section>", plots_section(con, ids, path), cal, "</body></html>\n"]

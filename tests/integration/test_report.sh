@@ -718,7 +718,7 @@ check_none "--html: no page of a failure, no temporary file left" \
 	"$(find "$T" -maxdepth 1 -name '*x.html*' -o -maxdepth 1 -name '.r.html*')"
 "$REPORT" "$DB" "b's" --html "$T/runs.html" >/dev/null 2>&1 || :
 check_eq "--html RUN...: its runs, and one label is no comparison" "1|1" \
-	"$(grep -c 'one label: nothing to compare' "$T/runs.html")|$(grep -c ', 1 run; written' "$T/runs.html")"
+	"$(grep -c 'fewer than two labels in these runs: nothing to compare' "$T/runs.html")|$(grep -c ', 1 run; written' "$T/runs.html")"
 
 # issue 21: decoding dependency reads (access.dep) are a column of their
 # own, dep_reads, in the runs and streams tables where a run has any

@@ -225,6 +225,21 @@ def test_older_database(tmp_path):
     assert "nothing to compare: A has no environment recorded" in p.paras
 
 
+def test_no_runs(tmp_path):
+    # a database no run has been recorded in yet: a page that says so,
+    # as the text report prints its empty tables
+    path = str(tmp_path / "e.db")
+    con = sqlite3.connect(path)
+    for f in sorted(glob.glob(os.path.join(TOP, "schema", "*.sql"))):
+        con.executescript(open(f).read())
+    con.close()
+    text = html_of(path, str(tmp_path / "r.html"))
+    p = Page(text)
+    assert ", 0 runs; written " in text and not p.imgs and "compare-1" not in p.ids
+    assert "fewer than two labels in these runs: nothing to compare (give --compare A B, or runs " \
+        "of two labels)" in p.paras
+
+
 def test_a_failure_leaves_out_as_it_was(path, tmp_path, monkeypatch, capsys):
     out = tmp_path / "r.html"
     out.write_text("old")
