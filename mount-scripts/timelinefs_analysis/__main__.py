@@ -7,9 +7,14 @@ command line and calls this with it checked):
   python3 -m timelinefs_analysis compare DB FMT LABEL_A LABEL_B EFFECT
   python3 -m timelinefs_analysis plot DB RUN OUT STEP WxH EXPERIMENT EXP_STEP
   python3 -m timelinefs_analysis fio-iolog DB STREAM [OUT]
+  python3 -m timelinefs_analysis html DB OUT EFFECT [LABEL_A LABEL_B | -- RUN...]
 
 runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
 summaries' SQL then holds numbers only, never a label.
+
+html writes the page OUT atomically (nothing written on a failure): of
+the runs RUN (all by default), or of those of LABEL_A and LABEL_B and
+their comparison.
 
 FMT is text, csv or json; plot's STEP, EXPERIMENT and EXP_STEP are
 numbers or empty (timelinefs-plot checked them).  Exit status 0 done, 1
@@ -28,7 +33,7 @@ def main(argv):
     # a reader that has read enough (grep -q, head) ends us quietly, as
     # it would sqlite3 or awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3}
+    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3, "html": 4}
     if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
             (argv[0] in ("compare", "plot") and len(argv) != need[argv[0]]):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
@@ -43,9 +48,11 @@ def main(argv):
                            "python3-scipy python3-numpy")
     if what == "plot":
         return plot_main(path, argv[2:])
+    if what == "html":
+        return html_main(path, argv[2:])
     if what == "fio-iolog":
         return export_main(path, argv[2:])
-    try:
+    def work():
         con = db.open_ro(path)
         if what == "runs":
             cond, args = db.run_condition(con, argv[2:])
@@ -55,6 +62,14 @@ def main(argv):
             spread.spread(con, argv[3:], argv[2], sys.stdout)
         else:
             compare.compare(con, argv[3], argv[4], argv[5], argv[2], sys.stdout)
+    return reported(path, work)
+
+
+def reported(path, work):
+    """work() with the database's failures said as the report says
+    them: 0 done, 1 error."""
+    try:
+        work()
     except LookupError as e:
         # (what, after): "no run labelled 'x'" in DB " (labels: ...)"
         sys.stderr.write("%s: %s in %s%s\n" % (PROG, e.args[0], path, "".join(e.args[1:])))
@@ -95,6 +110,38 @@ def export_main(path, argv):
     return 0
 
 
+def html_main(path, argv):
+    try:
+        from . import htmlreport
+    except ImportError:
+        return missing(PROG, "SciPy, NumPy and matplotlib", " for --html",
+                       "python3-scipy python3-numpy python3-matplotlib")
+    out, effect = argv[:2]
+    la = lb = None
+    runs = argv[2:]
+    if runs[:1] == ["--"]:
+        runs = runs[1:]
+    elif len(runs) == 2:
+        la, lb = runs
+        runs = []
+    elif runs:
+        sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+        return 2
+    # TERM ends us through the finally that removes the temporary file
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    def work():
+        htmlreport.write(db.open_ro(path), path, out, runs, la, lb, effect)
+        print("wrote %s" % out)
+    try:
+        return reported(path, work)
+    except htmlreport.HtmlError as e:
+        sys.stderr.write("%s: %s\n" % (PROG, e))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
 def plot_main(path, argv):
     try:
         from . import plot
@@ -105,7 +152,8 @@ def plot_main(path, argv):
     w, h = (int(v) for v in size.split("x"))
     try:
         con = db.open_ro(path)
-        print(plot.plot(con, run, out, num(step), (w, h), num(exp), num(exp_step)))
+        print("wrote %s: %s" % (out, plot.plot(con, run, out, num(step), (w, h), num(exp),
+                                                num(exp_step))))
     except plot.PlotError as e:
         sys.stderr.write("timelinefs-plot: %s\n" % str(e).replace("%s", path))
         return 1

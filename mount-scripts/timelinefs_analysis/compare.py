@@ -42,9 +42,36 @@ def side_of(label, la):
 
 # ------------------------------------------------------------ environment
 
-def environment(con, la, lb, scoped_labels, fmt, out, err):
-    """The run_env keys whose values differ between A and B, and the keys
-    whose values differ among one label's runs (a warning)."""
+def env_values(e, s, k):
+    """[(value, [runs])] of key k among side s's runs of the environment
+    e (env_diff), in run order, "(none)" for a run without k."""
+    out_ = []
+    for r in e.runs[s]:
+        x = e.vals.get((s, r, k), "(none)")
+        for v in out_:
+            if v[0] == x:
+                v[1].append(r)
+                break
+        else:
+            out_.append((x, [r]))
+    return out_
+
+
+def env_show(vs):
+    """A key's values as the text says them: the one value, or each
+    value with its runs."""
+    if len(vs) == 1:
+        return vs[0][0]
+    return ", ".join("%s (run%s %s)" % (v, "s" if len(r) > 1 else "", ", ".join(map(str, r)))
+                     for v, r in vs)
+
+
+def env_diff(con, la, lb, scoped_labels):
+    """The run_env rows of A and B: e.keys (in order of first
+    appearance), e.runs per side, e.diffs [(key, values A, values B)]
+    where the sides' values differ, e.warns [(side, key, values)] where
+    one label's runs differ among themselves, and e.missing_a,
+    e.missing_b: runs with no environment recorded."""
     # the label differs by definition, and the boot is a session's, not
     # an environment's (counted with the sessions)
     notkeys = ["opt.label", "boot_id"]
@@ -60,85 +87,79 @@ def environment(con, la, lb, scoped_labels, fmt, out, err):
                order by e.run_id, e.rowid""" % dbm.in_list(len(notkeys)),
             [la, lb] + notkeys).fetchall()
     same = la == lb
-    runs = {"a": [], "b": []}
-    vals = {}
-    keys = []
+    e = types.SimpleNamespace(runs={"a": [], "b": []}, vals={}, keys=[])
     for label, run, key, value in rows:
         value = (value or "").replace("\t", " ").replace("\n", " ") if value is not None else ""
         sides = ["a", "b"] if same else [side_of(label, la)]
         for s in sides:
-            if run not in runs[s]:
-                runs[s].append(run)
-            vals[(s, run, key)] = value
-        if key not in keys:
-            keys.append(key)
+            if run not in e.runs[s]:
+                e.runs[s].append(run)
+            e.vals[(s, run, key)] = value
+        if key not in e.keys:
+            e.keys.append(key)
+    e.diffs, e.warns = [], []
+    for k in e.keys:
+        va, vb = env_values(e, "a", k), env_values(e, "b", k)
+        if len(va) > 1:
+            e.warns.append(("a", k, va))
+        if len(vb) > 1 and not same:
+            e.warns.append(("b", k, vb))
+        if e.runs["a"] and e.runs["b"] and {v for v, _ in va} != {v for v, _ in vb}:
+            e.diffs.append((k, va, vb))
+    na = con.execute("select count(*) from run where label = ?", (la,)).fetchone()[0]
+    nb = con.execute("select count(*) from run where label = ?", (lb,)).fetchone()[0]
+    e.missing_a = na - len(e.runs["a"])
+    e.missing_b = 0 if same else nb - len(e.runs["b"])
+    return e
 
-    def values(s, k):
-        """[(value, [runs])] in run order, "(none)" for a run without k."""
-        out_ = []
-        for r in runs[s]:
-            x = vals.get((s, r, k), "(none)")
-            for v in out_:
-                if v[0] == x:
-                    v[1].append(r)
-                    break
-            else:
-                out_.append((x, [r]))
-        return out_
 
-    def show(vs):
-        if len(vs) == 1:
-            return vs[0][0]
-        return ", ".join("%s (run%s %s)" % (v, "s" if len(r) > 1 else "", ", ".join(map(str, r)))
-                         for v, r in vs)
+def env_notes(e, la, lb, pre=""):
+    """The lines that warn of a label whose runs differ among
+    themselves and note the runs without an environment."""
+    lines = []
+    for s, k, v in e.warns:
+        lines.append("%swarning: the runs of %s (%s) differ among themselves in %s: %s" % (
+            pre, "A" if s == "a" else "B", la if s == "a" else lb, k, env_show(v)))
+    for side, n, lab in (("A", e.missing_a, la), ("B", e.missing_b, lb)):
+        if n > 0:
+            lines.append("%snote: %d run%s of %s (%s) ha%s no environment recorded (made before run_env)" % (
+                pre, n, "" if n == 1 else "s", side, lab, "s" if n == 1 else "ve"))
+    return lines
+
+
+def environment(con, la, lb, scoped_labels, fmt, out, err):
+    """The run_env keys whose values differ between A and B, and the keys
+    whose values differ among one label's runs (a warning)."""
+    e = env_diff(con, la, lb, scoped_labels)
 
     def jvals(vs):
         return "[" + ", ".join('{"value": %s, "runs": [%s]}' % (jstr(v), ", ".join(map(str, r)))
                                for v, r in vs) + "]"
 
-    diffs, warns = [], []
-    for k in keys:
-        va, vb = values("a", k), values("b", k)
-        if len(va) > 1:
-            warns.append(("a", k, va))
-        if len(vb) > 1 and not same:
-            warns.append(("b", k, vb))
-        if runs["a"] and runs["b"] and {v for v, _ in va} != {v for v, _ in vb}:
-            diffs.append((k, va, vb))
-    na = con.execute("select count(*) from run where label = ?", (la,)).fetchone()[0]
-    nb = con.execute("select count(*) from run where label = ?", (lb,)).fetchone()[0]
-    missing_a = na - len(runs["a"])
-    missing_b = 0 if same else nb - len(runs["b"])
     if fmt == "json":
         out.write('"environment": {"differences": [')
         out.write(",".join('\n    {"key": %s, "a": %s, "b": %s}' % (jstr(k), jvals(a), jvals(b))
-                           for k, a, b in diffs))
+                           for k, a, b in e.diffs))
         out.write('], "warnings": [')
         out.write(",".join('\n    {"label": %s, "key": %s, "values": %s}' % (
-            jstr(la if s == "a" else lb), jstr(k), jvals(v)) for s, k, v in warns))
-        out.write('], "runs_without_environment": {"a": %d, "b": %d}}' % (missing_a, missing_b))
+            jstr(la if s == "a" else lb), jstr(k), jvals(v)) for s, k, v in e.warns))
+        out.write('], "runs_without_environment": {"a": %d, "b": %d}}' % (e.missing_a, e.missing_b))
         return
     lines = []
     if fmt == "text":
         lines.append("environment (run_env): what differs between A (%s) and B (%s)" % (la, lb))
-        if not runs["a"] or not runs["b"]:
+        if not e.runs["a"] or not e.runs["b"]:
             lines.append("  nothing to compare: %s has no environment recorded"
-                         % ("A" if not runs["a"] else "B"))
-        elif not diffs:
-            lines.append("  nothing: the same %d keys in every run of both" % len(keys))
-        for k, a, b in diffs:
-            lines.append("  %-22s %s | %s" % (k, show(a), show(b)))
+                         % ("A" if not e.runs["a"] else "B"))
+        elif not e.diffs:
+            lines.append("  nothing: the same %d keys in every run of both" % len(e.keys))
+        for k, a, b in e.diffs:
+            lines.append("  %-22s %s | %s" % (k, env_show(a), env_show(b)))
     else:
-        for k, a, b in diffs:
-            lines.append("timelinefs-report: environment differs: %s  %s | %s" % (k, show(a), show(b)))
-    pre = "" if fmt == "text" else "timelinefs-report: "
-    for s, k, v in warns:
-        lines.append("%swarning: the runs of %s (%s) differ among themselves in %s: %s" % (
-            pre, "A" if s == "a" else "B", la if s == "a" else lb, k, show(v)))
-    for side, n, lab in (("A", missing_a, la), ("B", missing_b, lb)):
-        if n > 0:
-            lines.append("%snote: %d run%s of %s (%s) ha%s no environment recorded (made before run_env)" % (
-                pre, n, "" if n == 1 else "s", side, lab, "s" if n == 1 else "ve"))
+        for k, a, b in e.diffs:
+            lines.append("timelinefs-report: environment differs: %s  %s | %s"
+                         % (k, env_show(a), env_show(b)))
+    lines += env_notes(e, la, lb, "" if fmt == "text" else "timelinefs-report: ")
     if fmt == "text":
         out.write("\n".join(lines) + "\n\n")
     elif lines:
@@ -185,20 +206,12 @@ def session_counts(con, label):
     return n, boots
 
 
-def sessions(con, la, lb, scoped, fmt, out, err):
-    """How many sessions each label has, and with one what its interval
-    does not cover: the repetitions of one session share its boot, its
-    caches and the machine's state of that hour, and the drift between
-    sessions is in none of them."""
-    if scoped:
-        return
+def session_lines(con, la, lb):
+    """The text's words on the sessions: how many each label has (and on
+    how many boots), with one what its interval does not cover, and
+    which label the next session should bench."""
     na, ba = session_counts(con, la)
     nb, bb = session_counts(con, lb)
-    nxt = next_session(con, la, lb) if la != lb else "a"
-    if fmt == "json":
-        out.write(',\n"sessions": {"a": %d, "b": %d, "boots_a": %d, "boots_b": %d, "next": %s}'
-                  % (na, nb, ba, bb, jstr(la if nxt == "a" else lb)))
-        return
     word = lambda n: "1 session" if n == 1 else "%d sessions" % n
     boot = lambda n: "" if not n else " (%d boot%s)" % (n, "" if n == 1 else "s")
     lines = ["sessions (each run a mount of its own): A (%s) %s%s, B (%s) %s%s"
@@ -207,11 +220,29 @@ def sessions(con, la, lb, scoped, fmt, out, err):
         lines.append("one session a label: the intervals below cover the noise within one session, "
                      "not the drift between sessions (docs/resolution.md)")
     if la != lb:
+        nxt = next_session(con, la, lb)
         lines.append("next session: %s %s (the order A B B A A B B A ...; 2 sessions a label "
                      "at least for Welch on their means)" % ("A" if nxt == "a" else "B",
                                                              la if nxt == "a" else lb))
+    return lines
+
+
+def sessions(con, la, lb, scoped, fmt, out, err):
+    """How many sessions each label has, and with one what its interval
+    does not cover: the repetitions of one session share its boot, its
+    caches and the machine's state of that hour, and the drift between
+    sessions is in none of them."""
+    if scoped:
+        return
+    if fmt == "json":
+        na, ba = session_counts(con, la)
+        nb, bb = session_counts(con, lb)
+        nxt = next_session(con, la, lb) if la != lb else "a"
+        out.write(',\n"sessions": {"a": %d, "b": %d, "boots_a": %d, "boots_b": %d, "next": %s}'
+                  % (na, nb, ba, bb, jstr(la if nxt == "a" else lb)))
+        return
     pre = "" if fmt == "text" else "timelinefs-report: "
-    (out if fmt == "text" else err).write("".join(pre + l + "\n" for l in lines)
+    (out if fmt == "text" else err).write("".join(pre + l + "\n" for l in session_lines(con, la, lb))
                                           + ("\n" if fmt == "text" else ""))
 
 
@@ -384,6 +415,24 @@ def drift_verdict(verdict, lop, hip, d):
 
 # ------------------------------------------------------------ the tables
 
+def onebox_lines(con, la, lb):
+    """The experiments of A and B that ran on one machine, each said as
+    every report of them says it."""
+    return [r for r, in con.execute(
+        """select 'experiment ' || e.id || ' (' || group_concat(distinct b.label) || '): '
+                  || e.ranks || ' rank' || case e.ranks when 1 then '' else 's' end
+                  || ' on 1 machine: one physical host, not a scale-out measurement'
+           from experiment e join bench_step b on b.experiment_id = e.id
+           where e.machines = 1 and b.label in (?, ?)
+           group by e.id order by e.id""", (la, lb))]
+
+
+def unit_words(unit):
+    """What a count's samples are and so what decides its verdicts."""
+    return ("Welch on the session means" if unit == "session"
+            else "the repetitions, within the drift not resolved")
+
+
 def welch_verdict(r, better, none="no interval: one repetition"):
     """The verdict on the interval [r["lo"], r["hi"]] of the difference
     r["diff"] (B - A), better the sign of a better B; none: the verdict
@@ -421,13 +470,7 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
     if scoped and fmt == "text":
         # the experiments compared that ran on one machine: said, as
         # every report of them says it
-        onebox = [r for r, in con.execute(
-            """select 'experiment ' || e.id || ' (' || group_concat(distinct b.label) || '): '
-                      || e.ranks || ' rank' || case e.ranks when 1 then '' else 's' end
-                      || ' on 1 machine: one physical host, not a scale-out measurement'
-               from experiment e join bench_step b on b.experiment_id = e.id
-               where e.machines = 1 and b.label in (?, ?)
-               group by e.id order by e.id""", (la, lb))]
+        onebox = onebox_lines(con, la, lb)
         if onebox:
             w("\n".join(onebox) + "\n\n")
     if fmt == "json":
@@ -497,8 +540,7 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
                 "1 repetition" if na == 1 else "%d repetitions" % na,
                 "1 repetition" if nb == 1 else "%d repetitions" % nb,
                 "" if scoped or not (na and nb) else "; sessions A %d, B %d: %s" % (
-                    sa, sb, "Welch on the session means" if unit == "session"
-                    else "the repetitions, within the drift not resolved")))
+                    sa, sb, unit_words(unit))))
             if not na or not nb:
                 w("  only %s has this count: nothing to compare\n" % (la if na else lb))
                 continue

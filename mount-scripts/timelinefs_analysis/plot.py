@@ -80,7 +80,9 @@ def bin_of(us):
 
 
 def plot(con, run, out, step=None, size=(1400, 900), exp=None, exp_step=None):
-    """Draw and save; returns the line that says what was drawn."""
+    """Draw and save into out (a file name or a binary file); returns
+    what was drawn, in words (timelinefs-plot prints "wrote OUT: " and
+    them)."""
     where, args, xs, key, hist, axis, what, run_id = select(con, run, step, exp, exp_step)
     hosts = exp is not None
     # Record streams (schema version 11, ingest): drawn beside the reads, a
@@ -224,7 +226,7 @@ def plot(con, run, out, step=None, size=(1400, 900), exp=None, exp_step=None):
     fig.savefig(out, dpi=100, format="png")
     plt.close(fig)
     if hosts:
-        return "wrote %s: %s, %d reads of %d hosts, %d late%s (matplotlib)" % (
-            out, what, n_acc, len(titles), n_late, recorded)
-    return "wrote %s: %s, %d reads of %d streams, %d late%s (matplotlib)" % (
-        out, what, n_acc, n_streams, n_late, recorded)
+        return "%s, %d reads of %d hosts, %d late%s (matplotlib)" % (
+            what, n_acc, len(titles), n_late, recorded)
+    return "%s, %d reads of %d streams, %d late%s (matplotlib)" % (
+        what, n_acc, n_streams, n_late, recorded)

@@ -678,6 +678,48 @@ check "an unknown run is an error" sh -c "! '$REPORT' '$DB' 99 2>/dev/null"
 check "a missing database is an error" sh -c "! '$REPORT' '$T/none.db' 2>/dev/null"
 check_eq "usage error exits 2" 2 "$("$REPORT" "$DB" --bogus 2>/dev/null || echo $?)"
 
+# --html: one page, written whole or not at all; its bad input said as
+# the other modes' (the page's parts: tests/python/test_html.py)
+rc=0
+"$REPORT" "$DB" --compare a "b's" --html "$T/r.html" --effect 4 >"$T/out" 2>"$T/err" || rc=$?
+check_eq "--html --compare --effect: exit 0, 'wrote OUT', nothing on stderr" "0|wrote $T/r.html|" \
+	"$rc|$(cat "$T/out")|$(cat "$T/err")"
+want=$("$REPORT" "$DB" --compare a "b's" --csv 2>/dev/null | awk -F, '$1 == 2 && $2 == "wall_s" { print $17 }')
+check "--html: ws 2 wall's verdict as --compare's ($want)" \
+	grep -qF "<td class=\"verdict $(case $want in not\ resolved*) echo unresolved ;; not\ sig*) echo ns ;; *) echo x ;; esac)\">$want</td>" "$T/r.html"
+check "--html: --effect in the resolution" grep -qF "to resolve 4 %: about" "$T/r.html"
+cp "$T/r.html" "$T/r.keep"
+for bad in "--html" "--html ''" "--html $T/x.html --csv" "--html $T/x.html --json" \
+	"--html $T/x.html --runs" "--html $T/x.html --spread"; do
+	rc=0
+	eval "\"\$REPORT\" \"\$DB\" $bad" >/dev/null 2>"$T/err" || rc=$?
+	check_eq "'$bad' is a usage error with a reason" "2|1" \
+		"$rc|$(grep -c "^timelinefs-report: .*--html" "$T/err")"
+done
+rc=0
+"$REPORT" "$T/none.db" --html "$T/x.html" 2>"$T/err" || rc=$?
+check_eq "--html: no such database, exit 1, said" "1|timelinefs-report: no database $T/none.db" \
+	"$rc|$(cat "$T/err")"
+echo "not a database" >"$T/text.db"
+rc=0
+"$REPORT" "$T/text.db" --html "$T/x.html" 2>"$T/err" || rc=$?
+check_eq "--html: not a timelinefs database, exit 1, said" \
+	"1|timelinefs-report: $T/text.db is not a timelinefs database" "$rc|$(cat "$T/err")"
+rc=0
+"$REPORT" "$DB" --html "$T/nodir/r.html" 2>"$T/err" || rc=$?
+check_eq "--html: OUT in no folder, exit 1, said" \
+	"1|timelinefs-report: cannot write $T/nodir/r.html: No such file or directory" "$rc|$(cat "$T/err")"
+rc=0
+"$REPORT" "$DB" --compare a nope --html "$T/r.html" 2>"$T/err" || rc=$?
+check_eq "--html: an unknown label, exit 1, said" "1|1" \
+	"$rc|$(grep -c "no run labelled 'nope'" "$T/err")"
+check "--html: a failed page leaves OUT as it was" cmp -s "$T/r.html" "$T/r.keep"
+check_none "--html: no page of a failure, no temporary file left" \
+	"$(find "$T" -maxdepth 1 -name '*x.html*' -o -maxdepth 1 -name '.r.html*')"
+"$REPORT" "$DB" "b's" --html "$T/runs.html" >/dev/null 2>&1 || :
+check_eq "--html RUN...: its runs, and one label is no comparison" "1|1" \
+	"$(grep -c 'fewer than two labels in these runs: nothing to compare' "$T/runs.html")|$(grep -c ', 1 run; written' "$T/runs.html")"
+
 # issue 21: decoding dependency reads (access.dep) are a column of their
 # own, dep_reads, in the runs and streams tables where a run has any
 DDB=$T/dep.db

@@ -400,6 +400,14 @@ if "${TLFS_PYTHON:-/usr/bin/python3}" -c 'import matplotlib' 2>/dev/null; then
 	rc=0
 	sh "$PLOT" "$DB" --experiment "$EA" "$T/x.png" --step 1 >"$T/plot.out" 2>&1 || rc=$?
 	check_eq "plot --experiment with a run's --step: usage error" 2 "$rc"
+	# --html of labels with experiment steps: an experiment's picture once
+	# for its hosts' runs, the comparisons in total and per host, each
+	# experiment said to be one physical host
+	rc=0
+	sh "$REPORT" "$DB" --compare a b --html "$T/exp.html" >/dev/null 2>"$T/html.err" || rc=$?
+	check_eq "--html of experiments: 2 pictures (one an experiment), in total and per host, one physical host said" \
+		"0|plot-experiment-$EA plot-experiment-$EB|1|1|2" \
+		"$rc|$(grep -o 'id="plot-[^"]*"' "$T/exp.html" | sed 's/id="//; s/"//' | paste -sd ' ')|$(grep -c '<h4>in total, 3 workstations: A 2 repetitions, B 2 repetitions</h4>' "$T/exp.html")|$(grep -c '<h4>rank 0 (host0), 3 workstations in total: A 2 repetitions, B 2 repetitions</h4>' "$T/exp.html")|$(grep -c 'on 1 machine: one physical host, not a scale-out measurement</p>' "$T/exp.html")"
 else
 	skip_case "no matplotlib (make deps installs python3-matplotlib)"
 fi
