@@ -174,6 +174,8 @@ $(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
 # fresh machine, where make deps had installed everything else).
 # e2fsprogs, xfsprogs, btrfs-progs: timelinefs-lab's file systems
 # (test_lab); fio: make bench (BENCH_DEPS) and reads of a lab storage.
+# iproute2: timelinefs-lab net's namespaces and links; iperf3: what a
+# shaped link carries (test_lab_net, the network calibration).
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev shellcheck \
 	    man-db groff-base \
@@ -181,7 +183,7 @@ DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-
 	    gstreamer1.0-plugins-base-apps mpv \
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
 	    libopenexr-dev openmpi-bin libopenmpi-dev \
-	    e2fsprogs xfsprogs btrfs-progs fio \
+	    e2fsprogs xfsprogs btrfs-progs fio iproute2 iperf3 \
 	    python3-scipy python3-numpy python3-matplotlib python3-pytest
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)

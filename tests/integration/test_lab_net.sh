@@ -1,0 +1,219 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# timelinefs-lab net: workstations across a network on one machine.  A
+# server namespace and N workstation namespaces joined through a bridge in
+# a namespace of the lab's own, links shaped with tbf, smbd in the server
+# namespace sharing a timelinefs mount.  Checked: usage errors; a kernel
+# without network namespaces, veth, the bridge, tbf or netem refused by
+# the piece's name with nothing made; each step of up made to fail, a
+# kill -9 of up half way and of a run whose command left a process behind:
+# nothing left after down --all (no namespace, state record, smbd or its
+# folder; the host's links as they were); 20 workstations up and down
+# within 10 s; a link shaped to 200 Mbit/s carries within -15..+5 % of it
+# (iperf3); smbclient in two workstations reads a timeline byte-exact over
+# the lab's network and each stream's smbd pid names its workstation.
+# Before timelinefs-lab-net existed every case failed (no command 'net').
+# Wall-clock figures: in TLFS_ALONE.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || { echo "skip: not root (network namespaces)"; exit 77; }
+need_tools ip tc iperf3 smbd smbclient
+LABSH=$TOP/mount-scripts/timelinefs-lab
+# the lab's name: its namespaces are NAME-hub, NAME-srv, NAME-wsK
+N=${TLFS_NET_PREFIX:-tlnet}$$
+lab() {
+	sh "$LABSH" --state-dir "$T/state" "$@"
+}
+labenv() {
+	e=$1
+	shift
+	env "$e" TMPDIR="$T" sh "$LABSH" --state-dir "$T/state" "$@"
+}
+net_cleanup() {
+	set +e
+	lab down --all >/dev/null 2>&1
+	cleanup
+}
+trap net_cleanup EXIT
+links0=$(ip -o link | wc -l)
+
+# left: what a lab named $N left behind, one a line
+left() {
+	ip netns list | awk -v n="$N-" 'index($1, n) == 1 { print "namespace " $1 }'
+	[ ! -e "$T/state" ] || find "$T/state" -mindepth 1 -printf 'left: %p\n'
+	find "$T" -maxdepth 1 -name "timelinefs-net-$N.*" -printf 'smbd folder %p\n'
+	pgrep -f "timelinefs-net-$N" | sed 's/^/process /'
+	[ "$(ip -o link | wc -l)" -eq "$links0" ] || echo "host links: $(ip -o link | wc -l), were $links0"
+}
+
+# --- usage errors: nothing made
+st=0
+lab net up --name "$N" --workstations 0 2>"$T/err" || st=$?
+check_eq "--workstations 0: a usage error" 2 "$st"
+st=0
+lab net up --name "$N" --workstations 2 --ws-link 10mb 2>"$T/err" || st=$?
+check_eq "--ws-link 10mb: a usage error naming the units" "2 1" \
+	"$st $(grep -c "a rate like 1gbit or 100mbit, not '10mb'" "$T/err")"
+st=0
+lab net up --name "$N" --workstations 2 --jitter 1ms 2>"$T/err" || st=$?
+check_eq "--jitter without --delay: a usage error" 2 "$st"
+st=0
+lab net up --name "bad/name" --workstations 2 2>"$T/err" || st=$?
+check_eq "a name with '/': a usage error" 2 "$st"
+
+# --- a kernel without a piece: refused by name, nothing made
+R=$T/root
+mkdir -p "$R/proc/self/ns"
+st=0
+labenv TIMELINEFS_LAB_SYSROOT="$R" net up --name "$N" --workstations 2 2>"$T/err" || st=$?
+check_eq "no network namespaces: refused by name" "1 1" \
+	"$st $(grep -c 'this kernel has no network namespaces' "$T/err")"
+check_none "no network namespaces: nothing made" "$(left)"
+for p in veth bridge tbf netem; do
+	st=0
+	labenv TIMELINEFS_LAB_NET_MISSING=$p net up --name "$N" --workstations 2 \
+		--ws-link 100mbit --delay 1ms 2>"$T/err" || st=$?
+	check_eq "no $p: refused by name" "1 1" \
+		"$st $(grep -c "this kernel has no $p" "$T/err")"
+	check_none "no $p: nothing left" "$(left)"
+done
+# netem for real: this project's kernels have none (CONFIG_NET_SCH_NETEM
+# is not set); where there is one, its qdisc is on the link
+st=0
+lab net up --name "$N" --workstations 1 --delay 0.2ms >"$T/out" 2>"$T/err" || st=$?
+if [ $st -eq 0 ]; then
+	check "--delay 0.2ms: netem on workstation 1's link" \
+		sh -c "lab() { sh '$LABSH' --state-dir '$T/state' \"\$@\"; }
+			lab net run --name $N 1 -- tc qdisc show dev eth0 | grep -q 'netem.*delay 200us'"
+	lab net down --name "$N"
+else
+	check_eq "--delay on a kernel without netem: refused naming it" "1 1" \
+		"$st $(grep -c 'this kernel has no netem' "$T/err")"
+fi
+check_none "--delay: nothing left" "$(left)"
+
+# --- every step of up made to fail: nothing left
+for step in hub server workstations; do
+	st=0
+	labenv TIMELINEFS_LAB_FAIL_AFTER=$step net up --name "$N" --workstations 3 \
+		--server-link 1gbit --ws-link 100mbit >/dev/null 2>"$T/err" || st=$?
+	check_eq "up failing after '$step': status 1" 1 "$st"
+	check_none "up failing after '$step': nothing left" "$(left)"
+done
+
+# --- 20 workstations up and down
+t0=$(date +%s%N)
+lab net up --name "$N" --workstations 20 --server-link 1gbit --ws-link 1gbit >/dev/null
+t1=$(date +%s%N)
+check_eq "20 workstations: 22 namespaces (hub, server, 20)" 22 \
+	"$(ip netns list | awk -v n="$N-" 'index($1, n) == 1' | wc -l)"
+check_eq "workstation 20 has its address" "10.201.1.20" \
+	"$(lab net run --name "$N" 20 -- ip -4 -o addr show dev eth0 | awk '{ sub(/\/.*/, "", $4); print $4 }')"
+check "workstation 20 reaches the server through the bridge" \
+	lab net run --name "$N" 20 -- /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket()
+s.settimeout(2)
+try:
+    s.connect(("10.201.0.1", 1))
+except ConnectionRefusedError:
+    sys.exit(0)   # the server answered: reached
+sys.exit(1)'
+check_eq "the server's link is shaped with tbf at 1 Gbit/s" 1 \
+	"$(lab net run --name "$N" server -- tc qdisc show dev eth0 | grep -c 'tbf.*rate 1Gbit')"
+check "status names the lab's 20 workstations" \
+	grep -q '^workstations=20$' "$T/state/timelinefs-net-$N.net"
+t2=$(date +%s%N)
+lab net down --name "$N"
+t3=$(date +%s%N)
+echo "# 20 workstations: up $(( (t1 - t0) / 1000000 )) ms, down $(( (t3 - t2) / 1000000 )) ms"
+check "20 workstations up and down within 10 s ($(( (t1 - t0 + t3 - t2) / 1000000 )) ms)" \
+	test $(( (t1 - t0 + t3 - t2) / 1000000 )) -lt 10000
+check_none "down: nothing left" "$(left)"
+
+# --- kill -9 of up half way, then down --all (the lab's own process:
+# not a function's subshell)
+sh "$LABSH" --state-dir "$T/state" net up --name "$N" --workstations 40 >/dev/null 2>&1 &
+up=$!
+i=0
+until [ -e "/run/netns/$N-ws5" ] || [ $i -ge 100 ]; do
+	i=$((i + 1))
+	sleep 0.05
+done
+kill -9 "$up"
+wait "$up" 2>/dev/null || true
+check "kill -9 of up half way left namespaces to remove" test -n "$(left)"
+sh "$LABSH" --state-dir "$T/state" down --all
+check_none "kill -9 of up, down --all: nothing left" "$(left)"
+
+# --- kill -9 of a run whose command left a process in a workstation
+lab net up --name "$N" --workstations 2 >/dev/null
+sh "$LABSH" --state-dir "$T/state" net run --name "$N" 2 -- \
+	sh -c 'sleep 300 & echo $! >'"$T/bg"'; wait' &
+run=$!
+i=0
+until [ -s "$T/bg" ] || [ $i -ge 100 ]; do
+	i=$((i + 1))
+	sleep 0.05
+done
+kill -9 "$run"
+wait "$run" 2>/dev/null || true
+bg=$(cat "$T/bg")
+check "the run's child lives on in workstation 2" kill -0 "$bg"
+sh "$LABSH" --state-dir "$T/state" down --all
+check "down --all: the run's child is gone" exited "$bg"
+check_none "kill -9 of run, down --all: nothing left" "$(left)"
+
+# --- a shaped link measured: iperf3 from the server to workstation 1
+lab net up --name "$N" --workstations 2 --server-link 200mbit --ws-link 1gbit >/dev/null
+port=5201
+lab net run --name "$N" server -- iperf3 -s -1 -p $port >/dev/null 2>&1 &
+i=0
+until lab net run --name "$N" server -- sh -c "ss -ltn | grep -q ':$port '" || [ $i -ge 50 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+bps=$(lab net run --name "$N" 1 -- iperf3 -c 10.201.0.1 -p $port -R -t 2 -J |
+	/usr/bin/python3 -c 'import json, sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))')
+echo "# server link 200mbit: iperf3 carried $bps bit/s"
+check "the 200 Mbit/s link carries within -15..+5 % of it ($bps bit/s)" \
+	awk -v b="$bps" 'BEGIN { exit !(b > 170e6 && b < 210e6) }'
+lab net down --name "$N"
+check_none "iperf3: nothing left" "$(left)"
+
+# --- smbd in the server namespace, smbclient in the workstations
+M=$T/media
+"$GEN" --format sd-ntsc --clips 1 --clip-seconds 2 --timelines 1 \
+	--events 1 --min-seconds 1 --max-seconds 1 --seed 7 "$M" >/dev/null
+DB=$T/t.db
+chmod 711 "$T"
+mount_fs "$M" "$T/mnt" -o db="$DB",label=net,pace=off,backing=buffered,allow_other
+st=0
+labenv TIMELINEFS_LAB_FAIL_AFTER=smbd net up --name "$N" --workstations 2 \
+	--share "$T/mnt" --smb-port 4446 >/dev/null 2>&1 || st=$?
+check_eq "up failing after smbd: status 1" 1 "$st"
+check_none "up failing after smbd: nothing left (smbd stopped)" "$(left)"
+labenv X=1 net up --name "$N" --workstations 2 --ws-link 100mbit \
+	--share "$T/mnt" --smb-port 4446 >/dev/null
+$EXPECT bytes "$M/timelines/timeline01.tl" "$M" >"$T/want"
+for k in 1 2; do
+	lab net run --name "$N" $k -- smbclient -N -p 4446 //10.201.0.1/timelines \
+		-c "get timeline01 $T/got$k" >"$T/smb$k" 2>&1
+	check "workstation $k reads the timeline byte-exact over SMB" cmp -s "$T/want" "$T/got$k"
+done
+i=0
+until [ "$(q "select count(closed_ns) from stream")" = 2 ] || [ $i -ge 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+lab net clients --name "$N" >"$T/clients"
+check_eq "each stream's smbd names its workstation (net clients)" "1 2" \
+	"$(q "select pid from stream order by id" | while read -r p; do
+		awk -v p="$p" '$1 == p { print $2 }' "$T/clients"; done | tr '\n' ' ' | sed 's/ $//')"
+check_eq "net env: the lab's settings as run_env rows" \
+	"net_lab=$N|net_workstations=2|net_ws_link_bps=100000000|net_smb=//10.201.0.1:4446/timelines" \
+	"$(lab net env --name "$N" | grep -E '^net_(lab|workstations|ws_link_bps|smb)=' | tr '\n' '|' | sed 's/|$//')"
+sh "$LABSH" --state-dir "$T/state" down --all
+check_none "smbd's lab down --all: nothing left" "$(left)"
+umount_fs "$T/mnt"
+finish
