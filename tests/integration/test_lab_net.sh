@@ -11,7 +11,10 @@
 # folder; the host's links as they were); 20 workstations up and down
 # within 10 s; a link shaped to 200 Mbit/s carries within -15..+5 % of it
 # (iperf3); smbclient in two workstations reads a timeline byte-exact over
-# the lab's network and each stream's smbd pid names its workstation.
+# the lab's network and each stream's smbd pid names its workstation;
+# behind a 100 Mbit/s link a 170 Mbit/s stream's row says that its reader
+# got most frames late (stream.reader_late_frames), though the storage's
+# late_frames, the only count before, stays below it.
 # Before timelinefs-lab-net existed every case failed (no command 'net').
 # Wall-clock figures: in TLFS_ALONE.
 . "$(dirname "$0")/lib.sh"
@@ -182,38 +185,78 @@ lab net down --name "$N"
 check_none "iperf3: nothing left" "$(left)"
 
 # --- smbd in the server namespace, smbclient in the workstations
+# An SD edit of 2 s (60 frames, about 21 MB/s), paced at real time.
 M=$T/media
 "$GEN" --format sd-ntsc --clips 1 --clip-seconds 2 --timelines 1 \
-	--events 1 --min-seconds 1 --max-seconds 1 --seed 7 "$M" >/dev/null
+	--events 1 --min-seconds 2 --max-seconds 2 --seed 7 "$M" >/dev/null
 DB=$T/t.db
 chmod 711 "$T"
-mount_fs "$M" "$T/mnt" -o db="$DB",label=net,pace=off,backing=buffered,allow_other
+mount_fs "$M" "$T/mnt" -o db="$DB",label=net,backing=buffered,allow_other
+cat "$M"/clip* >/dev/null
 st=0
 labenv TIMELINEFS_LAB_FAIL_AFTER=smbd net up --name "$N" --workstations 2 \
 	--share "$T/mnt" --smb-port 4446 >/dev/null 2>&1 || st=$?
 check_eq "up failing after smbd: status 1" 1 "$st"
 check_none "up failing after smbd: nothing left (smbd stopped)" "$(left)"
-labenv X=1 net up --name "$N" --workstations 2 --ws-link 100mbit \
-	--share "$T/mnt" --smb-port 4446 >/dev/null
 $EXPECT bytes "$M/timelines/timeline01.tl" "$M" >"$T/want"
+frames=$(q "select frames from timeline where name = 'timeline01'")
+# wait_streams N: until N streams are closed (10 s at most)
+wait_streams() {
+	i=0
+	until [ "$(q "select count(closed_ns) from stream")" -ge "$1" ] || [ $i -ge 100 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+}
+# get K FILE: workstation K reads timeline01 over SMB into FILE
+get() {
+	lab net run --name "$N" "$1" -- smbclient -N -p 4446 //10.201.0.1/timelines \
+		-c "get timeline01 $2" >"$T/smb$1" 2>&1
+}
+labenv X=1 net up --name "$N" --workstations 2 --share "$T/mnt" --smb-port 4446 >/dev/null
 for k in 1 2; do
-	lab net run --name "$N" $k -- smbclient -N -p 4446 //10.201.0.1/timelines \
-		-c "get timeline01 $T/got$k" >"$T/smb$k" 2>&1
+	get $k "$T/got$k"
 	check "workstation $k reads the timeline byte-exact over SMB" cmp -s "$T/want" "$T/got$k"
 done
-i=0
-until [ "$(q "select count(closed_ns) from stream")" = 2 ] || [ $i -ge 100 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+wait_streams 2
 lab net clients --name "$N" >"$T/clients"
 check_eq "each stream's smbd names its workstation (net clients)" "1 2" \
 	"$(q "select pid from stream order by id" | while read -r p; do
 		awk -v p="$p" '$1 == p { print $2 }' "$T/clients"; done | tr '\n' ' ' | sed 's/ $//')"
 check_eq "net env: the lab's settings as run_env rows" \
-	"net_lab=$N|net_workstations=2|net_ws_link_bps=100000000|net_smb=//10.201.0.1:4446/timelines" \
+	"net_lab=$N|net_workstations=2|net_ws_link_bps=0|net_smb=//10.201.0.1:4446/timelines" \
 	"$(lab net env --name "$N" | grep -E '^net_(lab|workstations|ws_link_bps|smb)=' | tr '\n' '|' | sed 's/|$//')"
+# On links that carry the stream: the figure the slow link's is held
+# against below (smbclient's own pace makes some frames late to smbd)
+row=$(q "select group_concat(frames || ' ' || late_frames || ' ' || reader_late_frames, ', ') from stream")
+echo "# unshaped links: frames, late, late to the reader: $row"
+fast=$(q "select max(reader_late_frames) from stream")
 sh "$LABSH" --state-dir "$T/state" down --all
 check_none "smbd's lab down --all: nothing left" "$(left)"
+
+# The issue's case: a workstation behind a link slower than the stream
+# (100 Mbit/s for about 170 Mbit/s).  The storage read every frame in
+# time into the ring; the reader got most of them late (but the first
+# ones: smbd reads up to 16 MiB ahead of what it has sent).  Before the
+# stream row carried the reader's side (stream.reader_late_frames), its
+# late_frames said 0 of 105 for a play of 2.4 times the edit's length.
+lab net up --name "$N" --workstations 1 --ws-link 100mbit --share "$T/mnt" \
+	--smb-port 4446 >/dev/null
+s0=$(date +%s%N)
+get 1 "$T/got.slow"
+s1=$(date +%s%N)
+check "behind 100 Mbit/s: byte-exact" cmp -s "$T/want" "$T/got.slow"
+wait_streams 3
+row=$(q "select frames || ' ' || late_frames || ' ' || reader_late_frames from stream where id = 3")
+echo "# 100 Mbit/s: smbclient $(( (s1 - s0) / 1000000 )) ms for a 2 s edit; frames, late, late to the reader: $row"
+set -- $row
+check "behind 100 Mbit/s: the reader got more than half the frames late ($3 of $1)" \
+	test "$3" -gt $(( frames / 2 ))
+check "behind 100 Mbit/s: more late to the reader than on unshaped links ($3, $fast)" \
+	test "$3" -gt "$fast"
+check "behind 100 Mbit/s: the storage's late frames do not show it ($2 of $1)" \
+	test "$2" -lt "$3"
+sh "$LABSH" --state-dir "$T/state" down --all
+check_none "the slow link's lab: nothing left" "$(left)"
 umount_fs "$T/mnt"
 finish
