@@ -43,6 +43,7 @@ links0=$(ip -o link | wc -l)
 # left: what a lab named $N left behind, one a line
 left() {
 	ip netns list | awk -v n="$N-" 'index($1, n) == 1 { print "namespace " $1 }'
+	ip netns list | awk 'index($1, "tlfsbench") == 1 { print "bench namespace " $1 }'
 	[ ! -e "$T/state" ] || find "$T/state" -mindepth 1 -printf 'left: %p\n'
 	find "$T" -maxdepth 1 -name "timelinefs-net-$N.*" -printf 'smbd folder %p\n'
 	pgrep -f "timelinefs-net-$N" | sed 's/^/process /'
@@ -187,7 +188,7 @@ check_none "iperf3: nothing left" "$(left)"
 # --- smbd in the server namespace, smbclient in the workstations
 # An SD edit of 2 s (60 frames, about 21 MB/s), paced at real time.
 M=$T/media
-"$GEN" --format sd-ntsc --clips 1 --clip-seconds 2 --timelines 1 \
+"$GEN" --format sd-ntsc --clips 1 --clip-seconds 2 --timelines 2 \
 	--events 1 --min-seconds 2 --max-seconds 2 --seed 7 "$M" >/dev/null
 DB=$T/t.db
 chmod 711 "$T"
@@ -259,4 +260,47 @@ check "behind 100 Mbit/s: the storage's late frames do not show it ($2 of $1)" \
 sh "$LABSH" --state-dir "$T/state" down --all
 check_none "the slow link's lab: nothing left" "$(left)"
 umount_fs "$T/mnt"
+
+# --- timelinefs-bench --via smb: each workstation reads from its own
+# namespace through smbd; the client's counts beside its stream
+BENCH=$TOP/mount-scripts/timelinefs-bench
+TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh "$BENCH" --media "$M" --via smb \
+	--lab "ws-link=100mbit,state-dir=$T/state" --workstations 2 --repeat 1 \
+	--warmup 0 --db "$T/b.db" >"$T/bench.out" 2>&1 || { tail -n 20 "$T/bench.out"; false; }
+DB=$T/b.db
+check_eq "--via smb: a client row a workstation, each its own smbd's stream" \
+	"1 10.201.1.1 smbclient 1|2 10.201.1.2 smbclient 1" \
+	"$(q "select c.workstation || ' ' || c.address || ' ' || c.client || ' ' ||
+		(s.comm = 'smbd' and s.pid is not null) from bench_client c
+		join stream s on s.id = c.stream_id order by c.workstation" | tr '\n' '|' | sed 's/|$//')"
+check_eq "--via smb: smbclient got every byte, and exited 0" \
+	"$(q "select group_concat(bytes || ' 0', '|') from (select bytes from timeline order by name)")" \
+	"$(q "select group_concat(c.bytes || ' ' || c.exit_status, '|') from bench_client c order by c.workstation")"
+check_eq "--via smb: the network's settings in run_env" "100000000|2" \
+	"$(q "select (select value from run_env where key = 'net_ws_link_bps') || '|' ||
+		(select value from run_env where key = 'net_workstations')")"
+check "--via smb: the bench prints each workstation's client" \
+	grep -q "late to reader" "$T/bench.out"
+check_none "--via smb: nothing of the lab left" "$(left)"
+
+# --player mpv: NAME.mov from smbclient into mpv in workstation 1, its
+# dropped frames and buffering waits recorded
+if command -v mpv >/dev/null 2>&1; then
+	TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh "$BENCH" --media "$M" --via smb \
+		--player mpv --lab "ws-link=100mbit,state-dir=$T/state" --workstations 1 \
+		--repeat 1 --warmup 0 --db "$T/m.db" >"$T/mpv.out" 2>&1 ||
+		{ tail -n 20 "$T/mpv.out"; false; }
+	DB=$T/m.db
+	row=$(q "select s.file || ' ' || c.exit_status || ' ' || (c.dropped_frames is not null) ||
+		' ' || (c.buffering_waits is not null) from bench_client c join stream s on s.id = c.stream_id")
+	echo "# mpv behind 100 Mbit/s: $(q "select 'wall ' || round(c.wall_s, 2) || ' s, dropped ' ||
+		c.dropped_frames || ', buffering waits ' || c.buffering_waits || '; stream: late ' ||
+		s.late_frames || ', late to reader ' || s.reader_late_frames || ' of ' || s.frames
+		from bench_client c join stream s on s.id = c.stream_id")"
+	check_eq "--player mpv: it played timeline01.mov, its counts recorded" \
+		"timeline01.mov 0 1 1" "$row"
+	check_none "--player mpv: nothing of the lab left" "$(left)"
+else
+	skip_case "no mpv: --player mpv not run"
+fi
 finish
