@@ -247,7 +247,8 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 #   its code paths are test_hosts' and test_lab's.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
-	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth
+	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth \
+	test_lab_net_truth
 else ifeq ($(SANITIZE),1)
 # test_fuzz builds and runs its own clang ASan+libFuzzer targets whatever
 # SANITIZE says, and test_fuzz_seed checks the seed corpus in shell (no
@@ -270,9 +271,11 @@ else ifeq ($(SANITIZE),1)
 #   run of c363926, 78 s plain), which CI's 20 minutes do not hold.
 # test_lab_truth: find-max against a lab storage's capacity, a count of
 #   workstations at real time (timing the sanitizer, not the storage);
-#   its code paths are test_hosts' and test_lab's.
+#   its code paths are test_hosts' and test_lab's.  test_lab_net_truth:
+#   the same against a network link's (smbd, smbclient and the daemon
+#   at real time on 2 cores); its code paths are test_lab_net's.
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_gen_codec test_players \
-	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth
+	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth test_lab_net_truth
 endif
 
 unit: $(UNIT_BIN)
