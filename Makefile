@@ -175,7 +175,9 @@ $(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
 # e2fsprogs, xfsprogs, btrfs-progs: timelinefs-lab's file systems
 # (test_lab); fio: make bench (BENCH_DEPS) and reads of a lab storage.
 # iproute2: timelinefs-lab net's namespaces and links; iperf3: what a
-# shaped link carries (test_lab_net, the network calibration).
+# shaped link carries (test_lab_net, the network calibration);
+# nfs-ganesha, nfs-ganesha-vfs, libnfs-utils: NFS from a workstation
+# namespace where the kernel has no NFS client (net up --nfs, nfs-cp).
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev shellcheck \
 	    man-db groff-base \
@@ -184,6 +186,7 @@ DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
 	    libopenexr-dev openmpi-bin libopenmpi-dev \
 	    e2fsprogs xfsprogs btrfs-progs fio iproute2 iperf3 \
+	    nfs-ganesha nfs-ganesha-vfs libnfs-utils \
 	    python3-scipy python3-numpy python3-matplotlib python3-pytest
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
