@@ -51,6 +51,19 @@ left() {
 	[ "$(ip -o link | wc -l)" -eq "$links0" ] || echo "host links: $(ip -o link | wc -l), were $links0"
 }
 
+# kill9_after PID TEST...: once TEST holds (5 s at most), kill -9 PID
+kill9_after() {
+	p=$1
+	shift
+	i=0
+	until "$@" || [ $i -ge 100 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	kill -9 "$p"
+	wait "$p" 2>/dev/null || true
+}
+
 # --- usage errors: nothing made
 st=0
 lab net up --name "$N" --workstations 0 2>"$T/err" || st=$?
@@ -139,14 +152,7 @@ check_none "down: nothing left" "$(left)"
 # --- kill -9 of up half way, then down --all (the lab's own process:
 # not a function's subshell)
 sh "$LABSH" --state-dir "$T/state" net up --name "$N" --workstations 40 >/dev/null 2>&1 &
-up=$!
-i=0
-until [ -e "/run/netns/$N-ws5" ] || [ $i -ge 100 ]; do
-	i=$((i + 1))
-	sleep 0.05
-done
-kill -9 "$up"
-wait "$up" 2>/dev/null || true
+kill9_after $! test -e "/run/netns/$N-ws5"
 check "kill -9 of up half way left namespaces to remove" test -n "$(left)"
 sh "$LABSH" --state-dir "$T/state" down --all
 check_none "kill -9 of up, down --all: nothing left" "$(left)"
@@ -155,14 +161,7 @@ check_none "kill -9 of up, down --all: nothing left" "$(left)"
 lab net up --name "$N" --workstations 2 >/dev/null
 sh "$LABSH" --state-dir "$T/state" net run --name "$N" 2 -- \
 	sh -c 'sleep 300 & echo $! >'"$T/bg"'; wait' &
-run=$!
-i=0
-until [ -s "$T/bg" ] || [ $i -ge 100 ]; do
-	i=$((i + 1))
-	sleep 0.05
-done
-kill -9 "$run"
-wait "$run" 2>/dev/null || true
+kill9_after $! test -s "$T/bg"
 bg=$(cat "$T/bg")
 check "the run's child lives on in workstation 2" kill -0 "$bg"
 sh "$LABSH" --state-dir "$T/state" down --all
