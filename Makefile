@@ -177,6 +177,10 @@ $(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
 # chromium: test_report_html renders timelinefs-report --html's page in
 # it headless (a screenshot not blank, no network request); 290 MB
 # installed, most of it the browser itself (Debian 12's 156).
+# iproute2: timelinefs-lab net's namespaces and links; iperf3: what a
+# shaped link carries (test_lab_net, the network calibration);
+# nfs-ganesha, nfs-ganesha-vfs, libnfs-utils: NFS from a workstation
+# namespace where the kernel has no NFS client (net up --nfs, nfs-cp).
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev shellcheck \
 	    man-db groff-base \
@@ -184,7 +188,8 @@ DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-
 	    gstreamer1.0-plugins-base-apps mpv \
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
 	    libopenexr-dev openmpi-bin libopenmpi-dev \
-	    e2fsprogs xfsprogs btrfs-progs fio \
+	    e2fsprogs xfsprogs btrfs-progs fio iproute2 iperf3 \
+	    nfs-ganesha nfs-ganesha-vfs libnfs-utils \
 	    python3-scipy python3-numpy python3-matplotlib python3-pytest chromium
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
@@ -251,7 +256,7 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
 	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth \
-	test_report_html
+	test_report_html test_lab_net_truth
 else ifeq ($(SANITIZE),1)
 # test_fuzz builds and runs its own clang ASan+libFuzzer targets whatever
 # SANITIZE says, and test_fuzz_seed checks the seed corpus in shell (no
@@ -274,12 +279,15 @@ else ifeq ($(SANITIZE),1)
 #   run of c363926, 78 s plain), which CI's 20 minutes do not hold.
 # test_lab_truth: find-max against a lab storage's capacity, a count of
 #   workstations at real time (timing the sanitizer, not the storage);
-#   its code paths are test_hosts' and test_lab's.
+#   its code paths are test_hosts' and test_lab's.  test_lab_net_truth:
+#   the same against a network link's (smbd, smbclient and the daemon
+#   at real time on 2 cores); its code paths are test_lab_net's.
 # test_report_html: the report's page (Python) and Chromium are the same
 #   whatever the build; its two short benches are test_bench's paths
 #   (left out here too).
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_gen_codec test_players \
-	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth test_report_html
+	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth \
+	test_report_html test_lab_net_truth
 endif
 
 unit: $(UNIT_BIN)

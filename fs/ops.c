@@ -361,6 +361,7 @@ static void stream_close(struct fs_stream *s)
 			.requests = st.requests,
 			.reloads = st.reloads,
 			.seeks = st.seeks,
+			.reader_late_frames = st.reader_late_frames,
 		};
 
 		store_stream_close(s->ss, &t);

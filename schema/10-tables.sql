@@ -133,11 +133,19 @@ CREATE TABLE IF NOT EXISTS stream (
 					-- for a recording
 	-- added in schema version 11:
 	kind TEXT NOT NULL DEFAULT 'play',	-- 'play' or 'record'
-	writer_drops INTEGER		-- a record stream's dropped frames
+	writer_drops INTEGER,		-- a record stream's dropped frames
 					-- that the writer caused (its bytes
 					-- came after the frame's due time),
 					-- within late_frames; 0 for a play
 					-- stream
+	-- added in schema version 15:
+	reader_late_frames INTEGER	-- a play stream's frames whose last
+					-- byte the reader was handed after
+					-- the frame was due (each once): the
+					-- reader's side, which a slow network
+					-- or client makes late whatever the
+					-- storage did; NULL from an older
+					-- daemon
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 

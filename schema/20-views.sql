@@ -61,7 +61,9 @@ LEFT JOIN op AS o ON o.id = a.op;
 -- (Schema version 2 added requests, kib_per_request, reloads and seeks,
 -- version 4 tid and sid, version 8 dep_accesses, version 10 opens,
 -- header_reads and closes, version 11 kind, file, writer_drops, writes
--- and awaits; store_open recreates this view in an older file.)
+-- and awaits, version 15 reader_late_frames: the frames handed to the
+-- reader after they were due, NULL from an older daemon and for a record
+-- stream; store_open recreates this view in an older file.)
 CREATE VIEW IF NOT EXISTS stream_summary AS
 WITH ranked AS (
 	SELECT stream_id, errno, done_ns > due_ns AS late, dep, op,
@@ -117,7 +119,9 @@ SELECT s.id AS stream_id, s.run_id, r.label, t.name AS timeline,
        CASE WHEN s.closed_ns IS NOT NULL
 	    THEN coalesce(s.writer_drops, 0) END AS writer_drops,
        coalesce(p.writes, 0) AS writes,
-       coalesce(p.awaits, 0) AS awaits
+       coalesce(p.awaits, 0) AS awaits,
+       CASE WHEN s.kind = 'play' THEN s.reader_late_frames
+       END AS reader_late_frames
 FROM stream AS s
 JOIN run AS r ON r.id = s.run_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id

@@ -48,6 +48,28 @@ CREATE TABLE IF NOT EXISTS bench_stream (
 );
 CREATE INDEX IF NOT EXISTS bench_stream_stream ON bench_stream(stream_id);
 
+-- A workstation's client of a bench step over the network (schema version
+-- 15; timelinefs-bench --via smb in timelinefs-lab net): which workstation
+-- (its namespace's number, its address) read the stream through which
+-- client ('smbclient', 'mpv'), and what the client itself counted: its
+-- wall time, bytes, and a player's dropped frames and buffering waits
+-- (NULL where the client counts none).  stream_id is the stream smbd
+-- opened for it (stream.pid: the smbd process of that connection).
+CREATE TABLE IF NOT EXISTS bench_client (
+	step_id INTEGER NOT NULL REFERENCES bench_step(id),
+	stream_id INTEGER REFERENCES stream(id),
+	workstation INTEGER NOT NULL,
+	address TEXT,
+	via TEXT NOT NULL,		-- 'smb'
+	client TEXT NOT NULL,		-- 'smbclient' or 'mpv'
+	wall_s REAL,			-- the client's start to its exit
+	bytes INTEGER,			-- bytes the client got (smbclient)
+	dropped_frames INTEGER,		-- the player's (mpv's "Dropped:")
+	buffering_waits INTEGER,	-- the player's stops to buffer
+	exit_status INTEGER
+);
+CREATE INDEX IF NOT EXISTS bench_client_step ON bench_client(step_id);
+
 -- What the storage gives, measured in the same bench run (schema version
 -- 13; timelinefs-bench --calibrate): fio with `readers` parallel O_DIRECT
 -- sequential readers of the media's files, each read block_bytes (the

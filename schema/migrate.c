@@ -88,6 +88,8 @@ static int add_columns(sqlite3 *db)
 		{ "bench_step", "step_no", "INTEGER" },
 		{ "bench_step", "total_workstations", "INTEGER" },
 		{ "bench_step", "planned_unix_ns", "INTEGER" },
+		/* version 15 */
+		{ "stream", "reader_late_frames", "INTEGER" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -182,6 +184,9 @@ int store_migrate(sqlite3 *db, int *newer)
 		 * reads (a backlog) is the storage's, not the issue's */
 		{ 14, "DROP VIEW IF EXISTS late_frame;"
 		      "DROP VIEW IF EXISTS late_access" },
+		/* stream_summary shows reader_late_frames; bench_client is
+		 * a table the schema makes in an older file as it is */
+		{ 15, "DROP VIEW IF EXISTS stream_summary" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;

@@ -80,7 +80,8 @@ static const char *const stmt_sql[STMT_N] = {
 	[STMT_STREAM_CLOSE] = "UPDATE stream SET closed_ns = ?, bytes = ?, "
 			      "frames = ?, late_frames = ?, "
 			      "failed_frames = ?, requests = ?, reloads = ?, "
-			      "seeks = ?, writer_drops = ? WHERE id = ?",
+			      "seeks = ?, writer_drops = ?, "
+			      "reader_late_frames = ? WHERE id = ?",
 	[STMT_ACCESS] = ACCESS_INSERT ACCESS_VALUES,
 };
 

@@ -78,7 +78,7 @@ struct store_access {
  * message to free ("cannot open database PATH: REASON"). */
 /* 13: the calibration table (30-analysis.sql); 14: late_access's cause
  * storage for a read issued late behind the stream's own backlog */
-#define STORE_SCHEMA_VERSION 14
+#define STORE_SCHEMA_VERSION 15
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
@@ -247,6 +247,9 @@ struct store_stream_totals {
 	 * write calls; writer_drops the dropped frames the writer caused
 	 * (stream.writer_drops, schema 11); 0 for a play stream. */
 	int64_t writer_drops;
+	/* A play stream's frames handed to the reader after they were due
+	 * (stream.reader_late_frames, schema 15; eng_player_stats) */
+	int64_t reader_late_frames;
 };
 /* Queue the stream's close with its totals; the handle is gone after. */
 void store_stream_close(struct store_stream *ss,

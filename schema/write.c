@@ -124,7 +124,8 @@ static int update_stream(struct store *st, const struct entry *e, char **msg)
 	store_bind_i64(s, 7, e->u.close.reloads, &rc);
 	store_bind_i64(s, 8, e->u.close.seeks, &rc);
 	store_bind_i64(s, 9, e->u.close.writer_drops, &rc);
-	store_bind_i64(s, 10, e->ss->row_id, &rc);
+	store_bind_i64(s, 10, e->u.close.reader_late_frames, &rc);
+	store_bind_i64(s, 11, e->ss->row_id, &rc);
 	store_step_done(st->db, s, "update stream row", &rc, msg);
 	return rc;
 }

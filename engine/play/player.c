@@ -252,7 +252,7 @@ static int plan_ring(const struct eng_timeline *tl,
 	rp->nfds = tl->nclips * tl->ntracks;
 	rp->mem = rp->ring_bytes + sizeof(struct eng_player) +
 		  (unsigned __int128)rp->nslots *
-		  (1 + sizeof(struct iovec) +
+		  (1 + sizeof(struct iovec) + sizeof(int64_t) +
 		   (cfg->window ? sizeof(int64_t) : 0)) +
 		  (unsigned __int128)rp->nld *
 		  (sizeof(struct loader) + (unsigned __int128)tl->dep_reads_max *
@@ -504,6 +504,7 @@ static void free_mem(struct eng_player *p)
 	free(p->copy_iov);
 	free(p->dec);
 	free(p->held);
+	free(p->handed);
 	free(p->failed);
 	free(p->ring);
 	free(p);
@@ -564,6 +565,7 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->failed = calloc(p->nslots, 1);
 	if (cfg->window)
 		p->held = malloc(p->nslots * sizeof(*p->held));
+	p->handed = malloc(p->nslots * sizeof(*p->handed));
 	p->dec = calloc(tl->ntracks, sizeof(*p->dec));
 	p->nld = rp.nld;
 	p->ld = calloc(p->nld, sizeof(*p->ld));
@@ -572,7 +574,7 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->fifo = calloc(p->nloads, sizeof(*p->fifo));
 	p->copy_iov = calloc(p->nslots, sizeof(*p->copy_iov));
 	p->fds = calloc(nfds ? nfds : 1, sizeof(*p->fds));
-	if (!p->ring || !p->failed || (cfg->window && !p->held) ||
+	if (!p->ring || !p->failed || (cfg->window && !p->held) || !p->handed ||
 	    !p->dec || !p->ld || !p->loads || !p->fifo || !p->copy_iov ||
 	    !p->fds)
 		goto err_free;
@@ -587,6 +589,8 @@ int eng_player_new(const struct eng_timeline *tl,
 		goto err_free;
 	for (i = 0; p->held && i < p->nslots; i++)
 		p->held[i] = -1;
+	for (i = 0; i < p->nslots; i++)
+		p->handed[i] = -1;
 	p->spill_bytes = rp.spill_bytes;
 	if (p->spill_bytes) {
 		p->spill = malloc(p->spill_bytes);

@@ -394,6 +394,15 @@ struct eng_player_stats {
 	uint64_t bytes;		/* bytes served to the reader */
 	int64_t frames;		/* frames loaded (played) */
 	int64_t late_frames;	/* frames whose last read was done after due */
+	/* Frames whose last byte a request handed to the reader after the
+	 * frame was due, each counted once however often it is read: the
+	 * reader's side of lateness.  A reader that cannot take its frames
+	 * in time (a slow network, a client that stalls) is late by this
+	 * count whatever the storage did, while late_frames, the storage's
+	 * side, sees reads that were done long before (the filler had read
+	 * them into the ring). */
+	int64_t reader_late_frames;
+	int64_t handed_frames;	/* frames handed whole, counted so */
 	int64_t failed_frames;	/* frames with a failed read */
 	uint64_t accesses;	/* backing reads issued */
 	int64_t requests;	/* reads answered with data (FUSE requests) */

@@ -163,6 +163,11 @@ struct eng_player {
 	 * read of the storage (only in the ring: a pipe gives its bytes
 	 * once).  NULL without cfg.window (still_held). */
 	int64_t *held;
+	/* [nslots]: the frame whose last byte a request handed out of each
+	 * slot (-1: none yet), so that a frame read again (a reload, a
+	 * file server's overlapping requests) counts once in
+	 * st.handed_frames and st.reader_late_frames (count_handed) */
+	int64_t *handed;
 	/* [ntracks]: what each track's decoder last read, as the frames
 	 * are reserved (in order), whoever reads them */
 	struct dec_state *dec;

@@ -92,6 +92,42 @@ size_t eng_pl_frame_part(const struct eng_player *p, int64_t f, uint64_t off,
 	return e > s ? (size_t)(e - s) : 0;
 }
 
+/*
+ * The frames whose last byte the request [off, off + len) of frames [a, b]
+ * hands to the reader: each counted once (p->handed), and late to the
+ * reader when that is after the frame was due on the stream's clock.  A
+ * frame of no bytes (a gap) has no last byte to hand.  Lock held.
+ */
+static void count_handed(struct eng_player *p, uint64_t off, size_t len,
+			 int64_t a, int64_t b)
+{
+	const struct eng_io *io = p->cfg.io;
+	uint64_t now = 0, fo, fe;
+	int64_t f, handed = 0, late = 0;
+
+	for (f = a; f <= b; f++) {
+		size_t slot = (size_t)(f % (int64_t)p->nslots);
+
+		fo = eng_frame_offset(p->tl, f);
+		fe = eng_frame_offset(p->tl, f + 1);
+		if (fe == fo || fe <= off || fe > off + len ||
+		    p->handed[slot] == f)
+			continue;
+		p->handed[slot] = f;
+		if (!now)
+			now = io->now(io->ctx);
+		handed++;
+		if (now > clock_ns(p, f) + period_ns(p, p->cfg.buffer))
+			late++;
+	}
+	if (!handed)
+		return;
+	pthread_mutex_lock(&p->stats_lock);
+	p->st.handed_frames += handed;
+	p->st.reader_late_frames += late;
+	pthread_mutex_unlock(&p->stats_lock);
+}
+
 /* A request: position the ring (play on, re-read or seek) and get frames
  * [*a, *b] loaded.  Returns 1 with both locks held and *len clipped to
  * the file, 0 (nothing to read: req_lock held) or -errno (no lock held).
@@ -246,6 +282,7 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 			rc = -EIO;
 			goto out_unlock;
 		}
+	count_handed(p, off, len, a, b);
 	*lenp = len;
 	*ap = a;
 	*bp = b;

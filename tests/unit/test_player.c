@@ -809,11 +809,16 @@ static void test_late_frames(void **state)
 	static const struct {
 		uint64_t latency;
 		int64_t late;
+		/* handed to the reader after due: a request of a reader
+		 * behind schedule also loads the frames already due after
+		 * it (up to buffer) before it is answered, so frames 0 and
+		 * 1 too reach it late */
+		int64_t reader_late;
 	} cases[] = {
-		{ 0, 0 },
-		{ 39 * MS, 0 },		/* keeps up with 40 ms frames */
-		{ 100 * MS, 18 },	/* done 100(k+1) > due 40k+160 for k>1 */
-		{ 161 * MS, 20 },	/* over the 160 ms lead at once */
+		{ 0, 0, 0 },
+		{ 39 * MS, 0, 0 },	/* keeps up with 40 ms frames */
+		{ 100 * MS, 18, 20 },	/* done 100(k+1) > due 40k+160 for k>1 */
+		{ 161 * MS, 20, 20 },	/* over the 160 ms lead at once */
 	};
 	struct eng_timeline *tl = simple_tl(1000, 20);
 	unsigned char *want = expected_file(tl, NULL);
@@ -843,6 +848,9 @@ static void test_late_frames(void **state)
 		eng_player_stats(p, &st);
 		assert_int_equal(st.late_frames, cases[c].late);
 		assert_int_equal(late, cases[c].late);
+		/* a reader that keeps up is not late to itself */
+		assert_int_equal(st.reader_late_frames, cases[c].reader_late);
+		assert_int_equal(st.handed_frames, 20);
 		check_played(f, p);
 		assert_int_equal(st.worst_ns, cases[c].latency);
 		assert_int_equal(st.frames, 20);
@@ -2110,6 +2118,15 @@ static void test_fill_slow_reader(void **state)
 	for (k = 0; k < 8; k++)
 		assert_true(f->log.a[k].done_ns <= f->log.a[k].due_ns);
 	assert_int_equal(st.seeks, 0);
+	/* but the reader took them late: frame 0 at 280 ms (due 160), 1..7
+	 * at 1000 ms (due 200..440), which the storage's count cannot see */
+	assert_int_equal(st.handed_frames, 8);
+	assert_int_equal(st.reader_late_frames, 8);
+	/* a frame read again is handed, and late, once */
+	assert_int_equal(try_frame(p, tl, want, 7), 1000);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.handed_frames, 8);
+	assert_int_equal(st.reader_late_frames, 8);
 	eng_player_free(p);
 	fake_free(f);
 	free(want);

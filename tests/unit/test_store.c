@@ -237,12 +237,15 @@ static const struct {
 	{ "bench_step", "id run_id label workstations repetition started_ns "
 			"ended_ns wall_s reader experiment_id step_no "
 			"total_workstations planned_unix_ns" },
+	{ "bench_client", "step_id stream_id workstation address via client "
+			  "wall_s bytes dropped_frames buffering_waits "
+			  "exit_status" },
 	{ "timeline", "id run_id name path fps_num fps_den frames bytes" },
 	{ "problem", "id run_id message" },
 	{ "run_env", "run_id key value" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
 		    "frames late_frames failed_frames requests reloads seeks "
-		    "tid sid file kind writer_drops" },
+		    "tid sid file kind writer_drops reader_late_frames" },
 	{ "access", "id stream_id frame track clip file_offset length "
 		    "sched_ns due_ns issued_ns done_ns errno injected played "
 		    "dep op image" },
@@ -257,7 +260,8 @@ static const struct {
 	  "duration_s bytes mb_s frames late_frames failed_frames accesses "
 	  "errors late_accesses p50_us p95_us p99_us max_us requests "
 	  "kib_per_request reloads seeks tid sid dep_accesses opens "
-	  "header_reads closes kind file writer_drops writes awaits" },
+	  "header_reads closes kind file writer_drops writes awaits "
+	  "reader_late_frames" },
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
@@ -2054,7 +2058,8 @@ static void test_migrate_v14(void **state)
 			"PRAGMA user_version = 13");
 	store_close(open_ok(t->db, 0));
 	db = raw_open(t->db);
-	assert_int_equal(q_i64(db, "PRAGMA user_version"), 14);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
 				   "'late_access') WHERE name IN ('old', "
 				   "'cause')"),
@@ -2066,6 +2071,54 @@ static void test_migrate_v14(void **state)
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
 				   "'late_frame') WHERE name = 'old'"),
 			 0);
+	sqlite3_close(db);
+}
+
+/* Schema 15: a play stream's frames handed to its reader after they were
+ * due (stream.reader_late_frames) go from the totals to the row and
+ * stream_summary; a version 14 file gets the column (NULL in its old
+ * rows), the view and the bench's bench_client table. */
+static void test_migrate_v15(void **state)
+{
+	struct tmp *t = *state;
+	struct store_stream *ss;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl;
+
+	old_file(t->db, "CREATE TABLE stream (id INTEGER PRIMARY KEY, "
+			"run_id INTEGER NOT NULL, timeline_id INTEGER, "
+			"pid INTEGER, comm TEXT, opened_ns INTEGER, "
+			"closed_ns INTEGER, bytes INTEGER, frames INTEGER, "
+			"late_frames INTEGER, failed_frames INTEGER, "
+			"requests INTEGER, reloads INTEGER, seeks INTEGER, "
+			"tid INTEGER, sid INTEGER, file TEXT, "
+			"kind TEXT NOT NULL DEFAULT 'play', "
+			"writer_drops INTEGER);"
+			"INSERT INTO stream (id, run_id, opened_ns, closed_ns, "
+			"frames, late_frames) VALUES (1, 1, 0, 10, 3, 1);"
+			"CREATE VIEW stream_summary AS SELECT 1 AS old;"
+			"PRAGMA user_version = 14");
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 100, "smbd", EPOCH + SEC, &ss),
+			 0);
+	store_stream_close(ss, &(struct store_stream_totals){
+				       .closed_ns = EPOCH + 2 * SEC,
+				       .frames = 105, .late_frames = 0,
+				       .reader_late_frames = 77 });
+	assert_int_equal(store_run_end(st, EPOCH + 3 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	q_text_eq(db, "SELECT group_concat(coalesce(reader_late_frames, "
+		      "'null'), '|') FROM stream_summary",
+		  "null|77");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
+				   "'bench_client') WHERE name IN "
+				   "('workstation', 'dropped_frames', "
+				   "'buffering_waits')"),
+			 3);
 	sqlite3_close(db);
 }
 
@@ -2659,6 +2712,7 @@ int main(void)
 		TMP_TEST(test_late_frame_played),
 		TMP_TEST(test_late_cause_backlog),
 		TMP_TEST(test_migrate_v14),
+		TMP_TEST(test_migrate_v15),
 		TMP_TEST(test_migrate_v7),
 		TMP_TEST(test_dep_reads),
 		TMP_TEST(test_migrate_v8),
