@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * timelinefs-hosts, the MPI launcher of issue 24 (docs/design.md "Many
+ * timelinefs-hosts, the MPI launcher (docs/design.md "Many
  * hosts", docs/hosts.md): the modules of the program and what they share.
  *
  * main.c:  options, MPI's start and end, rank 0's plan and its report

@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS run (
 	queue_full_waits INTEGER NOT NULL DEFAULT 0,
 	rows_lost INTEGER NOT NULL DEFAULT 0,
 	duration_ns INTEGER,		-- run start to unmount
-	-- added in schema version 12 (many hosts, issue 24):
+	-- added in schema version 12 (many hosts):
 	uuid TEXT,			-- the run's identity across databases:
 					-- timelinefs-merge adds a run once
 	t0_unix_ns INTEGER,		-- CLOCK_REALTIME (ns since 1970) of
@@ -214,7 +214,7 @@ CREATE TABLE IF NOT EXISTS access (
 );
 CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);
 
--- Many hosts (schema version 12, issue 24, docs/hosts.md): one experiment
+-- Many hosts (schema version 12, docs/hosts.md): one experiment
 -- is one timelinefs-hosts run, one MPI rank per client host, each with its
 -- own mount and database; timelinefs-merge puts them into one.  A database
 -- of one host (a mount, timelinefs-bench) has its host row too, with

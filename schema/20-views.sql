@@ -276,7 +276,7 @@ LEFT JOIN op AS o ON o.id = a.op
 GROUP BY a.stream_id, a.op
 ORDER BY a.stream_id, a.op;
 
--- Many hosts (schema version 12, issue 24, docs/hosts.md): each run's
+-- Many hosts (schema version 12, docs/hosts.md): each run's
 -- epoch on one time axis, rank 0's clock.  t0_unix_ns is the host's
 -- CLOCK_REALTIME at the run's epoch (the 0 of its *_ns columns);
 -- offset_ns the host's clock minus rank 0's at that time, interpolated as

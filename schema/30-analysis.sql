@@ -492,7 +492,7 @@ FROM access AS a JOIN stream AS s ON s.id = a.stream_id
 GROUP BY s.run_id, a.done_ns / 1000000000
 ORDER BY s.run_id, second;
 
--- Many hosts (schema version 12, issue 24, docs/hosts.md).  A step of a
+-- Many hosts (schema version 12, docs/hosts.md).  A step of a
 -- timelinefs-hosts experiment is one bench_step row per host that played
 -- it, tagged with the experiment and the step's number (step_no);
 -- bench_step_summary keeps its row per host and step.  Times on the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Many hosts (issue 24): the rows of an experiment in a host's database
+ * Many hosts: the rows of an experiment in a host's database
  * (hosts.c), the launcher's own queries of a host's database
  * (hosts_step.c), and the merge of many hosts' databases into one
  * (merge.c).

@@ -79,7 +79,7 @@ static int add_columns(sqlite3 *db)
 		/* version 11 */
 		{ "stream", "kind", "TEXT NOT NULL DEFAULT 'play'" },
 		{ "stream", "writer_drops", "INTEGER" },
-		/* version 12: many hosts (issue 24) */
+		/* version 12: many hosts */
 		{ "run", "uuid", "TEXT" },
 		{ "run", "t0_unix_ns", "INTEGER" },
 		{ "run", "host_id", "INTEGER REFERENCES host(id)" },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Many hosts (issue 24, docs/design.md "Many hosts"): the pure rules of an
+ * Many hosts (docs/design.md "Many hosts"): the pure rules of an
  * experiment that timelinefs-hosts runs on one rank per client host under
  * MPI.  No MPI, no clock, no I/O here: the launcher (hosts/) measures and
  * sends, these decide, so each rule is unit-tested (tests/unit/test_hosts.c)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Ingest (issue 23, docs/design.md "Ingest"): a record stream takes a
+ * Ingest (docs/design.md "Ingest"): a record stream takes a
  * writer's bytes, frames of a timeline file's interleave (frame k's V
  * slice, then its audio slices), on a capture card's clock, and writes each
  * track to its own file beneath the media folder, every operation an

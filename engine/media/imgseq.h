@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Image sequences (imgseq.c, issue 22): the name of frame k of a sequence
+ * Image sequences (imgseq.c): the name of frame k of a sequence
  * clip by OpenTimelineIO's ImageSequenceReference formula, and where a
  * frame file's pixel data is, from its header as a grading or VFX
  * application reads it (DPX, TIFF, OpenEXR scanline).  The header is read
@@ -116,7 +116,7 @@ int eng_seq_raw_pixels(const char *name, uint64_t size,
 void eng_seq_codec(const struct eng_seq_pixels *px, char *buf, size_t len);
 
 /*
- * A sequence clip resolved for one video track (seqmedia.c, issue 22):
+ * A sequence clip resolved for one video track (seqmedia.c):
  * what eng_media.seq points at.  Its images, image i (from 0) the file
  * eng_seq_name_of(&name, i) of the media folder, number name.start + i *
  * name.step, are ess's frames: ess is an ENG_ESS_VIDEO stream of nframes

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A timeline as a QuickTime movie (mov.c, issue 20; the atoms and fields
+ * A timeline as a QuickTime movie (mov.c; the atoms and fields
  * that FFmpeg and GStreamer were checked to need: docs/design.md): owns the
  * header that, followed by the
  * timeline's virtual file unchanged, makes a movie any player opens.  The
@@ -12,7 +12,7 @@
  * rate / 3 samples a second) are in24 little-endian, one chunk per frame.
  * A video gap's samples point at the black picture (no backing read); an
  * audio gap is zeros in the interleave already (silence).
- * Tracks of real media (issue 21: eng_media.ess) carry the sources' own
+ * Tracks of real media (eng_media.ess) carry the sources' own
  * samples: one sample description a track, that of every clip on it
  * (ProRes apco..ap4x, DNxHD AVdn/AVdh, H.264 avc1 with the sources'
  * avcC, 2vuy/v210; PCM as sowt/twos, in24, in32, fl32/fl64; AAC as mp4a
@@ -23,7 +23,7 @@
  * edit list; each clip's frames must decode on their own (cut at whole
  * groups of pictures: the movie holds only the timeline's bytes).  Mixed
  * formats on a track, a gap on a compressed track (no black picture of
- * its codec), an image sequence (issue 22: DPX, TIFF, EXR pixel data have
+ * its codec), an image sequence (DPX, TIFF, EXR pixel data have
  * no QuickTime sample description): no movie, and why.  Pure: built in
  * memory from a finalized timeline, no I/O.
  */

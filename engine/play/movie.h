@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A stream of a timeline's movie, NAME.mov (movie.c, issue 20): the header
+ * A stream of a timeline's movie, NAME.mov (movie.c): the header
  * eng_mov_build made (media/mov.h), served from memory, in front of the
  * player's file NAME.  Movie byte off is header byte off below
  * m->head_len, else byte off - m->head_len of NAME.  Only a request's

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A frame of an image sequence (issue 22, docs/design.md "Image
+ * A frame of an image sequence (docs/design.md "Image
  * sequences"): each slice whose media is a sequence is its image file,
  * read as a grading or VFX application's reader reads it: the open, the
  * header reads (eng_seq_pixels_of), one read per run of the pixel data,

@@ -38,7 +38,7 @@ struct eng_media {
 	char *file;		/* name inside MEDIA_DIR; NULL: not used */
 	uint64_t header;	/* offset of the essence: WAV data chunk, 0 raw */
 	uint64_t size;		/* essence bytes available after header */
-	/* Real media (timeline/essence.h, issue 21): the stream of the file
+	/* Real media (timeline/essence.h): the stream of the file
 	 * that this (clip, track) plays, its frames where the container's
 	 * index says; NULL for raw essence, read by layout.h's closed form
 	 * at header.  Owned by tl->mfiles. */
@@ -54,7 +54,7 @@ struct eng_media {
 	 * from when the clip has a timecode (eng_clip.tc_set); NULL for
 	 * media without one.  Owned by tl->mfiles. */
 	const struct eng_start_tc *start_tc;
-	/* An image sequence (media/imgseq.h, issue 22): frame k of the
+	/* An image sequence (media/imgseq.h): frame k of the
 	 * media is its own file, opened, its header and pixel data read,
 	 * closed, per frame.  NULL otherwise.  ess then points at
 	 * seq->ess, the images' pixel data as a video stream (one frame an
@@ -129,7 +129,7 @@ const char *eng_seq_missing_name(uint32_t m);
 int eng_seq_missing_find(const char *s);
 
 /*
- * An image sequence clip (issue 22, docs/formats.md "Sequence clips"):
+ * An image sequence clip (docs/formats.md "Sequence clips"):
  * image i of the clip (from 0) is the file BASE/PREFIX NUMBER SUFFIX in
  * the media folder, NUMBER = start + i * step written as OTIO's
  * ImageSequenceReference writes it (media/imgseq.h eng_seq_name_of); a
