@@ -5,6 +5,61 @@ import json
 import sys
 
 
+def median(v):
+    s = sorted(v)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def mrange(v, fmt="%.2f"):
+    """median [smallest-largest] of a list, as text"""
+    return (fmt + " [" + fmt + "-" + fmt + "]") % (median(v), min(v), max(v))
+
+
+def ceiling(r, row):
+    """12. timelinefs against the simplest server of the same bytes, in
+    alternating rounds: each side's MB/s and CPU per GB over the rounds,
+    and timelinefs's ratio to the ceiling round by round."""
+    sec = "12 ceiling"
+    row(sec, "rounds x whole reads a side", "%d x %d"
+        % (r["ceil_rounds"], r["ceil_reads"]))
+    row(sec, "pipe-max-size (host: %d)" % int(r["ceil_pipe_max_host"]),
+        int(r["ceil_pipe_max"]), "B")
+    if "ceil_ra_kb" in r:
+        row(sec, "readahead, timelinefs / ceiling", str(r["ceil_ra_kb"])
+            .replace(" ", " / "), "KiB")
+    for k, name in (("ceil_opts", "ceiling"), ("ceil_tlfs_opts", "timelinefs")):
+        if r.get(k, "-") != "-":
+            row(sec, "more options of the %s" % name, r[k])
+    for mode in ("cached", "direct_io"):
+        for bs in ("1M", "4k"):
+            key = "ceil_%s_%s_" % (mode, bs)
+            if key + "c_mbs" not in r:
+                continue
+            v = {}
+            for f in ("c_mbs", "t_mbs", "c_cpu", "t_cpu"):
+                v[f] = [float(x) for x in str(r[key + f]).split(":")]
+            what = "%s bs=%s" % (mode, bs)
+            row(sec, "%s MB/s ceiling" % what, mrange(v["c_mbs"], "%.0f"))
+            row(sec, "%s MB/s timelinefs" % what, mrange(v["t_mbs"], "%.0f"))
+            row(sec, "%s timelinefs / ceiling MB/s" % what,
+                mrange([t / c for t, c in zip(v["t_mbs"], v["c_mbs"])]), "x")
+            row(sec, "%s CPU per GB ceiling / timelinefs" % what,
+                "%.3f / %.3f" % (median(v["c_cpu"]), median(v["t_cpu"])),
+                "s/GB")
+            if min(v["c_cpu"]) > 0:
+                row(sec, "%s timelinefs / ceiling CPU per GB" % what,
+                    mrange([t / c for t, c in zip(v["t_cpu"], v["c_cpu"])]),
+                    "x")
+            spread = ["%.0f" % (100 * (max(x) - min(x)) / median(x))
+                      for x in (v["c_mbs"], v["t_mbs"])]
+            row(sec, "%s rounds' spread ceiling / timelinefs" % what,
+                " / ".join(spread), "%")
+    row(sec, "CPU steal during the section", r["ceil_steal_pct"], "%")
+    row(sec, "load average at its start / end", "%s / %s"
+        % (r["ceil_load_start"], r["ceil_load_end"]))
+
+
 def main():
     r = {}
     for line in open(sys.argv[1]):
@@ -202,6 +257,9 @@ def main():
             if r["ingest_dd_cpu_per_gb"] else "-", "x")
         row(sec, "1 unpaced recorder through the mount", r["ingest_mbs"], "MB/s")
         row(sec, "dd writing the same files", r["ingest_dd_mbs"], "MB/s")
+
+    if "ceil_rounds" in r:
+        ceiling(r, row)
 
     out = {"kernel": r.get("kernel"), "ncpu": r.get("ncpu"), "raw": r,
            "paced_steps": steps, "rows": []}
