@@ -50,6 +50,7 @@ struct ceil {
 	char *maps; /* each -o map=FILE, ':' between them */
 	char *splice_arg;
 	int direct_io;
+	int keep_cache;
 	unsigned readahead_kb;
 	unsigned max_background;
 	int splice;
@@ -318,11 +319,11 @@ static void ceil_open(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, EROFS);
 		return;
 	}
-	/* keep_cache 0, as timelinefs's cached open: every open reads
-	 * through the daemon again (passthrough_hp keeps the cache, and
-	 * a re-read of the same file would not reach it at all) */
+	/* keep_cache 0 by default, as timelinefs's cached open: every open
+	 * reads through the daemon again (passthrough_hp keeps the cache,
+	 * and a re-read of the same file may not reach it at all) */
 	fi->direct_io = c->direct_io;
-	fi->keep_cache = 0;
+	fi->keep_cache = c->keep_cache;
 	fuse_reply_open(req, fi);
 }
 
@@ -419,6 +420,7 @@ static const struct fuse_lowlevel_ops ceil_ops = {
 #define CEIL_KEY_MAP 1
 static const struct fuse_opt ceil_opts[] = {
 	CEIL_OPT("direct_io", direct_io, 1),
+	CEIL_OPT("keep_cache", keep_cache, 1),
 	CEIL_OPT("splice=%s", splice_arg, 0),
 	CEIL_OPT("readahead=%u", readahead_kb, 0),
 	CEIL_OPT("max_background=%u", max_background, 0),
@@ -459,6 +461,8 @@ static void usage(const char *prog)
 	       "Serve the regular files of SRC read-only over a connection "
 	       "set as timelinefs's.\n"
 	       "    -o direct_io          every open uses direct_io\n"
+	       "    -o keep_cache         an open keeps the pages of the "
+	       "last (passthrough_hp)\n"
 	       "    -o splice=on|off      replies spliced from the source "
 	       "files (on)\n"
 	       "    -o readahead=KB       readahead of the mount (1024, as "
