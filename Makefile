@@ -305,7 +305,8 @@ demo: deps
 	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/demo.sh
 
 # bench: the daemon's own cost against dd, pread and fio on page-cached
-# media, and of a timeline's movie read by dd and ffmpeg beside it
+# media, and of a timeline's movie read by dd and ffmpeg beside it, and
+# against the simplest FUSE server of the same bytes (the ceiling)
 # (tests/bench/bench.sh); a table on stdout and $(B)/bench.json.
 BENCH_DEPS = fio sqlite3 python3
 $(B)/tests/bench/tlbench: tests/bench/tlbench.c $(B)/libstore.a
