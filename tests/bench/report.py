@@ -285,10 +285,11 @@ def main():
                             "unit": unit, "target": target, "ok": ok})
     with open(sys.argv[2], "w") as f:
         json.dump(out, f, indent=1, default=str)
-    print("load average at start %s, at end %s (on %s CPUs)%s" % (
-        r.get("load_start"), r.get("load_end"), r.get("ncpu"),
-        ": other work was running, figures are skewed"
-        if float(r.get("load_start", 0)) > 0.5 else ""))
+    if "load_start" in r:
+        print("load average at start %s, at end %s (on %s CPUs)%s" % (
+            r.get("load_start"), r.get("load_end"), r.get("ncpu"),
+            ": other work was running, figures are skewed"
+            if float(r.get("load_start", 0)) > 0.5 else ""))
     print("written: %s" % sys.argv[2])
 
 
