@@ -293,7 +293,8 @@ endif
 unit: $(UNIT_BIN)
 	@$(TSAN_RUN) sh tests/run-unit.sh $(UNIT_BIN)
 
-integration: $(PROGS) $(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
+integration: $(PROGS) $(B)/tests/tools/tlmov $(B)/tests/tools/tlindex \
+	$(B)/tests/bench/ceiling
 	@TLFS_BUILD=$(CURDIR)/$(B) $(TSAN_RUN) sh tests/run-integration.sh
 
 # TLFS_JOBS: the jobs of make test's build, and the mounted tests run at
@@ -321,7 +322,7 @@ check:
 
 test: deps
 	@$(MAKE) --no-print-directory -j$(TLFS_JOBS) all $(UNIT_BIN) $(B)/tests/bench/tlbench \
-		$(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
+		$(B)/tests/bench/ceiling $(B)/tests/tools/tlmov $(B)/tests/tools/tlindex
 	@TLFS_BUILD=$(CURDIR)/$(B) $(TSAN_RUN) sh tests/run-all.sh $(UNIT_BIN)
 
 valgrind: $(UNIT_BIN)
@@ -337,7 +338,8 @@ demo: deps
 	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/demo.sh
 
 # bench: the daemon's own cost against dd, pread and fio on page-cached
-# media, and of a timeline's movie read by dd and ffmpeg beside it
+# media, and of a timeline's movie read by dd and ffmpeg beside it, and
+# against the simplest FUSE server of the same bytes (the ceiling)
 # (tests/bench/bench.sh); a table on stdout and $(B)/bench.json.
 BENCH_DEPS = fio sqlite3 python3
 $(B)/tests/bench/tlbench: tests/bench/tlbench.c $(B)/libstore.a
@@ -346,9 +348,19 @@ $(B)/tests/bench/tlbench: tests/bench/tlbench.c $(B)/libstore.a
 	$(Q)$(CC) $(ALL_CFLAGS) -Ischema -o $@ $< $(B)/libstore.a \
 		$(ALL_LDFLAGS) $(call pc_libs,sqlite3) -lpthread $(LDLIBS)
 
+# ceiling SRC MNT: the simplest FUSE server of the same bytes, section
+# 12's upper bound (test_ceiling.sh checks its bytes); fs/sys.o for the
+# readahead and open-file limit timelinefs sets the same way.
+$(B)/tests/bench/ceiling: tests/bench/ceiling.c $(B)/fs/sys.o $(B)/libengine.a
+	$(q) CC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ifs $(call pc_cflags,fuse3) -o $@ $< \
+		$(B)/fs/sys.o $(B)/libengine.a $(ALL_LDFLAGS) \
+		$(call pc_libs,fuse3 zlib) -lpthread $(LDLIBS)
+
 bench: deps
 	@sh tests/deps.sh $(BENCH_DEPS)
-	@$(MAKE) --no-print-directory all $(B)/tests/bench/tlbench
+	@$(MAKE) --no-print-directory all $(B)/tests/bench/tlbench $(B)/tests/bench/ceiling
 	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_TOP=$(CURDIR) sh tests/bench/bench.sh
 
 # make bench-resolve: does the bench resolve the seed's 6 %?  An A/A and an

@@ -3,7 +3,9 @@
 # make bench: what timelinefs costs, measured against dd, a pread loop and
 # fio on the same page-cached media, in one run; and what a timeline's
 # movie (NAME.mov) costs dd and ffmpeg beside NAME; real media (9) and
-# image sequences (10, seq.sh); ingest beside playback (11, ingest.sh).
+# image sequences (10, seq.sh); ingest beside playback (11, ingest.sh);
+# every read figure against the simplest server of the same bytes (12,
+# ceiling.sh).
 # Prints a table and
 # writes $TLFS_BUILD/bench.json.  Not part of make test.
 set -eu
@@ -57,8 +59,7 @@ say() { printf '%s\n' "$*" >&2; }
 # same bytes every time (seeded); regenerated when missing or made by
 # another timelinefs-gen (the seed preset became a 640x480 picture: media
 # kept from before had no picture, and section 8 no movie to read).
-GEN_OPTS="--clips 6 --clip-seconds 10 --timelines 200 --events 4 --min-seconds 2.5 --max-seconds 2.5 --seed 7"
-gen_media "$GEN_OPTS"
+gen_media "$BENCH_GEN_OPTS"
 # into the page cache, twice to be sure
 cat "$M"/clip* >/dev/null
 cat "$M"/clip* >/dev/null
@@ -426,6 +427,9 @@ sh "$TOP/tests/bench/seq.sh" "$R"
 
 # ------------------------- 11. ingest: record streams beside 15 players
 sh "$TOP/tests/bench/ingest.sh" "$R"
+
+# ------------------ 12. the ceiling: the simplest server of the same bytes
+sh "$TOP/tests/bench/ceiling.sh" "$R"
 
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
 python3 "$TOP/tests/bench/report.py" "$R" "$TLFS_BUILD/bench.json"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Sourced by bench.sh, seq.sh, ingest.sh, xport.sh and players.sh: mount the daemon
+# Sourced by bench.sh, seq.sh, ingest.sh, ceiling.sh, xport.sh and players.sh: mount the daemon
 # under test in the foreground on generated media with buffered backing
 # (every backing read a page-cache hit), and unmount it.  Needs BIN, M,
 # MNT, W and BENCH_DB.  And the clocks they read: now, cpu_of; their
@@ -17,10 +17,15 @@ mount_fs() {
 	"$BIN" -f -o "db=$BENCH_DB,backing=buffered,$1" "$M" "$MNT" \
 		>"$W/daemon.log" 2>&1 &
 	DAEMON=$!
+	wait_mounted "$MNT" "$DAEMON" "$W/daemon.log"
+}
+
+# wait_mounted MNT PID LOG: until MNT is mounted; exit, showing LOG, if
+# PID dies first or 10 s pass
+wait_mounted() {
 	i=0
-	while ! grep -q " $MNT fuse" /proc/mounts; do
-		kill -0 "$DAEMON" 2>/dev/null ||
-			{ cat "$W/daemon.log" >&2; exit 1; }
+	while ! grep -q " $1 fuse" /proc/mounts; do
+		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; exit 1; }
 		i=$((i + 1))
 		[ $i -lt 100 ] ||
 			{ echo "$(basename "$0"): mount timed out" >&2; exit 1; }
@@ -58,6 +63,11 @@ section_setup() {
 	put() { echo "${put_prefix}_$1=$2" >>"$R"; }
 	say() { printf '%s\n' "$*" >&2; }
 }
+
+# The bench's media (bench.sh, ceiling.sh): 6 clips of 10 s (1.1 GB) and
+# 200 timelines of 10 s that edit them
+# shellcheck disable=SC2034 # read by the scripts that source this one
+BENCH_GEN_OPTS="--clips 6 --clip-seconds 10 --timelines 200 --events 4 --min-seconds 2.5 --max-seconds 2.5 --seed 7"
 
 # gen_media OPTS: timelinefs-gen OPTS into M, unless this timelinefs-gen
 # made M with these OPTS already (it is seeded: the same bytes).  Needs

@@ -5,19 +5,64 @@ import json
 import sys
 
 
-def main():
-    r = {}
-    for line in open(sys.argv[1]):
-        k, _, v = line.rstrip("\n").partition("=")
-        try:
-            r[k] = float(v)
-        except ValueError:
-            r[k] = v
-    rows = []  # (section, name, value, unit, target text, ok or None)
+def median(v):
+    s = sorted(v)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
-    def row(sec, name, val, unit="", target=None, ok=None):
-        rows.append((sec, name, val, unit, target, ok))
 
+def mrange(v, fmt="%.2f"):
+    """median [smallest-largest] of a list, as text"""
+    return (fmt + " [" + fmt + "-" + fmt + "]") % (median(v), min(v), max(v))
+
+
+def ceiling(r, row):
+    """12. timelinefs against the simplest server of the same bytes, in
+    alternating rounds: each side's MB/s and CPU per GB over the rounds,
+    and timelinefs's ratio to the ceiling round by round."""
+    sec = "12 ceiling"
+    row(sec, "rounds x whole reads a side", "%d x %d"
+        % (r["ceil_rounds"], r["ceil_reads"]))
+    row(sec, "pipe-max-size (host: %d)" % int(r["ceil_pipe_max_host"]),
+        int(r["ceil_pipe_max"]), "B")
+    if "ceil_ra_kb" in r:
+        row(sec, "readahead, timelinefs / ceiling", str(r["ceil_ra_kb"])
+            .replace(" ", " / "), "KiB")
+    for k, name in (("ceil_opts", "ceiling"), ("ceil_tlfs_opts", "timelinefs")):
+        if r.get(k, "-") != "-":
+            row(sec, "more options of the %s" % name, r[k])
+    for mode in ("cached", "direct_io"):
+        for bs in ("1M", "4k"):
+            key = "ceil_%s_%s_" % (mode, bs)
+            if key + "c_mbs" not in r:
+                continue
+            v = {}
+            for f in ("c_mbs", "t_mbs", "c_cpu", "t_cpu"):
+                v[f] = [float(x) for x in str(r[key + f]).split(":")]
+            what = "%s bs=%s" % (mode, bs)
+            row(sec, "%s MB/s ceiling" % what, mrange(v["c_mbs"], "%.0f"))
+            row(sec, "%s MB/s timelinefs" % what, mrange(v["t_mbs"], "%.0f"))
+            row(sec, "%s timelinefs / ceiling MB/s" % what,
+                mrange([t / c for t, c in zip(v["t_mbs"], v["c_mbs"])]), "x")
+            row(sec, "%s CPU per GB ceiling / timelinefs" % what,
+                "%.3f / %.3f" % (median(v["c_cpu"]), median(v["t_cpu"])),
+                "s/GB")
+            if min(v["c_cpu"]) > 0:
+                row(sec, "%s timelinefs / ceiling CPU per GB" % what,
+                    mrange([t / c for t, c in zip(v["t_cpu"], v["c_cpu"])]),
+                    "x")
+            spread = ["%.0f" % (100 * (max(x) - min(x)) / median(x))
+                      for x in (v["c_mbs"], v["t_mbs"])]
+            row(sec, "%s rounds' spread ceiling / timelinefs" % what,
+                " / ".join(spread), "%")
+    row(sec, "CPU steal during the section", r["ceil_steal_pct"], "%")
+    row(sec, "load average at its start / end", "%s / %s"
+        % (r["ceil_load_start"], r["ceil_load_end"]))
+
+
+def core(r, row):
+    """1-7: baselines, one stream, unpaced, record, recorder, paced, fio;
+    the paced steps for the JSON"""
     for bs in ("512", "4k", "1M"):
         row("1 baseline", "dd clip file bs=%s" % bs, r["base_dd_%s" % bs], "MB/s")
     row("1 baseline", "pread loop of the bs=1M trace", r["preadloop_mbs"], "MB/s")
@@ -89,6 +134,24 @@ def main():
     row("7 fio", "timelinefs / fio CPU per GB", v, "x", "<= 1.5", v <= 1.5)
     row("7 fio", "fio latency p99", r["fio_lat_p99_us"], "us")
     row("7 fio", "timelinefs backing-read latency p99", r["ours_lat_p99_us"], "us")
+    return steps
+
+
+def main():
+    r = {}
+    for line in open(sys.argv[1]):
+        k, _, v = line.rstrip("\n").partition("=")
+        try:
+            r[k] = float(v)
+        except ValueError:
+            r[k] = v
+    rows = []  # (section, name, value, unit, target text, ok or None)
+
+    def row(sec, name, val, unit="", target=None, ok=None):
+        rows.append((sec, name, val, unit, target, ok))
+
+    # 1-7 need the whole bench; ceiling.sh alone writes 12 only
+    steps = core(r, row) if "base_dd_512" in r else []
 
     if r.get("mov_skipped") == 0:
         # NAME.mov: the same backing reads as NAME (counts and ratios, not
@@ -203,6 +266,9 @@ def main():
         row(sec, "1 unpaced recorder through the mount", r["ingest_mbs"], "MB/s")
         row(sec, "dd writing the same files", r["ingest_dd_mbs"], "MB/s")
 
+    if "ceil_rounds" in r:
+        ceiling(r, row)
+
     out = {"kernel": r.get("kernel"), "ncpu": r.get("ncpu"), "raw": r,
            "paced_steps": steps, "rows": []}
     print("%-11s %-46s %14s %-6s %-11s %s" % ("section", "measure", "value",
@@ -219,10 +285,11 @@ def main():
                             "unit": unit, "target": target, "ok": ok})
     with open(sys.argv[2], "w") as f:
         json.dump(out, f, indent=1, default=str)
-    print("load average at start %s, at end %s (on %s CPUs)%s" % (
-        r.get("load_start"), r.get("load_end"), r.get("ncpu"),
-        ": other work was running, figures are skewed"
-        if float(r.get("load_start", 0)) > 0.5 else ""))
+    if "load_start" in r:
+        print("load average at start %s, at end %s (on %s CPUs)%s" % (
+            r.get("load_start"), r.get("load_end"), r.get("ncpu"),
+            ": other work was running, figures are skewed"
+            if float(r.get("load_start", 0)) > 0.5 else ""))
     print("written: %s" % sys.argv[2])
 
 
