@@ -2693,7 +2693,10 @@ static void test_fill_cancel(void **state)
  * except that a stalled read on the test's thread (no loader threads)
  * moves it itself, as fake_pread's slow_read.  The read at stall_off is
  * done at stall_until: on a loader thread it blocks until the test's
- * clock gets there. */
+ * clock gets there (stall_in while it does).  With hold_first, the first
+ * read waits (up to 10 s of real time) until a second one has started:
+ * readers that overlap are made to, whatever the machine's load, and a
+ * player that reads one frame at a time keeps inflight_peak at 1. */
 struct mt {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -2705,6 +2708,9 @@ struct mt {
 	const char *stall_open;	/* the open of this name is done then */
 	long loader_nows;	/* now() calls of loader threads */
 	int inflight, inflight_peak;
+	int stall_in;		/* the read at stall_off waits in mt_pread */
+	int hold_first;
+	long reads;		/* mt_pread calls */
 	uint64_t delay_ns;	/* real time every read takes (nanosleep) */
 	struct eng_access log[256];
 	size_t nlog;
@@ -2763,6 +2769,20 @@ static void mt_close(void *ctx, int fd)
 	(void)fd;
 }
 
+/* The first read, m->mu held: wait until another read is in flight, or
+ * 10 s (a player that never reads two at once: the test's inflight_peak
+ * check fails, it does not hang). */
+static void mt_hold_first(struct mt *m)
+{
+	struct timespec ts;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	while (m->inflight < 2 && rc == 0)
+		rc = pthread_cond_timedwait(&m->cv, &m->mu, &ts);
+}
+
 static ssize_t mt_pread(void *ctx, int fd, void *buf, size_t len,
 			uint64_t off)
 {
@@ -2775,12 +2795,18 @@ static ssize_t mt_pread(void *ctx, int fd, void *buf, size_t len,
 	pthread_mutex_lock(&m->mu);
 	if (++m->inflight > m->inflight_peak)
 		m->inflight_peak = m->inflight;
+	pthread_cond_broadcast(&m->cv);
+	if (m->hold_first && m->reads++ == 0)
+		mt_hold_first(m);
 	if (off == m->stall_off) {
 		if (pthread_equal(pthread_self(), m->test) &&
 		    m->now < m->stall_until)
 			m->now = m->stall_until;
+		m->stall_in = 1;
+		pthread_cond_broadcast(&m->cv);
 		while (m->now < m->stall_until)
 			pthread_cond_wait(&m->cv, &m->mu);
+		m->stall_in = 0;
 	}
 	pthread_mutex_unlock(&m->mu);
 	if (m->delay_ns) {
@@ -2839,11 +2865,15 @@ static void mt_set_now(struct mt *m, uint64_t ns)
 }
 
 /* Wait until the loader threads have called now() nows times and
- * recorded `rows`; fails after 20 s (a player that reads on the test's
- * thread, or a loader blocked where it must not be).  mt_settle: after
- * both times (issued, done: two now() calls, read_extent) of the reads of
- * the `dispatched` frames handed out, but for a stalled one's done. */
-static void mt_settle_n(struct mt *m, long nows, size_t rows)
+ * recorded `rows`, and, if `stalled`, the stalled read is in mt_pread;
+ * fails after 20 s (a player that reads on the test's thread, or a loader
+ * blocked where it must not be).  mt_settle: after both times (issued,
+ * done: two now() calls, read_extent) of the reads of the `dispatched`
+ * frames handed out, but for a stalled one's done.  The stalled read's
+ * issued time comes before its pread: waiting for it to be in the pread
+ * makes the reads handed out after it overlap it, however late a loaded
+ * machine runs its thread. */
+static void mt_wait(struct mt *m, long nows, size_t rows, int stalled)
 {
 	struct timespec ts;
 	int rc = 0;
@@ -2851,16 +2881,22 @@ static void mt_settle_n(struct mt *m, long nows, size_t rows)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 20;
 	pthread_mutex_lock(&m->mu);
-	while ((m->loader_nows != nows || m->nlog != rows) && rc == 0)
+	while ((m->loader_nows != nows || m->nlog != rows ||
+		m->stall_in < stalled) && rc == 0)
 		rc = pthread_cond_timedwait(&m->cv, &m->mu, &ts);
 	pthread_mutex_unlock(&m->mu);
 	assert_int_equal(rc, 0);
 }
 
+static void mt_settle_n(struct mt *m, long nows, size_t rows)
+{
+	mt_wait(m, nows, rows, 0);
+}
+
 static void mt_settle(struct mt *m, long dispatched, int stalled,
 		      size_t rows)
 {
-	mt_settle_n(m, 2 * dispatched - stalled, rows);
+	mt_wait(m, 2 * dispatched - stalled, rows, stalled);
 }
 
 /* A filled player at 25 fps, frames of 1000 bytes, n in flight, over
@@ -3004,7 +3040,7 @@ static void test_in_flight_stall(void **state)
 				assert_int_equal(a->issued_ns, issue);
 		}
 		assert_true(m.inflight_peak <= (int)cases[c].n);
-		if (cases[c].n > 1)	/* 5 and one after it at once */
+		if (cases[c].n > 1)	/* 5 and 6 at once (mt_settle) */
 			assert_true(m.inflight_peak >= 2);
 		eng_player_free(p);
 		mt_destroy(&m);
@@ -3208,6 +3244,7 @@ static void test_in_flight_thread(void **state)
 	mt_init(&m);
 	m.real = 1;
 	m.delay_ns = 6 * MS;
+	m.hold_first = 1;
 	cfg = (struct eng_player_config){
 		.buffer = 4, .pace = { ENG_PACE_FACTOR, 10 },
 		.backing = ENG_BACKING_BUFFERED, .max_request = 4000,
@@ -5634,6 +5671,7 @@ static void bgop_threads(const struct eng_timeline *tl, struct mt *m)
 	mt_init(m);
 	m->real = 1;
 	m->delay_ns = 3 * MS;
+	m->hold_first = 1;
 	cfg = (struct eng_player_config){
 		.buffer = 4, .pace = { ENG_PACE_FACTOR, 10 },
 		.backing = ENG_BACKING_BUFFERED, .max_request = 65536,
