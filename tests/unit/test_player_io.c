@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the player (fake clock, fake backing I/O: player_fake.h):
- * the real I/O under the player (engine/io/io_real.c).
+ * Unit tests of the player over the real I/O (engine/io/io_real.c): files
+ * in a temporary folder, the player's timelines and checks of
+ * player_fake.h.
  */
 #include <errno.h>
 #include <fcntl.h>
