@@ -132,8 +132,18 @@ $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 	$(q) CC $@
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(call pc_cflags,cmocka sqlite3 json-c) -o $@ $< \
-		$(B)/libstore.a $(B)/libengine.a $(ALL_LDFLAGS) \
+		$(filter %.o,$^) $(B)/libstore.a $(B)/libengine.a $(ALL_LDFLAGS) \
 		$(call pc_libs,cmocka sqlite3 json-c zlib $(AV_PKGS)) -lpthread -lm $(LDLIBS)
+
+# The player's tests, one binary per file of engine/play/player*.c (and
+# the movie, real I/O), share their fakes and timelines: player_fake.c.
+PLAYER_UNIT = $(addprefix $(B)/tests/test_player_,read fill zc growing fds \
+		mem movie media io)
+$(PLAYER_UNIT): $(B)/tests/player_fake.o
+$(B)/tests/player_fake.o: tests/unit/player_fake.c
+	$(q) CC $@
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(call pc_cflags,cmocka) -c -o $@ $<
 
 # test_options also links fs/options.c and libfuse (its fuse_opt parser,
 # no session), as fuzz_options does.

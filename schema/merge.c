@@ -75,20 +75,27 @@ static int exec(struct merge *m, const char *sql, const char *what)
 	return fail(m, what);
 }
 
-/* The one integer sql returns (0 for NULL or no row). */
-static int q_i64(struct merge *m, const char *sql, int64_t *v)
+/* The first n integers of the row sql returns (0 for NULL or no row). */
+static int q_i64n(struct merge *m, const char *sql, int64_t *v, int n)
 {
 	sqlite3_stmt *s;
-	int rc;
+	int rc, i;
 
-	*v = 0;
+	for (i = 0; i < n; i++)
+		v[i] = 0;
 	if (sqlite3_prepare_v2(m->h->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return fail(m, "prepare a query");
 	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*v = sqlite3_column_int64(s, 0);
+	for (i = 0; rc == SQLITE_ROW && i < n; i++)
+		v[i] = sqlite3_column_int64(s, i);
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(m, sql);
+}
+
+/* The one integer sql returns. */
+static int q_i64(struct merge *m, const char *sql, int64_t *v)
+{
+	return q_i64n(m, sql, v, 1);
 }
 
 /* The columns of schema.table in order (none: the table is absent). */
@@ -853,7 +860,7 @@ static int deltas(struct merge *m)
 			      &m->d_stream, &m->d_access,  &m->d_step};
 	char sql[96];
 	struct cols sc;
-	int64_t lo, hi;
+	int64_t range[2], lo, hi;
 	size_t i;
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
@@ -864,14 +871,12 @@ static int deltas(struct merge *m)
 			return -EIO;
 		if (!sc.n)
 			continue;
-		snprintf(sql, sizeof(sql), "SELECT min(id) FROM src.\"%s\"",
-			 tables[i]);
-		if (q_i64(m, sql, &lo) < 0)
+		snprintf(sql, sizeof(sql),
+			 "SELECT min(id), max(id) FROM src.\"%s\"", tables[i]);
+		if (q_i64n(m, sql, range, 2) < 0)
 			return -EIO;
-		snprintf(sql, sizeof(sql), "SELECT max(id) FROM src.\"%s\"",
-			 tables[i]);
-		if (q_i64(m, sql, &hi) < 0)
-			return -EIO;
+		lo = range[0];
+		hi = range[1];
 		if ((lo || hi) && (lo < 1 || hi > MERGE_ID_MAX))
 			return bad_src(m, -EINVAL,
 				       "%s ids out of range (%lld to %lld): "

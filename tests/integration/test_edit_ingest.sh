@@ -93,8 +93,8 @@ check_eq "the first take holds 2 frames of video" $((2 * FRAME)) \
 
 # mount B: the edit resolves the short recording
 DB=$T/b.db
-mount_fs "$M" "$T/mnt" -o "timelines=$T/tlB,ingest_replace,db=$DB,$RES"
-ok "a timeline of a short recording mounts"
+check "a timeline of a short recording mounts" \
+	mount_fs "$M" "$T/mnt" -o "timelines=$T/tlB,ingest_replace,db=$DB,$RES"
 # the writer: frames 0..14, a pause of 1.2 s, the rest
 record "$T/take" 15 1.2
 # the reader starts once 8 frames are on storage: frame k is written
@@ -170,8 +170,8 @@ try_mount "a recorded clip named as a preset's file is refused" \
 	-- -o "timelines=$T/tlE,db=$T/d.db" "$M2" "$T/mnt"
 
 DB=$T/c.db
-mount_fs "$M2" "$T/mnt" -o "timelines=$T/tlC,db=$DB,$RES"
-ok "a timeline of a recorded clip with no file mounts"
+check "a timeline of a recorded clip with no file mounts" \
+	mount_fs "$M2" "$T/mnt" -o "timelines=$T/tlC,db=$DB,$RES"
 head -c "$(off 10)" "$T/take" >"$T/take10"
 # the writer: frames 0..5, a pause of 0.8 s, 6..9
 record "$T/take10" 6 0.8

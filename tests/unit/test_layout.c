@@ -677,6 +677,30 @@ static struct eng_timeline *one_clip(const char *track, uint64_t rate,
 	return tl;
 }
 
+/* x.tl, one track of clip a's first 5 frames, then len_b frames of clip
+ * b from src_b, their media ea and eb: the layout refuses it (-EINVAL),
+ * its messages in d. */
+static void ab_refused(const char *track, uint64_t rate, uint32_t align,
+		       struct eng_fps fps, struct eng_essence *ea,
+		       struct eng_essence *eb, int64_t src_b, int64_t len_b,
+		       struct eng_diag *d)
+{
+	struct eng_timeline *tl = eng_tl_new("x", "x.tl");
+
+	assert_non_null(tl);
+	tl->fps = fps;
+	assert_int_equal(eng_tl_add_track(tl, track, rate, align), 0);
+	assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
+	assert_int_equal(eng_tl_clip(tl, "b", 2), 1);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 5, 1), 0);
+	assert_int_equal(eng_tl_add_segment(tl, 0, 1, src_b, 5, len_b, 2), 0);
+	assert_int_equal(eng_tl_finalize(tl, d), 0);
+	attach(tl, &ea, NULL);
+	tl->clips[1].media[0].ess = eb;
+	assert_int_equal(eng_tl_layout_media(tl, d), -EINVAL);
+	eng_tl_free(tl);
+}
+
 /* Offsets, frame_at and slices agree; slices add up to the file. */
 static void check_layout(const struct eng_timeline *tl)
 {
@@ -951,25 +975,14 @@ static void test_media_packets(void **state)
 	assert_int_equal(s.len, a->len[0] + a->len[1] + a->len[2]);
 	eng_tl_free(tl);
 	/* PCM beside it on the track */
-	tl = eng_tl_new("x", "x.tl");
 	p = audio_ess(48000, 6, 1500, 48000 * 4);
-	tl->fps = (struct eng_fps){ 25, 1 };
-	assert_int_equal(eng_tl_add_track(tl, "A1", 144000, 3), 0);
-	assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
-	assert_int_equal(eng_tl_clip(tl, "b", 2), 1);
-	assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 5, 1), 0);
-	assert_int_equal(eng_tl_add_segment(tl, 0, 1, 0, 5, 5, 2), 0);
-	assert_int_equal(eng_tl_finalize(tl, &d), 0);
-	attach(tl, &a, NULL);
-	tl->clips[1].media[0].ess = p;
-	assert_int_equal(eng_tl_layout_media(tl, &d), -EINVAL);
+	ab_refused("A1", 144000, 3, (struct eng_fps){ 25, 1 }, a, p, 0, 5, &d);
 	assert_int_equal(d.n, 1);
 	assert_non_null(strstr(d.msgs[0], "clip b on track A1 is real audio "
 			       "(pcm_s24le, 48000 Hz, 6 bytes a sample frame, "
 			       "little-endian), but clip a (line 1) is "
 			       "compressed audio (aac, 48000 Hz, 2 channels)"));
 	eng_diag_free(&d);
-	eng_tl_free(tl);
 	ess_free(p);
 	ess_free(a);
 }
@@ -1035,11 +1048,9 @@ static void test_media_refused(void **state)
 
 	(void)state;
 	for (i = 0; i < N(cases); i++) {
-		struct eng_timeline *tl = eng_tl_new("x", "x.tl");
 		struct eng_essence *ea, *eb = NULL;
 		struct eng_diag d = { 0 };
 
-		tl->fps = (struct eng_fps){ 24, 1 };
 		if (cases[i].video) {
 			ea = video_ess(20, 0);
 			if (cases[i].rate2)
@@ -1049,22 +1060,13 @@ static void test_media_refused(void **state)
 			eb = audio_ess(cases[i].rate2, 6, cases[i].chunk,
 				       48000 * 4);
 		}
-		assert_int_equal(eng_tl_add_track(tl, cases[i].video ? "V" :
-						  "A1", 24000, 1), 0);
-		assert_int_equal(eng_tl_clip(tl, "a", 1), 0);
-		assert_int_equal(eng_tl_clip(tl, "b", 2), 1);
-		assert_int_equal(eng_tl_add_segment(tl, 0, 0, 0, 0, 5, 1), 0);
-		assert_int_equal(eng_tl_add_segment(tl, 0, 1, cases[i].src_b,
-						    5, 10, 2), 0);
-		assert_int_equal(eng_tl_finalize(tl, &d), 0);
-		attach(tl, &ea, NULL);
-		tl->clips[1].media[0].ess = eb;
-		assert_int_equal(eng_tl_layout_media(tl, &d), -EINVAL);
+		ab_refused(cases[i].video ? "V" : "A1", 24000, 1,
+			   (struct eng_fps){ 24, 1 }, ea, eb, cases[i].src_b, 10,
+			   &d);
 		if (d.n < 1 || !strstr(d.msgs[0], cases[i].msg))
 			fail_msg("%s: got \"%s\"", cases[i].what,
 				 d.n ? d.msgs[0] : "no message");
 		assert_non_null(strstr(d.msgs[0], "x.tl"));
-		eng_tl_free(tl);
 		ess_free(ea);
 		ess_free(eb);
 		eng_diag_free(&d);

@@ -900,6 +900,25 @@ static void test_crafted(void **state)
 		free(err);
 		assert_int_equal(qi(m5, "PRAGMA user_version"), -5);
 	}
+
+	/* a target whose access ids leave no room for the source's:
+	 * refused naming the table, the target unchanged */
+	{
+		const char *full = path_of(t, "full.db");
+
+		make_run(full, "ws2", NULL, 1, 2, 1);
+		raw(full, "UPDATE access SET id = id + 4611686018427387900");
+		h = open_db(full);
+		err = NULL;
+		assert_int_equal(hosts_merge(h, a, &st, &err), -EFBIG);
+		assert_non_null(err);
+		if (!strstr(err, "access ids out of range") ||
+		    !strstr(err, "4611686018427387902, no room for more"))
+			fail_msg("full: message '%s'", err);
+		free(err);
+		hosts_db_close(h);
+		assert_int_equal(qi(full, "SELECT count(*) FROM run"), 1);
+	}
 }
 
 /* A host's database that holds two experiments and a plain mount's run,

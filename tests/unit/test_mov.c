@@ -93,6 +93,38 @@ static struct box path(const struct eng_mov *m, const char *pathspec)
 	return b;
 }
 
+/* The box at path sub of track trak ("mdia/mdhd"). */
+static struct box trak_box(const struct eng_mov *m, int trak,
+			   const char *sub)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "moov/trak#%d/%s", trak, sub);
+	return path(m, p);
+}
+
+/* Track trak's media header: its time scale, and its duration in it. */
+static void check_mdhd(const struct eng_mov *m, int trak, uint64_t scale,
+		       uint64_t duration)
+{
+	struct box b = trak_box(m, trak, "mdia/mdhd");
+
+	assert_int_equal(be(b.p + 12, 4), scale);
+	assert_int_equal(be(b.p + 16, 4), duration);
+}
+
+/* Track trak's time-to-sample table: one entry, `count` samples of
+ * `delta` each. */
+static void check_stts(const struct eng_mov *m, int trak, uint64_t count,
+		       uint64_t delta)
+{
+	struct box b = trak_box(m, trak, "mdia/minf/stbl/stts");
+
+	assert_int_equal(be(b.p + 4, 4), 1);
+	assert_int_equal(be(b.p + 8, 4), count);
+	assert_int_equal(be(b.p + 12, 4), delta);
+}
+
 static struct eng_timeline *parse(const char *text)
 {
 	struct eng_timeline *tl;
@@ -161,13 +193,8 @@ static void test_ntsc(void **state)
 		assert_true(child(b.p + 78, b.len - 78, "pasp", 0, &c));
 		assert_memory_equal(c.p, "\0\0\0\1\0\0\0\1", 8);
 	}
-	b = path(&m, "moov/trak#0/mdia/mdhd");
-	assert_int_equal(be(b.p + 12, 4), 30000);
-	assert_int_equal(be(b.p + 16, 4), 60 * 1001);
-	b = path(&m, "moov/trak#0/mdia/minf/stbl/stts");
-	assert_int_equal(be(b.p + 4, 4), 1);
-	assert_int_equal(be(b.p + 8, 4), 60);
-	assert_int_equal(be(b.p + 12, 4), 1001);
+	check_mdhd(&m, 0, 30000, 60 * 1001);
+	check_stts(&m, 0, 60, 1001);
 	b = path(&m, "moov/trak#0/mdia/minf/stbl/stsc");
 	assert_int_equal(be(b.p + 4, 4), 1);
 	assert_memory_equal(b.p + 8, "\0\0\0\1\0\0\0\1\0\0\0\1", 12);
@@ -209,12 +236,8 @@ static void test_ntsc(void **state)
 		assert_int_equal(be(c.p, 2), 1);
 		assert_memory_equal(w.p + w.len - 8, "\0\0\0\x08\0\0\0\0", 8);
 	}
-	b = path(&m, "moov/trak#1/mdia/mdhd");
-	assert_int_equal(be(b.p + 12, 4), 48000);
-	assert_int_equal(be(b.p + 16, 4), samples(60));
-	b = path(&m, "moov/trak#1/mdia/minf/stbl/stts");
-	assert_int_equal(be(b.p + 8, 4), samples(60));
-	assert_int_equal(be(b.p + 12, 4), 1);
+	check_mdhd(&m, 1, 48000, samples(60));
+	check_stts(&m, 1, samples(60), 1);
 	b = path(&m, "moov/trak#2/mdia/minf/stbl/stsz");
 	assert_int_equal(be(b.p + 4, 4), 3);
 	assert_int_equal(be(b.p + 8, 4), samples(60));
@@ -715,9 +738,7 @@ static void test_pcm(void **state)
 		assert_int_equal(child(x.p + 28 + 16 * cases[i].version,
 				       x.len - 28 - 16 * cases[i].version,
 				       "wave", 0, &w), cases[i].enda);
-		x = path(&m, "moov/trak#0/mdia/mdhd");
-		assert_int_equal(be(x.p + 12, 4), 48000);
-		assert_int_equal(be(x.p + 16, 4), 5 * 1920);
+		check_mdhd(&m, 0, 48000, 5 * 1920);
 		x = path(&m, "moov/trak#0/mdia/minf/stbl/stsz");
 		assert_int_equal(be(x.p + 4, 4), e.block);
 		assert_int_equal(be(x.p + 8, 4), 5 * 1920);
@@ -815,13 +836,8 @@ static void test_packets(void **state)
 		pos += 305 + (uint64_t)i;
 	}
 	assert_int_equal(pos, m.head_len + tl->bytes);
-	x = path(&m, "moov/trak#0/mdia/minf/stbl/stts");
-	assert_int_equal(be(x.p + 4, 4), 1);
-	assert_int_equal(be(x.p + 8, 4), 19);
-	assert_int_equal(be(x.p + 12, 4), 1024);
-	x = path(&m, "moov/trak#0/mdia/mdhd");
-	assert_int_equal(be(x.p + 12, 4), 48000);
-	assert_int_equal(be(x.p + 16, 4), 19 * 1024);
+	check_stts(&m, 0, 19, 1024);
+	check_mdhd(&m, 0, 48000, 19 * 1024);
 	eng_mov_free(&m);
 	eng_tl_free(tl);
 

@@ -259,6 +259,17 @@ static unsigned char byte_at(uint32_t t, uint64_t off)
 	return (unsigned char)((off * 131 + t * 7 + (off >> 9)) & 0xff);
 }
 
+/* eng_ingest_repair of recording `name` (its note ingest/NAME.rec) on f,
+ * as this daemon (self). */
+static int repair(struct rfk *f, const char *name,
+		  struct eng_ingest_repair *rep, struct eng_diag *d)
+{
+	char note[300];
+
+	snprintf(note, sizeof(note), "ingest/%s.rec", name);
+	return eng_ingest_repair(&f->io, &self, note, rep, d);
+}
+
 /* Recording `name` of preset seed as a killed daemon leaves it: track t
  * holds essence[t] bytes (UINT64_MAX: no file), WAV sizes all ones. */
 static void killed(struct rfk *f, const char *name, const char *state,
@@ -401,8 +412,7 @@ static void test_cut_to_whole_frames(void **state)
 	killed(&f, "cam1", "recording", ess);
 	for (t = 0; t < 3; t++)
 		before += ess[t] + (t ? ENG_INGEST_WAV_DATA : 0);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/cam1.rec", &rep, &d),
-			 0);
+	assert_int_equal(repair(&f, "cam1", &rep, &d), 0);
 	assert_int_equal(d.n, 0);
 	assert_string_equal(rep.name, "cam1");
 	assert_int_equal(rep.repaired, 1);
@@ -421,8 +431,7 @@ static void test_cut_to_whole_frames(void **state)
 			       "preset seed\nstate repaired\nframes 2\n"));
 	/* twice is once: a repaired recording is left as it is */
 	f.writes = f.truncs = 0;
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/cam1.rec", &rep, &d),
-			 0);
+	assert_int_equal(repair(&f, "cam1", &rep, &d), 0);
 	assert_int_equal(rep.repaired, 0);
 	assert_int_equal(rep.frames, 2);
 	assert_int_equal(f.writes + f.truncs, 0);
@@ -443,7 +452,7 @@ static void test_odd_and_exact(void **state)
 	(void)state;
 	rf_init(&f);
 	killed(&f, "x", "recording", ess);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/x.rec", &rep, &d), 0);
+	assert_int_equal(repair(&f, "x", &rep, &d), 0);
 	assert_int_equal(rep.frames, 1);
 	for (t = 0; t < 3; t++)
 		check_track(&f, "x", t, 1);
@@ -467,9 +476,7 @@ static void test_missing_and_short_header(void **state)
 	(void)state;
 	rf_init(&f);
 	killed(&f, "m", "recording", ess);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/m.rec", &rep,
-					   &d),
-			 0);
+	assert_int_equal(repair(&f, "m", &rep, &d), 0);
 	assert_int_equal(rep.frames, 5);
 	assert_int_equal(rep.missing, 1u << 2);
 	assert_int_equal(rep.cut, 7);
@@ -483,7 +490,7 @@ static void test_missing_and_short_header(void **state)
 	killed(&f, "h", "recording",
 	       (const uint64_t[3]){ 614400, 4803, 4803 });
 	rf_put(&f, "ingest/h.A2.wav", "RIFF\xff\xff", 6);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/h.rec", &rep, &d), 0);
+	assert_int_equal(repair(&f, "h", &rep, &d), 0);
 	assert_int_equal(rep.frames, 0);
 	check_track(&f, "h", 2, 0);
 	assert_int_equal(rf_find(&f, "ingest/h.A2.wav")->size,
@@ -502,7 +509,7 @@ static void test_closed_left_alone(void **state)
 	(void)state;
 	rf_init(&f);
 	killed(&f, "c", "closed", ess);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/c.rec", &rep, &d), 0);
+	assert_int_equal(repair(&f, "c", &rep, &d), 0);
 	assert_int_equal(rep.repaired, 0);
 	assert_int_equal(rep.frames, 7);
 	assert_int_equal(f.writes + f.truncs, 0);
@@ -518,14 +525,12 @@ static void test_bad_notes(void **state)
 
 	(void)state;
 	rf_init(&f);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/no.rec", &rep, &d),
-			 -ENOENT);
+	assert_int_equal(repair(&f, "no", &rep, &d), -ENOENT);
 	assert_string_equal(d.msgs[0], "ingest/no.rec: cannot open it: "
 				       "No such file or directory");
 	eng_diag_free(&d);
 	rf_put(&f, "ingest/b.rec", "preset seed\nstate what\n", 23);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/b.rec", &rep, &d),
-			 -EINVAL);
+	assert_int_equal(repair(&f, "b", &rep, &d), -EINVAL);
 	assert_string_equal(d.msgs[0], "ingest/b.rec:2: no state 'what' "
 				       "(recording, closed, repaired, failed)");
 	eng_diag_free(&d);
@@ -548,9 +553,7 @@ static void test_hard_link_refused(void **state)
 	rf_init(&f);
 	killed(&f, "hl", "recording", ess);
 	rf_find(&f, "ingest/hl.A1.wav")->links = 2;
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/hl.rec", &rep,
-					   &d),
-			 -EMLINK);
+	assert_int_equal(repair(&f, "hl", &rep, &d), -EMLINK);
 	assert_string_equal(d.msgs[0],
 			    "ingest/hl.A1.wav: cannot open it to repair it: "
 			    "Too many links (a hard link: another file's too); "
@@ -566,9 +569,7 @@ static void test_hard_link_refused(void **state)
 	rf_find(&f, "ingest/hl.A1.wav")->links = 1;
 	rf_find(&f, "ingest/hl.rec")->links = 2;
 	f.locks = 0;
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/hl.rec", &rep,
-					   &d),
-			 -EMLINK);
+	assert_int_equal(repair(&f, "hl", &rep, &d), -EMLINK);
 	assert_string_equal(d.msgs[0], "ingest/hl.rec: cannot open it to "
 				       "repair its recording: Too many links");
 	eng_diag_free(&d);
@@ -589,9 +590,7 @@ static void test_set_aside_fails(void **state)
 	rf_init(&f);
 	killed(&f, "full", "recording", ess);
 	f.full = 1;
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/full.rec",
-					   &rep, &d),
-			 -ENOSPC);
+	assert_int_equal(repair(&f, "full", &rep, &d), -ENOSPC);
 	assert_string_equal(d.msgs[0], "ingest/full.V.raw.partial: cannot set "
 				       "aside what the repair cuts: No space "
 				       "left on device; nothing cut");
@@ -629,9 +628,7 @@ static void test_live_left_alone(void **state)
 	rf_init(&f);
 	killed(&f, "lv", "recording", ess);
 	rf_find(&f, "ingest/lv.rec")->locked = 1;
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/lv.rec", &rep,
-					   &d),
-			 0);
+	assert_int_equal(repair(&f, "lv", &rep, &d), 0);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(rep.left, 1);
 	assert_int_equal(rep.repaired, 0);
@@ -642,17 +639,13 @@ static void test_live_left_alone(void **state)
 	/* unlocked, its daemon (pid 10, started 5) running */
 	rf_find(&f, "ingest/lv.rec")->locked = 0;
 	owned_by(&f, "lv", 10, 5);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/lv.rec", &rep,
-					   &d),
-			 0);
+	assert_int_equal(repair(&f, "lv", &rep, &d), 0);
 	assert_int_equal(rep.left, 1);
 	assert_string_equal(rep.why, "its daemon ws1 pid 10 is running");
 	assert_int_equal(f.writes + f.truncs, 0);
 	/* pid 10 used again by another process (started 7): gone */
 	owned_by(&f, "lv", 10, 7);
-	assert_int_equal(eng_ingest_repair(&f.io, &self, "ingest/lv.rec", &rep,
-					   &d),
-			 0);
+	assert_int_equal(repair(&f, "lv", &rep, &d), 0);
 	assert_int_equal(rep.left, 0);
 	assert_int_equal(rep.repaired, 1);
 	assert_int_equal(rep.frames, 2);

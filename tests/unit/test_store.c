@@ -1976,6 +1976,18 @@ static void test_late_frame_played(void **state)
 	sqlite3_close(db);
 }
 
+/* The late frames of the stream of reader pid, "FRAME CAUSE|...". */
+static void late_causes_eq(sqlite3 *db, int pid, const char *want)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT group_concat(frame || ' ' || cause, '|') FROM "
+		 "late_frame WHERE stream_id = (SELECT id FROM stream "
+		 "WHERE pid = %d)", pid);
+	q_text_eq(db, sql, want);
+}
+
 /*
  * The cause of a read issued late (schema version 14), 25 fps, due two
  * frames after its issue time.  Stream 1 reads from a storage that runs
@@ -2031,19 +2043,24 @@ static void test_late_cause_backlog(void **state)
 	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
 	store_close(st);
 	db = raw_open(t->db);
-	q_text_eq(db, "SELECT group_concat(frame || ' ' || cause, '|') FROM "
-		      "late_frame WHERE stream_id = (SELECT id FROM stream "
-		      "WHERE pid = 100)",
-		  "4 storage|5 storage");
-	q_text_eq(db, "SELECT group_concat(frame || ' ' || cause, '|') FROM "
-		      "late_frame WHERE stream_id = (SELECT id FROM stream "
-		      "WHERE pid = 101)",
-		  "1 issue|2 issue|3 issue");
-	q_text_eq(db, "SELECT group_concat(frame || ' ' || cause, '|') FROM "
-		      "late_frame WHERE stream_id = (SELECT id FROM stream "
-		      "WHERE pid = 102)",
-		  "1 issue");
+	late_causes_eq(db, 100, "4 storage|5 storage");
+	late_causes_eq(db, 101, "1 issue|2 issue|3 issue");
+	late_causes_eq(db, 102, "1 issue");
 	sqlite3_close(db);
+}
+
+/* An old file made by sql, opened by the store: at today's version.
+ * Returns it opened raw. */
+static sqlite3 *upgraded(const char *path, const char *sql)
+{
+	sqlite3 *db;
+
+	old_file(path, sql);
+	store_close(open_ok(path, 0));
+	db = raw_open(path);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	return db;
 }
 
 /* A file of schema version 13 gets version 14's late_access and
@@ -2053,13 +2070,9 @@ static void test_migrate_v14(void **state)
 	struct tmp *t = *state;
 	sqlite3 *db;
 
-	old_file(t->db, "CREATE VIEW late_access AS SELECT 1 AS old;"
-			"CREATE VIEW late_frame AS SELECT 1 AS old;"
-			"PRAGMA user_version = 13");
-	store_close(open_ok(t->db, 0));
-	db = raw_open(t->db);
-	assert_int_equal(q_i64(db, "PRAGMA user_version"),
-			 STORE_SCHEMA_VERSION);
+	db = upgraded(t->db, "CREATE VIEW late_access AS SELECT 1 AS old;"
+			     "CREATE VIEW late_frame AS SELECT 1 AS old;"
+			     "PRAGMA user_version = 13");
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
 				   "'late_access') WHERE name IN ('old', "
 				   "'cause')"),
@@ -2134,13 +2147,8 @@ static void test_migrate_v15(void **state)
  * access table of today's columns.  Returns it opened raw. */
 static sqlite3 *migrated(const char *path, const char *sql)
 {
-	sqlite3 *db;
+	sqlite3 *db = upgraded(path, sql);
 
-	old_file(path, sql);
-	store_close(open_ok(path, 0));
-	db = raw_open(path);
-	assert_int_equal(q_i64(db, "PRAGMA user_version"),
-			 STORE_SCHEMA_VERSION);
 	check_columns(db, "access", "id stream_id frame track clip "
 		      "file_offset length sched_ns due_ns issued_ns done_ns "
 		      "errno injected played dep op image");

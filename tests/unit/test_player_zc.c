@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the player (fake clock, fake backing I/O: player_fake.h):
+ * zero copy: the slots' pipes and the replies from them
+ * (engine/play/player_zc.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include <cmocka.h>
+
+#include "io/io.h"
+#include "media/mfile.h"
+#include "media/gen.h"
+#include "media/media.h"
+#include "media/mov.h"
+#include "play/movie.h"
+#include "play/player.h"
+#include "timeline/layout.h"
+#include "timeline/model.h"
+#include "util/diag.h"
+#include "util/values.h"
+
+#include "player_fake.h"
+
+/* The setup most zero-copy tests share: the file's expected bytes (and
+ * its slice count), a buffer for what is read, a fake with zero copy and
+ * its player. */
+struct zc_fix {
+	struct eng_timeline *tl;
+	unsigned char *want, *got;
+	size_t nslices;
+	struct fake *f;
+	struct eng_player_config cfg;
+	struct eng_player *p;
+};
+
+static void zc_fix_init(struct zc_fix *z)
+{
+	z->tl = zc_tl();
+	z->want = expected_file(z->tl, &z->nslices);
+	z->got = calloc(1, z->tl->bytes);
+	assert_non_null(z->got);
+	z->f = fake_new();
+	fake_zero_copy(z->f);
+	z->cfg = zc_cfg(z->f);
+	z->p = new_player(z->tl, &z->cfg);
+}
+
+static void zc_fix_free(struct zc_fix *z)
+{
+	eng_player_free(z->p);
+	fake_free(z->f);
+	free(z->got);
+	free(z->want);
+	eng_tl_free(z->tl);
+}
+
+/* Sequential reads of several sizes: the same bytes, the same one backing
+ * read per slice as the ring, and nothing left behind in the pipes. */
+static void test_zc_play(void **state)
+{
+	static const size_t sizes[] = { 65536, 131072, 1 << 20, 1000000 };
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct zc_fix z;
+		struct eng_player_stats st;
+		int i;
+
+		zc_fix_init(&z);
+		zc_read_rest(z.f, z.p, z.tl, z.got, 0, sizes[k]);
+		assert_memory_equal(z.got, z.want, z.tl->bytes);
+		assert_int_equal(z.f->log.n, z.nslices);
+		assert_int_equal(z.f->preads, (long)z.nslices);
+		eng_player_stats(z.p, &st);
+		assert_int_equal(st.frames, z.tl->frames);
+		assert_int_equal(st.bytes, z.tl->bytes);
+		assert_int_equal(st.seeks, 0);
+		assert_true(z.f->npipes > 0 && z.f->npipes <= ENG_ZC_MAX_SLOTS);
+		assert_int_equal(z.f->pipe_skips, 0);
+		for (i = 0; i < z.f->npipes; i++)
+			assert_int_equal(z.f->pipes[i].len, 0);
+		/* the ring is not for this player any more */
+		assert_int_equal(eng_player_copy(z.p, z.got, 10, 0), -EXDEV);
+		zc_fix_free(&z);
+	}
+}
+
+/* Where zero copy is not taken, -EXDEV sends the caller to the ring, for
+ * good, and no pipe is left open. */
+static void test_zc_not_taken(void **state)
+{
+	int c;
+
+	(void)state;
+	for (c = 0; c < 7; c++) {
+		struct eng_timeline *tl = c == 5 ? simple_tl(1000, 100) :
+						   zc_tl();
+		unsigned char *want = expected_file(tl, NULL);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg;
+		struct eng_player *p;
+		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+		int cnt;
+		size_t first = 1 << 20;
+
+		fake_zero_copy(f);
+		cfg = zc_cfg(f);
+		if (c == 0)
+			cfg.zero_copy = 0;
+		else if (c == 1)
+			first = 4096;	/* a small-block reader */
+		else if (c == 2)
+			cfg.backing = ENG_BACKING_DIRECT;
+		else if (c == 3)
+			cfg.pace.mode = ENG_PACE_REALTIME;
+		else if (c == 4)
+			f->pipe_fail_at = 3;	/* out of pipes midway */
+		/* c == 5: 1000-byte frames, a request spans too many */
+		p = new_player(tl, &cfg);
+		if (c == 6)	/* read from the ring first: it stays there */
+			read_frame(p, tl, want, 0);
+		assert_int_equal(eng_player_read_zc(p, 0, first, pc,
+						    ENG_ZC_MAX_SLOTS, &cnt),
+				 -EXDEV);
+		assert_int_equal(eng_player_read_zc(p, 0, 1 << 20, pc,
+						    ENG_ZC_MAX_SLOTS, &cnt),
+				 -EXDEV);
+		read_frame(p, tl, want, 0);
+		read_frame(p, tl, want, 1);
+		/* only the failing case made pipes (and freed them) */
+		assert_int_equal(f->npipes, c == 4 ? 3 : 0);
+		eng_player_free(p);
+		fake_free(f);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
+/* A reply that says it took every byte but took none or part of them
+ * (libfuse answers a failed copy with an error reply and returns 0), and
+ * a request that failed inside the pipes: the pipes are emptied, and the
+ * requests after it, on past the failed range, get the file's own bytes,
+ * not the leftovers. */
+static void test_zc_reply_short(void **state)
+{
+	int c;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		struct zc_fix z;
+		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+		uint64_t off = 300000, f5;
+		int cnt;
+
+		zc_fix_init(&z);
+		f5 = eng_frame_offset(z.tl, 5);
+		assert_int_equal(zc_read(z.f, z.p, z.got, 0, off), off);
+		if (c < 2) {
+			assert_int_equal(eng_player_read_zc(z.p, off, 300000,
+							    pc,
+							    ENG_ZC_MAX_SLOTS,
+							    &cnt),
+					 300000);
+			assert_true(cnt >= 2);
+			if (c == 1)	/* part of the first piece */
+				pipe_pop(z.f, pc[0].fd, NULL, pc[0].len / 2);
+			eng_player_zc_done(z.p, 1);
+			off += 300000;
+		} else {
+			z.f->pipe_skip_fail = 1;
+			assert_int_equal(eng_player_read_zc(z.p, f5 + 1234,
+							    65536, pc,
+							    ENG_ZC_MAX_SLOTS,
+							    &cnt),
+					 -EIO);
+			assert_int_equal(z.f->pipe_skip_fail, 0);
+		}
+		zc_read_rest(z.f, z.p, z.tl, z.got, off, 65536);
+		assert_memory_equal(z.got, z.want, 300000);
+		assert_memory_equal(z.got + 600000, z.want + 600000,
+				    z.tl->bytes - 600000);
+		zc_fix_free(&z);
+	}
+}
+
+/* A pipe hands its bytes out once: reading them again reads the frames
+ * again (not played twice); a request inside a frame skips what is
+ * before it; a failed reply empties the pipes and the next request reads
+ * its frames again; a failed read is EIO and only for its frame. */
+static void test_zc_reread(void **state)
+{
+	struct zc_fix z;
+	struct eng_player_stats st;
+	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	uint64_t f5, f9;
+	long reads;
+	int cnt;
+
+	(void)state;
+	zc_fix_init(&z);
+	f5 = eng_frame_offset(z.tl, 5);
+	f9 = eng_frame_offset(z.tl, 9);
+	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
+	assert_memory_equal(z.got, z.want, 300000);
+	reads = z.f->preads;
+	/* again from 0: frames 0 and 1 are read again */
+	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
+	assert_memory_equal(z.got, z.want, 300000);
+	assert_true(z.f->preads > reads);
+	/* the rest of frame 1, then a jump into the middle of frame 5 */
+	assert_int_equal(zc_read(z.f, z.p, z.got, 300000, 100000), 100000);
+	assert_memory_equal(z.got, z.want + 300000, 100000);
+	assert_int_equal(zc_read(z.f, z.p, z.got, f5 + 1234, 70000), 70000);
+	assert_memory_equal(z.got, z.want + f5 + 1234, 70000);
+	assert_true(z.f->pipe_skips > 0);
+	/* a reply that failed: the next request still gets its bytes */
+	assert_true(eng_player_read_zc(z.p, f5 + 71234, 65536, pc,
+				       ENG_ZC_MAX_SLOTS, &cnt) == 65536);
+	eng_player_zc_done(z.p, 0);
+	assert_int_equal(zc_read(z.f, z.p, z.got, f5 + 71234, 65536), 65536);
+	assert_memory_equal(z.got, z.want + f5 + 71234, 65536);
+	eng_player_stats(z.p, &st);
+	assert_int_equal(st.seeks, 0);
+	assert_int_equal(st.frames, 6);	/* 0..5, each played once */
+	/* frame 9's video read fails (6..8 come first, two reads each): its
+	 * frame is EIO, the one after not */
+	z.f->fail_read = z.f->preads + 6;
+	z.f->fail_err = EIO;
+	assert_int_equal(zc_read(z.f, z.p, z.got, f9, 65536), -EIO);
+	assert_int_equal(zc_read(z.f, z.p, z.got, eng_frame_offset(z.tl, 10),
+				 65536),
+			 65536);
+	assert_memory_equal(z.got, z.want + eng_frame_offset(z.tl, 10), 65536);
+	/* the gap (frames 20..22 of the video) comes out as zeros */
+	assert_int_equal(zc_read(z.f, z.p, z.got, eng_frame_offset(z.tl, 19),
+				 (size_t)(eng_frame_offset(z.tl, 24) -
+					  eng_frame_offset(z.tl, 19))),
+			 (ssize_t)(eng_frame_offset(z.tl, 24) -
+				   eng_frame_offset(z.tl, 19)));
+	assert_memory_equal(z.got, z.want + eng_frame_offset(z.tl, 19),
+			    eng_frame_offset(z.tl, 24) -
+				    eng_frame_offset(z.tl, 19));
+	zc_fix_free(&z);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zc_play),
+		cmocka_unit_test(test_zc_not_taken),
+		cmocka_unit_test(test_zc_reread),
+		cmocka_unit_test(test_zc_reply_short),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
