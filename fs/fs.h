@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <fuse_lowlevel.h>
 
@@ -122,6 +123,7 @@ struct fs_config {
 	int strict;
 	int show_help;
 	int show_version;
+	char *show_doc;		/* --doc-options=WHAT */
 	int allow_other;	/* given: default_permissions is added */
 	/* -o ingest* as given (NULL: not given), parsed below */
 	char *ingest;		/* PRESET or off */
@@ -357,6 +359,44 @@ int fs_config_each(const struct fs_config *cfg,
 		   int (*fn)(void *ctx, const char *name, const char *value),
 		   void *ctx);
 void fs_usage(const char *prog);
+
+/* fs/opttab.c: one row per option, from which -h (fs_usage), the man
+ * page's OPTIONS section and the README's list are printed, and whose
+ * defaults and ranges fs/options.c parses with. */
+enum fs_opt_type {
+	FS_OT_FLAG,	/* -o NAME, no value */
+	FS_OT_TEXT,	/* a word or a value parsed by its own rules; def */
+	FS_OT_UINT,	/* a whole number in [lo, hi]; def_n unless def */
+	FS_OT_BYTES,	/* a size (K/M/G, Ki/Mi/Gi); def_n */
+	FS_OT_MS,	/* seconds to the ms; def_n, lo and hi in ms */
+	FS_OT_SWITCH,	/* libfuse's or a command line switch: name as shown */
+};
+#define FS_OD_GENERAL 1	/* in -h's "general options" */
+#define FS_OD_README 2	/* in the README's short list */
+struct fs_optdoc {
+	const char *name;	/* NAME of -o NAME=, or the switch */
+	const char *arg;	/* ARG of -o NAME=ARG; NULL: a flag */
+	enum fs_opt_type type;
+	const char *def;	/* the default as said, or NULL: def_n */
+	uint64_t def_n;
+	uint64_t lo, hi;	/* hi 0: no range said */
+	const char *help;	/* -h, man and README; *bold* markup */
+	const char *more;	/* the man page's further sentences, or NULL */
+	unsigned flags;		/* FS_OD_* */
+};
+extern const struct fs_optdoc fs_optdocs[];
+extern const size_t fs_noptdocs;
+/* The row of -o NAME, or NULL. */
+const struct fs_optdoc *fs_optdoc_find(const char *name);
+/* The default of o as -h says it into buf: 1, or 0 when it has none. */
+int fs_optdoc_default(const struct fs_optdoc *o, char *buf, size_t len);
+/* The option list as what says: "man" (the OPTIONS section's items, roff),
+ * "readme" (the README's short list, Markdown) or "list" (a line per -o
+ * option: NAME TAB DEFAULT-or-"-" TAB 1-if-in-the-README) on f: 0, or -1
+ * for another word. */
+int fs_optdoc_print(const char *what, FILE *f);
+/* The player configuration of the default options (-h's figures). */
+void fs_player_config_default(struct eng_player_config *pc);
 /* The player configuration cfg's options make (buffer, pace, backing,
  * request size, limits), all but what needs the mount (its io, ingest):
  * fs_player_config's start, and -h's figures from the defaults. */

@@ -851,12 +851,13 @@ int main(int argc, char *argv[])
 	av_log_set_level(AV_LOG_QUIET);
 	if (fs_config_parse(&args, &fs.cfg) < 0)
 		goto err_args;
-	if (fs.cfg.show_help || fs.cfg.show_version) {
+	if (fs.cfg.show_help || fs.cfg.show_version || fs.cfg.show_doc) {
 		if (fs.cfg.show_help)
 			fs_usage(argv[0]);
-		else
+		else if (fs.cfg.show_version)
 			say_version();
-		ret = 0;
+		ret = fs.cfg.show_doc &&
+		      fs_optdoc_print(fs.cfg.show_doc, stdout) < 0 ? 2 : 0;
 		goto err_args;
 	}
 	/* libfuse's own options (-f, -d, -s, clone_fd ...) */
