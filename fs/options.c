@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Command line: one fuse_opt table into struct fs_config, the two positional
- * arguments, and validation of every value before anything is mounted.  It
+ * arguments, and validation of every value before anything is mounted,
+ * with the defaults and ranges of the options' rows (opttab.c).  It
  * touches no FUSE session, so tests/fuzz/fuzz_options.c drives it whole.
  */
 #include <ctype.h>
