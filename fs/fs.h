@@ -24,6 +24,7 @@
 #include "play/movie.h"
 #include "play/player.h"
 #include "play/status.h"
+#include "util/optdoc.h"
 #include "timeline/layout.h"
 #include "timeline/load.h"
 #include "timeline/model.h"
@@ -360,36 +361,13 @@ int fs_config_each(const struct fs_config *cfg,
 		   void *ctx);
 void fs_usage(const char *prog);
 
-/* fs/opttab.c: one row per option, from which -h (fs_usage), the man
- * page's OPTIONS section and the README's list are printed, and whose
- * defaults and ranges fs/options.c parses with. */
-enum fs_opt_type {
-	FS_OT_FLAG,	/* -o NAME, no value */
-	FS_OT_TEXT,	/* a word or a value parsed by its own rules; def */
-	FS_OT_UINT,	/* a whole number in [lo, hi]; def_n unless def */
-	FS_OT_BYTES,	/* a size (K/M/G, Ki/Mi/Gi); def_n */
-	FS_OT_MS,	/* seconds to the ms; def_n, lo and hi in ms */
-	FS_OT_SWITCH,	/* libfuse's or a command line switch: name as shown */
-};
-#define FS_OD_GENERAL 1	/* in -h's "general options" */
-#define FS_OD_README 2	/* in the README's short list */
-struct fs_optdoc {
-	const char *name;	/* NAME of -o NAME=, or the switch */
-	const char *arg;	/* ARG of -o NAME=ARG; NULL: a flag */
-	enum fs_opt_type type;
-	const char *def;	/* the default as said, or NULL: def_n */
-	uint64_t def_n;
-	uint64_t lo, hi;	/* hi 0: no range said */
-	const char *help;	/* -h, man and README; *bold* markup */
-	const char *more;	/* the man page's further sentences, or NULL */
-	unsigned flags;		/* FS_OD_* */
-};
-extern const struct fs_optdoc fs_optdocs[];
+/* fs/opttab.c: one row per option (util/optdoc.h), from which -h
+ * (fs_usage), the man page's OPTIONS section and the README's list are
+ * printed, and whose defaults and ranges fs/options.c parses with. */
+extern const struct eng_optdoc fs_optdocs[];
 extern const size_t fs_noptdocs;
 /* The row of -o NAME, or NULL. */
-const struct fs_optdoc *fs_optdoc_find(const char *name);
-/* The default of o as -h says it into buf: 1, or 0 when it has none. */
-int fs_optdoc_default(const struct fs_optdoc *o, char *buf, size_t len);
+const struct eng_optdoc *fs_optdoc_find(const char *name);
 /* The option list as what says: "man" (the OPTIONS section's items, roff),
  * "readme" (the README's short list, Markdown) or "list" (a line per -o
  * option: NAME TAB DEFAULT-or-"-" TAB 1-if-in-the-README) on f: 0, or -1

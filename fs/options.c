@@ -274,7 +274,7 @@ static int canonical(char **p, const char *what, struct eng_diag *diag)
 static int parse_uint_opt(const char *name, const char *v, const char *unit,
 			  unsigned *out, struct eng_diag *diag)
 {
-	const struct fs_optdoc *o = fs_optdoc_find(name);
+	const struct eng_optdoc *o = fs_optdoc_find(name);
 	unsigned lo = (unsigned)o->lo, hi = (unsigned)o->hi;
 	int64_t n;
 

@@ -391,16 +391,16 @@ static void test_optdocs(void **state)
 	assert_true(n > 30);
 	fs_config_free(&c);
 	for (i = 0; i < fs_noptdocs; i++) {
-		const struct fs_optdoc *o = &fs_optdocs[i];
+		const struct eng_optdoc *o = &fs_optdocs[i];
 
-		if (o->type == FS_OT_SWITCH)
+		if (o->type == ENG_OT_SWITCH)
 			continue;
-		if (o->type == FS_OT_FLAG) {
+		if (o->type == ENG_OT_FLAG) {
 			snprintf(opt, sizeof(opt), "%s", o->name);
 		} else {
 			if (default_in_words(o->name))
 				continue;
-			assert_int_equal(fs_optdoc_default(o, def,
+			assert_int_equal(eng_optdoc_default(o, def,
 							   sizeof(def)), 1);
 			snprintf(opt, sizeof(opt), "%s=%s", o->name, def);
 		}
@@ -409,7 +409,7 @@ static void test_optdocs(void **state)
 		got.text[0] = '\0';
 		fs_config_each(&c, add_value, &got);
 		fs_config_free(&c);
-		if (o->type == FS_OT_FLAG) {
+		if (o->type == ENG_OT_FLAG) {
 			snprintf(opt, sizeof(opt), "\n%s=on\n", o->name);
 			if (!strstr(got.text, opt))
 				fail_msg("-o %s is not an option", o->name);
