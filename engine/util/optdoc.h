@@ -37,6 +37,7 @@ struct eng_optdoc {
 	const char *help;	/* -h, the man page and a README */
 	const char *more;	/* the man page's further sentences, or NULL */
 	unsigned flags;		/* ENG_OD_* */
+	int key;		/* the program's own: getopt's val, or 0 */
 };
 
 /* How a program writes its options. */
