@@ -221,11 +221,13 @@ void eng_optdoc_man(struct eng_strbuf *b, const struct eng_optdoc *o,
 	}
 	help_text(o, MAN, st, text, sizeof(text));
 	strncat(text, ".", sizeof(text) - strlen(text) - 1);
-	if (o->more) {
-		strncat(text, " ", sizeof(text) - strlen(text) - 1);
-		render(o->more, MAN, st, text, sizeof(text));
-	}
 	wrap(b, text, 0, 0, 72, 1);
+	/* on a line of its own: roff ends a sentence at a line's end */
+	if (o->more) {
+		text[0] = '\0';
+		render(o->more, MAN, st, text, sizeof(text));
+		wrap(b, text, 0, 0, 72, 1);
+	}
 }
 
 void eng_optdoc_md(struct eng_strbuf *b, const struct eng_optdoc *o,
