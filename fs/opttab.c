@@ -255,7 +255,8 @@ void fs_usage(const char *prog)
 	eng_strbuf_printf(&b, "usage: %s [options] MEDIA_DIR MOUNTPOINT\n\n"
 			  "Mount the timelines of MEDIA_DIR as files; reading "
 			  "one plays it.\n\ntimelinefs options (-o "
-			  "opt[,opt...]), with defaults:\n", prog);
+			  "opt[,opt...]), with defaults (and ranges):\n",
+			  prog);
 	for (i = 0; i < fs_noptdocs; i++)
 		if (!(fs_optdocs[i].flags & ENG_OD_GENERAL))
 			eng_optdoc_usage(&b, &fs_optdocs[i], &style);
