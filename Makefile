@@ -68,7 +68,7 @@ PROGS = $(B)/timelinefs $(B)/timelinefs-gen
 # hosts/ is timelinefs-hosts, which needs MPI)
 PROGS += $(B)/timelinefs-merge
 
-.PHONY: FORCE all test check unit integration demo bench bench-resolve install uninstall clean format \
+.PHONY: FORCE all docs-options test check unit integration demo bench bench-resolve install uninstall clean format \
 	check-format deps valgrind soak
 all: $(PROGS)
 
@@ -147,12 +147,12 @@ $(B)/tests/player_fake.o: tests/unit/player_fake.c
 
 # test_options also links fs/options.c and libfuse (its fuse_opt parser,
 # no session), as fuzz_options does.
-$(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o \
+$(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o $(B)/fs/opttab.o \
 			 $(B)/libstore.a $(B)/libengine.a
 	$(q) CC $@
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Ifs $(call pc_cflags,cmocka $(PKGS)) -o $@ $< \
-		$(B)/fs/options.o $(B)/libstore.a $(B)/libengine.a \
+		$(B)/fs/options.o $(B)/fs/opttab.o $(B)/libstore.a $(B)/libengine.a \
 		$(ALL_LDFLAGS) $(call pc_libs,cmocka $(PKGS)) -lpthread -lm \
 		$(LDLIBS)
 
@@ -410,7 +410,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 		$(call pc_libs,json-c zlib $(AV_PKGS)) -lpthread
 
 FUZZ_FS_CFLAGS = -Ifs -Ischema -DFUSE_USE_VERSION=312 $(call pc_cflags,fuse3)
-FUZZ_FS_OBJ = $(FUZZ_DIR)/obj/fs/options.o
+FUZZ_FS_OBJ = $(FUZZ_DIR)/obj/fs/options.o $(FUZZ_DIR)/obj/fs/opttab.o
 
 $(FUZZ_DIR)/obj/fs/%.o: fs/%.c
 	$(q) FUZZCC $@
@@ -530,3 +530,13 @@ $(B)/tests/tools/tlindex: tests/tools/tlindex.c $(B)/libengine.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libengine.a $(ALL_LDFLAGS) \
 		$(call pc_libs,$(AV_PKGS)) $(LDLIBS)
+
+# The option lists of docs/man/timelinefs.1, README.md and
+# docs/man/timelinefs-gen.1, between their BEGIN OPTIONS and END OPTIONS
+# lines, printed by each program from its one table (fs/opttab.c,
+# gen/opttab.c); committed, so that a reader without a build has
+# them.  tests/integration/test_man.sh fails when they drift.
+docs-options: $(B)/timelinefs $(B)/timelinefs-gen
+	$(B)/timelinefs --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs.1
+	$(B)/timelinefs --doc-options=readme | sh tests/tools/docsplice.sh README.md
+	$(B)/timelinefs-gen --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs-gen.1

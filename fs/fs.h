@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <fuse_lowlevel.h>
 
@@ -23,6 +24,7 @@
 #include "play/movie.h"
 #include "play/player.h"
 #include "play/status.h"
+#include "util/optdoc.h"
 #include "timeline/layout.h"
 #include "timeline/load.h"
 #include "timeline/model.h"
@@ -122,6 +124,7 @@ struct fs_config {
 	int strict;
 	int show_help;
 	int show_version;
+	char *show_doc;		/* --doc-options=WHAT */
 	int allow_other;	/* given: default_permissions is added */
 	/* -o ingest* as given (NULL: not given), parsed below */
 	char *ingest;		/* PRESET or off */
@@ -357,6 +360,21 @@ int fs_config_each(const struct fs_config *cfg,
 		   int (*fn)(void *ctx, const char *name, const char *value),
 		   void *ctx);
 void fs_usage(const char *prog);
+
+/* fs/opttab.c: one row per option (util/optdoc.h), from which -h
+ * (fs_usage), the man page's OPTIONS section and the README's list are
+ * printed, and whose defaults and ranges fs/options.c parses with. */
+extern const struct eng_optdoc fs_optdocs[];
+extern const size_t fs_noptdocs;
+/* The row of -o NAME, or NULL. */
+const struct eng_optdoc *fs_optdoc_find(const char *name);
+/* The option list as what says: "man" (the OPTIONS section's items, roff),
+ * "readme" (the README's short list, Markdown) or "list" (a line per -o
+ * option: NAME TAB DEFAULT-or-"-" TAB 1-if-in-the-README) on f: 0, or -1
+ * for another word. */
+int fs_optdoc_print(const char *what, FILE *f);
+/* The player configuration of the default options (-h's figures). */
+void fs_player_config_default(struct eng_player_config *pc);
 /* The player configuration cfg's options make (buffer, pace, backing,
  * request size, limits), all but what needs the mount (its io, ingest):
  * fs_player_config's start, and -h's figures from the defaults. */

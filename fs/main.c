@@ -22,6 +22,7 @@
 #include "fs.h"
 #include "media/mfile.h"
 #include "media/media.h"
+#include "media/tlopen.h"
 
 /* The problems of the timelines, printed; the mount is refused. */
 static void print_refusal(struct fs *fs, const struct eng_diag *diag)
@@ -35,66 +36,31 @@ static void print_refusal(struct fs *fs, const struct eng_diag *diag)
 		fs->cfg.timelines);
 }
 
-/* Load, validate and resolve every timeline of the folder.  Returns 0, or -1 with the problems
- * printed; those of the input (not "out of memory") are left in *diag for
- * the database. */
+/* Load, validate and resolve every timeline of the folder
+ * (eng_tl_open_folder, as timelinefs-gen --for checks them).  Returns 0,
+ * or -1 with the problems printed; those of the input (not "out of
+ * memory") are left in *diag for the database. */
 static int load_timelines(struct fs *fs, struct eng_diag *diag)
 {
 	struct eng_diag notes = {0};
-	char **names = NULL;
-	size_t n = 0, i, j;
+	struct eng_timeline **tls = NULL;
+	size_t n = 0, i;
 	int rc;
 
-	rc = eng_timeline_names(fs->cfg.timelines, &names, &n, &notes);
-	if (rc == -ENOMEM)
-		goto nomem;
-	if (rc < 0) {
-		eng_diag_add(diag, fs->cfg.timelines, 0, "cannot open the "
-			     "timelines folder: %s", strerror(-rc));
+	rc = eng_tl_open_folder(fs->cfg.timelines, &fs->cfg.load, fs->media_fd,
+				fs->cfg.media_dir, &tls, &n, diag, &notes);
+	fs->files = rc == -ENOMEM ? NULL : calloc(n ? n : 1,
+						  sizeof(*fs->files));
+	if (!fs->files) {
+		fprintf(stderr, "timelinefs: out of memory\n");
+		eng_tl_free_all(tls, n);
+		tls = NULL;
+		n = 0;
 		rc = -1;
-		goto out;
 	}
-	if (n == 0) {
-		eng_diag_add(diag, fs->cfg.timelines, 0, "no timeline (*.tl, "
-			     "*.edl, *.otio) in this folder");
-		rc = -1;
-		goto out;
-	}
-	fs->files = calloc(n, sizeof(*fs->files));
-	if (!fs->files)
-		goto nomem;
-	for (i = 0; i < n; i++) {
-		struct eng_load_options o;
-		struct eng_timeline *tl = NULL;
-		char *path;
-
-		if (asprintf(&path, "%s/%s", fs->cfg.timelines, names[i]) < 0)
-			goto nomem;
-		if (eng_load_options_for(path, &fs->cfg.load, &o, NULL, diag,
-					 &notes) == 0 &&
-		    eng_timeline_load(path, &o, &tl, diag) == 0 &&
-		    eng_media_resolve(tl, fs->media_fd, fs->cfg.media_dir,
-				      diag) == 0 &&
-		    eng_tl_layout_media(tl, diag) == 0) {
-			for (j = 0; j < fs->nfiles; j++)
-				if (strcmp(fs->files[j].tl->name,
-					   tl->name) == 0)
-					break;
-			if (j < fs->nfiles) {
-				eng_diag_add(diag, path, 0,
-					     "same name as %s: both would be "
-					     "/%s", fs->files[j].tl->path,
-					     tl->name);
-				eng_tl_free(tl);
-			} else {
-				fs->files[fs->nfiles++].tl = tl;
-			}
-		} else {
-			eng_tl_free(tl);
-		}
-		free(path);
-	}
-out:
+	for (i = 0; i < n; i++)
+		fs->files[fs->nfiles++].tl = tls[i];
+	free(tls);
 	/* what was left out, before what stops the mount: a skipped FIFO
 	 * may be why a timeline is missing */
 	for (i = 0; i < notes.n; i++)
@@ -104,12 +70,7 @@ out:
 		print_refusal(fs, diag);
 		rc = -1;
 	}
-	eng_names_free(names, n);
-	return rc;
-nomem:
-	fprintf(stderr, "timelinefs: out of memory\n");
-	rc = -1;
-	goto out;
+	return rc < 0 ? -1 : 0;
 }
 
 /* A .tl's recorded clips (edit while ingest: record CLIP) are recorded
@@ -890,12 +851,13 @@ int main(int argc, char *argv[])
 	av_log_set_level(AV_LOG_QUIET);
 	if (fs_config_parse(&args, &fs.cfg) < 0)
 		goto err_args;
-	if (fs.cfg.show_help || fs.cfg.show_version) {
+	if (fs.cfg.show_help || fs.cfg.show_version || fs.cfg.show_doc) {
 		if (fs.cfg.show_help)
 			fs_usage(argv[0]);
-		else
+		else if (fs.cfg.show_version)
 			say_version();
-		ret = 0;
+		ret = fs.cfg.show_doc &&
+		      fs_optdoc_print(fs.cfg.show_doc, stdout) < 0 ? 2 : 0;
 		goto err_args;
 	}
 	/* libfuse's own options (-f, -d, -s, clone_fd ...) */

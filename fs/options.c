@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Command line: one fuse_opt table into struct fs_config, the two positional
- * arguments, and validation of every value before anything is mounted.  It
+ * arguments, and validation of every value before anything is mounted,
+ * with the defaults and ranges of the options' rows (opttab.c).  It
  * touches no FUSE session, so tests/fuzz/fuzz_options.c drives it whole.
  */
 #include <ctype.h>
@@ -23,6 +24,7 @@ enum {
 	KEY_VERSION,
 	KEY_INJECT,
 	KEY_ALLOW_OTHER,
+	KEY_DOC,
 };
 
 #define FS_OPT(t, p, v) { t, offsetof(struct fs_config, p), v }
@@ -69,6 +71,8 @@ static const struct fuse_opt fs_opts[] = {
 	FUSE_OPT_KEY("--help", KEY_HELP),
 	FUSE_OPT_KEY("-V", KEY_VERSION),
 	FUSE_OPT_KEY("--version", KEY_VERSION),
+	/* the option lists of the docs: make man-options, readme-options */
+	FUSE_OPT_KEY("--doc-options=", KEY_DOC),
 	/* fstab noise: words for mount(8) and systemd, which reach the daemon
 	 * when mount(8) or mount.fuse3 pass them on (relatime and the other
 	 * atime words: libfuse knows only noatime; x-* in opt_proc) */
@@ -96,141 +100,12 @@ static const struct fuse_opt fs_opts[] = {
 
 static void fs_config_defaults(struct fs_config *cfg);
 
-/* What a stream of preset name's timelines takes with the default options
- * (eng_player_mem, as the mount computes it), "8.9 MiB": -h's figures
- * come from the code, not from a page. */
-static void preset_mem(const char *name, char *buf, size_t len)
+void fs_player_config_default(struct eng_player_config *pc)
 {
 	struct fs_config cfg;
-	struct eng_player_config pc;
-	uint64_t n;
 
 	fs_config_defaults(&cfg);
-	fs_player_config_of(&cfg, &pc);
-	if (eng_player_mem_preset(eng_gen_format_find(name), &pc, &n) < 0)
-		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));
-}
-
-void fs_usage(const char *prog)
-{
-	char seed[24], v210[24];
-
-	preset_mem("seed", seed, sizeof(seed));
-	preset_mem("v210-1080p29.97", v210, sizeof(v210));
-	printf("usage: %s [options] MEDIA_DIR MOUNTPOINT\n\n", prog);
-	printf("Mount the timelines of MEDIA_DIR as files; reading one plays it.\n\n"
-	       "timelinefs options (-o opt[,opt...]), with defaults:\n"
-	       "    -o db=PATH            SQLite database, appended to (./timelinefs.db;\n"
-	       "                          refused relative when started in /)\n"
-	       "    -o label=TEXT         label of this run, for A/B comparisons (none)\n"
-	       "    -o timelines=DIR      folder of .tl/.edl/.otio files (MEDIA_DIR/timelines)\n"
-	       "    -o pace=MODE          realtime, off, or a speed factor like 2, of\n"
-	       "                          plays and recordings (realtime)\n"
-	       "    -o buffer=FRAMES      player read-ahead; a frame is due this many\n"
-	       "                          frames after its reads are issued (8)\n"
-	       "    -o backing=MODE       direct (O_DIRECT), buffered, or dontneed\n"
-	       "                          (buffered, then dropped from the page cache) (direct)\n"
-	       "    -o direct_io          every open uses direct_io: one FUSE request per\n"
-	       "                          read() of the reader (off: cached mode)\n"
-	       "    -o readahead=KB       kernel readahead of the mount in cached mode;\n"
-	       "                          0 leaves the kernel's (1024)\n"
-	       "    -o fps=R              frame rate of EDLs, which carry none (29.97)\n"
-	       "    -o edl_origin=WHERE   EDL source TC of media frame 0: min, zero or\n"
-	       "                          HH:MM:SS:FF, HH:MM:SS;FF drop frame (min)\n"
-	       "    -o video_rate=BYTES   V track rate of EDL/OTIO timelines (18M)\n"
-	       "    -o picture=FMT:WxH    V track picture of EDL/OTIO timelines instead,\n"
-	       "                          2vuy or v210, e.g. 2vuy:720x486: whole pictures\n"
-	       "                          at each timeline's frame rate, and NAME.mov (none)\n"
-	       "    -o audio_rate=BYTES   A track rate of EDL/OTIO timelines, a multiple\n"
-	       "                          of 3 (24-bit samples) (144000)\n"
-	       "    -o strict             skipped EDL/OTIO constructs are errors\n"
-	       "    -o inject=RULES       delay or fail backing I/O, for tests:\n"
-	       "                          clip=GLOB:track=GLOB:delay=1ms-20ms[@P]:\n"
-	       "                          error=EIO[@P]:seed=N; rules split by ';'\n"
-	       "                          or '+'; file=GLOB:op=open|close|read picks\n"
-	       "                          an image sequence's files and operation,\n"
-	       "                          op=write|fsync|fallocate ingest's;\n"
-	       "                          or given as several -o inject=\n"
-	       "    -o allow_other        let other users read (adds\n"
-	       "                          default_permissions)\n"
-	       "    -o record=WHAT        all (streams and accesses), streams (stream\n"
-	       "                          rows only) or off (run row only) (all)\n"
-	       "    -o hold=ROWS          access rows kept in memory while the database\n"
-	       "                          refuses writes, ~100 bytes each (1000000)\n"
-	       "    -o max_background=N   readahead requests the kernel keeps in flight\n"
-	       "                          for all readers together; readahead shrinks\n"
-	       "                          to small requests past 3/4 of it (1024)\n"
-	       "    -o splice=auto|off    unpaced direct_io reads of 64 KiB and more move\n"
-	       "                          frames from the page cache to the reader with\n"
-	       "                          no copy in the daemon, where the kernel allows\n"
-	       "                          (auto)\n"
-	       "    -o stream_mem=BYTES   memory one open of a timeline may take, its ring:\n"
-	       "                          buffer+2 of its largest frames and 2 MiB more\n"
-	       "                          (%s for the seed, %s for v210 1080p);\n"
-	       "                          a timeline needing more refuses the mount; N\n"
-	       "                          readers take N times that (256Mi)\n"
-	       "    -o streams_mem=BYTES  memory all open streams may take together: past\n"
-	       "                          it smbd's window is given up, then an open gets\n"
-	       "                          ENOMEM and a log line (half the memory)\n"
-	       "    -o preroll=SECONDS    a reader of NAME.mov gets that much at once and\n"
-	       "                          stays that far ahead of the clock; not NAME's\n"
-	       "                          readers (%u.%03u)\n"
-	       "    -o stream_files=N     clip files one open keeps open; the least\n"
-	       "                          recently used is closed past it (64, fewer\n"
-	       "                          when ulimit -n is below 8256: 1/128 of it)\n"
-	       "    -o frames_in_flight=N frames a paced stream reads at once, as an\n"
-	       "                          application's reader threads: a stalled frame\n"
-	       "                          delays only the frames waiting for its reader;\n"
-	       "                          served in order (1, at most 64)\n"
-	       "    -o ingest=PRESET|off  a file created in the mount's folder ingest\n"
-	       "                          is recorded to MEDIA_DIR/ingest, one file\n"
-	       "                          per track, in this timelinefs-gen --format\n"
-	       "                          preset or the one its name ends in\n"
-	       "                          (NAME.PRESET); off: no ingest folder (seed)\n"
-	       "    -o ingest_buffer=N    frames a recording's storage may fall\n"
-	       "                          behind the writer before a frame is\n"
-	       "                          dropped, 1 to 1024 (8)\n"
-	       "    -o ingest_write=BYTES the largest write to a track file, or frame:\n"
-	       "                          one write per track per frame (frame)\n"
-	       "    -o ingest_fsync=WHEN  off, close (each track file once, at close)\n"
-	       "                          or N (every N frames and at close) (off)\n"
-	       "    -o ingest_prealloc=D  off, or a duration like 90s, 30m or 2h: each\n"
-	       "                          track file's blocks for that long reserved\n"
-	       "                          at open, given back at close (off)\n"
-	       "    -o ingest_on_drop=continue|stop\n"
-	       "                          stop: a dropped frame fails the writer's\n"
-	       "                          next write with EIO (continue)\n"
-	       "    -o ingest_reserve=BYTES|N%%\n"
-	       "                          free space the media file system keeps: a\n"
-	       "                          write that would take it below, with what\n"
-	       "                          every recording buffers, fails with ENOSPC\n"
-	       "                          (1Gi)\n"
-	       "    -o ingest_replace     a recording may be replaced by a new one of\n"
-	       "                          its name (off: EEXIST)\n"
-	       "    -o experiment=UUID    with rank=: this mount is rank R of that\n"
-	       "                          timelinefs-hosts experiment, whose host row\n"
-	       "                          the database holds (none)\n"
-	       "    -o rank=R             the MPI rank of this host, with experiment=\n"
-	       "                          (none)\n"
-	       "\nSizes take K/M/G (powers of 1000) or Ki/Mi/Gi (powers of 1024).\n\n",
-	       seed, v210, FS_PREROLL_MS / 1000, FS_PREROLL_MS % 1000);
-	/* libfuse's fuse_cmdline_help() would give its own defaults of the
-	 * loop's threads (10, -1), not the ones the daemon runs with */
-	printf("general options:\n"
-	       "    -h   --help            print help\n"
-	       "    -V   --version         print version\n"
-	       "    -d   -o debug          enable debug output (implies -f)\n"
-	       "    -f                     foreground operation\n"
-	       "    -s                     disable multi-threaded operation\n"
-	       "    -o clone_fd            use a separate FUSE device fd for each thread\n"
-	       "                           (may improve performance)\n"
-	       "    -o max_idle_threads=N  worker threads kept when idle (%u)\n"
-	       "    -o max_threads=N       most worker threads: a paced reader waiting\n"
-	       "                           for its frame holds one (%u, at most %u)\n",
-	       FS_IDLE_THREADS, FS_MAX_THREADS, FS_THREADS_MAX);
-	fuse_lowlevel_help();
+	fs_player_config_of(&cfg, pc);
 }
 
 static int opt_proc(void *data, const char *arg, int key,
@@ -246,6 +121,10 @@ static int opt_proc(void *data, const char *arg, int key,
 	case KEY_VERSION:
 		cfg->show_version = 1;
 		return 0;
+	case KEY_DOC:
+		free(cfg->show_doc);
+		cfg->show_doc = strdup(arg + strlen("--doc-options="));
+		return cfg->show_doc ? 0 : -1;
 	case KEY_INJECT: {
 		/* several -o inject= add up: join them as rules */
 		const char *spec = arg + strlen("inject=");
@@ -297,14 +176,15 @@ static uint64_t streams_mem_default(void)
 static void fs_config_defaults(struct fs_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->buffer = 8;
-	cfg->readahead_kb = 1024;
+	cfg->buffer = (unsigned)fs_optdoc_find("buffer")->def_n;
+	cfg->readahead_kb = (unsigned)fs_optdoc_find("readahead")->def_n;
 	cfg->hold = STORE_DEFAULT_HOLD;
 	cfg->max_background = FS_MAX_BACKGROUND;
 	cfg->stream_mem = ENG_PLAYER_MEM_DEFAULT;
 	cfg->streams_mem = streams_mem_default();
 	cfg->stream_files = ENG_PLAYER_FILES_DEFAULT;
-	cfg->frames_in_flight = 1;
+	cfg->frames_in_flight =
+		(unsigned)fs_optdoc_find("frames_in_flight")->def_n;
 	cfg->preroll_ms = FS_PREROLL_MS;
 	cfg->max_threads = FS_MAX_THREADS;
 	cfg->max_idle_threads = FS_IDLE_THREADS;
@@ -388,12 +268,14 @@ static int canonical(char **p, const char *what, struct eng_diag *diag)
 	return 0;
 }
 
-/* "-o NAME=VALUE": a strict decimal in [lo, hi] into *out, or a message
- * naming the option.  fuse_opt's %u would take "8x", " 8" and "-1". */
-static int parse_uint_opt(const char *name, const char *v, unsigned lo,
-			  unsigned hi, const char *unit, unsigned *out,
-			  struct eng_diag *diag)
+/* "-o NAME=VALUE": a strict decimal in the range of NAME's row
+ * (fs_optdocs) into *out, or a message naming the option.  fuse_opt's %u
+ * would take "8x", " 8" and "-1". */
+static int parse_uint_opt(const char *name, const char *v, const char *unit,
+			  unsigned *out, struct eng_diag *diag)
 {
+	const struct eng_optdoc *o = fs_optdoc_find(name);
+	unsigned lo = (unsigned)o->lo, hi = (unsigned)o->hi;
 	int64_t n;
 
 	if (!v)
@@ -523,9 +405,8 @@ static int parse_ingest_options(struct fs_config *cfg, struct eng_diag *diag)
 	} else {
 		cfg->ingest_preset = eng_gen_formats(&nf)[0].name;
 	}
-	if (parse_uint_opt("ingest_buffer", cfg->ingest_buffer_arg, 1,
-			   FS_INGEST_BUFFER_MAX, "frames", &cfg->ingest_buffer,
-			   diag) < 0)
+	if (parse_uint_opt("ingest_buffer", cfg->ingest_buffer_arg, "frames",
+			   &cfg->ingest_buffer, diag) < 0)
 		return -1;
 	/* Linux moves at most 2 GiB - 4 KiB in one write: a larger piece
 	 * would be several anyway, and is more likely a typo */
@@ -653,7 +534,7 @@ static int parse_hosts_options(struct fs_config *cfg, struct eng_diag *diag)
 			     cfg->experiment);
 		return -1;
 	}
-	if (parse_uint_opt("rank", cfg->rank_arg, 0, 1000000, "(an MPI rank)",
+	if (parse_uint_opt("rank", cfg->rank_arg, "(an MPI rank)",
 			   &rank, diag) < 0)
 		return -1;
 	cfg->rank = cfg->rank_arg ? (int)rank : -1;
@@ -758,7 +639,7 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 		return -1;
 	}
 	cfg->diag = NULL;
-	if (cfg->show_help || cfg->show_version)
+	if (cfg->show_help || cfg->show_version || cfg->show_doc)
 		return 0;
 	if (!cfg->media_dir || !cfg->mountpoint) {
 		eng_diag_add(diag, "timelinefs", 0, "need MEDIA_DIR and "
@@ -804,7 +685,7 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 			     cfg->backing);
 		return -1;
 	}
-	if (parse_uint_opt("buffer", cfg->buffer_arg, 1, 10000, "frames",
+	if (parse_uint_opt("buffer", cfg->buffer_arg, "frames",
 			   &cfg->buffer, diag) < 0)
 		return -1;
 	if (!cfg->record || strcmp(cfg->record, "all") == 0) {
@@ -827,37 +708,34 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 			     "expected auto or off", cfg->splice);
 		return -1;
 	}
-	if (parse_uint_opt("hold", cfg->hold_arg, 0, 100000000, "rows",
+	if (parse_uint_opt("hold", cfg->hold_arg, "rows",
 			   &cfg->hold, diag) < 0)
 		return -1;
 	/* the kernel's field is 16 bits wide */
-	if (parse_uint_opt("max_background", cfg->max_background_arg, 1,
-			   65535, "requests", &cfg->max_background, diag) < 0)
+	if (parse_uint_opt("max_background", cfg->max_background_arg,
+			   "requests", &cfg->max_background, diag) < 0)
 		return -1;
-	if (parse_uint_opt("readahead", cfg->readahead_arg, 0, 1024 * 1024,
-			   "KiB", &cfg->readahead_kb, diag) < 0)
+	if (parse_uint_opt("readahead", cfg->readahead_arg, "KiB",
+			   &cfg->readahead_kb, diag) < 0)
 		return -1;
 	if (parse_bytes_opt("stream_mem", cfg->stream_mem_arg, "256Mi",
 			    &cfg->stream_mem, diag) < 0 ||
 	    parse_bytes_opt("streams_mem", cfg->streams_mem_arg, "4Gi",
 			    &cfg->streams_mem, diag) < 0)
 		return -1;
-	if (parse_uint_opt("stream_files", cfg->stream_files_arg, 1,
-			   1024 * 1024, "files", &cfg->stream_files, diag) < 0)
+	if (parse_uint_opt("stream_files", cfg->stream_files_arg, "files",
+			   &cfg->stream_files, diag) < 0)
 		return -1;
-	if (parse_uint_opt("frames_in_flight", cfg->frames_in_flight_arg, 1,
-			   ENG_PLAYER_IN_FLIGHT_MAX, "frames",
+	if (parse_uint_opt("frames_in_flight", cfg->frames_in_flight_arg, "frames",
 			   &cfg->frames_in_flight, diag) < 0)
 		return -1;
 	if (parse_seconds_opt("preroll", cfg->preroll_arg, FS_PREROLL_MAX_MS,
 			      &cfg->preroll_ms, diag) < 0)
 		return -1;
-	if (parse_uint_opt("max_threads", cfg->max_threads_arg, 1,
-			   FS_THREADS_MAX, "threads", &cfg->max_threads,
-			   diag) < 0 ||
-	    parse_uint_opt("max_idle_threads", cfg->max_idle_threads_arg, 0,
-			   FS_THREADS_MAX, "threads", &cfg->max_idle_threads,
-			   diag) < 0)
+	if (parse_uint_opt("max_threads", cfg->max_threads_arg, "threads",
+			   &cfg->max_threads, diag) < 0 ||
+	    parse_uint_opt("max_idle_threads", cfg->max_idle_threads_arg,
+			   "threads", &cfg->max_idle_threads, diag) < 0)
 		return -1;
 	if (cfg->max_idle_threads > cfg->max_threads) {
 		eng_diag_add(diag, "timelinefs", 0, "max_idle_threads=%u is "
@@ -1014,6 +892,7 @@ void fs_config_free(struct fs_config *cfg)
 	free(cfg->inject);
 	free(cfg->experiment);
 	free(cfg->rank_arg);
+	free(cfg->show_doc);
 	eng_inject_free(cfg->inject_v);
 	free(cfg->options);
 }

@@ -25,6 +25,7 @@
 
 #include "gen.h"
 #include "media/media.h"
+#include "media/tlopen.h"
 #include "timeline/layout.h"
 #include "timeline/tl.h"
 
@@ -60,7 +61,6 @@ static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
 		    struct eng_diag *diag)
 {
 	struct eng_diag notes = {0};
-	struct eng_load_options o;
 	size_t i, j;
 	int bad = 0, rc;
 
@@ -68,11 +68,11 @@ static int for_load(struct for_tl *v, size_t n, const struct for_opts *fo,
 		const char *slash = strrchr(v[i].path, '/');
 
 		v[i].base = slash ? slash + 1 : v[i].path;
-		rc = eng_load_options_for(v[i].path, &fo->load, &o, &v[i].fps,
-					  diag, &notes);
+		/* no media yet: placed by for_verify once written */
+		rc = eng_tl_open(v[i].path, &fo->load, -1, NULL, &v[i].fps,
+				 &v[i].tl, diag, &notes);
 		v[i].had_fps = v[i].fps != NULL;
-		if (rc < 0 ||
-		    eng_timeline_load(v[i].path, &o, &v[i].tl, diag) < 0) {
+		if (rc < 0) {
 			bad = 1;
 			continue;
 		}
@@ -164,7 +164,7 @@ static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 		else
 			names[k++] = names[i];
 	}
-	/* the mount's rule (fs/main.c): one timeline per name at the mount,
+	/* the mount's rule (eng_tl_open_folder): one timeline per name,
 	 * the file name without its extension */
 	for (i = 0; i < k; i++) {
 		stem = (size_t)(strrchr(names[i], '.') - names[i]);
@@ -190,19 +190,15 @@ static int for_existing(const char *tldir, const struct for_tl *v, size_t n,
 	if (!old)
 		goto nomem;
 	for (i = 0; i < k; i++) {
-		struct eng_load_options o;
 		struct eng_diag diag = {0};
 
 		if (asprintf(&old[i].path, "%s/%s", tldir, names[i]) < 0) {
 			old[i].path = NULL;
 			goto nomem;
 		}
-		rc = eng_load_options_for(old[i].path, &fo->load, &o, NULL,
-					  &diag, &notes);
+		rc = eng_tl_open(old[i].path, &fo->load, -1, NULL, NULL,
+				 &old[i].tl, &diag, &notes);
 		gen_print_notes(&notes);
-		if (rc == 0)
-			rc = eng_timeline_load(old[i].path, &o, &old[i].tl,
-					       &diag);
 		if (rc == 0) {
 			rc = eng_gen_media_widen(plan, old[i].tl, &diag);
 			if (rc >= 0)
@@ -619,14 +615,11 @@ static int for_verify(const char *dir, struct for_tl *v, size_t n,
 		return -errno;
 	}
 	for (i = 0; i < n; i++)
-		if (eng_media_resolve(v[i].tl, fd, dir, &diag) < 0 ||
-		    eng_tl_layout_media(v[i].tl, &diag) < 0)
+		if (eng_tl_place(v[i].tl, fd, dir, &diag) < 0)
 			rc = -EINVAL;
 	/* the mount loads those already there too */
 	for (i = 0; i < nold; i++)
-		if (old[i].tl &&
-		    (eng_media_resolve(old[i].tl, fd, dir, &diag) < 0 ||
-		     eng_tl_layout_media(old[i].tl, &diag) < 0))
+		if (old[i].tl && eng_tl_place(old[i].tl, fd, dir, &diag) < 0)
 			rc = -EINVAL;
 	close(fd);
 	gen_print_diag(&diag);
@@ -862,7 +855,6 @@ out:
 int gen_run_dump(const char *path, const char *media_dir,
 		 const struct for_opts *fo)
 {
-	struct eng_load_options o;
 	struct eng_timeline *tl = NULL;
 	struct eng_diag diag = {0}, notes = {0};
 	char *text = NULL;
@@ -877,14 +869,12 @@ int gen_run_dump(const char *path, const char *media_dir,
 			return EXIT_IO;
 		}
 	}
-	rc = eng_load_options_for(path, &fo->load, &o, NULL, &diag, &notes);
-	gen_print_notes(&notes);
 	/* with the media folder, as the mount resolves it: tracks of real
 	 * media get their media's frame sizes (and the comment saying so) */
-	if (rc < 0 || eng_timeline_load(path, &o, &tl, &diag) < 0 ||
-	    (fd >= 0 && (eng_media_resolve(tl, fd, media_dir, &diag) < 0 ||
-			 eng_tl_layout_media(tl, &diag) < 0)) ||
-	    eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &diag) < 0) {
+	rc = eng_tl_open(path, &fo->load, fd, media_dir, NULL, &tl, &diag,
+			 &notes);
+	gen_print_notes(&notes);
+	if (rc < 0 || eng_tl_write(tl, ENG_TL_WRITE_ESCAPE, &text, &len, &diag) < 0) {
 		gen_print_diag(&diag);
 		goto out;
 	}

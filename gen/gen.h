@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <getopt.h>
 
 #include "media/gen.h"
 #include "media/seqgen.h"
@@ -20,6 +22,7 @@
 #include "timeline/timecode.h"
 #include "util/diag.h"
 #include "util/values.h"
+#include "util/optdoc.h"
 
 #define PROG "timelinefs-gen"
 #define BLOCK (1u << 20) /* fill and write unit: a multiple of 8 */
@@ -230,5 +233,50 @@ struct gen_ingest {
  * frames: incompressible, and the same bytes whatever the write size.
  * 0, or -errno (said on stderr). */
 int gen_run_ingest(const char *path, const struct gen_ingest *in);
+
+/* opttab.c: the options, one row each (util/optdoc.h), from which -h's
+ * list, the man page's OPTIONS items and getopt's table are made; key is
+ * the getopt value of the row's option. */
+enum gen_opt {
+	OPT_CLIPS = 256,
+	OPT_CLIP_SECONDS,
+	OPT_TIMELINES,
+	OPT_EVENTS,
+	OPT_MIN_SECONDS,
+	OPT_MAX_SECONDS,
+	OPT_FPS,
+	OPT_VIDEO_RATE,
+	OPT_AUDIO_TRACKS,
+	OPT_AUDIO_RATE,
+	OPT_SEED,
+	OPT_FORCE,
+	OPT_FORMAT,
+	OPT_FOR,
+	OPT_DUMP_TL,
+	OPT_EDL_ORIGIN,
+	OPT_STRICT,
+	OPT_PICTURE,
+	OPT_CODEC,
+	OPT_CONTAINER,
+	OPT_PROFILE,
+	OPT_TIMECODE,
+	OPT_SIZE,
+	OPT_START_FRAME,
+	OPT_INGEST,
+	OPT_WRITE_SIZE,
+	OPT_DOC,	/* --doc-options=WHAT: make docs-options */
+};
+/* a sequence's first file number: 01:00:00:00 at 24 fps */
+#define GEN_SEQ_START 86400
+extern const struct eng_optdoc gen_optdocs[];
+extern const size_t gen_noptdocs;
+/* -h's option rows, on f. */
+void gen_usage_options(FILE *f);
+/* --doc-options=WHAT: "man" (the OPTIONS items) or "list" (NAME TAB
+ * DEFAULT-or-"-" a line) on stdout: 0, or -1 said for another word. */
+int gen_doc_options(const char *what);
+/* getopt_long's table of the rows, with --help and --version: static,
+ * made at the first call. */
+const struct option *gen_long_options(void);
 
 #endif /* GEN_H */

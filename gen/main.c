@@ -31,79 +31,11 @@
 /* --min-seconds or --max-seconds: a sequence's events then keep them */
 #define SET_MINMAX 128u
 
-enum {
-	OPT_CLIPS = 256,
-	OPT_CLIP_SECONDS,
-	OPT_TIMELINES,
-	OPT_EVENTS,
-	OPT_MIN_SECONDS,
-	OPT_MAX_SECONDS,
-	OPT_FPS,
-	OPT_VIDEO_RATE,
-	OPT_AUDIO_TRACKS,
-	OPT_AUDIO_RATE,
-	OPT_SEED,
-	OPT_FORCE,
-	OPT_FORMAT,
-	OPT_FOR,
-	OPT_DUMP_TL,
-	OPT_EDL_ORIGIN,
-	OPT_STRICT,
-	OPT_PICTURE,
-	OPT_CODEC,
-	OPT_CONTAINER,
-	OPT_PROFILE,
-	OPT_TIMECODE,
-	OPT_SIZE,
-	OPT_START_FRAME,
-	OPT_INGEST,
-	OPT_WRITE_SIZE,
-};
-
-static const struct option long_opts[] = {
-    {"clips", required_argument, NULL, OPT_CLIPS},
-    {"clip-seconds", required_argument, NULL, OPT_CLIP_SECONDS},
-    {"timelines", required_argument, NULL, OPT_TIMELINES},
-    {"events", required_argument, NULL, OPT_EVENTS},
-    {"min-seconds", required_argument, NULL, OPT_MIN_SECONDS},
-    {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
-    {"fps", required_argument, NULL, OPT_FPS},
-    {"video-rate", required_argument, NULL, OPT_VIDEO_RATE},
-    {"audio-tracks", required_argument, NULL, OPT_AUDIO_TRACKS},
-    {"audio-rate", required_argument, NULL, OPT_AUDIO_RATE},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"force", no_argument, NULL, OPT_FORCE},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"for", required_argument, NULL, OPT_FOR},
-    {"dump-tl", required_argument, NULL, OPT_DUMP_TL},
-    {"edl-origin", required_argument, NULL, OPT_EDL_ORIGIN},
-    {"strict", no_argument, NULL, OPT_STRICT},
-    {"picture", required_argument, NULL, OPT_PICTURE},
-    {"codec", required_argument, NULL, OPT_CODEC},
-    {"container", required_argument, NULL, OPT_CONTAINER},
-    {"profile", required_argument, NULL, OPT_PROFILE},
-    {"timecode", required_argument, NULL, OPT_TIMECODE},
-    {"size", required_argument, NULL, OPT_SIZE},
-    {"start-frame", required_argument, NULL, OPT_START_FRAME},
-    {"ingest", required_argument, NULL, OPT_INGEST},
-    {"write-size", required_argument, NULL, OPT_WRITE_SIZE},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
-};
-
 static void usage(FILE *f)
 {
-	struct eng_gen_config d;
-	char cs[32], mn[32], mx[32];
-
-	eng_gen_config_default(&d);
-	eng_gen_seconds_str(d.clip_us, cs, sizeof(cs));
-	eng_gen_seconds_str(d.min_us, mn, sizeof(mn));
-	eng_gen_seconds_str(d.max_us, mx, sizeof(mx));
 	/* One source line per help line reads best. */
 	/* clang-format off */
-	fprintf(f,
+	fputs(
 "usage: " PROG " [options] DIR\n"
 "       " PROG " --for TIMELINE [--for TIMELINE ...] [--fps R]\n"
 "              [--video-rate B | --picture P] [--audio-rate B]\n"
@@ -130,8 +62,8 @@ static void usage(FILE *f)
 "sidecar), --video-rate or --picture, --audio-rate, --edl-origin and\n"
 "--strict (mount with the same -o video_rate= or picture=, audio_rate=,\n"
 "edl_origin=, strict; the last line says so).  --dump-tl prints a timeline as the mount resolves it, in\n"
-".tl form with every segment at its record frame (a blank, '#' or '%%' in\n"
-"a clip name written %%XX, as .tl reads it); given the media folder DIR,\n"
+".tl form with every segment at its record frame (a blank, '#' or '%' in\n"
+"a clip name written %XX, as .tl reads it); given the media folder DIR,\n"
 "with its media resolved as the mount does: real media's frame sizes, and\n"
 "source ins as the media's own timecodes; it mounts as the same edit.\n"
 "--ingest writes SECONDS of --format's frames (default: the seed preset)\n"
@@ -139,56 +71,11 @@ static void usage(FILE *f)
 "a capture tool writes into a mount's ingest folder, as fast as FILE takes\n"
 "them, and says its rate against the stream's on stderr.\n"
 "\n"
-"  --clips N            clips to write (default %" PRIu32 ")\n"
-"  --clip-seconds S     length of every clip, decimals allowed (default %s)\n"
-"  --timelines N        timelines to write (default %" PRIu32 ")\n"
-"  --events N           events per timeline (default %" PRIu32 ")\n"
-"  --min-seconds S      shortest event (default %s)\n"
-"  --max-seconds S      longest event, at most --clip-seconds (default %s)\n"
-"  --fps R              frame rate: 30000/1001, 29.97, 25 (default %" PRIu32
-"/%" PRIu32 ")\n"
-"  --video-rate BYTES   video bytes per second: 18000000, 18M, 18Mi; the\n"
-"                       video is then random bytes, no picture (default:\n"
-"                       the picture's rate, %" PRIu64 ")\n"
-"  --audio-tracks N     audio tracks A1..AN per clip, 0 for none (default %"
-PRIu32 ")\n"
-"  --audio-rate BYTES   bytes per second of each audio track, 24-bit mono,\n"
-"                       a multiple of 3 (default %" PRIu64 " = 48 kHz)\n"
-"  --format NAME        frame rate, video rate and audio tracks of a real\n"
-"                       format (sd-ntsc, prores-hq-1080p29.97, ...); the\n"
-"                       four options above override it; '--format list'\n"
-"                       lists the presets with their sources\n"
-"  --seed N             random seed (default %" PRIu64 ")\n"
-"  --force              write even when DIR's file system looks too small\n"
-"  --for TIMELINE       write the media TIMELINE plays (repeatable), see above\n"
-"  --dump-tl TIMELINE   print TIMELINE as the mount resolves it, as .tl\n"
-"  --edl-origin WHERE   EDL source TC of media frame 0: min, zero or\n"
-"                       HH:MM:SS:FF (default min), as -o edl_origin=\n"
-"  --strict             skipped EDL/OTIO constructs are errors, as -o strict\n"
-"  --picture FMT:WxH    EDL/OTIO video tracks are pictures (2vuy:720x486,\n"
-"                       v210:1920x1080), as -o picture=: clips of whole\n"
-"                       pictures\n""  --codec C            write real encoded clips with the ffmpeg program\n"
-"                       (TLFS_FFMPEG names another): prores, dnxhd,\n"
-"                       h264 or uncompressed, pictures and tones as above,\n"
-"                       each clip as long as raw, start timecode the\n"
-"                       EDL's source timecode of its first frame\n"
-"  --container K        mov (default: CLIP.mov with V and A1..An), mp4\n"
-"                       (h264; CLIP.A1.wav ... BWF beside it), mxf (OP1a:\n"
-"                       dnxhd, h264) or opatom (one MXF a track:\n"
-"                       CLIP.V.mxf, CLIP.A1.mxf ...)\n"
-"  --profile P          prores: proxy, lt, standard (default), hq; dnxhd:\n"
-"                       sq (default), hq, hqx\n"
-"  --timecode TC        --codec without --for: every clip's start timecode\n"
-"                       (default 00:00:00:00)\n"
-"  --size WxH           a sequence --format's frames at another size\n"
-"                       (320x240 for a quick test)\n"
-"  --start-frame N      a sequence's first file number (default 86400,\n"
-"                       01:00:00:00 at 24 fps)\n"
-"  --ingest SECONDS     write SECONDS of frames to FILE, see above\n"
-"  --write-size BYTES   --ingest's writes: BYTES each (512, 4Ki, 1Mi),\n"
-"                       across frames (default: one write a frame)\n"
-"  -h, --help           print this help and exit\n"
-"  -V, --version        print the version and exit\n"
+"\n", f);
+	/* clang-format on */
+	gen_usage_options(f);
+	/* clang-format off */
+	fputs(
 "--for with --codec and no --picture writes 2vuy:1920x1080 pictures.\n"
 "An image sequence --format (dpx10-2k, exr-hd, exr-zip-hd, tiff16-uhd,\n"
 "frametest-hd ...) writes each clip as a folder of one file a frame,\n"
@@ -198,9 +85,7 @@ PRIu32 ")\n"
 "no longer than a clip unless given), and no audio.\n"
 "\n"
 "Exit status: 0 done, 1 I/O error, bad timeline or not enough space,\n"
-"2 usage error.\n",
-		d.clips, cs, d.timelines, d.events, mn, mx, d.fps.num, d.fps.den,
-		d.video_rate, d.audio_tracks, d.audio_rate, d.seed);
+"2 usage error.\n", f);
 	/* clang-format on */
 }
 
@@ -296,9 +181,9 @@ static const char *opt_name(int opt)
 	static char buf[64];
 	size_t i;
 
-	for (i = 0; long_opts[i].name; i++)
-		if (long_opts[i].val == opt) {
-			snprintf(buf, sizeof(buf), "--%s", long_opts[i].name);
+	for (i = 0; i < gen_noptdocs; i++)
+		if (gen_optdocs[i].key == opt) {
+			snprintf(buf, sizeof(buf), "--%s", gen_optdocs[i].name);
 			return buf;
 		}
 	return "an option";
@@ -588,6 +473,8 @@ static int parse_other(int opt, char **argv)
 	case 'V':
 		printf(PROG " " ENG_GEN_VERSION "\n");
 		return OPT_DONE;
+	case OPT_DOC:
+		return gen_doc_options(optarg) < 0 ? OPT_BAD : OPT_DONE;
 	case ':':
 		fprintf(stderr, PROG ": option '%s' needs a value\nTry '" PROG
 				" --help'.\n", argv[optind - 1]);
@@ -608,7 +495,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 	int opt, rc;
 
 	opterr = 0; /* our messages name the program, not argv[0] */
-	while ((opt = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hV", gen_long_options(),
+				  NULL)) != -1) {
 		rc = parse_gen_opt(a, opt, optarg);
 		if (rc == OPT_OTHER)
 			rc = parse_rate_opt(a, opt, optarg);
@@ -780,7 +668,7 @@ int main(int argc, char **argv)
 	int ret = EXIT_USAGE;
 
 	memset(&a, 0, sizeof(a));
-	a.seq.start = 86400;
+	a.seq.start = GEN_SEQ_START;
 	eng_gen_config_default(&a.c);
 	eng_load_options_default(&a.fo.load);
 	a.fors = calloc((size_t)argc + 1, sizeof(*a.fors));

@@ -154,19 +154,19 @@ static const struct eng_picture seed_picture = {ENG_PIX_2VUY, 640, 480};
 void eng_gen_config_default(struct eng_gen_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->clips = 24;
-	c->clip_us = 8 * US_PER_SEC;
-	c->timelines = 15;
-	c->events = 21;
-	c->min_us = 3 * US_PER_SEC;
-	c->max_us = 5 * US_PER_SEC;
-	c->fps.num = 30000;
-	c->fps.den = 1001;
+	c->clips = ENG_GEN_CLIPS;
+	c->clip_us = ENG_GEN_CLIP_MS * (US_PER_SEC / 1000);
+	c->timelines = ENG_GEN_TIMELINES;
+	c->events = ENG_GEN_EVENTS;
+	c->min_us = ENG_GEN_MIN_MS * (US_PER_SEC / 1000);
+	c->max_us = ENG_GEN_MAX_MS * (US_PER_SEC / 1000);
+	c->fps.num = ENG_GEN_FPS_NUM;
+	c->fps.den = ENG_GEN_FPS_DEN;
 	c->pic = seed_picture;
 	c->video_rate = eng_gen_picture_rate(&c->pic, c->fps);
-	c->audio_tracks = 2;
-	c->audio_rate = 144000;
-	c->seed = 1;
+	c->audio_tracks = ENG_GEN_AUDIO_TRACKS;
+	c->audio_rate = ENG_GEN_AUDIO_RATE;
+	c->seed = ENG_GEN_SEED;
 }
 
 uint64_t eng_gen_picture_rate(const struct eng_picture *p, struct eng_fps fps)

@@ -63,6 +63,19 @@ struct eng_gen_config {
  * 30000/1001 fps, V pictures of 640x480 2vuy (18413587 B/s), 2 audio
  * tracks at 144000 B/s, seed 1. */
 void eng_gen_config_default(struct eng_gen_config *c);
+/* eng_gen_config_default's values, which timelinefs-gen -h and its man
+ * page say (gen/opttab.c); its video rate is the seed picture's. */
+#define ENG_GEN_CLIPS 24
+#define ENG_GEN_CLIP_MS 8000
+#define ENG_GEN_TIMELINES 15
+#define ENG_GEN_EVENTS 21
+#define ENG_GEN_MIN_MS 3000
+#define ENG_GEN_MAX_MS 5000
+#define ENG_GEN_FPS_NUM 30000
+#define ENG_GEN_FPS_DEN 1001
+#define ENG_GEN_AUDIO_TRACKS 2
+#define ENG_GEN_AUDIO_RATE 144000
+#define ENG_GEN_SEED 1
 
 /* A format preset of timelinefs-gen --format NAME: a frame rate, the video
  * track's data rate and the audio tracks of one real-world format.

@@ -212,14 +212,7 @@ check "-h lists every option" sh -c '
 	for o in db= label= timelines= pace= buffer= backing= direct_io readahead= fps= edl_origin= video_rate= audio_rate= strict max_background= hold= splice= record= stream_mem= streams_mem= preroll= stream_files= frames_in_flight= max_threads= max_idle_threads= ingest= ingest_buffer= ingest_write= ingest_fsync= ingest_prealloc= ingest_on_drop= ingest_reserve= ingest_replace; do
 		echo "$1" | grep -q -- "-o $o" || { echo "missing $o"; exit 1; }
 	done' sh "$out"
-# README's option list is the -h text: every line of it, as -h prints it
-sed -n '/^usage: timelinefs \[options\] MEDIA_DIR MOUNTPOINT$/,/^```$/p' \
-	"$TOP/README.md" | sed '1d;$d' | grep -v '^$' >"$T/readme-opts"
-echo "$out" >"$T/help"
-check "README's option list is -h's, line for line" sh -c '
-	test -s "$1" || { echo "no option list in README"; exit 1; }
-	while IFS= read -r l; do
-		grep -qxF -- "$l" "$2" || { echo "not in -h: $l"; exit 1; }
-	done <"$1"' sh "$T/readme-opts" "$T/help"
+# the README's and the man page's lists against the table -h is printed
+# from: test_man.sh
 check "-V prints the version" sh -c "'$BIN' -V | grep -q '^timelinefs [0-9]'"
 finish

@@ -89,6 +89,88 @@ for prog in $PROGS; do
 		"$(missing "$T/help" "$T/page")"
 done
 
+# timelinefs's options come from one table (fs/opttab.c): the lists of
+# the page and the README between their BEGIN/END OPTIONS lines are what
+# the program prints now (make docs-options), and every option of the
+# table is in -h and in the rendered page, and in the README where it
+# lists it, each with the table's default in its item.  Before the table
+# -h said preroll 0.500 and the page 0.5, the README left out
+# ingest_replace, experiment, rank and max_idle_threads, and the page
+# listed splice last.
+SPLICE=$TOP/tests/tools/docsplice.sh
+"$BIN" --doc-options=man >"$T/opts.man"
+check "timelinefs.1: its options are the table's (make docs-options)" \
+	sh "$SPLICE" --check "$MAN/timelinefs.1" <"$T/opts.man"
+"$BIN" --doc-options=readme >"$T/opts.md"
+check "README.md: its options are the table's (make docs-options)" \
+	sh "$SPLICE" --check "$TOP/README.md" <"$T/opts.md"
+"$BIN" --doc-options=list >"$T/opts.list"
+check "the table lists timelinefs's options" \
+	test "$(wc -l <"$T/opts.list")" -gt 30
+# undocumented OPTS TEXT ITEM README: each option of the list OPTS whose
+# item in TEXT (lines starting with the regex ITEM, NAME in its group) is
+# missing or lacks "(DEFAULT"; README 1: only the options it lists
+undocumented() {
+	python3 - "$@" <<'PY'
+import re, sys
+opts, text, item, only = sys.argv[1], open(sys.argv[2], encoding="utf-8").read(), sys.argv[3], sys.argv[4] == "1"
+items, cur = {}, None
+for line in text.splitlines():
+    m = re.match(item, line)
+    if m:
+        cur = m.group(1)
+        items[cur] = ""
+    elif cur and not line.strip():
+        cur = None
+    if cur:
+        items[cur] += " " + line.strip()
+for row in open(opts, encoding="utf-8"):
+    name, default, readme = row.rstrip("\n").split("\t")
+    if only and readme != "1":
+        continue
+    body = " ".join(items.get(name, "").split())
+    if not body:
+        print(name + ": no item")
+    elif default != "-" and "(" + default not in body:
+        print(name + ": no (" + default + " in: " + body)
+PY
+}
+"$BIN" -h >"$T/help.tl" 2>&1
+render "$MAN/timelinefs.1" >"$T/page.tl"
+check_none "every option of the table is in -h with its default" \
+	"$(undocumented "$T/opts.list" "$T/help.tl" '^    -o ([a-z_]+)' 0)"
+check_none "every option of the table is in the page with its default" \
+	"$(undocumented "$T/opts.list" "$T/page.tl" '^ {7}-o ([a-z_]+)' 0)"
+check_none "every option the README lists is there with its default" \
+	"$(undocumented "$T/opts.list" "$TOP/README.md" '^- `-o ([a-z_]+)' 1)"
+# a drifted default is caught: a page saying max_threads 500
+sed 's/(512, 1 to 100000)/(500, 1 to 100000)/' \
+	"$MAN/timelinefs.1" >"$T/drift.1"
+rc=0
+sh "$SPLICE" --check "$T/drift.1" <"$T/opts.man" 2>/dev/null || rc=$?
+check_eq "a page with a drifted default fails the comparison" 1 "$rc"
+render "$T/drift.1" >"$T/page.drift"
+# shellcheck disable=SC2016 # expanded by the inner sh
+check "a page with a drifted default is named by the item check" sh -c \
+	'echo "$1" | grep -q "^max_threads: no (512"' sh \
+	"$(undocumented "$T/opts.list" "$T/page.drift" '^ {7}-o ([a-z_]+)' 0)"
+
+# timelinefs-gen's options come from its table (gen/opttab.c) too: the
+# page's items are what it prints, and its defaults eng_gen_config_default's
+# constants.  Before the table the page's --container said its default as
+# "one CLIP.mov holding the video", -h "CLIP.mov with V and A1..An".
+"$GEN" --doc-options=man >"$T/gen.man"
+check "timelinefs-gen.1: its options are the table's (make docs-options)" \
+	sh "$SPLICE" --check "$MAN/timelinefs-gen.1" <"$T/gen.man"
+sed 's/^clips to write (24)\.$/clips to write (25)./' \
+	"$MAN/timelinefs-gen.1" >"$T/gen-drift.1"
+rc=0
+sh "$SPLICE" --check "$T/gen-drift.1" <"$T/gen.man" 2>/dev/null || rc=$?
+check_eq "timelinefs-gen: a page with a drifted default fails the comparison" 1 "$rc"
+help timelinefs-gen >"$T/help.gen"
+check "timelinefs-gen -h: --clips with eng_gen_config_default's 24" \
+	grep -q '^  --clips N  *clips to write (24)$' "$T/help.gen"
+
 # the checker catches a page with an option taken out
 sed '/max_background/d' "$MAN/timelinefs.1" >"$T/cut.1"
 "$BIN" -h >"$T/help" 2>&1

@@ -334,6 +334,93 @@ static void test_hosts(void **state)
 	unsetenv("TIMELINEFS_TEST_CLOCK_OFFSET_NS");
 }
 
+/* fs_config_each's values of a parsed config, "NAME=VALUE\n" each */
+struct values {
+	char text[8192];
+};
+
+static int add_value(void *ctx, const char *name, const char *value)
+{
+	struct values *v = ctx;
+	size_t n = strlen(v->text);
+
+	snprintf(v->text + n, sizeof(v->text) - n, "%s=%s\n", name, value);
+	return 0;
+}
+
+/* The options whose default is said in words, not a value the option
+ * takes ("none", "half the memory", MEDIA_DIR/timelines). */
+static int default_in_words(const char *name)
+{
+	static const char *const words[] = { "db", "label", "timelines",
+					     "streams_mem", "inject",
+					     "picture", "experiment", "rank" };
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(words[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_name(void *ctx, const char *name, const char *value)
+{
+	(void)value;
+	if (!fs_optdoc_find(name))
+		fail_msg("-o %s has no row in fs_optdocs", name);
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* The table -h, the man page and the README are printed from is the one
+ * the options are parsed with: every option of fs_config_each has a row,
+ * every row is an option fuse_opt knows (a flag turns on), and a row's
+ * default, given as the option, changes nothing: the defaults it shows
+ * are the code's.  A row saying buffer 9 or fps 25 fails here. */
+static void test_optdocs(void **state)
+{
+	struct values base = { "" }, got;
+	struct fs_config c;
+	char msg[256], opt[128], def[64];
+	size_t i;
+	int n = 0;
+
+	assert_int_equal(read_opts(*state, "", &c, msg, sizeof(msg)), 0);
+	fs_config_each(&c, add_value, &base);
+	fs_config_each(&c, is_name, &n);
+	assert_true(n > 30);
+	fs_config_free(&c);
+	for (i = 0; i < fs_noptdocs; i++) {
+		const struct eng_optdoc *o = &fs_optdocs[i];
+
+		if (o->type == ENG_OT_SWITCH)
+			continue;
+		if (o->type == ENG_OT_FLAG) {
+			snprintf(opt, sizeof(opt), "%s", o->name);
+		} else {
+			if (default_in_words(o->name))
+				continue;
+			assert_int_equal(eng_optdoc_default(o, def,
+							   sizeof(def)), 1);
+			snprintf(opt, sizeof(opt), "%s=%s", o->name, def);
+		}
+		if (read_opts(*state, opt, &c, msg, sizeof(msg)) != 0)
+			fail_msg("-o %s: %s", opt, msg);
+		got.text[0] = '\0';
+		fs_config_each(&c, add_value, &got);
+		fs_config_free(&c);
+		if (o->type == ENG_OT_FLAG) {
+			snprintf(opt, sizeof(opt), "\n%s=on\n", o->name);
+			if (!strstr(got.text, opt))
+				fail_msg("-o %s is not an option", o->name);
+		} else if (strcmp(got.text, base.text) != 0) {
+			fail_msg("-o %s=%s, the default -h says, is not the "
+				 "default:\n%s\nvs\n%s", o->name, def,
+				 got.text, base.text);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +435,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rec_config, setup,
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_hosts, setup,
+						env_teardown),
+		cmocka_unit_test_setup_teardown(test_optdocs, setup,
 						env_teardown),
 	};
 

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for util/optdoc.c, the texts of an option table: defaults as
+ * the options take them (256Mi, 0.5), a row of -h with its default and
+ * range wrapped under its help column, a man page item (escaped dashes,
+ * bold markup, no line starting as a request) and a Markdown item; a
+ * {KEY} filled and kept on one line.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util/optdoc.h"
+
+static void fill(const char *key, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s is 8.9 MiB", key);
+}
+
+static const struct eng_optdoc_style fuse = { "-o ", '=', 4, 26, fill };
+static const struct eng_optdoc_style longs = { "--", ' ', 2, 23, NULL };
+
+static const struct eng_optdoc rows[] = {
+	{ "mem", "BYTES", ENG_OT_BYTES, NULL, 256ULL << 20, 0, 0,
+	  "memory of one *stream* ({seed})", NULL, 0, 0 },
+	{ "preroll", "SECONDS", ENG_OT_MS, NULL, 500, 0, 10000,
+	  "ahead of the clock, in a help long enough to fill a row",
+	  ".a sentence that starts with a dot", 0, 0 },
+	{ "buffer", "FRAMES", ENG_OT_UINT, NULL, 8, 1, 10000,
+	  "player read-ahead; a frame is due this many frames after its "
+	  "reads are issued", NULL, 0, 0 },
+	{ "strict", NULL, ENG_OT_FLAG, NULL, 0, 0, 0, "errors", NULL, 0, 0 },
+};
+
+static void test_default(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(eng_optdoc_default(&rows[0], buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "256Mi");
+	assert_int_equal(eng_optdoc_default(&rows[1], buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "0.5");
+	assert_int_equal(eng_optdoc_default(&rows[2], buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "8");
+	assert_int_equal(eng_optdoc_default(&rows[3], buf, sizeof(buf)), 0);
+	assert_ptr_equal(eng_optdoc_find(rows, 4, "buffer"), &rows[2]);
+	assert_null(eng_optdoc_find(rows, 4, "buf"));
+}
+
+static void test_usage(void **state)
+{
+	struct eng_strbuf b = { 0 };
+
+	(void)state;
+	eng_optdoc_usage(&b, &rows[2], &fuse);
+	eng_optdoc_usage(&b, &rows[3], &longs);
+	assert_int_equal(b.err, 0);
+	assert_string_equal(b.p,
+		"    -o buffer=FRAMES      player read-ahead; a frame is due "
+		"this many frames\n"
+		"                          after its reads are issued (8, 1 to "
+		"10000)\n"
+		"  --strict             errors\n");
+	free(b.p);
+}
+
+static void test_man_md(void **state)
+{
+	struct eng_strbuf b = { 0 };
+
+	(void)state;
+	eng_optdoc_man(&b, &rows[0], &fuse);
+	eng_optdoc_man(&b, &rows[1], &longs);
+	eng_optdoc_md(&b, &rows[0], &fuse);
+	assert_int_equal(b.err, 0);
+	assert_string_equal(b.p,
+		".TP\n.BI \"\\-o mem=\" \"BYTES\"\n"
+		"memory of one \\fBstream\\fR (seed is 8.9 MiB) (256Mi).\n"
+		".TP\n.BI \"\\-\\-preroll \" \"SECONDS\"\n"
+		"ahead of the clock, in a help long enough to fill a row (0.5, "
+		"0 to 10).\n"
+		"\\&.a sentence that starts with a dot\n"
+		"- `-o mem=BYTES`: memory of one `stream` (seed is 8.9 MiB) "
+		"(256Mi)\n");
+	free(b.p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_man_md),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
