@@ -334,6 +334,22 @@ for side in A:20971520 B:10485760; do
 		"$(q "select cast(avg(bytes_per_s) as integer) from calibration where label = 'ab:${side%:*}'")" \
 		"${side#*:}" 10
 done
+# the report shows the calibrations beside the runs: text and --json
+REPORT=$TOP/mount-scripts/timelinefs-report
+"$REPORT" "$DB" >"$T/rep.txt" 2>&1
+check_eq "report (text): a calibration table after the runs, a row a leg" \
+	"runs calibration 4" \
+	"$(awk '/^runs \(/ { r = "runs" } /^calibration \(/ { c = "calibration" }
+		c && /^[0-9]+ +[0-9]+ +ab:[AB] / { n++ }
+		END { print r, c, n + 0 }' "$T/rep.txt")"
+"$REPORT" "$DB" --json >"$T/rep.json" 2>&1
+check_eq "report --json: calibration, each row its run's label and the lab's bytes limit" \
+	"ab:A 20971520;ab:B 10485760;ab:A 20971520;ab:B 10485760" \
+	"$(/usr/bin/python3 -c 'import json, sys
+print(";".join("%s %s" % (c["label"], c["lab_read_bps"]) for c in json.load(open(sys.argv[1]))["calibration"]))' "$T/rep.json")"
+check_eq "report --calibration --csv: the header and 4 rows" \
+	"calibration,run,label,readers,block_bytes,seconds,mb_s,reads_per_s,lab_read_bps,lab_read_iops,of_limit_pct 5" \
+	"$("$REPORT" "$DB" --calibration --csv | sed -n '1p;$=' | tr '\n' ' ' | sed 's/ $//')"
 check "--ab-lab: the calibrations printed, one a leg" \
 	[ "$(grep -c '^calibration: .*(ab:[AB])$' "$T/ab.out")" -eq 4 ]
 check_none "--ab-lab: the lab is gone after (record, group, folder)" \
