@@ -33,7 +33,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # each rank's answer within seconds of its step's expected end, and
 # test_hosts_faults the same deadlines and find-max's late frames;
 # test_lab: throttled reads within 10 % of the lab's limits; test_lab_truth:
-# find-max's count against a lab storage's calibrated capacity.
+# find-max's count against a lab storage's calibrated capacity, a storage
+# change's verdict against the calibrated ratio.
 ALONE="test_realtime test_players test_bench test_smb test_limits test_dbfull \
 test_sequences test_pictures test_ingest test_edit_ingest test_fuzz test_hosts_faults test_hosts \
 test_lab test_lab_truth"
