@@ -305,7 +305,9 @@ demo: deps
 
 # bench: the daemon's own cost against dd, pread and fio on page-cached
 # media, and of a timeline's movie read by dd and ffmpeg beside it
-# (tests/bench/bench.sh); a table on stdout and $(B)/bench.json.
+# (tests/bench/bench.sh); as root, the answers against a lab storage of
+# known capacity (section 12, tests/bench/lab.sh, docs/lab.md); a table
+# on stdout and $(B)/bench.json.
 BENCH_DEPS = fio sqlite3 python3
 $(B)/tests/bench/tlbench: tests/bench/tlbench.c $(B)/libstore.a
 	$(q) CC $@

@@ -3,7 +3,8 @@
 # make bench: what timelinefs costs, measured against dd, a pread loop and
 # fio on the same page-cached media, in one run; and what a timeline's
 # movie (NAME.mov) costs dd and ffmpeg beside NAME; real media (9) and
-# image sequences (10, seq.sh); ingest beside playback (11, ingest.sh).
+# image sequences (10, seq.sh); ingest beside playback (11, ingest.sh);
+# answers against a storage of known capacity (12, lab.sh, as root).
 # Prints a table and
 # writes $TLFS_BUILD/bench.json.  Not part of make test.
 set -eu
@@ -426,6 +427,14 @@ sh "$TOP/tests/bench/seq.sh" "$R"
 
 # ------------------------- 11. ingest: record streams beside 15 players
 sh "$TOP/tests/bench/ingest.sh" "$R"
+
+# --------------- 12. the lab: answers against a storage of known capacity
+if [ "$(id -u)" -eq 0 ]; then
+	sh "$TOP/tests/bench/lab.sh" "$R"
+else
+	say "bench: section 12 (the lab) needs root: left out"
+	put lab_left_out "not root"
+fi
 
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
 python3 "$TOP/tests/bench/report.py" "$R" "$TLFS_BUILD/bench.json"
