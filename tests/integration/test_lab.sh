@@ -289,14 +289,19 @@ check_none "down --all after a half storage up: nothing left" "$(left "$L" "$IMG
 # in, the lab gone after
 "$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 --min-seconds 2 \
 	--max-seconds 2 --video-rate 5M "$T/media2" >/dev/null
-rc=0
-# shellcheck disable=SC2086 # BENCH: a command line
-TMPDIR=$T $BENCH --lab "fs=ext4,read-bps=20M,read-iops=$IOPS,state-dir=$T/state2" \
+# labbench WHAT ARGS...: the bench with its lab in T, checked done
+labbench() {
+	w=$1
+	shift
+	rc=0
+	# shellcheck disable=SC2086 # BENCH: a command line
+	TMPDIR=$T $BENCH "$@" >"$T/bench2.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/bench2.out"
+	check_eq "$w: done" 0 "$rc"
+}
+labbench "bench --lab" --lab "fs=ext4,read-bps=20M,read-iops=$IOPS,state-dir=$T/state2" \
 	--media "$T/media2" --workstations 1 --repeat 1 --warmup 0 --pace off \
-	--db "$T/lab2.db" --label lab2 --calibrate 2 --calibrate-time 2 \
-	>"$T/bench2.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/bench2.out"
-check_eq "bench --lab: done" 0 "$rc"
+	--db "$T/lab2.db" --label lab2 --calibrate 2 --calibrate-time 2
 DB=$T/lab2.db
 run=$(q "select max(id) from run")
 check_eq "bench --lab: the run's run_env has the lab's limits and file system" \
@@ -308,15 +313,10 @@ check_none "bench --lab: the lab is gone after (record, group, folder)" \
 
 # --- --ab-lab: legs at two limits of one lab, A B A B, each leg's run
 # with its own limits in run_env and its own calibration
-rc=0
-# shellcheck disable=SC2086 # BENCH: a command line
-TMPDIR=$T $BENCH --lab "fs=ext4,read-bps=20M,state-dir=$T/state2" \
+labbench "bench --ab-lab" --lab "fs=ext4,read-bps=20M,state-dir=$T/state2" \
 	--ab-lab 'read-bps=20M' 'read-bps=10M,read-iops=300' \
 	--media "$T/media2" --workstations 1 --repeat 2 --warmup 0 --pace off \
-	--db "$T/ab.db" --label ab --calibrate 2 --calibrate-time 1 \
-	>"$T/ab.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/ab.out"
-check_eq "bench --ab-lab: done" 0 "$rc"
+	--db "$T/ab.db" --label ab --calibrate 2 --calibrate-time 1
 DB=$T/ab.db
 check_eq "--ab-lab: the legs alternate, each its own run (labels by run id)" \
 	"ab:A ab:B ab:A ab:B" "$(q "select group_concat(label, ' ') from (select label from run order by id)")"
@@ -351,7 +351,7 @@ check_eq "report --calibration --csv: the header and 4 rows" \
 	"calibration,run,label,readers,block_bytes,seconds,mb_s,reads_per_s,lab_read_bps,lab_read_iops,of_limit_pct 5" \
 	"$("$REPORT" "$DB" --calibration --csv | sed -n '1p;$=' | tr '\n' ' ' | sed 's/ $//')"
 check "--ab-lab: the calibrations printed, one a leg" \
-	[ "$(grep -c '^calibration: .*(ab:[AB])$' "$T/ab.out")" -eq 4 ]
+	[ "$(grep -c '^calibration: .*(ab:[AB])$' "$T/bench2.out")" -eq 4 ]
 check_none "--ab-lab: the lab is gone after (record, group, folder)" \
 	"$(find "$T/state2" -type f 2>/dev/null; ls -d "$T"/timelinefs-lab.* 2>/dev/null)"
 st=0

@@ -43,15 +43,20 @@ sync
 "$GEN" --clips 2 --clip-seconds 2 --timelines 6 --events 1 --min-seconds 2 \
 	--max-seconds 2 --video-rate 4M "$L/media4" >/dev/null
 cp -a "$L/media4" "$L.media4"
-rc=0
-# shellcheck disable=SC2086 # BENCH: a command line
-lab run "$L" -- $BENCH --media "$L/media" --find-max --from 2 --repeat 1 \
-	--warmup 0 --db "$DB" --label truth --calibrate 4 --calibrate-time 2 \
-	>"$T/fm.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/fm.out"
-check_eq "--find-max in the lab: done" 0 "$rc"
-n=$(q "select max_lo from experiment")
-hi=$(q "select max_hi from experiment")
+# find_max LAB LABEL WHAT: the bench's --find-max inside LAB over its
+# media, calibrated after; n and hi its bracket in DB
+find_max() {
+	rc=0
+	# shellcheck disable=SC2086 # BENCH: a command line
+	lab run "$1" -- $BENCH --media "$1/media" --find-max --from 2 --repeat 1 \
+		--warmup 0 --db "$DB" --label "$2" --calibrate 4 --calibrate-time 2 \
+		>"$T/fm.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/fm.out"
+	check_eq "--find-max in $3: done" 0 "$rc"
+	n=$(q "select max_lo from experiment")
+	hi=$(q "select max_hi from experiment")
+}
+find_max "$L" truth "the lab"
 bcal=$(q "select bytes_per_s from calibration")
 # r: a stream's bytes over its play time, the timelines' mean
 r=$(q "select avg(1.0 * bytes * fps_num / (frames * fps_den)) from timeline
@@ -152,15 +157,7 @@ check "a lab of 200 reads/s" lab storage up "$L2" --fs ext4 --size 64M --read-io
 	--max-seconds 3 --video-rate 400K --audio-tracks 0 "$L2/media" >/dev/null
 sync
 DB=$T/iops.db
-rc=0
-# shellcheck disable=SC2086 # BENCH: a command line
-lab run "$L2" -- $BENCH --media "$L2/media" --find-max --from 2 --repeat 1 \
-	--warmup 0 --db "$DB" --label iops --calibrate 4 --calibrate-time 2 \
-	>"$T/iops.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/iops.out"
-check_eq "--find-max in the IOPS-bound lab: done" 0 "$rc"
-n=$(q "select max_lo from experiment")
-hi=$(q "select max_hi from experiment")
+find_max "$L2" iops "the IOPS-bound lab"
 ical=$(q "select reads_per_s from calibration")
 # r_ops: a stream's backing reads over its timeline's play time, the mean
 # over the streams of the steps with no late frame (a late stream reads
