@@ -339,8 +339,9 @@ REPORT=$TOP/mount-scripts/timelinefs-report
 "$REPORT" "$DB" >"$T/rep.txt" 2>&1
 check_eq "report (text): a calibration table after the runs, a row a leg" \
 	"runs calibration 4" \
-	"$(awk '/^runs \(/ { r = "runs" } /^calibration \(/ { c = "calibration" }
-		c && /^[0-9]+ +[0-9]+ +ab:[AB] / { n++ }
+	"$(awk '/^runs \(/ { r = "runs" } /^calibration \(/ { c = "calibration"; in_c = 1 }
+		in_c && /^$/ { in_c = 0 }
+		in_c && /^[0-9]+ +[0-9]+ +ab:[AB] / { n++ }
 		END { print r, c, n + 0 }' "$T/rep.txt")"
 "$REPORT" "$DB" --json >"$T/rep.json" 2>&1
 check_eq "report --json: calibration, each row its run's label and the lab's bytes limit" \
