@@ -348,9 +348,11 @@ demo: deps
 	@TLFS_BUILD=$(CURDIR)/$(B) sh tests/demo.sh
 
 # bench: the daemon's own cost against dd, pread and fio on page-cached
-# media, and of a timeline's movie read by dd and ffmpeg beside it, and
-# against the simplest FUSE server of the same bytes (the ceiling)
-# (tests/bench/bench.sh); a table on stdout and $(B)/bench.json.
+# media, and of a timeline's movie read by dd and ffmpeg beside it,
+# against the simplest FUSE server of the same bytes (the ceiling), and,
+# as root, the answers against a lab storage of known capacity (section
+# 13, tests/bench/lab.sh, docs/lab.md) (tests/bench/bench.sh); a table on
+# stdout and $(B)/bench.json.
 BENCH_DEPS = fio sqlite3 python3
 $(B)/tests/bench/tlbench: tests/bench/tlbench.c $(B)/libstore.a
 	$(q) CC $@

@@ -35,7 +35,7 @@ struct merge {
 	/* hosts_merge_experiment: the one experiment's id in the source
 	 * (0: every row) */
 	int64_t exp_old;
-	int64_t d_run, d_problem, d_tl, d_stream, d_access, d_step;
+	int64_t d_run, d_problem, d_tl, d_stream, d_access, d_step, d_cal;
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -232,11 +232,12 @@ static int copy(struct merge *m, const char *table, const struct expr *ex,
 		return fail(m, table);
 	{
 		static const char *const names[] = {
-		    ":d_run",	 ":d_problem", ":d_tl",
-		    ":d_stream", ":d_access",  ":d_step",
+		    ":d_run",	 ":d_problem", ":d_tl",	 ":d_stream",
+		    ":d_access", ":d_step",    ":d_cal",
 		};
 		const int64_t v[] = {m->d_run,	  m->d_problem, m->d_tl,
-				     m->d_stream, m->d_access,	m->d_step};
+				     m->d_stream, m->d_access,	m->d_step,
+				     m->d_cal};
 		int ix;
 
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -807,6 +808,12 @@ static int copy_runs(struct merge *m, struct hosts_merge_stats *st)
 	    {"step_id", FORCE, "x.step_id + :d_step"},
 	    {"stream_id", FORCE, "x.stream_id + :d_stream"},
 	};
+	/* what the storage gave in the run (schema 13): the ground truth
+	 * its steps are held against, so it goes where its run goes */
+	static const struct expr cal[] = {
+	    {"id", FORCE, "x.id + :d_cal"},
+	    {"run_id", FORCE, "x.run_id + :d_run"},
+	};
 	int64_t n;
 
 #define N(a) (sizeof(a) / sizeof(a[0]))
@@ -835,7 +842,8 @@ static int copy_runs(struct merge *m, struct hosts_merge_stats *st)
 		 "x.step_id IN "
 		 "(SELECT id FROM src.bench_step WHERE run_id IN (SELECT old "
 		 "FROM m_run))",
-		 &n) < 0)
+		 &n) < 0 ||
+	    copy(m, "calibration", cal, N(cal), IN_RUNS, &n) < 0)
 		return -EIO;
 #undef N
 #undef IN_RUNS
@@ -854,10 +862,12 @@ static int copy_runs(struct merge *m, struct hosts_merge_stats *st)
 static int deltas(struct merge *m)
 {
 	static const char *const tables[] = {
-	    "run", "problem", "timeline", "stream", "access", "bench_step",
+	    "run",    "problem",    "timeline",	   "stream",
+	    "access", "bench_step", "calibration",
 	};
 	int64_t *const d[] = {&m->d_run,    &m->d_problem, &m->d_tl,
-			      &m->d_stream, &m->d_access,  &m->d_step};
+			      &m->d_stream, &m->d_access,  &m->d_step,
+			      &m->d_cal};
 	char sql[96];
 	struct cols sc;
 	int64_t range[2], lo, hi;

@@ -35,7 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # each rank's answer within seconds of its step's expected end, and
 # test_hosts_faults the same deadlines and find-max's late frames;
 # test_lab: throttled reads within 10 % of the lab's limits; test_lab_truth:
-# find-max's count against a lab storage's calibrated capacity;
+# find-max's count against a lab storage's calibrated capacity, a storage
+# change's verdict against the calibrated ratio;
 # test_lab_net: 20 workstation namespaces within 10 s, a shaped link's rate;
 # test_lab_net_truth: find-max over SMB against a link's calibrated rate.
 ALONE="test_realtime test_players test_bench test_smb test_limits test_dbfull \

@@ -5,7 +5,8 @@
 # movie (NAME.mov) costs dd and ffmpeg beside NAME; real media (9) and
 # image sequences (10, seq.sh); ingest beside playback (11, ingest.sh);
 # every read figure against the simplest server of the same bytes (12,
-# ceiling.sh).
+# ceiling.sh); answers against a storage of known capacity (13, lab.sh,
+# as root).
 # Prints a table and
 # writes $TLFS_BUILD/bench.json.  Not part of make test.
 set -eu
@@ -430,6 +431,13 @@ sh "$TOP/tests/bench/ingest.sh" "$R"
 
 # ------------------ 12. the ceiling: the simplest server of the same bytes
 sh "$TOP/tests/bench/ceiling.sh" "$R"
+# --------------- 13. the lab: answers against a storage of known capacity
+if [ "$(id -u)" -eq 0 ]; then
+	sh "$TOP/tests/bench/lab.sh" "$R"
+else
+	say "bench: section 13 (the lab) needs root: left out"
+	put lab_left_out "not root"
+fi
 
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
 python3 "$TOP/tests/bench/report.py" "$R" "$TLFS_BUILD/bench.json"

@@ -273,6 +273,10 @@ def main():
            "paced_steps": steps, "rows": []}
     print("%-11s %-46s %14s %-6s %-11s %s" % ("section", "measure", "value",
                                             "unit", "target", ""))
+    # 13. the lab (lab.sh): its findings as it words them
+    for k in r:
+        if k.startswith("lab_") and k not in ("lab_load_start", "lab_load_end"):
+            row("13 lab", k[4:], r[k])
     for sec, name, val, unit, target, ok in rows:
         if isinstance(val, float):
             s = "%14.3f" % val if abs(val) < 100 else "%14.0f" % val

@@ -163,6 +163,21 @@ dd if="$L/f" of=/dev/null bs=1M iflag=direct 2>"$T/dd"
 r=$(dd_secs "$T/dd")
 check "the same read outside the group: faster than twice the limit" \
 	awk -v b="${r% *}" -v s="${r#* }" -v w=$BPS 'BEGIN { exit !(b / s > 2 * w) }'
+# --- storage limit: the same lab at other limits, in place (a fraction
+# with a unit: 37.6M is 0.94 of 40M); read-iops absent is none
+check "storage limit --read-bps 37.6M (iops none)" lab storage limit "$L" --read-bps 37.6M
+check_eq "storage limit: the group's limits and the record's" \
+	"$(rec majmin) 39426457||39426457 0" \
+	"$(cat "$(rec cgroup)/blkio.throttle.read_bps_device")|$(cat "$(rec cgroup)/blkio.throttle.read_iops_device")|$(rec read_bps | tail -n 1) $(rec read_iops | tail -n 1)"
+lab run "$L" -- dd if="$L/f" of=/dev/null bs=1M iflag=direct 2>"$T/dd"
+r=$(dd_secs "$T/dd")
+within "dd iflag=direct bs=1M at the new limit: bytes/s" \
+	"$(awk -v b="${r% *}" -v s="${r#* }" 'BEGIN { printf "%.0f", b / s }')" 39426457 10
+st=0
+lab storage limit "$L" --read-bps 1.5 2>"$T/err" || st=$?
+check_eq "storage limit --read-bps 1.5 (a fraction of a byte): a usage error" 2 "$st"
+check "storage limit back to 20M and $IOPS reads/s" \
+	lab storage limit "$L" --read-bps 20M --read-iops $IOPS
 # --- the daemon in the lab: its run_env rows say so (from its own group),
 # and its reads (O_DIRECT: backing=direct, the default) are throttled
 "$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 --min-seconds 2 \
@@ -277,14 +292,19 @@ check_none "down --all after a half storage up: nothing left" "$(left "$L" "$IMG
 # in, the lab gone after
 "$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 --min-seconds 2 \
 	--max-seconds 2 --video-rate 5M "$T/media2" >/dev/null
-rc=0
-# shellcheck disable=SC2086 # BENCH: a command line
-TMPDIR=$T $BENCH --lab "fs=ext4,read-bps=20M,read-iops=$IOPS,state-dir=$T/state2" \
+# labbench WHAT ARGS...: the bench with its lab in T, checked done
+labbench() {
+	w=$1
+	shift
+	rc=0
+	# shellcheck disable=SC2086 # BENCH: a command line
+	TMPDIR=$T $BENCH "$@" >"$T/bench2.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/bench2.out"
+	check_eq "$w: done" 0 "$rc"
+}
+labbench "bench --lab" --lab "fs=ext4,read-bps=20M,read-iops=$IOPS,state-dir=$T/state2" \
 	--media "$T/media2" --workstations 1 --repeat 1 --warmup 0 --pace off \
-	--db "$T/lab2.db" --label lab2 --calibrate 2 --calibrate-time 2 \
-	>"$T/bench2.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/bench2.out"
-check_eq "bench --lab: done" 0 "$rc"
+	--db "$T/lab2.db" --label lab2 --calibrate 2 --calibrate-time 2
 DB=$T/lab2.db
 run=$(q "select max(id) from run")
 check_eq "bench --lab: the run's run_env has the lab's limits and file system" \
@@ -293,6 +313,63 @@ within "bench --lab --calibrate: bytes/s" \
 	"$(q "select cast(bytes_per_s as integer) from calibration where run_id = $run")" $BPS 10
 check_none "bench --lab: the lab is gone after (record, group, folder)" \
 	"$(find "$T/state2" -type f 2>/dev/null; ls -d /sys/fs/cgroup/blkio/timelinefs-lab-* "$T"/timelinefs-lab.* 2>/dev/null)"
+
+# --- --ab-lab: legs at two limits of one lab, A B A B, each leg's run
+# with its own limits in run_env and its own calibration
+labbench "bench --ab-lab" --lab "fs=ext4,read-bps=20M,state-dir=$T/state2" \
+	--ab-lab 'read-bps=20M' 'read-bps=10M,read-iops=300' \
+	--media "$T/media2" --workstations 1 --repeat 2 --warmup 0 --pace off \
+	--db "$T/ab.db" --label ab --calibrate 2 --calibrate-time 1
+DB=$T/ab.db
+check_eq "--ab-lab: the legs alternate, each its own run (labels by run id)" \
+	"ab:A ab:B ab:A ab:B" "$(q "select group_concat(label, ' ') from (select label from run order by id)")"
+check_eq "--ab-lab: each leg's run_env has its side's limits" \
+	"ab:A 20971520 - ab:B 10485760 300 ab:A 20971520 - ab:B 10485760 300" \
+	"$(q "select group_concat(x, ' ') from (select r.label || ' ' ||
+		coalesce((select value from run_env where run_id = r.id and key = 'lab_read_bps'), '-') || ' ' ||
+		coalesce((select value from run_env where run_id = r.id and key = 'lab_read_iops'), '-') as x
+		from run r order by r.id)")"
+check_eq "--ab-lab: a calibration per leg, tied to its run and labelled" \
+	"ab:A ab:B ab:A ab:B" "$(q "select group_concat(c.label, ' ') from (select c.label from calibration c
+		join run r on r.id = c.run_id and r.label = c.label order by c.run_id) c")"
+for side in A:20971520 B:10485760; do
+	within "--ab-lab: leg ${side%:*}'s calibration (the mean of 2)" \
+		"$(q "select cast(avg(bytes_per_s) as integer) from calibration where label = 'ab:${side%:*}'")" \
+		"${side#*:}" 10
+done
+# the report shows the calibrations beside the runs: text and --json
+REPORT=$TOP/mount-scripts/timelinefs-report
+"$REPORT" "$DB" >"$T/rep.txt" 2>&1
+check_eq "report (text): a calibration table after the runs, a row a leg" \
+	"runs calibration 4" \
+	"$(awk '/^runs \(/ { r = "runs" } /^calibration \(/ { c = "calibration"; in_c = 1 }
+		in_c && /^$/ { in_c = 0 }
+		in_c && /^[0-9]+ +[0-9]+ +ab:[AB] / { n++ }
+		END { print r, c, n + 0 }' "$T/rep.txt")"
+"$REPORT" "$DB" --json >"$T/rep.json" 2>&1
+check_eq "report --json: calibration, each row its run's label and the lab's bytes limit" \
+	"ab:A 20971520;ab:B 10485760;ab:A 20971520;ab:B 10485760" \
+	"$(/usr/bin/python3 -c 'import json, sys
+print(";".join("%s %s" % (c["label"], c["lab_read_bps"]) for c in json.load(open(sys.argv[1]))["calibration"]))' "$T/rep.json")"
+check_eq "report --calibration --csv: the header and 4 rows" \
+	"calibration,run,label,readers,block_bytes,seconds,mb_s,reads_per_s,lab_read_bps,lab_read_iops,of_limit_pct 5" \
+	"$("$REPORT" "$DB" --calibration --csv | sed -n '1p;$=' | tr '\n' ' ' | sed 's/ $//')"
+check "--ab-lab: the calibrations printed, one a leg" \
+	[ "$(grep -c '^calibration: .*(ab:[AB])$' "$T/bench2.out")" -eq 4 ]
+check_none "--ab-lab: the lab is gone after (record, group, folder)" \
+	"$(find "$T/state2" -type f 2>/dev/null; ls -d "$T"/timelinefs-lab.* 2>/dev/null)"
+st=0
+# shellcheck disable=SC2086 # BENCH: a command line
+TMPDIR=$T $BENCH --ab-lab 'read-bps=20M' 'read-bps=10M' --media "$T/media2" \
+	--db "$T/lab3.db" >"$T/err" 2>&1 || st=$?
+check_eq "--ab-lab without --lab: a usage error saying so" "2 1" \
+	"$st $(grep -c "ab-lab goes with --lab" "$T/err")"
+st=0
+# shellcheck disable=SC2086 # BENCH: a command line
+TMPDIR=$T $BENCH --lab "fs=ext4,state-dir=$T/state2" --ab-lab 'fs=xfs' 'read-bps=10M' \
+	--media "$T/media2" --db "$T/lab3.db" >"$T/err" 2>&1 || st=$?
+check_eq "--ab-lab 'fs=xfs': refused (legs share one lab), nothing made" "2 1 0" \
+	"$st $(grep -c "read-bps= and read-iops= only" "$T/err") $(find "$T/state2" -type f 2>/dev/null | wc -l)"
 
 rc=0
 # shellcheck disable=SC2086 # BENCH: a command line

@@ -10,7 +10,11 @@
 # frames (more than half) with cause 'storage' in the late_frame view: a
 # stream behind its own slow reads is the storage's backlog (schema
 # version 14; before, all 378 were 'issue').  Before --find-max the bench
-# refused the option.  Measures rates: in TLFS_ALONE.
+# refused the option.  Then ground truth 4 (a storage change: B and
+# 0.94 B as sequential sessions and as --ab-lab legs, the report's verdict
+# and interval against the calibrated ratio) and ground truth 2
+# (IOPS-bound: find-max within the same rule for reads/s).  Measures
+# rates: in TLFS_ALONE.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "skip: not root (loop devices, mount, cgroups)"; exit 77; }
@@ -34,15 +38,25 @@ check "a lab of 20 MiB/s" lab storage up "$L" --fs ext4 --size 128M --read-bps 2
 "$GEN" --clips 2 --clip-seconds 3 --timelines 10 --events 1 --min-seconds 3 \
 	--max-seconds 3 --video-rate 4M "$L/media" >/dev/null
 sync
-rc=0
-# shellcheck disable=SC2086 # BENCH: a command line
-lab run "$L" -- $BENCH --media "$L/media" --find-max --from 2 --repeat 1 \
-	--warmup 0 --db "$DB" --label truth --calibrate 4 --calibrate-time 2 \
-	>"$T/fm.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/fm.out"
-check_eq "--find-max in the lab: done" 0 "$rc"
-n=$(q "select max_lo from experiment")
-hi=$(q "select max_hi from experiment")
+# ground truth 4's media, in the lab and outside it (for --ab-lab's own
+# lab)
+"$GEN" --clips 2 --clip-seconds 2 --timelines 6 --events 1 --min-seconds 2 \
+	--max-seconds 2 --video-rate 4M "$L/media4" >/dev/null
+cp -a "$L/media4" "$L.media4"
+# find_max LAB LABEL WHAT: the bench's --find-max inside LAB over its
+# media, calibrated after; n and hi its bracket in DB
+find_max() {
+	rc=0
+	# shellcheck disable=SC2086 # BENCH: a command line
+	lab run "$1" -- $BENCH --media "$1/media" --find-max --from 2 --repeat 1 \
+		--warmup 0 --db "$DB" --label "$2" --calibrate 4 --calibrate-time 2 \
+		>"$T/fm.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/fm.out"
+	check_eq "--find-max in $3: done" 0 "$rc"
+	n=$(q "select max_lo from experiment")
+	hi=$(q "select max_hi from experiment")
+}
+find_max "$L" truth "the lab"
 bcal=$(q "select bytes_per_s from calibration")
 # r: a stream's bytes over its play time, the timelines' mean
 r=$(q "select avg(1.0 * bytes * fps_num / (frames * fps_den)) from timeline
@@ -71,5 +85,99 @@ check "N + 2 = $m workstations: late frames ($late)" [ "$late" -gt 0 ]
 echo "# at N + 2: $late late frames, $storage of them with cause storage, $issue issue"
 check "most late frames at N + 2 have cause storage ($storage storage, $issue issue)" \
 	[ "$((2 * storage))" -gt "$((storage + issue))" ]
+
+# --- Ground truth 4, a storage change the seed's way: B = 20 MiB/s and
+# 0.94 B, pace=off, 6 workstations of 2-s timelines (52 MB, about 2.6 s a
+# step; with 3 workstations a step's MB/s varied more under load).  The report's
+# --compare must call B slower (MB/s lower) and significant, and its 95 %
+# interval of the MB/s difference (in % of A) must hold the calibrated
+# ratio's, B_cal2 / B_cal1 - 1 (the calibration rows of each label).
+REPORT=$TOP/mount-scripts/timelinefs-report
+DB=$T/gt4.db
+# gt4 LABEL_A LABEL_B WHAT: the checks on the comparison of two labels
+gt4() {
+	"$REPORT" "$DB" --compare "$1" "$2" --json >"$T/cmp.json" 2>"$T/cmp.err" ||
+		sed 's/^/# /' "$T/cmp.err"
+	# the MB/s row: its verdict, interval in %, samples
+	row=$(/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [c for c in d["comparisons"] if c["metric"] == "mb_s"][0]
+print("%s|%s|%s|%s|%s|%s" % (r["verdict"], r["ci_low_pct"], r["ci_high_pct"],
+      r["diff_pct"], r["unit"], r["n_a"]))' "$T/cmp.json")
+	cal=$(q "select (select avg(bytes_per_s) from calibration where label = '$2') /
+		(select avg(bytes_per_s) from calibration where label = '$1') * 100 - 100")
+	echo "# $3: MB/s B - A: ${row#*|} (verdict|ci low %|ci high %|diff %|unit|n); calibrated: $cal %"
+	check_eq "$3: the report calls B slower and significant (MB/s)" \
+		"significant: B lower (worse)" "${row%%|*}"
+	check "$3: its interval [$(echo "$row" | cut -d'|' -f2), $(echo "$row" | cut -d'|' -f3)] % holds the calibrated ratio's $cal %" \
+		awk -v lo="$(echo "$row" | cut -d'|' -f2)" -v hi="$(echo "$row" | cut -d'|' -f3)" \
+		-v c="$cal" 'BEGIN { exit !(c != "" && lo != "" && lo + 0 <= c + 0 && c + 0 <= hi + 0) }'
+}
+# sequential sessions in the order A B B A A B, the lab's limit changed
+# between them (one bench a session, each a mount: the unit is the
+# session; with 2 a label, a step slowed by other work on the machine
+# left the difference not significant)
+for s in A B B A A B; do
+	bps=20M
+	[ $s = A ] || bps=18.8M
+	lab storage limit "$L" --read-bps "$bps" >/dev/null
+	rc=0
+	# shellcheck disable=SC2086 # BENCH: a command line
+	lab run "$L" -- $BENCH --media "$L/media4" --workstations 6 --repeat 2 \
+		--warmup 0 --pace off --db "$DB" --label "seq-$s" --calibrate 4 \
+		--calibrate-time 2 >"$T/seq.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/seq.out"
+	check_eq "sequential session $s at $bps: done" 0 "$rc"
+done
+gt4 seq-A seq-B "sequential sessions A B B A A B"
 check "down" lab down "$L"
+
+# alternating legs of one session (--ab-lab), a lab made by the bench
+rc=0
+# shellcheck disable=SC2086 # BENCH: a command line
+$BENCH --lab "fs=ext4,read-bps=20M,state-dir=$T/state" \
+	--ab-lab 'read-bps=20M' 'read-bps=18.8M' --media "$L.media4" \
+	--workstations 6 --repeat 4 --warmup 0 --pace off --db "$DB" --label ab \
+	--calibrate 4 --calibrate-time 2 >"$T/ab.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/ab.out"
+check_eq "--ab-lab legs at B and 0.94 B: done" 0 "$rc"
+gt4 ab:A ab:B "alternating --ab-lab legs"
+
+# --- Ground truth 2, IOPS-bound: a lab limited to 200 reads/s (no bytes
+# limit) and small frames (400 kB/s of video, no audio: about one read of
+# 13 kB a frame), so that a stream's reads/s, r_ops, run the storage out
+# long before its bytes do.  find-max's N must be within
+# floor(0.9 IOPS_cal / r_ops) .. ceil(IOPS_cal / r_ops), IOPS_cal fio's
+# reads/s at the run's read size.
+L2=$T/lab2
+check "a lab of 200 reads/s" lab storage up "$L2" --fs ext4 --size 64M --read-iops 200 \
+	--image "$T/lab2.img"
+"$GEN" --clips 2 --clip-seconds 3 --timelines 12 --events 1 --min-seconds 3 \
+	--max-seconds 3 --video-rate 400K --audio-tracks 0 "$L2/media" >/dev/null
+sync
+DB=$T/iops.db
+find_max "$L2" iops "the IOPS-bound lab"
+ical=$(q "select reads_per_s from calibration")
+# r_ops: a stream's backing reads over its timeline's play time, the mean
+# over the streams of the steps with no late frame (a late stream reads
+# the same frames over a longer time)
+rops=$(q "select avg(1.0 * n * t.fps_num / (t.frames * t.fps_den)) from
+	(select s.timeline_id, count(*) as n from access a join stream s on s.id = a.stream_id
+	 where a.op = 0 and s.id in (select bs.stream_id from bench_stream bs
+		join bench_step_summary b on b.step_id = bs.step_id where b.late_frames = 0)
+	 group by s.id) x join timeline t on t.id = x.timeline_id")
+lo_n=$(awk -v b="$ical" -v r="$rops" 'BEGIN { x = 0.9 * b / r; printf "%d", x }')
+hi_n=$(awk -v b="$ical" -v r="$rops" 'BEGIN { x = b / r; y = int(x); if (y < x) y++; print y }')
+echo "# IOPS_cal $ical reads/s, r_ops $rops reads/s: N in [$lo_n, $hi_n]; find-max's bracket [$n, $hi]"
+check "IOPS-bound: find-max's N within floor(0.9 IOPS_cal / r_ops) .. ceil(IOPS_cal / r_ops) ($lo_n <= $n <= $hi_n)" \
+	awk -v n="$n" -v a="$lo_n" -v b="$hi_n" 'BEGIN { exit !(n != "" && n >= a && n <= b) }'
+check "IOPS-bound: the calibration within 10 % of the lab's 200 reads/s ($ical)" \
+	awk -v b="$ical" 'BEGIN { exit !(b > 180 && b < 220) }'
+check_eq "IOPS-bound: the runs recorded 200 reads/s and no bytes limit" "200|" \
+	"$(q "select group_concat(distinct coalesce(i.value, '-')) || '|' ||
+		coalesce(group_concat(distinct b.value), '') from run r
+		left join run_env i on i.run_id = r.id and i.key = 'lab_read_iops'
+		left join run_env b on b.run_id = r.id and b.key = 'lab_read_bps'")"
+check "down the IOPS lab" lab down "$L2"
 finish

@@ -148,7 +148,7 @@ static void make_run(const char *path, const char *host, const char *uuid,
 	struct store_stream_totals tot = {0};
 	struct store_stream *ss;
 	struct store *st = NULL;
-	char *msg = NULL, sql[256];
+	char *msg = NULL, sql[768];
 	int64_t tl, run;
 	int i, j;
 
@@ -199,8 +199,13 @@ static void make_run(const char *path, const char *host, const char *uuid,
 		 "VALUES (%lld, 'm', %d, 1, 1000000000, 2000000000, 1.0);"
 		 "INSERT INTO bench_stream SELECT (SELECT max(id) FROM "
 		 "bench_step), id "
-		 "FROM stream WHERE run_id = %lld",
-		 (long long)run, streams, (long long)run);
+		 "FROM stream WHERE run_id = %lld;"
+		 "INSERT INTO calibration (run_id, label, readers, "
+		 "block_bytes, seconds, read_bytes, bytes_per_s, "
+		 "reads_per_s) VALUES (%lld, 'm', %d, 4096, 2.0, %d, "
+		 "%d.5, 7.0)",
+		 (long long)run, streams, (long long)run, (long long)run,
+		 streams, rows * 4096, rows * 4096);
 	raw(path, sql);
 }
 
@@ -290,6 +295,12 @@ static void test_merge_twice(void **state)
 				 "s ON s.id = b.stream_id WHERE p.run_id <> "
 				 "s.run_id"),
 			 0);
+	/* each run's calibration goes with it, renumbered past a's */
+	assert_string_equal(q(out, "SELECT group_concat(x, ' ') FROM (SELECT "
+				   "c.id || ':' || c.readers || ':' || "
+				   "c.read_bytes x FROM calibration c JOIN "
+				   "run r ON r.id = c.run_id ORDER BY c.id)"),
+			    "1:2:204800 2:1:28672 3:3:163840");
 	/* each run keeps its uuid */
 	{
 		char ua[256];
