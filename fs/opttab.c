@@ -104,8 +104,9 @@ const struct eng_optdoc fs_optdocs[] = {
 	  0, 0,
 	  "memory one open of a timeline may take, its ring: buffer+2 of "
 	  "its largest frames and 2 MiB more ({seed} for the seed, {v210} "
-	  "for v210 1080p); a timeline needing more refuses the mount; N "
-	  "readers take N times that", NULL, ENG_OD_README, 0 },
+	  "for v210 1080p), a reader of NAME.mov the preroll's frames more; "
+	  "a timeline needing more refuses the mount; N readers take N "
+	  "times that", NULL, ENG_OD_README, 0 },
 	{ "streams_mem", "BYTES", ENG_OT_TEXT, "half the memory", 0, 0, 0,
 	  "memory all open streams may take together: past it smbd's window "
 	  "is given up, then an open gets ENOMEM and a log line",
