@@ -309,8 +309,16 @@ void fs_access_add(struct store_stream *ss, const struct eng_access *a,
 		.op = (uint8_t)a->op,
 		.is_image = a->is_image != 0,
 		.image = a->image,
+		.wake_ns = STORE_NONE32,
+		.ring_fill = STORE_NONE32,
 	};
 
+	if (a->filled) {
+		r.wake_ns = a->wake_ns < STORE_NONE32 ?
+			    (uint32_t)a->wake_ns : STORE_NONE32 - 1;
+		r.ring_fill = a->ring_fill < STORE_NONE32 ?
+			      (uint32_t)a->ring_fill : STORE_NONE32 - 1;
+	}
 	store_access_add(ss, &r);
 }
 
@@ -361,6 +369,7 @@ static void stream_close(struct fs_stream *s)
 			.requests = st.requests,
 			.reloads = st.reloads,
 			.seeks = st.seeks,
+			.ring_frames = (int64_t)eng_player_slots(s->player),
 		};
 
 		store_stream_close(s->ss, &t);

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 12 (set by the store).
+-- Schema version: PRAGMA user_version = 15 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -133,11 +133,16 @@ CREATE TABLE IF NOT EXISTS stream (
 					-- for a recording
 	-- added in schema version 11:
 	kind TEXT NOT NULL DEFAULT 'play',	-- 'play' or 'record'
-	writer_drops INTEGER		-- a record stream's dropped frames
+	writer_drops INTEGER,		-- a record stream's dropped frames
 					-- that the writer caused (its bytes
 					-- came after the frame's due time),
 					-- within late_frames; 0 for a play
 					-- stream
+	-- added in schema version 15:
+	ring_frames INTEGER		-- a play stream's ring, in frames
+					-- (written at its close): an access
+					-- row's ring_fill of that many was a
+					-- full ring
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 
@@ -200,9 +205,22 @@ CREATE TABLE IF NOT EXISTS access (
 				-- version 11: 5 write .. 10 await);
 				-- file_offset and length are 0 for an
 				-- open or a close
-	image INTEGER		-- (version 10) an image sequence's row: the
+	image INTEGER,		-- (version 10) an image sequence's row: the
 				-- image file's number (the one in its
 				-- name); NULL for other media
+	-- (version 15) why the read was issued when it was, for a frame
+	-- the stream's filler issued (NULL: a request's own load, a
+	-- recording's rows, an older timelinefs):
+	wake_ns INTEGER,	-- how much later than it meant the filler
+				-- woke from its timed wait for this frame
+				-- (the timer, the scheduler); 0: it was
+				-- not waiting for the time; 4294967294:
+				-- 4.3 s or more
+	ring_fill INTEGER	-- the frames of the ring the reader had
+				-- not yet taken when the filler last found
+				-- no room for this frame, or at its issue
+				-- when it had room (stream.ring_frames:
+				-- the ring was full, the reader held it)
 );
 CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);
 

@@ -88,6 +88,10 @@ static int add_columns(sqlite3 *db)
 		{ "bench_step", "step_no", "INTEGER" },
 		{ "bench_step", "total_workstations", "INTEGER" },
 		{ "bench_step", "planned_unix_ns", "INTEGER" },
+		/* version 15: the evidence */
+		{ "access", "wake_ns", "INTEGER" },
+		{ "access", "ring_fill", "INTEGER" },
+		{ "stream", "ring_frames", "INTEGER" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -182,6 +186,12 @@ int store_migrate(sqlite3 *db, int *newer)
 		 * reads (a backlog) is the storage's, not the issue's */
 		{ 14, "DROP VIEW IF EXISTS late_frame;"
 		      "DROP VIEW IF EXISTS late_access" },
+		/* the causes timer and reader from the issue's evidence;
+		 * the frames' headroom in the summaries */
+		{ 15, "DROP VIEW IF EXISTS late_frame;"
+		      "DROP VIEW IF EXISTS late_access;"
+		      "DROP VIEW IF EXISTS stream_summary;"
+		      "DROP VIEW IF EXISTS run_summary" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;

@@ -55,6 +55,17 @@ struct eng_access {
 	 * 0 for other media. */
 	int is_image;
 	int64_t image;
+	/* Why it was issued when it was, for a frame the filler issued
+	 * (filled 1; 0: a request's own load, an ingest row: no evidence).
+	 * wake_ns: how much later than it meant the filler woke from its
+	 * timed wait for this frame (the timer and the scheduler; 0 when its
+	 * last wait was not a timed one).  ring_fill: the frames of the ring
+	 * the reader had not yet taken when the filler last found no room
+	 * for this frame (eng_player_slots(): the ring was full, the frame
+	 * waited for the reader), or at its issue if it always had room. */
+	int filled;
+	uint64_t wake_ns;
+	int64_t ring_fill;
 };
 
 /* access.op.  The numbers are the database's (schema/10-tables.sql's op

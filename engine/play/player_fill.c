@@ -34,6 +34,14 @@ static struct loader *free_loader(struct eng_player *p)
 	return NULL;
 }
 
+/* The filler waits for something other than the time: a wake-up
+ * from a timed wait is no more that wait's. */
+static int idle(struct eng_player *p)
+{
+	p->wake_at = 0;
+	return ENG_FILL_IDLE;
+}
+
 /* The filler's step, with the lock held (dropped only around the preads
  * of a frame it loads itself). */
 static int fill_locked(struct eng_player *p, uint64_t *next_ns)
@@ -41,26 +49,40 @@ static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 	const struct eng_io *io = p->cfg.io;
 	struct loader *ld = &p->ld[0];
 	struct load *l;
-	uint64_t sched;
+	uint64_t sched, now;
+	int64_t fill = p->next - p->need_lo;
 
+	if (fill < 0)
+		fill = 0;
 	/* The ring's room ends where a slot still holds a frame at or above
 	 * the request's first frame, or one not yet published: those are
-	 * never evicted. */
-	if (!p->anchored || p->next >= p->tl->frames ||
-	    p->next >= p->need_lo + (int64_t)p->nslots ||
-	    p->next >= p->head + (int64_t)p->nslots)
-		return ENG_FILL_IDLE;
+	 * never evicted.  No room: the reader's fill is the evidence of a
+	 * frame issued late for it (fill_seen). */
+	if (!p->anchored || p->next >= p->tl->frames)
+		return idle(p);
+	if (p->next >= p->need_lo + (int64_t)p->nslots ||
+	    p->next >= p->head + (int64_t)p->nslots) {
+		p->fill_seen = fill;
+		return idle(p);
+	}
 	/* (without loader threads: a request loads its frames itself, its
 	 * filler not yet started; one frame at a time) */
 	if (p->loaders_on ? !(ld = free_loader(p)) : p->loading > 0)
-		return ENG_FILL_IDLE;
+		return idle(p);
 	sched = issue_ns(p, p->next);
+	now = io->now(io->ctx);
 	/* a frame its slot still holds was played: no read to schedule */
-	if (io->now(io->ctx) < sched && !still_held(p, p->next)) {
-		*next_ns = sched;
+	if (now < sched && !still_held(p, p->next)) {
+		*next_ns = p->wake_at = sched;
 		return ENG_FILL_AT;
 	}
 	l = eng_pl_load_begin(p, ld);
+	l->filled = 1;
+	/* woken by its timed wait for this frame: how late */
+	l->wake_ns = p->wake_at == sched && now > sched ? now - sched : 0;
+	l->ring_fill = p->fill_seen >= 0 ? p->fill_seen : fill;
+	p->wake_at = 0;
+	p->fill_seen = -1;
 	if (p->loaders_on) {
 		ld->cur = l;
 		p->fifo[p->nfifo++] = (size_t)(l - p->loads);

@@ -103,6 +103,10 @@ struct load {
 	size_t slot;
 	uint64_t epoch;		/* p->epoch at reservation */
 	uint64_t sched, due;
+	/* the issue's evidence (eng_access.filled, wake_ns, ring_fill) */
+	int filled;
+	uint64_t wake_ns;
+	int64_t ring_fill;
 	uint64_t last_done, worst;
 	int reads, failed;
 	int replay;		/* played before: not played (counted) twice */
@@ -245,6 +249,11 @@ struct eng_player {
 	/* eng_player_cancel: requests stop waiting for frames (-EINTR) */
 	int cancelled;
 	int fill_waiting;	/* 0, or the ENG_FILL_* it waits on */
+	/* What the filler last waited for before frame next: the issue
+	 * time of its timed wait (0: none), and the ring's fill (next -
+	 * need_lo) when it found no room (-1: it had room) */
+	uint64_t wake_at;
+	int64_t fill_seen;
 	/* st is written under lock and stats_lock, read under stats_lock
 	 * alone: a status reader must not wait for a player sleeping until
 	 * its next frame is due. */
@@ -369,6 +378,9 @@ static inline struct load *eng_pl_load_of(struct eng_player *p, int64_t k)
 /* Reserve frame p->next in its load, to be read with ld's buffers (lock
  * held); the load is left LD_READING. */
 struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld);
+/* A row of l's frame: zeroed, its frame, schedule, due time and issue
+ * evidence set. */
+void eng_pl_row_init(const struct load *l, struct eng_access *a);
 /* Its preads, without the lock. */
 void eng_pl_load_read(struct eng_player *p, struct load *l);
 /* One timed read of len bytes at off of fd into dst (NULL: into bounce,

@@ -217,14 +217,11 @@ static int load_extent(struct eng_player *p, struct load *l,
 {
 	struct eng_access a;
 
-	memset(&a, 0, sizeof(a));
-	a.frame = l->k;
+	eng_pl_row_init(l, &a);
 	a.track = (uint32_t)s->track;
 	a.clip = s->seg->clip;
 	a.file_offset = off;
 	a.length = len;
-	a.sched_ns = l->sched;
-	a.due_ns = l->due;
 	a.dep = dep;
 	/* raw essence is one extent a slice: one await row a track at
 	 * most (eng_pl_reads_max) */
@@ -234,6 +231,17 @@ static int load_extent(struct eng_player *p, struct load *l,
 	if (a.err)
 		l->failed = 1;
 	return a.err;
+}
+
+void eng_pl_row_init(const struct load *l, struct eng_access *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->frame = l->k;
+	a->sched_ns = l->sched;
+	a->due_ns = l->due;
+	a->filled = l->filled;
+	a->wake_ns = l->wake_ns;
+	a->ring_fill = l->ring_fill;
 }
 
 /* Track t's kept frame i (lock). */

@@ -2116,6 +2116,96 @@ static void test_fill_slow_reader(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * The evidence of each issue (eng_access.filled, wake_ns, ring_fill):
+ * frames issued at their time have no wake delay and the ring's fill at
+ * their issue; a frame the filler woke 50 ms late for has wake_ns 50 ms;
+ * frames issued once a stalled reader took one have the full ring's
+ * fill (8 of 8 slots) and no wake delay, though issued late; a seek
+ * forgets what the filler waited for.  Before, the rows had nothing but
+ * their times, and the database called all these late frames 'issue'.
+ */
+static void test_fill_evidence(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 40);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player *p = new_filled(tl, f, 4, ENG_PACE_REALTIME, 1,
+					  1000);
+	const struct eng_access *a;
+	uint64_t next;
+	int64_t k;
+
+	(void)state;
+	assert_int_equal(eng_player_slots(p), 8);
+	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+	/* frame 0 at the anchoring, 1 and 2 each at its time */
+	assert_int_equal(fill_until_idle(p, f, T0 + 2 * 40 * MS), 3);
+	for (k = 0; k < 3; k++) {
+		a = &f->log.a[k];
+		assert_int_equal(a->filled, 1);
+		assert_int_equal(a->wake_ns, 0);
+		/* the reader asked for frame 0: frames 0 .. k-1 ahead */
+		assert_int_equal(a->ring_fill, k);
+	}
+	/* frame 3: the filler's timed wait ends 50 ms late */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+	assert_int_equal(next, T0 + 3 * 40 * MS);
+	f->now = next + 50 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	a = &f->log.a[3];
+	assert_int_equal(a->frame, 3);
+	assert_int_equal(a->wake_ns, 50 * MS);
+	assert_int_equal(a->ring_fill, 3);
+	/* frame 4 was due 10 ms before: issued at once, no wait, no wake */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(f->log.a[4].wake_ns, 0);
+	/* the ring fills (frames 5 .. 7), the reader stalls a second */
+	assert_int_equal(fill_until_idle(p, f, UINT64_MAX), 3);
+	f->now = T0 + 1000 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_IDLE);
+	assert_int_equal(try_frame(p, tl, want, 0), 1000);
+	assert_int_equal(try_frame(p, tl, want, 1), 1000);
+	/* frame 8 waited for the reader: the ring was full */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	a = &f->log.a[8];
+	assert_int_equal(a->frame, 8);
+	assert_true(a->issued_ns > a->sched_ns);
+	assert_int_equal(a->wake_ns, 0);
+	assert_int_equal(a->ring_fill, 8);
+	/* frame 9 found the ring full too, before the reader took frame 2 */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_IDLE);
+	assert_int_equal(try_frame(p, tl, want, 2), 1000);
+	f->now += 5 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(f->log.a[9].ring_fill, 8);
+	/* a seek while the filler waits for frame 10's time: the new ring's
+	 * first frame is no late wake of the old one's */
+	assert_int_equal(try_frame(p, tl, want, 30), -EAGAIN);
+	f->now += 200 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	a = &f->log.a[f->log.n - 1];
+	assert_int_equal(a->frame, 30);
+	assert_int_equal(a->wake_ns, 0);
+	assert_int_equal(a->ring_fill, 0);
+	eng_player_free(p);
+	fake_free(f);
+	/* a request's own load (no filler) has no evidence */
+	f = fake_new();
+	{
+		struct eng_player_config cfg = make_cfg(
+			f, 4, ENG_PACE_OFF, 1, ENG_BACKING_BUFFERED, 1000);
+
+		p = new_player(tl, &cfg);
+	}
+	assert_int_equal(try_frame(p, tl, want, 0), 1000);
+	assert_int_equal(f->log.a[0].filled, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* The reader seeks while the filler is between frames, and while a frame
  * is being read (the pread runs without the player's locks, so the
  * request goes through at once): the clock is re-anchored at the seek and
@@ -5781,6 +5871,7 @@ int main(void)
 		cmocka_unit_test(test_fill_schedule),
 		cmocka_unit_test(test_fill_preroll),
 		cmocka_unit_test(test_fill_slow_reader),
+		cmocka_unit_test(test_fill_evidence),
 		cmocka_unit_test(test_fill_seek),
 		cmocka_unit_test(test_fill_backwards),
 		cmocka_unit_test(test_fill_failure),

@@ -208,16 +208,25 @@ static int stream_open(struct store *st, int64_t tl, pid_t pid,
 }
 
 /* Close a stream with the totals most tests care about (the rest 0). */
-static void close_stream(struct store_stream *ss, uint64_t closed_ns,
-			 uint64_t bytes, int64_t frames, int64_t late_frames,
-			 int64_t failed_frames)
+static void close_ring(struct store_stream *ss, uint64_t closed_ns,
+		       uint64_t bytes, int64_t frames, int64_t late_frames,
+		       int64_t failed_frames, int64_t ring_frames)
 {
 	struct store_stream_totals t = {
 		.closed_ns = closed_ns, .bytes = bytes, .frames = frames,
 		.late_frames = late_frames, .failed_frames = failed_frames,
+		.ring_frames = ring_frames,
 	};
 
 	store_stream_close(ss, &t);
+}
+
+static void close_stream(struct store_stream *ss, uint64_t closed_ns,
+			 uint64_t bytes, int64_t frames, int64_t late_frames,
+			 int64_t failed_frames)
+{
+	close_ring(ss, closed_ns, bytes, frames, late_frames, failed_frames,
+		   0);
 }
 
 /* ---------------------------------------------------------------- schema */
@@ -242,10 +251,10 @@ static const struct {
 	{ "run_env", "run_id key value" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
 		    "frames late_frames failed_frames requests reloads seeks "
-		    "tid sid file kind writer_drops" },
+		    "tid sid file kind writer_drops ring_frames" },
 	{ "access", "id stream_id frame track clip file_offset length "
 		    "sched_ns due_ns issued_ns done_ns errno injected played "
-		    "dep op image" },
+		    "dep op image wake_ns ring_fill" },
 	{ "op", "id name" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
 		      "length sched_ns due_ns issued_ns done_ns errno "
@@ -268,10 +277,13 @@ static const struct {
 	{ "late_access",
 	  "run_id stream_id timeline frame track clip file_offset length "
 	  "due_ns done_ns latency_us late_by_us new_file after_cut errno "
-	  "issue_delay_us played sched_ns cause dep op image kind" },
+	  "issue_delay_us played sched_ns cause dep op image kind "
+	  "wake_delay_us ring_fill ring_frames idle_us timer_idle_us "
+	  "reader_idle_us" },
 	{ "late_frame",
 	  "run_id stream_id timeline frame due_ns tracks clips late_by_us "
-	  "new_file after_cut issue_delay_us cause kind" },
+	  "new_file after_cut issue_delay_us cause kind wake_delay_us "
+	  "ring_fill ring_frames idle_us timer_idle_us reader_idle_us" },
 	{ "timeseries",
 	  "run_id second accesses bytes mb_s late_accesses late_frames "
 	  "streams read_bytes write_bytes dropped_frames record_streams" },
@@ -2042,6 +2054,111 @@ static void test_late_cause_backlog(void **state)
 	sqlite3_close(db);
 }
 
+/*
+ * The causes of an issue delay from its evidence (schema version 15),
+ * the streams of test_late_cause_backlog's stream 2 (frame 1 issued 260
+ * ms after its schedule, frames 2 and 3 behind it, late all three; a
+ * ring of 8 frames):
+ *   pid 110: the filler woke 260 ms late for frame 1 (wake_ns): 'timer'
+ *   pid 111: it waited for room, the ring full (ring_fill 8): 'reader'
+ *   pid 112: both, a 20 ms late wake into a full ring: 240 ms of the
+ *            idle time are the reader's, 'reader'
+ *   pid 113: full ring but a 200 ms late wake: 'timer'
+ *   pid 114: no evidence (NULL: a row of an older timelinefs), or a
+ *            ring with room and no late wake: 'issue' as before
+ * Before (version 14) every one of them was 'issue'.
+ */
+static void test_late_cause_evidence(void **state)
+{
+	static const struct {
+		pid_t pid;
+		uint32_t wake_ms, fill;	/* of frame 1 */
+		const char *want;
+	} cases[] = {
+		{ 110, 260, 3, "1 timer|2 timer|3 timer" },
+		{ 111, 0, 8, "1 reader|2 reader|3 reader" },
+		{ 112, 20, 8, "1 reader|2 reader|3 reader" },
+		{ 113, 200, 8, "1 timer|2 timer|3 timer" },
+		{ 114, UINT32_MAX, UINT32_MAX, "1 issue|2 issue|3 issue" },
+		{ 115, 0, 5, "1 issue|2 issue|3 issue" },
+	};
+	static const uint64_t issued_ms[] = { 0, 300, 305, 310 };
+	const uint64_t ms = 1000000, period = 40 * ms;
+	struct store_stream *ss;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl;
+	size_t c, k;
+	char sql[160];
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		assert_int_equal(stream_open(st, tl, cases[c].pid, "nle",
+					     EPOCH, &ss), 0);
+		for (k = 0; k < 4; k++) {
+			uint64_t sched = EPOCH + k * period;
+
+			a = mk_access((int64_t)k, EPOCH + issued_ms[k] * ms,
+				      5 * ms, sched + 2 * period, 0);
+			a.sched_ns = sched;
+			a.played = 1;
+			a.wake_ns = 0;
+			a.ring_fill = 2;
+			if (k == 1) {
+				a.wake_ns = cases[c].wake_ms == UINT32_MAX ?
+					    STORE_NONE32 :
+					    cases[c].wake_ms * (uint32_t)ms;
+				a.ring_fill = cases[c].fill;
+			}
+			if (cases[c].fill == UINT32_MAX)
+				a.wake_ns = a.ring_fill = STORE_NONE32;
+			store_access_add(ss, &a);
+		}
+		close_ring(ss, EPOCH + SEC, 1000, 4, 3, 0, 8);
+	}
+	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT group_concat(frame || ' ' || cause, '|') FROM "
+			 "late_frame WHERE stream_id = (SELECT id FROM stream "
+			 "WHERE pid = %d)", (int)cases[c].pid);
+		q_text_eq(db, sql, cases[c].want);
+	}
+	/* the evidence beside the cause */
+	q_text_eq(db, "SELECT wake_delay_us || ' ' || ring_fill || '/' || "
+		      "ring_frames || ' ' || timer_idle_us || ' ' || "
+		      "reader_idle_us FROM late_frame WHERE frame = 1 AND "
+		      "stream_id = (SELECT id FROM stream WHERE pid = 112)",
+		  "20000.0 8/8 20000.0 240000.0");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM access WHERE "
+				   "wake_ns IS NULL"), 4);
+	sqlite3_close(db);
+}
+
+/* A file of schema version 14 gets version 15's late_access, late_frame
+ * and summaries, in place of its own. */
+static void test_migrate_v15(void **state)
+{
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	old_file(t->db, "CREATE VIEW late_access AS SELECT 1 AS old;"
+			"CREATE VIEW late_frame AS SELECT 1 AS old;"
+			"CREATE VIEW stream_summary AS SELECT 1 AS old;"
+			"CREATE VIEW run_summary AS SELECT 1 AS old;"
+			"PRAGMA user_version = 14");
+	store_close(open_ok(t->db, 0));
+	db = raw_open(t->db);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
+	check_schema(db);
+	sqlite3_close(db);
+}
+
 /* A file of schema version 13 gets version 14's late_access and
  * late_frame (the backlog's cause), in place of its own. */
 static void test_migrate_v14(void **state)
@@ -2054,7 +2171,8 @@ static void test_migrate_v14(void **state)
 			"PRAGMA user_version = 13");
 	store_close(open_ok(t->db, 0));
 	db = raw_open(t->db);
-	assert_int_equal(q_i64(db, "PRAGMA user_version"), 14);
+	assert_int_equal(q_i64(db, "PRAGMA user_version"),
+			 STORE_SCHEMA_VERSION);
 	assert_int_equal(q_i64(db, "SELECT count(*) FROM pragma_table_info("
 				   "'late_access') WHERE name IN ('old', "
 				   "'cause')"),
@@ -2090,7 +2208,7 @@ static sqlite3 *migrated(const char *path, const char *sql)
 			 STORE_SCHEMA_VERSION);
 	check_columns(db, "access", "id stream_id frame track clip "
 		      "file_offset length sched_ns due_ns issued_ns done_ns "
-		      "errno injected played dep op image");
+		      "errno injected played dep op image wake_ns ring_fill");
 	return db;
 }
 
@@ -2659,6 +2777,8 @@ int main(void)
 		TMP_TEST(test_late_frame_played),
 		TMP_TEST(test_late_cause_backlog),
 		TMP_TEST(test_migrate_v14),
+		TMP_TEST(test_late_cause_evidence),
+		TMP_TEST(test_migrate_v15),
 		TMP_TEST(test_migrate_v7),
 		TMP_TEST(test_dep_reads),
 		TMP_TEST(test_migrate_v8),
