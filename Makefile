@@ -243,9 +243,13 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 # test_lab_truth: find-max against a lab storage's capacity, a count of
 #   workstations at real time (timing the sanitizer, not the storage);
 #   its code paths are test_hosts' and test_lab's.
+# test_causes: late frames of a known cause at real time; TSan's slower
+#   code would be a cause of its own.  The filler's evidence it checks
+#   is recorded by every paced stream here (test_crash, test_cache).
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
-	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth
+	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth \
+	test_causes
 else ifeq ($(SANITIZE),1)
 # test_fuzz builds and runs its own clang ASan+libFuzzer targets whatever
 # SANITIZE says, and test_fuzz_seed checks the seed corpus in shell (no

@@ -283,7 +283,10 @@ FROM w;
 -- stream falls further behind with every read though none alone took
 -- its frame's time.  A backlog is a run of the stream's reads (in issue
 -- order; waits apart) from one issued on time up to the next issued on
--- time.  A read of it issued late after the stream's last completion
+-- time; on time is within 1 ms of its schedule (schema version 15:
+-- before, at or before it, which a filler's wake-up never quite is, so
+-- a stream's whole play was one backlog; a read issued within that 1 ms
+-- still counts its issue delay as idle time).  A read of it issued late after the stream's last completion
 -- before its issue (last_done, of any of its reads: with
 -- frames_in_flight, the loader that freed) waited for the storage until
 -- then; the rest of its issue delay is idle: issued - last_done when more
@@ -337,7 +340,9 @@ WITH ev AS (
 	FROM ev
 ), r AS (
 	SELECT *,
-	       coalesce(issued_ns <= sched_ns, 1) AS on_time,
+	       -- within 1 ms: a filler's wake-up is never exact (its
+	       -- own delay still idle time)
+	       coalesce(issued_ns - sched_ns <= 1000000, 1) AS on_time,
 	       CASE WHEN issued_ns <= sched_ns THEN 0
 		    WHEN last_done > sched_ns
 		    THEN CASE WHEN issued_ns - last_done > 1000000

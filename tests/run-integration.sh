@@ -33,10 +33,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 # each rank's answer within seconds of its step's expected end, and
 # test_hosts_faults the same deadlines and find-max's late frames;
 # test_lab: throttled reads within 10 % of the lab's limits; test_lab_truth:
-# find-max's count against a lab storage's calibrated capacity.
+# find-max's count against a lab storage's calibrated capacity;
+# test_causes: late frames of a known cause (a CPU hog of its own, and a
+# second test's load would be a cause too).
 ALONE="test_realtime test_players test_bench test_smb test_limits test_dbfull \
 test_sequences test_pictures test_ingest test_edit_ingest test_fuzz test_hosts_faults test_hosts \
-test_lab test_lab_truth"
+test_lab test_lab_truth test_causes"
 alone=" ${TLFS_ALONE-$ALONE} "
 jobs=${TLFS_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case $jobs in

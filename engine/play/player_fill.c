@@ -108,6 +108,8 @@ static void *loader_main(void *arg)
 	struct load *l;
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	/* named, so that top -H, perf and a test's cgroup find it */
+	prctl(PR_SET_NAME, (unsigned long)"tlfs-load", 0UL, 0UL, 0UL);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		while (!ld->cur && !p->loaders_stop)
@@ -231,6 +233,7 @@ static void *filler_main(void *arg)
 	/* the default 50 us of timer slack would be a quarter of the
 	 * pacing error we aim for */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	prctl(PR_SET_NAME, (unsigned long)"tlfs-fill", 0UL, 0UL, 0UL);
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
 		rc = fill_locked(p, &next);

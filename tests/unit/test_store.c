@@ -2139,6 +2139,58 @@ static void test_late_cause_evidence(void **state)
 	sqlite3_close(db);
 }
 
+/*
+ * A backlog ends at a read issued on time, within 1 ms of its schedule:
+ * a filler's wake-up is never exact.  One stream, 25 fps, due two frames
+ * after its issue time: a full ring holds frame 1 for 300 ms (frames 1
+ * .. 3 late, 'reader'); frames 10 .. 29 are issued 50 us after their
+ * schedule, on time; the filler wakes 60 ms late for frame 30, read in
+ * 25 ms: late, 'timer'.  Before, only a read issued at or before its
+ * schedule ended a backlog, so the stream's whole play was one: frame
+ * 30's idle time held the reader's 300 ms, and it was 'reader'.
+ */
+static void test_late_cause_jitter(void **state)
+{
+	const uint64_t ms = 1000000, us = 1000, period = 40 * ms;
+	struct store_stream *ss;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl, k;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 120, "nle", EPOCH, &ss), 0);
+	for (k = 0; k <= 30; k++) {
+		uint64_t sched = EPOCH + (uint64_t)k * period, issued, lat;
+
+		if (k > 3 && k < 10)
+			continue;
+		issued = sched + 50 * us;
+		lat = 5 * ms;
+		if (k >= 1 && k <= 3)
+			issued = EPOCH + (295 + 5 * (uint64_t)k) * ms;
+		if (k == 30) {
+			issued = sched + 60 * ms;
+			lat = 25 * ms;
+		}
+		a = mk_access(k, issued, lat, sched + 2 * period, 0);
+		a.sched_ns = sched;
+		a.played = 1;
+		a.wake_ns = k == 30 ? 60 * (uint32_t)ms : 0;
+		a.ring_fill = k == 1 ? 8 : 2;
+		store_access_add(ss, &a);
+	}
+	close_ring(ss, EPOCH + 2 * SEC, 1000, 24, 4, 0, 8);
+	assert_int_equal(store_run_end(st, EPOCH + 3 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT group_concat(frame || ' ' || cause, '|') FROM "
+		      "late_frame",
+		  "1 reader|2 reader|3 reader|30 timer");
+	sqlite3_close(db);
+}
+
 /* A file of schema version 14 gets version 15's late_access, late_frame
  * and summaries, in place of its own. */
 static void test_migrate_v15(void **state)
@@ -2778,6 +2830,7 @@ int main(void)
 		TMP_TEST(test_late_cause_backlog),
 		TMP_TEST(test_migrate_v14),
 		TMP_TEST(test_late_cause_evidence),
+		TMP_TEST(test_late_cause_jitter),
 		TMP_TEST(test_migrate_v15),
 		TMP_TEST(test_migrate_v7),
 		TMP_TEST(test_dep_reads),
