@@ -78,7 +78,9 @@ CREATE INDEX IF NOT EXISTS calibration_run ON calibration(run_id);
 -- streams' (writer_drops: by their writers); play_mb_s and record_mb_s
 -- each kind's bytes over wall_s; play_p99_us and record_p99_us the p99 of
 -- each kind's operations: with M players and N recorders, which side
--- misses its deadlines first.
+-- misses its deadlines first.  headroom_min_us .. headroom_p50_us as
+-- run_summary's, over the step's played frames (schema version 15): how
+-- the margin shrinks as workstations are added.
 CREATE VIEW IF NOT EXISTS bench_step_summary AS
 WITH ranked AS (
 	-- each kind's rank counted in the one sort, as run_summary's
@@ -133,6 +135,21 @@ st AS (
 		   AS record_bytes
 	FROM bench_stream AS bs JOIN stream AS s ON s.id = bs.stream_id
 	GROUP BY bs.step_id
+),
+hr AS (
+	SELECT bs.step_id, f.headroom_ns AS h,
+	       row_number() OVER (PARTITION BY bs.step_id
+				  ORDER BY f.headroom_ns) AS rn,
+	       count(*) OVER (PARTITION BY bs.step_id) AS n
+	FROM bench_stream AS bs
+	JOIN frame_headroom AS f ON f.stream_id = bs.stream_id
+),
+hp AS (
+	SELECT step_id, min(h) AS hmin,
+	       max(CASE WHEN rn = (n + 99) / 100 THEN h END) AS h1,
+	       max(CASE WHEN rn = (n * 5 + 99) / 100 THEN h END) AS h5,
+	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN h END) AS h50
+	FROM hr GROUP BY step_id
 )
 SELECT b.id AS step_id, b.run_id, b.label, b.workstations, b.repetition,
        r.kernel, r.config_hz,
@@ -164,11 +181,16 @@ SELECT b.id AS step_id, b.run_id, b.label, b.workstations, b.repetition,
        CASE WHEN b.wall_s > 0
 	    THEN round(coalesce(st.record_bytes, 0) / 1e6 / b.wall_s, 3)
        END AS record_mb_s,
-       round(p.record_p99 / 1e3, 1) AS record_p99_us
+       round(p.record_p99 / 1e3, 1) AS record_p99_us,
+       round(hp.hmin / 1e3, 1) AS headroom_min_us,
+       round(hp.h1 / 1e3, 1) AS headroom_p1_us,
+       round(hp.h5 / 1e3, 1) AS headroom_p5_us,
+       round(hp.h50 / 1e3, 1) AS headroom_p50_us
 FROM bench_step AS b
 JOIN run AS r ON r.id = b.run_id
 LEFT JOIN st ON st.step_id = b.id
 LEFT JOIN pct AS p ON p.step_id = b.id
+LEFT JOIN hp ON hp.step_id = b.id
 ORDER BY b.id;
 
 -- Latency percentiles per stream and track (V, A1, ...), of the storage's

@@ -190,6 +190,7 @@ int store_migrate(sqlite3 *db, int *newer)
 		 * the frames' headroom in the summaries */
 		{ 15, "DROP VIEW IF EXISTS late_frame;"
 		      "DROP VIEW IF EXISTS late_access;"
+		      "DROP VIEW IF EXISTS bench_step_summary;"
 		      "DROP VIEW IF EXISTS stream_summary;"
 		      "DROP VIEW IF EXISTS run_summary" },
 	};

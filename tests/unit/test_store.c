@@ -266,20 +266,24 @@ static const struct {
 	  "duration_s bytes mb_s frames late_frames failed_frames accesses "
 	  "errors late_accesses p50_us p95_us p99_us max_us requests "
 	  "kib_per_request reloads seeks tid sid dep_accesses opens "
-	  "header_reads closes kind file writer_drops writes awaits" },
+	  "header_reads closes kind file writer_drops writes awaits "
+	  "headroom_min_us headroom_p1_us headroom_p5_us headroom_p50_us" },
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
 	  "p50_us p95_us p99_us max_us queue_full_waits rows_lost problems "
 	  "dep_accesses opens header_reads closes play_streams play_frames "
 	  "play_mb_s play_p99_us record_streams record_frames dropped_frames "
-	  "writer_drops record_mb_s record_p99_us missed_frames" },
+	  "writer_drops record_mb_s record_p99_us missed_frames "
+	  "headroom_min_us headroom_p1_us headroom_p5_us headroom_p50_us" },
 	{ "late_access",
 	  "run_id stream_id timeline frame track clip file_offset length "
 	  "due_ns done_ns latency_us late_by_us new_file after_cut errno "
 	  "issue_delay_us played sched_ns cause dep op image kind "
 	  "wake_delay_us ring_fill ring_frames idle_us timer_idle_us "
 	  "reader_idle_us" },
+	{ "frame_headroom",
+	  "run_id stream_id frame sched_ns due_ns done_ns headroom_ns late" },
 	{ "late_frame",
 	  "run_id stream_id timeline frame due_ns tracks clips late_by_us "
 	  "new_file after_cut issue_delay_us cause kind wake_delay_us "
@@ -292,7 +296,8 @@ static const struct {
 	  "streams wall_s bytes mb_s frames late_frames failed_frames "
 	  "accesses errors late_accesses p50_us p95_us p99_us max_us reader "
 	  "play_streams play_mb_s play_p99_us record_streams record_frames "
-	  "dropped_frames writer_drops record_mb_s record_p99_us" },
+	  "dropped_frames writer_drops record_mb_s record_p99_us "
+	  "headroom_min_us headroom_p1_us headroom_p5_us headroom_p50_us" },
 	{ "track_latency",
 	  "run_id stream_id track accesses errors late_accesses mean_us "
 	  "p50_us p90_us p95_us p99_us p99_9_us max_us kind" },
@@ -2191,6 +2196,76 @@ static void test_late_cause_jitter(void **state)
 	sqlite3_close(db);
 }
 
+/*
+ * Headroom (schema version 15): stream 1 plays 200 frames, frame k's
+ * last read done 10 - k ms before its due time (its V read; its A1 read
+ * done earlier), so headroom -10 .. 189 ms, and a reload of frame 0
+ * (played 0) done 1 s late; stream 2 plays 1 frame with 500 ms.
+ * Nearest-rank from the least: stream 1, n = 200: min -10 ms, p1 rank 2
+ * = -9 ms, p5 rank 10 = -1 ms, p50 rank 100 = 89 ms; the run, n = 201:
+ * p1 rank 3 = -8 ms, p5 rank 11 = 0, p50 rank 101 = 90 ms.  Before, the
+ * views had no headroom (the columns did not exist).
+ */
+static void test_headroom(void **state)
+{
+	const uint64_t ms = 1000000, due0 = EPOCH + SEC;
+	struct store_stream *ss, *s2;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl, k;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 130, "nle", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 131, "nle", EPOCH, &s2), 0);
+	for (k = 0; k < 200; k++) {
+		uint64_t due = due0 + (uint64_t)k * 40 * ms;
+		uint64_t done = due + 10 * ms - (uint64_t)k * ms;
+
+		/* one load: one schedule for both tracks' reads */
+		a = mk_access(k, done - 2 * ms, 2 * ms, due, 0);
+		a.sched_ns = due - 80 * ms;
+		a.played = 1;
+		store_access_add(ss, &a);
+		a = mk_access(k, done - 50 * ms, 1 * ms, due, 0);
+		a.sched_ns = due - 80 * ms;
+		a.track = "A1";
+		a.played = 1;
+		store_access_add(ss, &a);
+	}
+	a = mk_access(0, due0, SEC, due0, 0);
+	a.played = 0;
+	store_access_add(ss, &a);
+	a = mk_access(0, due0 - 600 * ms, 100 * ms, due0, 0);
+	a.played = 1;
+	store_access_add(s2, &a);
+	close_stream(ss, EPOCH + 20 * SEC, 1000, 200, 10, 0);
+	close_stream(s2, EPOCH + 20 * SEC, 1000, 1, 0, 0);
+	assert_int_equal(store_run_end(st, EPOCH + 21 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT headroom_min_us || ' ' || headroom_p1_us || ' ' "
+		      "|| headroom_p5_us || ' ' || headroom_p50_us FROM "
+		      "stream_summary WHERE pid = 130",
+		  "-10000.0 -9000.0 -1000.0 89000.0");
+	q_text_eq(db, "SELECT headroom_min_us || ' ' || headroom_p1_us || ' ' "
+		      "|| headroom_p5_us || ' ' || headroom_p50_us FROM "
+		      "stream_summary WHERE pid = 131",
+		  "500000.0 500000.0 500000.0 500000.0");
+	q_text_eq(db, "SELECT headroom_min_us || ' ' || headroom_p1_us || ' ' "
+		      "|| headroom_p5_us || ' ' || headroom_p50_us FROM "
+		      "run_summary",
+		  "-10000.0 -8000.0 0.0 90000.0");
+	/* late frames are those below 0, as late_frame counts them */
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM frame_headroom "
+				   "WHERE headroom_ns < 0"),
+			 q_i64(db, "SELECT count(*) FROM late_frame"));
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM frame_headroom"),
+			 201);
+	sqlite3_close(db);
+}
+
 /* A file of schema version 14 gets version 15's late_access, late_frame
  * and summaries, in place of its own. */
 static void test_migrate_v15(void **state)
@@ -2202,6 +2277,7 @@ static void test_migrate_v15(void **state)
 			"CREATE VIEW late_frame AS SELECT 1 AS old;"
 			"CREATE VIEW stream_summary AS SELECT 1 AS old;"
 			"CREATE VIEW run_summary AS SELECT 1 AS old;"
+			"CREATE VIEW bench_step_summary AS SELECT 1 AS old;"
 			"PRAGMA user_version = 14");
 	store_close(open_ok(t->db, 0));
 	db = raw_open(t->db);
@@ -2831,6 +2907,7 @@ int main(void)
 		TMP_TEST(test_migrate_v14),
 		TMP_TEST(test_late_cause_evidence),
 		TMP_TEST(test_late_cause_jitter),
+		TMP_TEST(test_headroom),
 		TMP_TEST(test_migrate_v15),
 		TMP_TEST(test_migrate_v7),
 		TMP_TEST(test_dep_reads),
