@@ -18,6 +18,7 @@
 
 #include "io/io.h"
 #include "timeline/model.h"
+#include "play/cause.h"
 #include "util/diag.h"
 
 /* One backing read, as the player issued it.  Times are now() values. */
@@ -424,6 +425,11 @@ struct eng_player_stats {
 	/* Opens of a sequence's image that found no file (-ENOENT), each
 	 * handled by its clip's policy (error, hold, black) */
 	uint64_t missing_images;
+	/* late_frames by cause (enum eng_cause: the database's rule on
+	 * the rows as recorded, play/cause.h), and the played frames'
+	 * headroom: the live metrics' */
+	int64_t late_causes[ENG_CAUSE_N];
+	struct eng_headroom headroom;
 };
 void eng_player_stats(struct eng_player *p, struct eng_player_stats *st);
 /* Frames the player's ring holds (fixed at eng_player_new). */

@@ -249,6 +249,9 @@ struct eng_player {
 	/* eng_player_cancel: requests stop waiting for frames (-EINTR) */
 	int cancelled;
 	int fill_waiting;	/* 0, or the ENG_FILL_* it waits on */
+	/* the live causes' backlog (play/cause.h), of the rows in the
+	 * order they are published */
+	struct eng_cause_state cause;
 	/* What the filler last waited for before frame next: the issue
 	 * time of its timed wait (0: none), and the ring's fill (next -
 	 * need_lo) when it found no room (-1: it had room) */
@@ -392,11 +395,10 @@ void eng_pl_load_read(struct eng_player *p, struct load *l);
 ssize_t eng_pl_pread(struct eng_player *p, void *bounce, int fd, int direct,
 		     void *dst, size_t len, uint64_t off,
 		     struct eng_access *a);
-/* Keep row a of the reserved frame l for recording (cfg.record), its
- * time the frame's: the slowest, the last done, the reads.  Returns its
- * index in l->pend, or -1 when nothing is recorded. */
-long eng_pl_keep(struct eng_player *p, struct load *l,
-		 const struct eng_access *a);
+/* Keep row a of the reserved frame l for recording (cfg.record) and its
+ * live cause, its time the frame's: the slowest, the last done, the
+ * reads.  Returns its index in l->pend. */
+long eng_pl_keep(struct load *l, const struct eng_access *a);
 /* Publish it (lock held); the loader stays reserved until finish. */
 void eng_pl_load_end(struct eng_player *p, struct load *l);
 /* Record its reads, now that played is known (lock held, dropped while

@@ -58,15 +58,13 @@ ssize_t eng_pl_pread(struct eng_player *p, void *bounce, int fd, int direct,
 	return r;
 }
 
-long eng_pl_keep(struct eng_player *p, struct load *l,
-		 const struct eng_access *a)
+long eng_pl_keep(struct load *l, const struct eng_access *a)
 {
 	long row = -1;
 
-	if (p->cfg.record) {
-		row = (long)l->npend;
-		l->pend[l->npend++] = *a;
-	}
+	/* kept whether recorded or not: the live causes read them */
+	row = (long)l->npend;
+	l->pend[l->npend++] = *a;
 	if (a->done_ns - a->issued_ns > l->worst)
 		l->worst = a->done_ns - a->issued_ns;
 	l->last_done = a->done_ns;
@@ -148,8 +146,7 @@ static int await_bytes(struct eng_player *p, struct load *l, int fd,
 	}
 	w.done_ns = io->now(io->ctx);
 	/* not a backing read: no access counted, no latency the worst */
-	if (p->cfg.record)
-		l->pend[l->npend++] = w;
+	l->pend[l->npend++] = w;
 	return !w.err;
 }
 
@@ -227,7 +224,7 @@ static int load_extent(struct eng_player *p, struct load *l,
 	 * most (eng_pl_reads_max) */
 	read_extent(p, l, s->seg->clip, s->track, off, len, dst, kept,
 		    !dep && s->next == 1, &a);
-	eng_pl_keep(p, l, &a);
+	eng_pl_keep(l, &a);
 	if (a.err)
 		l->failed = 1;
 	return a.err;
@@ -530,6 +527,21 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
  * meanwhile: then the reads were real I/O (recorded, counted) but the
  * frame belongs to a ring that no longer exists; but for a kept one
  * (l->kept), which is played into its slot for the new ring to take. */
+/* The cause of l's frame (lock held, frames in the order published):
+ * the greatest of its rows', each row through the stream's backlog. */
+static enum eng_cause frame_cause(struct eng_player *p, const struct load *l)
+{
+	enum eng_cause c, worst = ENG_CAUSE_NONE;
+	size_t i;
+
+	for (i = 0; i < l->npend; i++) {
+		c = eng_cause_row(&p->cause, &l->pend[i], p->nslots);
+		if (c > worst)
+			worst = c;
+	}
+	return worst;
+}
+
 void eng_pl_load_end(struct eng_player *p, struct load *l)
 {
 	int publish = l->epoch == p->epoch;
@@ -537,6 +549,7 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 	 * here, into its slot; the new ring takes it from there (held) */
 	int live = publish || l->kept;
 	int replay = l->replay && !l->held;
+	enum eng_cause cause = frame_cause(p, l);
 
 	l->played = live && !l->replay;
 	if (live && !l->held) {
@@ -560,8 +573,13 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 		p->st.frames++;
 		if (l->failed)
 			p->st.failed_frames++;
-		if (l->reads && l->last_done > l->due)
+		if (l->reads && l->last_done > l->due) {
 			p->st.late_frames++;
+			p->st.late_causes[cause ? cause : ENG_CAUSE_ISSUE]++;
+		}
+		if (l->reads)
+			eng_headroom_add(&p->st.headroom,
+					 (int64_t)l->due - (int64_t)l->last_done);
 	}
 	p->st.head = p->hwm;
 	pthread_mutex_lock(&p->fd_lock);
@@ -581,7 +599,7 @@ void eng_pl_load_finish(struct eng_player *p, struct load *l)
 	struct eng_access *pend = l->pend;
 	size_t i;
 
-	if (l->npend) {
+	if (l->npend && p->cfg.record) {
 		pthread_mutex_unlock(&p->lock);
 		for (i = 0; i < l->npend; i++) {
 			pend[i].played = l->played;

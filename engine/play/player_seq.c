@@ -174,7 +174,7 @@ static void row_init(const struct ctx *c, uint32_t op, struct eng_access *a)
  * slice (eng_pl_reads_max). */
 static void row_keep(struct ctx *c, const struct eng_access *a)
 {
-	c->bad_row = eng_pl_keep(c->p, c->l, a);
+	c->bad_row = eng_pl_keep(c->l, a);
 }
 
 /* len bytes at off of the open image into dst, timed in a: bytes read

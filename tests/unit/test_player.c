@@ -2206,6 +2206,93 @@ static void test_fill_evidence(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * The live causes (play/cause.h) on the rows of test_store's
+ * test_late_cause_evidence and test_late_cause_jitter, whose causes the
+ * database's views give: the same.  25 fps, due two frames after the
+ * issue time, a ring of 8.  And the headroom's quantiles.
+ */
+static enum eng_cause cause_of(struct eng_cause_state *c, int64_t k,
+			       uint64_t issued, uint64_t lat, uint64_t wake,
+			       int64_t fill)
+{
+	const uint64_t period = 40 * MS;
+	struct eng_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.frame = k;
+	a.sched_ns = T0 + (uint64_t)k * period;
+	a.due_ns = a.sched_ns + 2 * period;
+	a.issued_ns = issued;
+	a.done_ns = issued + lat;
+	a.filled = 1;
+	a.wake_ns = wake;
+	a.ring_fill = fill;
+	return eng_cause_row(c, &a, 8);
+}
+
+static void test_cause_live(void **state)
+{
+	static const struct {
+		uint64_t wake_ms;
+		int64_t fill;
+		enum eng_cause want;
+	} ev[] = {
+		{ 260, 3, ENG_CAUSE_TIMER }, { 0, 8, ENG_CAUSE_READER },
+		{ 20, 8, ENG_CAUSE_READER }, { 200, 8, ENG_CAUSE_TIMER },
+		{ 0, 5, ENG_CAUSE_ISSUE },
+	};
+	static const uint64_t issued_ms[] = { 0, 300, 305, 310 };
+	struct eng_cause_state c;
+	struct eng_headroom h;
+	size_t i;
+	int64_t k;
+
+	(void)state;
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		for (k = 0; k < 4; k++) {
+			enum eng_cause got = cause_of(
+				&c, k, T0 + issued_ms[k] * MS, 5 * MS,
+				k == 1 ? ev[i].wake_ms * MS : 0,
+				k == 1 ? ev[i].fill : 2);
+
+			assert_int_equal(got, k ? ev[i].want : ENG_CAUSE_NONE);
+		}
+	}
+	/* the jitter: frames 10 .. 29 issued 50 us late end the reader's
+	 * backlog; frame 30's late wake is the timer's */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(cause_of(&c, 0, T0 + 50000, 5 * MS, 0, 2),
+			 ENG_CAUSE_NONE);
+	for (k = 1; k <= 3; k++)
+		assert_int_equal(cause_of(&c, k, T0 + (295 + 5 * (uint64_t)k) *
+					  MS, 5 * MS, 0, k == 1 ? 8 : 2),
+				 ENG_CAUSE_READER);
+	for (k = 10; k < 30; k++)
+		assert_int_equal(cause_of(&c, k, T0 + (uint64_t)k * 40 * MS +
+					  50000, 5 * MS, 0, 2),
+				 ENG_CAUSE_NONE);
+	assert_int_equal(cause_of(&c, 30, T0 + 1260 * MS, 25 * MS, 60 * MS, 2),
+			 ENG_CAUSE_TIMER);
+	/* a read longer than its frame allows: the storage's */
+	assert_int_equal(cause_of(&c, 31, T0 + 1240 * MS, 90 * MS, 0, 2),
+			 ENG_CAUSE_STORAGE);
+	assert_string_equal(eng_cause_name(ENG_CAUSE_READER), "reader");
+	/* headroom: -10 .. 189 ms as test_store's test_headroom: the least
+	 * exact, p1 (rank 2, -9 ms) and p50 (rank 100, 89 ms) within their
+	 * bins (12 %) */
+	memset(&h, 0, sizeof(h));
+	for (k = 0; k < 200; k++)
+		eng_headroom_add(&h, (k - 10) * (int64_t)MS);
+	assert_int_equal(h.n, 200);
+	assert_int_equal(eng_headroom_quantile(&h, 0), -10 * (int64_t)MS);
+	assert_true(llabs(eng_headroom_quantile(&h, 0.01) + 9 * (int64_t)MS) <
+		    (int64_t)MS * 9 / 8);
+	assert_true(llabs(eng_headroom_quantile(&h, 0.5) - 89 * (int64_t)MS) <
+		    (int64_t)MS * 89 / 8);
+}
+
 /* The reader seeks while the filler is between frames, and while a frame
  * is being read (the pread runs without the player's locks, so the
  * request goes through at once): the clock is re-anchored at the seek and
@@ -5872,6 +5959,7 @@ int main(void)
 		cmocka_unit_test(test_fill_preroll),
 		cmocka_unit_test(test_fill_slow_reader),
 		cmocka_unit_test(test_fill_evidence),
+		cmocka_unit_test(test_cause_live),
 		cmocka_unit_test(test_fill_seek),
 		cmocka_unit_test(test_fill_backwards),
 		cmocka_unit_test(test_fill_failure),
