@@ -174,6 +174,9 @@ $(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
 # fresh machine, where make deps had installed everything else).
 # e2fsprogs, xfsprogs, btrfs-progs: timelinefs-lab's file systems
 # (test_lab); fio: make bench (BENCH_DEPS) and reads of a lab storage.
+# prometheus-node-exporter, python3-prometheus-client, curl: test_metrics
+# scrapes MOUNT/.metrics through a real node_exporter and parses it with
+# the Prometheus client's parser.
 DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-dev \
 	    sqlite3 libcmocka-dev libjson-c-dev python3 clang libclang-rt-14-dev shellcheck \
 	    man-db groff-base \
@@ -182,7 +185,8 @@ DEPS_PKGS = build-essential pkg-config fuse3 libfuse3-dev libsqlite3-dev zlib1g-
 	    samba smbclient cifs-utils libavformat-dev libavcodec-dev libavutil-dev \
 	    libopenexr-dev openmpi-bin libopenmpi-dev \
 	    e2fsprogs xfsprogs btrfs-progs fio \
-	    python3-scipy python3-numpy python3-matplotlib python3-pytest
+	    python3-scipy python3-numpy python3-matplotlib python3-pytest \
+	    prometheus-node-exporter python3-prometheus-client curl
 deps:
 	@sh tests/deps.sh $(DEPS_PKGS)
 

@@ -137,6 +137,7 @@ void eng_headroom_add(struct eng_headroom *h, int64_t ns)
 	if (!h->n || ns < h->min_ns)
 		h->min_ns = ns;
 	h->n++;
+	h->sum_ns += ns;
 	if (ns > -1000 && ns < 1000)
 		i = ENG_HR_SIDE;
 	else if (ns < 0)
@@ -156,6 +157,7 @@ void eng_headroom_merge(struct eng_headroom *dst,
 	if (!dst->n || src->min_ns < dst->min_ns)
 		dst->min_ns = src->min_ns;
 	dst->n += src->n;
+	dst->sum_ns += src->sum_ns;
 	for (i = 0; i < ENG_HR_BINS; i++)
 		dst->bins[i] += src->bins[i];
 }

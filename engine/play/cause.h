@@ -37,6 +37,7 @@ const char *eng_cause_name(enum eng_cause c);
 #define ENG_HR_BINS (2 * ENG_HR_SIDE + 1)
 struct eng_headroom {
 	uint64_t n;
+	int64_t sum_ns;
 	int64_t min_ns;			/* valid when n > 0 */
 	uint64_t bins[ENG_HR_BINS];	/* the most negative first */
 };
