@@ -211,11 +211,15 @@ CREATE TABLE IF NOT EXISTS access (
 	-- (version 15) why the read was issued when it was, for a frame
 	-- the stream's filler issued (NULL: a request's own load, a
 	-- recording's rows, an older timelinefs):
-	wake_ns INTEGER,	-- how much later than it meant the filler
-				-- woke from its timed wait for this frame
-				-- (the timer, the scheduler); 0: it was
-				-- not waiting for the time; 4294967294:
-				-- 4.3 s or more
+	wake_ns INTEGER,	-- the daemon's own delay before this read
+				-- (the timer, the scheduler): the frame's
+				-- first read's issue after the filler
+				-- should have run (its timed wait's end,
+				-- the signal that woke it, the end of the
+				-- frame before, or the frame's schedule if
+				-- later), a later read's after the frame's
+				-- read before it; 4294967294: 4.3 s or
+				-- more
 	ring_fill INTEGER	-- the frames of the ring the reader had
 				-- not yet taken when the filler last found
 				-- no room for this frame, or at its issue

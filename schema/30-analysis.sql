@@ -322,8 +322,8 @@ FROM w;
 -- 'issue' as before).
 -- Else it was issued late, by issue_delay_us (issued - sched), and the
 -- idle time's evidence says why (schema version 15): each read's idle
--- is split into the timer's share, min(idle, wake_ns) (the filler woke
--- that late from its timed wait for the frame: the timer, the
+-- is split into the timer's share, min(idle, wake_ns) (the filler issued
+-- the frame that late after its timed wait for it: the timer, the
 -- scheduler), the reader's, the rest of it where ring_fill reached the
 -- stream's ring_frames (the ring was full of frames the reader had not
 -- taken: a pause, a slow consumer), and the rest, without evidence;

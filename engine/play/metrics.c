@@ -60,6 +60,25 @@ void eng_metrics_add_play(struct eng_metrics *m, int64_t frames,
 size_t eng_metrics_format(char *buf, size_t cap, const struct eng_metrics *m)
 {
 	static const double q[] = { 0, 0.01, 0.05, 0.5 };
+	/* the recorder's: one sample each */
+	struct {
+		const char *name, *type, *help;
+		uint64_t v;
+	} rec[] = {
+		{ "recorder_rows_pending", "gauge",
+		  "Access rows handed to the recorder and not yet committed "
+		  "(its queue and hold).", 0 },
+		{ "recorder_rows_held", "gauge",
+		  "Access rows held in memory while the database refuses "
+		  "writes.", 0 },
+		{ "recorder_rows_written_total", "counter",
+		  "Access rows committed to the database.", 0 },
+		{ "recorder_rows_lost_total", "counter",
+		  "Access rows given up on.", 0 },
+		{ "recorder_queue_full_waits_total", "counter",
+		  "Times a stream found the recorder's queue full and waited.",
+		  0 },
+	};
 	const uint64_t frames[2] = { (uint64_t)m->frames[0],
 				     (uint64_t)m->frames[1] };
 	size_t len = 0, i;
@@ -100,28 +119,15 @@ size_t eng_metrics_format(char *buf, size_t cap, const struct eng_metrics *m)
 	    (double)m->headroom.sum_ns / 1e9);
 	put(buf, cap, &len, "timelinefs_headroom_seconds_count %" PRIu64 "\n",
 	    m->headroom.n);
-	head(buf, cap, &len, "recorder_rows_pending", "gauge",
-	     "Access rows handed to the recorder and not yet committed "
-	     "(its queue and hold).");
-	put(buf, cap, &len, "timelinefs_recorder_rows_pending %" PRIu64 "\n",
-	    m->rows_queued - m->rows_written - m->rows_lost);
-	head(buf, cap, &len, "recorder_rows_held", "gauge",
-	     "Access rows held in memory while the database refuses writes.");
-	put(buf, cap, &len, "timelinefs_recorder_rows_held %" PRIu64 "\n",
-	    m->rows_held);
-	head(buf, cap, &len, "recorder_rows_written_total", "counter",
-	     "Access rows committed to the database.");
-	put(buf, cap, &len,
-	    "timelinefs_recorder_rows_written_total %" PRIu64 "\n",
-	    m->rows_written);
-	head(buf, cap, &len, "recorder_rows_lost_total", "counter",
-	     "Access rows given up on.");
-	put(buf, cap, &len, "timelinefs_recorder_rows_lost_total %" PRIu64 "\n",
-	    m->rows_lost);
-	head(buf, cap, &len, "recorder_queue_full_waits_total", "counter",
-	     "Times a stream found the recorder's queue full and waited.");
-	put(buf, cap, &len,
-	    "timelinefs_recorder_queue_full_waits_total %" PRIu64 "\n",
-	    m->queue_full_waits);
+	rec[0].v = m->rows_queued - m->rows_written - m->rows_lost;
+	rec[1].v = m->rows_held;
+	rec[2].v = m->rows_written;
+	rec[3].v = m->rows_lost;
+	rec[4].v = m->queue_full_waits;
+	for (i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+		head(buf, cap, &len, rec[i].name, rec[i].type, rec[i].help);
+		put(buf, cap, &len, "timelinefs_%s %" PRIu64 "\n", rec[i].name,
+		    rec[i].v);
+	}
 	return len;
 }

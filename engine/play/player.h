@@ -58,9 +58,16 @@ struct eng_access {
 	int64_t image;
 	/* Why it was issued when it was, for a frame the filler issued
 	 * (filled 1; 0: a request's own load, an ingest row: no evidence).
-	 * wake_ns: how much later than it meant the filler woke from its
-	 * timed wait for this frame (the timer and the scheduler; 0 when its
-	 * last wait was not a timed one).  ring_fill: the frames of the ring
+	 * wake_ns: the daemon's own delay before this read (the timer and
+	 * the scheduler): for the frame's first read, how much later the
+	 * filler issued it than it should have run: at the end of its timed
+	 * wait for the frame, at the signal that woke it (room in the ring,
+	 * a seek) or at the end of the frame before when it ran straight on,
+	 * if the frame's time was earlier: woken late, or given the CPU late
+	 * (0 after a wait for a loader); for a later read of the frame, its
+	 * issue after the
+	 * frame's read before it, which its loader waits for nothing
+	 * between.  ring_fill: the frames of the ring
 	 * the reader had not yet taken when the filler last found no room
 	 * for this frame (eng_player_slots(): the ring was full, the frame
 	 * waited for the reader), or at its issue if it always had room. */

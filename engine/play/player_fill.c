@@ -78,15 +78,20 @@ static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 	}
 	l = eng_pl_load_begin(p, ld);
 	l->filled = 1;
-	/* woken by its timed wait for this frame: how late */
-	l->wake_ns = p->wake_at == sched && now > sched ? now - sched : 0;
+	/* woken by its timed wait for this frame, or by a signal (room,
+	 * a seek): how late it reads from then, or from the frame's time
+	 * if later (eng_pl_keep, at its first read's issue) */
+	l->wake_at = p->wake_at && p->wake_at < sched ? sched : p->wake_at;
 	l->ring_fill = p->fill_seen >= 0 ? p->fill_seen : fill;
 	p->wake_at = 0;
 	p->fill_seen = -1;
+	/* it runs straight on: late from here on if it does not (the
+	 * daemon's own delay, wake_at) */
 	if (p->loaders_on) {
 		ld->cur = l;
 		p->fifo[p->nfifo++] = (size_t)(l - p->loads);
 		pthread_cond_broadcast(&p->work_cv);
+		p->wake_at = now;
 		return ENG_FILL_LOADED;
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -94,6 +99,7 @@ static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 	pthread_mutex_lock(&p->lock);
 	eng_pl_load_end(p, l);
 	eng_pl_load_finish(p, l);
+	p->wake_at = l->last_done ? l->last_done : io->now(io->ctx);
 	return ENG_FILL_LOADED;
 }
 
@@ -314,10 +320,15 @@ void eng_player_cancel(struct eng_player *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Wake the filler when it waits for something a request just changed. */
+/* Wake the filler when it waits for something a request just changed;
+ * from now on it is late (wake_at) if it does not run. */
 void eng_pl_wake_filler(struct eng_player *p, int reanchored)
 {
+	const struct eng_io *io = p->cfg.io;
+
 	if (p->fill_waiting == ENG_FILL_IDLE ||
-	    (reanchored && p->fill_waiting == ENG_FILL_AT))
+	    (reanchored && p->fill_waiting == ENG_FILL_AT)) {
+		p->wake_at = io->now(io->ctx);
 		pthread_cond_signal(&p->fill_cv);
+	}
 }

@@ -103,9 +103,14 @@ struct load {
 	size_t slot;
 	uint64_t epoch;		/* p->epoch at reservation */
 	uint64_t sched, due;
-	/* the issue's evidence (eng_access.filled, wake_ns, ring_fill) */
-	int filled;
-	uint64_t wake_ns;
+	/* the issue's evidence (eng_access.filled, wake_ns, ring_fill):
+	 * wake_at when the filler should have run to issue it (its timed
+	 * wait's end, or the signal that woke it if the frame's time was
+	 * earlier; 0: it ran straight on); wake_known: its first read was
+	 * kept (its wake_ns measured from wake_at, the others' from the
+	 * read before) */
+	int filled, wake_known;
+	uint64_t wake_at;
 	int64_t ring_fill;
 	uint64_t last_done, worst;
 	int reads, failed;
@@ -252,9 +257,11 @@ struct eng_player {
 	/* the live causes' backlog (play/cause.h), of the rows in the
 	 * order they are published */
 	struct eng_cause_state cause;
-	/* What the filler last waited for before frame next: the issue
-	 * time of its timed wait (0: none), and the ring's fill (next -
-	 * need_lo) when it found no room (-1: it had room) */
+	/* What the filler last waited for before frame next: when it
+	 * should run, the end of its timed wait, the signal that woke it,
+	 * or the end of its frame before when it runs straight on (0: it
+	 * waits for room or a loader), and the ring's fill (next - need_lo)
+	 * when it found no room (-1: it had room) */
 	uint64_t wake_at;
 	int64_t fill_seen;
 	/* st is written under lock and stats_lock, read under stats_lock

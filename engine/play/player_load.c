@@ -60,11 +60,23 @@ ssize_t eng_pl_pread(struct eng_player *p, void *bounce, int fd, int direct,
 
 long eng_pl_keep(struct load *l, const struct eng_access *a)
 {
-	long row = -1;
-
 	/* kept whether recorded or not: the live causes read them */
-	row = (long)l->npend;
+	long row = (long)l->npend;
+
 	l->pend[l->npend++] = *a;
+	/* the daemon's own delay before this read: its first read's issue
+	 * after the filler's timed wait for the frame ended (woken late,
+	 * or given the CPU late after it woke), a later read's after the
+	 * frame's read before it (its loader waits for nothing between) */
+	if (l->filled && !l->wake_known) {
+		l->wake_known = 1;
+		l->pend[row].wake_ns = l->wake_at &&
+				       a->issued_ns > l->wake_at ?
+				       a->issued_ns - l->wake_at : 0;
+	} else if (l->filled) {
+		l->pend[row].wake_ns = a->issued_ns > l->last_done ?
+				       a->issued_ns - l->last_done : 0;
+	}
 	if (a->done_ns - a->issued_ns > l->worst)
 		l->worst = a->done_ns - a->issued_ns;
 	l->last_done = a->done_ns;
@@ -237,7 +249,6 @@ void eng_pl_row_init(const struct load *l, struct eng_access *a)
 	a->sched_ns = l->sched;
 	a->due_ns = l->due;
 	a->filled = l->filled;
-	a->wake_ns = l->wake_ns;
 	a->ring_fill = l->ring_fill;
 }
 

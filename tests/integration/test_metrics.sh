@@ -68,15 +68,7 @@ v() {
 }
 
 # a reader that pauses 1.5 s a third of the way in, scraped during
-"$PY" - "$T/mnt/timeline01" <<'PY' &
-import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY)
-size, off = os.fstat(fd).st_size, 0
-while off < size:
-    if off >= size // 3 and off - 65536 < size // 3:
-        time.sleep(1.5)
-    off += len(os.pread(fd, 65536, off))
-PY
+paused_read "$T/mnt/timeline01" &
 reader=$!
 sleep 1
 curl -sf "http://127.0.0.1:$port/metrics" >"$T/during" || :

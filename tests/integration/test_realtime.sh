@@ -110,15 +110,7 @@ check_eq "backwards 1 MiB preads: bytes" \
 # (a player drops frames, it does not slip), so frames are late, and the
 # late views blame the reader (the ring was full), not the storage
 # (page-cache backing)
-python3 - "$T/mnt/timeline05" <<'PY'
-import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY)
-size, off = os.fstat(fd).st_size, 0
-while off < size:
-    if off >= size // 3 and off - 65536 < size // 3:
-        time.sleep(1.5)
-    off += len(os.pread(fd, 65536, off))
-PY
+paused_read "$T/mnt/timeline05"
 
 umount_fs "$T/mnt"
 pause=$(q "select id from stream where comm = 'python3' order by id desc limit 1")
