@@ -514,6 +514,23 @@ struct fs_status {
 	char text[];
 };
 
+/* Answer the open of a generated file with its text st (NULL: none,
+ * ENOMEM), which its reads serve and its release frees. */
+static void text_open(fuse_req_t req, struct fuse_file_info *fi,
+		      struct fs_status *st, const char *name)
+{
+	int rc;
+
+	if (!st)
+		return reply_err(req, ENOMEM);
+	fi->fh = (uint64_t)(uintptr_t)st;
+	fi->direct_io = 1;
+	rc = fuse_reply_open(req, fi);
+	replied(rc, "open", name);
+	if (rc != 0)
+		free(st);
+}
+
 static void status_open(fuse_req_t req, struct fs *fs,
 			struct fuse_file_info *fi)
 {
@@ -521,7 +538,6 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	struct fs_status *st = NULL;
 	struct fs_stream *s;
 	size_t n = 0, i, need, nrec;
-	int rc;
 	uint64_t now = fs->io.now(fs->io.ctx);
 
 	pthread_mutex_lock(&fs->lock);
@@ -565,14 +581,7 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	pthread_mutex_unlock(&fs->ingest.lock);
 	pthread_mutex_unlock(&fs->lock);
 	free(rows);
-	if (!st)
-		return reply_err(req, ENOMEM);
-	fi->fh = (uint64_t)(uintptr_t)st;
-	fi->direct_io = 1;
-	rc = fuse_reply_open(req, fi);
-	replied(rc, "open", FS_STATUS_NAME);
-	if (rc != 0)
-		free(st);
+	text_open(req, fi, st, FS_STATUS_NAME);
 }
 
 /* .metrics/timelinefs.prom: the text at open, as .status's */
@@ -582,22 +591,14 @@ static void metrics_open(fuse_req_t req, struct fs *fs,
 	struct fs_status *st;
 	size_t len = 0;
 	char *text = fs_metrics_text(fs, &len);
-	int rc;
 
 	st = text ? malloc(sizeof(*st) + len + 1) : NULL;
-	if (!st) {
-		free(text);
-		return reply_err(req, ENOMEM);
+	if (st) {
+		st->len = len;
+		memcpy(st->text, text, len + 1);
 	}
-	st->len = len;
-	memcpy(st->text, text, len + 1);
 	free(text);
-	fi->fh = (uint64_t)(uintptr_t)st;
-	fi->direct_io = 1;
-	rc = fuse_reply_open(req, fi);
-	replied(rc, "open", FS_METRICS_NAME);
-	if (rc != 0)
-		free(st);
+	text_open(req, fi, st, FS_METRICS_NAME);
 }
 
 /* Under fs->lock: take s off the streams list, if it is on it, and give
