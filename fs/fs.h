@@ -21,6 +21,7 @@
 #include "media/media.h"
 #include "media/mov.h"
 #include "play/evict.h"
+#include "play/metrics.h"
 #include "play/movie.h"
 #include "play/player.h"
 #include "play/status.h"
@@ -310,6 +311,9 @@ struct fs {
 	 * was said (io.now): one a second at most */
 	uint64_t mem_refused;
 	uint64_t mem_said_ns;
+	/* The live metrics' totals of the streams closed since the mount,
+	 * and the opens (fs/metrics.c; lock) */
+	struct eng_metrics metrics;
 	/* A pipe for a whole 1 MiB reply can be had (main, before the
 	 * mount): libfuse's, or it copies through a buffer per reply. */
 	int pipe_ok;
@@ -393,6 +397,25 @@ void fs_access_add(struct store_stream *ss, const struct eng_access *a,
 void fs_player_config(struct fs *fs, struct eng_player_config *pc);
 /* Close every stream still open (unmount with readers active). */
 void fs_close_all_streams(struct fs *fs);
+
+/* fs/metrics.c: MOUNT/.metrics/timelinefs.prom, the live metrics in
+ * Prometheus's text format (engine/play/metrics.h) for node_exporter's
+ * textfile collector.  Its inodes are the folder's and the file's. */
+#define FS_METRICS_DIR_INO ((fuse_ino_t)1 << 47)
+#define FS_METRICS_INO (FS_METRICS_DIR_INO + 1)
+#define FS_METRICS_DIR ".metrics"
+#define FS_METRICS_NAME "timelinefs.prom"
+/* The text now: the closed streams' totals, the open streams' and
+ * recordings' stats and the recorder's; malloc'ed (NUL-terminated), its
+ * length in *len; NULL: out of memory. */
+char *fs_metrics_text(struct fs *fs, size_t *len);
+/* A stream's totals into the metrics as it closes (takes fs->lock);
+ * record: a recording's frames, bytes and dropped frames, else a
+ * player's stats. */
+void fs_metrics_closed(struct fs *fs, const struct eng_player_stats *ps,
+		       const struct eng_rec_stats *rs);
+/* A stream opened (record: a recording), under fs->lock. */
+void fs_metrics_opened(struct fs *fs, int record);
 
 /* fs/ingest.c: the ingest folder (docs/design.md "Ingest").  Each
  * returns 0 or -errno; ops.c replies. */

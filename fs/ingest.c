@@ -540,6 +540,9 @@ static int rec_open(struct fs *fs, struct fs_rec *r,
 	pthread_mutex_unlock(&ing->lock);
 	if (rc < 0)
 		return rc;
+	pthread_mutex_lock(&fs->lock);
+	fs_metrics_opened(fs, 1);
+	pthread_mutex_unlock(&fs->lock);
 	fi->fh = (uint64_t)(uintptr_t)w;
 	/* each write(2) its own request, in the writer's order and size,
 	 * none held in a page cache */
@@ -704,6 +707,7 @@ static void recorder_close(struct fs_recorder *w)
 
 		store_stream_close(w->ss, &t);
 	}
+	fs_metrics_closed(fs, NULL, &st);
 	pthread_mutex_lock(&ing->lock);
 	w->rec->open = NULL;
 	pthread_mutex_unlock(&ing->lock);

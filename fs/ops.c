@@ -2,7 +2,8 @@
 /*
  * Low-level FUSE operations: inode 1 is the root, 2 .status, 3+i the i-th
  * timeline's file NAME and 3+n+i its movie NAME.mov (n timelines), where it
- * has one.  Each open is one stream: an engine player plus a store stream;
+ * has one; hidden, .metrics/timelinefs.prom (fs/metrics.c).  Each open is
+ * one stream: an engine player plus a store stream;
  * a movie's stream reads through the movie layer (play/movie.h).  The
  * folder "ingest" (FS_INGEST_INO, with -o ingest) and its recordings are
  * fs/ingest.c's: a create there is a record stream.
@@ -65,6 +66,10 @@ static const char *name_of(struct fs *fs, fuse_ino_t ino)
 		return movie ? f->mov_name : f->tl->name;
 	if (fs_ingest_is(ino))
 		return ENG_INGEST_DIR;
+	if (ino == FS_METRICS_DIR_INO)
+		return FS_METRICS_DIR;
+	if (ino == FS_METRICS_INO)
+		return FS_METRICS_NAME;
 	return ino == FS_STATUS_INO ? FS_STATUS_NAME : "/";
 }
 
@@ -103,7 +108,7 @@ static void fill_attr(struct fs *fs, fuse_ino_t ino, struct stat *st)
 	st->st_gid = getgid();
 	st->st_mtime = st->st_ctime = st->st_atime = (time_t)fs->mount_time;
 	st->st_blksize = 1 << 20;
-	if (ino == FS_STATUS_INO) {
+	if (ino == FS_STATUS_INO || ino == FS_METRICS_INO) {
 		/* generated at open: size 0 like procfs, read with direct_io */
 		st->st_mode = S_IFREG | 0444;
 		st->st_nlink = 1;
@@ -180,9 +185,20 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 			return reply_err(req, -rc);
 		return ingest_entry(req, &e.attr, name);
 	}
+	memset(&e, 0, sizeof(e));
+	if (parent == FS_METRICS_DIR_INO && strcmp(name, FS_METRICS_NAME) == 0) {
+		e.ino = FS_METRICS_INO;
+		fill_attr(fs, e.ino, &e.attr);
+		return replied(fuse_reply_entry(req, &e), "lookup", name);
+	}
 	if (parent != FS_ROOT_INO)
 		return reply_err(req, ENOENT);
-	memset(&e, 0, sizeof(e));
+	if (strcmp(name, FS_METRICS_DIR) == 0) {
+		e.ino = FS_METRICS_DIR_INO;
+		e.attr_timeout = e.entry_timeout = FS_ATTR_TIMEOUT;
+		fill_attr(fs, e.ino, &e.attr);
+		return replied(fuse_reply_entry(req, &e), "lookup", name);
+	}
 	if (fs->ingest.on && strcmp(name, ENG_INGEST_DIR) == 0) {
 		e.ino = FS_INGEST_INO;
 		e.attr_timeout = e.entry_timeout = FS_ATTR_TIMEOUT;
@@ -230,11 +246,38 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 			       "getattr", name_of(fs, ino));
 	}
 	if (ino != FS_ROOT_INO && ino != FS_STATUS_INO &&
+	    ino != FS_METRICS_DIR_INO && ino != FS_METRICS_INO &&
 	    !file_of(fs, ino, &movie))
 		return reply_err(req, ENOENT);
 	fill_attr(fs, ino, &st);
 	replied(fuse_reply_attr(req, &st, FS_ATTR_TIMEOUT), "getattr",
 		name_of(fs, ino));
+}
+
+/* .metrics: ".", "..", timelinefs.prom */
+static void metrics_readdir(fuse_req_t req, size_t size, off_t off)
+{
+	static const char *const names[] = { ".", "..", FS_METRICS_NAME };
+	static const fuse_ino_t inos[] = { FS_METRICS_DIR_INO, FS_ROOT_INO,
+					   FS_METRICS_INO };
+	char *buf = malloc(size);
+	size_t used = 0, i, n;
+
+	if (!buf)
+		return reply_err(req, ENOMEM);
+	for (i = (size_t)off; off >= 0 && i < 3; i++) {
+		struct stat st = { 0 };
+
+		st.st_ino = inos[i];
+		st.st_mode = i < 2 ? S_IFDIR : S_IFREG;
+		n = fuse_add_direntry(req, buf + used, size - used, names[i],
+				      &st, (off_t)(i + 1));
+		if (n > size - used)
+			break;
+		used += n;
+	}
+	replied(fuse_reply_buf(req, buf, used), "readdir", FS_METRICS_DIR);
+	free(buf);
 }
 
 static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
@@ -255,6 +298,8 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 		free(buf);
 		return;
 	}
+	if (ino == FS_METRICS_DIR_INO)
+		return metrics_readdir(req, size, off);
 	if (ino != FS_ROOT_INO)
 		return reply_err(req, ENOTDIR);
 	buf = malloc(size);
@@ -309,8 +354,16 @@ void fs_access_add(struct store_stream *ss, const struct eng_access *a,
 		.op = (uint8_t)a->op,
 		.is_image = a->is_image != 0,
 		.image = a->image,
+		.wake_ns = STORE_NONE32,
+		.ring_fill = STORE_NONE32,
 	};
 
+	if (a->filled) {
+		r.wake_ns = a->wake_ns < STORE_NONE32 ?
+			    (uint32_t)a->wake_ns : STORE_NONE32 - 1;
+		r.ring_fill = a->ring_fill < STORE_NONE32 ?
+			      (uint32_t)a->ring_fill : STORE_NONE32 - 1;
+	}
 	store_access_add(ss, &r);
 }
 
@@ -342,6 +395,7 @@ static void stream_close(struct fs_stream *s)
 	 * then, and none may follow the stream's close row */
 	eng_player_stop(s->player);
 	eng_player_stats(s->player, &st);
+	fs_metrics_closed(fs, &st, NULL);
 	/* the process's open file limit bound this stream: its access rows
 	 * show only the opens that failed for good, so say it here */
 	if (st.open_retries)
@@ -362,6 +416,7 @@ static void stream_close(struct fs_stream *s)
 			.reloads = st.reloads,
 			.seeks = st.seeks,
 			.reader_late_frames = st.reader_late_frames,
+			.ring_frames = (int64_t)eng_player_slots(s->player),
 		};
 
 		store_stream_close(s->ss, &t);
@@ -460,6 +515,23 @@ struct fs_status {
 	char text[];
 };
 
+/* Answer the open of a generated file with its text st (NULL: none,
+ * ENOMEM), which its reads serve and its release frees. */
+static void text_open(fuse_req_t req, struct fuse_file_info *fi,
+		      struct fs_status *st, const char *name)
+{
+	int rc;
+
+	if (!st)
+		return reply_err(req, ENOMEM);
+	fi->fh = (uint64_t)(uintptr_t)st;
+	fi->direct_io = 1;
+	rc = fuse_reply_open(req, fi);
+	replied(rc, "open", name);
+	if (rc != 0)
+		free(st);
+}
+
 static void status_open(fuse_req_t req, struct fs *fs,
 			struct fuse_file_info *fi)
 {
@@ -467,7 +539,6 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	struct fs_status *st = NULL;
 	struct fs_stream *s;
 	size_t n = 0, i, need, nrec;
-	int rc;
 	uint64_t now = fs->io.now(fs->io.ctx);
 
 	pthread_mutex_lock(&fs->lock);
@@ -511,14 +582,24 @@ static void status_open(fuse_req_t req, struct fs *fs,
 	pthread_mutex_unlock(&fs->ingest.lock);
 	pthread_mutex_unlock(&fs->lock);
 	free(rows);
-	if (!st)
-		return reply_err(req, ENOMEM);
-	fi->fh = (uint64_t)(uintptr_t)st;
-	fi->direct_io = 1;
-	rc = fuse_reply_open(req, fi);
-	replied(rc, "open", FS_STATUS_NAME);
-	if (rc != 0)
-		free(st);
+	text_open(req, fi, st, FS_STATUS_NAME);
+}
+
+/* .metrics/timelinefs.prom: the text at open, as .status's */
+static void metrics_open(fuse_req_t req, struct fs *fs,
+			 struct fuse_file_info *fi)
+{
+	struct fs_status *st;
+	size_t len = 0;
+	char *text = fs_metrics_text(fs, &len);
+
+	st = text ? malloc(sizeof(*st) + len + 1) : NULL;
+	if (st) {
+		st->len = len;
+		memcpy(st->text, text, len + 1);
+	}
+	free(text);
+	text_open(req, fi, st, FS_METRICS_NAME);
 }
 
 /* Under fs->lock: take s off the streams list, if it is on it, and give
@@ -589,8 +670,11 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return reply_err(req, EROFS);
 	if (ino == FS_STATUS_INO)
 		return status_open(req, fs, fi);
+	if (ino == FS_METRICS_INO)
+		return metrics_open(req, fs, fi);
 	if (!f)
-		return reply_err(req, ino == FS_ROOT_INO ? EISDIR : ENOENT);
+		return reply_err(req, ino == FS_ROOT_INO ||
+				      ino == FS_METRICS_DIR_INO ? EISDIR : ENOENT);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return reply_err(req, ENOMEM);
@@ -691,6 +775,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	s->prev = &fs->streams;
 	fs->streams.next->prev = s;
 	fs->streams.next = s;
+	fs_metrics_opened(fs, 0);
 	/* an open served as the session ended (fs/watch.c) */
 	if (fs->ending)
 		eng_player_cancel(s->player);
@@ -809,7 +894,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* a recording is played through a timeline, not read here */
 	if (fs_ingest_is(ino))
 		return reply_err(req, EACCES);
-	if (ino == FS_STATUS_INO)
+	if (ino == FS_STATUS_INO || ino == FS_METRICS_INO)
 		return status_read(req, (struct fs_status *)(uintptr_t)fi->fh,
 				   size, off);
 	pthread_mutex_lock(&s->busy);
@@ -858,7 +943,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 	struct fs_stream *s = (struct fs_stream *)(uintptr_t)fi->fh;
 	struct fs *fs = fs_of(req);
 
-	if (ino == FS_STATUS_INO) {
+	if (ino == FS_STATUS_INO || ino == FS_METRICS_INO) {
 		free((void *)(uintptr_t)fi->fh);
 		return reply_err(req, 0);
 	}

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- timelinefs store: tables.  Applied at every store_open inside one
 -- transaction, so every statement is idempotent: each mount appends a run.
--- Schema version: PRAGMA user_version = 12 (set by the store).
+-- Schema version: PRAGMA user_version = 15 (set by the store).
 --
 -- Times: started_at/ended_at are UTC ISO-8601 with milliseconds
 -- (2026-12-02T14:45:26.123Z); every *_ns column is nanoseconds since the
@@ -139,13 +139,18 @@ CREATE TABLE IF NOT EXISTS stream (
 					-- within late_frames; 0 for a play
 					-- stream
 	-- added in schema version 15:
-	reader_late_frames INTEGER	-- a play stream's frames whose last
+	reader_late_frames INTEGER,	-- a play stream's frames whose last
 					-- byte the reader was handed after
 					-- the frame was due (each once): the
 					-- reader's side, which a slow network
 					-- or client makes late whatever the
 					-- storage did; NULL from an older
 					-- daemon
+	-- added in schema version 16:
+	ring_frames INTEGER		-- a play stream's ring, in frames
+					-- (written at its close): an access
+					-- row's ring_fill of that many was a
+					-- full ring
 );
 CREATE INDEX IF NOT EXISTS stream_run ON stream(run_id);
 
@@ -208,9 +213,26 @@ CREATE TABLE IF NOT EXISTS access (
 				-- version 11: 5 write .. 10 await);
 				-- file_offset and length are 0 for an
 				-- open or a close
-	image INTEGER		-- (version 10) an image sequence's row: the
+	image INTEGER,		-- (version 10) an image sequence's row: the
 				-- image file's number (the one in its
 				-- name); NULL for other media
+	-- (version 16) why the read was issued when it was, for a frame
+	-- the stream's filler issued (NULL: a request's own load, a
+	-- recording's rows, an older timelinefs):
+	wake_ns INTEGER,	-- the daemon's own delay before this read
+				-- (the timer, the scheduler): the frame's
+				-- first read's issue after the filler
+				-- should have run (its timed wait's end,
+				-- the signal that woke it, the end of the
+				-- frame before, or the frame's schedule if
+				-- later), a later read's after the frame's
+				-- read before it; 4294967294: 4.3 s or
+				-- more
+	ring_fill INTEGER	-- the frames of the ring the reader had
+				-- not yet taken when the filler last found
+				-- no room for this frame, or at its issue
+				-- when it had room (stream.ring_frames:
+				-- the ring was full, the reader held it)
 );
 CREATE INDEX IF NOT EXISTS access_stream ON access(stream_id);
 

@@ -43,6 +43,22 @@ SELECT a.id, a.stream_id, s.run_id, a.frame, a.track, a.clip,
 FROM access AS a JOIN stream AS s ON s.id = a.stream_id
 LEFT JOIN op AS o ON o.id = a.op;
 
+-- Headroom (schema version 16): one row per frame a play stream played
+-- (a load of it, as late_frame counts them: played, or a row of an older
+-- timelinefs; a frame played twice, as a loop does, is two rows, told by
+-- sched_ns), done_ns the completion of its last read (or wait) and
+-- headroom_ns = due_ns - done_ns: how early the frame was ready; below 0
+-- it was late (late 1).  A storage at 99 % of its capacity and one at
+-- 10 % both have no late frame; their headroom tells them apart.
+CREATE VIEW IF NOT EXISTS frame_headroom AS
+SELECT s.run_id, a.stream_id, a.frame, a.sched_ns,
+       min(a.due_ns) AS due_ns, max(a.done_ns) AS done_ns,
+       min(a.due_ns) - max(a.done_ns) AS headroom_ns,
+       max(a.done_ns > a.due_ns) AS late
+FROM access AS a JOIN stream AS s ON s.id = a.stream_id
+WHERE s.kind = 'play' AND coalesce(a.played, 1)
+GROUP BY a.stream_id, a.frame, a.sched_ns;
+
 -- One row per stream.  late_frames and failed_frames are the player's counts
 -- (per frame); late_accesses counts the individual late reads.
 -- kib_per_request is the mean size of the reads the daemon answered
@@ -58,12 +74,17 @@ LEFT JOIN op AS o ON o.id = a.op;
 -- NULL); awaits counts a play stream's waits for a clip being recorded.
 -- The percentiles are of the storage's operations (receive and await rows
 -- are waits: see above).
+-- headroom_min_us, headroom_p1_us, headroom_p5_us and headroom_p50_us
+-- are the least headroom of its played frames (frame_headroom) and its
+-- 1st, 5th and 50th percentiles, nearest-rank from the least (the p1 of
+-- 1000 frames is the 10th least); NULL for a record stream.
 -- (Schema version 2 added requests, kib_per_request, reloads and seeks,
 -- version 4 tid and sid, version 8 dep_accesses, version 10 opens,
 -- header_reads and closes, version 11 kind, file, writer_drops, writes
 -- and awaits, version 15 reader_late_frames: the frames handed to the
 -- reader after they were due, NULL from an older daemon and for a record
--- stream; store_open recreates this view in an older file.)
+-- stream, version 16 the headroom; store_open recreates this view in an
+-- older file.)
 CREATE VIEW IF NOT EXISTS stream_summary AS
 WITH ranked AS (
 	SELECT stream_id, errno, done_ns > due_ns AS late, dep, op,
@@ -90,6 +111,20 @@ pct AS (
 			THEN lat END) AS p99,
 	       max(CASE WHEN NOT wait THEN lat END) AS pmax
 	FROM ranked GROUP BY stream_id
+),
+hr AS (
+	SELECT stream_id, headroom_ns AS h,
+	       row_number() OVER (PARTITION BY stream_id
+				  ORDER BY headroom_ns) AS rn,
+	       count(*) OVER (PARTITION BY stream_id) AS n
+	FROM frame_headroom
+),
+hp AS (
+	SELECT stream_id, min(h) AS hmin,
+	       max(CASE WHEN rn = (n + 99) / 100 THEN h END) AS h1,
+	       max(CASE WHEN rn = (n * 5 + 99) / 100 THEN h END) AS h5,
+	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN h END) AS h50
+	FROM hr GROUP BY stream_id
 )
 SELECT s.id AS stream_id, s.run_id, r.label, t.name AS timeline,
        s.pid, s.comm, s.opened_ns, s.closed_ns,
@@ -121,11 +156,16 @@ SELECT s.id AS stream_id, s.run_id, r.label, t.name AS timeline,
        coalesce(p.writes, 0) AS writes,
        coalesce(p.awaits, 0) AS awaits,
        CASE WHEN s.kind = 'play' THEN s.reader_late_frames
-       END AS reader_late_frames
+       END AS reader_late_frames,
+       round(hp.hmin / 1e3, 1) AS headroom_min_us,
+       round(hp.h1 / 1e3, 1) AS headroom_p1_us,
+       round(hp.h5 / 1e3, 1) AS headroom_p5_us,
+       round(hp.h50 / 1e3, 1) AS headroom_p50_us
 FROM stream AS s
 JOIN run AS r ON r.id = s.run_id
 LEFT JOIN timeline AS t ON t.id = s.timeline_id
 LEFT JOIN pct AS p ON p.stream_id = s.id
+LEFT JOIN hp ON hp.stream_id = s.id
 ORDER BY s.id;
 
 -- One row per run; duration_s runs from the first open to the last close,
@@ -143,7 +183,9 @@ ORDER BY s.id;
 -- dropped.  play_mb_s and record_mb_s are each kind's bytes over its own
 -- span (its first open to its last close), play_p99_us the p99 of the
 -- play streams' operations (reads ...), record_p99_us of the record
--- streams' (writes, fsyncs ...).
+-- streams' (writes, fsyncs ...).  headroom_min_us .. headroom_p50_us as
+-- stream_summary's, over every frame the run's play streams played
+-- (schema version 16).
 CREATE VIEW IF NOT EXISTS run_summary AS
 WITH ranked AS (
 	-- each kind's rank is counted in the one sort by latency (rp, rr):
@@ -207,6 +249,20 @@ st AS (
 	       max(CASE WHEN kind = 'record' THEN closed_ns END)
 		   AS record_close
 	FROM stream GROUP BY run_id
+),
+hr AS (
+	SELECT run_id, headroom_ns AS h,
+	       row_number() OVER (PARTITION BY run_id
+				  ORDER BY headroom_ns) AS rn,
+	       count(*) OVER (PARTITION BY run_id) AS n
+	FROM frame_headroom
+),
+hp AS (
+	SELECT run_id, min(h) AS hmin,
+	       max(CASE WHEN rn = (n + 99) / 100 THEN h END) AS h1,
+	       max(CASE WHEN rn = (n * 5 + 99) / 100 THEN h END) AS h5,
+	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN h END) AS h50
+	FROM hr GROUP BY run_id
 )
 SELECT r.id, r.label, r.started_at, r.kernel, r.config_hz,
        coalesce(st.streams, 0) AS streams,
@@ -248,10 +304,15 @@ SELECT r.id, r.label, r.started_at, r.kernel, r.config_hz,
        END AS record_mb_s,
        round(p.record_p99 / 1e3, 1) AS record_p99_us,
        coalesce(st.late_frames, 0) + coalesce(st.dropped_frames, 0)
-	   AS missed_frames
+	   AS missed_frames,
+       round(hp.hmin / 1e3, 1) AS headroom_min_us,
+       round(hp.h1 / 1e3, 1) AS headroom_p1_us,
+       round(hp.h5 / 1e3, 1) AS headroom_p5_us,
+       round(hp.h50 / 1e3, 1) AS headroom_p50_us
 FROM run AS r
 LEFT JOIN st ON st.run_id = r.id
 LEFT JOIN pct AS p ON p.run_id = r.id
+LEFT JOIN hp ON hp.run_id = r.id
 ORDER BY r.id;
 
 -- One row per stream and operation (schema version 10): op's name (see the

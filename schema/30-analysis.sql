@@ -100,7 +100,9 @@ CREATE INDEX IF NOT EXISTS calibration_run ON calibration(run_id);
 -- streams' (writer_drops: by their writers); play_mb_s and record_mb_s
 -- each kind's bytes over wall_s; play_p99_us and record_p99_us the p99 of
 -- each kind's operations: with M players and N recorders, which side
--- misses its deadlines first.
+-- misses its deadlines first.  headroom_min_us .. headroom_p50_us as
+-- run_summary's, over the step's played frames (schema version 16): how
+-- the margin shrinks as workstations are added.
 CREATE VIEW IF NOT EXISTS bench_step_summary AS
 WITH ranked AS (
 	-- each kind's rank counted in the one sort, as run_summary's
@@ -155,6 +157,21 @@ st AS (
 		   AS record_bytes
 	FROM bench_stream AS bs JOIN stream AS s ON s.id = bs.stream_id
 	GROUP BY bs.step_id
+),
+hr AS (
+	SELECT bs.step_id, f.headroom_ns AS h,
+	       row_number() OVER (PARTITION BY bs.step_id
+				  ORDER BY f.headroom_ns) AS rn,
+	       count(*) OVER (PARTITION BY bs.step_id) AS n
+	FROM bench_stream AS bs
+	JOIN frame_headroom AS f ON f.stream_id = bs.stream_id
+),
+hp AS (
+	SELECT step_id, min(h) AS hmin,
+	       max(CASE WHEN rn = (n + 99) / 100 THEN h END) AS h1,
+	       max(CASE WHEN rn = (n * 5 + 99) / 100 THEN h END) AS h5,
+	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN h END) AS h50
+	FROM hr GROUP BY step_id
 )
 SELECT b.id AS step_id, b.run_id, b.label, b.workstations, b.repetition,
        r.kernel, r.config_hz,
@@ -186,11 +203,16 @@ SELECT b.id AS step_id, b.run_id, b.label, b.workstations, b.repetition,
        CASE WHEN b.wall_s > 0
 	    THEN round(coalesce(st.record_bytes, 0) / 1e6 / b.wall_s, 3)
        END AS record_mb_s,
-       round(p.record_p99 / 1e3, 1) AS record_p99_us
+       round(p.record_p99 / 1e3, 1) AS record_p99_us,
+       round(hp.hmin / 1e3, 1) AS headroom_min_us,
+       round(hp.h1 / 1e3, 1) AS headroom_p1_us,
+       round(hp.h5 / 1e3, 1) AS headroom_p5_us,
+       round(hp.h50 / 1e3, 1) AS headroom_p50_us
 FROM bench_step AS b
 JOIN run AS r ON r.id = b.run_id
 LEFT JOIN st ON st.step_id = b.id
 LEFT JOIN pct AS p ON p.step_id = b.id
+LEFT JOIN hp ON hp.step_id = b.id
 ORDER BY b.id;
 
 -- Latency percentiles per stream and track (V, A1, ...), of the storage's
@@ -305,7 +327,10 @@ FROM w;
 -- stream falls further behind with every read though none alone took
 -- its frame's time.  A backlog is a run of the stream's reads (in issue
 -- order; waits apart) from one issued on time up to the next issued on
--- time.  A read of it issued late after the stream's last completion
+-- time; on time is within 1 ms of its schedule (schema version 16:
+-- before, at or before it, which a filler's wake-up never quite is, so
+-- a stream's whole play was one backlog; a read issued within that 1 ms
+-- still counts its issue delay as idle time).  A read of it issued late after the stream's last completion
 -- before its issue (last_done, of any of its reads: with
 -- frames_in_flight, the loader that freed) waited for the storage until
 -- then; the rest of its issue delay is idle: issued - last_done when more
@@ -317,9 +342,18 @@ FROM w;
 -- a read is 'storage' when done - idle_ns > due: it would have been late
 -- without them (a row without sched_ns, of an old timelinefs, is
 -- 'issue' as before).
--- Else 'issue': it was issued late, by issue_delay_us (issued - sched),
--- because the reader stopped asking (a pause, a slow consumer: the ring
--- was full) or the daemon was short of CPU.
+-- Else it was issued late, by issue_delay_us (issued - sched), and the
+-- idle time's evidence says why (schema version 16): each read's idle
+-- is split into the timer's share, min(idle, wake_ns) (the filler issued
+-- the frame that late after its timed wait for it: the timer, the
+-- scheduler), the reader's, the rest of it where ring_fill reached the
+-- stream's ring_frames (the ring was full of frames the reader had not
+-- taken: a pause, a slow consumer), and the rest, without evidence;
+-- summed over the backlog so far as idle is (timer_ns, reader_ns), the
+-- cause is 'timer' when the timer's share is the largest, else 'reader'
+-- when the reader's is not below the rest, else 'issue'.  A row without
+-- the evidence (NULL: a request's own load, an older timelinefs) counts
+-- none.
 -- (Schema version 3; op and image, as in access_v, version 10.)  Schema version 11: a play
 -- stream's late await row (a frame of a clip being recorded, not yet
 -- written when due) has cause 'recording'; a record stream's late
@@ -332,12 +366,14 @@ WITH ev AS (
 	       a.sched_ns, c.issued_ns, c.done_ns, c.due_ns, c.run_id,
 	       c.frame, c.track, c.clip, c.file_offset, c.length,
 	       c.latency_ns, c.late, c.new_file, c.after_cut, c.errno,
-	       a.played, a.dep, a.op, a.image, c.kind
+	       a.played, a.dep, a.op, a.image, c.kind,
+	       a.wake_ns, a.ring_fill, s.ring_frames
 	FROM access_cut AS c JOIN access AS a ON a.id = c.id
+	JOIN stream AS s ON s.id = c.stream_id
 	UNION ALL
 	SELECT id, stream_id, op IN (9, 10), done_ns, 0, NULL, NULL, NULL,
 	       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-	       NULL, NULL, NULL, NULL, NULL, NULL, NULL
+	       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 	FROM access
 ), q AS (
 	SELECT *,
@@ -348,25 +384,40 @@ WITH ev AS (
 	FROM ev
 ), r AS (
 	SELECT *,
-	       coalesce(issued_ns <= sched_ns, 1) AS on_time,
+	       -- within 1 ms: a filler's wake-up is never exact (its
+	       -- own delay still idle time)
+	       coalesce(issued_ns - sched_ns <= 1000000, 1) AS on_time,
 	       CASE WHEN issued_ns <= sched_ns THEN 0
 		    WHEN last_done > sched_ns
 		    THEN CASE WHEN issued_ns - last_done > 1000000
 			      THEN issued_ns - last_done ELSE 0 END
 		    ELSE issued_ns - sched_ns END AS idle
 	FROM q WHERE is_issue
+), ev2 AS (
+	-- the idle time's share of each evidence: the filler's late wake
+	-- (up to the idle time), the rest of it where the ring was full
+	SELECT *,
+	       CASE WHEN wake_ns > 0 THEN min(idle, wake_ns) ELSE 0 END
+		   AS timer_idle,
+	       CASE WHEN ring_fill >= ring_frames
+		    THEN idle - CASE WHEN wake_ns > 0 THEN min(idle, wake_ns)
+				     ELSE 0 END
+		    ELSE 0 END AS reader_idle
+	FROM r
 ), bl AS (
 	SELECT *,
 	       sum(on_time) OVER (PARTITION BY stream_id, wait
 				  ORDER BY issued_ns, id
 				  ROWS UNBOUNDED PRECEDING) AS backlog
-	FROM r
+	FROM ev2
 ), c AS (
 	SELECT *,
-	       sum(idle) OVER (PARTITION BY stream_id, wait, backlog
-			       ORDER BY issued_ns, id
-			       ROWS UNBOUNDED PRECEDING) AS idle_ns
+	       sum(idle) OVER b AS idle_ns,
+	       sum(timer_idle) OVER b AS timer_ns,
+	       sum(reader_idle) OVER b AS reader_ns
 	FROM bl
+	WINDOW b AS (PARTITION BY stream_id, wait, backlog
+		     ORDER BY issued_ns, id ROWS UNBOUNDED PRECEDING)
 )
 SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
        c.clip, c.file_offset, c.length, c.due_ns, c.done_ns,
@@ -381,11 +432,22 @@ SELECT c.run_id, c.stream_id, t.name AS timeline, c.frame, c.track,
 	    WHEN c.latency_ns > c.due_ns - c.sched_ns THEN 'storage'
 	    WHEN c.sched_ns IS NOT NULL
 		 AND c.done_ns - c.idle_ns > c.due_ns THEN 'storage'
+	    WHEN c.timer_ns > 0 AND c.timer_ns >= c.reader_ns
+		 AND c.timer_ns >= c.idle_ns - c.timer_ns - c.reader_ns
+	    THEN 'timer'
+	    WHEN c.reader_ns > 0
+		 AND c.reader_ns >= c.idle_ns - c.timer_ns - c.reader_ns
+	    THEN 'reader'
 	    ELSE 'issue' END AS cause,
        c.dep,
        coalesce(o.name, c.op) AS op,
        c.image,
-       s.kind
+       s.kind,
+       round(c.wake_ns / 1e3, 1) AS wake_delay_us,
+       c.ring_fill, c.ring_frames,
+       round(c.idle_ns / 1e3, 1) AS idle_us,
+       round(c.timer_ns / 1e3, 1) AS timer_idle_us,
+       round(c.reader_ns / 1e3, 1) AS reader_idle_us
 FROM c
 LEFT JOIN op AS o ON o.id = c.op
 JOIN stream AS s ON s.id = c.stream_id
@@ -400,7 +462,10 @@ ORDER BY c.stream_id, c.frame, c.track;
 -- loop does, is two rows, one per load, told by its sched_ns): the late
 -- tracks and their clips, how late its last read was, whether any late
 -- read was the first after a cut, and the cause: 'storage' when any late
--- read was the storage's, else 'issue' (see late_access).  (Schema version 7: before,
+-- read was the storage's, else 'reader', 'timer' or 'issue', the first
+-- of them any late read had (see late_access), with the evidence: the
+-- largest wake delay, ring fill and shares of the backlog's idle time
+-- of its late reads (schema version 16).  (Schema version 7: before,
 -- it counted every late read's frame once, and a stream read through
 -- smbd listed 86 late frames where its row said 0.)  Schema version 11:
 -- a record stream's dropped frames too (kind 'record': a whole frame
@@ -418,11 +483,18 @@ SELECT run_id, stream_id, timeline, frame, min(due_ns) AS due_ns,
        max(new_file) AS new_file,
        max(after_cut) AS after_cut,
        max(issue_delay_us) AS issue_delay_us,
-       CASE max(CASE cause WHEN 'writer' THEN 4 WHEN 'recording' THEN 3
-			   WHEN 'storage' THEN 2 ELSE 1 END)
-	    WHEN 4 THEN 'writer' WHEN 3 THEN 'recording'
-	    WHEN 2 THEN 'storage' ELSE 'issue' END AS cause,
-       max(kind) AS kind
+       CASE max(CASE cause WHEN 'writer' THEN 6 WHEN 'recording' THEN 5
+			   WHEN 'storage' THEN 4 WHEN 'reader' THEN 3
+			   WHEN 'timer' THEN 2 ELSE 1 END)
+	    WHEN 6 THEN 'writer' WHEN 5 THEN 'recording'
+	    WHEN 4 THEN 'storage' WHEN 3 THEN 'reader'
+	    WHEN 2 THEN 'timer' ELSE 'issue' END AS cause,
+       max(kind) AS kind,
+       max(wake_delay_us) AS wake_delay_us,
+       max(ring_fill) AS ring_fill, max(ring_frames) AS ring_frames,
+       max(idle_us) AS idle_us,
+       max(timer_idle_us) AS timer_idle_us,
+       max(reader_idle_us) AS reader_idle_us
 FROM late_access
 WHERE coalesce(played, 1)
   AND (kind = 'play' OR op IN ('write', 'receive'))

@@ -90,6 +90,10 @@ static int add_columns(sqlite3 *db)
 		{ "bench_step", "planned_unix_ns", "INTEGER" },
 		/* version 15 */
 		{ "stream", "reader_late_frames", "INTEGER" },
+		/* version 16: the evidence */
+		{ "access", "wake_ns", "INTEGER" },
+		{ "access", "ring_fill", "INTEGER" },
+		{ "stream", "ring_frames", "INTEGER" },
 	};
 	size_t i;
 	int rc = SQLITE_OK;
@@ -187,6 +191,13 @@ int store_migrate(sqlite3 *db, int *newer)
 		/* stream_summary shows reader_late_frames; bench_client is
 		 * a table the schema makes in an older file as it is */
 		{ 15, "DROP VIEW IF EXISTS stream_summary" },
+		/* the causes timer and reader from the issue's evidence;
+		 * the frames' headroom in the summaries */
+		{ 16, "DROP VIEW IF EXISTS late_frame;"
+		      "DROP VIEW IF EXISTS late_access;"
+		      "DROP VIEW IF EXISTS bench_step_summary;"
+		      "DROP VIEW IF EXISTS stream_summary;"
+		      "DROP VIEW IF EXISTS run_summary" },
 	};
 	char sql[64];
 	int rc, version = 0, again = 0;

@@ -35,8 +35,9 @@
 #define ACCESS_INSERT "INSERT OR FAIL INTO access (stream_id, frame, " \
 		      "track, clip, file_offset, length, sched_ns, due_ns, " \
 		      "issued_ns, done_ns, errno, injected, played, dep, " \
-		      "op, image) VALUES "
-#define ACCESS_VALUES "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		      "op, image, wake_ns, ring_fill) VALUES "
+#define ACCESS_VALUES "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " \
+		      "?, ?)"
 
 static const char *const stmt_sql[STMT_N] = {
 	/* IMMEDIATE: take the write lock up front, so a competing writer
@@ -81,7 +82,8 @@ static const char *const stmt_sql[STMT_N] = {
 			      "frames = ?, late_frames = ?, "
 			      "failed_frames = ?, requests = ?, reloads = ?, "
 			      "seeks = ?, writer_drops = ?, "
-			      "reader_late_frames = ? WHERE id = ?",
+			      "reader_late_frames = ?, ring_frames = ? "
+			      "WHERE id = ?",
 	[STMT_ACCESS] = ACCESS_INSERT ACCESS_VALUES,
 };
 

@@ -67,7 +67,14 @@ struct store_access {
 	uint8_t op;		/* enum eng_op: access.op */
 	uint8_t is_image;	/* image is set: access.image, else NULL */
 	int64_t image;		/* an image sequence's file number */
+	/* A filled player's issue evidence (eng_access): access.wake_ns
+	 * (saturated at STORE_NONE32 - 1, about 4.3 s) and ring_fill;
+	 * STORE_NONE32: none (NULL) */
+	uint32_t wake_ns;
+	uint32_t ring_fill;
 };
+/* wake_ns, ring_fill of a row without that evidence (NULL) */
+#define STORE_NONE32 UINT32_MAX
 
 /* Open (creating if needed) the database at path, mode 0600 when created,
  * WAL mode, schema applied.  ":memory:" works.  queue_cap is the recorder
@@ -77,8 +84,11 @@ struct store_access {
  * above STORE_SCHEMA_VERSION)...) and, if errmsg is not NULL, a malloc'ed
  * message to free ("cannot open database PATH: REASON"). */
 /* 13: the calibration table (30-analysis.sql); 14: late_access's cause
- * storage for a read issued late behind the stream's own backlog */
-#define STORE_SCHEMA_VERSION 15
+ * storage for a read issued late behind the stream's own backlog; 15:
+ * stream.reader_late_frames and bench_client; 16: the issue's evidence
+ * (access.wake_ns, ring_fill, stream.ring_frames), the causes timer and
+ * reader, the frames' headroom */
+#define STORE_SCHEMA_VERSION 16
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 
@@ -165,7 +175,7 @@ const char *store_sqlite_version(void);
  * -EINVAL.
  */
 #define STORE_DEFAULT_HOLD 1000000
-#define STORE_HOLD_ROW_BYTES 104
+#define STORE_HOLD_ROW_BYTES 112
 int store_set_hold(struct store *st, uint64_t rows);
 
 /*
@@ -250,6 +260,10 @@ struct store_stream_totals {
 	/* A play stream's frames handed to the reader after they were due
 	 * (stream.reader_late_frames, schema 15; eng_player_stats) */
 	int64_t reader_late_frames;
+	/* A play stream's ring, in frames (stream.ring_frames, schema 16:
+	 * an access row's ring_fill of that many was a full ring); 0 for a
+	 * record stream (NULL). */
+	int64_t ring_frames;
 };
 /* Queue the stream's close with its totals; the handle is gone after. */
 void store_stream_close(struct store_stream *ss,

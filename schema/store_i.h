@@ -89,7 +89,7 @@ enum {
  * per-statement setup, cursor open and close dominate a one-row insert);
  * beyond 32 the gain is lost in the noise. */
 #define STORE_MULTI 32
-#define STORE_ACCESS_COLS 16
+#define STORE_ACCESS_COLS 18
 /* The values bound to an access INSERT, to skip binding them again. */
 struct access_shadow {
 	int valid;

@@ -61,6 +61,10 @@ static void bind_access(struct store *st, sqlite3_stmt *s,
 		/* NULL for media other than sequences: its shadow is a
 		 * number no image has (start + i * step of 64 bits) */
 		a->is_image ? a->image : INT64_MIN,
+		/* NULL where STORE_NONE32, likewise: no ns count or fill
+		 * is INT64_MIN */
+		a->wake_ns == STORE_NONE32 ? INT64_MIN : a->wake_ns,
+		a->ring_fill == STORE_NONE32 ? INT64_MIN : a->ring_fill,
 	};
 	int64_t *old = sh->v + k;
 	int i;
@@ -72,7 +76,7 @@ static void bind_access(struct store *st, sqlite3_stmt *s,
 			store_bind_text(s, k + 3, a->track, rc);
 		else if (i == 3)
 			store_bind_text(s, k + 4, a->clip, rc);
-		else if (i == 15 && !a->is_image && *rc == SQLITE_OK)
+		else if (v[i] == INT64_MIN && i >= 15 && *rc == SQLITE_OK)
 			*rc = sqlite3_bind_null(s, k + i + 1);
 		else
 			store_bind_i64(s, k + i + 1, v[i], rc);
@@ -125,7 +129,11 @@ static int update_stream(struct store *st, const struct entry *e, char **msg)
 	store_bind_i64(s, 8, e->u.close.seeks, &rc);
 	store_bind_i64(s, 9, e->u.close.writer_drops, &rc);
 	store_bind_i64(s, 10, e->u.close.reader_late_frames, &rc);
-	store_bind_i64(s, 11, e->ss->row_id, &rc);
+	if (e->u.close.ring_frames > 0)
+		store_bind_i64(s, 11, e->u.close.ring_frames, &rc);
+	else if (rc == SQLITE_OK)
+		rc = sqlite3_bind_null(s, 11);
+	store_bind_i64(s, 12, e->ss->row_id, &rc);
 	store_step_done(st->db, s, "update stream row", &rc, msg);
 	return rc;
 }

@@ -38,10 +38,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 # find-max's count against a lab storage's calibrated capacity, a storage
 # change's verdict against the calibrated ratio;
 # test_lab_net: 20 workstation namespaces within 10 s, a shaped link's rate;
-# test_lab_net_truth: find-max over SMB against a link's calibrated rate.
+# test_lab_net_truth: find-max over SMB against a link's calibrated rate;
+# test_causes: late frames of a known cause (a CPU hog of its own, and a
+# second test's load would be a cause too).
 ALONE="test_realtime test_players test_bench test_smb test_limits test_dbfull \
 test_sequences test_pictures test_ingest test_edit_ingest test_fuzz test_hosts_faults test_hosts \
-test_lab test_lab_truth test_lab_net test_lab_net_truth"
+test_lab test_lab_truth test_lab_net test_lab_net_truth test_causes"
 alone=" ${TLFS_ALONE-$ALONE} "
 jobs=${TLFS_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case $jobs in

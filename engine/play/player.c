@@ -548,6 +548,7 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->nslots = (size_t)rp.nslots;
 	nfds = rp.nfds;
 	p->lru_new = p->lru_old = -1;
+	p->fill_seen = -1;
 
 	/* A ring of several MiB: in 2 MiB pages where the kernel has them
 	 * (THP "madvise"), 512 times fewer page faults when it is touched

@@ -18,6 +18,7 @@
 
 #include "io/io.h"
 #include "timeline/model.h"
+#include "play/cause.h"
 #include "util/diag.h"
 
 /* One backing read, as the player issued it.  Times are now() values. */
@@ -55,6 +56,24 @@ struct eng_access {
 	 * 0 for other media. */
 	int is_image;
 	int64_t image;
+	/* Why it was issued when it was, for a frame the filler issued
+	 * (filled 1; 0: a request's own load, an ingest row: no evidence).
+	 * wake_ns: the daemon's own delay before this read (the timer and
+	 * the scheduler): for the frame's first read, how much later the
+	 * filler issued it than it should have run: at the end of its timed
+	 * wait for the frame, at the signal that woke it (room in the ring,
+	 * a seek) or at the end of the frame before when it ran straight on,
+	 * if the frame's time was earlier: woken late, or given the CPU late
+	 * (0 after a wait for a loader); for a later read of the frame, its
+	 * issue after the
+	 * frame's read before it, which its loader waits for nothing
+	 * between.  ring_fill: the frames of the ring
+	 * the reader had not yet taken when the filler last found no room
+	 * for this frame (eng_player_slots(): the ring was full, the frame
+	 * waited for the reader), or at its issue if it always had room. */
+	int filled;
+	uint64_t wake_ns;
+	int64_t ring_fill;
 };
 
 /* access.op.  The numbers are the database's (schema/10-tables.sql's op
@@ -422,6 +441,11 @@ struct eng_player_stats {
 	/* Opens of a sequence's image that found no file (-ENOENT), each
 	 * handled by its clip's policy (error, hold, black) */
 	uint64_t missing_images;
+	/* late_frames by cause (enum eng_cause: the database's rule on
+	 * the rows as recorded, play/cause.h), and the played frames'
+	 * headroom: the live metrics' */
+	int64_t late_causes[ENG_CAUSE_N];
+	struct eng_headroom headroom;
 };
 void eng_player_stats(struct eng_player *p, struct eng_player_stats *st);
 /* Frames the player's ring holds (fixed at eng_player_new). */

@@ -34,6 +34,14 @@ static struct loader *free_loader(struct eng_player *p)
 	return NULL;
 }
 
+/* The filler waits for something other than the time: a wake-up
+ * from a timed wait is no more that wait's. */
+static int idle(struct eng_player *p)
+{
+	p->wake_at = 0;
+	return ENG_FILL_IDLE;
+}
+
 /* The filler's step, with the lock held (dropped only around the preads
  * of a frame it loads itself). */
 static int fill_locked(struct eng_player *p, uint64_t *next_ns)
@@ -41,30 +49,49 @@ static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 	const struct eng_io *io = p->cfg.io;
 	struct loader *ld = &p->ld[0];
 	struct load *l;
-	uint64_t sched;
+	uint64_t sched, now;
+	int64_t fill = p->next - p->need_lo;
 
+	if (fill < 0)
+		fill = 0;
 	/* The ring's room ends where a slot still holds a frame at or above
 	 * the request's first frame, or one not yet published: those are
-	 * never evicted. */
-	if (!p->anchored || p->next >= p->tl->frames ||
-	    p->next >= p->need_lo + (int64_t)p->nslots ||
-	    p->next >= p->head + (int64_t)p->nslots)
-		return ENG_FILL_IDLE;
+	 * never evicted.  No room: the reader's fill is the evidence of a
+	 * frame issued late for it (fill_seen). */
+	if (!p->anchored || p->next >= p->tl->frames)
+		return idle(p);
+	if (p->next >= p->need_lo + (int64_t)p->nslots ||
+	    p->next >= p->head + (int64_t)p->nslots) {
+		p->fill_seen = fill;
+		return idle(p);
+	}
 	/* (without loader threads: a request loads its frames itself, its
 	 * filler not yet started; one frame at a time) */
 	if (p->loaders_on ? !(ld = free_loader(p)) : p->loading > 0)
-		return ENG_FILL_IDLE;
+		return idle(p);
 	sched = issue_ns(p, p->next);
+	now = io->now(io->ctx);
 	/* a frame its slot still holds was played: no read to schedule */
-	if (io->now(io->ctx) < sched && !still_held(p, p->next)) {
-		*next_ns = sched;
+	if (now < sched && !still_held(p, p->next)) {
+		*next_ns = p->wake_at = sched;
 		return ENG_FILL_AT;
 	}
 	l = eng_pl_load_begin(p, ld);
+	l->filled = 1;
+	/* woken by its timed wait for this frame, or by a signal (room,
+	 * a seek): how late it reads from then, or from the frame's time
+	 * if later (eng_pl_keep, at its first read's issue) */
+	l->wake_at = p->wake_at && p->wake_at < sched ? sched : p->wake_at;
+	l->ring_fill = p->fill_seen >= 0 ? p->fill_seen : fill;
+	p->wake_at = 0;
+	p->fill_seen = -1;
+	/* it runs straight on: late from here on if it does not (the
+	 * daemon's own delay, wake_at) */
 	if (p->loaders_on) {
 		ld->cur = l;
 		p->fifo[p->nfifo++] = (size_t)(l - p->loads);
 		pthread_cond_broadcast(&p->work_cv);
+		p->wake_at = now;
 		return ENG_FILL_LOADED;
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -72,6 +99,7 @@ static int fill_locked(struct eng_player *p, uint64_t *next_ns)
 	pthread_mutex_lock(&p->lock);
 	eng_pl_load_end(p, l);
 	eng_pl_load_finish(p, l);
+	p->wake_at = l->last_done ? l->last_done : io->now(io->ctx);
 	return ENG_FILL_LOADED;
 }
 
@@ -86,6 +114,8 @@ static void *loader_main(void *arg)
 	struct load *l;
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	/* named, so that top -H, perf and a test's cgroup find it */
+	prctl(PR_SET_NAME, (unsigned long)"tlfs-load", 0UL, 0UL, 0UL);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		while (!ld->cur && !p->loaders_stop)
@@ -209,6 +239,7 @@ static void *filler_main(void *arg)
 	/* the default 50 us of timer slack would be a quarter of the
 	 * pacing error we aim for */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	prctl(PR_SET_NAME, (unsigned long)"tlfs-fill", 0UL, 0UL, 0UL);
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
 		rc = fill_locked(p, &next);
@@ -289,10 +320,15 @@ void eng_player_cancel(struct eng_player *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Wake the filler when it waits for something a request just changed. */
+/* Wake the filler when it waits for something a request just changed;
+ * from now on it is late (wake_at) if it does not run. */
 void eng_pl_wake_filler(struct eng_player *p, int reanchored)
 {
+	const struct eng_io *io = p->cfg.io;
+
 	if (p->fill_waiting == ENG_FILL_IDLE ||
-	    (reanchored && p->fill_waiting == ENG_FILL_AT))
+	    (reanchored && p->fill_waiting == ENG_FILL_AT)) {
+		p->wake_at = io->now(io->ctx);
 		pthread_cond_signal(&p->fill_cv);
+	}
 }

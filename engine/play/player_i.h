@@ -103,6 +103,15 @@ struct load {
 	size_t slot;
 	uint64_t epoch;		/* p->epoch at reservation */
 	uint64_t sched, due;
+	/* the issue's evidence (eng_access.filled, wake_ns, ring_fill):
+	 * wake_at when the filler should have run to issue it (its timed
+	 * wait's end, or the signal that woke it if the frame's time was
+	 * earlier; 0: it ran straight on); wake_known: its first read was
+	 * kept (its wake_ns measured from wake_at, the others' from the
+	 * read before) */
+	int filled, wake_known;
+	uint64_t wake_at;
+	int64_t ring_fill;
 	uint64_t last_done, worst;
 	int reads, failed;
 	int replay;		/* played before: not played (counted) twice */
@@ -250,6 +259,16 @@ struct eng_player {
 	/* eng_player_cancel: requests stop waiting for frames (-EINTR) */
 	int cancelled;
 	int fill_waiting;	/* 0, or the ENG_FILL_* it waits on */
+	/* the live causes' backlog (play/cause.h), of the rows in the
+	 * order they are published */
+	struct eng_cause_state cause;
+	/* What the filler last waited for before frame next: when it
+	 * should run, the end of its timed wait, the signal that woke it,
+	 * or the end of its frame before when it runs straight on (0: it
+	 * waits for room or a loader), and the ring's fill (next - need_lo)
+	 * when it found no room (-1: it had room) */
+	uint64_t wake_at;
+	int64_t fill_seen;
 	/* st is written under lock and stats_lock, read under stats_lock
 	 * alone: a status reader must not wait for a player sleeping until
 	 * its next frame is due. */
@@ -374,6 +393,9 @@ static inline struct load *eng_pl_load_of(struct eng_player *p, int64_t k)
 /* Reserve frame p->next in its load, to be read with ld's buffers (lock
  * held); the load is left LD_READING. */
 struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld);
+/* A row of l's frame: zeroed, its frame, schedule, due time and issue
+ * evidence set. */
+void eng_pl_row_init(const struct load *l, struct eng_access *a);
 /* Its preads, without the lock. */
 void eng_pl_load_read(struct eng_player *p, struct load *l);
 /* One timed read of len bytes at off of fd into dst (NULL: into bounce,
@@ -385,11 +407,10 @@ void eng_pl_load_read(struct eng_player *p, struct load *l);
 ssize_t eng_pl_pread(struct eng_player *p, void *bounce, int fd, int direct,
 		     void *dst, size_t len, uint64_t off,
 		     struct eng_access *a);
-/* Keep row a of the reserved frame l for recording (cfg.record), its
- * time the frame's: the slowest, the last done, the reads.  Returns its
- * index in l->pend, or -1 when nothing is recorded. */
-long eng_pl_keep(struct eng_player *p, struct load *l,
-		 const struct eng_access *a);
+/* Keep row a of the reserved frame l for recording (cfg.record) and its
+ * live cause, its time the frame's: the slowest, the last done, the
+ * reads.  Returns its index in l->pend. */
+long eng_pl_keep(struct load *l, const struct eng_access *a);
 /* Publish it (lock held); the loader stays reserved until finish. */
 void eng_pl_load_end(struct eng_player *p, struct load *l);
 /* Record its reads, now that played is known (lock held, dropped while

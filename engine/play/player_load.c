@@ -58,14 +58,24 @@ ssize_t eng_pl_pread(struct eng_player *p, void *bounce, int fd, int direct,
 	return r;
 }
 
-long eng_pl_keep(struct eng_player *p, struct load *l,
-		 const struct eng_access *a)
+long eng_pl_keep(struct load *l, const struct eng_access *a)
 {
-	long row = -1;
+	/* kept whether recorded or not: the live causes read them */
+	long row = (long)l->npend;
 
-	if (p->cfg.record) {
-		row = (long)l->npend;
-		l->pend[l->npend++] = *a;
+	l->pend[l->npend++] = *a;
+	/* the daemon's own delay before this read: its first read's issue
+	 * after the filler's timed wait for the frame ended (woken late,
+	 * or given the CPU late after it woke), a later read's after the
+	 * frame's read before it (its loader waits for nothing between) */
+	if (l->filled && !l->wake_known) {
+		l->wake_known = 1;
+		l->pend[row].wake_ns = l->wake_at &&
+				       a->issued_ns > l->wake_at ?
+				       a->issued_ns - l->wake_at : 0;
+	} else if (l->filled) {
+		l->pend[row].wake_ns = a->issued_ns > l->last_done ?
+				       a->issued_ns - l->last_done : 0;
 	}
 	if (a->done_ns - a->issued_ns > l->worst)
 		l->worst = a->done_ns - a->issued_ns;
@@ -148,8 +158,7 @@ static int await_bytes(struct eng_player *p, struct load *l, int fd,
 	}
 	w.done_ns = io->now(io->ctx);
 	/* not a backing read: no access counted, no latency the worst */
-	if (p->cfg.record)
-		l->pend[l->npend++] = w;
+	l->pend[l->npend++] = w;
 	return !w.err;
 }
 
@@ -217,23 +226,30 @@ static int load_extent(struct eng_player *p, struct load *l,
 {
 	struct eng_access a;
 
-	memset(&a, 0, sizeof(a));
-	a.frame = l->k;
+	eng_pl_row_init(l, &a);
 	a.track = (uint32_t)s->track;
 	a.clip = s->seg->clip;
 	a.file_offset = off;
 	a.length = len;
-	a.sched_ns = l->sched;
-	a.due_ns = l->due;
 	a.dep = dep;
 	/* raw essence is one extent a slice: one await row a track at
 	 * most (eng_pl_reads_max) */
 	read_extent(p, l, s->seg->clip, s->track, off, len, dst, kept,
 		    !dep && s->next == 1, &a);
-	eng_pl_keep(p, l, &a);
+	eng_pl_keep(l, &a);
 	if (a.err)
 		l->failed = 1;
 	return a.err;
+}
+
+void eng_pl_row_init(const struct load *l, struct eng_access *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->frame = l->k;
+	a->sched_ns = l->sched;
+	a->due_ns = l->due;
+	a->filled = l->filled;
+	a->ring_fill = l->ring_fill;
 }
 
 /* Track t's kept frame i (lock). */
@@ -522,6 +538,21 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
  * meanwhile: then the reads were real I/O (recorded, counted) but the
  * frame belongs to a ring that no longer exists; but for a kept one
  * (l->kept), which is played into its slot for the new ring to take. */
+/* The cause of l's frame (lock held, frames in the order published):
+ * the greatest of its rows', each row through the stream's backlog. */
+static enum eng_cause frame_cause(struct eng_player *p, const struct load *l)
+{
+	enum eng_cause c, worst = ENG_CAUSE_NONE;
+	size_t i;
+
+	for (i = 0; i < l->npend; i++) {
+		c = eng_cause_row(&p->cause, &l->pend[i], p->nslots);
+		if (c > worst)
+			worst = c;
+	}
+	return worst;
+}
+
 void eng_pl_load_end(struct eng_player *p, struct load *l)
 {
 	int publish = l->epoch == p->epoch;
@@ -529,6 +560,7 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 	 * here, into its slot; the new ring takes it from there (held) */
 	int live = publish || l->kept;
 	int replay = l->replay && !l->held;
+	enum eng_cause cause = frame_cause(p, l);
 
 	l->played = live && !l->replay;
 	if (live && !l->held) {
@@ -552,8 +584,13 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 		p->st.frames++;
 		if (l->failed)
 			p->st.failed_frames++;
-		if (l->reads && l->last_done > l->due)
+		if (l->reads && l->last_done > l->due) {
 			p->st.late_frames++;
+			p->st.late_causes[cause ? cause : ENG_CAUSE_ISSUE]++;
+		}
+		if (l->reads)
+			eng_headroom_add(&p->st.headroom,
+					 (int64_t)l->due - (int64_t)l->last_done);
 	}
 	p->st.head = p->hwm;
 	pthread_mutex_lock(&p->fd_lock);
@@ -573,7 +610,7 @@ void eng_pl_load_finish(struct eng_player *p, struct load *l)
 	struct eng_access *pend = l->pend;
 	size_t i;
 
-	if (l->npend) {
+	if (l->npend && p->cfg.record) {
 		pthread_mutex_unlock(&p->lock);
 		for (i = 0; i < l->npend; i++) {
 			pend[i].played = l->played;

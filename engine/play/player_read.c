@@ -226,6 +226,9 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 		 * they are done (free_loader) */
 		p->epoch++;
 		p->next = p->head;
+		/* what the filler waited for was the old ring's frame's */
+		p->wake_at = 0;
+		p->fill_seen = -1;
 	}
 	if (p->filled) {
 		/* the request's frames are pinned from here on; those below

@@ -162,12 +162,9 @@ static unsigned char *bounce_of(const struct ctx *c)
 
 static void row_init(const struct ctx *c, uint32_t op, struct eng_access *a)
 {
-	memset(a, 0, sizeof(*a));
-	a->frame = c->l->k;
+	eng_pl_row_init(c->l, a);
 	a->track = (uint32_t)c->s->track;
 	a->clip = c->im->clip;
-	a->sched_ns = c->l->sched;
-	a->due_ns = c->l->due;
 	a->op = op;
 	a->is_image = 1;
 	a->image = c->im->number;
@@ -177,7 +174,7 @@ static void row_init(const struct ctx *c, uint32_t op, struct eng_access *a)
  * slice (eng_pl_reads_max). */
 static void row_keep(struct ctx *c, const struct eng_access *a)
 {
-	c->bad_row = eng_pl_keep(c->p, c->l, a);
+	c->bad_row = eng_pl_keep(c->l, a);
 }
 
 /* len bytes at off of the open image into dst, timed in a: bytes read

@@ -6,11 +6,15 @@ command line and calls this with it checked):
   python3 -m timelinefs_analysis spread DB FMT [RUN...]
   python3 -m timelinefs_analysis compare DB FMT LABEL_A LABEL_B EFFECT
   python3 -m timelinefs_analysis plot DB RUN OUT STEP WxH EXPERIMENT EXP_STEP
+  python3 -m timelinefs_analysis headroom-plot DB RUN OUT STEP WxH
+  python3 -m timelinefs_analysis headroom DB FMT RUN...
   python3 -m timelinefs_analysis fio-iolog DB STREAM [OUT]
   python3 -m timelinefs_analysis html DB OUT EFFECT [LABEL_A LABEL_B | -- RUN...]
 
 runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
-summaries' SQL then holds numbers only, never a label.
+summaries' SQL then holds numbers only, never a label.  headroom prints
+the headroom against workstations of the runs' bench steps (all runs for
+none).
 
 html writes the page OUT atomically (nothing written on a failure): of
 the runs RUN (all by default), or of those of LABEL_A and LABEL_B and
@@ -33,9 +37,10 @@ def main(argv):
     # a reader that has read enough (grep -q, head) ends us quietly, as
     # it would sqlite3 or awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3, "html": 4}
+    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3, "html": 4,
+            "headroom": 3, "headroom-plot": 6}
     if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
-            (argv[0] in ("compare", "plot") and len(argv) != need[argv[0]]):
+            (argv[0] in ("compare", "plot", "headroom-plot") and len(argv) != need[argv[0]]):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
     what, path = argv[:2]
@@ -46,8 +51,8 @@ def main(argv):
         except ImportError:
             return missing(PROG, "SciPy and NumPy", " for --spread and --compare",
                            "python3-scipy python3-numpy")
-    if what == "plot":
-        return plot_main(path, argv[2:])
+    if what in ("plot", "headroom-plot"):
+        return plot_main(path, argv[2:], what == "headroom-plot")
     if what == "html":
         return html_main(path, argv[2:])
     if what == "fio-iolog":
@@ -58,6 +63,12 @@ def main(argv):
             cond, args = db.run_condition(con, argv[2:])
             print(",".join(str(r) for r, in con.execute(
                 "select id from run where %s order by id" % cond, args)))
+        elif what == "headroom":
+            from . import headroom
+            cond, args = db.run_condition(con, argv[3:])
+            ids = [r for r, in con.execute(
+                "select id from run where %s order by id" % cond, args)]
+            headroom.write(headroom.by_workstations(con, ids), argv[2], sys.stdout)
         elif what == "spread":
             spread.spread(con, argv[3:], argv[2], sys.stdout)
         else:
@@ -142,18 +153,22 @@ def html_main(path, argv):
         return 130
 
 
-def plot_main(path, argv):
+def plot_main(path, argv, headroom=False):
     try:
         from . import plot
     except ImportError:
         return missing("timelinefs-plot", "matplotlib", "", "python3-matplotlib")
-    run, out, step, size, exp, exp_step = argv
+    run, out, step, size = argv[:4]
+    exp, exp_step = argv[4:] if not headroom else ("", "")
     num = lambda x: int(x) if x else None
     w, h = (int(v) for v in size.split("x"))
     try:
         con = db.open_ro(path)
-        print("wrote %s: %s" % (out, plot.plot(con, run, out, num(step), (w, h), num(exp),
-                                                num(exp_step))))
+        if headroom:
+            drew = plot.headroom(con, run, out, num(step), (w, h))
+        else:
+            drew = plot.plot(con, run, out, num(step), (w, h), num(exp), num(exp_step))
+        print("wrote %s: %s" % (out, drew))
     except plot.PlotError as e:
         sys.stderr.write("timelinefs-plot: %s\n" % str(e).replace("%s", path))
         return 1

@@ -230,3 +230,70 @@ def plot(con, run, out, step=None, size=(1400, 900), exp=None, exp_step=None):
             what, n_acc, len(titles), n_late, recorded)
     return "%s, %d reads of %d streams, %d late%s (matplotlib)" % (
         what, n_acc, n_streams, n_late, recorded)
+
+
+def headroom(con, run, out, step=None, size=(1400, 900)):
+    """timelinefs-plot --headroom: top, each play stream's headroom (due -
+    done of each frame's last read, ms) against the frame's due time, one
+    colour per stream, the late frames (below zero) as red crosses; bottom,
+    where the run has bench steps of two workstation counts or more, the
+    headroom against the workstations (the steps' least, and the means of
+    their p1, p5 and median).  Returns the line that says what was drawn."""
+    from . import headroom as hr
+    where, args, _x, _k, _h, _a, what, run_id = select(con, run, step, None, None)
+    if not dbm.has_object(con, "frame_headroom"):
+        raise PlotError("%%s has no headroom (schema version 16): mount it once with this "
+                        "version of timelinefs")
+    streams = hr.series(con, run_id, step)
+    if not streams:
+        raise PlotError("%s has no played frames to plot" % what)
+    curve = [r for r in hr.by_workstations(con, [run_id]) if step is None]
+    w, h_px = size
+    fig = plt.figure(figsize=(w / 100, h_px / 100), dpi=100)
+    two = len({r[1] for r in curve}) >= 2
+    top = fig.add_axes([0.08, 0.47 if two else 0.1, 0.72, 0.45 if two else 0.8])
+    n_frames = n_late = 0
+    lx, ly = [], []
+    for i, (sid, (name, pts)) in enumerate(streams.items()):
+        top.plot([p[0] for p in pts], [p[1] for p in pts], ".", markersize=2,
+                 color=COLORS[i % 16], label="stream %d (%s)" % (sid, name) if i < 40 else None)
+        n_frames += len(pts)
+        for t, v, late in pts:
+            if late:
+                lx.append(t)
+                ly.append(v)
+    n_late = len(lx)
+    top.scatter(lx, ly, s=40, marker="x", color="red", linewidths=1.5,
+                label="late frame (%d)" % n_late)
+    top.axhline(0, color="black", linewidth=1)
+    top.set_xlabel("due time since the mount (s)")
+    top.set_ylabel("headroom: due - done (ms); below 0 late")
+    top.grid(True, alpha=0.4)
+    cols = max(40, int(w / 7.2))
+    top.set_title(textwrap.fill("timelinefs %s: headroom of each frame, one colour per stream; "
+                                "%d of %d frames late" % (what, n_late, n_frames), cols),
+                  fontsize=10)
+    top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+               borderaxespad=0)
+    if two:
+        bottom = fig.add_axes([0.08, 0.07, 0.72, 0.28])
+        for lab in sorted({r[0] or "" for r in curve}):
+            rows = [r for r in curve if (r[0] or "") == lab]
+            ws = [r[1] for r in rows]
+            for col, name, style in ((5, "min", "v:"), (6, "p1", "o-"), (7, "p5", "s-"),
+                                     (8, "p50", "^-")):
+                bottom.plot(ws, [r[col] for r in rows], style,
+                            label="%s%s" % (lab + " " if len(curve) > len(ws) else "", name))
+        bottom.axhline(0, color="black", linewidth=1)
+        bottom.set_xlabel("workstations")
+        bottom.set_ylabel("headroom (ms)")
+        bottom.set_title("headroom against workstations (the steps' least; the means of "
+                         "their p1, p5, median)", fontsize=10)
+        bottom.grid(True, alpha=0.4)
+        bottom.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False,
+                      borderaxespad=0)
+    fig.savefig(out, dpi=100, format="png")
+    plt.close(fig)
+    return "%s, headroom of %d frames of %d streams, %d late%s (matplotlib)" % (
+        what, n_frames, len(streams), n_late,
+        ", against %d workstation counts" % len({r[1] for r in curve}) if two else "")

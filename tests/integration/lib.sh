@@ -280,6 +280,20 @@ q() {
 	sqlite3 -batch -noheader -cmd ".timeout 5000" "$DB" "$1"
 }
 
+# paused_read FILE: read FILE whole in 64 KiB preads, stopping 1.5 s a
+# third of the way in (a reader that pauses: its stream's clock goes on)
+paused_read() {
+	python3 - "$1" <<'PY'
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size, off = os.fstat(fd).st_size, 0
+while off < size:
+    if off >= size // 3 and off - 65536 < size // 3:
+        time.sleep(1.5)
+    off += len(os.pread(fd, 65536, off))
+PY
+}
+
 # try_mount NAME EXPECTED_SUBSTRING... -- ARGS: timelinefs -f ARGS (the
 # mount point $T/mnt among them) must fail, saying every substring
 try_mount() {

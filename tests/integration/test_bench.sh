@@ -59,10 +59,10 @@ check_eq "label with a quote and a comma reaches run and steps" "it's a,b|it's a
 check "progress: step, elapsed / expected, streams done, late frames" \
 	grep -Eq '^step 3/4 \(3 workstations, repetition 1/2\): [0-9.]+s / [0-9.]+s expected, 3/3 streams done, [0-9]+ late frames$' "$T/err"
 check "progress of every step" sh -c "[ \$(grep -c '^step [1-4]/4 ' '$T/err') -ge 4 ]"
-check "table header" grep -Eq '^workstations +rep +wall s +MB/s +late frames +frames +p50 us +p99 us +max us$' "$T/out"
+check "table header" grep -Eq '^workstations +rep +wall s +MB/s +late frames +frames +p50 us +p99 us +max us +hr min ms +hr p1 ms$' "$T/out"
 check_eq "table: one row per step (the warm-up shown) plus a mean per count" \
 	"1 warm|1 1|1 2|1 mean|3 warm|3 1|3 2|3 mean" \
-	"$(awk '/^workstations/ { on = 1; next } on && NF == 0 { exit } on && NF == 9 { printf "%s%s %s", sep, $1, $2; sep = "|" }' "$T/out")"
+	"$(awk '/^workstations/ { on = 1; next } on && NF == 0 { exit } on && NF == 11 { printf "%s%s %s", sep, $1, $2; sep = "|" }' "$T/out")"
 # (the table averages the rounded per-repetition values: within 0.0015)
 check "table: the mean leaves the warm-up out" awk \
 	-v want="$(q "select avg(wall_s) from bench_step where workstations = 3 and repetition > 0")" \
@@ -72,6 +72,13 @@ check "the spread of the repetitions follows the table" \
 want=$(q "select printf('%.2f', mb_s) from bench_step_summary where step_id = 5")
 check "table: MB/s of step 5 (3 workstations, repetition 1) as in bench_step_summary ($want)" \
 	sh -c "awk '\$1 == 3 && \$2 == 1 { print \$4 }' '$T/out' | grep -qx '$want'"
+# the headroom: step 5's least (ms) as in bench_step_summary, and the
+# table against workstations after the steps' table (before, neither)
+want=$(q "select printf('%.1f', headroom_min_us / 1e3) from bench_step_summary where step_id = 5")
+check "table: the least headroom of step 5 as in bench_step_summary ($want ms)" \
+	sh -c "awk '\$1 == 3 && \$2 == 1 { print \$10 }' '$T/out' | grep -qx -- '$want'"
+check "the headroom against workstations follows the table" sh -c "
+	grep -A3 '^headroom against workstations' '$T/out' | grep -Eq '^it.s a,b +3 +2 '"
 check "table names the run and label" grep -q "^run 1, label 'it's a,b', kernel " "$T/out"
 check "mount and daemon are gone after the run" released
 if [ "$(q "select ended_at is not null from run where id = 1")" = 1 ]; then

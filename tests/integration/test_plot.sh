@@ -119,6 +119,14 @@ check "a run by label (its latest), --size" \
 check "per timeline past 16 streams: valid 900x600 PNG" python3 "$T/png.py" "$T/many.png" 900 600 20
 check "--step: only the step's streams" sh -c "'$PLOT' '$DB' 1 '$T/step.png' --step 1 | grep -q '1800 reads of 2 streams'"
 check "--step PNG valid" python3 "$T/png.py" "$T/step.png" 1400 900 10
+# --headroom: each frame's due - done of its last read (every 50th video
+# read of run 1 late: 18 frames below 0); before, no such option
+check "--headroom: its frames, streams and late frames" sh -c "'$PLOT' '$DB' 1 '$T/hr.png' --headroom |
+	grep -q 'run 1, headroom of 900 frames of 3 streams, 18 late'"
+check "--headroom PNG valid" python3 "$T/png.py" "$T/hr.png" 1400 900 10
+rc=0
+"$PLOT" "$DB" --experiment 1 "$T/x.png" --headroom >/dev/null 2>&1 || rc=$?
+check_eq "--headroom with --experiment is a usage error" 2 "$rc"
 check "a missing run is an error" sh -c "! '$PLOT' '$DB' 9 '$T/x.png' 2>/dev/null && [ ! -e '$T/x.png' ]"
 check "a step of another run is an error" sh -c "! '$PLOT' '$DB' 2 '$T/x.png' --step 1 2>/dev/null"
 rc=0

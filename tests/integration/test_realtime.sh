@@ -108,24 +108,24 @@ check_eq "backwards 1 MiB preads: bytes" \
 	"$(sha256sum <"$T/back" | cut -d' ' -f1)"
 # a reader that pauses 1.5 s a third of the way in: the clock goes on
 # (a player drops frames, it does not slip), so frames are late, and the
-# late views blame the pause, not the storage (page-cache backing)
-python3 - "$T/mnt/timeline05" <<'PY'
-import os, sys, time
-fd = os.open(sys.argv[1], os.O_RDONLY)
-size, off = os.fstat(fd).st_size, 0
-while off < size:
-    if off >= size // 3 and off - 65536 < size // 3:
-        time.sleep(1.5)
-    off += len(os.pread(fd, 65536, off))
-PY
+# late views blame the reader (the ring was full), not the storage
+# (page-cache backing)
+paused_read "$T/mnt/timeline05"
 
 umount_fs "$T/mnt"
 pause=$(q "select id from stream where comm = 'python3' order by id desc limit 1")
 echo "# paused reader: $(q "select late_frames || ' late, ' || (select count(*) from late_frame where stream_id = $pause) || ' in late_frame, ' || reloads || ' reloads' from stream where id = $pause")"
 check "paused reader: late frames" \
 	test "$(q "select late_frames > 0 from stream where id = $pause")" = 1
-check_eq "paused reader: every late frame's cause is the issue" "issue" \
-	"$(q "select group_concat(distinct cause) from late_frame where stream_id = $pause")"
+echo "# paused reader's late frames: $(q "select group_concat(cause || ' ' || n, ', ') from
+	(select cause, count(*) n from late_frame where stream_id = $pause group by cause)")"
+# (on a loaded machine a frame may also wait for the CPU: timer, issue)
+check "paused reader: 90 % of its late frames' cause is the reader" \
+	test "$(q "select sum(cause = 'reader') >= 0.9 * count(*) from late_frame
+		   where stream_id = $pause")" = 1
+check_eq "paused reader: its first late frame waited for a full ring" "1" \
+	"$(q "select ring_fill = ring_frames and ring_frames > 0 from late_frame
+	      where stream_id = $pause order by frame limit 1")"
 check_eq "backwards readers: every frame played once, none late" \
 	"python3|90|0|1
 tac|90|0|1" \

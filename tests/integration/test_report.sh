@@ -613,7 +613,7 @@ check "no run_env table: said, and the metrics compared" sh -c \
 
 # ------------------------------------------------------------ summaries
 "$REPORT" "$DB" >"$T/all"
-for s in runs "benchmark steps" streams "latency per track" "the cost of cuts"; do
+for s in runs "benchmark steps" "headroom against workstations" streams "latency per track" "the cost of cuts"; do
 	check "summary shows $s" grep -q "^$s" "$T/all"
 done
 check_eq "RUN by label selects its runs" "3" \
@@ -622,8 +622,9 @@ check_eq "RUN by id, --steps --csv rows" "11" \
 	"$("$REPORT" "$DB" 2 --steps --csv | awk 'NR > 1' | wc -l | tr -d ' ')"
 check_eq "--csv defaults to the streams" "stream,run,step,timeline" \
 	"$("$REPORT" "$DB" 1 --csv | head -1 | cut -d, -f1-4)"
-check_eq "streams end with the FUSE requests" "max_us,requests,kib_per_req,reloads,seeks" \
-	"$("$REPORT" "$DB" 1 --csv | head -1 | awk -F, '{ print $(NF-4) "," $(NF-3) "," $(NF-2) "," $(NF-1) "," $NF }')"
+check "streams: the FUSE requests after the latency, then the headroom" sh -c "
+	'$REPORT' '$DB' 1 --csv | head -1 |
+	grep -q ',max_us,requests,kib_per_req,reloads,seeks,hr_min_us,hr_p1_us,hr_p5_us,hr_p50_us\$'"
 # a file of schema version 1, never opened by this timelinefs: its
 # stream_summary has no requests, and the report leaves them out
 cp "$DB" "$T/v1.db"
@@ -635,12 +636,13 @@ sqlite3 "$T/v1.db" "drop view stream_summary;
 	0 as max_us from stream s left join timeline t on t.id = s.timeline_id"
 check_eq "a version 1 file: streams without the requests" "max_us" \
 	"$("$REPORT" "$T/v1.db" 1 --csv | head -1 | awk -F, '{ print $NF }')"
-check_eq "runs end with the problems" "rows_lost,problems" \
-	"$("$REPORT" "$DB" --runs --csv | head -1 | awk -F, '{ print $(NF-1) "," $NF }')"
+check "runs: the problems after rows_lost, then the headroom" sh -c "
+	'$REPORT' '$DB' --runs --csv | head -1 |
+	grep -q ',rows_lost,problems,hr_min_us,hr_p1_us,hr_p5_us,hr_p50_us\$'"
 check "--json of all tables is valid JSON" python3 -c "
 import json, sys
 d = json.loads(sys.stdin.read())
-assert set(d) == {'runs', 'steps', 'streams', 'tracks', 'cuts'}
+assert set(d) == {'runs', 'steps', 'streams', 'tracks', 'cuts', 'headroom'}
 assert len(d['runs']) == 3 and d['steps'][0]['step'] == 1
 " <"$("$REPORT" "$DB" --json >"$T/all.json" && echo "$T/all.json")"
 # Bug (user acceptance): --json printed floats as sqlite3 -json does,

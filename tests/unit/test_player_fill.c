@@ -329,6 +329,183 @@ static void test_fill_slow_reader(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * The evidence of each issue (eng_access.filled, wake_ns, ring_fill):
+ * frames issued at their time have no wake delay and the ring's fill at
+ * their issue; a frame the filler woke 50 ms late for has wake_ns 50 ms;
+ * frames issued once a stalled reader took one have the full ring's
+ * fill (8 of 8 slots) and no wake delay, though issued late; a seek
+ * forgets what the filler waited for.  Before, the rows had nothing but
+ * their times, and the database called all these late frames 'issue'.
+ */
+static void test_fill_evidence(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 40);
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player *p = new_filled(tl, f, 4, ENG_PACE_REALTIME, 1,
+					  1000);
+	const struct eng_access *a;
+	uint64_t next;
+	int64_t k;
+
+	(void)state;
+	assert_int_equal(eng_player_slots(p), 8);
+	assert_int_equal(try_frame(p, tl, want, 0), -EAGAIN);
+	/* frame 0 at the anchoring, 1 and 2 each at its time */
+	assert_int_equal(fill_until_idle(p, f, T0 + 2 * 40 * MS), 3);
+	for (k = 0; k < 3; k++) {
+		a = &f->log.a[k];
+		assert_int_equal(a->filled, 1);
+		assert_int_equal(a->wake_ns, 0);
+		/* the reader asked for frame 0: frames 0 .. k-1 ahead */
+		assert_int_equal(a->ring_fill, k);
+	}
+	/* frame 3: the filler's timed wait ends 50 ms late */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_AT);
+	assert_int_equal(next, T0 + 3 * 40 * MS);
+	f->now = next + 50 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	a = &f->log.a[3];
+	assert_int_equal(a->frame, 3);
+	assert_int_equal(a->wake_ns, 50 * MS);
+	assert_int_equal(a->ring_fill, 3);
+	/* frame 4 was due 10 ms before: issued at once, no wait, no wake */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(f->log.a[4].wake_ns, 0);
+	/* the ring fills (frames 5 .. 7), the reader stalls a second */
+	assert_int_equal(fill_until_idle(p, f, UINT64_MAX), 3);
+	f->now = T0 + 1000 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_IDLE);
+	assert_int_equal(try_frame(p, tl, want, 0), 1000);
+	assert_int_equal(try_frame(p, tl, want, 1), 1000);
+	/* frame 8 waited for the reader: the ring was full */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	a = &f->log.a[8];
+	assert_int_equal(a->frame, 8);
+	assert_true(a->issued_ns > a->sched_ns);
+	assert_int_equal(a->wake_ns, 0);
+	assert_int_equal(a->ring_fill, 8);
+	/* frame 9 found the ring full too, before the reader took frame 2 */
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_IDLE);
+	assert_int_equal(try_frame(p, tl, want, 2), 1000);
+	f->now += 5 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	assert_int_equal(f->log.a[9].ring_fill, 8);
+	/* a seek while the filler waits for frame 10's time: the new ring's
+	 * first frame is no late wake of the old one's */
+	assert_int_equal(try_frame(p, tl, want, 30), -EAGAIN);
+	f->now += 200 * MS;
+	assert_int_equal(eng_player_fill(p, &next), ENG_FILL_LOADED);
+	a = &f->log.a[f->log.n - 1];
+	assert_int_equal(a->frame, 30);
+	assert_int_equal(a->wake_ns, 0);
+	assert_int_equal(a->ring_fill, 0);
+	eng_player_free(p);
+	fake_free(f);
+	/* a request's own load (no filler) has no evidence */
+	f = fake_new();
+	{
+		struct eng_player_config cfg = make_cfg(
+			f, 4, ENG_PACE_OFF, 1, ENG_BACKING_BUFFERED, 1000);
+
+		p = new_player(tl, &cfg);
+	}
+	assert_int_equal(try_frame(p, tl, want, 0), 1000);
+	assert_int_equal(f->log.a[0].filled, 0);
+	eng_player_free(p);
+	fake_free(f);
+	free(want);
+	eng_tl_free(tl);
+}
+
+/*
+ * The live causes (play/cause.h) on the rows of test_store's
+ * test_late_cause_evidence and test_late_cause_jitter, whose causes the
+ * database's views give: the same.  25 fps, due two frames after the
+ * issue time, a ring of 8.  And the headroom's quantiles.
+ */
+static enum eng_cause cause_of(struct eng_cause_state *c, int64_t k,
+			       uint64_t issued, uint64_t lat, uint64_t wake,
+			       int64_t fill)
+{
+	const uint64_t period = 40 * MS;
+	struct eng_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.frame = k;
+	a.sched_ns = T0 + (uint64_t)k * period;
+	a.due_ns = a.sched_ns + 2 * period;
+	a.issued_ns = issued;
+	a.done_ns = issued + lat;
+	a.filled = 1;
+	a.wake_ns = wake;
+	a.ring_fill = fill;
+	return eng_cause_row(c, &a, 8);
+}
+
+static void test_cause_live(void **state)
+{
+	static const struct {
+		uint64_t wake_ms;
+		int64_t fill;
+		enum eng_cause want;
+	} ev[] = {
+		{ 260, 3, ENG_CAUSE_TIMER }, { 0, 8, ENG_CAUSE_READER },
+		{ 20, 8, ENG_CAUSE_READER }, { 200, 8, ENG_CAUSE_TIMER },
+		{ 0, 5, ENG_CAUSE_ISSUE },
+	};
+	static const uint64_t issued_ms[] = { 0, 300, 305, 310 };
+	struct eng_cause_state c;
+	struct eng_headroom h;
+	size_t i;
+	int64_t k;
+
+	(void)state;
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		for (k = 0; k < 4; k++) {
+			enum eng_cause got = cause_of(
+				&c, k, T0 + issued_ms[k] * MS, 5 * MS,
+				k == 1 ? ev[i].wake_ms * MS : 0,
+				k == 1 ? ev[i].fill : 2);
+
+			assert_int_equal(got, k ? ev[i].want : ENG_CAUSE_NONE);
+		}
+	}
+	/* the jitter: frames 10 .. 29 issued 50 us late end the reader's
+	 * backlog; frame 30's late wake is the timer's */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(cause_of(&c, 0, T0 + 50000, 5 * MS, 0, 2),
+			 ENG_CAUSE_NONE);
+	for (k = 1; k <= 3; k++)
+		assert_int_equal(cause_of(&c, k, T0 + (295 + 5 * (uint64_t)k) *
+					  MS, 5 * MS, 0, k == 1 ? 8 : 2),
+				 ENG_CAUSE_READER);
+	for (k = 10; k < 30; k++)
+		assert_int_equal(cause_of(&c, k, T0 + (uint64_t)k * 40 * MS +
+					  50000, 5 * MS, 0, 2),
+				 ENG_CAUSE_NONE);
+	assert_int_equal(cause_of(&c, 30, T0 + 1260 * MS, 25 * MS, 60 * MS, 2),
+			 ENG_CAUSE_TIMER);
+	/* a read longer than its frame allows: the storage's */
+	assert_int_equal(cause_of(&c, 31, T0 + 1240 * MS, 90 * MS, 0, 2),
+			 ENG_CAUSE_STORAGE);
+	assert_string_equal(eng_cause_name(ENG_CAUSE_READER), "reader");
+	/* headroom: -10 .. 189 ms as test_store's test_headroom: the least
+	 * exact, p1 (rank 2, -9 ms) and p50 (rank 100, 89 ms) within their
+	 * bins (12 %) */
+	memset(&h, 0, sizeof(h));
+	for (k = 0; k < 200; k++)
+		eng_headroom_add(&h, (k - 10) * (int64_t)MS);
+	assert_int_equal(h.n, 200);
+	assert_int_equal(eng_headroom_quantile(&h, 0), -10 * (int64_t)MS);
+	assert_true(llabs(eng_headroom_quantile(&h, 0.01) + 9 * (int64_t)MS) <
+		    (int64_t)MS * 9 / 8);
+	assert_true(llabs(eng_headroom_quantile(&h, 0.5) - 89 * (int64_t)MS) <
+		    (int64_t)MS * 89 / 8);
+}
+
 /* The reader seeks while the filler is between frames, and while a frame
  * is being read (the pread runs without the player's locks, so the
  * request goes through at once): the clock is re-anchored at the seek and
@@ -1424,6 +1601,8 @@ int main(void)
 		cmocka_unit_test(test_fill_schedule),
 		cmocka_unit_test(test_fill_preroll),
 		cmocka_unit_test(test_fill_slow_reader),
+		cmocka_unit_test(test_fill_evidence),
+		cmocka_unit_test(test_cause_live),
 		cmocka_unit_test(test_fill_seek),
 		cmocka_unit_test(test_fill_backwards),
 		cmocka_unit_test(test_fill_failure),

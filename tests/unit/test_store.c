@@ -208,16 +208,25 @@ static int stream_open(struct store *st, int64_t tl, pid_t pid,
 }
 
 /* Close a stream with the totals most tests care about (the rest 0). */
-static void close_stream(struct store_stream *ss, uint64_t closed_ns,
-			 uint64_t bytes, int64_t frames, int64_t late_frames,
-			 int64_t failed_frames)
+static void close_ring(struct store_stream *ss, uint64_t closed_ns,
+		       uint64_t bytes, int64_t frames, int64_t late_frames,
+		       int64_t failed_frames, int64_t ring_frames)
 {
 	struct store_stream_totals t = {
 		.closed_ns = closed_ns, .bytes = bytes, .frames = frames,
 		.late_frames = late_frames, .failed_frames = failed_frames,
+		.ring_frames = ring_frames,
 	};
 
 	store_stream_close(ss, &t);
+}
+
+static void close_stream(struct store_stream *ss, uint64_t closed_ns,
+			 uint64_t bytes, int64_t frames, int64_t late_frames,
+			 int64_t failed_frames)
+{
+	close_ring(ss, closed_ns, bytes, frames, late_frames, failed_frames,
+		   0);
 }
 
 /* ---------------------------------------------------------------- schema */
@@ -245,10 +254,10 @@ static const struct {
 	{ "run_env", "run_id key value" },
 	{ "stream", "id run_id timeline_id pid comm opened_ns closed_ns bytes "
 		    "frames late_frames failed_frames requests reloads seeks "
-		    "tid sid file kind writer_drops reader_late_frames" },
+		    "tid sid file kind writer_drops reader_late_frames ring_frames" },
 	{ "access", "id stream_id frame track clip file_offset length "
 		    "sched_ns due_ns issued_ns done_ns errno injected played "
-		    "dep op image" },
+		    "dep op image wake_ns ring_fill" },
 	{ "op", "id name" },
 	{ "access_v", "id stream_id run_id frame track clip file_offset "
 		      "length sched_ns due_ns issued_ns done_ns errno "
@@ -261,21 +270,27 @@ static const struct {
 	  "errors late_accesses p50_us p95_us p99_us max_us requests "
 	  "kib_per_request reloads seeks tid sid dep_accesses opens "
 	  "header_reads closes kind file writer_drops writes awaits "
-	  "reader_late_frames" },
+	  "reader_late_frames headroom_min_us headroom_p1_us headroom_p5_us headroom_p50_us" },
 	{ "run_summary",
 	  "id label started_at kernel config_hz streams bytes duration_s mb_s "
 	  "frames late_frames failed_frames accesses errors late_accesses "
 	  "p50_us p95_us p99_us max_us queue_full_waits rows_lost problems "
 	  "dep_accesses opens header_reads closes play_streams play_frames "
 	  "play_mb_s play_p99_us record_streams record_frames dropped_frames "
-	  "writer_drops record_mb_s record_p99_us missed_frames" },
+	  "writer_drops record_mb_s record_p99_us missed_frames "
+	  "headroom_min_us headroom_p1_us headroom_p5_us headroom_p50_us" },
 	{ "late_access",
 	  "run_id stream_id timeline frame track clip file_offset length "
 	  "due_ns done_ns latency_us late_by_us new_file after_cut errno "
-	  "issue_delay_us played sched_ns cause dep op image kind" },
+	  "issue_delay_us played sched_ns cause dep op image kind "
+	  "wake_delay_us ring_fill ring_frames idle_us timer_idle_us "
+	  "reader_idle_us" },
+	{ "frame_headroom",
+	  "run_id stream_id frame sched_ns due_ns done_ns headroom_ns late" },
 	{ "late_frame",
 	  "run_id stream_id timeline frame due_ns tracks clips late_by_us "
-	  "new_file after_cut issue_delay_us cause kind" },
+	  "new_file after_cut issue_delay_us cause kind wake_delay_us "
+	  "ring_fill ring_frames idle_us timer_idle_us reader_idle_us" },
 	{ "timeseries",
 	  "run_id second accesses bytes mb_s late_accesses late_frames "
 	  "streams read_bytes write_bytes dropped_frames record_streams" },
@@ -284,7 +299,8 @@ static const struct {
 	  "streams wall_s bytes mb_s frames late_frames failed_frames "
 	  "accesses errors late_accesses p50_us p95_us p99_us max_us reader "
 	  "play_streams play_mb_s play_p99_us record_streams record_frames "
-	  "dropped_frames writer_drops record_mb_s record_p99_us" },
+	  "dropped_frames writer_drops record_mb_s record_p99_us "
+	  "headroom_min_us headroom_p1_us headroom_p5_us headroom_p50_us" },
 	{ "track_latency",
 	  "run_id stream_id track accesses errors late_accesses mean_us "
 	  "p50_us p90_us p95_us p99_us p99_9_us max_us kind" },
@@ -2063,6 +2079,230 @@ static sqlite3 *upgraded(const char *path, const char *sql)
 	return db;
 }
 
+/*
+ * The causes of an issue delay from its evidence (schema version 16),
+ * the streams of test_late_cause_backlog's stream 2 (frame 1 issued 260
+ * ms after its schedule, frames 2 and 3 behind it, late all three; a
+ * ring of 8 frames):
+ *   pid 110: the filler woke 260 ms late for frame 1 (wake_ns): 'timer'
+ *   pid 111: it waited for room, the ring full (ring_fill 8): 'reader'
+ *   pid 112: both, a 20 ms late wake into a full ring: 240 ms of the
+ *            idle time are the reader's, 'reader'
+ *   pid 113: full ring but a 200 ms late wake: 'timer'
+ *   pid 114: no evidence (NULL: a row of an older timelinefs), or a
+ *            ring with room and no late wake: 'issue' as before
+ * Before (version 15) every one of them was 'issue'.
+ */
+static void test_late_cause_evidence(void **state)
+{
+	static const struct {
+		pid_t pid;
+		uint32_t wake_ms, fill;	/* of frame 1 */
+		const char *want;
+	} cases[] = {
+		{ 110, 260, 3, "1 timer|2 timer|3 timer" },
+		{ 111, 0, 8, "1 reader|2 reader|3 reader" },
+		{ 112, 20, 8, "1 reader|2 reader|3 reader" },
+		{ 113, 200, 8, "1 timer|2 timer|3 timer" },
+		{ 114, UINT32_MAX, UINT32_MAX, "1 issue|2 issue|3 issue" },
+		{ 115, 0, 5, "1 issue|2 issue|3 issue" },
+	};
+	static const uint64_t issued_ms[] = { 0, 300, 305, 310 };
+	const uint64_t ms = 1000000, period = 40 * ms;
+	struct store_stream *ss;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl;
+	size_t c, k;
+	char sql[160];
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		assert_int_equal(stream_open(st, tl, cases[c].pid, "nle",
+					     EPOCH, &ss), 0);
+		for (k = 0; k < 4; k++) {
+			uint64_t sched = EPOCH + k * period;
+
+			a = mk_access((int64_t)k, EPOCH + issued_ms[k] * ms,
+				      5 * ms, sched + 2 * period, 0);
+			a.sched_ns = sched;
+			a.played = 1;
+			a.wake_ns = 0;
+			a.ring_fill = 2;
+			if (k == 1) {
+				a.wake_ns = cases[c].wake_ms == UINT32_MAX ?
+					    STORE_NONE32 :
+					    cases[c].wake_ms * (uint32_t)ms;
+				a.ring_fill = cases[c].fill;
+			}
+			if (cases[c].fill == UINT32_MAX)
+				a.wake_ns = a.ring_fill = STORE_NONE32;
+			store_access_add(ss, &a);
+		}
+		close_ring(ss, EPOCH + SEC, 1000, 4, 3, 0, 8);
+	}
+	assert_int_equal(store_run_end(st, EPOCH + 2 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT group_concat(frame || ' ' || cause, '|') FROM "
+			 "late_frame WHERE stream_id = (SELECT id FROM stream "
+			 "WHERE pid = %d)", (int)cases[c].pid);
+		q_text_eq(db, sql, cases[c].want);
+	}
+	/* the evidence beside the cause */
+	q_text_eq(db, "SELECT wake_delay_us || ' ' || ring_fill || '/' || "
+		      "ring_frames || ' ' || timer_idle_us || ' ' || "
+		      "reader_idle_us FROM late_frame WHERE frame = 1 AND "
+		      "stream_id = (SELECT id FROM stream WHERE pid = 112)",
+		  "20000.0 8/8 20000.0 240000.0");
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM access WHERE "
+				   "wake_ns IS NULL"), 4);
+	sqlite3_close(db);
+}
+
+/*
+ * A backlog ends at a read issued on time, within 1 ms of its schedule:
+ * a filler's wake-up is never exact.  One stream, 25 fps, due two frames
+ * after its issue time: a full ring holds frame 1 for 300 ms (frames 1
+ * .. 3 late, 'reader'); frames 10 .. 29 are issued 50 us after their
+ * schedule, on time; the filler wakes 60 ms late for frame 30, read in
+ * 25 ms: late, 'timer'.  Before, only a read issued at or before its
+ * schedule ended a backlog, so the stream's whole play was one: frame
+ * 30's idle time held the reader's 300 ms, and it was 'reader'.
+ */
+static void test_late_cause_jitter(void **state)
+{
+	const uint64_t ms = 1000000, us = 1000, period = 40 * ms;
+	struct store_stream *ss;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl, k;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 120, "nle", EPOCH, &ss), 0);
+	for (k = 0; k <= 30; k++) {
+		uint64_t sched = EPOCH + (uint64_t)k * period, issued, lat;
+
+		if (k > 3 && k < 10)
+			continue;
+		issued = sched + 50 * us;
+		lat = 5 * ms;
+		if (k >= 1 && k <= 3)
+			issued = EPOCH + (295 + 5 * (uint64_t)k) * ms;
+		if (k == 30) {
+			issued = sched + 60 * ms;
+			lat = 25 * ms;
+		}
+		a = mk_access(k, issued, lat, sched + 2 * period, 0);
+		a.sched_ns = sched;
+		a.played = 1;
+		a.wake_ns = k == 30 ? 60 * (uint32_t)ms : 0;
+		a.ring_fill = k == 1 ? 8 : 2;
+		store_access_add(ss, &a);
+	}
+	close_ring(ss, EPOCH + 2 * SEC, 1000, 24, 4, 0, 8);
+	assert_int_equal(store_run_end(st, EPOCH + 3 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT group_concat(frame || ' ' || cause, '|') FROM "
+		      "late_frame",
+		  "1 reader|2 reader|3 reader|30 timer");
+	sqlite3_close(db);
+}
+
+/*
+ * Headroom (schema version 16): stream 1 plays 200 frames, frame k's
+ * last read done 10 - k ms before its due time (its V read; its A1 read
+ * done earlier), so headroom -10 .. 189 ms, and a reload of frame 0
+ * (played 0) done 1 s late; stream 2 plays 1 frame with 500 ms.
+ * Nearest-rank from the least: stream 1, n = 200: min -10 ms, p1 rank 2
+ * = -9 ms, p5 rank 10 = -1 ms, p50 rank 100 = 89 ms; the run, n = 201:
+ * p1 rank 3 = -8 ms, p5 rank 11 = 0, p50 rank 101 = 90 ms.  Before, the
+ * views had no headroom (the columns did not exist).
+ */
+static void test_headroom(void **state)
+{
+	const uint64_t ms = 1000000, due0 = EPOCH + SEC;
+	struct store_stream *ss, *s2;
+	struct store_access a;
+	struct store *st;
+	struct tmp *t = *state;
+	sqlite3 *db;
+	int64_t tl, k;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(stream_open(st, tl, 130, "nle", EPOCH, &ss), 0);
+	assert_int_equal(stream_open(st, tl, 131, "nle", EPOCH, &s2), 0);
+	for (k = 0; k < 200; k++) {
+		uint64_t due = due0 + (uint64_t)k * 40 * ms;
+		uint64_t done = due + 10 * ms - (uint64_t)k * ms;
+
+		/* one load: one schedule for both tracks' reads */
+		a = mk_access(k, done - 2 * ms, 2 * ms, due, 0);
+		a.sched_ns = due - 80 * ms;
+		a.played = 1;
+		store_access_add(ss, &a);
+		a = mk_access(k, done - 50 * ms, 1 * ms, due, 0);
+		a.sched_ns = due - 80 * ms;
+		a.track = "A1";
+		a.played = 1;
+		store_access_add(ss, &a);
+	}
+	a = mk_access(0, due0, SEC, due0, 0);
+	a.played = 0;
+	store_access_add(ss, &a);
+	a = mk_access(0, due0 - 600 * ms, 100 * ms, due0, 0);
+	a.played = 1;
+	store_access_add(s2, &a);
+	close_stream(ss, EPOCH + 20 * SEC, 1000, 200, 10, 0);
+	close_stream(s2, EPOCH + 20 * SEC, 1000, 1, 0, 0);
+	assert_int_equal(store_run_end(st, EPOCH + 21 * SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	q_text_eq(db, "SELECT headroom_min_us || ' ' || headroom_p1_us || ' ' "
+		      "|| headroom_p5_us || ' ' || headroom_p50_us FROM "
+		      "stream_summary WHERE pid = 130",
+		  "-10000.0 -9000.0 -1000.0 89000.0");
+	q_text_eq(db, "SELECT headroom_min_us || ' ' || headroom_p1_us || ' ' "
+		      "|| headroom_p5_us || ' ' || headroom_p50_us FROM "
+		      "stream_summary WHERE pid = 131",
+		  "500000.0 500000.0 500000.0 500000.0");
+	q_text_eq(db, "SELECT headroom_min_us || ' ' || headroom_p1_us || ' ' "
+		      "|| headroom_p5_us || ' ' || headroom_p50_us FROM "
+		      "run_summary",
+		  "-10000.0 -8000.0 0.0 90000.0");
+	/* late frames are those below 0, as late_frame counts them */
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM frame_headroom "
+				   "WHERE headroom_ns < 0"),
+			 q_i64(db, "SELECT count(*) FROM late_frame"));
+	assert_int_equal(q_i64(db, "SELECT count(*) FROM frame_headroom"),
+			 201);
+	sqlite3_close(db);
+}
+
+/* A file of schema version 15 gets version 16's late_access, late_frame
+ * and summaries, in place of its own. */
+static void test_migrate_v16(void **state)
+{
+	struct tmp *t = *state;
+	sqlite3 *db;
+
+	db = upgraded(t->db, "CREATE VIEW late_access AS SELECT 1 AS old;"
+			     "CREATE VIEW late_frame AS SELECT 1 AS old;"
+			     "CREATE VIEW stream_summary AS SELECT 1 AS old;"
+			     "CREATE VIEW run_summary AS SELECT 1 AS old;"
+			     "CREATE VIEW bench_step_summary AS SELECT 1 AS old;"
+			     "PRAGMA user_version = 15");
+	check_schema(db);
+	sqlite3_close(db);
+}
+
 /* A file of schema version 13 gets version 14's late_access and
  * late_frame (the backlog's cause), in place of its own. */
 static void test_migrate_v14(void **state)
@@ -2151,7 +2391,7 @@ static sqlite3 *migrated(const char *path, const char *sql)
 
 	check_columns(db, "access", "id stream_id frame track clip "
 		      "file_offset length sched_ns due_ns issued_ns done_ns "
-		      "errno injected played dep op image");
+		      "errno injected played dep op image wake_ns ring_fill");
 	return db;
 }
 
@@ -2720,7 +2960,11 @@ int main(void)
 		TMP_TEST(test_late_frame_played),
 		TMP_TEST(test_late_cause_backlog),
 		TMP_TEST(test_migrate_v14),
+		TMP_TEST(test_late_cause_evidence),
+		TMP_TEST(test_late_cause_jitter),
+		TMP_TEST(test_headroom),
 		TMP_TEST(test_migrate_v15),
+		TMP_TEST(test_migrate_v16),
 		TMP_TEST(test_migrate_v7),
 		TMP_TEST(test_dep_reads),
 		TMP_TEST(test_migrate_v8),
