@@ -135,37 +135,15 @@ static void count_handed(struct eng_player *p, uint64_t off, size_t len,
  * would wait once the stream is cancelled (eng_player_cancel).  zc: the
  * request is a zero-copy one (-EXDEV if the player uses its ring), else a
  * ring one (-EXDEV if it uses pipes). */
-int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
-			  int64_t *ap, int64_t *bp, int nonblock, int zc)
+/* Where a request of frames [a, b] puts the ring: a re-read close
+ * behind it, a file server's out-of-order start, a seek on a fresh
+ * clock, or nothing.  1 if the ring restarts (epoch bumped, next at the
+ * head), else 0.  Lock held. */
+static int place(struct eng_player *p, uint64_t off, int64_t a, int64_t b)
 {
 	const struct eng_timeline *tl = p->tl;
 	const struct eng_io *io = p->cfg.io;
-	size_t len = *lenp;
-	int64_t a, b, f;
-	int rc, restarted = 0;
-
-	pthread_mutex_lock(&p->req_lock);
-	pthread_mutex_lock(&p->lock);
-	if (len > p->cfg.max_request) {
-		rc = -E2BIG;
-		goto out_unlock;
-	}
-	if (zc)
-		eng_pl_zc_decide(p, len);
-	else if (!p->zc)
-		p->zc = -1;
-	if ((p->zc > 0) != !!zc) {
-		rc = -EXDEV;
-		goto out_unlock;
-	}
-	if (len == 0 || off >= tl->bytes) {
-		pthread_mutex_unlock(&p->lock);
-		return 0;
-	}
-	if (len > tl->bytes - off)
-		len = (size_t)(tl->bytes - off);
-	a = eng_frame_at(tl, off);
-	b = eng_frame_at(tl, off + len - 1);
+	int restarted = 0;
 
 	/* A little behind what the ring holds: concurrent readahead requests
 	 * served out of order, or the reader faulting again pages the kernel
@@ -230,6 +208,19 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 		p->wake_at = 0;
 		p->fill_seen = -1;
 	}
+	return restarted;
+}
+
+/* Frames [a, b] of a request in their slots: a filled player's filler
+ * (or loaders) brings them, an unfilled one loads them here.  0,
+ * -EAGAIN (nonblock, not there yet) or -EINTR (the stream ends).  Lock
+ * held (released while waiting). */
+static int await_frames(struct eng_player *p, int64_t a, int64_t b,
+			int nonblock, int restarted)
+{
+	const struct eng_timeline *tl = p->tl;
+	const struct eng_io *io = p->cfg.io;
+
 	if (p->filled) {
 		/* the request's frames are pinned from here on; those below
 		 * are free for the filler to reuse */
@@ -239,20 +230,17 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 			if (p->cancelled) {
 				/* the stream ends (eng_player_cancel): its
 				 * frames may never come */
-				rc = -EINTR;
-				goto out_unlock;
+				return -EINTR;
 			}
 			if (p->filler_on) {
 				if (nonblock) {
-					rc = -EAGAIN;
-					goto out_unlock;
+					return -EAGAIN;
 				}
 				p->waiters++;
 				pthread_cond_wait(&p->ready_cv, &p->lock);
 				p->waiters--;
 			} else if (nonblock) {
-				rc = -EAGAIN;
-				goto out_unlock;
+				return -EAGAIN;
 			} else if (p->loading) {
 				/* loader threads with no filler (a test's,
 				 * or stopped): their frames first */
@@ -280,6 +268,44 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 				eng_pl_load_frame(p);
 	}
 
+	return 0;
+}
+
+int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
+			  int64_t *ap, int64_t *bp, int nonblock, int zc)
+{
+	const struct eng_timeline *tl = p->tl;
+	size_t len = *lenp;
+	int64_t a, b, f;
+	int rc, restarted = 0;
+
+	pthread_mutex_lock(&p->req_lock);
+	pthread_mutex_lock(&p->lock);
+	if (len > p->cfg.max_request) {
+		rc = -E2BIG;
+		goto out_unlock;
+	}
+	if (zc)
+		eng_pl_zc_decide(p, len);
+	else if (!p->zc)
+		p->zc = -1;
+	if ((p->zc > 0) != !!zc) {
+		rc = -EXDEV;
+		goto out_unlock;
+	}
+	if (len == 0 || off >= tl->bytes) {
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	if (len > tl->bytes - off)
+		len = (size_t)(tl->bytes - off);
+	a = eng_frame_at(tl, off);
+	b = eng_frame_at(tl, off + len - 1);
+
+	restarted = place(p, off, a, b);
+	rc = await_frames(p, a, b, nonblock, restarted);
+	if (rc < 0)
+		goto out_unlock;
 	for (f = a; f <= b; f++)
 		if (p->failed[f % (int64_t)p->nslots]) {
 			rc = -EIO;
