@@ -613,7 +613,7 @@ def boot_rows(g, la, lb, fmt, w, bjson, csc, jsc, unit, one_session, bdr):
         lo, hi = ci if ci else (None, None)
         # lower is better for both (seconds, microseconds)
         verdict = welch_verdict({"lo": lo, "hi": hi, "diff": diff}, -1,
-                                "no interval: fewer than 3 repetitions")
+                                "no interval: fewer than 3 %ss" % unit)
         if one_session:
             verdict = drift_verdict(verdict, lop, hip, bdr[m])
         if fmt == "text":

@@ -99,4 +99,14 @@ def test_csv_verdict_has_no_comma(tmp_path):
     make_db(p, WIDE)
     rows = [l.split(",") for l in run(p, "csv").splitlines()[1:]]
     assert all(len(r) == 22 for r in rows)
-    assert [r[16] for r in rows if r[1] == "wall_s"] == ["not resolved: about 17 sessions a label would resolve 5 %"]
+    assert [r[16] for r in rows if r[1] == "wall_s"] == [
+        "not resolved: about 17 sessions a label would resolve 5 %"]
+
+
+def test_bootstrap_of_two_sessions_says_sessions(tmp_path):
+    # the bootstrap resamples the samples too: with the sessions the
+    # samples, 2 a side are too few, and the words count sessions
+    p = str(tmp_path / "two.db")
+    make_db(p, [("a", 9.5), ("b", 9.6), ("b", 10.1), ("a", 10.0)])
+    boot = json.loads(run(p, "json"))["bootstrap"]
+    assert {b["verdict"] for b in boot} == {"no interval: fewer than 3 sessions"}
