@@ -473,7 +473,8 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
         w("an interval containing 0 is not significant.\n")
         if not scoped:
             w("With 2 sessions a label or more, the sessions are the samples (Welch on\n")
-            w("their means); with one, a difference whose interval reaches into the drift\n")
+            w("their means), and an interval holding 0 but wider than --effect is not\n")
+            w("resolved; with one, a difference whose interval reaches into the drift\n")
             w("between sessions this database has shown is not resolved.\n")
     elif fmt == "csv":
         w("workstations,metric,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,diff_pct,df,t,ci_low,ci_high,"

@@ -73,6 +73,7 @@ def test_sessions_wider_than_the_effect_are_not_resolved(tmp_path):
     assert r["reps_for_effect"] == 17
     assert r["verdict"] == "not resolved: about 17 sessions a label would resolve 5 %"
     text = run(p, "text")
+    assert "their means), and an interval holding 0 but wider than --effect is not\nresolved;" in text
     assert "  resolution (95 % interval; sessions of each label for 80 % power at the\n" in text
     assert "to resolve 5 % on wall s: about 17 sessions\n" in text
 
