@@ -68,7 +68,7 @@ PROGS = $(B)/timelinefs $(B)/timelinefs-gen
 # hosts/ is timelinefs-hosts, which needs MPI)
 PROGS += $(B)/timelinefs-merge
 
-.PHONY: FORCE all docs-options test check unit integration demo bench bench-resolve install uninstall clean format \
+.PHONY: FORCE all docs-options test check unit integration demo bench bench-resolve bench-verdict install uninstall clean format \
 	check-format deps valgrind soak
 all: $(PROGS)
 
@@ -388,6 +388,13 @@ bench: deps
 # plain dd doing the same reads (tests/bench/resolve.sh; docs/benchmark.md).
 bench-resolve: all
 	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_TOP=$(CURDIR) sh tests/bench/resolve.sh
+
+# make bench-verdict: are --compare's verdicts right across sessions?  20
+# A/A comparisons of two sessions a label, a known slowdown (EFFECT, 5 %)
+# as sessions A, B, A, B, one session a label against the drift
+# (tests/bench/verdict.sh; docs/resolution.md).  About 50 minutes.
+bench-verdict: all
+	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_TOP=$(CURDIR) sh tests/bench/verdict.sh
 
 # ---------------------------------------------------------------- fuzz
 # make fuzz: every tests/fuzz/fuzz_*.c built with clang's libFuzzer, ASan

@@ -413,6 +413,20 @@ def drift_verdict(verdict, lop, hip, d):
     return "not resolved: within the drift between sessions (+/-%.2f %%)" % d
 
 
+def session_verdict(verdict, hwp, effect, effect_text, rp):
+    """With the sessions the samples, an interval that holds 0 and is
+    wider than +/-effect % has not resolved the question (a difference
+    of effect would not have been told from 0): it says so, and how many
+    sessions of each label would at the variance of the session means
+    (rp; none: more than can be counted).  (No comma: the CSV prints the
+    verdict as it is.)"""
+    if not verdict.startswith("not significant") or hwp is None or hwp <= effect:
+        return verdict
+    if rp is None:
+        return "not resolved: the session means vary too much to resolve %s %%" % effect_text
+    return "not resolved: about %d sessions a label would resolve %s %%" % (rp, effect_text)
+
+
 # ------------------------------------------------------------ the tables
 
 def onebox_lines(con, la, lb):
@@ -502,7 +516,8 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
         w("an interval containing 0 is not significant.\n")
         if not scoped:
             w("With 2 sessions a label or more, the sessions are the samples (Welch on\n")
-            w("their means); with one, a difference whose interval reaches into the drift\n")
+            w("their means), and an interval holding 0 but wider than --effect is not\n")
+            w("resolved; with one, a difference whose interval reaches into the drift\n")
             w("between sessions this database has shown is not resolved.\n")
     elif fmt == "csv":
         w("workstations,metric,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,diff_pct,df,t,ci_low,ci_high,"
@@ -551,7 +566,7 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
             continue
         res, nout = welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout)
         if fmt == "text":
-            w("  resolution (95 % interval; repetitions of each label for 80 % power at the\n")
+            w("  resolution (95 %% interval; %ss of each label for 80 %% power at the\n" % unit)
             w("  variances seen, Welch by the noncentral t; see --help):\n")
             for m in range(len(metrics)):
                 w("  %-11s %s\n" % (titles[m], res[m]))
@@ -588,6 +603,8 @@ def welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout):
         verdict = welch_verdict(r, c.better[m])
         if unit == "repetition" and not c.scoped and min(sa, sb) == 1:
             verdict = drift_verdict(verdict, lop, hip, c.dr[m])
+        if unit == "session":
+            verdict = session_verdict(verdict, hwp, c.effect, c.effect_text, rp)
         if c.fmt == "text":
             d = c.digits[m]
             ci = "-" if r["lo"] is None else "[%s, %s]" % (fix(r["lo"], d), fix(r["hi"], d))
@@ -599,8 +616,8 @@ def welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout):
             elif hwp is None:
                 res.append("no estimate: mean A is 0")
             else:
-                res.append("could detect +/-%.2f %%; to resolve %s %% on %s: about %s repetition%s"
-                           % (hwp, c.effect_text, c.titles[m], rp, "" if rp == 1 else "s"))
+                res.append("could detect +/-%.2f %%; to resolve %s %% on %s: about %s %s%s"
+                           % (hwp, c.effect_text, c.titles[m], rp, unit, "" if rp == 1 else "s"))
         elif c.fmt == "csv":
             c.w("%d,%s,%d,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,welch%s\n" % (
                 g.ws, metric, len(ra), num(ma), num(r["sd_a"]), len(rb), num(r["mean_b"]), num(r["sd_b"]),
@@ -639,7 +656,7 @@ def boot_rows(g, la, lb, fmt, w, bjson, csc, jsc, unit, one_session, bdr):
         lo, hi = ci if ci else (None, None)
         # lower is better for both (seconds, microseconds)
         verdict = welch_verdict({"lo": lo, "hi": hi, "diff": diff}, -1,
-                                "no interval: fewer than 3 repetitions")
+                                "no interval: fewer than 3 %ss" % unit)
         if one_session:
             verdict = drift_verdict(verdict, lop, hip, bdr[m])
         if fmt == "text":
