@@ -241,7 +241,8 @@ static void check_accepted(const struct fs_config *c, char **argv, int argc)
 {
 	char val[8192];	/* as el in last_value */
 
-	if (c->show_help || c->show_version)
+	/* answered, not mounted (-h, -V, --doc-options): nothing checked */
+	if (c->show_help || c->show_version || c->show_doc)
 		return;
 	if (!c->media_dir || c->media_dir[0] != '/' || !c->mountpoint ||
 	    c->mountpoint[0] != '/' || !c->timelines ||
