@@ -33,9 +33,10 @@ refused() {
 }
 
 TL=$M/timelines/timeline01.tl
-# 18 MB/s frames are 610212 bytes; 10006 of them (and the tables) a stream
+# 18 MB/s frames are 610212 bytes; 10006 of them (and the tables, and 8
+# bytes a slot for the frames handed to the reader) a stream
 refused "buffer=10000 is refused at start" "$T/buf.db" \
-	"$TL: each stream of this timeline needs 61065" \
+	"$TL: each stream of this timeline needs 61066" \
 	"a ring of 10006 frames of up to 595.9 KiB, buffer=10000" \
 	"more than stream_mem=268435456 (256.0 MiB); raise -o stream_mem" \
 	"not mounting" -- -o buffer=10000 "$M"
