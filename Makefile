@@ -342,7 +342,8 @@ CHECK_SLOW = test_gen_codec test_report test_report_hosts test_plot test_fuzz_se
 	test_realmedia test_movie
 check:
 	@$(MAKE) --no-print-directory -j$(TLFS_JOBS) all $(UNIT_BIN) \
-		$(B)/tests/tools/tlmov $(B)/tests/tools/tlindex $(B)/tests/bench/ceiling
+		$(B)/tests/tools/tlmov $(B)/tests/tools/tlindex $(B)/tests/bench/ceiling \
+		$(B)/tests/bench/tlbench
 	@TLFS_BUILD=$(CURDIR)/$(B) TLFS_TOGETHER_ONLY=1 TLFS_JOBS=$(CHECK_JOBS) \
 		TLFS_EXCLUDE="$(TLFS_EXCLUDE) $(CHECK_SLOW)" \
 		sh tests/run-all.sh $(UNIT_BIN)
