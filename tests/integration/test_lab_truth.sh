@@ -89,9 +89,10 @@ check "most late frames at N + 2 have cause storage ($storage storage, $issue is
 # --- Ground truth 4, a storage change the seed's way: B = 20 MiB/s and
 # 0.94 B, pace=off, 6 workstations of 2-s timelines (52 MB, about 2.6 s a
 # step; with 3 workstations a step's MB/s varied more under load).  The report's
-# --compare must call B slower (MB/s lower) and significant, and its 95 %
-# interval of the MB/s difference (in % of A) must hold the calibrated
-# ratio's, B_cal2 / B_cal1 - 1 (the calibration rows of each label).
+# --compare must never call B faster, and its 95 % interval of the MB/s
+# difference (in % of A) must hold the calibrated ratio's, B_cal2 /
+# B_cal1 - 1 (the calibration rows of each label); whether it calls B
+# slower and significant is said (gt4).
 REPORT=$TOP/mount-scripts/timelinefs-report
 DB=$T/gt4.db
 # gt4 LABEL_A LABEL_B WHAT: the checks on the comparison of two labels
@@ -108,8 +109,20 @@ print("%s|%s|%s|%s|%s|%s" % (r["verdict"], r["ci_low_pct"], r["ci_high_pct"],
 	cal=$(q "select (select avg(bytes_per_s) from calibration where label = '$2') /
 		(select avg(bytes_per_s) from calibration where label = '$1') * 100 - 100")
 	echo "# $3: MB/s B - A: ${row#*|} (verdict|ci low %|ci high %|diff %|unit|n); calibrated: $cal %"
-	check_eq "$3: the report calls B slower and significant (MB/s)" \
-		"significant: B lower (worse)" "${row%%|*}"
+	# Called slower and significant in most runs of this size, not in
+	# all: sessions 'not significant' at [-9.05, +0.24] % in 1 of 4
+	# clean-clone and loaded runs, legs in 1 of 4 under load (3
+	# sessions or 4 legs a label hold a 6 % change near the interval's
+	# width).  What holds in every run is asserted: never called
+	# faster, and the interval holds the calibrated ratio; make bench's
+	# section 13 asks the verdict at full size.
+	case ${row%%|*} in
+	"significant: B lower (worse)") ;;
+	*) echo "# $3: MB/s not called significant at this size: ${row%%|*}" ;;
+	esac
+	# shellcheck disable=SC2016 # $1 is the inner sh's
+	check "$3: the report never calls B faster (MB/s: ${row%%|*})" \
+		sh -c 'case $1 in *better* | *"B higher"*) exit 1 ;; esac' sh "${row%%|*}"
 	check "$3: its interval [$(echo "$row" | cut -d'|' -f2), $(echo "$row" | cut -d'|' -f3)] % holds the calibrated ratio's $cal %" \
 		awk -v lo="$(echo "$row" | cut -d'|' -f2)" -v hi="$(echo "$row" | cut -d'|' -f3)" \
 		-v c="$cal" 'BEGIN { exit !(c != "" && lo != "" && lo + 0 <= c + 0 && c + 0 <= hi + 0) }'
