@@ -53,6 +53,15 @@ static void check_stream(const struct eng_essence *e, uint64_t size)
 		}
 		return;
 	}
+	/* compressed audio (AAC): packets of their own sizes, no block */
+	if (e->kind == ENG_ESS_AUDIO && e->pts) {
+		if (e->block || e->npackets < 0 || !e->off || !e->len)
+			__builtin_trap();
+		for (k = 0; k < e->npackets; k++)
+			if (e->off[k] > size || e->len[k] > size - e->off[k])
+				__builtin_trap();
+		return;
+	}
 	if (e->kind != ENG_ESS_AUDIO || !e->block)
 		__builtin_trap();
 	for (c = 0; c < e->nchunks; c++) {
