@@ -104,8 +104,11 @@ echo "# timer: $(causes timer | tr '\n' ' ')$(q "select 'wake delays up to ' ||
 # a read the group's throttle stopped halfway (the filler reads the
 # frame itself) is the storage's by its times (done - issued), which no
 # row tells from a slow disk: the timer's must be nearly all, not all
-check "starved filler: more than 10 late frames, 90 % of them timer" \
-	test "$(q "select count(*) > 10 and sum(cause = 'timer') >= 0.9 * count(*)
+# how many frames the starved filler makes late varies with what else the
+# machine runs (6 to 47 measured, 6 in a clean-clone run at idle); what
+# the test is for is their cause
+check "starved filler: at least 3 late frames, 90 % of them timer" \
+	test "$(q "select count(*) >= 3 and sum(cause = 'timer') >= 0.9 * count(*)
 		   from late_frame f join run r on r.id = f.run_id
 		   where r.label = 'timer'")" = 1
 check "starved filler: timer frames carry a wake delay over a frame's 33 ms" \
