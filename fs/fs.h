@@ -395,6 +395,9 @@ void fs_access_add(struct store_stream *ss, const struct eng_access *a,
  * pace, backing, request size, limits); a stream adds its recorder and
  * whether it may use zero copy. */
 void fs_player_config(struct fs *fs, struct eng_player_config *pc);
+/* ... and of a reader of NAME.mov: its movie's pieces and the preroll. */
+void fs_movie_config(const struct fs *fs, const struct eng_timeline *tl,
+		     struct eng_player_config *pc);
 /* Close every stream still open (unmount with readers active). */
 void fs_close_all_streams(struct fs *fs);
 

@@ -141,9 +141,7 @@ static void movie_mem_fits(const struct fs *fs, const struct fs_file *f,
 
 	if (!f->mov.head)
 		return;
-	eng_movie_config(&pc);
-	pc.preroll = eng_player_frames_of(f->tl, (uint64_t)fs->cfg.preroll_ms *
-					  1000000);
+	fs_movie_config(fs, f->tl, &pc);
 	if (eng_player_mem(f->tl, &pc, &need, &slots) == 0)
 		eng_player_mem_fits(f->tl, &pc, need, slots,
 				    fs->cfg.stream_mem, diag);

@@ -633,6 +633,16 @@ static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 	reply_err(req, err);
 }
 
+/* A reader of NAME.mov's player: a player (the movie's reader) prerolls,
+ * dd of NAME reads on the clock. */
+void fs_movie_config(const struct fs *fs, const struct eng_timeline *tl,
+		     struct eng_player_config *pc)
+{
+	eng_movie_config(pc);
+	pc->preroll = eng_player_frames_of(tl, (uint64_t)fs->cfg.preroll_ms *
+					   1000000);
+}
+
 void fs_player_config(struct fs *fs, struct eng_player_config *pc)
 {
 	fs_player_config_of(&fs->cfg, pc);
@@ -719,13 +729,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * from the storage again (seen: 305 frames loaded of 300 in 4 of 9
 	 * unpaced runs of tests/integration/test_cache.sh with 2 MiB pipes). */
 	pc.zero_copy = fs->zc && !s->cached;
-	if (movie) {
-		eng_movie_config(&pc);
-		/* a player (the movie's reader) prerolls; dd of NAME reads
-		 * on the clock */
-		pc.preroll = eng_player_frames_of(f->tl, (uint64_t)
-						  fs->cfg.preroll_ms * 1000000);
-	}
+	if (movie)
+		fs_movie_config(fs, f->tl, &pc);
 	rc = reserve_mem(fs, s, &pc);
 	if (rc < 0)
 		return open_failed(req, s, -rc);
