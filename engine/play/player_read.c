@@ -277,7 +277,7 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 	const struct eng_timeline *tl = p->tl;
 	size_t len = *lenp;
 	int64_t a, b, f;
-	int rc, restarted = 0;
+	int rc, restarted;
 
 	pthread_mutex_lock(&p->req_lock);
 	pthread_mutex_lock(&p->lock);
