@@ -7,9 +7,14 @@
 # or dies before its summary line, is a failure even if it counted none.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/scratch.sh
+. "$here/scratch.sh"
+scratch_begin || exit 1
 log=$(mktemp)
 st=$(mktemp)
-trap 'rm -f "$log" "$st"' EXIT
+trap 'rm -f "$log" "$st"; scratch_end' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 pass=0 fail=0 skip=0
 
 # suite NAME RUNNER [ARGS...]: run it, its output shown and kept; a
