@@ -27,7 +27,7 @@ tree() {
 	n=$((n + 1))
 	W=$T/t$n/tests
 	mkdir -p "$W/integration"
-	cp "$RUNNERS/run-all.sh" "$RUNNERS/run-unit.sh" \
+	cp "$RUNNERS/run-all.sh" "$RUNNERS/scratch.sh" "$RUNNERS/run-unit.sh" \
 		"$RUNNERS/run-integration.sh" "$W/"
 	# run-all.sh runs the Python suite between the two: here one that
 	# counts nothing, so the verdicts are the fake suites' alone

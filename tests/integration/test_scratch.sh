@@ -42,6 +42,9 @@ scratch() {
 }
 loops() { losetup -a | grep -c tlfs-scratch || true; }
 loops0=$(loops)
+# images of this test's runs (a make test around it may have its own)
+images() { ls -d /dev/shm/tlfs-scratch.* 2>/dev/null || true; }
+images0=$(images)
 
 out=$(scratch 32 "$small" 'echo "$TMPDIR"')
 check_eq "a TMPDIR with room is used as it is" "$small" "$out"
@@ -58,7 +61,8 @@ check "the tests write there what TMPDIR could not hold" sh -c \
 check "the run says why and where" sh -c \
 	'echo "$1" | head -1 | grep -q "^# scratch: $2 has [0-9]* MB free, the tests need about 200 MB: an ext4 in RAM"' \
 	sh "$out" "$small"
-left=$(ls -d "$small"/tlfs-scratch.* /dev/shm/tlfs-scratch.* 2>/dev/null || true)
+left=$(ls -d "$small"/tlfs-scratch.* 2>/dev/null || true)
+[ "$(images)" = "$images0" ] || left="$left image: $(images)"
 [ "$(loops)" -eq "$loops0" ] || left="$left loop device"
 check_none "nothing is left: folder, image, loop device" "$left"
 
