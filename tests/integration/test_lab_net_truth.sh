@@ -11,6 +11,7 @@
 # workstation plays when its client is done within its timeline's
 # duration, 10 % and 0.5 s more (smbclient receives its last 8 MiB read
 # only once it is whole), and the storage's late frames are 0.
+# Ground truth 2 (below): the same behind a fast link to a lab storage.
 # Wall-clock margins: in TLFS_ALONE.
 . "$(dirname "$0")/lib.sh"
 
@@ -58,6 +59,42 @@ above=$(q "select coalesce(sum(s.reader_late_frames), 0) || ' ' || coalesce(sum(
 	join stream s on s.id = c.stream_id where b.workstations > $n")
 check "above N the network's late frames, not the storage's (late to the reader, late: $above)" \
 	awk -v a="$above" 'BEGIN { split(a, f, " "); exit !(f[1] > 4 * f[2]) }'
+
+# --- Ground truth 2, storage-bound behind a fast network: the same
+# workstations over a 2 Gbit/s server link to a lab storage of 50 MB/s
+# (--lab's read-bps=, the daemon's reads in its block cgroup).  N must
+# follow the storage's calibration (fio, the row with reads), not the
+# network's (iperf3, about 5 times more), and above N the storage is
+# short: the late frames are the storage's, with cause 'storage'.  Before
+# the bench calibrated both, --via smb measured only the network.
+DB2=$T/truth2.db
+rc=0
+TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh "$BENCH" --media "$M" --via smb \
+	--lab "server-link=2gbit,read-bps=50M,state-dir=$T/state" --find-max --max 4 \
+	--repeat 1 --warmup 0 --cache keep --calibrate 4 --calibrate-time 2 \
+	--db "$DB2" >"$T/fm2.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/fm2.out"
+check_eq "--find-max --via smb behind a lab storage: done" 0 "$rc"
+q2() { sqlite3 "$DB2" "$@"; }
+n=$(q2 "select value from run_env where key = 'net_find_max'")
+bcal=$(q2 "select bytes_per_s from calibration where block_bytes > 0")
+ncal=$(q2 "select bytes_per_s from calibration where block_bytes = 0")
+lo_n=$(awk -v b="$bcal" -v r="$r" 'BEGIN { printf "%d", 0.9 * b / r }')
+hi_n=$(awk -v b="$bcal" -v r="$r" 'BEGIN { x = b / r; y = int(x); if (y < x) y++; print y }')
+echo "# B_cal $bcal B/s (storage), L_cal $ncal B/s (network), r $r B/s: N in [$lo_n, $hi_n]; find-max: $n"
+check "the network gives over 3 times what the storage does (L_cal $ncal, B_cal $bcal)" \
+	awk -v l="$ncal" -v b="$bcal" 'BEGIN { exit !(b > 0 && l > 3 * b) }'
+check "the storage's calibration within 10 % of its 50 MiB/s" \
+	awk -v b="$bcal" 'BEGIN { exit !(b > 0.9 * 52428800 && b < 1.1 * 52428800) }'
+check "find-max's N within the storage's rule ($lo_n <= $n <= $hi_n)" \
+	awk -v n="$n" -v a="$lo_n" -v b="$hi_n" 'BEGIN { exit !(n != "" && n >= a && n <= b) }'
+late=$(q2 "select count(*) from late_frame l join bench_client c on c.stream_id = l.stream_id
+	join bench_step b on b.id = c.step_id where b.workstations > $n")
+storage=$(q2 "select count(*) from late_frame l join bench_client c on c.stream_id = l.stream_id
+	join bench_step b on b.id = c.step_id where b.workstations > $n and l.cause = 'storage'")
+echo "# above N: $late late frames, $storage with cause storage"
+check "above N the storage's late frames ($late)" [ "${late:-0}" -gt 0 ]
+check "most have cause storage ($storage of $late)" [ "$((2 * storage))" -gt "$late" ]
 check_none "nothing of the lab left" \
 	"$(ip netns list | awk 'index($1, "tlfsbench") == 1'; find "$T/state" -mindepth 1 2>/dev/null)"
 finish
