@@ -270,6 +270,44 @@ static void test_late_frames(void **state)
 	eng_tl_free(tl);
 }
 
+/*
+ * A reader that asks for more frames at once than the lead: the request is
+ * answered when its last frame has been read on the clock, so the frames
+ * more than `buffer` before that one reach the reader after they were due,
+ * though it keeps up and the storage is instant.  smbclient's 8 MiB reads
+ * of SD frames (11.8 frames a read, buffer 8) make 19 of a 60-frame
+ * timeline's frames late to it this way, as measured over SMB.
+ */
+static void test_reader_late_by_request_size(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1000, 20);
+	unsigned char *want = expected_file(tl, NULL);
+	unsigned char *buf = malloc(tl->bytes);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_REALTIME, 1,
+						ENG_BACKING_BUFFERED, 12000);
+	struct eng_player *p = new_player(tl, &cfg);
+	struct eng_player_stats st;
+
+	(void)state;
+	assert_non_null(buf);
+	/* frames 0..11, answered once frame 11 is read: 0..6 are more than
+	 * 4 frames before it */
+	assert_int_equal(eng_player_copy(p, buf, 12000, 0), 12000);
+	/* frames 12..19, answered with frame 19: 12..14 */
+	assert_int_equal(eng_player_copy(p, buf + 12000, 8000, 12000), 8000);
+	assert_memory_equal(buf, want, tl->bytes);
+	eng_player_stats(p, &st);
+	assert_int_equal(st.late_frames, 0);
+	assert_int_equal(st.handed_frames, 20);
+	assert_int_equal(st.reader_late_frames, 7 + 3);
+	eng_player_free(p);
+	fake_free(f);
+	free(buf);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* One slow read makes the following frames late but moves no schedule. */
 static void test_clock_anchored(void **state)
 {
@@ -1263,6 +1301,7 @@ int main(void)
 		cmocka_unit_test(test_clock_exact),
 		cmocka_unit_test(test_one_pread_per_slice),
 		cmocka_unit_test(test_late_frames),
+		cmocka_unit_test(test_reader_late_by_request_size),
 		cmocka_unit_test(test_clock_anchored),
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_gap_skip),
