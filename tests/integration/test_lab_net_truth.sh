@@ -11,12 +11,13 @@
 # workstation plays when its client is done within its timeline's
 # duration, 10 % and 0.5 s more (smbclient receives its last 8 MiB read
 # only once it is whole), and the storage's late frames are 0.
-# Ground truth 2 (below): the same behind a fast link to a lab storage.
+# Ground truth 2 (below): the same behind a fast link to a lab storage;
+# and 4: mpv in 3 workstations below and above a link's capacity.
 # Wall-clock margins: in TLFS_ALONE.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "skip: not root (network namespaces)"; exit 77; }
-need_tools ip tc iperf3 smbd smbclient
+need_tools ip tc iperf3 smbd smbclient mpv
 BENCH=$TOP/mount-scripts/timelinefs-bench
 M=$T/media
 DB=$T/truth.db
@@ -95,6 +96,45 @@ storage=$(q2 "select count(*) from late_frame l join bench_client c on c.stream_
 echo "# above N: $late late frames, $storage with cause storage"
 check "above N the storage's late frames ($late)" [ "${late:-0}" -gt 0 ]
 check "most have cause storage ($storage of $late)" [ "$((2 * storage))" -gt "$late" ]
+
+# --- mpv over SMB in 3 workstation namespaces, below and above the
+# server link's capacity: 3 SD movies of 3 s (21.3 MB/s, 510 Mbit/s
+# together) behind 1 Gbit/s and 300 Mbit/s.  Below, no frame is late to
+# a reader; above, every stream has frames late to its reader and mpv
+# takes longer (its wall time; mpv with --vo=null waits to buffer rather
+# than drop, so its dropped frames stay 0 either way): both sides say the
+# streams could not play in real time.  The storage's late frames are 0
+# in both (the storage kept up).
+"$GEN" --format sd-ntsc --clips 2 --clip-seconds 3 --timelines 3 --events 1 \
+	--min-seconds 3 --max-seconds 3 "$T/media3" >/dev/null
+for link in 1gbit 300mbit; do
+	rc=0
+	TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh "$BENCH" --media "$T/media3" --via smb \
+		--player mpv --lab "server-link=$link,state-dir=$T/state" --workstations 3 \
+		--repeat 1 --warmup 0 --db "$T/mpv-$link.db" >"$T/mpv-$link.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/mpv-$link.out"
+	check_eq "mpv in 3 workstations behind $link: done" 0 "$rc"
+	sqlite3 "$T/mpv-$link.db" "select c.workstation, round(c.wall_s, 2), c.dropped_frames,
+		c.buffering_waits, s.late_frames, s.reader_late_frames, s.frames
+		from bench_client c left join stream s on s.id = c.stream_id" |
+		sed "s/^/# $link: ws, mpv s, dropped, buffering, late, late to reader, frames: /"
+done
+mq() { sqlite3 "$T/mpv-$1.db" "$2"; }
+# streams: MOVIES COUNT WHERE: how many of the 3 movies' streams hold WHERE
+streams() {
+	mq "$1" "select count(*) from bench_client c join stream s on s.id = c.stream_id
+		where c.client = 'mpv' and s.file like '%.mov' and s.frames = 90 and $2"
+}
+check_eq "below capacity: no frame late to a reader, none late from the storage" 3 \
+	"$(streams 1gbit "s.reader_late_frames = 0 and s.late_frames = 0")"
+check_eq "above capacity: every stream has frames late to its reader" 3 \
+	"$(streams 300mbit "s.reader_late_frames > 0")"
+check_eq "above capacity: the storage's late frames stay 0" 3 \
+	"$(streams 300mbit "s.late_frames = 0")"
+below=$(mq 1gbit "select avg(wall_s) from bench_client where exit_status = 0")
+above=$(mq 300mbit "select avg(wall_s) from bench_client where exit_status = 0")
+check "above capacity mpv takes longer: mean $above s against $below s (over 1.25 times)" \
+	awk -v a="$above" -v b="$below" 'BEGIN { exit !(b > 0 && a > 1.25 * b) }'
 check_none "nothing of the lab left" \
 	"$(ip netns list | awk 'index($1, "tlfsbench") == 1'; find "$T/state" -mindepth 1 2>/dev/null)"
 finish
