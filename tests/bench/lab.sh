@@ -14,6 +14,13 @@
 #   4: a storage change, the seed's way: B and 0.94 B, pace=off, as
 #      sequential sessions A B B A A B and as --ab-lab legs: the report's
 #      verdict on MB/s and whether its interval holds the calibrated ratio;
+#   net: the seed's experiment over SMB: part 3's storage, counts and
+#      streams, each workstation a network namespace reading with
+#      smbclient through its own link (LAB_NET_WS) and the server's
+#      (LAB_NET_SERVER, 1 Gbit/s: about what 2 cores carry over SMB);
+#      per count the storage's late frames by cause, the frames late to
+#      the readers and how many clients were done in real time, beside
+#      part 3's counts on the server itself: what the network adds;
 #   5: players on the lab storage: LAB_PLAYERS (3 and 6) mpv and `ffmpeg
 #      -re` players of NAME.mov at LAB_PLAYER_BPS (about 4.5 seed streams),
 #      below and above capacity: per player its own evidence (wall time
@@ -38,7 +45,7 @@ PY=/usr/bin/python3
 W=${LAB_WORK:-$TLFS_BUILD/bench-lab-work}
 R=${1:-$TLFS_BUILD/bench-lab.results}
 : "${LAB_TMP:=${TMPDIR:-/tmp}}"
-: "${LAB_PARTS:=1 2 3 4 5}"
+: "${LAB_PARTS:=1 2 3 net 4 5}"
 : "${LAB_FS:=ext4 xfs btrfs}"
 # 1, 3, 4 and 6: the seed preset's streams (18.7 MB/s each), LAB_SECONDS
 # a timeline; 1: B
@@ -51,6 +58,9 @@ R=${1:-$TLFS_BUILD/bench-lab.results}
 : "${LAB_SEED_LIMITS:=read-bps=238M,read-iops=1500}"
 : "${LAB_SEED_COUNTS:=5,6,10,15}"
 : "${LAB_SEED_REPEAT:=2}"
+# net: the links of the seed's experiment over SMB (tc rates)
+: "${LAB_NET_SERVER:=1gbit}"
+: "${LAB_NET_WS:=1gbit}"
 # 4: B and 0.94 B, workstations, repetitions of a session and legs
 : "${LAB_AB_BPS:=100M 94M}"
 : "${LAB_AB_WS:=6}"
@@ -218,6 +228,32 @@ for part in $LAB_PARTS; do
 			put "seed_$ws" "$nlate late of $frames frames, $mbs MB/s; causes: storage $st, issue $is"
 			say "lab 3: $ws workstations: $nlate late frames of $frames, $mbs MB/s; causes: storage $st, issue $is"
 		done <"$W/seed.rows" ;;
+	net)
+		# ------------------ net: the seed's experiment over SMB
+		DB=$W/seednet.db
+		max=$(echo "$LAB_SEED_COUNTS" | tr ',' '\n' | sort -n | tail -1)
+		bench --lab "fs=ext4,$LAB_SEED_LIMITS,server-link=$LAB_NET_SERVER,ws-link=$LAB_NET_WS,state-dir=$W/net-state" \
+			--via smb --media "$M1" --workstations "$LAB_SEED_COUNTS" --repeat 1 \
+			--warmup 0 --db "$DB" --label seed-smb --calibrate "$max"
+		put seednet_links "server $LAB_NET_SERVER, workstations $LAB_NET_WS each; $(q "select group_concat(printf('%s %.1f MB/s', tool_name, bytes_per_s / 1e6), ', ')
+			from (select case when block_bytes = 0 then 'network' else 'storage' end as tool_name, bytes_per_s from calibration)")"
+		# a client plays when done within its timeline's duration, 10 %
+		# and 0.5 s more (the bench's own rule for --via smb)
+		q "select b.workstations, count(*),
+			sum(c.exit_status = 0 and c.wall_s <= 1.1 * t.frames * t.fps_den / t.fps_num + 0.5),
+			round(max(c.wall_s), 1), round(max(1.0 * t.frames * t.fps_den / t.fps_num), 1),
+			sum(s.late_frames), sum(s.reader_late_frames), sum(s.frames),
+			(select group_concat(cause || ' ' || n, ', ') from (select l.cause, count(*) as n
+			 from late_frame l join bench_client x on x.stream_id = l.stream_id
+			 where x.step_id in (select id from bench_step where workstations = b.workstations
+			 and run_id = b.run_id) group by l.cause))
+			from bench_client c join bench_step b on b.id = c.step_id
+			join stream s on s.id = c.stream_id join timeline t on t.id = s.timeline_id
+			group by b.workstations order by b.workstations" >"$W/seednet.rows"
+		while IFS='|' read -r ws n ok wall dur late rlate frames causes; do
+			put "seednet_$ws" "$ok of $n clients in real time (slowest $wall s for $dur s); $late late of $frames frames (causes: ${causes:-none}), $rlate late to the readers"
+			say "lab net: $ws workstations over SMB: $ok of $n clients in real time (slowest $wall s for $dur s); $late late of $frames frames (causes: ${causes:-none}), $rlate late to the readers"
+		done <"$W/seednet.rows" ;;
 	4)
 		# ---------------------- 4: a storage change, B and 0.94 B
 		ba=${LAB_AB_BPS% *} bb=${LAB_AB_BPS#* }
