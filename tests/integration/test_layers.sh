@@ -5,8 +5,9 @@
 # of the parts above it in engine/README.md's table (the order is read
 # from there, so the table and the code cannot drift apart); schema/ is
 # the only C that speaks SQL (sqlite3.h); no other folder but tests/
-# includes a schema/ private header.  A violation names the file, line
-# and include.
+# includes a schema/ private header.  And the names: no two C files or
+# headers share a name, and a quoted include is one file whatever the
+# order of -I.  A violation names the file, line and include.
 # shellcheck disable=SC2034 # read by lib.sh: this test mounts nothing
 NO_MOUNT=1
 # shellcheck source=tests/integration/lib.sh
@@ -56,6 +57,68 @@ printf '#include "util/diag.h"\n' >"$T/tree/engine/play/y.c"
 check_eq "a util/ file including play/ is found, a play/ file including util/ is not" \
 	'engine/util/x.c:2:#include "play/player.h"' "$(violations "$T/tree")"
 
+# Names: no two C files or headers of the tree share a name, tests/
+# included (a header of tests/ named as one of engine/ would be found by
+# the order of -I), so that a name (in a message, a comment, a grep, a
+# stack trace) is one file.
+# same_names ROOT: each name held twice, "NAME: PATH PATH..."
+same_names() {
+	find "$1" \( -path "$1/build" -o -path "$1/.git" \) -prune -o \
+		-name '*.[ch]' -print | sed "s|^$1/||" | sort |
+		awk -F/ '{ n = $NF; seen[n]++; at[n] = at[n] " " $0 }
+			END { for (n in seen) if (seen[n] > 1) print n ":" at[n] }' |
+		sort
+}
+check_none "no two C files or headers share a name" "$(same_names "$TOP")"
+
+# Includes: "X" is one file whatever the order of -I: of the including
+# file's folder and the folders the Makefile names with -I, exactly one
+# holds X (the same file found twice, as schema/ including "store.h",
+# is one).
+incdirs=$(grep -oE '(^|[[:space:]])-I[a-z][a-z/_]*' Makefile |
+	sed 's/.*-I//' | sort -u | paste -sd' ')
+check "the Makefile names its -I folders" test -n "$incdirs"
+# unresolved ROOT: FILE:LINE: "X" and the files it could be
+unresolved() {
+	find "$1" \( -path "$1/build" -o -path "$1/.git" \) -prune -o \
+		-name '*.[ch]' -print | sed "s|^$1/||" | sort |
+	while read -r f; do
+		d=$(dirname "$f")
+		grep -n '^#[[:space:]]*include[[:space:]]*"' "$1/$f" |
+		while IFS=: read -r line inc; do
+			x=${inc#*\"}
+			x=${x%%\"*}
+			found=
+			n=0
+			for dir in "$d" $incdirs; do
+				[ -f "$1/$dir/$x" ] || continue
+				case " $found " in
+				*" $dir/$x "*) ;;
+				*) found="$found $dir/$x" n=$((n + 1)) ;;
+				esac
+			done
+			[ "$n" -eq 1 ] ||
+				echo "$f:$line: \"$x\" is${found:- no file}"
+		done
+	done
+}
+check_none "each quoted include is one file, whatever the order of -I" \
+	"$(unresolved "$TOP")"
+# both rules can fail: two hosts.h, one included by its bare name from a
+# third folder, and a header that is nowhere
+mkdir -p "$T/names/engine" "$T/names/schema" "$T/names/launcher"
+: >"$T/names/engine/hosts.h"
+: >"$T/names/schema/hosts.h"
+printf '#include "hosts.h"\n#include "util/diag.h"\n' \
+	>"$T/names/launcher/x.c"
+check_eq "two files named hosts.h, an include that is either and one that is none are found" \
+	"hosts.h: engine/hosts.h schema/hosts.h
+launcher/x.c:1: \"hosts.h\" is engine/hosts.h schema/hosts.h
+launcher/x.c:2: \"util/diag.h\" is no file" \
+	"$(same_names "$T/names"; unresolved "$T/names")"
+
+check_none "engine/ includes no FUSE and no SQLite" \
+	"$(grep -n '^#include.*\(fuse\|sqlite3\)' engine/*/*.[ch])"
 # the C of the programs and the engine: every folder's but schema/'s and
 # tests/'s
 others=$(find . \( -path ./build -o -path ./.git -o -path ./schema -o \
