@@ -64,8 +64,8 @@ GEN_OBJ = $(GEN_SRC:%.c=$(B)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGS = $(B)/timelinefs $(B)/timelinefs-gen
-# issue 24: the merge of many hosts' databases (hosts/merge.c; the rest of
-# hosts/ is timelinefs-hosts, which needs MPI)
+# timelinefs-merge (merge/): the merge of many hosts' databases; the
+# launcher, timelinefs-hosts (launcher/), needs MPI: below
 PROGS += $(B)/timelinefs-merge
 
 .PHONY: FORCE all docs-options test check unit integration demo bench bench-resolve bench-verdict install uninstall clean format \
@@ -93,8 +93,8 @@ $(B)/schema/schema_sql.c: $(SCHEMA_SQL) Makefile
 $(B)/version: FORCE
 	@mkdir -p $(B)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
-$(B)/engine/media/gen.o $(B)/gen/main.o $(B)/fs/main.o $(B)/fs/env.o \
-	$(B)/tests/test_gen: $(B)/version
+$(B)/engine/media/genplan.o $(B)/gen/gen_main.o $(B)/fs/fs_main.o $(B)/fs/run_env.o \
+	$(B)/tests/test_genplan: $(B)/version
 
 $(B)/schema/schema_sql.o: $(B)/schema/schema_sql.c
 	$(q) CC $@
@@ -112,11 +112,11 @@ $(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS)) -lpthread $(LDLIBS)
 
-# timelinefs-merge: the store's SQL only (schema/hosts.h), no FUSE, no MPI
-$(B)/timelinefs-merge: $(B)/hosts/merge.o $(B)/libstore.a $(B)/libengine.a
+# timelinefs-merge: the store's SQL only (schema/experiment.h), no FUSE, no MPI
+$(B)/timelinefs-merge: $(B)/merge/merge_main.o $(B)/libstore.a $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,sqlite3) -lpthread $(LDLIBS)
-$(B)/hosts/merge.o: $(B)/version
+$(B)/merge/merge_main.o: $(B)/version
 
 # gen/exr.c writes the EXR compressions seqgen.c does not (PIZ) through
 # OpenEXR's C library, OpenEXRCore: only timelinefs-gen links it, and
@@ -147,27 +147,26 @@ $(B)/tests/player_fake.o: tests/unit/player_fake.c
 
 # test_options also links fs/options.c and libfuse (its fuse_opt parser,
 # no session), as fuzz_options does.
-$(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o $(B)/fs/opttab.o \
+$(B)/tests/test_options: tests/unit/test_options.c $(B)/fs/options.o $(B)/fs/fs_opttab.o \
 			 $(B)/libstore.a $(B)/libengine.a
 	$(q) CC $@
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Ifs $(call pc_cflags,cmocka $(PKGS)) -o $@ $< \
-		$(B)/fs/options.o $(B)/fs/opttab.o $(B)/libstore.a $(B)/libengine.a \
+		$(B)/fs/options.o $(B)/fs/fs_opttab.o $(B)/libstore.a $(B)/libengine.a \
 		$(ALL_LDFLAGS) $(call pc_libs,cmocka $(PKGS)) -lpthread -lm \
 		$(LDLIBS)
 
-# ---------------------------------------------------------------- hosts
-# timelinefs-hosts (issue 24): the MPI launcher, hosts/*.c but merge.c
-# (timelinefs-merge's), built with Open MPI's flags from pkg-config
-# (ompi-c: Debian's libopenmpi-dev).
-HOSTS_SRC = $(filter-out hosts/merge.c,$(sort $(wildcard hosts/*.c)))
-HOSTS_OBJ = $(HOSTS_SRC:%.c=$(B)/%.o)
+# ---------------------------------------------------------------- launcher
+# timelinefs-hosts: the MPI launcher, launcher/*.c, built with Open MPI's
+# flags from pkg-config (ompi-c: Debian's libopenmpi-dev).
+LAUNCHER_SRC = $(sort $(wildcard launcher/*.c))
+LAUNCHER_OBJ = $(LAUNCHER_SRC:%.c=$(B)/%.o)
 # (all: and integration: have read PROGS already: named here too)
 PROGS += $(B)/timelinefs-hosts
 all integration: $(B)/timelinefs-hosts
-$(HOSTS_OBJ): EXTRA_CFLAGS = $(call pc_cflags,ompi-c)
+$(LAUNCHER_OBJ): EXTRA_CFLAGS = $(call pc_cflags,ompi-c)
 
-$(B)/timelinefs-hosts: $(HOSTS_OBJ) $(B)/libstore.a $(B)/libengine.a
+$(B)/timelinefs-hosts: $(LAUNCHER_OBJ) $(B)/libstore.a $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,ompi-c $(PKGS)) -lpthread $(LDLIBS)
 
@@ -260,7 +259,7 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 #   run took 465 s with it whole.
 # test_lab: timelinefs-lab (shell, loop devices, the block cgroup), dd's
 #   and the daemon's rates against the lab's limits (wall-clock margins);
-#   the daemon's part of it (fs/env.c's lab rows) is a parse at mount,
+#   the daemon's part of it (fs/run_env.c's lab rows) is a parse at mount,
 #   unit-tested in test_env.
 # test_lab_truth: find-max against a lab storage's capacity, a count of
 #   workstations at real time (timing the sanitizer, not the storage);
@@ -437,7 +436,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 		$(call pc_libs,json-c zlib $(AV_PKGS)) -lpthread
 
 FUZZ_FS_CFLAGS = -Ifs -Ischema -DFUSE_USE_VERSION=312 $(call pc_cflags,fuse3)
-FUZZ_FS_OBJ = $(FUZZ_DIR)/obj/fs/options.o $(FUZZ_DIR)/obj/fs/opttab.o
+FUZZ_FS_OBJ = $(FUZZ_DIR)/obj/fs/options.o $(FUZZ_DIR)/obj/fs/fs_opttab.o
 
 $(FUZZ_DIR)/obj/fs/%.o: fs/%.c
 	$(q) FUZZCC $@
@@ -535,10 +534,12 @@ clean:
 	rm -rf build
 
 format:
-	clang-format -i engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] hosts/*.[ch] tests/unit/*.[ch]
+	clang-format -i engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] launcher/*.[ch] \
+		merge/*.[ch] tests/unit/*.[ch]
 
 check-format:
-	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] hosts/*.[ch]
+	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] \
+		launcher/*.[ch] merge/*.[ch]
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
@@ -560,8 +561,8 @@ $(B)/tests/tools/tlindex: tests/tools/tlindex.c $(B)/libengine.a
 
 # The option lists of docs/man/timelinefs.1, README.md and
 # docs/man/timelinefs-gen.1, between their BEGIN OPTIONS and END OPTIONS
-# lines, printed by each program from its one table (fs/opttab.c,
-# gen/opttab.c); committed, so that a reader without a build has
+# lines, printed by each program from its one table (fs/fs_opttab.c,
+# gen/gen_opttab.c); committed, so that a reader without a build has
 # them.  tests/integration/test_man.sh fails when they drift.
 docs-options: $(B)/timelinefs $(B)/timelinefs-gen
 	$(B)/timelinefs --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs.1

@@ -13,8 +13,8 @@
 
 #include <fuse_lowlevel.h>
 
-#include "host/env.h"
-#include "host/kconfig.h"
+#include "probe/env.h"
+#include "probe/kconfig.h"
 #include "ingest/ingest.h"
 #include "io/inject.h"
 #include "io/io.h"
@@ -312,7 +312,7 @@ struct fs {
 	uint64_t mem_refused;
 	uint64_t mem_said_ns;
 	/* The live metrics' totals of the streams closed since the mount,
-	 * and the opens (fs/metrics.c; lock) */
+	 * and the opens (fs/metrics_file.c; lock) */
 	struct eng_metrics metrics;
 	/* A pipe for a whole 1 MiB reply can be had (main, before the
 	 * mount): libfuse's, or it copies through a buffer per reply. */
@@ -365,7 +365,7 @@ int fs_config_each(const struct fs_config *cfg,
 		   void *ctx);
 void fs_usage(const char *prog);
 
-/* fs/opttab.c: one row per option (util/optdoc.h), from which -h
+/* fs/fs_opttab.c: one row per option (util/optdoc.h), from which -h
  * (fs_usage), the man page's OPTIONS section and the README's list are
  * printed, and whose defaults and ranges fs/options.c parses with. */
 extern const struct eng_optdoc fs_optdocs[];
@@ -401,7 +401,7 @@ void fs_movie_config(const struct fs *fs, const struct eng_timeline *tl,
 /* Close every stream still open (unmount with readers active). */
 void fs_close_all_streams(struct fs *fs);
 
-/* fs/metrics.c: MOUNT/.metrics/timelinefs.prom, the live metrics in
+/* fs/metrics_file.c: MOUNT/.metrics/timelinefs.prom, the live metrics in
  * Prometheus's text format (engine/play/metrics.h) for node_exporter's
  * textfile collector.  Its inodes are the folder's and the file's. */
 #define FS_METRICS_DIR_INO ((fuse_ino_t)1 << 47)
@@ -513,10 +513,10 @@ void fs_daemon_ready(void);
 char *fs_kernel_release(void);
 char *fs_host_name(void);
 /* The whole of a small file (/proc's), NUL-terminated, at most max bytes;
- * NULL when it cannot be read (fs/env.c). */
+ * NULL when it cannot be read (fs/run_env.c). */
 char *fs_read_file(const char *path, size_t max, size_t *len);
 /* A one-line sysfs or proc value, line end and blanks trimmed, into
- * buf[len]; 0 or -errno (-ENODATA: empty) (fs/env.c). */
+ * buf[len]; 0 or -errno (-ENODATA: empty) (fs/run_env.c). */
 int fs_read_line(const char *path, char *buf, size_t len);
 /* The machine's id (/etc/machine-id, else /var/lib/dbus/machine-id: one
  * per installed system, so ranks with the same one share a machine),
@@ -540,9 +540,9 @@ void fs_reader_of(pid_t tid, struct fs_reader *r);
 char *fs_kernel_config(const char *release, size_t *len, char *from,
 		       size_t fromlen);
 
-/* fs/env.c: the run environment, one run_env row per fact (docs/database.md),
- * between store_run_begin and store_start; the tick rate is
- * measured apart (fs_env_hz_start).  0 or store_env_add's error. */
+/* fs/run_env.c: the run environment, one run_env row per fact
+ * (docs/database.md), between store_run_begin and store_start; the tick
+ * rate is measured apart (fs_env_hz_start).  0 or store_env_add's error. */
 int fs_env_record(struct store *st, const struct fs_config *cfg,
 		  const struct fuse_cmdline_opts *fo,
 		  const char *release,

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "fs.h"
-#include "host/env.h"
+#include "probe/env.h"
 #include "ingest/ingest.h"
 
 /* A record stream: one create in the folder until its release. */

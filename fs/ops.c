@@ -2,7 +2,7 @@
 /*
  * Low-level FUSE operations: inode 1 is the root, 2 .status, 3+i the i-th
  * timeline's file NAME and 3+n+i its movie NAME.mov (n timelines), where it
- * has one; hidden, .metrics/timelinefs.prom (fs/metrics.c).  Each open is
+ * has one; hidden, .metrics/timelinefs.prom (fs/metrics_file.c).  Each open is
  * one stream: an engine player plus a store stream;
  * a movie's stream reads through the movie layer (play/movie.h).  The
  * folder "ingest" (FS_INGEST_INO, with -o ingest) and its recordings are

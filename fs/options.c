@@ -2,7 +2,7 @@
 /*
  * Command line: one fuse_opt table into struct fs_config, the two positional
  * arguments, and validation of every value before anything is mounted,
- * with the defaults and ranges of the options' rows (opttab.c).  It
+ * with the defaults and ranges of the options' rows (fs_opttab.c).  It
  * touches no FUSE session, so tests/fuzz/fuzz_options.c drives it whole.
  */
 #include <ctype.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "fs.h"
-#include "media/gen.h"
+#include "media/genplan.h"
 
 enum {
 	KEY_HELP,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * timelinefs-gen's front end (gen/): what the command line does with the
- * engine's generator (engine/media/gen.h).  The plans are the engine's,
- * pure and unit-tested; here are the arguments (main.c), the messages and
+ * engine's generator (engine/media/genplan.h).  The plans are the engine's,
+ * pure and unit-tested; here are the arguments (gen_main.c), the messages and
  * tables printed (print.c), the file I/O (files.c) and the runs that tie
  * them together: random timelines (random.c) and --for/--dump-tl (for.c).
  * Not FUSE: fs/ is the daemon only.  Private to gen/.
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <getopt.h>
 
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "media/seqgen.h"
 #include "media/picture.h"
 #include "timeline/load.h"
@@ -214,7 +214,7 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 int gen_run_dump(const char *path, const char *media_dir,
 		 const struct for_opts *fo);
 
-/* timelinefs-gen --ingest SECONDS FILE (ingest.c): what a capture tool
+/* timelinefs-gen --ingest SECONDS FILE (capture.c): what a capture tool
  * writes into a mount's ingest folder (docs/design.md "Ingest"). */
 /* The seed domain of --ingest's track streams (clips use small indices, the
  * timeline plans ENG_GEN_TIMELINE_DOMAIN). */
@@ -234,7 +234,7 @@ struct gen_ingest {
  * 0, or -errno (said on stderr). */
 int gen_run_ingest(const char *path, const struct gen_ingest *in);
 
-/* opttab.c: the options, one row each (util/optdoc.h), from which -h's
+/* gen_opttab.c: the options, one row each (util/optdoc.h), from which -h's
  * list, the man page's OPTIONS items and getopt's table are made; key is
  * the getopt value of the row's option. */
 enum gen_opt {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * timelinefs-gen without --for: seeded random clips and timelines editing
- * them, planned whole (engine/media/gen.c) before the disk is touched.
+ * them, planned whole (engine/media/genplan.c) before the disk is touched.
  */
 #include <errno.h>
 #include <inttypes.h>

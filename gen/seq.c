@@ -4,7 +4,7 @@
  * each clip a folder DIR/CLIP of one file a frame, CLIP.NNNNNNN.EXT
  * numbered from --start-frame, as cameras and scanners name them, and
  * timelines editing them: DIR/timelines/timelineNN.tl of random events
- * (the plans of engine/media/gen.c, video only) over `seq` clips, and
+ * (the plans of engine/media/genplan.c, video only) over `seq` clips, and
  * DIR/timelines/clips.otio, every clip whole, each an OpenTimelineIO
  * ImageSequenceReference.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hosts.h (hosts_step_*): the launcher's own queries of a host's
+ * experiment.h (hosts_step_*): the launcher's own queries of a host's
  * database (the timelines' play times, a step's repetition, the copy sent
  * to rank 0).
  */
@@ -12,7 +12,7 @@
 
 #include <sqlite3.h>
 
-#include "hosts.h"
+#include "experiment.h"
 
 #define BUSY_MS 5000
 

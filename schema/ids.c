@@ -3,7 +3,7 @@
  * The identities and times the rows carry: a run's or an experiment's
  * UUID (random, version 4; or made from a hash, version 8, by merge.c)
  * and the UTC ISO-8601 time of started_at and ended_at.  One writer of
- * each for run.c, hosts.c, merge.c and the launcher (hosts/).
+ * each for run.c, experiment.c, merge.c and the launcher (launcher/).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Many hosts (hosts.h): one host's database merged into another, as
+ * Many hosts (experiment.h): one host's database merged into another, as
  * timelinefs-merge and timelinefs-hosts' rank 0 do.  The source is
  * attached read-only and copied table by table with INSERT ... SELECT (a
  * run has millions of access rows: one statement per table, never one per
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hosts.h"
+#include "experiment.h"
 #include "store_i.h"
 
 #define MERGE_COLS 64

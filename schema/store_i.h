@@ -11,7 +11,7 @@
  *   hold.c        the outage hold: what the database refused, retried
  *   writer.c      the writer thread, and draining the queue at the end
  *   checkpoint.c  the WAL checkpointer thread
- *   hosts.c       many hosts (hosts.h): the experiment and host rows
+ *   experiment.c  many hosts (experiment.h): the experiment and host rows
  *   merge.c       many hosts: one database merged into another
  * Only files of schema/ include <sqlite3.h>.
  */
@@ -253,21 +253,21 @@ void store_ckpt_hook(struct store *st);
 void store_ckpt_start(struct store *st);
 void store_ckpt_stop(struct store *st);
 
-/* hosts.h's handle (hosts.c opens it, merge.c merges into it): a
+/* experiment.h's handle (experiment.c opens it, merge.c merges into it): a
  * connection of its own, the schema applied; path for messages. */
 struct hosts_db {
 	sqlite3 *db;
 	char *path;
 };
 
-/* hosts.c: a message naming the database and SQLite's reason, into
+/* experiment.c: a message naming the database and SQLite's reason, into
  * *errmsg (when not NULL, the first only); returns -EIO. */
 int hosts_fail(struct hosts_db *h, char **errmsg, const char *what);
 
-/* hosts.c: what the database sch ("main", "src": a constant name) of db
+/* experiment.c: what the database sch ("main", "src": a constant name) of db
  * holds: its objects, its tables named run (0 or 1) and its user_version.
  * A timelinefs database has a table run and a version from 1
- * (store_kind_ours); hosts.c's own_file and merge.c's attach word their
+ * (store_kind_ours); experiment.c's own_file and merge.c's attach word their
  * refusals each for its caller.  SQLITE_OK, or SQLite's code (a file that
  * is no database fails here: sqlite3_errmsg(db) says why). */
 struct store_kind {

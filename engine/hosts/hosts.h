@@ -2,7 +2,7 @@
 /*
  * Many hosts (docs/design.md "Many hosts"): the pure rules of an
  * experiment that timelinefs-hosts runs on one rank per client host under
- * MPI.  No MPI, no clock, no I/O here: the launcher (hosts/) measures and
+ * MPI.  No MPI, no clock, no I/O here: the launcher (launcher/) measures and
  * sends, these decide, so each rule is unit-tested (tests/unit/test_hosts.c)
  * on made-up samples and verdicts.
  *

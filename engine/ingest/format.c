@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "media/picture.h"
 #include "timeline/layout.h"
 

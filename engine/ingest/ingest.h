@@ -44,7 +44,7 @@
 #define ENG_INGEST_WAV_DATA 4096
 
 /* What a record stream's frames are: a timelinefs-gen --format preset
- * (engine/media/gen.h), track 0 "V" then "A1" ... */
+ * (engine/media/genplan.h), track 0 "V" then "A1" ... */
 struct eng_ingest_format {
 	char preset[64];	/* the preset's name */
 	struct eng_fps fps;

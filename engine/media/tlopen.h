@@ -3,7 +3,7 @@
  * Opening timelines as the mount opens them: a file's load options (its
  * .fps sidecar), the file, and, once its media is there, the media
  * resolved and the byte layout made; a folder of them with the rule of
- * one timeline per name.  The mount (fs/main.c) and timelinefs-gen --for
+ * one timeline per name.  The mount (fs/fs_main.c) and timelinefs-gen --for
  * and --dump-tl (gen/for.c) call only these, so that what --for checks
  * is what the mount will do, by construction.
  */

@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "play/pieces.h"
 #include "play/player_i.h"
 #include "timeline/layout.h"

@@ -3,8 +3,8 @@
  * A program's options as one table, a row each (name, argument, type,
  * default, range, help), as fio's options.c holds them, and the texts
  * printed from it: the -h list, the man page's OPTIONS items (roff) and a
- * README's list (Markdown).  timelinefs (fs/opttab.c) and timelinefs-gen
- * (gen/opttab.c) keep their rows; the words are written once, here.
+ * README's list (Markdown).  timelinefs (fs/fs_opttab.c) and timelinefs-gen
+ * (gen/gen_opttab.c) keep their rows; the words are written once, here.
  */
 #ifndef ENG_OPTDOC_H
 #define ENG_OPTDOC_H

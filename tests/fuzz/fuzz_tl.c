@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "timeline/model.h"
 #include "timeline/tl.h"
 #include "util/diag.h"

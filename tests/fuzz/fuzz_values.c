@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "util/values.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

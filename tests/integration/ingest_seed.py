@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# The seed preset's interleave (engine/media/gen.c "seed"; the layout's
+# The seed preset's interleave (engine/media/genplan.c "seed"; the layout's
 # upto, timeline/layout.c): V 640x480 UYVY, a picture a frame, then A1
 # and A2, 48 kHz 24-bit mono, at 30000/1001.
 # (shared by test_ingest.sh and test_ingest_writer.sh)

@@ -28,7 +28,7 @@ DB=$T/t.db
 # the default 1 GiB, so that it runs wherever that much is free
 RES=ingest_reserve=32Mi
 
-# The seed preset's interleave (engine/media/gen.c "seed"; the layout's
+# The seed preset's interleave (engine/media/genplan.c "seed"; the layout's
 # upto, timeline/layout.c): V 640x480 UYVY, a picture a frame, then A1
 # and A2, 48 kHz 24-bit mono, at 30000/1001.
 cp "$TOP/tests/integration/ingest_seed.py" "$T/seed.py"

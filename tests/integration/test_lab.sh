@@ -13,7 +13,7 @@
 # reads (backing=direct) take at least 90 % of the limit's time; outside
 # the group no lab rows, and faster; backing=buffered in the lab is warned
 # of.  Before the script existed every case failed (no such command);
-# before fs/env.c read the group, the run_env check got nothing.
+# before fs/run_env.c read the group, the run_env check got nothing.
 # Wall-clock rates: in TLFS_ALONE.
 . "$(dirname "$0")/lib.sh"
 

@@ -4,13 +4,18 @@
 # no SQLite; each part of engine/ includes only its own headers and those
 # of the parts above it in engine/README.md's table (the order is read
 # from there, so the table and the code cannot drift apart); schema/ is
-# the only C that speaks SQL (sqlite3.h); fs/ and gen/ include no
-# schema/ private header.  A violation names the file, line and include.
+# the only C that speaks SQL (sqlite3.h); no other folder but tests/
+# includes a schema/ private header.  And the names: no two C files or
+# headers share a name, and a quoted include is one file whatever the
+# order of -I.  A violation names the file, line and include.
+# shellcheck disable=SC2034 # read by lib.sh: this test mounts nothing
 NO_MOUNT=1
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 cd "$TOP" || exit 1
 # the parts in the table's order: "| `util/` | ..." rows
+# shellcheck disable=SC2016 # Markdown code spans, not expansions
 parts=$(sed -n 's/^| `\([a-z]*\)\/` |.*/\1/p' engine/README.md | paste -sd' ')
 check "engine/README.md's table names the parts" test -n "$parts"
 on_disk=$(for d in engine/*/; do basename "$d"; done | sort | paste -sd' ')
@@ -31,6 +36,7 @@ violations() {
 	for part in $parts; do
 		for f in "$1"/engine/"$part"/*.[ch]; do
 			[ -f "$f" ] || continue
+			# shellcheck disable=SC2013 # words: folder names
 			for inc in $(sed -n 's/^#include "\([a-z]*\)\/.*/\1/p' "$f" | sort -u); do
 				[ "$inc" = "$part" ] && continue
 				above "$part" "$inc" ||
@@ -51,13 +57,80 @@ printf '#include "util/diag.h"\n' >"$T/tree/engine/play/y.c"
 check_eq "a util/ file including play/ is found, a play/ file including util/ is not" \
 	'engine/util/x.c:2:#include "play/player.h"' "$(violations "$T/tree")"
 
+# Names: no two C files or headers of the tree share a name, tests/
+# included (a header of tests/ named as one of engine/ would be found by
+# the order of -I), so that a name (in a message, a comment, a grep, a
+# stack trace) is one file.
+# same_names ROOT: each name held twice, "NAME: PATH PATH..."
+same_names() {
+	find "$1" \( -path "$1/build" -o -path "$1/.git" \) -prune -o \
+		-name '*.[ch]' -print | sed "s|^$1/||" | sort |
+		awk -F/ '{ n = $NF; seen[n]++; at[n] = at[n] " " $0 }
+			END { for (n in seen) if (seen[n] > 1) print n ":" at[n] }' |
+		sort
+}
+check_none "no two C files or headers share a name" "$(same_names "$TOP")"
+
+# Includes: "X" is one file whatever the order of -I: of the including
+# file's folder and the folders the Makefile names with -I, exactly one
+# holds X (the same file found twice, as schema/ including "store.h",
+# is one).
+incdirs=$(grep -oE '(^|[[:space:]])-I[a-z][a-z/_]*' Makefile |
+	sed 's/.*-I//' | sort -u | paste -sd' ')
+check "the Makefile names its -I folders" test -n "$incdirs"
+# unresolved ROOT: FILE:LINE: "X" and the files it could be
+unresolved() {
+	find "$1" \( -path "$1/build" -o -path "$1/.git" \) -prune -o \
+		-name '*.[ch]' -print | sed "s|^$1/||" | sort |
+	while read -r f; do
+		d=$(dirname "$f")
+		grep -n '^#[[:space:]]*include[[:space:]]*"' "$1/$f" |
+		while IFS=: read -r line inc; do
+			x=${inc#*\"}
+			x=${x%%\"*}
+			found=
+			n=0
+			for dir in "$d" $incdirs; do
+				[ -f "$1/$dir/$x" ] || continue
+				case " $found " in
+				*" $dir/$x "*) ;;
+				*) found="$found $dir/$x" n=$((n + 1)) ;;
+				esac
+			done
+			[ "$n" -eq 1 ] ||
+				echo "$f:$line: \"$x\" is${found:- no file}"
+		done
+	done
+}
+check_none "each quoted include is one file, whatever the order of -I" \
+	"$(unresolved "$TOP")"
+# both rules can fail: two hosts.h, one included by its bare name from a
+# third folder, and a header that is nowhere
+mkdir -p "$T/names/engine" "$T/names/schema" "$T/names/launcher"
+: >"$T/names/engine/hosts.h"
+: >"$T/names/schema/hosts.h"
+printf '#include "hosts.h"\n#include "util/diag.h"\n' \
+	>"$T/names/launcher/x.c"
+check_eq "two files named hosts.h, an include that is either and one that is none are found" \
+	"hosts.h: engine/hosts.h schema/hosts.h
+launcher/x.c:1: \"hosts.h\" is engine/hosts.h schema/hosts.h
+launcher/x.c:2: \"util/diag.h\" is no file" \
+	"$(same_names "$T/names"; unresolved "$T/names")"
+
 check_none "engine/ includes no FUSE and no SQLite" \
 	"$(grep -n '^#include.*\(fuse\|sqlite3\)' engine/*/*.[ch])"
+# the C of the programs and the engine: every folder's but schema/'s and
+# tests/'s
+others=$(find . \( -path ./build -o -path ./.git -o -path ./schema -o \
+	-path ./tests \) -prune -o -name '*.[ch]' -print | sort)
+check "the programs' and the engine's C is found" test -n "$others"
+# shellcheck disable=SC2086 # file names without blanks
 check_none "only schema/ includes sqlite3.h" \
-	"$(grep -ln '^#include.*sqlite3\.h' fs/*.[ch] gen/*.[ch] hosts/*.[ch] \
-		engine/*/*.[ch] 2>/dev/null)"
-check_none "fs/, gen/ and hosts/ include no private header of schema/" \
-	"$(grep -n '^#include "[a-z_]*_i\.h"' fs/*.[ch] gen/*.[ch] hosts/*.[ch] |
-		grep -v 'hosts/[a-z_]*\.[ch]:[0-9]*:#include "hosts_i\.h"')"
+	"$(grep -ln '^#include.*sqlite3\.h' $others)"
+private=$(for h in schema/*_i.h; do basename "$h"; done | paste -sd'|')
+check "schema/ has private headers" test -n "$private"
+# shellcheck disable=SC2086 # file names without blanks
+check_none "no folder but schema/ and tests/ includes a private header of schema/" \
+	"$(grep -nE "^#include \"($private)\"" $others)"
 
 finish

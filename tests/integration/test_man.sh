@@ -89,7 +89,7 @@ for prog in $PROGS; do
 		"$(missing "$T/help" "$T/page")"
 done
 
-# timelinefs's options come from one table (fs/opttab.c): the lists of
+# timelinefs's options come from one table (fs/fs_opttab.c): the lists of
 # the page and the README between their BEGIN/END OPTIONS lines are what
 # the program prints now (make docs-options), and every option of the
 # table is in -h and in the rendered page, and in the README where it
@@ -155,7 +155,7 @@ check "a page with a drifted default is named by the item check" sh -c \
 	'echo "$1" | grep -q "^max_threads: no (512"' sh \
 	"$(undocumented "$T/opts.list" "$T/page.drift" '^ {7}-o ([a-z_]+)' 0)"
 
-# timelinefs-gen's options come from its table (gen/opttab.c) too: the
+# timelinefs-gen's options come from its table (gen/gen_opttab.c) too: the
 # page's items are what it prints, and its defaults eng_gen_config_default's
 # constants.  Before the table the page's --container said its default as
 # "one CLIP.mov holding the video", -h "CLIP.mov with V and A1..An".

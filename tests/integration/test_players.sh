@@ -8,7 +8,7 @@
 # end, and mpv plays it at real time through a paced mount from the page
 # cache with no frame dropped: its stream row has the timeline's frames,
 # no late frame, no seek and no reload.  Byte-exact reads and the
-# pictures' frame codes are test_mov's and test_gen's.  A missing player
+# pictures' frame codes are test_mov's and test_genplan's.  A missing player
 # is a skip, a failure under CI=true (make deps installs them).
 . "$(dirname "$0")/lib.sh"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for engine/host/env.c: the parsers of the run environment's /proc
+/* Unit tests for engine/probe/env.c: the parsers of the run environment's /proc
  * and /sys texts (fixtures copied from real machines, then the edge cases)
  * and the tick rate measured from jiffies on a fake clock. */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "host/env.h"
+#include "probe/env.h"
 #include "io/io.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

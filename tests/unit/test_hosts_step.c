@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * schema/hosts.h (hosts_step_*), timelinefs-hosts' own queries of a
+ * schema/experiment.h (hosts_step_*), timelinefs-hosts' own queries of a
  * host's database: the play times of the open run's timelines in the
  * bench's order (by name, byte order), capped; no open run (-ENOENT) and
  * a missing file refused with the file named; a step's repetition set on
@@ -23,7 +23,7 @@
 
 #include <sqlite3.h>
 
-#include "hosts.h"
+#include "experiment.h"
 
 extern const char store_schema_sql[];
 

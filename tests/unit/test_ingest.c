@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "ingest/ingest.h"
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "media/media.h"
 #include "timeline/layout.h"
 #include "util/diag.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for engine/host/kconfig.c: CONFIG_HZ and other values of a kernel
+/* Unit tests for engine/probe/kconfig.c: CONFIG_HZ and other values of a kernel
  * build config text.  Issue 17 defect 6: the run row's config_hz was NULL on
  * a kernel with /proc/config.gz only; the parse of the text is here, the
  * reading of the files in fs/sys.c. */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "host/kconfig.h"
+#include "probe/kconfig.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Many hosts (schema/hosts.h): the experiment and host rows, the tags of
- * bench steps and a host's step result (hosts.c), and the merge of one
+ * Many hosts (schema/experiment.h): the experiment and host rows, the tags of
+ * bench steps and a host's step result (experiment.c), and the merge of one
  * database into another (merge.c): ids renumbered with every reference
  * following, a second merge adding nothing, the rule of the host rows,
  * a database of an older schema, and bad inputs refused with the target
@@ -23,7 +23,7 @@
 
 #include <sqlite3.h>
 
-#include "hosts.h"
+#include "experiment.h"
 #include "store.h"
 
 #define EPOCH 1000000000000ull

@@ -33,7 +33,7 @@
 
 #include "io/io.h"
 #include "media/mfile.h"
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "media/media.h"
 #include "media/mov.h"
 #include "play/movie.h"

@@ -19,7 +19,7 @@
 
 #include <mpi.h>
 
-#include "hosts_i.h"
+#include "launcher.h"
 
 /* how long a stopped rank waits for its daemon's flush before it kills it */
 #define STOP_DAEMON_MS 3000

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Many hosts: the rows of an experiment in a host's database
- * (hosts.c), the launcher's own queries of a host's database
- * (hosts_step.c), and the merge of many hosts' databases into one
- * (merge.c).
+ * Many hosts, the experiment schema: the rows of an experiment in a
+ * host's database (experiment.c), the launcher's own queries of a host's
+ * database (hosts_step.c), and the merge of many hosts' databases into
+ * one (merge.c).
  * Like store.c, the only code that speaks SQL for them; the launcher
- * (hosts/, timelinefs-hosts) and timelinefs-merge call these.  Each call
- * opens its own connection (busy timeout 5 s: the daemon writes the same
- * file) and applies the schema, so an older database is upgraded first.
+ * (launcher/, timelinefs-hosts) and timelinefs-merge (merge/) call
+ * these.  Each call opens its own connection (busy timeout 5 s: the
+ * daemon writes the same file) and applies the schema, so an older
+ * database is upgraded first.
  * Errors: -errno style codes, and a malloc'ed message in *errmsg (may be
  * NULL) that names the file and the reason.
  */
-#ifndef STORE_HOSTS_H
-#define STORE_HOSTS_H
+#ifndef STORE_EXPERIMENT_H
+#define STORE_EXPERIMENT_H
 
 #include <stddef.h>
 #include <stdint.h>

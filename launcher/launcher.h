@@ -3,16 +3,20 @@
  * timelinefs-hosts, the MPI launcher (docs/design.md "Many
  * hosts", docs/hosts.md): the modules of the program and what they share.
  *
- * main.c:  options, MPI's start and end, rank 0's plan and its report
- * coord.c: rank 0: the messages to and from every other rank (the clock
- *          ping-pong, the steps, the databases), each wait bounded
- * host.c:  what every rank does on its host: facts, rows, mount, steps
- * comm.c:  point-to-point messages with deadlines (no collective after
- *          MPI_Init: a dead rank must not hang the others)
- * proc.c:  clocks, processes (the daemon, the bench), signals, mounts
+ * launcher_main.c: options, MPI's start and end, rank 0's plan and its
+ *                  report
+ * coord.c:         rank 0: the messages to and from every other rank (the
+ *                  clock ping-pong, the steps, the databases), each wait
+ *                  bounded
+ * host.c:          what every rank does on its host: facts, rows, mount,
+ *                  steps
+ * comm.c:          point-to-point messages with deadlines (no collective
+ *                  after MPI_Init: a dead rank must not hang the others)
+ * proc.c:          clocks, processes (the daemon, the bench), signals,
+ *                  mounts
  */
-#ifndef HOSTS_I_H
-#define HOSTS_I_H
+#ifndef LAUNCHER_H
+#define LAUNCHER_H
 
 #include <signal.h>
 #include <stddef.h>
@@ -22,7 +26,7 @@
 #include <mpi.h>
 
 #include "hosts/hosts.h"
-#include "hosts.h"
+#include "experiment.h"
 
 #define HL_PROG "timelinefs-hosts"
 #define HL_MAX_WS 256	    /* counts of --workstations */

@@ -2,7 +2,7 @@
 /*
  * timelinefs-merge OUT.db IN.db...: the hosts' databases of an experiment
  * (or any timelinefs databases) merged into one, as timelinefs-hosts does
- * on rank 0 at its end, by hand (schema/hosts.h, hosts_merge; with
+ * on rank 0 at its end, by hand (schema/experiment.h, hosts_merge; with
  * --experiment, hosts_merge_experiment: one experiment).  Run again
  * after a partial failure: a run already in OUT is not added twice.  Each
  * input is one transaction: a bad one stops the program with its reason,
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hosts.h"
+#include "experiment.h"
 
 #define PROG "timelinefs-merge"
 

@@ -4,7 +4,7 @@
  * an A/B result (mountinfo, cpuinfo, meminfo, timer_list, a scheduler
  * choice, the kernel command line, the block cgroup and its read limits)
  * and the measurement of the timer's tick
- * rate from jiffies.  Texts and time come in; fs/env.c reads the files.
+ * rate from jiffies.  Texts and time come in; fs/run_env.c reads the files.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/env.h"
-#include "host/kconfig.h"
+#include "probe/env.h"
+#include "probe/kconfig.h"
 #include "io/io.h"
 #include "util/values.h"
 

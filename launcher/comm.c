@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "hosts_i.h"
+#include "launcher.h"
 
 /* Wait for req until deadline; busy: no sleep between tests (a round trip
  * of the clock ping-pong must not grow by a sleep). */

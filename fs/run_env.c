@@ -4,7 +4,7 @@
  * A/B result (kernel, tick rate, preemption, clocksource, CPU, memory, the
  * media's file system and disk, the read limits of a block cgroup on that
  * disk, versions, options) and writes one run_env
- * row per fact.  engine/host/env.c parses; a fact that cannot be read has no
+ * row per fact.  engine/probe/env.c parses; a fact that cannot be read has no
  * row, so that a missing value never reads as a value.
  */
 #include <dirent.h>
@@ -28,7 +28,7 @@
 /* How long the tick rate is measured for: 200 ms of CLOCK_MONOTONIC at
  * start, off the read path, stretched to at most 1 s where readings of
  * timer_list are slow (a loaded machine) so that the rate is known within
- * 0.25 Hz and rounds right (engine/host/env.c). */
+ * 0.25 Hz and rounds right (engine/probe/env.c). */
 #define ENV_HZ_INTERVAL_NS 200000000ULL
 /* Disks under a device-mapper or md device, and how deep they stack. */
 #define ENV_MAX_DISKS 16

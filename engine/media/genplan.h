@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The generator's logic (gen.c): what timelinefs-gen makes, pure.  A
+ * The generator's logic (genplan.c): what timelinefs-gen makes, pure.  A
  * config is checked and planned here; the front end writes the files (it
  * does the file I/O).  Same config and seed, same bytes: media and
  * timelines are reproducible.
  */
-#ifndef ENG_GEN_H
-#define ENG_GEN_H
+#ifndef ENG_GENPLAN_H
+#define ENG_GENPLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -64,7 +64,7 @@ struct eng_gen_config {
  * tracks at 144000 B/s, seed 1. */
 void eng_gen_config_default(struct eng_gen_config *c);
 /* eng_gen_config_default's values, which timelinefs-gen -h and its man
- * page say (gen/opttab.c); its video rate is the seed picture's. */
+ * page say (gen/gen_opttab.c); its video rate is the seed picture's. */
 #define ENG_GEN_CLIPS 24
 #define ENG_GEN_CLIP_MS 8000
 #define ENG_GEN_TIMELINES 15
@@ -237,4 +237,4 @@ uint64_t eng_gen_media_seed(uint64_t seed, const char *clip,
 /* 1 for an audio track name ("A..."), else 0. */
 int eng_gen_track_is_audio(const char *track);
 
-#endif /* ENG_GEN_H */
+#endif /* ENG_GENPLAN_H */

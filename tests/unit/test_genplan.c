@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of engine/media/gen.c: PRNG streams, the WAVE header, config checks,
- * timeline planning, the .tl text (parsed back by the real parser) and the
- * clip files --for plans (checked by the real media resolution); and of
- * engine/media/picture.c: generated pictures read back (code and digits)
- * and the audio's tone and code. */
+/* Unit tests of engine/media/genplan.c: PRNG streams, the WAVE header,
+ * config checks, timeline planning, the .tl text (parsed back by the real
+ * parser) and the clip files --for plans (checked by the real media
+ * resolution); and of engine/media/picture.c: generated pictures read
+ * back (code and digits) and the audio's tone and code. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "media/media.h"
 #include "media/picture.h"
 #include "timeline/edl.h"
@@ -897,7 +897,7 @@ static void test_media_plan(void **state)
 	struct eng_gen_media_plan p = { 0 };
 	struct eng_diag d = { 0 };
 	const struct eng_gen_media *m;
-	char dir[] = "/tmp/test_gen.XXXXXX", cmd[64];
+	char dir[] = "/tmp/test_genplan.XXXXXX", cmd[64];
 	uint64_t need;
 	size_t i;
 
@@ -1250,7 +1250,7 @@ static void test_media_existing(void **state)
  * the rate of a PATH.fps sidecar when there is one. */
 static void test_load_options_for(void **state)
 {
-	char dir[] = "/tmp/test_gen.XXXXXX", path[64], side[80], cmd[64];
+	char dir[] = "/tmp/test_genplan.XXXXXX", path[64], side[80], cmd[64];
 	struct eng_load_options def, o;
 	struct eng_diag d = { 0 };
 	FILE *f;
@@ -1310,7 +1310,7 @@ static void test_sidecar_blanks(void **state)
 		{ " \n", -EINVAL, 0, 0, "s.edl.fps:1: no frame rate" },
 		{ "\x1b[2J", -EINVAL, 0, 0, "bad frame rate '\\x1b[2J'" },
 	};
-	char dir[] = "/tmp/test_gen.XXXXXX", path[64], side[80], cmd[64];
+	char dir[] = "/tmp/test_genplan.XXXXXX", path[64], side[80], cmd[64];
 	struct eng_load_options def, o;
 	struct eng_diag d = { 0 };
 	char *word;
@@ -1365,7 +1365,7 @@ static void test_sidecar_blanks(void **state)
  */
 static void test_sidecar_any_case(void **state)
 {
-	char dir[] = "/tmp/test_gen.XXXXXX", path[64], up[80], low[80];
+	char dir[] = "/tmp/test_genplan.XXXXXX", path[64], up[80], low[80];
 	char cmd[64];
 	struct eng_load_options def, o;
 	struct eng_diag d = { 0 };
@@ -1416,7 +1416,7 @@ static void test_sidecar_any_case(void **state)
  */
 static void test_sidecar_fifo(void **state)
 {
-	char dir[] = "/tmp/test_gen.XXXXXX", path[64], side[80], cmd[64];
+	char dir[] = "/tmp/test_genplan.XXXXXX", path[64], side[80], cmd[64];
 	struct eng_load_options def, o;
 	struct eng_diag d = { 0 }, notes = { 0 };
 	char *word = (char *)"x";

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hosts_i.h"
+#include "launcher.h"
 
 static void usage(void)
 {

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "host/kconfig.h"
+#include "probe/kconfig.h"
 #include "util/values.h"
 
 int eng_kconfig_get(const char *text, size_t len, const char *key, char *buf,

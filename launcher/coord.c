@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hosts_i.h"
+#include "launcher.h"
 #include "store.h"
 
 #define S_NS 1000000000LL

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fs.h"
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "util/optdoc.h"
 #include "util/strbuf.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "media/gen.h"
+#include "media/genplan.h"
 #include "media/media.h"
 #include "timeline/layout.h"
 #include "timeline/load.h"

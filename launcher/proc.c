@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hosts_i.h"
+#include "launcher.h"
 
 volatile sig_atomic_t hl_stop_signal;
 static int64_t test_offset_ns;

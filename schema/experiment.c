@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Many hosts (hosts.h): the experiment and host rows of a host's database
+ * Many hosts (experiment.h): the experiment and host rows of a host's database
  * as timelinefs-hosts writes them, the tags of its bench steps and what a
  * host played in a step.  Each handle is its own connection, beside the
  * daemon's on the same file: the daemon holds no long transaction (the
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hosts.h"
+#include "experiment.h"
 #include "store_i.h"
 
 #define HOSTS_BUSY_TIMEOUT_MS 5000
@@ -175,7 +175,7 @@ void hosts_db_close(struct hosts_db *h)
 	free(h);
 }
 
-/* Sticky binds of what hosts.h calls "none": NULL text, v < 0. */
+/* Sticky binds of what experiment.h calls "none": NULL text, v < 0. */
 static void bind_i64_or_null(sqlite3_stmt *s, int i, int64_t v, int null,
 			     int *rc)
 {
