@@ -79,14 +79,17 @@ else
 	check_none "no cpufreq: no cpu_governor row" "$(envv cpu_governor)"
 fi
 
-# the media's file system and disk
+# the media's file system and disk; findmnt -T lists every mount stacked
+# on the media's mount point (/dev/shm is two tmpfs mounts on some
+# machines), the last the one its files are on
+top() { findmnt -n -T "$M" "$@" | tail -n 1; }
 if command -v findmnt >/dev/null 2>&1; then
 	check_eq "media_fs_type is findmnt's for MEDIA_DIR" \
-		"$(findmnt -n -o FSTYPE -T "$M")" "$(envv media_fs_type)"
+		"$(top -o FSTYPE)" "$(envv media_fs_type)"
 	check_eq "media_mount_point is findmnt's" \
-		"$(findmnt -n -o TARGET -T "$M")" "$(envv media_mount_point)"
+		"$(top -o TARGET)" "$(envv media_mount_point)"
 	check_eq "media_mount_options: findmnt's VFS then FS options" \
-		"$(findmnt -n -o VFS-OPTIONS,FS-OPTIONS -T "$M" | awk '{ print $1 " " $2 }')" \
+		"$(top -o VFS-OPTIONS,FS-OPTIONS | awk '{ print $1 " " $2 }')" \
 		"$(envv media_mount_options)"
 fi
 check_eq "media_fs_type agrees with stat -f" \
@@ -106,7 +109,7 @@ disk_under() {
 	pk=$(lsblk -n -d -o PKNAME "/dev/$1" 2>/dev/null || true)
 	echo "${pk:-$1}"
 }
-dev=$(findmnt -n -o MAJ:MIN -T "$M" 2>/dev/null | tr -d ' ' || true)
+dev=$(top -o MAJ:MIN 2>/dev/null | tr -d ' ' || true)
 if [ -e "/sys/dev/block/$dev" ]; then
 	name=$(basename "$(readlink -f "/sys/dev/block/$dev")")
 	check_eq "media_device: the block device of the mount" "$name" \
