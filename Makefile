@@ -118,6 +118,14 @@ $(B)/timelinefs-merge: $(B)/hosts/merge.o $(B)/libstore.a $(B)/libengine.a
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,sqlite3) -lpthread $(LDLIBS)
 $(B)/hosts/merge.o: $(B)/version
 
+# timelinefs-probe: the interactive work timelinefs-bench times beside
+# each step's streams (probe/main.c; libc only)
+PROGS += $(B)/timelinefs-probe
+$(B)/timelinefs-probe: $(B)/probe/main.o
+	$(q) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/probe/main.o: $(B)/version
+
 # gen/exr.c writes the EXR compressions seqgen.c does not (PIZ) through
 # OpenEXR's C library, OpenEXRCore: only timelinefs-gen links it, and
 # only it of the libraries pkg-config names for OpenEXR (the rest are C++).
@@ -535,10 +543,10 @@ clean:
 	rm -rf build
 
 format:
-	clang-format -i engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] hosts/*.[ch] tests/unit/*.[ch]
+	clang-format -i engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] hosts/*.[ch] probe/*.c tests/unit/*.[ch]
 
 check-format:
-	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] hosts/*.[ch]
+	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] hosts/*.[ch] probe/*.c
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
