@@ -15,7 +15,7 @@ COLUMNS = ("label", "workstations", "kind", "steps", "samples", "failed", "per_s
            "items", "p50_us", "p99_us", "max_us")
 # --compare's metrics per step, each kind's (title, decimals)
 METRICS = [(k + "_" + m, "%s %s" % (k, t), 1) for k in KINDS
-           for m, t in (("p50_us", "p50 us"), ("p99_us", "p99 us"), ("max_us", "max us"))]
+           for m, t in (("p50_us", "p50"), ("p99_us", "p99"), ("max_us", "max"))]
 
 
 def nearest_rank(xs, p):
