@@ -321,6 +321,10 @@ rc=0
 check_eq "--probe with no such folder: usage error (2) naming it" "2|1" \
 	"$rc|$(grep -c -- "invalid --probe '$T/nonesuch': expected on, off or a folder to walk" "$T/aterr")"
 rc=0
+"$BENCH" --media "$T/media" --find-max --probe off >/dev/null 2>"$T/aterr" || rc=$?
+check_eq "--find-max on this host with --probe off: usage error (2), its steps run the probe" "2|1" \
+	"$rc|$(grep -c -- "--find-max on this host runs the probe as timelinefs-hosts' steps do: no --probe off" "$T/aterr")"
+rc=0
 "$BENCH" --media "$T/media" --workstations 1 --db "$T/at.db" --start-at soon \
 	>/dev/null 2>"$T/aterr" || rc=$?
 check_eq "--start-at soon: usage error (2) naming it" "2|1" \
