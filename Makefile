@@ -118,6 +118,16 @@ $(B)/timelinefs-merge: $(B)/merge/merge_main.o $(B)/libstore.a $(B)/libengine.a
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,sqlite3) -lpthread $(LDLIBS)
 $(B)/merge/merge_main.o: $(B)/version
 
+# timelinefs-probe: the interactive work timelinefs-bench times beside
+# each step's streams (responsiveness/responsiveness_main.c; libc only)
+PROGS += $(B)/timelinefs-probe
+# (all: and integration: have read PROGS already: named here too)
+all integration: $(B)/timelinefs-probe
+$(B)/timelinefs-probe: $(B)/responsiveness/responsiveness_main.o
+	$(q) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/responsiveness/responsiveness_main.o: $(B)/version
+
 # gen/exr.c writes the EXR compressions seqgen.c does not (PIZ) through
 # OpenEXR's C library, OpenEXRCore: only timelinefs-gen links it, and
 # only it of the libraries pkg-config names for OpenEXR (the rest are C++).
@@ -535,11 +545,11 @@ clean:
 
 format:
 	clang-format -i engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] launcher/*.[ch] \
-		merge/*.[ch] tests/unit/*.[ch]
+		merge/*.[ch] responsiveness/*.[ch] tests/unit/*.[ch]
 
 check-format:
 	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] \
-		launcher/*.[ch] merge/*.[ch]
+		launcher/*.[ch] merge/*.[ch] responsiveness/*.[ch]
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

@@ -91,6 +91,61 @@ CREATE TABLE IF NOT EXISTS calibration (
 );
 CREATE INDEX IF NOT EXISTS calibration_run ON calibration(run_id);
 
+-- Interactive work beside a step's streams (schema version 17;
+-- timelinefs-bench runs timelinefs-probe beside each step unless --probe
+-- off): every 100 ms a small program started and waited for (kind
+-- 'spawn': fork, exec, exit) and a metadata walk of a project folder
+-- (kind 'walk': readdir and stat of its `items` files), one row each with
+-- its latency, so that an A/B says what a change did to the host's
+-- interactive work as well as to playback.  start_ns is the sample's
+-- start, ns since the run's start (NULL for a run without t0_unix_ns);
+-- ok 0: the program did not exit 0 or a file could not be stat'ed.
+CREATE TABLE IF NOT EXISTS bench_probe (
+	step_id INTEGER NOT NULL REFERENCES bench_step(id),
+	kind TEXT NOT NULL,		-- 'spawn' or 'walk'
+	start_ns INTEGER,
+	latency_ns INTEGER NOT NULL,	-- CLOCK_MONOTONIC, start to end
+	items INTEGER NOT NULL,		-- files stat'ed (walk); 1 (spawn)
+	ok INTEGER NOT NULL		-- 1, or 0: failed
+);
+CREATE INDEX IF NOT EXISTS bench_probe_step ON bench_probe(step_id);
+
+-- One row per step and probe kind: its samples, the failed ones, samples
+-- a second ((samples - 1) over the span of their starts: 10.0 for a
+-- probe that kept its 100 ms), the mean files a walk stat'ed, and the
+-- nearest-rank p50, p99 and max of the latencies of the samples that did
+-- not fail, in us rounded to 0.1 us, as the reads' (see the top).
+CREATE VIEW IF NOT EXISTS bench_probe_summary AS
+WITH ranked AS (
+	SELECT step_id, kind, latency_ns AS lat,
+	       row_number() OVER w AS rn, count(*) OVER p AS n
+	FROM bench_probe WHERE ok
+	WINDOW p AS (PARTITION BY step_id, kind), w AS (p ORDER BY latency_ns)
+),
+pct AS (
+	SELECT step_id, kind,
+	       max(CASE WHEN rn = (n * 50 + 99) / 100 THEN lat END) AS p50,
+	       max(CASE WHEN rn = (n * 99 + 99) / 100 THEN lat END) AS p99,
+	       max(lat) AS pmax
+	FROM ranked GROUP BY step_id, kind
+),
+cnt AS (
+	SELECT step_id, kind, count(*) AS samples, sum(NOT ok) AS failed,
+	       CASE WHEN max(start_ns) > min(start_ns)
+		    THEN round((count(*) - 1) * 1e9
+			       / (max(start_ns) - min(start_ns)), 2)
+	       END AS per_s,
+	       round(avg(items), 1) AS items
+	FROM bench_probe GROUP BY step_id, kind
+)
+SELECT b.id AS step_id, b.run_id, b.label, b.workstations, b.repetition,
+       c.kind, c.samples, c.failed, c.per_s, c.items,
+       round(p.p50 / 1e3, 1) AS p50_us,
+       round(p.p99 / 1e3, 1) AS p99_us,
+       round(p.pmax / 1e3, 1) AS max_us
+FROM bench_step AS b JOIN cnt AS c ON c.step_id = b.id
+LEFT JOIN pct AS p ON p.step_id = c.step_id AND p.kind = c.kind;
+
 -- One row per step: its totals and the latency percentiles over every
 -- access of its streams (the storage's operations).  mb_s is the
 -- aggregate throughput delivered to the readers and taken from the

@@ -808,6 +808,11 @@ static int copy_runs(struct merge *m, struct hosts_merge_stats *st)
 	    {"step_id", FORCE, "x.step_id + :d_step"},
 	    {"stream_id", FORCE, "x.stream_id + :d_stream"},
 	};
+	/* the interactive work timed beside a step (schema 17) goes with
+	 * its step */
+	static const struct expr bprobe[] = {
+	    {"step_id", FORCE, "x.step_id + :d_step"},
+	};
 	/* what the storage gave in the run (schema 13): the ground truth
 	 * its steps are held against, so it goes where its run goes */
 	static const struct expr cal[] = {
@@ -839,6 +844,11 @@ static int copy_runs(struct merge *m, struct hosts_merge_stats *st)
 	    copy(m, "bench_step", step, N(step), IN_RUNS, &st->steps_added) <
 		0 ||
 	    copy(m, "bench_stream", bstream, N(bstream),
+		 "x.step_id IN "
+		 "(SELECT id FROM src.bench_step WHERE run_id IN (SELECT old "
+		 "FROM m_run))",
+		 &n) < 0 ||
+	    copy(m, "bench_probe", bprobe, N(bprobe),
 		 "x.step_id IN "
 		 "(SELECT id FROM src.bench_step WHERE run_id IN (SELECT old "
 		 "FROM m_run))",

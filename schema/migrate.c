@@ -223,9 +223,10 @@ int store_migrate(sqlite3 *db, int *newer)
 			again = 1;
 		}
 	}
-	/* version 13 added a table (calibration), which the schema's
-	 * CREATE TABLE IF NOT EXISTS above makes in an older file: nothing
-	 * of it to change */
+	/* versions 13 and 17 added tables (calibration, bench_probe) and
+	 * a view of its own (bench_probe_summary), which the schema's
+	 * CREATE ... IF NOT EXISTS above makes in an older file: nothing of
+	 * them to change */
 	/* version 12 (many hosts) changed views of every file (the runs'
 	 * hosts and times on one axis, the experiments' steps): all of an
 	 * older file's views go, whichever they were, and come back from the

@@ -87,8 +87,9 @@ struct store_access {
  * storage for a read issued late behind the stream's own backlog; 15:
  * stream.reader_late_frames and bench_client; 16: the issue's evidence
  * (access.wake_ns, ring_fill, stream.ring_frames), the causes timer and
- * reader, the frames' headroom */
-#define STORE_SCHEMA_VERSION 16
+ * reader, the frames' headroom; 17: bench_probe, the interactive work
+ * timed beside a bench's steps */
+#define STORE_SCHEMA_VERSION 17
 int store_open(const char *path, unsigned queue_cap, struct store **out,
 	       char **errmsg);
 

@@ -3,11 +3,13 @@
 environments of A and B, then per workstation count and metric Welch's
 95 % interval of mean B - mean A, the smallest difference it tells from
 0 and the repetitions that would resolve --effect, and a bootstrap of the
-means of many reads per repetition."""
+means of many reads per repetition; where both labels' steps have the
+probe's samples, its p50, p99 and max per kind by the same Welch."""
 import sys
 import types
 
 from . import db as dbm
+from . import probe as pr
 from . import stats as st
 from .fmt import fix, jnum, jstr, num, pct
 from .spread import hosts_db, play_conditions, reps_sql
@@ -34,6 +36,9 @@ class Group:
         # the run (session) of each row, where sessions count (one host)
         self.runs = {"a": [], "b": []}
         self.bruns = {"a": [], "b": []}
+        # the probe's metrics of the steps that have them, and their runs
+        self.probe = {"a": [], "b": []}
+        self.pruns = {"a": [], "b": []}
 
 
 def side_of(label, la):
@@ -286,6 +291,11 @@ def gather(con, la, lb):
             add(side_of(r[0], la), -1, r[1], r[3:], run=r[2])
         for r in con.execute(reps_sql(con, "b.label in (?, ?)"), labs):
             add(side_of(r[0], la), -1, r[1], r[6:8], boot=True, run=r[8])
+        for label, ws, run, vals in pr.step_rows(con, "b.label in (?, ?)", labs).values():
+            g = groups.get((-1, ws))
+            for s in (["a", "b"] if la == lb else [side_of(label, la)]) if g else []:
+                g.probe[s].append(vals)
+                g.pruns[s].append(run)
         return groups, scoped, rec, {}
     # Many hosts: in total (scope 0) each complete experiment step's
     # totals over its hosts (a step a host missed is left out) and a
@@ -383,21 +393,39 @@ def drift(con, nmetrics):
         brows.setdefault((r[0], r[1]), ([], []))
         brows[(r[0], r[1])][0].append(r[6:8])
         brows[(r[0], r[1])][1].append(r[8])
-
-    def widest(groups, n):
-        d = [None] * n
-        for vals, runs in groups.values():
-            if len(set(runs)) < 2:
-                continue
-            means = session_means(vals, runs)
-            for m in range(n):
-                x = [v[m] for v in means]
-                mid = sum(x) / len(x)
-                if mid != 0:
-                    p = (max(x) - min(x)) / abs(mid) * 100
-                    d[m] = p if d[m] is None else max(d[m], p)
-        return d
     return widest(rows, nmetrics), widest(brows, 2)
+
+
+def widest(groups, n):
+    """Per metric of n, the widest spread of the session means of a
+    group (label and workstation count: ([values], [runs])) benched in
+    two sessions or more, in % of their mean; None where none was."""
+    d = [None] * n
+    for vals, runs in groups.values():
+        if len(set(runs)) < 2:
+            continue
+        means = session_means(vals, runs)
+        for m in range(n):
+            x = [v[m] for v in means]
+            mid = sum(x) / len(x)
+            if mid != 0:
+                p = (max(x) - min(x)) / abs(mid) * 100
+                d[m] = p if d[m] is None else max(d[m], p)
+    return d
+
+
+def probe_drift(con):
+    """drift()'s of the probe's metrics: over every label and
+    workstation count whose steps have its samples."""
+    solo = "1"
+    if dbm.has_column(con, "bench_step", "experiment_id"):
+        solo = "b.experiment_id is null"
+    rows = {}
+    for label, ws, run, vals in pr.step_rows(con, solo, []).values():
+        g = rows.setdefault((label, ws), ([], []))
+        g[0].append(vals)
+        g[1].append(run)
+    return widest(rows, len(pr.METRICS))
 
 
 def drift_verdict(verdict, lop, hip, d):
@@ -533,6 +561,7 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
     c = types.SimpleNamespace(w=w, fmt=fmt, la=la, lb=lb, effect=effect, effect_text=effect_text,
                               metrics=metrics, titles=titles, better=better, digits=digits,
                               dr=dr, scoped=scoped)
+    pc = None
     # groups: a workstation count's rows only where a bench row made it
     order = sorted((g for g in groups.values() if g.rows["a"] or g.rows["b"]),
                    key=lambda g: (g.scope, g.ws))
@@ -565,11 +594,17 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
         if not na or not nb:
             continue
         res, nout = welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout)
+        rtitles = titles
+        if not scoped and (g.probe["a"] or g.probe["b"]):
+            if pc is None:
+                pc = probe_constants(con, c)
+            pres, nout = probe_rows(pc, g, csc, jsc, nout)
+            res, rtitles = res + pres, titles + (pc.titles if pres else [])
         if fmt == "text":
             w("  resolution (95 %% interval; %ss of each label for 80 %% power at the\n" % unit)
             w("  variances seen, Welch by the noncentral t; see --help):\n")
-            for m in range(len(metrics)):
-                w("  %-11s %s\n" % (titles[m], res[m]))
+            for m in range(len(res)):
+                w("  %-11s %s\n" % (rtitles[m], res[m]))
             w("  per repetition, the mean of its reads (bootstrap over the repetitions, %d\n"
               % st.BOOT_RESAMPLES)
             w("  resamples, percentile 95 % interval; a repetition is the unit, not a read):\n")
@@ -633,6 +668,42 @@ def welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout):
                 jnum(c.effect), jnum(rp), jstr(unit), sa, sb, jnum(c.dr[m])))
             nout += 1
     return res, nout
+
+
+def probe_constants(con, c):
+    """compare()'s constants c with the probe's metrics (lower is
+    better) and their drift between sessions."""
+    pc = types.SimpleNamespace(**vars(c))
+    pc.metrics = [m for m, _, _ in pr.METRICS]
+    pc.titles = [t for _, t, _ in pr.METRICS]
+    pc.digits = [d for _, _, d in pr.METRICS]
+    pc.better = [-1] * len(pr.METRICS)
+    pc.dr = probe_drift(con)
+    return pc
+
+
+def probe_rows(pc, g, csc, jsc, nout):
+    """The probe's Welch rows of group g, after its playback metrics,
+    their samples chosen as theirs are (the sessions' means with two
+    sessions a label, else the steps); ([], nout) with a line saying so
+    where one label has none of its samples."""
+    pa, pb = g.probe["a"], g.probe["b"]
+    sa, sb = len(set(g.pruns["a"])), len(set(g.pruns["b"]))
+    unit = "session" if sa >= 2 and sb >= 2 else "repetition"
+    if pc.fmt == "text":
+        if not pa or not pb:
+            pc.w("  interactive work (the probe): only %s has its samples: nothing to compare\n"
+                 % (pc.la if pa else pc.lb))
+        else:
+            pc.w("  interactive work beside the streams (the probe: per step the p50, p99 and\n"
+                 "  max of spawn, a program started, and walk, a folder stat'ed, us; A %d, B %d\n"
+                 "  steps%s):\n" % (len(pa), len(pb), "; Welch on the session means" if
+                                      unit == "session" else ""))
+    if not pa or not pb:
+        return [], nout
+    if unit == "session":
+        pa, pb = session_means(pa, g.pruns["a"]), session_means(pb, g.pruns["b"])
+    return welch_rows(pc, g, pa, pb, unit, sa, sb, csc, jsc, nout)
 
 
 def boot_rows(g, la, lb, fmt, w, bjson, csc, jsc, unit, one_session, bdr):

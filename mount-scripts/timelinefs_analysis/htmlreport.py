@@ -19,6 +19,7 @@ import tempfile
 from . import compare as cmp
 from . import db as dbm
 from . import plot as pl
+from . import probe as pr
 from .fmt import fix, pct
 from .spread import hosts_db
 
@@ -151,6 +152,7 @@ def titles():
     text report prints them."""
     t = {m: (cmp.TITLES[i], cmp.DIGITS[i]) for i, m in enumerate(cmp.METRICS)}
     t["dropped_frames"] = ("dropped", 1)
+    t.update({m: (title, d) for m, title, d in pr.METRICS})
     t.update({m: (cmp.BTITLES[i], cmp.BDIGITS[i]) for i, m in enumerate(cmp.BMETRICS)})
     return t
 

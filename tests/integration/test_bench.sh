@@ -87,8 +87,49 @@ else
 	not_ok "run ended cleanly: $(grep -A2 warning "$T/err" | tr '\n' ' ')"
 fi
 
-# 2. the same options again reuse the media; a second run, label b
-if "$BENCH" --generate --media "$T/media" --gen-opts "$SMALL" \
+# 1b. the probe beside every step (timelinefs-probe): a program started
+# and a folder of 300 files stat'ed every 100 ms, each a row of
+# bench_probe; before it, no such table or rows.  Both kinds in every
+# step, at 10 a second (8 to 10.5: the first sample at the release, the
+# last when the bench saw the readers done), within the step's span,
+# none failed, latencies between 20 us and 100 ms (0.3-1 ms measured)
+check_eq "probe: samples of both kinds in every step" "6|6" \
+	"$(q "select count(distinct step_id), (select count(*) from bench_step)
+		from bench_probe where kind = 'spawn' and step_id in
+		(select step_id from bench_probe where kind = 'walk')")"
+check_eq "probe: 10 samples a second per kind (8 to 10.5), as many as the step's time allows" "12|0" \
+	"$(q "select count(*), sum(not (s.per_s between 8 and 10.5
+		and s.samples >= cast(b.wall_s * 10 as integer) - 1))
+		from bench_probe_summary s join bench_step b on b.id = s.step_id")"
+q "select 'step ' || step_id || ' ' || kind || ': ' || samples || ' samples, ' || per_s ||
+	'/s, p50 ' || p50_us || ' us, p99 ' || p99_us || ' us, ' || items || ' items'
+	from bench_probe_summary order by step_id, kind" | sed 's/^/# probe: /'
+check_eq "probe: no sample failed, a walk stat'ed the 300 files, latencies 20 us to 100 ms" "0" \
+	"$(q "select count(*) from bench_probe where not ok or (kind = 'walk' and items <> 300)
+		or latency_ns not between 20000 and 100000000")"
+check_eq "probe: the samples start within their step's span (the run's clock)" "0" \
+	"$(q "select count(*) from bench_probe p join bench_step b on b.id = p.step_id
+		where p.start_ns < b.started_ns - 200000000 or p.start_ns > b.ended_ns + 1000000000")"
+check "probe: the bench prints its table after the steps'" sh -c "
+	grep -A1 '^interactive work beside the streams (timelinefs-probe' '$T/out' |
+	grep -Eq '^label +workstations +kind +steps +samples +failed +per_s +items +p50_us +p99_us +max_us\$'"
+check "probe: a row per workstation count and kind" sh -c "
+	[ \$(grep -Ec \"^it's a,b +[13] +(spawn|walk) +2 +\" '$T/out') -eq 4 ]"
+check "probe: the report's section" sh -c "
+	'$TOP/mount-scripts/timelinefs-report' '$DB' | grep -q '^interactive work beside the streams'"
+# (the label holds a comma: the CSV fields counted from the end)
+check_eq "probe: timelinefs-report --probe --csv, spawn's p50 of 3 workstations as pooled by hand" \
+	"$(q "with x as (select p.latency_ns from bench_probe p join bench_step b on b.id = p.step_id
+		where b.workstations = 3 and b.repetition > 0 and p.kind = 'spawn' and p.ok
+		order by p.latency_ns) select printf('%.6g', latency_ns / 1e3) from x
+		limit 1 offset ((select count(*) from x) * 50 + 99) / 100 - 1")" \
+	"$("$TOP/mount-scripts/timelinefs-report" "$DB" --probe --csv |
+		awk -F, '$(NF - 9) == 3 && $(NF - 8) == "\"spawn\"" { print $(NF - 2) }')"
+
+# 2. the same options again reuse the media; a second run, label b; the
+# probe walks a folder of our own (7 files)
+mkdir "$T/proj" && touch "$T/proj/1" "$T/proj/2" "$T/proj/3" "$T/proj/4" "$T/proj/5" "$T/proj/6" "$T/proj/7"
+if "$BENCH" --generate --media "$T/media" --gen-opts "$SMALL" --probe "$T/proj" \
 	--workstations 2 --repeat 1 --warmup 0 --label b --db "$DB" --pace off >"$T/out2" 2>"$T/err2"; then
 	ok "second bench into the same database"
 else
@@ -99,6 +140,8 @@ check_eq "second run with its own step" "2|b|2|2" \
 	"$(q "select run_id, label, workstations, (select count(*) from bench_stream
 		where step_id = b.id) from bench_step b where id = 7")"
 check "no mean row for one repetition" sh -c "! awk '/^workstations/ { on = 1 } on && NF == 0 { exit } on' '$T/out2' | grep -q ' mean '"
+check_eq "--probe DIR: its walks stat'ed DIR's 7 files" "7" \
+	"$(q "select group_concat(distinct items) from bench_probe where kind = 'walk' and step_id = 7")"
 
 # 2c. --ingest 2: two record streams of the seed preset beside one player
 # (issue 23), each the step's play time of frames, in bench_stream with
@@ -267,9 +310,20 @@ check_eq "--start-at: no stream opened before it, the first within 0.5 s after" 
 		from stream s join run r on r.id = s.run_id")"
 rc=0
 "$BENCH" --media "$T/media" --workstations 1 --repeat 1 --warmup 0 --pace off \
-	--db "$T/at.db" --start-at 1000000000 >/dev/null 2>"$T/aterr" || rc=$?
+	--db "$T/at.db" --start-at 1000000000 --probe off >"$T/atout" 2>"$T/aterr" || rc=$?
 check "--start-at already past: said on stderr, the step played" \
 	sh -c "[ $rc -eq 0 ] && grep -q -- '--start-at 1000000000 is [0-9.]* s past: the step starts now' '$T/aterr'"
+check_eq "--probe off: the first run's step has samples, the second's none, no table printed" "1|0|0" \
+	"$(sqlite3 "$T/at.db" "select count(distinct p.step_id), (select count(*) from bench_probe p
+		join bench_step b on b.id = p.step_id where b.run_id = 2) from bench_probe p")|$(grep -c '^interactive work' "$T/atout")"
+rc=0
+"$BENCH" --media "$T/media" --workstations 1 --probe "$T/nonesuch" >/dev/null 2>"$T/aterr" || rc=$?
+check_eq "--probe with no such folder: usage error (2) naming it" "2|1" \
+	"$rc|$(grep -c -- "invalid --probe '$T/nonesuch': expected on, off or a folder to walk" "$T/aterr")"
+rc=0
+"$BENCH" --media "$T/media" --find-max --probe off >/dev/null 2>"$T/aterr" || rc=$?
+check_eq "--find-max on this host with --probe off: usage error (2), its steps run the probe" "2|1" \
+	"$rc|$(grep -c -- "--find-max on this host runs the probe as timelinefs-hosts' steps do: no --probe off" "$T/aterr")"
 rc=0
 "$BENCH" --media "$T/media" --workstations 1 --db "$T/at.db" --start-at soon \
 	>/dev/null 2>"$T/aterr" || rc=$?
@@ -316,6 +370,9 @@ check "--ab: the comparison of the two labels follows" \
 check "--ab: progress names the leg's side (the B leg's line was the A leg's plus ') B')" \
 	grep -Eq '^step 2/2 \(2 workstations, repetition 2/2\) B: [0-9.]+s / \?s expected' "$T/aberr"
 check "--ab: nothing left mounted or running" released
+check "--ab: the comparison holds the probe's spawn and walk of both sides" sh -c "
+	grep -q '^  interactive work beside the streams (the probe' '$T/about' &&
+	grep -Eq '^  spawn p50 +[0-9.]+ +[0-9.]+ ' '$T/about' && grep -Eq '^  walk max +[0-9.]+ +[0-9.]+ ' '$T/about'"
 for bad in "--ab" "--ab x" "--ab pace=off ''" "--ab '' db=x.db"; do
 	rc=0
 	eval "\"\$BENCH\" --media \"\$T/media\" --db \"\$T/abbad.db\" $bad" >/dev/null 2>"$T/abbad" || rc=$?
@@ -461,6 +518,55 @@ rc=0
 	--movie --db "$T/nomov.db" >"$T/mout" 2>&1 || rc=$?
 check "--movie on timelines with no movie: exit 1 naming NAME.mov" \
 	sh -c "[ $rc -eq 1 ] && grep -q 'has no timeline01.mov' '$T/mout'"
+
+# 9. the probe sees interactive work slowed by a CPU hog: timelinefs-probe
+# alone, then beside two busy loops, all on one CPU (taskset), the probe
+# at nice 19 so that the loops win it (at equal nice the scheduler runs
+# the waking probe first and no rise shows).  Measured on 2 shared cores:
+# spawn p50 0.49-0.76 ms alone, 8 ms beside one loop, 22-155 ms beside
+# two; asserted: 5 times at least.  The walk runs on in the slice the
+# probe got back (no rise in 3 runs of 4): printed, not asserted.
+PROBE=$TLFS_BUILD/timelinefs-probe
+if command -v taskset >/dev/null 2>&1; then
+	mkdir "$T/hogproj"
+	i=0
+	while [ $i -lt 300 ]; do
+		: >"$T/hogproj/f$i"
+		i=$((i + 1))
+	done
+	# the first CPU this test may run on
+	cpu=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
+	taskset -c "$cpu" nice -n 19 "$PROBE" --duration 1.5 "$T/hogproj" >"$T/alone.p"
+	pids_before=$PIDS
+	hogs=
+	for i in 1 2; do
+		taskset -c "$cpu" sh -c 'while :; do :; done' &
+		hogs="$hogs $!"
+		PIDS="$PIDS $!"
+	done
+	taskset -c "$cpu" nice -n 19 "$PROBE" --duration 1.5 "$T/hogproj" >"$T/hog.p" 2>/dev/null
+	# shellcheck disable=SC2086 # one pid a word
+	kill $hogs
+	for p in $hogs; do
+		wait "$p" 2>/dev/null || :
+	done
+	PIDS=$pids_before
+	# p50 (nearest rank) of KIND's latencies in FILE, in us
+	p50() {
+		awk -v k="$1" '$1 == k && $5 == 1 { print $3 }' "$2" | sort -n |
+			awk '{ a[NR] = $1 } END { if (NR) printf "%.0f", a[int((NR * 50 + 99) / 100)] / 1e3 }'
+	}
+	sa=$(p50 spawn "$T/alone.p") sh_=$(p50 spawn "$T/hog.p")
+	wa=$(p50 walk "$T/alone.p") wh=$(p50 walk "$T/hog.p")
+	echo "# probe on CPU $cpu: spawn p50 ${sa:-?} us alone, ${sh_:-?} us beside 2 busy loops; walk p50 ${wa:-?} us, ${wh:-?} us ($(grep -c '^spawn' "$T/alone.p") and $(grep -c '^spawn' "$T/hog.p") samples)"
+	check "the probe alone: 15 samples of each kind in 1.5 s (14 to 16)" sh -c "
+		[ \$(grep -c '^spawn' '$T/alone.p') -ge 14 ] && [ \$(grep -c '^spawn' '$T/alone.p') -le 16 ] &&
+		[ \$(grep -c '^walk' '$T/alone.p') -ge 14 ]"
+	check "beside a CPU hog the probe's spawn p50 rises 5 times at least" \
+		awk -v a="${sa:-0}" -v h="${sh_:-0}" 'BEGIN { exit !(a > 0 && h >= 5 * a) }'
+else
+	skip_case "no taskset (util-linux)"
+fi
 
 # 7. usage
 for bad in "--workstations 0" "--workstations 5,,6" "--repeat x" "--pace fast" "--bogus"; do

@@ -64,6 +64,12 @@ check_eq "(a) each host's steps tagged 1 and 2 (total 2 on 2 hosts, then 4 on 3)
 	"$(sq "$A" "select group_concat(x, ' ') from (select step_no || '|' || total_workstations || '|' || count(*) as x from bench_step group by step_no order by step_no)")"
 check_eq "(a) the shares of 4 workstations: 2, 1, 1" "2 1 1" \
 	"$(sq "$A" "select group_concat(b.workstations, ' ') from bench_step b join run r on r.id = b.run_id join host h on h.id = r.host_id where b.step_no = 2 order by h.rank")"
+# each host's bench ran the probe beside its step, and the merge kept its
+# samples with the step (before timelinefs-merge copied bench_probe: 0)
+check_eq "(a) every host's step has the probe's spawn and walk samples, merged" "5|0" \
+	"$(sq "$A" "select count(distinct step_id), (select count(*) from bench_step b where not exists
+		(select 1 from bench_probe p where p.step_id = b.id and p.kind = 'walk'))
+		from bench_probe where kind = 'spawn'")"
 amnt=0
 for r in 0 1 2; do
 	! grep -q "^using the mount $T/amnt-[^/]*-$r " "$T"/a-*-$r.db.bench.log || amnt=$((amnt + 1))

@@ -45,12 +45,12 @@ help() {
 	case $1 in
 	timelinefs) "$BIN" -h 2>&1 ;;
 	timelinefs-gen) "$GEN" -h 2>&1 ;;
-	timelinefs-hosts | timelinefs-merge) "$TLFS_BUILD/$1" -h 2>&1 ;;
+	timelinefs-hosts | timelinefs-merge | timelinefs-probe) "$TLFS_BUILD/$1" -h 2>&1 ;;
 	*) sh "$TOP/mount-scripts/$1" -h 2>&1 ;;
 	esac
 }
 
-PROGS="timelinefs timelinefs-gen timelinefs-bench timelinefs-report timelinefs-plot timelinefs-export timelinefs-umount timelinefs-hosts timelinefs-hosts-run timelinefs-merge timelinefs-lab"
+PROGS="timelinefs timelinefs-gen timelinefs-bench timelinefs-report timelinefs-plot timelinefs-export timelinefs-umount timelinefs-hosts timelinefs-hosts-run timelinefs-merge timelinefs-lab timelinefs-probe"
 n=0
 for p in "$MAN"/*.[1-8]; do
 	n=$((n + 1))
@@ -60,7 +60,7 @@ for p in "$MAN"/*.[1-8]; do
 	*) not_ok "$b: no program ${b%.*}" ;;
 	esac
 done
-check_eq "eleven pages" 11 "$n"
+check_eq "twelve pages" 12 "$n"
 
 for prog in $PROGS; do
 	page=

@@ -27,6 +27,8 @@ check_eq "timelinefs --version is -V" "$out" "$("$BIN" --version 2>&1)"
 check_eq "timelinefs-gen -V" "timelinefs-gen $VERSION" "$("$GEN" -V 2>&1)"
 check_eq "timelinefs-gen --version" "timelinefs-gen $VERSION" \
 	"$("$GEN" --version 2>&1)"
+check_eq "timelinefs-probe --version" "timelinefs-probe $VERSION" \
+	"$("$TLFS_BUILD/timelinefs-probe" --version 2>&1)"
 
 SCRIPTS="timelinefs-bench timelinefs-export timelinefs-hosts-run timelinefs-lab timelinefs-plot timelinefs-report timelinefs-umount"
 for s in $SCRIPTS; do
@@ -53,7 +55,7 @@ for s in $SCRIPTS; do
 done
 check_eq "installed timelinefs -V" "timelinefs $VERSION" \
 	"$("$inst/usr/bin/timelinefs" -V | sed -n 1p)"
-for b in timelinefs-hosts timelinefs-merge; do
+for b in timelinefs-hosts timelinefs-merge timelinefs-probe; do
 	check_eq "installed $b -V" "$b $VERSION" "$("$inst/usr/bin/$b" -V 2>&1 | sed -n 1p)"
 done
 for p in "$TOP"/docs/man/*.[1-8]; do
@@ -61,9 +63,9 @@ for p in "$TOP"/docs/man/*.[1-8]; do
 	check "make install: man${n##*.}/$n" test -f "$inst/usr/share/man/man${n##*.}/$n"
 done
 npages=$(find "$inst/usr/share/man" -type f | wc -l)
-# eleven: the seven of a single host, timelinefs-hosts.1, timelinefs-merge.1,
-# timelinefs-hosts-run.1 and timelinefs-lab.1
-check_eq "make install: 11 man pages, one per program and script" 11 "$npages"
+# twelve: the seven of a single host, timelinefs-hosts.1, timelinefs-merge.1,
+# timelinefs-hosts-run.1, timelinefs-lab.1 and timelinefs-probe.1
+check_eq "make install: 12 man pages, one per program and script" 12 "$npages"
 check_eq "man finds the installed timelinefs(1)" \
 	"$inst/usr/share/man/man1/timelinefs.1" \
 	"$(man -M "$inst/usr/share/man" -w timelinefs 2>&1)"

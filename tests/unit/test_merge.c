@@ -148,7 +148,7 @@ static void make_run(const char *path, const char *host, const char *uuid,
 	struct store_stream_totals tot = {0};
 	struct store_stream *ss;
 	struct store *st = NULL;
-	char *msg = NULL, sql[768];
+	char *msg = NULL, sql[1024];
 	int64_t tl, run;
 	int i, j;
 
@@ -203,9 +203,14 @@ static void make_run(const char *path, const char *host, const char *uuid,
 		 "INSERT INTO calibration (run_id, label, readers, "
 		 "block_bytes, seconds, read_bytes, bytes_per_s, "
 		 "reads_per_s) VALUES (%lld, 'm', %d, 4096, 2.0, %d, "
-		 "%d.5, 7.0)",
+		 "%d.5, 7.0);"
+		 "INSERT INTO bench_probe (step_id, kind, start_ns, "
+		 "latency_ns, items, ok) VALUES ((SELECT max(id) FROM "
+		 "bench_step), 'spawn', 1100000000, %d000, 1, 1), "
+		 "((SELECT max(id) FROM bench_step), 'walk', 1100500000, "
+		 "%d00, 300, 1)",
 		 (long long)run, streams, (long long)run, (long long)run,
-		 streams, rows * 4096, rows * 4096);
+		 streams, rows * 4096, rows * 4096, streams, streams);
 	raw(path, sql);
 }
 
@@ -295,6 +300,15 @@ static void test_merge_twice(void **state)
 				 "s ON s.id = b.stream_id WHERE p.run_id <> "
 				 "s.run_id"),
 			 0);
+	/* each step's probe samples go with it: b's under the target's
+	 * third run (before: none was merged) */
+	assert_string_equal(q(out, "SELECT group_concat(x, ' ') FROM (SELECT "
+				   "b.run_id || ':' || p.kind || ':' || "
+				   "p.latency_ns x FROM bench_probe p JOIN "
+				   "bench_step b ON b.id = p.step_id ORDER BY "
+				   "b.run_id, p.kind)"),
+			    "1:spawn:2000 1:walk:200 2:spawn:1000 2:walk:100 "
+			    "3:spawn:3000 3:walk:300");
 	/* each run's calibration goes with it, renumbered past a's */
 	assert_string_equal(q(out, "SELECT group_concat(x, ' ') FROM (SELECT "
 				   "c.id || ':' || c.readers || ':' || "
