@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * experiment.h (hosts_step_*): the launcher's own queries of a host's
- * database (the timelines' play times, a step's repetition, the copy sent
- * to rank 0).
+ * database (the timelines' play times, a step's repetition, its late
+ * frames by cause, the copy sent to rank 0).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -123,6 +123,53 @@ int hosts_step_repetition(const char *db, int64_t run_id, int64_t after_step,
 	sqlite3_bind_int64(st, 3, after_step);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		rc = fail(c, db, "cannot set the step's repetition", errmsg);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return rc;
+}
+
+int hosts_step_late_causes(const char *db, int64_t experiment_id, int step_no,
+			   const char *const *causes, size_t n, int64_t *counts,
+			   char **errmsg)
+{
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	const char *cause;
+	size_t i;
+	int rc;
+
+	rc = open_db(db, SQLITE_OPEN_READONLY, &c, errmsg);
+	if (rc < 0)
+		return rc;
+	/* the play streams' late frames, as the step's late_frames count
+	 * them; a recording's dropped frames are no late frame of a play */
+	if (sqlite3_prepare_v2(c,
+			       "SELECT f.cause, count(*) FROM late_frame f "
+			       "JOIN bench_stream b ON b.stream_id = "
+			       "f.stream_id JOIN bench_step s ON s.id = "
+			       "b.step_id WHERE s.experiment_id = ? AND "
+			       "s.step_no = ? AND f.kind = 'play' "
+			       "GROUP BY f.cause",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = fail(c, db, "cannot read the late frames' causes", errmsg);
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, experiment_id);
+	sqlite3_bind_int(st, 2, step_no);
+	for (i = 0; i < n; i++)
+		counts[i] = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cause = (const char *)sqlite3_column_text(st, 0);
+		for (i = 0; cause && i < n; i++)
+			if (!strcmp(cause, causes[i]))
+				counts[i] = sqlite3_column_int64(st, 1);
+	}
+	if (rc != SQLITE_DONE) {
+		rc = fail(c, db, "cannot read the late frames' causes", errmsg);
 		goto out;
 	}
 	rc = 0;
