@@ -570,6 +570,9 @@ struct step_tally {
 	size_t ll;
 	unsigned played;
 	int passed;
+	/* --late-causes: the late frames judged, those of the other causes
+	 * and these by cause */
+	int64_t judged, other, by_cause[ENG_CAUSE_N];
 };
 
 static void tally_free(struct step_tally *t)
@@ -620,6 +623,9 @@ static void tally_rank(struct coord *c, int r, struct step_tally *t,
 	struct peer *p = &c->p[r];
 	struct hosts_step_result *x = &p->res.r;
 	const char *sep = t->ll > 2 ? ", " : "";
+	struct eng_step_late l;
+	int64_t judged, other;
+	int i;
 
 	if (!p->in_step || !p->answered) {
 		t->passed = 0;
@@ -647,9 +653,19 @@ static void tally_rank(struct coord *c, int r, struct step_tally *t,
 	row->frames += x->frames;
 	row->late += x->late_frames;
 	row->bytes += x->bytes;
-	if (x->late_frames || x->dropped_frames || x->failed_frames)
+	memset(&l, 0, sizeof(l));
+	l.late = x->late_frames;
+	memcpy(l.by_cause, p->res.by_cause, sizeof(l.by_cause));
+	l.dropped = x->dropped_frames;
+	l.failed = x->failed_frames;
+	if (!eng_findmax_judge(&l, c->o->late_causes, &judged, &other))
 		t->passed = 0;
-	tally_say(t, "%srank %d: %lld", sep, r, (long long)x->late_frames);
+	t->judged += judged;
+	t->other += other;
+	for (i = 0; i < ENG_CAUSE_N; i++)
+		if (!(c->o->late_causes & (1u << i)))
+			t->by_cause[i] += p->res.by_cause[i];
+	tally_say(t, "%srank %d: %lld", sep, r, (long long)judged);
 	if (x->dropped_frames || x->failed_frames)
 		tally_say(t, " +%lld dropped/failed",
 			  (long long)(x->dropped_frames + x->failed_frames));
@@ -696,6 +712,52 @@ static void tally_row(const struct coord *c, struct step_tally *t,
 				    (double)t->lag[r] / 1e9);
 }
 
+/* " of cause storage", " of causes storage,timer": the causes find-max
+ * judges by, as its lines say them; "" for every cause. */
+static void causes_words(unsigned mask, char *buf, size_t len)
+{
+	char list[128];
+
+	if (mask == ENG_CAUSES_ALL) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	eng_late_causes_text(mask, list, sizeof(list));
+	snprintf(buf, len, " of cause%s %s", strchr(list, ',') ? "s" : "",
+		 list);
+}
+
+/* The step's late frames in words: all of them and each rank's, or with
+ * --late-causes those judged and each rank's, then those of the other
+ * causes by cause. */
+static void step_late_words(const struct coord *c, const struct step_tally *y,
+			    const struct step_row *row, char *buf, size_t len)
+{
+	char causes[160];
+	size_t n;
+	int i, k = 0;
+
+	if (c->o->late_causes == ENG_CAUSES_ALL) {
+		snprintf(buf, len, "%lld late frame%s%s", (long long)row->late,
+			 row->late == 1 ? "" : "s", y->line);
+		return;
+	}
+	causes_words(c->o->late_causes, causes, sizeof(causes));
+	n = (size_t)snprintf(buf, len, "%lld late frame%s%s%s, %lld of other "
+			     "causes", (long long)y->judged,
+			     y->judged == 1 ? "" : "s", causes, y->line,
+			     (long long)y->other);
+	for (i = 0; i < ENG_CAUSE_N && n < len; i++) {
+		if (!y->by_cause[i])
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %lld",
+				      k++ ? ", " : " (", eng_cause_names[i],
+				      (long long)y->by_cause[i]);
+	}
+	if (k && n < len)
+		snprintf(buf + n, len - n, ")");
+}
+
 /* One step of total workstations (repetition rep, 0 a warm-up) over the
  * live hosts: every host starts its share at one instant; the step's line
  * printed and its row kept.  1: it played with 0 late, dropped and failed
@@ -706,7 +768,7 @@ static int step(struct coord *c, unsigned total, int rep)
 	struct step_time t;
 	struct step_tally y;
 	struct step_row row;
-	char what[32];
+	char what[32], late[4400];
 	int r;
 
 	if (!n_live(c))
@@ -737,11 +799,11 @@ static int step(struct coord *c, unsigned total, int rep)
 		snprintf(what, sizeof(what), "repetition %d", rep);
 	else
 		snprintf(what, sizeof(what), "warm-up");
-	printf("step %d: %u workstation%s (%s) over %u host%s: %lld late "
-	       "frame%s%s, %.1f MB/s, start spread %.1f ms, straggler: %s%s\n",
+	step_late_words(c, &y, &row, late, sizeof(late));
+	printf("step %d: %u workstation%s (%s) over %u host%s: %s, %.1f MB/s, "
+	       "start spread %.1f ms, straggler: %s%s\n",
 	       c->step_no, total, total == 1 ? "" : "s", what, y.played,
-	       y.played == 1 ? "" : "s", (long long)row.late,
-	       row.late == 1 ? "" : "s", y.line, row.mbs, row.spread_ms,
+	       y.played == 1 ? "" : "s", late, row.mbs, row.spread_ms,
 	       row.straggler, row.complete ? "" : "; incomplete");
 	fflush(stdout);
 	add_row(c, &row);
@@ -1402,6 +1464,7 @@ static int rank0_find_max(struct coord *c, unsigned min_tl, char *verdict,
 	const struct hl_opts *o = c->o;
 	unsigned n, hosts = n_live(c), blo = 0, bhi = 0, cap, from, reps_ok;
 	struct eng_findmax fm;
+	char causes[160];
 	int rc;
 
 	cap = hosts * min_tl;
@@ -1426,25 +1489,26 @@ static int rank0_find_max(struct coord *c, unsigned min_tl, char *verdict,
 	}
 	eng_findmax_bracket(&fm, &blo, &bhi);
 	hosts = n_live(c);
+	causes_words(o->late_causes, causes, sizeof(causes));
 	if (blo == 0)
 		snprintf(verdict, len,
 			 "not even 1 workstation over %u host%s plays with 0 "
-			 "late frames", hosts, hosts == 1 ? "" : "s");
+			 "late frames%s", hosts, hosts == 1 ? "" : "s", causes);
 	else if (bhi == 0)
 		snprintf(verdict, len,
 			 "at least %u workstations over %u host%s play with 0 "
-			 "late frames in %u of %u repetitions: the cap (%s); "
+			 "late frames%s in %u of %u repetitions: the cap (%s); "
 			 "more need more timelines or hosts",
-			 blo, hosts, hosts == 1 ? "" : "s", o->repeat,
+			 blo, hosts, hosts == 1 ? "" : "s", causes, o->repeat,
 			 o->repeat,
 			 o->max && o->max == cap ? "--max" :
 						   "the hosts' timelines");
 	else
 		snprintf(verdict, len,
 			 "%u workstation%s over %u host%s play%s with 0 late "
-			 "frames in %u of %u repetitions; %u do%s not",
+			 "frames%s in %u of %u repetitions; %u do%s not",
 			 blo, blo == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s",
-			 blo == 1 ? "s" : "", o->repeat, o->repeat, bhi,
+			 blo == 1 ? "s" : "", causes, o->repeat, o->repeat, bhi,
 			 bhi == 1 ? "es" : "");
 	*lo = blo;
 	*hi = bhi ? (int64_t)bhi : -1;

@@ -494,6 +494,12 @@ void hl_host_step_finish(struct hl_host *h, int status, struct hl_result *res)
 				       &res->r, &err);
 	if (d)
 		hosts_db_close(d);
+	/* the view weighs every access row: only when it decides */
+	if (rc == 0 && res->r.late_frames > 0 &&
+	    h->o->late_causes != ENG_CAUSES_ALL)
+		rc = hosts_step_late_causes(h->db, h->experiment_id,
+					    h->cur.step_no, eng_cause_names,
+					    ENG_CAUSE_N, res->by_cause, &err);
 	if (rc < 0) {
 		snprintf(res->err, sizeof(res->err), "step %d: %s",
 			 h->cur.step_no, err ? err : strerror(-rc));

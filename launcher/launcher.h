@@ -43,9 +43,11 @@ struct hl_opts {
 	int find_max;
 	unsigned from, max; /* 0: default */
 	unsigned repeat, warmup;
-	const char *cache; /* drop prime keep */
-	const char *pace;  /* realtime off FACTOR */
-	double speed;	   /* 1, FACTOR, 0 for off */
+	unsigned late_causes; /* find-max judges late frames of these
+			       * (1u << enum eng_cause bits) */
+	const char *cache;    /* drop prime keep */
+	const char *pace;     /* realtime off FACTOR */
+	double speed;	      /* 1, FACTOR, 0 for off */
 	const char *reader;
 	int movie;
 	const char *mount_opts;		   /* NULL: none */
@@ -128,6 +130,9 @@ struct hl_result {
 	int status; /* HL_PLAYED, HL_IDLE, HL_FAILED */
 	char err[1024];
 	struct hosts_step_result r;
+	/* r.late_frames by late_frame's cause; asked only when find-max
+	 * judges some causes and there were late frames, else all 0 */
+	int64_t by_cause[ENG_CAUSE_N];
 };
 
 /* ------------------------------------------------------------ comm.c */

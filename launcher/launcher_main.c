@@ -46,6 +46,11 @@ static void usage(void)
 	    "  --from N             find-max's first count (the number of "
 	    "hosts)\n"
 	    "  --max N              find-max's cap (the hosts' timelines)\n"
+	    "  --late-causes LIST   find-max judges the late frames of these "
+	    "causes\n"
+	    "                       (storage,issue,timer,reader,recording,"
+	    "writer),\n"
+	    "                       the others counted and said (all)\n"
 	    "  --repeat R           repetitions of each count (3)\n"
 	    "  --warmup N           warm-up steps before each count, recorded "
 	    "as\n"
@@ -203,6 +208,7 @@ enum {
 	OPT_FINDMAX,
 	OPT_FROM,
 	OPT_MAX,
+	OPT_LATE_CAUSES,
 	OPT_REPEAT,
 	OPT_WARMUP,
 	OPT_CACHE,
@@ -225,6 +231,7 @@ static const struct option longopts[] = {
     {"find-max", no_argument, NULL, OPT_FINDMAX},
     {"from", required_argument, NULL, OPT_FROM},
     {"max", required_argument, NULL, OPT_MAX},
+    {"late-causes", required_argument, NULL, OPT_LATE_CAUSES},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"cache", required_argument, NULL, OPT_CACHE},
@@ -361,7 +368,7 @@ static int parse_name(struct hl_opts *o, int c, const char *a)
 
 /* The options that go together, after the last: 0 or usage_error's. */
 static int parse_check(const struct hl_opts *o, const char *ws,
-		       int from_set, int max_set)
+		       int from_set, int max_set, int causes_set)
 {
 	if (!o->media)
 		return usage_error(
@@ -375,6 +382,8 @@ static int parse_check(const struct hl_opts *o, const char *ws,
 		return usage_error("--from goes with --find-max");
 	if (max_set && !o->find_max)
 		return usage_error("--max goes with --find-max");
+	if (causes_set && !o->find_max)
+		return usage_error("--late-causes goes with --find-max");
 	if (from_set && max_set && o->from > o->max)
 		return usage_error("--from %u is above --max %u", o->from,
 				   o->max);
@@ -406,6 +415,7 @@ static void opts_default(struct hl_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->repeat = 3;
 	o->warmup = 1;
+	o->late_causes = ENG_CAUSES_ALL;
 	o->cache = "drop";
 	o->pace = "realtime";
 	o->speed = 1;
@@ -421,7 +431,7 @@ static void opts_default(struct hl_opts *o)
 static int parse(int argc, char **argv, struct hl_opts *o)
 {
 	const char *ws = NULL;
-	int c, rc, from_set = 0, max_set = 0;
+	int c, rc, from_set = 0, max_set = 0, causes_set = 0;
 
 	opts_default(o);
 	opterr = 0;
@@ -445,6 +455,15 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 		case OPT_FINDMAX:
 			o->find_max = 1;
 			break;
+		case OPT_LATE_CAUSES:
+			causes_set = 1;
+			if (eng_late_causes_parse(optarg, &o->late_causes) < 0)
+				return usage_error(
+				    "invalid --late-causes '%s': expected all "
+				    "or causes joined by commas, each once: "
+				    "storage, issue, timer, reader, recording, "
+				    "writer", optarg);
+			break;
 		case OPT_MOVIE:
 			o->movie = 1;
 			break;
@@ -466,7 +485,7 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	rc = parse_check(o, ws, from_set, max_set);
+	rc = parse_check(o, ws, from_set, max_set, causes_set);
 	if (rc)
 		return rc;
 	o->command = command_of(argc, argv);

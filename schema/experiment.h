@@ -151,7 +151,8 @@ int hosts_merge_experiment(struct hosts_db *h, const char *src,
 /* What timelinefs-hosts needs of a host's database beside its rows
  * (hosts_step.c): the play times of the mount's timelines (a step's
  * expected length and find-max's cap), a step's repetition number in the
- * experiment, and a copy of the database in one file to send to rank 0.
+ * experiment, its late frames by cause, and a copy of the database in
+ * one file to send to rank 0.
  * These take the database's path (each call its own connection, as
  * above). */
 
@@ -167,6 +168,16 @@ int hosts_step_timelines(const char *db, double *sec, size_t cap, size_t *n,
  * experiment's is rep, 0 for a warm-up). */
 int hosts_step_repetition(const char *db, int64_t run_id, int64_t after_step,
 			  int rep, char **errmsg);
+
+/* The late frames of the play streams of experiment step step_no (its
+ * bench_step rows, as hosts_step_result counts their late_frames) by the
+ * late_frame view's cause: counts[i] gets those of cause causes[i] (0
+ * when none; a cause not among causes is not counted).  The view weighs
+ * every access row of the database: a query for a step that had late
+ * frames, not for every step.  On error counts may be partly set. */
+int hosts_step_late_causes(const char *db, int64_t experiment_id,
+			   int step_no, const char *const *causes, size_t n,
+			   int64_t *counts, char **errmsg);
 
 /* A consistent copy of db in the one file out (VACUUM INTO: the WAL's
  * pages included, none of another writer's half-done transaction); out

@@ -2,10 +2,13 @@
 /*
  * The search for the most workstations that play with no late frame:
  * doubling from `from` to the first failure or the cap, then bisecting
- * (hosts/hosts.h says the rules).
+ * (hosts/hosts.h says the rules), and a step's verdict by the causes of
+ * its late frames.
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "hosts/hosts.h"
 
@@ -59,4 +62,94 @@ int eng_findmax_bracket(const struct eng_findmax *f, unsigned *lo, unsigned *hi)
 	if (hi)
 		*hi = f->hi;
 	return f->next == 0;
+}
+
+const char *const eng_cause_names[ENG_CAUSE_N] = {
+    [ENG_CAUSE_STORAGE] = "storage",	 [ENG_CAUSE_ISSUE] = "issue",
+    [ENG_CAUSE_TIMER] = "timer",	 [ENG_CAUSE_READER] = "reader",
+    [ENG_CAUSE_RECORDING] = "recording", [ENG_CAUSE_WRITER] = "writer",
+};
+
+static int cause_of(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < ENG_CAUSE_N; i++)
+		if (strlen(eng_cause_names[i]) == len &&
+		    !strncmp(name, eng_cause_names[i], len))
+			return i;
+	return -1;
+}
+
+int eng_late_causes_parse(const char *list, unsigned *mask)
+{
+	unsigned m = 0;
+	const char *p = list;
+	int c;
+
+	if (!list || !mask)
+		return -EINVAL;
+	if (!strcmp(list, "all")) {
+		*mask = ENG_CAUSES_ALL;
+		return 0;
+	}
+	for (;;) {
+		size_t l = strcspn(p, ",");
+
+		c = cause_of(p, l);
+		if (c < 0 || (m & (1u << c)))
+			return -EINVAL;
+		m |= 1u << c;
+		if (!p[l])
+			break;
+		p += l + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+int eng_late_causes_text(unsigned mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i, w;
+
+	if ((mask & ENG_CAUSES_ALL) == ENG_CAUSES_ALL)
+		return snprintf(buf, len, "all");
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < ENG_CAUSE_N; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		w = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
+			     "%s%s", n ? "," : "", eng_cause_names[i]);
+		if (w > 0)
+			n += (size_t)w;
+	}
+	return (int)n;
+}
+
+int eng_findmax_judge(const struct eng_step_late *s, unsigned mask,
+		      int64_t *judged, int64_t *other)
+{
+	int64_t listed = 0, rest = 0, unknown;
+	int i;
+
+	if ((mask & ENG_CAUSES_ALL) == ENG_CAUSES_ALL) {
+		listed = s->late;
+	} else {
+		for (i = 0; i < ENG_CAUSE_N; i++) {
+			if (mask & (1u << i))
+				listed += s->by_cause[i];
+			else
+				rest += s->by_cause[i];
+		}
+		/* the late frames late_frame names no cause of */
+		unknown = s->late - listed - rest;
+		if (unknown > 0)
+			listed += unknown;
+	}
+	*judged = listed;
+	if (other)
+		*other = rest;
+	return listed == 0 && s->dropped == 0 && s->failed == 0;
 }

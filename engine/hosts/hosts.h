@@ -11,7 +11,8 @@
  * share.c: a step's workstations spread over the live hosts, the hosts
  *   that straggled.
  * findmax.c: the search for the largest number of workstations that plays
- *   with no late frame in every repetition (doubling, then bisecting).
+ *   with no late frame in every repetition (doubling, then bisecting),
+ *   and a step's verdict by the causes of its late frames.
  *
  * Clocks: every time here is a CLOCK_REALTIME time in ns (int64_t: ns since
  * the epoch), each of its own host.  A host's offset is its clock minus rank
@@ -96,7 +97,8 @@ void eng_hosts_text(char *field, size_t size);
 /* ------------------------------------------------------------ findmax.c */
 
 /* The search for the most workstations (in total) that play with 0 late
- * (and 0 dropped, 0 failed) frames in every repetition.  From `from`, the
+ * (and 0 dropped, 0 failed) frames in every repetition (late: of the
+ * causes judged, eng_findmax_judge).  From `from`, the
  * count doubles while it passes (capped at `cap`), then the interval
  * between the largest that passed (lo) and the smallest that failed (hi)
  * is bisected until hi - lo <= 1.  A count that failed once is not
@@ -112,6 +114,51 @@ struct eng_findmax {
 	unsigned next;	 /* the count to play next; 0: done */
 	unsigned probes; /* counts decided so far */
 };
+
+/* A step's verdict may weigh only some causes of a late frame (the
+ * late_frame view's cause, docs/database.md): on a loaded machine a few
+ * frames its own CPU made late (issue, timer) would make find-max
+ * measure the host, not the storage.  The causes, in late_frame's
+ * words: */
+enum eng_cause {
+	ENG_CAUSE_STORAGE,
+	ENG_CAUSE_ISSUE,
+	ENG_CAUSE_TIMER,
+	ENG_CAUSE_READER,
+	ENG_CAUSE_RECORDING,
+	ENG_CAUSE_WRITER,
+	ENG_CAUSE_N
+};
+#define ENG_CAUSES_ALL ((1u << ENG_CAUSE_N) - 1)
+/* "storage", "issue", ...: late_frame's cause of each enum value. */
+extern const char *const eng_cause_names[ENG_CAUSE_N];
+
+/* A list of causes ("all", or names joined by commas, each once, in any
+ * order) into a mask of 1u << enum eng_cause bits: 0, or -EINVAL (an
+ * unknown or repeated name, an empty one, "all" beside a name; *mask
+ * untouched). */
+int eng_late_causes_parse(const char *list, unsigned *mask);
+/* The mask in words, as parsed: "all" for ENG_CAUSES_ALL, else the names
+ * in enum order joined by commas ("" for 0).  snprintf's return. */
+int eng_late_causes_text(unsigned mask, char *buf, size_t len);
+
+/* What one host's share of a step played: its play streams' late frames
+ * (stream.late_frames), late_frame's rows of them by cause (all 0 when
+ * not asked: with every cause judged they do not matter), and the frames
+ * a recording dropped and the frames whose reads failed. */
+struct eng_step_late {
+	int64_t late;
+	int64_t by_cause[ENG_CAUSE_N];
+	int64_t dropped, failed;
+};
+/* The step's verdict by the causes of mask: *judged gets its late frames
+ * of those causes, and those late_frame gives no cause (a stream whose
+ * access rows were not recorded: a frame of unknown cause is never
+ * waved through), *other (may be NULL) those of the other causes.  1
+ * (passed) when judged, dropped and failed frames are all 0, else 0.
+ * With ENG_CAUSES_ALL: judged = late, as before causes were weighed. */
+int eng_findmax_judge(const struct eng_step_late *s, unsigned mask,
+		      int64_t *judged, int64_t *other);
 
 /* from >= 1, cap >= from: 0, else -EINVAL. */
 int eng_findmax_init(struct eng_findmax *f, unsigned from, unsigned cap);

@@ -586,7 +586,10 @@ done
 for bad in "--ingest x|invalid --ingest 'x': expected a number of record streams (0: none)" \
 	"--ingest-format seed|--ingest-format goes with --ingest N" \
 	"--ingest 1 --ingest-format nope|invalid --ingest-format 'nope': unknown --format 'nope'" \
-	"--ingest 1 --mount-opts ingest=off|--ingest needs the mount's ingest folder: --mount-opts has ingest=off"; do
+	"--ingest 1 --mount-opts ingest=off|--ingest needs the mount's ingest folder: --mount-opts has ingest=off" \
+	"--late-causes storage|--late-causes goes with --find-max" \
+	"--find-max --late-causes storage,,timer|invalid --late-causes 'storage,,timer': expected all or causes joined by commas: storage, issue, timer, reader, recording, writer" \
+	"--find-max --late-causes disk|invalid --late-causes 'disk': expected all or causes joined by commas: storage, issue, timer, reader, recording, writer"; do
 	rc=0
 	# shellcheck disable=SC2086,SC2090 # words; no quote in the options
 	"$BENCH" --media "$T/media" ${bad%%|*} >/dev/null 2>"$T/ibad" || rc=$?

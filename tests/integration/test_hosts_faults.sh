@@ -5,7 +5,8 @@
 # (c2) a rank whose bench hangs stops it itself when rank 0 has given up
 # on it; (c3) a host that ends late is named the straggler; (e)
 # --find-max to its cap, with every read late (-o inject) to "not even
-# 1", and with one rank's mount slow to a bracket inside; (f) bad options
+# 1", and with one rank's mount slow to a bracket inside; (e2) find-max
+# judged by late frames of the causes named (--late-causes); (f) bad options
 # (exit 2 naming the option), missing media (exit 1, nothing mounted) and
 # the refusals before any step; (h2) a killed daemon and a killed bench
 # said in words; (k) rank 0 killed: timelinefs-hosts-run exits 1, saying
@@ -135,6 +136,42 @@ check_eq "(e) rank 2 slow: only rank 2's frames were late" "0|0 1|0 2|1" \
 		from stream s join run r on r.id = s.run_id join host h on h.id = r.host_id group by h.rank order by h.rank)")"
 check "(e) nothing mounted, no process left" released 50
 
+# ------------------------------------------------------------ (e2)
+# find-max judged by the causes named: a reader that stops 1 s after its
+# first 256 KiB of a 3.3 s timeline played at twice its speed (its ring,
+# about 0.55 s of it at that pace, fills; the clock goes on: late frames of cause reader, the storage's none)
+# fails 1 workstation by default, and plays to the cap with
+# --late-causes storage, its late frames counted
+# and said as the other causes' (through timelinefs-bench --find-max).
+# Before --late-causes: exit 2, unknown option.
+# shellcheck disable=SC2016 # expanded by the reader's sh
+PAUSER='sh -c '"'"'exec 3<"$1"; dd bs=64k count=4 status=none <&3 >/dev/null; sleep 1; cat <&3 >/dev/null'"'"' sh {}'
+rc=0
+"$HOSTS" --media "$T/long" --find-max --max 1 $COMMON --pace 2 --reader "$PAUSER" \
+	--db "$T/pa-%h-%r.db" --out "$T/pa.db" >"$T/pa.out" 2>"$T/pa.err" || rc=$?
+check_eq "(e2) a pausing reader, all causes (the default): exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$T/pa.out" "$T/pa.err"
+check "(e2) all causes: not even 1 plays" \
+	grep -q '^not even 1 workstation over 1 host plays with 0 late frames$' "$T/pa.out"
+# through timelinefs-bench --find-max, which runs timelinefs-hosts
+rc=0
+sh "$TOP/mount-scripts/timelinefs-bench" --media "$T/long" --find-max --max 1 \
+	--repeat 1 --warmup 0 --pace 2 --reader "$PAUSER" --late-causes storage \
+	--db "$T/pb.db" >"$T/pb.out" 2>"$T/pb.err" || rc=$?
+check_eq "(e2) a pausing reader, timelinefs-bench --find-max --late-causes storage: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$T/pb.out" "$T/pb.err"
+echo "# (e2) $(grep '^step 1:' "$T/pb.out")"
+echo "# (e2) late frames by cause: $(sq "$T/pb.db" "select group_concat(cause || ' ' || n, ', ') from (select cause, count(*) n from late_frame group by cause)")"
+check_eq "(e2) --late-causes storage: late frames there, none of cause storage" "1|0" \
+	"$(sq "$T/pb.db" "select (select sum(late_frames) > 0 from stream) || '|' || (select count(*) from late_frame where cause = 'storage')")"
+check "(e2) --late-causes storage: the cap played, the causes said" \
+	grep -q '^at least 1 workstations over 1 host play with 0 late frames of cause storage in 1 of 1 repetitions: the cap (--max)' "$T/pb.out"
+check_eq "(e2) --late-causes storage: experiment max_lo 1, max_hi NULL" "1|NULL" \
+	"$(sq "$T/pb.db" "select max_lo || '|' || coalesce(max_hi, 'NULL') from experiment")"
+check "(e2) the step's line: 0 of cause storage, the others counted by cause" \
+	grep -Eq '^step 1: 1 workstation \(repetition 1\) over 1 host: 0 late frames of cause storage \(rank 0: 0\), [1-9][0-9]* of other causes \([a-z]+ [0-9]+' "$T/pb.out"
+check "(e2) nothing mounted, no process left" released 30
+
 # ------------------------------------------------------------ (f)
 # usage_case NAME PATTERN ARGS...: exit 2, stderr names the option
 usage_case() {
@@ -159,6 +196,8 @@ usage_case "an unknown option" "unknown option '--bogus'" --media "$T/media" --w
 usage_case "a missing value" "option '--db' needs a value" --media "$T/media" --workstations 2 --db
 usage_case "--mount-opts pace=" "--mount-opts cannot set pace=" --media "$T/media" --workstations 2 --mount-opts 'ro,pace=2'
 usage_case "bad --pace" "invalid --pace 'fast'" --media "$T/media" --workstations 2 --pace fast
+usage_case "bad --late-causes" "invalid --late-causes 'storage,disk'" --media "$T/media" --find-max --late-causes storage,disk
+usage_case "--late-causes without --find-max" "--late-causes goes with --find-max" --media "$T/media" --workstations 2 --late-causes storage
 usage_case "bad --sync-rounds" "invalid --sync-rounds '0'" --media "$T/media" --workstations 2 --sync-rounds 0
 usage_case "no --media" "give --media DIR" --workstations 2
 rc=0

@@ -2,8 +2,9 @@
 /*
  * Unit tests for engine/hosts/ (issue 24, many hosts): the clock offset
  * from ping-pong samples and the common axis (clock.c), the share of a
- * step and the stragglers (share.c), the find-max search (findmax.c), on
- * made-up samples and verdicts.
+ * step and the stragglers (share.c), the find-max search and a step's
+ * verdict by the causes of its late frames (findmax.c), on made-up
+ * samples and verdicts.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -609,6 +610,125 @@ static void test_findmax_einval(void **state)
 	assert_int_equal(eng_findmax_next(&f), 2);
 }
 
+/* --late-causes: "all", or names each once; anything else refused with
+ * the mask untouched; the text says it back as parsed. */
+static void test_late_causes_parse(void **state)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		unsigned mask;
+		const char *text;
+	} cases[] = {
+	    {"all", 0, ENG_CAUSES_ALL, "all"},
+	    {"storage", 0, 1u << ENG_CAUSE_STORAGE, "storage"},
+	    {"timer,storage", 0,
+	     1u << ENG_CAUSE_STORAGE | 1u << ENG_CAUSE_TIMER, "storage,timer"},
+	    {"storage,issue,timer,reader,recording,writer", 0, ENG_CAUSES_ALL,
+	     "all"},
+	    {"writer,recording", 0,
+	     1u << ENG_CAUSE_RECORDING | 1u << ENG_CAUSE_WRITER,
+	     "recording,writer"},
+	    {"", -EINVAL, 0, NULL},
+	    {"disk", -EINVAL, 0, NULL},
+	    {"storage,", -EINVAL, 0, NULL},
+	    {",storage", -EINVAL, 0, NULL},
+	    {"storage,,timer", -EINVAL, 0, NULL},
+	    {"storage,storage", -EINVAL, 0, NULL},
+	    {"all,storage", -EINVAL, 0, NULL},
+	    {"Storage", -EINVAL, 0, NULL},
+	    {"stor", -EINVAL, 0, NULL},
+	    {"storages", -EINVAL, 0, NULL},
+	};
+	char buf[64];
+	unsigned mask;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		mask = 0xdead;
+		assert_int_equal(eng_late_causes_parse(cases[i].in, &mask),
+				 cases[i].rc);
+		if (cases[i].rc) {
+			assert_int_equal(mask, 0xdead);
+			continue;
+		}
+		assert_int_equal(mask, cases[i].mask);
+		assert_int_equal(eng_late_causes_text(mask, buf, sizeof(buf)),
+				 (int)strlen(cases[i].text));
+		assert_string_equal(buf, cases[i].text);
+	}
+	assert_int_equal(eng_late_causes_parse(NULL, &mask), -EINVAL);
+	/* a short buffer: cut, ended, the whole length returned */
+	assert_int_equal(eng_late_causes_text(1u << ENG_CAUSE_STORAGE |
+						  1u << ENG_CAUSE_TIMER,
+					      buf, 6),
+			 13);
+	assert_string_equal(buf, "stora");
+	assert_int_equal(eng_late_causes_text(0, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+}
+
+/* A step's verdict by causes: the late frames of the causes judged fail
+ * it, the others are counted; a late frame late_frame gives no cause is
+ * judged; dropped and failed frames fail it whatever the causes; all
+ * causes is the plain late count, by_cause unread. */
+static void test_findmax_judge(void **state)
+{
+	const unsigned st = 1u << ENG_CAUSE_STORAGE;
+	static const struct {
+		const char *what;
+		int64_t late, by[ENG_CAUSE_N], dropped, failed;
+		unsigned mask;
+		int passed;
+		int64_t judged, other;
+	} cases[] = {
+	    /* late: storage issue timer reader recording writer */
+	    {"none late", 0, {0}, 0, 0, 1u << ENG_CAUSE_STORAGE, 1, 0, 0},
+	    {"issue and timer only, storage judged", 7, {0, 4, 3}, 0, 0,
+	     1u << ENG_CAUSE_STORAGE, 1, 0, 7},
+	    {"one of storage", 8, {1, 4, 3}, 0, 0, 1u << ENG_CAUSE_STORAGE,
+	     0, 1, 7},
+	    {"issue judged too", 7, {0, 4, 3}, 0, 0,
+	     1u << ENG_CAUSE_STORAGE | 1u << ENG_CAUSE_ISSUE, 0, 4, 3},
+	    {"two without a cause", 9, {0, 4, 3}, 0, 0,
+	     1u << ENG_CAUSE_STORAGE, 0, 2, 7},
+	    {"dropped fail it", 3, {0, 0, 0, 3}, 1, 0,
+	     1u << ENG_CAUSE_STORAGE, 0, 0, 3},
+	    {"failed fail it", 0, {0}, 0, 2, 1u << ENG_CAUSE_STORAGE, 0, 0,
+	     0},
+	    {"all: the late count", 5, {0}, 0, 0, ENG_CAUSES_ALL, 0, 5, 0},
+	    {"all: by_cause not read", 0, {9, 9}, 0, 0, ENG_CAUSES_ALL, 1, 0,
+	     0},
+	    {"all: failed", 0, {0}, 0, 1, ENG_CAUSES_ALL, 0, 0, 0},
+	};
+	struct eng_step_late s;
+	int64_t judged, other;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		memset(&s, 0, sizeof(s));
+		s.late = cases[i].late;
+		memcpy(s.by_cause, cases[i].by, sizeof(s.by_cause));
+		s.dropped = cases[i].dropped;
+		s.failed = cases[i].failed;
+		judged = other = -1;
+		print_message("%s\n", cases[i].what);
+		assert_int_equal(eng_findmax_judge(&s, cases[i].mask, &judged,
+						   &other),
+				 cases[i].passed);
+		assert_int_equal(judged, cases[i].judged);
+		assert_int_equal(other, cases[i].other);
+	}
+	/* other may be NULL */
+	memset(&s, 0, sizeof(s));
+	s.late = 2;
+	s.by_cause[ENG_CAUSE_TIMER] = 2;
+	assert_int_equal(eng_findmax_judge(&s, st, &judged, NULL), 1);
+	assert_int_equal(judged, 0);
+}
+
 /* A text field from another rank: one that fills its size without a NUL
  * (read past by %s before) ends within it; control characters blank; a
  * plain one is kept as it is. */
@@ -659,6 +779,8 @@ int main(void)
 	    cmocka_unit_test(test_findmax_limits),
 	    cmocka_unit_test(test_findmax_cases),
 	    cmocka_unit_test(test_findmax_einval),
+	    cmocka_unit_test(test_late_causes_parse),
+	    cmocka_unit_test(test_findmax_judge),
 	    cmocka_unit_test(test_text),
 	};
 

@@ -4,7 +4,8 @@
  * host's database: the play times of the open run's timelines in the
  * bench's order (by name, byte order), capped; no open run (-ENOENT) and
  * a missing file refused with the file named; a step's repetition set on
- * the rows after a given step of one run only; the one-file copy (VACUUM
+ * the rows after a given step of one run only; a step's late frames by
+ * the late_frame view's cause (its play streams only); the one-file copy (VACUUM
  * INTO) holding the rows, and refused onto an existing file.  Databases
  * are files in a private folder with the store's schema (store_schema_sql,
  * as a mount applies it).
@@ -154,6 +155,11 @@ static void test_missing_file(void **state)
 	assert_true(hosts_step_repetition(path, 2, 0, 1, &err) < 0);
 	assert_non_null(strstr(err, path));
 	free(err);
+	err = NULL;
+	assert_true(hosts_step_late_causes(path, 1, 1, NULL, 0, NULL, &err) <
+		    0);
+	assert_non_null(strstr(err, path));
+	free(err);
 	/* not created by a failed call */
 	assert_int_not_equal(access(path, F_OK), 0);
 }
@@ -177,6 +183,76 @@ static void test_repetition(void **state)
 	assert_int_equal(scalar(t->db, "SELECT repetition FROM bench_step "
 				       "WHERE id = 4"),
 			 7);
+}
+
+/* Late frames of each cause made from access rows by the view's rules
+ * (docs/database.md): a read slower than its frame (storage); one issued
+ * 40 ms late with no evidence (issue), after a late wake (timer), or
+ * with the ring full (reader).  Step 1 of experiment 1 has them, step 2
+ * and another experiment's step 1 a storage frame each, and step 1 a
+ * recording's late write (a dropped frame, no play's). */
+static void test_late_causes(void **state)
+{
+	static const char *const names[] = {"storage", "issue", "timer",
+					    "reader", "recording", "writer"};
+	struct tmp *t = *state;
+	int64_t n[6];
+	char *err = NULL;
+	int i;
+
+	exec(t->db,
+	     "INSERT INTO experiment (id, uuid, started_at, ranks, plan) "
+	     "VALUES (1, 'u1', 'x', 1, 'find-max'), "
+	     "(2, 'u2', 'x', 1, 'find-max');"
+	     "INSERT INTO stream (id, run_id, kind, ring_frames) VALUES "
+	     "(1, 2, 'play', 4), (2, 2, 'play', 4), (3, 2, 'play', 4), "
+	     "(4, 2, 'play', 4), (5, 2, 'play', 4), (6, 2, 'record', NULL), "
+	     "(7, 2, 'play', 4);"
+	     "INSERT INTO bench_step (id, run_id, workstations, repetition, "
+	     "experiment_id, step_no) VALUES (1, 2, 6, 1, 1, 1), "
+	     "(2, 2, 1, 1, 1, 2), (3, 2, 1, 1, 2, 1);"
+	     "INSERT INTO bench_stream VALUES (1, 1), (1, 2), (1, 3), "
+	     "(1, 4), (1, 6), (2, 5), (3, 7);"
+	     /* frame, sched, due, issued, done (ms), wake, ring_fill */
+	     "INSERT INTO access (stream_id, frame, track, clip, "
+	     "file_offset, length, sched_ns, due_ns, issued_ns, done_ns, "
+	     "played, op, wake_ns, ring_fill) VALUES "
+	     "(1, 0, 'V', 'c', 0, 9, 0, 33e6, 0, 50e6, 1, 0, 0, 0),"
+	     "(2, 0, 'V', 'c', 0, 9, 0, 33e6, 40e6, 41e6, 1, 0, NULL, NULL),"
+	     "(2, 1, 'V', 'c', 9, 9, 33e6, 66e6, 80e6, 81e6, 1, 0, NULL, "
+	     "NULL),"
+	     "(3, 0, 'V', 'c', 0, 9, 0, 33e6, 40e6, 41e6, 1, 0, 40e6, 0),"
+	     "(4, 0, 'V', 'c', 0, 9, 0, 33e6, 40e6, 41e6, 1, 0, 0, 4),"
+	     "(5, 0, 'V', 'c', 0, 9, 0, 33e6, 0, 50e6, 1, 0, 0, 0),"
+	     "(6, 0, 'V', 'c', 0, 9, 0, 33e6, 0, 50e6, 1, 5, NULL, NULL),"
+	     "(7, 0, 'V', 'c', 0, 9, 0, 33e6, 0, 50e6, 1, 0, 0, 0);");
+	for (i = 0; i < 6; i++)
+		n[i] = -1;
+	assert_int_equal(hosts_step_late_causes(t->db, 1, 1, names, 6, n,
+						&err),
+			 0);
+	assert_null(err);
+	assert_int_equal(n[0], 1);
+	assert_int_equal(n[1], 2);
+	assert_int_equal(n[2], 1);
+	assert_int_equal(n[3], 1);
+	assert_int_equal(n[4], 0);
+	assert_int_equal(n[5], 0);
+	/* the step's own streams: step 2 a storage frame only */
+	assert_int_equal(hosts_step_late_causes(t->db, 1, 2, names, 6, n,
+						&err),
+			 0);
+	assert_int_equal(n[0] * 10 + n[1] + n[2] + n[3], 10);
+	/* a cause not asked for is not counted; no such step: all 0 */
+	assert_int_equal(hosts_step_late_causes(t->db, 1, 1, names + 1, 1, n,
+						&err),
+			 0);
+	assert_int_equal(n[0], 2);
+	assert_int_equal(hosts_step_late_causes(t->db, 1, 9, names, 6, n,
+						&err),
+			 0);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(n[i], 0);
 }
 
 static void test_snapshot(void **state)
@@ -206,6 +282,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_repetition, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_late_causes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
 	};
 
