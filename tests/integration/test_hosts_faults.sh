@@ -168,6 +168,9 @@ check "(e2) --late-causes storage: the cap played, the causes said" \
 	grep -q '^at least 1 workstations over 1 host play with 0 late frames of cause storage in 1 of 1 repetitions: the cap (--max)' "$T/pb.out"
 check_eq "(e2) --late-causes storage: experiment max_lo 1, max_hi NULL" "1|NULL" \
 	"$(sq "$T/pb.db" "select max_lo || '|' || coalesce(max_hi, 'NULL') from experiment")"
+check "(e2) the report's find-max line names the causes judged" \
+	sh -c '"$1" "$2" | grep -q "^find-max: at least 1 workstations played with 0 late frames of cause storage in every repetition"' \
+	sh "$TOP/mount-scripts/timelinefs-report" "$T/pb.db"
 check "(e2) the step's line: 0 of cause storage, the others counted by cause" \
 	grep -Eq '^step 1: 1 workstation \(repetition 1\) over 1 host: 0 late frames of cause storage \(rank 0: 0\), [1-9][0-9]* of other causes \([a-z]+ [0-9]+' "$T/pb.out"
 check "(e2) nothing mounted, no process left" released 30
