@@ -57,7 +57,7 @@ def points(con, run_ids):
     return out
 
 
-def estimate(pts, model="queue"):
+def estimate(pts):
     """The forecast of one label's points (as points()): a dict of
     COLUMNS but label; estimate, lo and hi None with the reason where
     there is none."""
@@ -74,20 +74,15 @@ def estimate(pts, model="queue"):
                          % (len(below), len(counts), "" if len(counts) == 1 else "s",
                             MIN_STEPS, MIN_COUNTS))
         return out
-    lead = sorted(l for _, _, l in below)[len(below) // 2]
-    x = [ws for ws, _, _ in below]
-    if model == "queue":
-        # 1 / R, R = L - h: the frames' p99 response time; a step whose
-        # p1 frame came at its lead or after is at the edge already
-        y = [1.0 / max(l - h, 1e-3) for _, h, l in below]
-        fit = stats.line_crossing(x, y, 1.0 / lead)
-    else:
-        fit = stats.line_crossing(x, [h for _, h, _ in below], 0.0)
+    lead = sorted(ld for _, _, ld in below)[len(below) // 2]
+    # 1 / R, R = lead - p1 headroom: the frames' p99 response time (a
+    # frame is done after its schedule, so R > 0 but for the clock's
+    # grain)
+    fit = stats.line_crossing([ws for ws, _, _ in below],
+                              [1.0 / max(ld - h, 1e-3) for _, h, ld in below], 1.0 / lead)
     if fit["slope"] is None or fit["slope"] >= 0 or fit["lo"] is None:
         out["reason"] = ("no trend: the headroom does not fall significantly across "
                          "the steps at %s workstations" % ", ".join(str(c) for c in counts))
-        out["estimate"] = None
-        out["x0"] = fit["x0"]
         return out
     out.update(estimate=fit["x0"], lo=fit["lo"], hi=fit["hi"])
     return out
