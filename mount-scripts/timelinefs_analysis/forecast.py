@@ -44,11 +44,11 @@ def points(con, run_ids):
                         count(*) over (partition by bs.step_id) as n
                  from bench_stream bs join frame_headroom h on h.stream_id = bs.stream_id
                  join bench_step b on b.id = bs.step_id
-                 where b.run_id in (%s) and b.repetition > 0)
+                 where b.run_id in (%s) and b.repetition > 0),
+               m as (select step_id, lead from f where rn = (n + 1) / 2)
                select b.label, b.workstations, b.late_frames, b.headroom_p1_us / 1e3,
-                      (select lead / 1e6 from f where f.step_id = b.step_id
-                       and f.rn = (f.n + 1) / 2)
-               from bench_step_summary b
+                      m.lead / 1e6
+               from bench_step_summary b left join m on m.step_id = b.step_id
                where b.run_id in (%s) and b.repetition > 0
                order by b.label, b.workstations, b.step_id"""
             % (dbm.in_list(len(run_ids)), dbm.in_list(len(run_ids))),
