@@ -9,13 +9,17 @@ command line and calls this with it checked):
   python3 -m timelinefs_analysis headroom-plot DB RUN OUT STEP WxH
   python3 -m timelinefs_analysis headroom DB FMT RUN...
   python3 -m timelinefs_analysis probe DB FMT RUN...
+  python3 -m timelinefs_analysis forecast DB FMT RUN...
   python3 -m timelinefs_analysis fio-iolog DB STREAM [OUT]
   python3 -m timelinefs_analysis html DB OUT EFFECT [LABEL_A LABEL_B | -- RUN...]
 
 runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
 summaries' SQL then holds numbers only, never a label.  headroom prints
 the headroom against workstations of the runs' bench steps (all runs for
-none); probe the interactive work timed beside them (timelinefs-probe).
+none), and in text the forecast under it; forecast prints the forecast
+alone (text or json): per label, where the headroom reaches zero, an
+estimate from the steps below the first with late frames; probe the
+interactive work timed beside them (timelinefs-probe).
 
 html writes the page OUT atomically (nothing written on a failure): of
 the runs RUN (all by default), or of those of LABEL_A and LABEL_B and
@@ -39,7 +43,7 @@ def main(argv):
     # it would sqlite3 or awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3, "html": 4,
-            "headroom": 3, "headroom-plot": 6, "probe": 3}
+            "headroom": 3, "headroom-plot": 6, "probe": 3, "forecast": 3}
     if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
             (argv[0] in ("compare", "plot", "headroom-plot") and len(argv) != need[argv[0]]):
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
@@ -70,17 +74,38 @@ def main(argv):
             ids = [r for r, in con.execute(
                 "select id from run where %s order by id" % cond, args)]
             headroom.write(headroom.by_workstations(con, ids), argv[2], sys.stdout)
+            if argv[2] == "text":
+                forecast_write(con, ids, "text")
         elif what == "probe":
             from . import probe
             cond, args = db.run_condition(con, argv[3:])
             ids = [r for r, in con.execute(
                 "select id from run where %s order by id" % cond, args)]
             probe.write(probe.by_workstations(con, ids), argv[2], sys.stdout)
+        elif what == "forecast":
+            cond, args = db.run_condition(con, argv[3:])
+            forecast_write(con, [r for r, in con.execute(
+                "select id from run where %s order by id" % cond, args)], argv[2])
         elif what == "spread":
             spread.spread(con, argv[3:], argv[2], sys.stdout)
         else:
             compare.compare(con, argv[3], argv[4], argv[5], argv[2], sys.stdout)
     return reported(path, work)
+
+
+def forecast_write(con, ids, form):
+    # SciPy's t quantile: without it the forecast says so and the rest
+    # of the report stands
+    try:
+        from . import forecast
+    except ImportError:
+        sys.stderr.write("%s: no forecast: %s with SciPy and NumPy is needed "
+                         "(apt-get install python3-scipy python3-numpy)\n"
+                         % (PROG, sys.executable))
+        if form == "json":
+            sys.stdout.write("[]")
+        return
+    forecast.write(forecast.forecast(con, ids), form, sys.stdout)
 
 
 def reported(path, work):

@@ -159,3 +159,39 @@ def outliers(x, limit=3.5):
     """The indexes of x whose |robust z| exceeds limit (3.5, Iglewicz and
     Hoaglin's recommendation): reported, never dropped."""
     return [i for i, z in enumerate(robust_z(x)) if z is not None and abs(z) > limit]
+
+
+def line_crossing(x, y, y0, level=0.95):
+    """Where the least-squares line of y on x reaches y0, and Fieller's
+    interval of it (the x whose fitted mean response is within t standard
+    errors of y0, t Student's at len(x) - 2 degrees of freedom): a dict
+    with slope, its standard error, x0, lo, hi; x0 None where the slope is
+    0 or there are fewer than 3 points or 2 distinct x; lo and hi None
+    where the slope is not told from 0 at that level (the interval is
+    unbounded: no trend)."""
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    n = len(x)
+    out = {"slope": None, "slope_se": None, "x0": None, "lo": None, "hi": None}
+    if n < 3 or len(set(x.tolist())) < 2:
+        return out
+    xm, ym = x.mean(), y.mean()
+    sxx = float(((x - xm) ** 2).sum())
+    b = float(((x - xm) * (y - ym)).sum()) / sxx
+    s2 = float(((y - ym - b * (x - xm)) ** 2).sum()) / (n - 2)
+    out["slope"], out["slope_se"] = b, math.sqrt(s2 / sxx)
+    if b == 0:
+        return out
+    d = ym - y0
+    out["x0"] = xm - d / b
+    t = t_quantile(0.5 + level / 2, n - 2)
+    # (d + b u)^2 <= t^2 s2 (1/n + u^2/sxx), u = x - xm: a quadratic in u
+    qa = b * b - t * t * s2 / sxx
+    qb = 2 * b * d
+    qc = d * d - t * t * s2 / n
+    if qa <= 0:
+        return out
+    disc = qb * qb - 4 * qa * qc
+    r = math.sqrt(max(disc, 0.0))
+    out["lo"], out["hi"] = xm + (-qb - r) / (2 * qa), xm + (-qb + r) / (2 * qa)
+    return out

@@ -79,6 +79,11 @@ check "table: the least headroom of step 5 as in bench_step_summary ($want ms)" 
 	sh -c "awk '\$1 == 3 && \$2 == 1 { print \$10 }' '$T/out' | grep -qx -- '$want'"
 check "the headroom against workstations follows the table" sh -c "
 	grep -A3 '^headroom against workstations' '$T/out' | grep -Eq '^it.s a,b +3 +2 '"
+# the forecast under it: an estimate from the steps below the first late
+# one, or none and why (before, no such line)
+check "the forecast follows the headroom table" sh -c "
+	sed -n '/^headroom against workstations/,\$p' '$T/out' |
+	grep -Eq '^forecast for it.s a,b(: none \\(| \\(an estimate, from )'"
 check "table names the run and label" grep -q "^run 1, label 'it's a,b', kernel " "$T/out"
 check "mount and daemon are gone after the run" released
 if [ "$(q "select ended_at is not null from run where id = 1")" = 1 ]; then

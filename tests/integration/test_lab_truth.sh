@@ -13,7 +13,11 @@
 # refused the option.  Then ground truth 4 (a storage change: B and
 # 0.94 B as sequential sessions and as --ab-lab legs, the report's verdict
 # and interval against the calibrated ratio) and ground truth 2
-# (IOPS-bound: find-max within the same rule for reads/s).  Measures
+# (IOPS-bound: find-max within the same rule for reads/s).  In both
+# labs, after find-max, the report's forecast from steps at up to 70 % of
+# its bracket: the calibration's count within 20 % of the bracket, the
+# headroom's estimate within it too or none with its reason (before the
+# forecast the report's JSON had no forecast: KeyError).  Measures
 # rates: in TLFS_ALONE.
 . "$(dirname "$0")/lib.sh"
 
@@ -56,6 +60,41 @@ find_max() {
 	n=$(q "select max_lo from experiment")
 	hi=$(q "select max_hi from experiment")
 }
+# forecast LAB COUNTS WHAT LABEL: the report's forecast for find-max's
+# label LABEL from a run of its own at COUNTS (each at most 70 % of the
+# capacity find-max found, checked), with find-max's calibration: the
+# forecast by the calibration within 20 % of find-max's bracket [n, hi]
+# (n played with 0 late frames, hi did not: the headroom reaches zero
+# between); the one from the headroom's trend either within it too or
+# none with its reason (on the lab's throttle the steps below 70 % show
+# no trend: docs/lab.md).  After every check on find-max's own rows.
+forecast() {
+	check "$3: the forecast's counts $2 at most 70 % of find-max's bracket [$n, $hi]" \
+		awk -v c="$2" -v h="$hi" 'BEGIN { k = split(c, a, ","); exit !(h != "" && a[k] <= 0.7 * h) }'
+	rc=0
+	# shellcheck disable=SC2086 # BENCH: a command line
+	lab run "$1" -- $BENCH --media "$1/media" --workstations "$2" --repeat 1 \
+		--warmup 0 --db "$DB" --label "$4" >"$T/fc.out" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/fc.out"
+	check_eq "$3: the steps at $2 done" 0 "$rc"
+	"$REPORT" "$DB" "$(q "select max(id) from run")" --json >"$T/fc.json" 2>"$T/fc.err" ||
+		sed 's/^/# /' "$T/fc.err"
+	fc=$(/usr/bin/python3 -c '
+import json, sys
+f = [f for f in json.load(open(sys.argv[1]))["forecast"] if f["label"] == sys.argv[2]][0]
+print("|".join("" if f[k] is None else str(f[k])
+               for k in ("by_calibration", "estimate", "lo", "hi", "reason")))' \
+		"$T/fc.json" "$4" 2>"$T/fc.perr") || sed 's/^/# /' "$T/fc.perr"
+	echo "# $3: forecast from $2 (by the calibration|from the headroom, its interval|reason): $fc; find-max [$n, $hi]"
+	check "$3: the forecast by the calibration (${fc%%|*}) within 20 % of find-max's [$n, $hi]" \
+		awk -v x="${fc%%|*}" -v a="$n" -v b="$hi" \
+		'BEGIN { exit !(x ~ /^[0-9.]+$/ && x >= 0.8 * a && x <= 1.2 * b) }'
+	est=$(echo "$fc" | cut -d'|' -f2)
+	check "$3: the headroom's forecast within 20 % of [$n, $hi] or none with its reason ($est)" \
+		awk -v x="$est" -v a="$n" -v b="$hi" -v r="$(echo "$fc" | cut -d'|' -f5)" \
+		'BEGIN { exit !(x == "" ? r != "" : x ~ /^[0-9.]+$/ && x >= 0.8 * a && x <= 1.2 * b) }'
+}
+REPORT=$TOP/mount-scripts/timelinefs-report
 find_max "$L" truth "the lab"
 bcal=$(q "select bytes_per_s from calibration")
 # r: a stream's bytes over its play time, the timelines' mean
@@ -85,6 +124,7 @@ check "N + 2 = $m workstations: late frames ($late)" [ "$late" -gt 0 ]
 echo "# at N + 2: $late late frames, $storage of them with cause storage, $issue issue"
 check "most late frames at N + 2 have cause storage ($storage storage, $issue issue)" \
 	[ "$((2 * storage))" -gt "$((storage + issue))" ]
+forecast "$L" 1,2,3 "bandwidth-bound" truth
 
 # --- Ground truth 4, a storage change the seed's way: B = 20 MiB/s and
 # 0.94 B, pace=off, 6 workstations of 2-s timelines (52 MB, about 2.6 s a
@@ -93,7 +133,6 @@ check "most late frames at N + 2 have cause storage ($storage storage, $issue is
 # difference (in % of A) must hold the calibrated ratio's, B_cal2 /
 # B_cal1 - 1 (the calibration rows of each label); whether it calls B
 # slower and significant is said (gt4).
-REPORT=$TOP/mount-scripts/timelinefs-report
 DB=$T/gt4.db
 # gt4 LABEL_A LABEL_B WHAT: the checks on the comparison of two labels
 gt4() {
@@ -192,5 +231,6 @@ check_eq "IOPS-bound: the runs recorded 200 reads/s and no bytes limit" "200|" \
 		coalesce(group_concat(distinct b.value), '') from run r
 		left join run_env i on i.run_id = r.id and i.key = 'lab_read_iops'
 		left join run_env b on b.run_id = r.id and b.key = 'lab_read_bps'")"
+forecast "$L2" 1,2,4 "IOPS-bound" iops
 check "down the IOPS lab" lab down "$L2"
 finish

@@ -616,6 +616,9 @@ check "no run_env table: said, and the metrics compared" sh -c \
 for s in runs "benchmark steps" "headroom against workstations" streams "latency per track" "the cost of cuts"; do
 	check "summary shows $s" grep -q "^$s" "$T/all"
 done
+check "the forecast under the headroom table, an estimate or none and why" sh -c "
+	sed -n '/^headroom against workstations/,/^streams/p' '$T/all' |
+	grep -Eq '^forecast for .*(\\(an estimate, from .* headroom reaches zero near|: none \\()'"
 check_eq "RUN by label selects its runs" "3" \
 	"$("$REPORT" "$DB" "b's" --runs --csv | awk -F, 'NR > 1 { print $1 }')"
 check_eq "RUN by id, --steps --csv rows" "11" \
@@ -642,8 +645,12 @@ check "runs: the problems after rows_lost, then the headroom" sh -c "
 check "--json of all tables is valid JSON" python3 -c "
 import json, sys
 d = json.loads(sys.stdin.read())
-assert set(d) == {'runs', 'steps', 'streams', 'tracks', 'cuts', 'headroom'}
+assert set(d) == {'runs', 'steps', 'streams', 'tracks', 'cuts', 'headroom', 'forecast'}
 assert len(d['runs']) == 3 and d['steps'][0]['step'] == 1
+# per label a forecast: a number with its interval, or none and why
+f = d['forecast']
+assert sorted(x['label'] for x in f) == sorted(set(s['label'] for s in d['steps'])), f
+assert all((x['estimate'] is None) == (x['reason'] is not None) for x in f), f
 " <"$("$REPORT" "$DB" --json >"$T/all.json" && echo "$T/all.json")"
 # Bug (user acceptance): --json printed floats as sqlite3 -json does,
 # 56.511000000000002783; expected: the numbers as --csv and the text

@@ -159,3 +159,31 @@ def test_bootstrap_seeded_and_needs_three():
     assert st.bootstrap_diff(a, b) == st.bootstrap_diff(a, b)
     assert st.bootstrap_diff([1.0, 2.0], b) is None
     assert st.bootstrap_diff([2.0] * 3, [2.0] * 3) == (0.0, 0.0)
+
+
+def test_line_crossing_by_hand():
+    # x 1..4, y 10 8.5 6 4.5: mean x 2.5, mean y 7.25, Sxx 5, Sxy -9.5,
+    # slope -1.9; residuals -0.1 0.3 -0.3 0.1, s2 = 0.2 / 2 = 0.1, se of
+    # the slope sqrt(0.1 / 5); y = 0 at 2.5 + 7.25 / 1.9 = 6.3158.
+    # Fieller with t(0.975, 2) = 4.302653 (NIST 4.303): (7.25 - 1.9 u)^2
+    # <= t^2 0.1 (1/4 + u^2/5): 3.239744 u^2 - 27.55 u + 52.099680 <= 0,
+    # u in [2.838706, 5.665054], x = 2.5 + u
+    f = st.line_crossing([1, 2, 3, 4], [10, 8.5, 6, 4.5], 0.0)
+    assert f["slope"] == pytest.approx(-1.9)
+    assert f["slope_se"] == pytest.approx(math.sqrt(0.02))
+    assert f["x0"] == pytest.approx(6.315789, abs=1e-6)
+    assert f["lo"] == pytest.approx(5.338706, abs=1e-5)
+    assert f["hi"] == pytest.approx(8.165054, abs=1e-5)
+
+
+def test_line_crossing_no_trend_or_too_few():
+    # slope -1.75 +/- 0.1443 at 1 degree of freedom (t 12.706): the slope
+    # is not told from 0, the interval unbounded
+    # (mean y 43/6, slope -1.75: x0 = 2 + (43/6) / 1.75 = 6.095238)
+    f = st.line_crossing([1, 2, 3], [9, 7, 5.5], 0.0)
+    assert f["x0"] == pytest.approx(6.095238, abs=1e-6)
+    assert f["lo"] is None and f["hi"] is None
+    assert st.line_crossing([1, 2], [2, 1], 0.0)["x0"] is None
+    assert st.line_crossing([2, 2, 2], [2, 1, 3], 0.0)["x0"] is None
+    # a flat line never reaches another level
+    assert st.line_crossing([1, 2, 3], [1, 1, 1], 0.0)["x0"] is None
