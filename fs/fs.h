@@ -385,12 +385,13 @@ void fs_player_config_default(struct eng_player_config *pc);
 void fs_player_config_of(const struct fs_config *cfg,
 			 struct eng_player_config *pc);
 
-/* fs/ops.c */
-extern const struct fuse_lowlevel_ops fs_ops;
-/* Queue an engine row to the store stream ss, its track and clip named
- * (texts that outlive the store: it binds them by pointer). */
+/* fs/rows.c: queue an engine row to the store stream ss, its track and
+ * clip named (texts that outlive the store: it binds them by pointer). */
 void fs_access_add(struct store_stream *ss, const struct eng_access *a,
 		   const char *track, const char *clip);
+
+/* fs/ops.c */
+extern const struct fuse_lowlevel_ops fs_ops;
 /* The player configuration every stream of the mount shares (buffer,
  * pace, backing, request size, limits); a stream adds its recorder and
  * whether it may use zero copy. */
