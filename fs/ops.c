@@ -628,6 +628,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs_file *f = file_of(fs, ino, &movie);
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct eng_player_config pc;
+	struct eng_open_mode mode;
 	struct fs_stream *s;
 	int rc;
 
@@ -662,40 +663,24 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	s->name = name_of(fs, ino);
 	pthread_mutex_init(&s->busy, NULL);
 	fs_reader_of(ctx->pid, &s->who);
-	/* The first reader of a file gets cached mode: its 512-byte reads hit
-	 * the page cache that kernel readahead fills from the ring.  Any other
-	 * concurrent open, and every open under -o direct_io, bypasses the
-	 * cache so that each stream sees only its own reads; keep_cache there
-	 * stops that open from dropping the first stream's pages.  Undone by
-	 * open_failed() if the open fails.  NAME and NAME.mov are two inodes,
-	 * each with its own page cache and its own first reader. */
+	/* cached or direct (eng_open_mode), under the lock of the file's
+	 * cached_open; undone by open_failed() if the open fails */
 	pthread_mutex_lock(&fs->lock);
-	if (!fs->cfg.direct_io && !f->cached_open[movie]) {
-		f->cached_open[movie] = 1;
-		s->cached = 1;
-		fi->direct_io = 0;
-		fi->keep_cache = 0;
-	} else {
-		fi->direct_io = 1;
-		fi->keep_cache = 1;
-	}
+	eng_open_mode(fs->cfg.direct_io, &f->cached_open[movie], fs->zc,
+		      s->who.comm, &mode);
 	pthread_mutex_unlock(&fs->lock);
+	s->cached = mode.cached;
+	fi->direct_io = mode.direct_io;
+	fi->keep_cache = mode.keep_cache;
 	fs_player_config(fs, &pc);
-	/* a file server's reads in flight arrive out of order: its stream's
-	 * ring holds them (docs/network.md) */
-	pc.window = eng_player_window(s->who.comm);
+	pc.window = mode.window;
 	/* record=streams/off: no callback at all, so the read path does not
 	 * even build the row it would drop */
 	pc.record = fs->cfg.record_v == FS_RECORD_ALL ? record_access : NULL;
 	pc.record_ctx = s;
 	pc.say = stream_say;
 	pc.say_ctx = s;
-	/* Not for cached streams: the kernel's readahead requests of one
-	 * stream come on several worker threads, out of order, and a pipe
-	 * hands its bytes out once, so the player would read those frames
-	 * from the storage again (seen: 305 frames loaded of 300 in 4 of 9
-	 * unpaced runs of tests/integration/test_cache.sh with 2 MiB pipes). */
-	pc.zero_copy = fs->zc && !s->cached;
+	pc.zero_copy = mode.zero_copy;
 	if (movie)
 		fs_movie_config(fs, f->tl, &pc);
 	rc = reserve_mem(fs, s, &pc);
