@@ -25,6 +25,7 @@
 #include "play/movie.h"
 #include "play/player.h"
 #include "play/status.h"
+#include "play/tlmount.h"
 #include "util/optdoc.h"
 #include "timeline/layout.h"
 #include "timeline/load.h"
@@ -34,8 +35,9 @@
 #include "store.h"
 
 /* Largest read the kernel sends us: passed as -o max_read and used to size
- * each player's ring, so a request always fits in it. */
-#define FS_MAX_READ (1024 * 1024)
+ * each player's ring, so a request always fits in it (the engine's, which
+ * timelinefs-gen --for checks the memory with). */
+#define FS_MAX_READ ENG_TLM_MAX_REQUEST
 /* Default -o max_background.  The kernel's own default is 12 background
  * (readahead) requests in flight per mount, and past 3/4 of it
  * fuse_readahead drops the asynchronous part of each window (the kernel's
@@ -53,15 +55,12 @@
 #define FS_IDLE_THREADS 64
 #define FS_MAX_THREADS 512
 #define FS_THREADS_MAX 100000
-/* Default and most of -o preroll= (ms): what mpv, ffplay, ffmpeg -re and
- * GStreamer need to start playing a movie at once (docs/playback.md
- * "Players as readers"); 10 s is a typo's bound. */
-#define FS_PREROLL_MS 500
+/* Default (play/tlmount.h) and most of -o preroll= (ms); 10 s is a typo's
+ * bound. */
+#define FS_PREROLL_MS ENG_TLM_PREROLL_MS
 #define FS_PREROLL_MAX_MS 10000
-/* Iovecs per read reply: writev takes IOV_MAX (1024) and fuse_reply_iov
- * adds the header's.  A 1 MiB request of 800-byte audio frames spans
- * 1310 frames: the player copies what does not fit (cfg.max_pieces). */
-#define FS_IOV_MAX (IOV_MAX - 1)
+/* Iovecs per read reply (play/tlmount.h says why IOV_MAX less one). */
+#define FS_IOV_MAX ENG_TLM_IOV_MAX
 
 /* -o record=: which rows a stream writes to the store. */
 enum fs_record {

@@ -605,9 +605,7 @@ static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 void fs_movie_config(const struct fs *fs, const struct eng_timeline *tl,
 		     struct eng_player_config *pc)
 {
-	eng_movie_config(pc);
-	pc->preroll = eng_player_frames_of(tl, (uint64_t)fs->cfg.preroll_ms *
-					   1000000);
+	eng_tlm_movie_config(tl, (uint64_t)fs->cfg.preroll_ms * 1000000, pc);
 }
 
 void fs_player_config(struct fs *fs, struct eng_player_config *pc)
