@@ -395,6 +395,7 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	struct store_run_info info;
 	char *err = NULL, *kernel, *host, *machine;
 	struct fs_kconfig kc = { 0 };
+	struct eng_probe_io pio;
 	struct timespec r0, r1;
 	uint64_t epoch;
 	size_t n;
@@ -413,9 +414,10 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	memset(&info, 0, sizeof(info));
 	info.label = fs->cfg.label;
 	info.kernel = kernel;
+	eng_probe_io_real(&pio);
 	if (kernel)
-		kc.text = fs_kernel_config(kernel, &kc.len, kc.from,
-					   sizeof(kc.from));
+		kc.text = eng_probe_kernel_config(&pio, kernel, &kc.len,
+						  kc.from, sizeof(kc.from));
 	hz = kc.text ? eng_kconfig_hz(kc.text, kc.len) : -ENOENT;
 	info.config_hz = hz > 0 ? hz : -1;
 	info.host = host;

@@ -9,7 +9,6 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "fs.h"
 
@@ -58,73 +57,23 @@ char *fs_machine_id(void)
 	return id ? id : read_machine_id("/var/lib/dbus/machine-id");
 }
 
-/* The whole of a kernel config file, decompressed when it is gzip (zlib's
- * gzread passes a plain file through as it is).  NULL when it cannot be
- * read; the caller frees it.  Capped: a config is a few hundred KiB. */
-static char *read_config(const char *path, size_t *len)
+/* The whole of a small file, through the host probe's real I/O. */
+char *fs_read_file(const char *path, size_t max, size_t *len)
 {
-	const size_t max = 16u << 20;
-	size_t cap = 1u << 18, n = 0;
-	char *buf = malloc(cap), *p;
-	gzFile f;
-	int r;
+	struct eng_probe_io io;
 
-	if (!buf)
-		return NULL;
-	f = gzopen(path, "rbe");
-	if (!f)
-		goto fail;
-	while ((r = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
-		n += (size_t)r;
-		if (n < cap)
-			continue;
-		if (cap >= max)
-			break;
-		p = realloc(buf, cap * 2);
-		if (!p)
-			break;
-		buf = p;
-		cap *= 2;
-	}
-	/* a read error or a truncated gzip stream: no half a config */
-	if (gzclose(f) != Z_OK || r < 0)
-		goto fail;
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	return NULL;
+	eng_probe_io_real(&io);
+	return io.read(io.ctx, path, max, len);
 }
 
-/*
- * The running kernel's own config (/proc/config.gz, CONFIG_IKCONFIG_PROC)
- * or else the one installed beside it (/boot/config-RELEASE): the first
- * that reads and has a CONFIG_HZ line.  The gzip is read with zlib rather
- * than by running zcat: the daemon then depends on no program in PATH,
- * forks nothing while it holds FUSE and SQLite state, and a failure is a
- * return code, not an exit status to interpret.
- */
-char *fs_kernel_config(const char *release, size_t *len, char *from,
-		       size_t fromlen)
+int fs_read_line(const char *path, char *buf, size_t len)
 {
-	char boot[512];
-	const char *paths[] = { "/proc/config.gz", boot };
-	size_t i;
+	struct eng_probe_io io;
 
-	snprintf(boot, sizeof(boot), "/boot/config-%s", release);
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		char *text = read_config(paths[i], len);
-
-		if (text && eng_kconfig_hz(text, *len) != -ENOENT) {
-			snprintf(from, fromlen, "%s", paths[i]);
-			return text;
-		}
-		free(text);
-	}
-	return NULL;
+	eng_probe_io_real(&io);
+	return eng_probe_line(&io, path, buf, len);
 }
 
-/* CONFIG_HZ, the figure behind the 100 Hz vs 1000 Hz question. */
 /* The first line of /proc/PID/FILE (no newline) into buf, or "?". */
 static void proc_line(pid_t pid, const char *file, char *buf, size_t len)
 {
