@@ -513,15 +513,8 @@ void fs_daemon_ready(void);
 /* fs/sys.c: facts about the host for the run row */
 char *fs_kernel_release(void);
 char *fs_host_name(void);
-/* The whole of a small file (/proc's), NUL-terminated, at most max bytes;
- * NULL when it cannot be read (the host probe's real read). */
-char *fs_read_file(const char *path, size_t max, size_t *len);
-/* A one-line sysfs or proc value, line end and blanks trimmed, into
- * buf[len]; 0 or -errno (-ENODATA: empty) (eng_probe_line). */
-int fs_read_line(const char *path, char *buf, size_t len);
-/* The machine's id (/etc/machine-id, else /var/lib/dbus/machine-id: one
- * per installed system, so ranks with the same one share a machine),
- * malloc'ed, NULL when neither reads as one. */
+/* The machine's id (eng_probe_machine_id: one per installed system, so
+ * ranks with the same one share a machine), malloc'ed, NULL when none. */
 char *fs_machine_id(void);
 /* The running kernel's config as eng_probe_kernel_config read it, once at
  * start for the run row and run_env (/proc/config.gz is inflated each
@@ -532,14 +525,14 @@ struct fs_kconfig {
 	char from[512];
 };
 /* Who the thread tid (a request's fuse_ctx pid) belongs to: its process,
- * session and the process's command name, read from /proc and getsid();
- * what cannot be read (the thread is gone) is 0 or "?". */
+ * session and the process's command name (eng_probe_tgid, getsid(),
+ * eng_probe_comm); what cannot be read (the thread is gone) is 0 or "?". */
 void fs_reader_of(pid_t tid, struct fs_reader *r);
 
 /* fs/run_env.c: the run environment, one run_env row per fact
  * (docs/database.md; the host's from eng_probe_facts), between
- * store_run_begin and store_start; the tick
- * rate is measured apart (fs_env_hz_start).  0 or store_env_add's error. */
+ * store_run_begin and store_start; the tick rate is measured apart
+ * (fs_env_hz_start).  0 or store_env_add's error. */
 int fs_env_record(struct store *st, const struct fs_config *cfg,
 		  const struct fuse_cmdline_opts *fo,
 		  const char *release,

@@ -6,13 +6,11 @@
  * the mount serves.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fs.h"
 
@@ -41,40 +39,6 @@ static void put(struct env *e, const char *key, const char *fmt, ...)
 	vsnprintf(v, sizeof(v), fmt, ap);
 	va_end(ap);
 	e->rc = store_env_add(e->st, key, v);
-}
-
-/* ---------------------------------------------------------------- kernel */
-
-/* jiffies from /proc/timer_list, for eng_env_measure_hz: the file is read
- * only as far as its first "jiffies:" line (after the first CPU's
- * timers), so that a machine of many CPUs reads as quickly as this one. */
-struct jiffies_src {
-	int fd;
-	char buf[65536];
-};
-
-static int read_jiffies(void *ctx, uint64_t *j)
-{
-	struct jiffies_src *s = ctx;
-	size_t n = 0;
-	ssize_t r;
-
-	if (lseek(s->fd, 0, SEEK_SET) < 0)
-		return -errno;
-	while (n < sizeof(s->buf)) {
-		const char *at;
-
-		r = read(s->fd, s->buf + n, sizeof(s->buf) - n);
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		at = memmem(s->buf, n, "\njiffies:", 9);
-		if (at && memchr(at + 1, '\n', (size_t)(s->buf + n - at - 1)))
-			break;
-	}
-	return eng_env_jiffies(s->buf, n, j);
 }
 
 /* ---------------------------------------------------------------- all */
@@ -154,18 +118,8 @@ int fs_env_record(struct store *st, const struct fs_config *cfg,
 static void *hz_main(void *arg)
 {
 	struct fs_env_hz *h = arg;
-	struct jiffies_src *s = malloc(sizeof(*s));
 
-	h->rc = -ENOMEM;
-	if (!s)
-		return NULL;
-	s->fd = open("/proc/timer_list", O_RDONLY | O_CLOEXEC);
-	h->rc = s->fd < 0 ? -errno :
-		eng_env_measure_hz(h->io, read_jiffies, s, ENV_HZ_INTERVAL_NS,
-				   &h->hz);
-	if (s->fd >= 0)
-		close(s->fd);
-	free(s);
+	h->rc = eng_probe_measure_hz(h->io, ENV_HZ_INTERVAL_NS, &h->hz);
 	return NULL;
 }
 
@@ -190,7 +144,7 @@ int fs_env_hz_record(struct fs_env_hz *h, struct store *st)
 		return 0;
 	snprintf(v, sizeof(v), "%.0f", h->hz);
 	snprintf(from, sizeof(from),
-		 "/proc/timer_list jiffies over %llu ms or more",
+		 ENG_PROBE_HZ_FROM " over %llu ms or more",
 		 ENV_HZ_INTERVAL_NS / 1000000);
 	rc = store_env_add_ended(st, "config_hz_measured", v);
 	if (rc == 0)

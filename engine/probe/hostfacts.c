@@ -71,6 +71,126 @@ static int exists(const struct eng_probe_io *io, const char *path)
 	return t != NULL;
 }
 
+int eng_probe_mount_of(const struct eng_probe_io *io, const char *path,
+		       struct eng_mount *m)
+{
+	size_t n;
+	char *t = io->read(io->ctx, "/proc/self/mountinfo", 64u << 20, &n);
+	int rc;
+
+	if (!t)
+		return -EIO;
+	rc = eng_env_mountinfo(t, n, path, m);
+	free(t);
+	return rc;
+}
+
+int eng_probe_readahead_file(const struct eng_probe_io *io,
+			     const char *mountpoint, char *path, size_t len)
+{
+	struct eng_mount *m = malloc(sizeof(*m));
+	int rc = m ? eng_probe_mount_of(io, mountpoint, m) : -ENOMEM;
+
+	/* the mount itself, not one it is on */
+	if (rc == 0 && strcmp(m->mount_point, mountpoint) != 0)
+		rc = -ENOENT;
+	if (rc == 0)
+		snprintf(path, len, "/sys/class/bdi/%u:%u/read_ahead_kb",
+			 m->major, m->minor);
+	free(m);
+	return rc;
+}
+
+int eng_probe_boot_id(const struct eng_probe_io *io, char *buf, size_t len)
+{
+	return eng_probe_line(io, "/proc/sys/kernel/random/boot_id", buf, len);
+}
+
+/* One line of 32 hex digits (machine-id(5)); NULL otherwise. */
+static char *machine_id(const struct eng_probe_io *io, const char *path)
+{
+	char buf[64];
+	size_t n, i;
+	char *t = io->read(io->ctx, path, sizeof(buf) - 1, &n);
+
+	if (!t)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s", t);
+	free(t);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strlen(buf) != 32)
+		return NULL;
+	for (i = 0; i < 32; i++)
+		if (!strchr("0123456789abcdefABCDEF", buf[i]))
+			return NULL;
+	return strdup(buf);
+}
+
+char *eng_probe_machine_id(const struct eng_probe_io *io)
+{
+	char *id = machine_id(io, "/etc/machine-id");
+
+	return id ? id : machine_id(io, "/var/lib/dbus/machine-id");
+}
+
+int eng_probe_proc_start(const struct eng_probe_io *io, int64_t pid,
+			 uint64_t *start)
+{
+	char path[64], *t;
+	size_t n;
+	int rc;
+
+	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
+	t = io->read(io->ctx, path, 4096, &n);
+	if (!t)
+		return -ENOENT;
+	rc = eng_env_proc_start(t, n, start);
+	free(t);
+	return rc;
+}
+
+int64_t eng_probe_tgid(const struct eng_probe_io *io, int64_t tid)
+{
+	char path[64], *t;
+	const char *v;
+	long long tgid = 0;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%lld/status", (long long)tid);
+	t = io->read(io->ctx, path, 65536, &n);
+	if (!t)
+		return 0;
+	v = strstr(t, "\nTgid:");
+	if (v && sscanf(v + 6, "%lld", &tgid) != 1)
+		tgid = 0;
+	free(t);
+	return tgid > 0 ? tgid : 0;
+}
+
+void eng_probe_comm(const struct eng_probe_io *io, int64_t pid, char *buf,
+		    size_t len)
+{
+	char path[64], *t;
+	size_t n;
+
+	snprintf(buf, len, "?");
+	snprintf(path, sizeof(path), "/proc/%lld/comm", (long long)pid);
+	t = io->read(io->ctx, path, 4096, &n);
+	if (t && n > 0) {
+		t[strcspn(t, "\n")] = '\0';
+		snprintf(buf, len, "%s", t);
+	}
+	free(t);
+}
+
+unsigned long eng_probe_pipe_max(const struct eng_probe_io *io)
+{
+	char v[64];
+
+	return eng_probe_line(io, "/proc/sys/fs/pipe-max-size", v,
+			      sizeof(v)) == 0 ? strtoul(v, NULL, 10) : 0;
+}
+
 /*
  * The running kernel's own config (/proc/config.gz, CONFIG_IKCONFIG_PROC)
  * or else the one installed beside it (/boot/config-RELEASE): the first
@@ -540,12 +660,9 @@ static int media_facts(struct env *e, const char *media_dir)
 	struct eng_mount *m = malloc(sizeof(*m));
 	struct disks *ds = calloc(1, sizeof(*ds));
 	char sys[PATH_MAX];
-	size_t n;
-	char *t = e->io->read(e->io->ctx, "/proc/self/mountinfo", 64u << 20,
-			      &n);
 	int lab = 0;
 
-	if (!t || !m || !ds || eng_env_mountinfo(t, n, media_dir, m) < 0)
+	if (!m || !ds || eng_probe_mount_of(e->io, media_dir, m) < 0)
 		goto out;
 	put(e, "media_fs_type", "%s", m->fstype);
 	put(e, "media_mount_point", "%s", m->mount_point);
@@ -554,7 +671,6 @@ static int media_facts(struct env *e, const char *media_dir)
 	if (media_dev(e->io, m, sys) == 0)
 		lab = disk_facts(e, sys, ds);
 out:
-	free(t);
 	free(m);
 	free(ds);
 	return lab;

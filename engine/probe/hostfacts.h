@@ -49,6 +49,15 @@ struct eng_probe_io {
 /* The real ones (hostread.c). */
 void eng_probe_io_real(struct eng_probe_io *io);
 
+/* The timer's tick rate measured on the real clock io from
+ * /proc/timer_list's jiffies (eng_env_measure_hz over interval_ns, root
+ * only: the file is 0400): 0 and *hz, or -errno (hostread.c).  What the
+ * rate is measured from, for its row: ENG_PROBE_HZ_FROM. */
+struct eng_io;
+int eng_probe_measure_hz(const struct eng_io *io, uint64_t interval_ns,
+			 double *hz);
+#define ENG_PROBE_HZ_FROM "/proc/timer_list jiffies"
+
 /* A fact: 0, or a negative errno that stops the probe (returned). */
 typedef int eng_fact_fn(void *ctx, const char *key, const char *value);
 
@@ -56,6 +65,38 @@ typedef int eng_fact_fn(void *ctx, const char *key, const char *value);
  * trimmed, into buf[len]: 0, -errno (-EIO: unreadable), -ENODATA (empty). */
 int eng_probe_line(const struct eng_probe_io *io, const char *path, char *buf,
 		   size_t len);
+
+/* The mount (eng_env_mountinfo of /proc/self/mountinfo) that holds the
+ * canonical absolute path: 0, -ENOENT (none), -EIO (unreadable). */
+struct eng_mount;
+int eng_probe_mount_of(const struct eng_probe_io *io, const char *path,
+		       struct eng_mount *m);
+/* The sysfs file of the readahead window of the mount at mountpoint (its
+ * bdi, /sys/class/bdi/MAJ:MIN/read_ahead_kb) into path[len]: 0 or
+ * -ENOENT (no such mount), -EIO. */
+int eng_probe_readahead_file(const struct eng_probe_io *io,
+			     const char *mountpoint, char *path, size_t len);
+/* This boot's id (/proc/sys/kernel/random/boot_id) into buf[len]: 0 or
+ * -errno. */
+int eng_probe_boot_id(const struct eng_probe_io *io, char *buf, size_t len);
+/* The machine's id (/etc/machine-id, else /var/lib/dbus/machine-id: one
+ * line of 32 hex digits, machine-id(5)), malloc'ed; NULL when neither
+ * reads as one. */
+char *eng_probe_machine_id(const struct eng_probe_io *io);
+/* Process pid's start (/proc/PID/stat starttime, clock ticks after boot):
+ * 0, -ENOENT (no such process), -EINVAL. */
+int eng_probe_proc_start(const struct eng_probe_io *io, int64_t pid,
+			 uint64_t *start);
+/* The thread group (process) of thread tid (/proc/TID/status "Tgid:"; a
+ * thread that is not its process's main one has a /proc entry too,
+ * unlisted): 0 when the thread is gone. */
+int64_t eng_probe_tgid(const struct eng_probe_io *io, int64_t tid);
+/* The command name of process pid (/proc/PID/comm's line) into buf[len],
+ * "?" when it cannot be read. */
+void eng_probe_comm(const struct eng_probe_io *io, int64_t pid, char *buf,
+		    size_t len);
+/* /proc/sys/fs/pipe-max-size in bytes, 0 when unknown. */
+unsigned long eng_probe_pipe_max(const struct eng_probe_io *io);
 
 /* The running kernel's build config: /proc/config.gz, else
  * /boot/config-RELEASE, the first that reads and has a CONFIG_HZ line;

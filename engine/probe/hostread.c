@@ -4,7 +4,8 @@
  * whole, a kernel config inflated with zlib (rather than by running zcat:
  * the daemon then depends on no program in PATH, forks nothing while it
  * holds FUSE and SQLite state, and a failure is a return code), links
- * resolved, folders listed, devices stat'ed.
+ * resolved, folders listed, devices stat'ed; and the tick rate measured
+ * from /proc/timer_list.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "probe/env.h"
 #include "probe/hostfacts.h"
 
 /* The whole of a /proc or /sys file (a NUL after it), up to max bytes;
@@ -174,4 +176,53 @@ void eng_probe_io_real(struct eng_probe_io *io)
 	io->stat = real_stat;
 	io->kernel_version = real_kernel_version;
 	io->cpus_allowed = real_cpus_allowed;
+}
+
+/* jiffies from /proc/timer_list, for eng_env_measure_hz: the file is read
+ * only as far as its first "jiffies:" line (after the first CPU's
+ * timers), so that a machine of many CPUs reads as quickly as this one. */
+struct jiffies_src {
+	int fd;
+	char buf[65536];
+};
+
+static int read_jiffies(void *ctx, uint64_t *j)
+{
+	struct jiffies_src *s = ctx;
+	size_t n = 0;
+	ssize_t r;
+
+	if (lseek(s->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	while (n < sizeof(s->buf)) {
+		const char *at;
+
+		r = read(s->fd, s->buf + n, sizeof(s->buf) - n);
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		at = memmem(s->buf, n, "\njiffies:", 9);
+		if (at && memchr(at + 1, '\n', (size_t)(s->buf + n - at - 1)))
+			break;
+	}
+	return eng_env_jiffies(s->buf, n, j);
+}
+
+int eng_probe_measure_hz(const struct eng_io *io, uint64_t interval_ns,
+			 double *hz)
+{
+	struct jiffies_src *s = malloc(sizeof(*s));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	s->fd = open("/proc/timer_list", O_RDONLY | O_CLOEXEC);
+	rc = s->fd < 0 ? -errno :
+	     eng_env_measure_hz(io, read_jiffies, s, interval_ns, hz);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+	return rc;
 }

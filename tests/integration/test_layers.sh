@@ -6,7 +6,8 @@
 # from there, so the table and the code cannot drift apart); schema/ is
 # the only C that speaks SQL (sqlite3.h); no other folder but tests/
 # includes a schema/ private header; in fs/ only fs_main.c calls up into
-# the FUSE operations (ops.c).  And the names: no two C files or
+# the FUSE operations (ops.c), and no file names a /proc or /sys file (the
+# host probe of engine/probe/ reads them).  And the names: no two C files or
 # headers share a name, and a quoted include is one file whatever the
 # order of -I.  A violation names the file, line and include.
 # shellcheck disable=SC2034 # read by lib.sh: this test mounts nothing
@@ -150,6 +151,22 @@ printf 'int main(void)\n{\n\tfs_access_add(0, 1);\n}\n' \
 	>"$T/fs/fs/fs_main.c"
 check_eq "an ingest.c calling ops.c's fs_access_add is found, fs_main.c's call is not" \
 	"fs/ingest.c:3:fs_access_add" "$(calls_up "$T/fs")"
+
+# fs/ probes no host: the host probe (engine/probe/hostfacts.c, through
+# its injected I/O) reads /proc and /sys, and fs/ hands its facts on.
+# host_paths ROOT: fs/ lines naming a /proc or /sys file, FILE:LINE:TEXT
+host_paths() {
+	grep -nHE '"/(proc|sys)/' "$1"/fs/*.c | sed "s|^$1/||"
+}
+check_none "no C of fs/ names a /proc or /sys file (engine/probe/ reads them)" \
+	"$(host_paths "$TOP")"
+# the rule can fail: a made-up fs/ reading /proc/self/mountinfo
+mkdir -p "$T/host/fs"
+printf 'static int f(void)\n{\n\treturn open("/proc/self/mountinfo", 0);\n}\n' \
+	>"$T/host/fs/sys.c"
+check_eq "an fs/ file opening /proc/self/mountinfo is found" \
+	'fs/sys.c:3:	return open("/proc/self/mountinfo", 0);' \
+	"$(host_paths "$T/host")"
 
 check_none "engine/ includes no FUSE and no SQLite" \
 	"$(grep -n '^#include.*\(fuse\|sqlite3\)' engine/*/*.[ch])"

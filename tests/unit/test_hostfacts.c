@@ -5,8 +5,10 @@
  * devices): the kernel's and the CPU's facts, the media's mount, its
  * partition's disk and queue, device-mapper slaves and a loop device's
  * file down to whole disks, a v2 and a v1 block cgroup's read limits
- * (the least of the group's and its ancestors'), and a media folder on a
- * file system without a block device.
+ * (the least of the group's and its ancestors'), a media folder on a
+ * file system without a block device, and the small probes (a mount's
+ * readahead file, boot and machine ids, a process's start, thread group
+ * and name, the pipe limit).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -381,6 +383,56 @@ static void test_kernel_config(void **state)
 					    sizeof(from)));
 }
 
+/* The small probes: a mount's readahead file (the mount itself, not the
+ * one it is on), the boot and machine ids, a process's start, thread
+ * group and command name, the pipe limit. */
+static void test_small(void **state)
+{
+	static const char *const rows[] = {
+		MI "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+		"50 22 0:61 / /mnt/t\\040l rw - fuse.timelinefs tl rw\n",
+		"/proc/sys/kernel/random/boot_id=b00t\n",
+		"/etc/machine-id=not an id\n",
+		"/var/lib/dbus/machine-id=0123456789abcdef0123456789ABCDEF\n",
+		"/proc/42/stat=42 (a) b) S 1 42 42 0 -1 4194560 1 0 0 0 0 0 0 "
+		"0 20 0 1 0 987654 1 1\n",
+		"/proc/43/status=Name:\tvlc:demux\nTgid:\t42\nPid:\t43\n",
+		"/proc/42/comm=vlc\n",
+		"/proc/sys/fs/pipe-max-size=1048576\n",
+		NULL
+	};
+	struct host h = { rows };
+	struct eng_probe_io io;
+	char buf[128], *id;
+	uint64_t start;
+
+	(void)state;
+	fake_io(&io, &h);
+	assert_int_equal(eng_probe_readahead_file(&io, "/mnt/t l", buf,
+						  sizeof(buf)), 0);
+	assert_string_equal(buf, "/sys/class/bdi/0:61/read_ahead_kb");
+	assert_int_equal(eng_probe_readahead_file(&io, "/mnt/t l/x", buf,
+						  sizeof(buf)), -ENOENT);
+	assert_int_equal(eng_probe_boot_id(&io, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "b00t");
+	id = eng_probe_machine_id(&io);
+	assert_string_equal(id, "0123456789abcdef0123456789ABCDEF");
+	free(id);
+	assert_int_equal(eng_probe_proc_start(&io, 42, &start), 0);
+	assert_int_equal(start, 987654);
+	assert_int_equal(eng_probe_proc_start(&io, 44, &start), -ENOENT);
+	assert_int_equal(eng_probe_tgid(&io, 43), 42);
+	assert_int_equal(eng_probe_tgid(&io, 44), 0);
+	eng_probe_comm(&io, 42, buf, sizeof(buf));
+	assert_string_equal(buf, "vlc");
+	eng_probe_comm(&io, 44, buf, sizeof(buf));
+	assert_string_equal(buf, "?");
+	assert_int_equal(eng_probe_pipe_max(&io), 1048576);
+	h.rows = tmpfs_host;
+	assert_null(eng_probe_machine_id(&io));
+	assert_int_equal(eng_probe_pipe_max(&io), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_stacked),
 		cmocka_unit_test(test_no_device),
 		cmocka_unit_test(test_kernel_config),
+		cmocka_unit_test(test_small),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
