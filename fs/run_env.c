@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,19 +24,14 @@ struct env {
 	int rc; /* the first store error */
 };
 
-static void put(struct env *e, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void put(struct env *e, const char *key, const char *fmt, ...)
+/* One row, its value cut at 4095 bytes as every fact's (hostfacts.c) */
+static void put(struct env *e, const char *key, const char *value)
 {
 	char v[4096];
-	va_list ap;
 
 	if (e->rc < 0)
 		return;
-	va_start(ap, fmt);
-	vsnprintf(v, sizeof(v), fmt, ap);
-	va_end(ap);
+	snprintf(v, sizeof(v), "%s", value);
 	e->rc = store_env_add(e->st, key, v);
 }
 
@@ -49,7 +43,7 @@ static int put_option(void *ctx, const char *key, const char *value)
 	char k[64];
 
 	snprintf(k, sizeof(k), "opt.%s", key);
-	put(e, k, "%s", value);
+	put(e, k, value);
 	return e->rc;
 }
 
@@ -58,7 +52,7 @@ static int put_fact(void *ctx, const char *key, const char *value)
 {
 	struct env *e = ctx;
 
-	put(e, key, "%s", value);
+	put(e, key, value);
 	return e->rc;
 }
 
@@ -84,9 +78,9 @@ int fs_env_record(struct store *st, const struct fs_config *cfg,
 			 "from the storage\n",
 			 cfg->media_dir,
 			 cfg->backing ? cfg->backing : "direct");
-	put(&e, "timelinefs_version", "%s", TLFS_VERSION);
-	put(&e, "fuse_version", "%s", fuse_pkgversion());
-	put(&e, "sqlite_version", "%s", store_sqlite_version());
+	put(&e, "timelinefs_version", TLFS_VERSION);
+	put(&e, "fuse_version", fuse_pkgversion());
+	put(&e, "sqlite_version", store_sqlite_version());
 	if (e.rc == 0) {
 		struct fs_config run = *cfg;
 
@@ -100,9 +94,8 @@ int fs_env_record(struct store *st, const struct fs_config *cfg,
 	}
 	/* libfuse's own, which decide how many threads serve the readers */
 	if (fo) {
-		put(&e, "opt.single_threaded", "%s",
-		    fo->singlethread ? "on" : "off");
-		put(&e, "opt.clone_fd", "%s", fo->clone_fd ? "on" : "off");
+		put(&e, "opt.single_threaded", fo->singlethread ? "on" : "off");
+		put(&e, "opt.clone_fd", fo->clone_fd ? "on" : "off");
 	}
 	return e.rc;
 }

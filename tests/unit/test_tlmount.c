@@ -22,25 +22,7 @@
 
 #include "play/tlmount.h"
 #include "util/diag.h"
-
-struct dir {
-	char path[64];
-	char tl[96];
-	int fd;
-};
-
-static void put(const char *dir, const char *name, const char *text,
-		size_t len)
-{
-	char p[160];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
+#include "tl_dir.h"
 
 /* p.V.raw: 10 pictures of 2vuy 64x64 (8192 bytes); c.V.raw: 100 frames
  * of a 250 byte/s track at 25 fps. */
@@ -52,37 +34,10 @@ static void dir_make(struct dir *d)
 {
 	static char media[10 * 8192];
 
-	strcpy(d->path, "/tmp/test_tlmount.XXXXXX");
-	if (getenv("TMPDIR"))
-		snprintf(d->path, sizeof(d->path), "%s/test_tlmount.XXXXXX",
-			 getenv("TMPDIR"));
-	assert_non_null(mkdtemp(d->path));
-	snprintf(d->tl, sizeof(d->tl), "%s/timelines", d->path);
-	assert_int_equal(mkdir(d->tl, 0755), 0);
+	dir_open(d, "test_tlmount");
 	memset(media, 'x', sizeof(media));
 	put(d->path, "p.V.raw", media, sizeof(media));
 	put(d->path, "c.V.raw", media, 1000);
-	d->fd = open(d->path, O_RDONLY | O_DIRECTORY);
-	assert_true(d->fd >= 0);
-}
-
-static void dir_free(struct dir *d)
-{
-	char cmd[128];
-
-	close(d->fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
-	assert_int_equal(system(cmd), 0);
-}
-
-static int has(const struct eng_diag *d, const char *text)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (strstr(d->msgs[i], text))
-			return 1;
-	return 0;
 }
 
 static void config(struct eng_tlm_config *c, const struct dir *d,
