@@ -405,49 +405,36 @@ static void mib(uint64_t n, char *buf, size_t len)
 
 /*
  * -o streams_mem: reserve the memory of s's player (pc as it will be
- * made) within the mount's budget, under fs->lock.  A file server's
- * window (pc->window: smbd's 16 MiB of reads in flight) is given up
- * first, saying so: a name any process can take must not cost more than
- * the budget.  0, or -ENOMEM (nothing reserved) with a log line (the
- * need without the window where one was given up), at most one a second,
- * counting the opens refused since the last.
+ * made) within the mount's budget, under fs->lock (eng_tlm_reserve: a
+ * file server's window is given up first, said here).  0, or -ENOMEM
+ * (nothing reserved) with a log line (the need without the window where
+ * one was given up), at most one a second, counting the opens refused
+ * since the last.
  */
 static int reserve_mem(struct fs *fs, struct fs_stream *s,
 		       struct eng_player_config *pc)
 {
-	uint64_t need = 0, left, now;
+	uint64_t full = 0, need, left, win, now;
 	char a[32], b[32], c[32];
-	int rc = eng_player_mem(s->file->tl, pc, &need, NULL);
+	int rc = eng_player_mem(s->file->tl, pc, &full, NULL);
 
 	if (rc < 0)
 		return rc;
 	pthread_mutex_lock(&fs->lock);
 	left = fs->cfg.streams_mem > fs->streams_mem ?
 	       fs->cfg.streams_mem - fs->streams_mem : 0;
-	if (need > left && pc->window) {
-		uint64_t small = 0, win = pc->window;
-
-		pc->window = 0;
-		if (eng_player_mem(s->file->tl, pc, &small, NULL) == 0 &&
-		    small <= left) {
-			mib(need, a, sizeof(a));
-			mib(left, b, sizeof(b));
-			fuse_log(FUSE_LOG_WARNING, "timelinefs: %s by %s[%d]: "
-				 "no %llu MiB window of reads in flight (its "
-				 "stream would take %s, streams_mem has %s "
-				 "left): served as one read at a time\n",
-				 s->name, s->who.comm, (int)s->who.pid,
-				 (unsigned long long)(win >> 20), a, b);
-			need = small;
-		} else {
-			pc->window = win;
-			/* refused even without it: the refusal says the need
-			 * it was refused on, not the window's */
-			if (small)
-				need = small;
-		}
+	rc = eng_tlm_reserve(s->file->tl, pc, full, left, &need, &win);
+	if (win) {
+		mib(full, a, sizeof(a));
+		mib(left, b, sizeof(b));
+		fuse_log(FUSE_LOG_WARNING, "timelinefs: %s by %s[%d]: no %llu "
+			 "MiB window of reads in flight (its stream would "
+			 "take %s, streams_mem has %s left): served as one "
+			 "read at a time\n", s->name, s->who.comm,
+			 (int)s->who.pid, (unsigned long long)(win >> 20), a,
+			 b);
 	}
-	if (need <= left) {
+	if (rc == 0) {
 		fs->streams_mem += need;
 		s->mem = need;
 		pthread_mutex_unlock(&fs->lock);

@@ -13,6 +13,29 @@
 #include "play/tlmount.h"
 #include "util/values.h"
 
+int eng_tlm_reserve(const struct eng_timeline *tl,
+		    struct eng_player_config *pc, uint64_t need_full,
+		    uint64_t left, uint64_t *need, uint64_t *window)
+{
+	uint64_t small = 0, win = pc->window;
+
+	*need = need_full;
+	*window = 0;
+	if (need_full > left && win) {
+		pc->window = 0;
+		if (eng_player_mem(tl, pc, &small, NULL) == 0 &&
+		    small <= left) {
+			*window = win;
+			*need = small;
+			return 0;
+		}
+		pc->window = win;
+		if (small)
+			*need = small;
+	}
+	return *need <= left ? 0 : -ENOMEM;
+}
+
 void eng_tlm_movie_config(const struct eng_timeline *tl, uint64_t preroll_ns,
 			  struct eng_player_config *pc)
 {

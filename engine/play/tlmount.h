@@ -7,7 +7,8 @@
  * memory every stream of each will take checked against the limits.  The
  * mount (fs/fs_main.c) and timelinefs-gen --for's check of what it wrote
  * (gen/for.c) both call eng_tlm_open, so that --for refuses what the mount
- * would, by construction.
+ * would, by construction.  And the mount's memory rule at each open, an
+ * open's share of -o streams_mem (eng_tlm_reserve).
  */
 #ifndef ENG_TLMOUNT_H
 #define ENG_TLMOUNT_H
@@ -92,6 +93,18 @@ int eng_tlm_open(const char *tldir, struct eng_tlm_config *cfg,
 		 struct eng_tlm *set, struct eng_diag *diag,
 		 struct eng_diag *notes);
 void eng_tlm_free(struct eng_tlm *set);
+
+/* An open's share of the mount's -o streams_mem: a stream of tl with *pc
+ * needs need_full bytes (eng_player_mem) and left is the budget not yet
+ * taken.  Where it does not fit, a file server's window (pc->window:
+ * smbd's reads in flight) is given up first (pc->window 0, *window the
+ * one given up): a name any process can take must not cost more than the
+ * budget.  0 with *need the bytes to take; -ENOMEM with *need the bytes
+ * it is refused on (without the window, where one was asked for: the
+ * refusal says that need, not the window's; pc as it was). */
+int eng_tlm_reserve(const struct eng_timeline *tl,
+		    struct eng_player_config *pc, uint64_t need_full,
+		    uint64_t left, uint64_t *need, uint64_t *window);
 
 /* A reader of tl's NAME.mov's player configuration from a stream's pc:
  * its movie's pieces (eng_movie_config) and a preroll of preroll_ns in

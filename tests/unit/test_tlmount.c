@@ -4,7 +4,9 @@
  * and timelinefs-gen --for make a mount's timelines: the folder opened
  * and placed, the caller's hook between placing and movies (its problems
  * stop the rest), each timeline's NAME.mov or why it has none, and the
- * memory check of a stream, a NAME.mov reader's preroll and all streams.
+ * memory check of a stream, a NAME.mov reader's preroll and all streams,
+ * and an open's share of streams_mem (a file server's window given up
+ * first).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -245,12 +247,71 @@ static void test_tlm_mem(void **state)
 	dir_free(&d);
 }
 
+/* An open within streams_mem: a window given up before a refusal, the
+ * refusal's need without it, a stream without a window refused on its
+ * own need. */
+static void test_tlm_reserve(void **state)
+{
+	struct eng_load_options load;
+	struct eng_diag diag = { 0 };
+	struct eng_player_config pc;
+	struct eng_tlm_config c;
+	struct eng_tlm set;
+	uint64_t plain, smb, need, win;
+	const struct eng_timeline *tl;
+	struct dir d;
+
+	(void)state;
+	dir_make(&d);
+	eng_load_options_default(&load);
+	config(&c, &d, &load);
+	put(d.tl, "a.tl", pic, strlen(pic));
+	assert_int_equal(eng_tlm_open(d.tl, &c, &set, &diag, NULL), 0);
+	tl = set.files[0].tl;
+	pc = c.player;
+	assert_int_equal(eng_player_mem(tl, &pc, &plain, NULL), 0);
+	pc.window = ENG_PLAYER_WINDOW_SMB;
+	assert_int_equal(eng_player_mem(tl, &pc, &smb, NULL), 0);
+	assert_true(smb > plain);
+
+	/* room for the window: kept */
+	assert_int_equal(eng_tlm_reserve(tl, &pc, smb, smb, &need, &win), 0);
+	assert_int_equal(need, smb);
+	assert_int_equal(win, 0);
+	assert_int_equal(pc.window, ENG_PLAYER_WINDOW_SMB);
+	/* room without it only: given up */
+	assert_int_equal(eng_tlm_reserve(tl, &pc, smb, smb - 1, &need, &win),
+			 0);
+	assert_int_equal(need, plain);
+	assert_int_equal(win, ENG_PLAYER_WINDOW_SMB);
+	assert_int_equal(pc.window, 0);
+	/* not even without it: refused on that need, the window kept */
+	pc.window = ENG_PLAYER_WINDOW_SMB;
+	assert_int_equal(eng_tlm_reserve(tl, &pc, smb, plain - 1, &need,
+					 &win), -ENOMEM);
+	assert_int_equal(need, plain);
+	assert_int_equal(win, 0);
+	assert_int_equal(pc.window, ENG_PLAYER_WINDOW_SMB);
+	/* no window: its own need, exactly the budget fits */
+	pc.window = 0;
+	assert_int_equal(eng_tlm_reserve(tl, &pc, plain, plain, &need, &win),
+			 0);
+	assert_int_equal(need, plain);
+	assert_int_equal(eng_tlm_reserve(tl, &pc, plain, plain - 1, &need,
+					 &win), -ENOMEM);
+	assert_int_equal(need, plain);
+	assert_int_equal(win, 0);
+	eng_tlm_free(&set);
+	dir_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tlm_movies),
 		cmocka_unit_test(test_tlm_hook),
 		cmocka_unit_test(test_tlm_mem),
+		cmocka_unit_test(test_tlm_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
