@@ -11,6 +11,7 @@
 # DROP FRAME) and strict.  Before: gen had no --edl-origin nor --strict,
 # and the mount counted -o edl_origin= without drop frame (00:01:00;02 was
 # frame 1802, not 1800: "source in is before the source origin").
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/in"
