@@ -14,6 +14,7 @@
 #include <fuse_lowlevel.h>
 
 #include "probe/env.h"
+#include "probe/hostfacts.h"
 #include "probe/kconfig.h"
 #include "ingest/ingest.h"
 #include "io/inject.h"
@@ -25,6 +26,7 @@
 #include "play/movie.h"
 #include "play/player.h"
 #include "play/status.h"
+#include "play/tlmount.h"
 #include "util/optdoc.h"
 #include "timeline/layout.h"
 #include "timeline/load.h"
@@ -34,8 +36,9 @@
 #include "store.h"
 
 /* Largest read the kernel sends us: passed as -o max_read and used to size
- * each player's ring, so a request always fits in it. */
-#define FS_MAX_READ (1024 * 1024)
+ * each player's ring, so a request always fits in it (the engine's, which
+ * timelinefs-gen --for checks the memory with). */
+#define FS_MAX_READ ENG_TLM_MAX_REQUEST
 /* Default -o max_background.  The kernel's own default is 12 background
  * (readahead) requests in flight per mount, and past 3/4 of it
  * fuse_readahead drops the asynchronous part of each window (the kernel's
@@ -53,15 +56,12 @@
 #define FS_IDLE_THREADS 64
 #define FS_MAX_THREADS 512
 #define FS_THREADS_MAX 100000
-/* Default and most of -o preroll= (ms): what mpv, ffplay, ffmpeg -re and
- * GStreamer need to start playing a movie at once (docs/playback.md
- * "Players as readers"); 10 s is a typo's bound. */
-#define FS_PREROLL_MS 500
+/* Default (play/tlmount.h) and most of -o preroll= (ms); 10 s is a typo's
+ * bound. */
+#define FS_PREROLL_MS ENG_TLM_PREROLL_MS
 #define FS_PREROLL_MAX_MS 10000
-/* Iovecs per read reply: writev takes IOV_MAX (1024) and fuse_reply_iov
- * adds the header's.  A 1 MiB request of 800-byte audio frames spans
- * 1310 frames: the player copies what does not fit (cfg.max_pieces). */
-#define FS_IOV_MAX (IOV_MAX - 1)
+/* Iovecs per read reply (play/tlmount.h says why IOV_MAX less one). */
+#define FS_IOV_MAX ENG_TLM_IOV_MAX
 
 /* -o record=: which rows a stream writes to the store. */
 enum fs_record {
@@ -385,12 +385,13 @@ void fs_player_config_default(struct eng_player_config *pc);
 void fs_player_config_of(const struct fs_config *cfg,
 			 struct eng_player_config *pc);
 
-/* fs/ops.c */
-extern const struct fuse_lowlevel_ops fs_ops;
-/* Queue an engine row to the store stream ss, its track and clip named
- * (texts that outlive the store: it binds them by pointer). */
+/* fs/rows.c: queue an engine row to the store stream ss, its track and
+ * clip named (texts that outlive the store: it binds them by pointer). */
 void fs_access_add(struct store_stream *ss, const struct eng_access *a,
 		   const char *track, const char *clip);
+
+/* fs/ops.c */
+extern const struct fuse_lowlevel_ops fs_ops;
 /* The player configuration every stream of the mount shares (buffer,
  * pace, backing, request size, limits); a stream adds its recorder and
  * whether it may use zero copy. */
@@ -512,17 +513,10 @@ void fs_daemon_ready(void);
 /* fs/sys.c: facts about the host for the run row */
 char *fs_kernel_release(void);
 char *fs_host_name(void);
-/* The whole of a small file (/proc's), NUL-terminated, at most max bytes;
- * NULL when it cannot be read (fs/run_env.c). */
-char *fs_read_file(const char *path, size_t max, size_t *len);
-/* A one-line sysfs or proc value, line end and blanks trimmed, into
- * buf[len]; 0 or -errno (-ENODATA: empty) (fs/run_env.c). */
-int fs_read_line(const char *path, char *buf, size_t len);
-/* The machine's id (/etc/machine-id, else /var/lib/dbus/machine-id: one
- * per installed system, so ranks with the same one share a machine),
- * malloc'ed, NULL when neither reads as one. */
+/* The machine's id (eng_probe_machine_id: one per installed system, so
+ * ranks with the same one share a machine), malloc'ed, NULL when none. */
 char *fs_machine_id(void);
-/* The running kernel's config as fs_kernel_config() read it, once at
+/* The running kernel's config as eng_probe_kernel_config read it, once at
  * start for the run row and run_env (/proc/config.gz is inflated each
  * time it is read); text NULL where there is none. */
 struct fs_kconfig {
@@ -531,18 +525,14 @@ struct fs_kconfig {
 	char from[512];
 };
 /* Who the thread tid (a request's fuse_ctx pid) belongs to: its process,
- * session and the process's command name, read from /proc and getsid();
- * what cannot be read (the thread is gone) is 0 or "?". */
+ * session and the process's command name (eng_probe_tgid, getsid(),
+ * eng_probe_comm); what cannot be read (the thread is gone) is 0 or "?". */
 void fs_reader_of(pid_t tid, struct fs_reader *r);
-/* The running kernel's build config (the first of those two files that
- * reads and has CONFIG_HZ), malloc'ed, *len bytes, its path in
- * from[fromlen]; NULL when neither. */
-char *fs_kernel_config(const char *release, size_t *len, char *from,
-		       size_t fromlen);
 
 /* fs/run_env.c: the run environment, one run_env row per fact
- * (docs/database.md), between store_run_begin and store_start; the tick
- * rate is measured apart (fs_env_hz_start).  0 or store_env_add's error. */
+ * (docs/database.md; the host's from eng_probe_facts), between
+ * store_run_begin and store_start; the tick rate is measured apart
+ * (fs_env_hz_start).  0 or store_env_add's error. */
 int fs_env_record(struct store *st, const struct fs_config *cfg,
 		  const struct fuse_cmdline_opts *fo,
 		  const char *release,

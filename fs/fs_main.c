@@ -36,43 +36,6 @@ static void print_refusal(struct fs *fs, const struct eng_diag *diag)
 		fs->cfg.timelines);
 }
 
-/* Load, validate and resolve every timeline of the folder
- * (eng_tl_open_folder, as timelinefs-gen --for checks them).  Returns 0,
- * or -1 with the problems printed; those of the input (not "out of
- * memory") are left in *diag for the database. */
-static int load_timelines(struct fs *fs, struct eng_diag *diag)
-{
-	struct eng_diag notes = {0};
-	struct eng_timeline **tls = NULL;
-	size_t n = 0, i;
-	int rc;
-
-	rc = eng_tl_open_folder(fs->cfg.timelines, &fs->cfg.load, fs->media_fd,
-				fs->cfg.media_dir, &tls, &n, diag, &notes);
-	fs->files = rc == -ENOMEM ? NULL : calloc(n ? n : 1,
-						  sizeof(*fs->files));
-	if (!fs->files) {
-		fprintf(stderr, "timelinefs: out of memory\n");
-		eng_tl_free_all(tls, n);
-		tls = NULL;
-		n = 0;
-		rc = -1;
-	}
-	for (i = 0; i < n; i++)
-		fs->files[fs->nfiles++].tl = tls[i];
-	free(tls);
-	/* what was left out, before what stops the mount: a skipped FIFO
-	 * may be why a timeline is missing */
-	for (i = 0; i < notes.n; i++)
-		fprintf(stderr, "timelinefs: note: %s\n", notes.msgs[i]);
-	eng_diag_free(&notes);
-	if (diag->n) {
-		print_refusal(fs, diag);
-		rc = -1;
-	}
-	return rc < 0 ? -1 : 0;
-}
-
 /* A .tl's recorded clips (edit while ingest: record CLIP) are recorded
  * through this mount's ingest folder: without one (-o ingest=off) or
  * under a name no writer can record (a name the folder refuses, or one
@@ -110,79 +73,20 @@ static void ingest_records(struct fs *fs, const struct eng_timeline *tl,
 }
 
 /* The mount's folder "ingest" takes that name: a timeline of that name
- * would be hidden; and its recorded clips (ingest_records).  0, or -1
- * with the problems printed and in *diag. */
-static int ingest_clash(struct fs *fs, struct eng_diag *diag)
+ * would be hidden; and its recorded clips (ingest_records).  Each said in
+ * *diag. */
+static void ingest_clash(struct fs *fs, const struct eng_tlm *set,
+			 struct eng_diag *diag)
 {
 	size_t i;
 
-	for (i = 0; fs->ingest.on && i < fs->nfiles; i++)
-		if (strcmp(fs->files[i].tl->name, ENG_INGEST_DIR) == 0)
-			eng_diag_add(diag, fs->files[i].tl->path, 0,
+	for (i = 0; fs->ingest.on && i < set->n; i++)
+		if (strcmp(set->files[i].tl->name, ENG_INGEST_DIR) == 0)
+			eng_diag_add(diag, set->files[i].tl->path, 0,
 				     "the timeline's name is the ingest "
 				     "folder's (-o ingest=off mounts it)");
-	for (i = 0; i < fs->nfiles; i++)
-		ingest_records(fs, fs->files[i].tl, diag);
-	if (!diag->n)
-		return 0;
-	print_refusal(fs, diag);
-	return -1;
-}
-
-/* A reader of f's NAME.mov prerolls: its ring holds the preroll's frames
- * more than a stream of NAME, and may not fit stream_mem where NAME's
- * does (-o preroll=10 of v210 1080p: 1.4 GB). */
-static void movie_mem_fits(const struct fs *fs, const struct fs_file *f,
-			   const struct eng_player_config *plain,
-			   struct eng_diag *diag)
-{
-	struct eng_player_config pc = *plain;
-	uint64_t need, slots;
-
-	if (!f->mov.head)
-		return;
-	fs_movie_config(fs, f->tl, &pc);
-	if (eng_player_mem(f->tl, &pc, &need, &slots) == 0)
-		eng_player_mem_fits(f->tl, &pc, need, slots,
-				    fs->cfg.stream_mem, diag);
-}
-
-/* -o stream_mem: every open of a timeline allocates its ring (touched at
- * once), so a stream too big for it is a mount error naming the timeline,
- * not a failed open, nor the OOM killer after a few opens.  Checked with
- * the backing probe_direct settled on and zero copy as -o splice allows.
- * 0, or -1 with the problems printed and left in *diag. */
-static int check_stream_mem(struct fs *fs, struct eng_diag *diag)
-{
-	struct eng_player_config pc;
-	uint64_t *need, slots;
-	size_t i;
-
-	need = calloc(fs->nfiles ? fs->nfiles : 1, sizeof(*need));
-	if (!need)
-		return -1;
-	fs_player_config(fs, &pc);
-	pc.zero_copy = fs->cfg.splice_v;
-	/* each timeline's stream counted once, compared with both limits
-	 * (-EINVAL, a timeline of empty frames: its opens say so) */
-	for (i = 0; i < fs->nfiles; i++)
-		if (eng_player_mem(fs->files[i].tl, &pc, &need[i], &slots) < 0)
-			need[i] = 0;
-		else if (!eng_player_mem_fits(fs->files[i].tl, &pc, need[i],
-					      slots, fs->cfg.stream_mem, diag))
-			movie_mem_fits(fs, &fs->files[i], &pc, diag);
-	/* a stream that would not fit all of -o streams_mem never opens */
-	for (i = 0; !diag->n && i < fs->nfiles; i++)
-		if (need[i] > fs->cfg.streams_mem)
-			eng_diag_add(diag, fs->files[i].tl->path, 0,
-				     "no stream of this timeline fits "
-				     "streams_mem=%llu; raise -o streams_mem",
-				     (unsigned long long)fs->cfg.streams_mem);
-	free(need);
-	if (!diag->n)
-		return 0;
-	print_refusal(fs, diag);
-	return -1;
+	for (i = 0; i < set->n; i++)
+		ingest_records(fs, set->files[i].tl, diag);
 }
 
 /* Zero copy needs libfuse to get a pipe for a whole reply.  Asked for
@@ -218,14 +122,14 @@ static void probe_pipes(struct fs *fs)
 /* backing=direct on a file system that refuses O_DIRECT (ramfs, tmpfs
  * before Linux 6.6, some FUSE and network file systems) falls back to
  * buffered reads: say so once, at mount, rather than on the read path. */
-static void probe_direct(struct fs *fs)
+static void probe_direct(struct fs *fs, const struct eng_tlm *set)
 {
 	size_t i, c, t;
 
 	if (fs->cfg.backing_v != ENG_BACKING_DIRECT)
 		return;
-	for (i = 0; i < fs->nfiles; i++) {
-		const struct eng_timeline *tl = fs->files[i].tl;
+	for (i = 0; i < set->n; i++) {
+		const struct eng_timeline *tl = set->files[i].tl;
 
 		for (c = 0; c < tl->nclips; c++)
 			for (t = 0; t < tl->ntracks; t++) {
@@ -263,14 +167,14 @@ static void probe_direct(struct fs *fs)
  * pictures of raw essence; a track of real media or images has its
  * media's frames and does without it, even a wrong one.  Said once, at
  * start, naming the first such timeline and how many more. */
-static void say_picture_unused(const struct fs *fs)
+static void say_picture_unused(const struct fs *fs, const struct eng_tlm *set)
 {
 	size_t i, n = 0, first = 0;
 
 	if (!fs->cfg.picture || fs->cfg.load.picture.pix == ENG_PIX_NONE)
 		return;
-	for (i = 0; i < fs->nfiles; i++) {
-		const struct eng_timeline *tl = fs->files[i].tl;
+	for (i = 0; i < set->n; i++) {
+		const struct eng_timeline *tl = set->files[i].tl;
 
 		if (eng_timeline_format(tl->path) == ENG_TL_TL ||
 		    !eng_media_picture_unused(tl))
@@ -281,7 +185,7 @@ static void say_picture_unused(const struct fs *fs)
 	if (!n)
 		return;
 	fprintf(stderr, "timelinefs: note: -o picture=%s is not used by %s",
-		fs->cfg.picture, fs->files[first].tl->path);
+		fs->cfg.picture, set->files[first].tl->path);
 	if (n > 1)
 		fprintf(stderr, " and %zu more timelines", n - 1);
 	fprintf(stderr, ": %s video tracks play real media (QuickTime, MXF, "
@@ -289,112 +193,139 @@ static void say_picture_unused(const struct fs *fs)
 		n > 1 ? "their" : "its");
 }
 
-/* Why timeline i has no movie (eng_mov_build's reason, malloc'ed), NULL
- * when it has one. */
-struct no_movie {
-	char *why;
-};
-
-/* Say, once at start, why timelines have no NAME.mov: one note per
- * reason, naming the timeline and its file, or (a folder of many alike)
- * the first few of them and how many. */
-static void say_no_movies(const struct fs *fs, struct no_movie *nm)
+/* Say, once at start, what the movies left out (a track), and why
+ * timelines have no NAME.mov: one note per reason, naming the timeline
+ * and its file, or (a folder of many alike) the first few of them and
+ * how many.  The reasons are taken (freed) as said. */
+static void say_movies(struct eng_tlm *set)
 {
+	struct eng_tlm_file *f = set->files;
 	size_t i, j, n, said;
 
-	for (i = 0; i < fs->nfiles; i++) {
-		if (!nm[i].why)
+	for (i = 0; i < set->n; i++)
+		if (f[i].mov_note)
+			fprintf(stderr, "timelinefs: note: %s.mov: %s: %s\n",
+				f[i].tl->name, f[i].tl->path, f[i].mov_note);
+	for (i = 0; i < set->n; i++) {
+		if (!f[i].no_movie)
 			continue;
-		for (n = 0, j = i; j < fs->nfiles; j++)
-			n += nm[j].why && strcmp(nm[j].why, nm[i].why) == 0;
+		for (n = 0, j = i; j < set->n; j++)
+			n += f[j].no_movie &&
+			     strcmp(f[j].no_movie, f[i].no_movie) == 0;
 		if (n == 1) {
 			fprintf(stderr, "timelinefs: note: no %s.mov: %s: %s\n",
-				fs->files[i].tl->name, fs->files[i].tl->path,
-				nm[i].why);
-			free(nm[i].why);
-			nm[i].why = NULL;
+				f[i].tl->name, f[i].tl->path, f[i].no_movie);
+			free(f[i].no_movie);
+			f[i].no_movie = NULL;
 			continue;
 		}
 		fprintf(stderr, "timelinefs: note: no NAME.mov for %zu "
 			"timelines (", n);
-		for (said = 0, j = i; j < fs->nfiles; j++) {
-			if (!nm[j].why || (j > i && strcmp(nm[j].why,
-							   nm[i].why)))
+		for (said = 0, j = i; j < set->n; j++) {
+			if (!f[j].no_movie ||
+			    (j > i && strcmp(f[j].no_movie, f[i].no_movie)))
 				continue;
 			if (said < 3)
 				fprintf(stderr, "%s%s", said ? ", " : "",
-					fs->files[j].tl->path);
+					f[j].tl->path);
 			said++;
 			if (j > i) {
-				free(nm[j].why);
-				nm[j].why = NULL;
+				free(f[j].no_movie);
+				f[j].no_movie = NULL;
 			}
 		}
-		fprintf(stderr, "%s): %s\n", n > 3 ? " ..." : "", nm[i].why);
-		free(nm[i].why);
-		nm[i].why = NULL;
+		fprintf(stderr, "%s): %s\n", n > 3 ? " ..." : "",
+			f[i].no_movie);
+		free(f[i].no_movie);
+		f[i].no_movie = NULL;
 	}
 }
 
-/* NAME.mov beside NAME for every timeline that can be a movie, its header
- * built now, once.  A timeline that cannot be one is mounted as before
- * and the start says why, once (say_no_movies), as it does for a NAME.mov
- * that another timeline's own name holds.  0, or -1: out of memory
- * (said). */
-static int build_movies(struct fs *fs)
+/* The notes of what the timelines folder left out, once: before what
+ * stops the mount (a skipped FIFO may be why a timeline is missing). */
+static void say_notes(struct eng_diag *notes)
 {
-	struct no_movie *nm = calloc(fs->nfiles ? fs->nfiles : 1,
-				     sizeof(*nm));
-	char why[256];
-	size_t i, j;
-	int rc = -1;
+	size_t i;
 
-	if (!nm)
-		goto nomem;
-	for (i = 0; i < fs->nfiles; i++) {
-		struct fs_file *f = &fs->files[i];
+	for (i = 0; i < notes->n; i++)
+		fprintf(stderr, "timelinefs: note: %s\n", notes->msgs[i]);
+	eng_diag_free(notes);
+}
 
-		rc = eng_mov_build(f->tl, &f->mov, why, sizeof(why));
-		if (rc == -ENOMEM)
-			goto nomem;
-		if (rc < 0) {
-			nm[i].why = strdup(why);
-			if (!nm[i].why)
-				goto nomem;
-			continue;
+/* eng_tlm_open's hook, once the timelines are placed: the notes so far,
+ * the ingest folder's rules, -o picture's note and the O_DIRECT probe the
+ * memory check is made with. */
+struct placed_ctx {
+	struct fs *fs;
+	struct eng_diag *notes;
+};
+
+static int placed(void *ctx, const struct eng_tlm *set,
+		  struct eng_tlm_config *cfg, struct eng_diag *diag)
+{
+	struct placed_ctx *pc = ctx;
+	size_t before = diag->n;
+
+	say_notes(pc->notes);
+	ingest_clash(pc->fs, set, diag);
+	if (diag->n > before)
+		return -EINVAL;
+	say_picture_unused(pc->fs, set);
+	probe_direct(pc->fs, set);
+	cfg->player.backing = pc->fs->cfg.backing_v;
+	return 0;
+}
+
+/* The timelines, their movies and their streams' memory, as
+ * timelinefs-gen --for checks them (eng_tlm_open), into fs->files.
+ * Returns 0, or -1 with the problems printed; those of the input (not
+ * "out of memory") are left in *diag for the database. */
+static int load_timelines(struct fs *fs, struct eng_diag *diag)
+{
+	struct eng_diag notes = { 0 };
+	struct placed_ctx ctx = { fs, &notes };
+	struct eng_tlm_config tc = {
+		.load = &fs->cfg.load,
+		.media_fd = fs->media_fd,
+		.media_dir = fs->cfg.media_dir,
+		.stream_mem = fs->cfg.stream_mem,
+		.streams_mem = fs->cfg.streams_mem,
+		.preroll_ns = (uint64_t)fs->cfg.preroll_ms * 1000000,
+		.placed = placed,
+		.placed_ctx = &ctx,
+	};
+	struct eng_tlm set;
+	size_t i;
+	int rc;
+
+	/* checked with zero copy as -o splice allows */
+	fs_player_config(fs, &tc.player);
+	tc.player.zero_copy = fs->cfg.splice_v;
+	rc = eng_tlm_open(fs->cfg.timelines, &tc, &set, diag, &notes);
+	say_notes(&notes);
+	say_movies(&set);
+	fs->files = calloc(set.n ? set.n : 1, sizeof(*fs->files));
+	if (fs->files) {
+		for (i = 0; i < set.n; i++) {
+			fs->files[i].tl = set.files[i].tl;
+			fs->files[i].mov = set.files[i].mov;
+			fs->files[i].mov_name = set.files[i].mov_name;
+			set.files[i].tl = NULL;
+			set.files[i].mov.head = NULL;
+			set.files[i].mov_name = NULL;
 		}
-		if (why[0])	/* a track left out */
-			fprintf(stderr, "timelinefs: note: %s.mov: %s: %s\n",
-				f->tl->name, f->tl->path, why);
-		if (asprintf(&f->mov_name, "%s.mov", f->tl->name) < 0) {
-			f->mov_name = NULL;
-			goto nomem;
-		}
-		for (j = 0; j < fs->nfiles; j++)
-			if (strcmp(fs->files[j].tl->name, f->mov_name) == 0)
-				break;
-		if (j < fs->nfiles) {
-			if (asprintf(&nm[i].why, "the timeline %s has that "
-				     "name", fs->files[j].tl->path) < 0) {
-				nm[i].why = NULL;
-				goto nomem;
-			}
-			eng_mov_free(&f->mov);
-			free(f->mov_name);
-			f->mov_name = NULL;
-		}
+		fs->nfiles = set.n;
 	}
-	say_no_movies(fs, nm);
-	rc = 0;
-	goto out;
-nomem:
-	fprintf(stderr, "timelinefs: out of memory\n");
-	rc = -1;
-out:
-	for (i = 0; nm && i < fs->nfiles; i++)
-		free(nm[i].why);
-	free(nm);
-	return rc;
+	if (!fs->files || rc == -ENOMEM) {
+		fprintf(stderr, "timelinefs: out of memory\n");
+		rc = -1;
+	}
+	eng_tlm_free(&set);
+	if (diag->n) {
+		print_refusal(fs, diag);
+		rc = -1;
+	}
+	return rc < 0 ? -1 : 0;
 }
 
 static void free_files(struct fs *fs)
@@ -464,6 +395,7 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	struct store_run_info info;
 	char *err = NULL, *kernel, *host, *machine;
 	struct fs_kconfig kc = { 0 };
+	struct eng_probe_io pio;
 	struct timespec r0, r1;
 	uint64_t epoch;
 	size_t n;
@@ -482,9 +414,10 @@ static int store_open_run(struct fs *fs, const char *cmdline)
 	memset(&info, 0, sizeof(info));
 	info.label = fs->cfg.label;
 	info.kernel = kernel;
+	eng_probe_io_real(&pio);
 	if (kernel)
-		kc.text = fs_kernel_config(kernel, &kc.len, kc.from,
-					   sizeof(kc.from));
+		kc.text = eng_probe_kernel_config(&pio, kernel, &kc.len,
+						  kc.from, sizeof(kc.from));
 	hz = kc.text ? eng_kconfig_hz(kc.text, kc.len) : -ENOENT;
 	info.config_hz = hz > 0 ? hz : -1;
 	info.host = host;
@@ -704,18 +637,9 @@ static int prepare(struct fs *fs, struct eng_diag *diag, const char *cmdline)
 		fprintf(stderr, "timelinefs: cannot read %s/%s to repair its "
 			"recordings: %s\n", fs->cfg.media_dir, ENG_INGEST_DIR,
 			strerror(-repair));
-	if (load_timelines(fs, diag) < 0 || ingest_clash(fs, diag) < 0) {
+	if (load_timelines(fs, diag) < 0) {
 		if (diag->n)
 			store_refused(fs, cmdline, diag);
-		return -1;
-	}
-	say_picture_unused(fs);
-	probe_direct(fs);
-	/* after the movies, whose readers' rings are larger */
-	if (build_movies(fs) < 0)
-		return -1;
-	if (check_stream_mem(fs, diag) < 0) {
-		store_refused(fs, cmdline, diag);
 		return -1;
 	}
 	probe_pipes(fs);

@@ -34,7 +34,7 @@ const struct eng_optdoc fs_optdocs[] = {
 	  "recordings",
 	  "A recording's frame k is taken no earlier than its time; off: as "
 	  "it comes.", ENG_OD_README, 0 },
-	{ "buffer", "FRAMES", ENG_OT_UINT, NULL, 8, 1, 10000,
+	{ "buffer", "FRAMES", ENG_OT_UINT, NULL, ENG_TLM_BUFFER, 1, 10000,
 	  "player read-ahead; a frame is due this many frames after its "
 	  "reads are issued", NULL, ENG_OD_README, 0 },
 	{ "backing", "MODE", ENG_OT_TEXT, "direct", 0, 0, 0,
@@ -129,7 +129,7 @@ const struct eng_optdoc fs_optdocs[] = {
 	  "clip files one open keeps open; the least recently used is "
 	  "closed past it; the default is fewer when *ulimit -n* is below "
 	  "8256: 1/128 of it", NULL, 0, 0 },
-	{ "frames_in_flight", "N", ENG_OT_UINT, NULL, 1, 1,
+	{ "frames_in_flight", "N", ENG_OT_UINT, NULL, ENG_TLM_IN_FLIGHT, 1,
 	  ENG_PLAYER_IN_FLIGHT_MAX,
 	  "frames a paced stream reads at once, as an application's reader "
 	  "threads: a stalled frame delays only the frames waiting for its "

@@ -844,21 +844,14 @@ int fs_ingest_options(struct fs *fs, struct eng_rec_config *rc,
 	return 1;
 }
 
-/* Process pid's start (/proc/PID/stat starttime, clock ticks after boot):
- * 0, or -errno (-ENOENT: no such process). */
+/* Process pid's start (eng_probe_proc_start): 0, or -errno (-ENOENT: no
+ * such process). */
 static int proc_start(int64_t pid, uint64_t *start)
 {
-	char path[64], *t;
-	size_t n;
-	int rc;
+	struct eng_probe_io io;
 
-	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
-	t = fs_read_file(path, 4096, &n);
-	if (!t)
-		return -ENOENT;
-	rc = eng_env_proc_start(t, n, start);
-	free(t);
-	return rc;
+	eng_probe_io_real(&io);
+	return eng_probe_proc_start(&io, pid, start);
 }
 
 /* eng_ingest_self.running: the process pid started at `start` runs. */
@@ -892,7 +885,7 @@ static void self_init(struct fs *fs)
 	struct eng_ingest_owner *me = &self->me;
 	struct eng_mount *m = malloc(sizeof(*m));
 	char *host = fs_host_name(), *machine = fs_machine_id(), *t;
-	size_t n;
+	struct eng_probe_io io;
 
 	snprintf(me->host, sizeof(me->host), "%s", host ? host : "?");
 	/* one word of one line of the note, whatever the host is named */
@@ -903,17 +896,15 @@ static void self_init(struct fs *fs)
 		 machine ? machine : "");
 	free(host);
 	free(machine);
-	if (fs_read_line("/proc/sys/kernel/random/boot_id", me->boot,
-			 sizeof(me->boot)) < 0)
+	eng_probe_io_real(&io);
+	if (eng_probe_boot_id(&io, me->boot, sizeof(me->boot)) < 0)
 		me->boot[0] = '\0';
 	/* its pid: fs_ingest_self_pid, after the fork */
 	/* whether this mount's locks reach the storage, where other hosts
 	 * see them: the media folder's file system says */
-	t = fs_read_file("/proc/self/mountinfo", 64u << 20, &n);
-	if (t && m && eng_env_mountinfo(t, n, fs->cfg.media_dir, m) == 0)
+	if (m && eng_probe_mount_of(&io, fs->cfg.media_dir, m) == 0)
 		self->locks_shared =
 			eng_ingest_locks_shared(m->fstype, m->options);
-	free(t);
 	free(m);
 	me->lock_shared = self->locks_shared;
 	self->running = proc_running;

@@ -334,39 +334,6 @@ static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	free(buf);
 }
 
-void fs_access_add(struct store_stream *ss, const struct eng_access *a,
-		   const char *track, const char *clip)
-{
-	struct store_access r = {
-		.frame = a->frame,
-		.track = track,
-		.clip = clip,
-		.file_offset = a->file_offset,
-		.length = a->length,
-		.sched_ns = a->sched_ns,
-		.due_ns = a->due_ns,
-		.issued_ns = a->issued_ns,
-		.done_ns = a->done_ns,
-		.err = (int16_t)a->err,
-		.injected = (uint16_t)a->injected,
-		.played = a->played != 0,
-		.dep = a->dep != 0,
-		.op = (uint8_t)a->op,
-		.is_image = a->is_image != 0,
-		.image = a->image,
-		.wake_ns = STORE_NONE32,
-		.ring_fill = STORE_NONE32,
-	};
-
-	if (a->filled) {
-		r.wake_ns = a->wake_ns < STORE_NONE32 ?
-			    (uint32_t)a->wake_ns : STORE_NONE32 - 1;
-		r.ring_fill = a->ring_fill < STORE_NONE32 ?
-			      (uint32_t)a->ring_fill : STORE_NONE32 - 1;
-	}
-	store_access_add(ss, &r);
-}
-
 static void record_access(void *ctx, const struct eng_access *a)
 {
 	struct fs_stream *s = ctx;
@@ -438,49 +405,36 @@ static void mib(uint64_t n, char *buf, size_t len)
 
 /*
  * -o streams_mem: reserve the memory of s's player (pc as it will be
- * made) within the mount's budget, under fs->lock.  A file server's
- * window (pc->window: smbd's 16 MiB of reads in flight) is given up
- * first, saying so: a name any process can take must not cost more than
- * the budget.  0, or -ENOMEM (nothing reserved) with a log line (the
- * need without the window where one was given up), at most one a second,
- * counting the opens refused since the last.
+ * made) within the mount's budget, under fs->lock (eng_tlm_reserve: a
+ * file server's window is given up first, said here).  0, or -ENOMEM
+ * (nothing reserved) with a log line (the need without the window where
+ * one was given up), at most one a second, counting the opens refused
+ * since the last.
  */
 static int reserve_mem(struct fs *fs, struct fs_stream *s,
 		       struct eng_player_config *pc)
 {
-	uint64_t need = 0, left, now;
+	uint64_t full = 0, need, left, win, now;
 	char a[32], b[32], c[32];
-	int rc = eng_player_mem(s->file->tl, pc, &need, NULL);
+	int rc = eng_player_mem(s->file->tl, pc, &full, NULL);
 
 	if (rc < 0)
 		return rc;
 	pthread_mutex_lock(&fs->lock);
 	left = fs->cfg.streams_mem > fs->streams_mem ?
 	       fs->cfg.streams_mem - fs->streams_mem : 0;
-	if (need > left && pc->window) {
-		uint64_t small = 0, win = pc->window;
-
-		pc->window = 0;
-		if (eng_player_mem(s->file->tl, pc, &small, NULL) == 0 &&
-		    small <= left) {
-			mib(need, a, sizeof(a));
-			mib(left, b, sizeof(b));
-			fuse_log(FUSE_LOG_WARNING, "timelinefs: %s by %s[%d]: "
-				 "no %llu MiB window of reads in flight (its "
-				 "stream would take %s, streams_mem has %s "
-				 "left): served as one read at a time\n",
-				 s->name, s->who.comm, (int)s->who.pid,
-				 (unsigned long long)(win >> 20), a, b);
-			need = small;
-		} else {
-			pc->window = win;
-			/* refused even without it: the refusal says the need
-			 * it was refused on, not the window's */
-			if (small)
-				need = small;
-		}
+	rc = eng_tlm_reserve(s->file->tl, pc, full, left, &need, &win);
+	if (win) {
+		mib(full, a, sizeof(a));
+		mib(left, b, sizeof(b));
+		fuse_log(FUSE_LOG_WARNING, "timelinefs: %s by %s[%d]: no %llu "
+			 "MiB window of reads in flight (its stream would "
+			 "take %s, streams_mem has %s left): served as one "
+			 "read at a time\n", s->name, s->who.comm,
+			 (int)s->who.pid, (unsigned long long)(win >> 20), a,
+			 b);
 	}
-	if (need <= left) {
+	if (rc == 0) {
 		fs->streams_mem += need;
 		s->mem = need;
 		pthread_mutex_unlock(&fs->lock);
@@ -638,9 +592,7 @@ static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 void fs_movie_config(const struct fs *fs, const struct eng_timeline *tl,
 		     struct eng_player_config *pc)
 {
-	eng_movie_config(pc);
-	pc->preroll = eng_player_frames_of(tl, (uint64_t)fs->cfg.preroll_ms *
-					   1000000);
+	eng_tlm_movie_config(tl, (uint64_t)fs->cfg.preroll_ms * 1000000, pc);
 }
 
 void fs_player_config(struct fs *fs, struct eng_player_config *pc)
@@ -661,6 +613,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs_file *f = file_of(fs, ino, &movie);
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct eng_player_config pc;
+	struct eng_open_mode mode;
 	struct fs_stream *s;
 	int rc;
 
@@ -695,40 +648,24 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	s->name = name_of(fs, ino);
 	pthread_mutex_init(&s->busy, NULL);
 	fs_reader_of(ctx->pid, &s->who);
-	/* The first reader of a file gets cached mode: its 512-byte reads hit
-	 * the page cache that kernel readahead fills from the ring.  Any other
-	 * concurrent open, and every open under -o direct_io, bypasses the
-	 * cache so that each stream sees only its own reads; keep_cache there
-	 * stops that open from dropping the first stream's pages.  Undone by
-	 * open_failed() if the open fails.  NAME and NAME.mov are two inodes,
-	 * each with its own page cache and its own first reader. */
+	/* cached or direct (eng_open_mode), under the lock of the file's
+	 * cached_open; undone by open_failed() if the open fails */
 	pthread_mutex_lock(&fs->lock);
-	if (!fs->cfg.direct_io && !f->cached_open[movie]) {
-		f->cached_open[movie] = 1;
-		s->cached = 1;
-		fi->direct_io = 0;
-		fi->keep_cache = 0;
-	} else {
-		fi->direct_io = 1;
-		fi->keep_cache = 1;
-	}
+	eng_open_mode(fs->cfg.direct_io, &f->cached_open[movie], fs->zc,
+		      s->who.comm, &mode);
 	pthread_mutex_unlock(&fs->lock);
+	s->cached = mode.cached;
+	fi->direct_io = mode.direct_io;
+	fi->keep_cache = mode.keep_cache;
 	fs_player_config(fs, &pc);
-	/* a file server's reads in flight arrive out of order: its stream's
-	 * ring holds them (docs/network.md) */
-	pc.window = eng_player_window(s->who.comm);
+	pc.window = mode.window;
 	/* record=streams/off: no callback at all, so the read path does not
 	 * even build the row it would drop */
 	pc.record = fs->cfg.record_v == FS_RECORD_ALL ? record_access : NULL;
 	pc.record_ctx = s;
 	pc.say = stream_say;
 	pc.say_ctx = s;
-	/* Not for cached streams: the kernel's readahead requests of one
-	 * stream come on several worker threads, out of order, and a pipe
-	 * hands its bytes out once, so the player would read those frames
-	 * from the storage again (seen: 305 frames loaded of 300 in 4 of 9
-	 * unpaced runs of tests/integration/test_cache.sh with 2 MiB pipes). */
-	pc.zero_copy = fs->zc && !s->cached;
+	pc.zero_copy = mode.zero_copy;
 	if (movie)
 		fs_movie_config(fs, f->tl, &pc);
 	rc = reserve_mem(fs, s, &pc);

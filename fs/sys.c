@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Facts about the host for the run row, and the mount's readahead knob. */
-#include <ctype.h>
+/* Facts about the host for the run row and the readers (the host probe,
+ * engine/probe/hostfacts.h, reads the files), and the mount's readahead
+ * knob and open file limit. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,7 +10,6 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "fs.h"
 
@@ -30,183 +30,52 @@ char *fs_host_name(void)
 	return strdup(h);
 }
 
-/* One line of 32 hex digits (machine-id(5)); NULL otherwise. */
-static char *read_machine_id(const char *path)
+/* The host probe's real I/O, for the calls below */
+static const struct eng_probe_io *real_io(struct eng_probe_io *io)
 {
-	char buf[64];
-	size_t n, i;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (strlen(buf) != 32)
-		return NULL;
-	for (i = 0; i < 32; i++)
-		if (!isxdigit((unsigned char)buf[i]))
-			return NULL;
-	return strdup(buf);
+	eng_probe_io_real(io);
+	return io;
 }
 
 char *fs_machine_id(void)
 {
-	char *id = read_machine_id("/etc/machine-id");
+	struct eng_probe_io io;
 
-	return id ? id : read_machine_id("/var/lib/dbus/machine-id");
-}
-
-/* The whole of a kernel config file, decompressed when it is gzip (zlib's
- * gzread passes a plain file through as it is).  NULL when it cannot be
- * read; the caller frees it.  Capped: a config is a few hundred KiB. */
-static char *read_config(const char *path, size_t *len)
-{
-	const size_t max = 16u << 20;
-	size_t cap = 1u << 18, n = 0;
-	char *buf = malloc(cap), *p;
-	gzFile f;
-	int r;
-
-	if (!buf)
-		return NULL;
-	f = gzopen(path, "rbe");
-	if (!f)
-		goto fail;
-	while ((r = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
-		n += (size_t)r;
-		if (n < cap)
-			continue;
-		if (cap >= max)
-			break;
-		p = realloc(buf, cap * 2);
-		if (!p)
-			break;
-		buf = p;
-		cap *= 2;
-	}
-	/* a read error or a truncated gzip stream: no half a config */
-	if (gzclose(f) != Z_OK || r < 0)
-		goto fail;
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	return NULL;
-}
-
-/*
- * The running kernel's own config (/proc/config.gz, CONFIG_IKCONFIG_PROC)
- * or else the one installed beside it (/boot/config-RELEASE): the first
- * that reads and has a CONFIG_HZ line.  The gzip is read with zlib rather
- * than by running zcat: the daemon then depends on no program in PATH,
- * forks nothing while it holds FUSE and SQLite state, and a failure is a
- * return code, not an exit status to interpret.
- */
-char *fs_kernel_config(const char *release, size_t *len, char *from,
-		       size_t fromlen)
-{
-	char boot[512];
-	const char *paths[] = { "/proc/config.gz", boot };
-	size_t i;
-
-	snprintf(boot, sizeof(boot), "/boot/config-%s", release);
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		char *text = read_config(paths[i], len);
-
-		if (text && eng_kconfig_hz(text, *len) != -ENOENT) {
-			snprintf(from, fromlen, "%s", paths[i]);
-			return text;
-		}
-		free(text);
-	}
-	return NULL;
-}
-
-/* CONFIG_HZ, the figure behind the 100 Hz vs 1000 Hz question. */
-/* The first line of /proc/PID/FILE (no newline) into buf, or "?". */
-static void proc_line(pid_t pid, const char *file, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(buf, len, "?");
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* The thread group of a thread: /proc/TID/status "Tgid:" (a thread that
- * is not its process's main one has a /proc entry too, unlisted).  0 when
- * the thread is gone. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	pid_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid > 0 ? tgid : 0;
+	return eng_probe_machine_id(real_io(&io));
 }
 
 void fs_reader_of(pid_t tid, struct fs_reader *r)
 {
 	pid_t sid = tid > 0 ? getsid(tid) : -1;
+	struct eng_probe_io io;
 
+	real_io(&io);
 	r->tid = tid;
-	r->pid = tid > 0 ? tgid_of(tid) : 0;
+	r->pid = tid > 0 ? (pid_t)eng_probe_tgid(&io, tid) : 0;
 	/* 0 is a real answer (a reader in a container whose session
 	 * leader we cannot see; CI runners are), not "unknown" */
 	r->sid = sid >= 0 ? sid : -1;
 	/* the process's name, not the thread's: a player's reading thread
 	 * names itself ("vlc:demux"); the thread's when the process is
 	 * unknown */
-	proc_line(r->pid ? r->pid : tid, "comm", r->comm, sizeof(r->comm));
+	eng_probe_comm(&io, r->pid ? r->pid : tid, r->comm, sizeof(r->comm));
 }
 
 /* The kernel only lets FUSE lower its readahead at init (it takes the min
  * of ours and the bdi default, 128 KiB), so raise it through the mount's
- * bdi in sysfs.  The bdi is found in mountinfo, not by stat()ing the mount
- * point: that would send us a request before the loop serves any. */
+ * bdi in sysfs.  The bdi is found in mountinfo (eng_probe_readahead_file),
+ * not by stat()ing the mount point: that would send us a request before
+ * the loop serves any. */
 int fs_set_readahead(const char *mountpoint, unsigned kb)
 {
-	char line[4096], dev[64] = "", path[128];
-	int rc = -ENOENT, fd;
-	FILE *f;
+	struct eng_probe_io io;
+	char path[128], line[32];
+	int rc, fd;
 
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char d[64], mp[2048];
-
-		/* id parent major:minor root mountpoint ... */
-		if (sscanf(line, "%*s %*s %63s %*s %2047s", d, mp) == 2 &&
-		    strcmp(mp, mountpoint) == 0)
-			snprintf(dev, sizeof(dev), "%s", d);
-	}
-	fclose(f);
-	if (!dev[0])
+	rc = eng_probe_readahead_file(real_io(&io), mountpoint, path,
+				      sizeof(path));
+	if (rc < 0)
 		return rc;
-	snprintf(path, sizeof(path), "/sys/class/bdi/%s/read_ahead_kb", dev);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -218,15 +87,9 @@ int fs_set_readahead(const char *mountpoint, unsigned kb)
 
 unsigned long fs_pipe_max(void)
 {
-	unsigned long v = 0;
-	FILE *f = fopen("/proc/sys/fs/pipe-max-size", "re");
+	struct eng_probe_io io;
 
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
+	return eng_probe_pipe_max(real_io(&io));
 }
 
 unsigned long fs_splice_pipe_need(size_t len)

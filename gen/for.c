@@ -26,6 +26,7 @@
 #include "gen.h"
 #include "media/media.h"
 #include "media/tlopen.h"
+#include "play/tlmount.h"
 #include "timeline/layout.h"
 #include "timeline/tl.h"
 
@@ -599,14 +600,19 @@ static int for_copy(const char *tldir, struct for_tl *v, size_t n)
 	return 0;
 }
 
-/* Resolve every timeline against what was written: what the mount will
- * check, so a problem shows here and not at mount time. */
-static int for_verify(const char *dir, struct for_tl *v, size_t n,
-		      const struct for_old *old, size_t nold)
+/* The timelines folder as the mount will make it from what was written
+ * (eng_tlm_open): the timelines copied and those already there, resolved,
+ * laid out, their movies and each stream's memory with the mount's
+ * default limits (gen's mount line sets none of them; streams_mem, the
+ * mounting machine's, is left to the mount), so that a problem shows here
+ * and not at mount time. */
+static int for_verify(const char *dir, const char *tldir,
+		      const struct for_opts *fo)
 {
-	struct eng_diag diag = {0};
-	size_t i;
-	int fd, rc = 0;
+	struct eng_diag diag = {0}, notes = {0};
+	struct eng_tlm_config tc;
+	struct eng_tlm set;
+	int fd, rc;
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
@@ -614,16 +620,18 @@ static int for_verify(const char *dir, struct for_tl *v, size_t n,
 			strerror(errno));
 		return -errno;
 	}
-	for (i = 0; i < n; i++)
-		if (eng_tl_place(v[i].tl, fd, dir, &diag) < 0)
-			rc = -EINVAL;
-	/* the mount loads those already there too */
-	for (i = 0; i < nold; i++)
-		if (old[i].tl && eng_tl_place(old[i].tl, fd, dir, &diag) < 0)
-			rc = -EINVAL;
+	eng_tlm_defaults(&tc);
+	tc.load = &fo->load;
+	tc.media_fd = fd;
+	tc.media_dir = dir;
+	rc = eng_tlm_open(tldir, &tc, &set, &diag, &notes);
+	eng_tlm_free(&set);
 	close(fd);
+	gen_print_notes(&notes);
 	gen_print_diag(&diag);
 	eng_diag_free(&diag);
+	if (rc == -ENOMEM)
+		fprintf(stderr, PROG ": out of memory\n");
 	return rc;
 }
 
@@ -823,7 +831,7 @@ int gen_run_for(const char *dir, const char **paths, size_t n,
 	if (for_copy(tldir, v, n) < 0)
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (for_verify(dir, v, n, old, nold) < 0) {
+	if (for_verify(dir, tldir, fo) < 0) {
 		fprintf(stderr,
 			PROG ": with the media in %s timelinefs would not "
 			     "mount these timelines\n",

@@ -3,9 +3,11 @@
  * Opening timelines as the mount opens them: a file's load options (its
  * .fps sidecar), the file, and, once its media is there, the media
  * resolved and the byte layout made; a folder of them with the rule of
- * one timeline per name.  The mount (fs/fs_main.c) and timelinefs-gen --for
- * and --dump-tl (gen/for.c) call only these, so that what --for checks
- * is what the mount will do, by construction.
+ * one timeline per name.  The mount and timelinefs-gen --for's last check
+ * open a folder through eng_tlm_open (play/tlmount.h), which calls these;
+ * --for's loading before the media is written and --dump-tl (gen/for.c)
+ * call them directly, so that what gen checks is what the mount will do,
+ * by construction.
  */
 #ifndef ENG_TLOPEN_H
 #define ENG_TLOPEN_H

@@ -1,11 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Cached mode: which part of a timeline's page cache the reader has passed
- * and may be dropped.  The kernel's readahead requests tell where the
+ * Cached mode: which stream of a file gets it, and which part of a
+ * timeline's page cache the reader has passed and may be dropped.  The
+ * kernel's readahead requests tell where the
  * reader is, give or take its readahead windows; the daemon drops
  * (fuse_lowlevel_notify_inval_inode) in steps what lies well behind them.
  */
 #include "play/evict.h"
+#include "play/player.h"
+
+void eng_open_mode(int direct_io_opt, int *held, int zc, const char *comm,
+		   struct eng_open_mode *m)
+{
+	m->cached = !direct_io_opt && !*held;
+	if (m->cached)
+		*held = 1;
+	m->direct_io = !m->cached;
+	m->keep_cache = !m->cached;
+	m->zero_copy = zc && !m->cached;
+	/* a file server's reads in flight arrive out of order: its
+	 * stream's ring holds them (docs/network.md) */
+	m->window = eng_player_window(comm);
+}
 
 void eng_evict_init(struct eng_evict *ev, int paced, uint64_t window)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Cached mode (evict.c): which page cache a reader has passed and may be
+ * Cached mode (evict.c): which stream of a file gets it (how the mount
+ * opens a stream), and which page cache its reader has passed and may be
  * dropped, in steps that keep a stream's page cache bounded.
  */
 #ifndef ENG_EVICT_H
@@ -48,5 +49,33 @@ void eng_evict_keep_head(struct eng_evict *ev, uint64_t head);
  * left alone).  Ranges are whole pages, each starts where the last one
  * ended, and none comes within keep of off. */
 uint64_t eng_evict_passed(struct eng_evict *ev, uint64_t off, uint64_t *from);
+
+/* How the mount opens a stream (eng_open_mode). */
+struct eng_open_mode {
+	int cached;	/* owns its inode's page cache (and evicts it) */
+	int direct_io;	/* FUSE direct_io: reads bypass the page cache */
+	int keep_cache;	/* FUSE keep_cache: the open leaves the page cache
+			 * another stream fills alone */
+	int zero_copy;	/* its player may splice its replies */
+	uint64_t window; /* eng_player_config.window (eng_player_window) */
+};
+
+/* The open of an inode by a reader named comm (NULL: unknown): the first
+ * reader of the inode gets cached mode, its reads served from the page
+ * cache that kernel readahead fills from the ring.  Any other concurrent
+ * open, and every open under -o direct_io (direct_io_opt), bypasses the
+ * cache so that each stream sees only its own reads; keep_cache stops
+ * that open from dropping the first stream's pages.  *held is the
+ * inode's "cached mode taken" (NAME and NAME.mov are two inodes, each
+ * with its own page cache and its own first reader): set here when this
+ * open takes it, the caller's to clear when the stream goes; the caller
+ * holds the lock that guards it.  Zero copy (zc: replies can be spliced)
+ * only where not cached: the kernel's readahead requests of one stream
+ * come on several worker threads, out of order, and a pipe hands its
+ * bytes out once, so the player would read those frames from the storage
+ * again (seen: 305 frames loaded of 300 in 4 of 9 unpaced runs of
+ * tests/integration/test_cache.sh with 2 MiB pipes). */
+void eng_open_mode(int direct_io_opt, int *held, int zc, const char *comm,
+		   struct eng_open_mode *m);
 
 #endif /* ENG_EVICT_H */

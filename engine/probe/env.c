@@ -4,7 +4,7 @@
  * an A/B result (mountinfo, cpuinfo, meminfo, timer_list, a scheduler
  * choice, the kernel command line, the block cgroup and its read limits)
  * and the measurement of the timer's tick
- * rate from jiffies.  Texts and time come in; fs/run_env.c reads the files.
+ * rate from jiffies.  Texts and time come in; hostfacts.c reads the files.
  */
 #include <errno.h>
 #include <stdint.h>

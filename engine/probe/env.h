@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The run environment (env.c): parsers of /proc and /sys texts for the run
- * and run_env rows, and the measured timer rate.  The caller reads the files;
- * these only parse what it passes, so each is unit-tested on saved texts.
+ * and run_env rows, and the measured timer rate.  The caller (the host
+ * probe, hostfacts.h) reads the files; these only parse what it passes,
+ * so each is unit-tested on saved texts.
  */
 #ifndef ENG_ENV_H
 #define ENG_ENV_H

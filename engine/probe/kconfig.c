@@ -2,7 +2,7 @@
 /*
  * Kernel build config text (/proc/config.gz decompressed, or
  * /boot/config-RELEASE): the values a run records about the kernel it ran
- * on.  Parsing only; fs/sys.c reads the files.
+ * on.  Parsing only; hostfacts.c reads the files.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -5,11 +5,13 @@
 # it writes the media, the mount takes the options gen's "mount them:" line
 # names, and every byte read equals tlexpect.py's computation from
 # --dump-tl with the same option; the --dump-tl text shows the option took
-# effect.  The options: fps (a sidecar), video_rate, audio_rate,
+# effect.  And what the mount refuses after loading (a stream past the
+# default stream_mem), --for refuses alike.  The options: fps (a sidecar), video_rate, audio_rate,
 # edl_origin (min, zero, a drop-frame timecode, a ':' timecode under FCM:
 # DROP FRAME) and strict.  Before: gen had no --edl-origin nor --strict,
 # and the mount counted -o edl_origin= without drop frame (00:01:00;02 was
 # frame 1802, not 1800: "source in is before the source origin").
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$T/in"
@@ -143,6 +145,32 @@ check_eq "strict: the mount -o strict refuses it too" 1 "$rc"
 g=$(grep -o 'st.edl:6: .*' "$T/gstrict.log" | head -1)
 m=$(grep -o 'st.edl:6: .*' "$T/mstrict.log" | head -1)
 check "strict: with the same message ($g)" test -n "$g" -a "$g" = "$m"
+
+# The memory check: one frame of 40 MB (1 GB/s at 25 fps) makes a ring
+# of 10 such frames, past the default stream_mem (256 MiB): the mount
+# refuses it, and --for, whose mount line sets no stream_mem, refuses it
+# too, in the mount's words.  Before: gen wrote it, exit 0, "mount them".
+cat >"$T/in/big.edl" <<'EDL'
+TITLE: one big frame
+FCM: NON-DROP FRAME
+001  CAM1     V     C        00:00:10:00 00:00:10:01 00:00:00:00 00:00:00:01
+EDL
+mkdir -p "$T/big/mnt"
+rc=0
+"$GEN" --video-rate 1G --audio-rate 4800 --fps 25 --for "$T/in/big.edl" \
+	"$T/big/media" >"$T/gbig.log" 2>&1 || rc=$?
+check_eq "stream_mem: gen --for refuses a stream past it" 1 "$rc"
+check_none "stream_mem: and gives no mount line" \
+	"$(grep '^mount them' "$T/gbig.log")"
+rc=0
+"$BIN" -f -o "db=$T/big.db,video_rate=1G,audio_rate=4800" "$T/big/media" \
+	"$T/big/mnt" >"$T/mbig.log" 2>&1 || rc=$?
+is_mounted "$T/big/mnt" && fusermount3 -u -z "$T/big/mnt"
+check_eq "stream_mem: the mount refuses it too" 1 "$rc"
+g=$(grep -o 'big.edl: each stream .*' "$T/gbig.log" | head -1)
+m=$(grep -o 'big.edl: each stream .*' "$T/mbig.log" | head -1)
+check "stream_mem: with the same message ($g)" test -n "$g" -a "$g" = "$m"
+rm -rf "$T/big"
 
 # one reading of the value: the same refusal, in the same words
 rc=0

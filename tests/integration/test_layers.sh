@@ -5,7 +5,9 @@
 # of the parts above it in engine/README.md's table (the order is read
 # from there, so the table and the code cannot drift apart); schema/ is
 # the only C that speaks SQL (sqlite3.h); no other folder but tests/
-# includes a schema/ private header.  And the names: no two C files or
+# includes a schema/ private header; in fs/ only fs_main.c calls up into
+# the FUSE operations (ops.c), and no file names a /proc or /sys file (the
+# host probe of engine/probe/ reads them).  And the names: no two C files or
 # headers share a name, and a quoted include is one file whatever the
 # order of -I.  A violation names the file, line and include.
 # shellcheck disable=SC2034 # read by lib.sh: this test mounts nothing
@@ -116,6 +118,55 @@ check_eq "two files named hosts.h, an include that is either and one that is non
 launcher/x.c:1: \"hosts.h\" is engine/hosts.h schema/hosts.h
 launcher/x.c:2: \"util/diag.h\" is no file" \
 	"$(same_names "$T/names"; unresolved "$T/names")"
+
+# fs/: the FUSE operations (ops.c) are the top of the daemon's files:
+# only fs_main.c (which hands them to libfuse) calls a function ops.c
+# defines, so that the ingest folder, the options, the metrics file and
+# the rest sit below them, never calling back up.
+# defines FILE: the fs_ functions FILE defines (a definition's name opens
+# its line after the type, as every file here writes them)
+defines() {
+	sed -n 's/^[a-z][a-z_ ]*[ *]\(fs_[a-z0-9_]*\)(.*/\1/p' "$1" | sort -u
+}
+# calls_up ROOT: fs/ files but ops.c and fs_main.c calling ops.c's, as
+# FILE:LINE:NAME
+calls_up() {
+	for fn in $(defines "$1/fs/ops.c"); do
+		for f in "$1"/fs/*.c; do
+			case $f in */ops.c | */fs_main.c) continue ;; esac
+			grep -nw "$fn" "$f" | head -1 | cut -d: -f1 |
+				sed "s|^|${f#"$1"/}:|; s|\$|:$fn|"
+		done
+	done | sort
+}
+check_none "no fs/ file but fs_main.c calls a function of fs/ops.c" \
+	"$(calls_up "$TOP")"
+# the rule can fail: an ingest.c calling ops.c's fs_access_add
+mkdir -p "$T/fs/fs"
+printf 'void fs_access_add(struct store_stream *ss,\n\tint x)\n{\n}\n' \
+	>"$T/fs/fs/ops.c"
+printf 'static void f(void)\n{\n\tfs_access_add(0, 1);\n}\n' \
+	>"$T/fs/fs/ingest.c"
+printf 'int main(void)\n{\n\tfs_access_add(0, 1);\n}\n' \
+	>"$T/fs/fs/fs_main.c"
+check_eq "an ingest.c calling ops.c's fs_access_add is found, fs_main.c's call is not" \
+	"fs/ingest.c:3:fs_access_add" "$(calls_up "$T/fs")"
+
+# fs/ probes no host: the host probe (engine/probe/hostfacts.c, through
+# its injected I/O) reads /proc and /sys, and fs/ hands its facts on.
+# host_paths ROOT: fs/ lines naming a /proc or /sys file, FILE:LINE:TEXT
+host_paths() {
+	grep -nHE '"/(proc|sys)/' "$1"/fs/*.c | sed "s|^$1/||"
+}
+check_none "no C of fs/ names a /proc or /sys file (engine/probe/ reads them)" \
+	"$(host_paths "$TOP")"
+# the rule can fail: a made-up fs/ reading /proc/self/mountinfo
+mkdir -p "$T/host/fs"
+printf 'static int f(void)\n{\n\treturn open("/proc/self/mountinfo", 0);\n}\n' \
+	>"$T/host/fs/sys.c"
+check_eq "an fs/ file opening /proc/self/mountinfo is found" \
+	'fs/sys.c:3:	return open("/proc/self/mountinfo", 0);' \
+	"$(host_paths "$T/host")"
 
 check_none "engine/ includes no FUSE and no SQLite" \
 	"$(grep -n '^#include.*\(fuse\|sqlite3\)' engine/*/*.[ch])"

@@ -9,10 +9,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "play/evict.h"
+#include "play/player.h"
 
 #define MiB (1ULL << 20)
 
@@ -155,6 +157,76 @@ static void test_keep_head(void **state)
 	assert_int_equal(from, 0);
 }
 
+/* How the mount opens a stream (eng_open_mode), every case fs_open had
+ * written out: the first reader of an inode gets cached mode, every other
+ * concurrent one and every one under -o direct_io goes direct with
+ * keep_cache, zero copy only where not cached, a file server's window. */
+static void test_open_mode(void **state)
+{
+	static const struct {
+		const char *what;
+		int direct_io, held, zc;	/* -o direct_io, the inode's
+						 * cached mode taken, fs->zc */
+		const char *comm;
+		int cached, fuse_direct, keep_cache, zero_copy, held_after;
+		uint64_t window;
+	} cases[] = {
+		{ "first reader", 0, 0, 1, "dd", 1, 0, 0, 0, 1, 0 },
+		{ "first reader, no zero copy", 0, 0, 0, "dd", 1, 0, 0, 0, 1,
+		  0 },
+		{ "second reader", 0, 1, 1, "dd", 0, 1, 1, 1, 1, 0 },
+		{ "second reader, no zero copy", 0, 1, 0, "dd", 0, 1, 1, 0, 1,
+		  0 },
+		{ "-o direct_io, first", 1, 0, 1, "dd", 0, 1, 1, 1, 0, 0 },
+		{ "-o direct_io, no zero copy", 1, 0, 0, "dd", 0, 1, 1, 0, 0,
+		  0 },
+		{ "smbd first", 0, 0, 1, "smbd", 1, 0, 0, 0, 1,
+		  ENG_PLAYER_WINDOW_SMB },
+		{ "smbd second", 0, 1, 1, "smbd", 0, 1, 1, 1, 1,
+		  ENG_PLAYER_WINDOW_SMB },
+		{ "a reader gone (no name)", 0, 0, 1, NULL, 1, 0, 0, 0, 1, 0 },
+	};
+	struct eng_open_mode m;
+	size_t i;
+	int held;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		held = cases[i].held;
+		memset(&m, 0xa5, sizeof(m));
+		eng_open_mode(cases[i].direct_io, &held, cases[i].zc,
+			      cases[i].comm, &m);
+		print_message("%s\n", cases[i].what);
+		assert_int_equal(m.cached, cases[i].cached);
+		assert_int_equal(m.direct_io, cases[i].fuse_direct);
+		assert_int_equal(m.keep_cache, cases[i].keep_cache);
+		assert_int_equal(m.zero_copy, cases[i].zero_copy);
+		assert_int_equal(m.window, cases[i].window);
+		assert_int_equal(held, cases[i].held_after);
+	}
+}
+
+/* NAME and NAME.mov are two inodes, each with its own page cache: the
+ * first reader of each is cached, the second of each direct; and once
+ * the cached one is gone (its flag given back) the next is cached. */
+static void test_open_mode_inodes(void **state)
+{
+	struct eng_open_mode m;
+	int held[2] = { 0, 0 };
+
+	(void)state;
+	eng_open_mode(0, &held[0], 1, "mpv", &m);
+	assert_true(m.cached);
+	eng_open_mode(0, &held[1], 1, "mpv", &m);
+	assert_true(m.cached);
+	eng_open_mode(0, &held[1], 1, "mpv", &m);
+	assert_false(m.cached);
+	assert_true(m.direct_io && m.keep_cache && m.zero_copy);
+	held[0] = 0;
+	eng_open_mode(0, &held[0], 1, "mpv", &m);
+	assert_true(m.cached);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +236,8 @@ int main(void)
 		cmocka_unit_test(test_unaligned_request),
 		cmocka_unit_test(test_behind),
 		cmocka_unit_test(test_keep_head),
+		cmocka_unit_test(test_open_mode),
+		cmocka_unit_test(test_open_mode_inodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

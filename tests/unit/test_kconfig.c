@@ -2,7 +2,7 @@
 /* Unit tests for engine/probe/kconfig.c: CONFIG_HZ and other values of a kernel
  * build config text.  Issue 17 defect 6: the run row's config_hz was NULL on
  * a kernel with /proc/config.gz only; the parse of the text is here, the
- * reading of the files in fs/sys.c. */
+ * reading of the files in engine/probe/hostfacts.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -88,6 +88,7 @@ static void test_defaults(void **state)
 static void test_player_config(void **state)
 {
 	struct eng_player_config pc;
+	struct eng_tlm_config tc;
 	struct fs_config c;
 	char msg[256];
 
@@ -104,6 +105,15 @@ static void test_player_config(void **state)
 	assert_int_equal(pc.mem_max, ENG_PLAYER_MEM_DEFAULT);
 	assert_int_equal(pc.max_files, ENG_PLAYER_FILES_DEFAULT);
 	assert_null(pc.io);
+	/* timelinefs-gen --for checks a stream's memory with the engine's
+	 * defaults (eng_tlm_defaults): the mount's, zero copy as splice=auto
+	 * allows */
+	eng_tlm_defaults(&tc);
+	pc.zero_copy = c.splice_v;
+	assert_int_equal(pc.zero_copy, 1);
+	assert_memory_equal(&pc, &tc.player, sizeof(pc));
+	assert_int_equal(tc.stream_mem, c.stream_mem);
+	assert_int_equal(tc.preroll_ns, (uint64_t)c.preroll_ms * 1000000);
 	fs_config_free(&c);
 	assert_int_equal(read_opts(*state, "buffer=3,pace=2,backing=buffered",
 				   &c, msg, sizeof(msg)), 0);

@@ -21,25 +21,7 @@
 
 #include "media/tlopen.h"
 #include "util/diag.h"
-
-struct dir {
-	char path[64];
-	char tl[96];
-	int fd;
-};
-
-static void put(const char *dir, const char *name, const char *text,
-		size_t len)
-{
-	char p[160];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
+#include "tl_dir.h"
 
 /* A media folder with clip c (c.V.raw, 1000 bytes: 100 frames of a 250
  * byte/s track at 25 fps) and an empty timelines folder in it. */
@@ -47,41 +29,14 @@ static void dir_make(struct dir *d)
 {
 	char media[1000];
 
-	strcpy(d->path, "/tmp/test_tlopen.XXXXXX");
-	if (getenv("TMPDIR"))
-		snprintf(d->path, sizeof(d->path), "%s/test_tlopen.XXXXXX",
-			 getenv("TMPDIR"));
-	assert_non_null(mkdtemp(d->path));
-	snprintf(d->tl, sizeof(d->tl), "%s/timelines", d->path);
-	assert_int_equal(mkdir(d->tl, 0755), 0);
+	dir_open(d, "test_tlopen");
 	memset(media, 'x', sizeof(media));
 	put(d->path, "c.V.raw", media, sizeof(media));
-	d->fd = open(d->path, O_RDONLY | O_DIRECTORY);
-	assert_true(d->fd >= 0);
-}
-
-static void dir_free(struct dir *d)
-{
-	char cmd[128];
-
-	close(d->fd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->path);
-	assert_int_equal(system(cmd), 0);
 }
 
 static const char good[] = "fps 25\ntrack V 250\nevent V c 0 10\n";
 /* clip d has no media: it loads, it does not place */
 static const char nomedia[] = "fps 25\ntrack V 250\nevent V d 0 10\n";
-
-static int has(const struct eng_diag *d, const char *text)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (strstr(d->msgs[i], text))
-			return 1;
-	return 0;
-}
 
 /* Without a media folder a timeline loads unplaced (timelinefs-gen --for
  * before it writes the media); with one, its media must be there. */
