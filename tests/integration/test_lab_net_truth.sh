@@ -30,13 +30,18 @@ net_cleanup() {
 	cleanup
 }
 trap net_cleanup EXIT
-rc=0
-TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh "$BENCH" --media "$M" --via smb \
-	--lab "server-link=500mbit,state-dir=$T/state" --find-max --max 4 \
-	--repeat 1 --warmup 0 --cache keep --calibrate 4 --calibrate-time 2 \
-	--db "$DB" >"$T/fm.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/fm.out"
-check_eq "--find-max --via smb: done" 0 "$rc"
+# find_max_smb LAB DB OUT WHAT: --find-max --via smb over 4 workstations
+# in the lab LAB (--lab's settings), calibrated after, into DB
+find_max_smb() {
+	rc=0
+	TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh "$BENCH" --media "$M" --via smb \
+		--lab "$1,state-dir=$T/state" --find-max --max 4 \
+		--repeat 1 --warmup 0 --cache keep --calibrate 4 --calibrate-time 2 \
+		--db "$2" >"$3" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$3"
+	check_eq "--find-max --via smb$4: done" 0 "$rc"
+}
+find_max_smb server-link=500mbit "$DB" "$T/fm.out" ""
 n=$(q "select value from run_env where key = 'net_find_max'")
 hi=$(q "select value from run_env where key = 'net_find_max_failed'")
 lcal=$(q "select bytes_per_s from calibration")
@@ -69,13 +74,7 @@ check "above N the network's late frames, not the storage's (late to the reader,
 # short: the late frames are the storage's, with cause 'storage'.  Before
 # the bench calibrated both, --via smb measured only the network.
 DB2=$T/truth2.db
-rc=0
-TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh "$BENCH" --media "$M" --via smb \
-	--lab "server-link=2gbit,read-bps=50M,state-dir=$T/state" --find-max --max 4 \
-	--repeat 1 --warmup 0 --cache keep --calibrate 4 --calibrate-time 2 \
-	--db "$DB2" >"$T/fm2.out" 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/fm2.out"
-check_eq "--find-max --via smb behind a lab storage: done" 0 "$rc"
+find_max_smb server-link=2gbit,read-bps=50M "$DB2" "$T/fm2.out" " behind a lab storage"
 q2() { sqlite3 "$DB2" "$@"; }
 n=$(q2 "select value from run_env where key = 'net_find_max'")
 bcal=$(q2 "select bytes_per_s from calibration where block_bytes > 0")
