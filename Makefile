@@ -282,10 +282,19 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 # test_lab_net: timelinefs-lab net (shell: namespaces, tc, smbd) and
 #   what a shaped link carries; the daemon's paths smbd drives are
 #   test_smb's, here.
+# test_runners, test_docs, test_layers and test_scratch test no build's
+#   code (the runners, the documents, the sources, the scratch folder):
+#   a sanitizer pass only repeats the plain one.  test_man: each
+#   program's -h and option texts, one thread (ASan runs them here and
+#   fuzz_options fuzzes them).  test_report: timelinefs-report and
+#   timelinefs-plot are Python and SQL; the daemons its benches mount
+#   run their paths under TSan in test_crash, test_load and test_movie
+#   (25 s of a TSan pass).
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
 	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth \
-	test_report_html test_lab_net_truth test_causes test_lab_net
+	test_report_html test_lab_net_truth test_causes test_lab_net \
+	test_runners test_docs test_layers test_scratch test_man test_report
 else ifeq ($(SANITIZE),1)
 # test_fuzz builds and runs its own clang ASan+libFuzzer targets whatever
 # SANITIZE says, and test_fuzz_seed checks the seed corpus in shell (no
@@ -321,9 +330,18 @@ else ifeq ($(SANITIZE),1)
 #   real time, which ASan's slower code would change (the evidence it
 #   checks is recorded by every paced stream here).  The three took
 #   79 s of a plain pass at idle.
+# test_runners, test_docs, test_layers and test_scratch test no build's
+#   code: the plain pass's run is the whole of them.  test_report and
+#   test_report_hosts: the reports are Python and SQL; the daemons their
+#   benches mount run their paths under ASan in test_crash, test_load
+#   and test_movie, timelinefs-hosts in test_hosts (37 and 26 s of an
+#   ASan pass).  test_edl_otio: the EDL and OTIO parsers, run under
+#   ASan by their libFuzzer targets in test_fuzz and at mount in
+#   test_realmedia and test_sequences here (21 s).
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_gen_codec test_players \
 	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth \
-	test_report_html test_lab_net_truth test_lab test_lab_net test_causes
+	test_report_html test_lab_net_truth test_lab test_lab_net test_causes \
+	test_runners test_docs test_layers test_scratch test_report test_report_hosts test_edl_otio
 endif
 
 unit: $(UNIT_BIN)
