@@ -125,7 +125,8 @@ for line in text.splitlines():
     if cur:
         items[cur] += " " + line.strip()
 for row in open(opts, encoding="utf-8"):
-    name, default, readme = row.rstrip("\n").split("\t")
+    name, default, *readme = row.rstrip("\n").split("\t")
+    readme = readme[0] if readme else "0"
     if only and readme != "1":
         continue
     body = " ".join(items.get(name, "").split())
@@ -170,6 +171,40 @@ check_eq "timelinefs-gen: a page with a drifted default fails the comparison" 1 
 help timelinefs-gen >"$T/help.gen"
 check "timelinefs-gen -h: --clips with eng_gen_config_default's 24" \
 	grep -q '^  --clips N  *clips to write (24)$' "$T/help.gen"
+
+# timelinefs-hosts's options come from its table too
+# (launcher/launcher_opttab.c), under its headings (plan, each host, rank
+# 0): the page's items are what it prints, and every option of the table
+# is in -h and in the page with the table's default.  Before the table
+# -h, the page and opts_default each said the defaults, and getopt's
+# table and the usage each listed the options.
+HOSTS=$TLFS_BUILD/timelinefs-hosts
+"$HOSTS" --doc-options=man >"$T/hosts.man"
+check "timelinefs-hosts.1: its options are the table's (make docs-options)" \
+	sh "$SPLICE" --check "$MAN/timelinefs-hosts.1" <"$T/hosts.man"
+"$HOSTS" --doc-options=list >"$T/hosts.list"
+check "the table lists timelinefs-hosts's options" \
+	test "$(wc -l <"$T/hosts.list")" -ge 20
+help timelinefs-hosts >"$T/help.hosts"
+render "$MAN/timelinefs-hosts.1" >"$T/page.hosts"
+check_none "timelinefs-hosts: every option of the table is in -h with its default" \
+	"$(undocumented "$T/hosts.list" "$T/help.hosts" '^  --([a-z-]+)' 0)"
+check_none "timelinefs-hosts: every option of the table is in the page with its default" \
+	"$(undocumented "$T/hosts.list" "$T/page.hosts" '^ {7}--([a-z-]+)' 0)"
+check "timelinefs-hosts -h and the page: the three headings" sh -c \
+	'grep -q "^each host:$" "$1" && grep -q "^ *Each host:$" "$2" &&
+	 grep -q "^rank 0:$" "$1" && grep -q "^ *Rank 0:$" "$2"' sh \
+	"$T/help.hosts" "$T/page.hosts"
+sed 's/^repetitions of each count (3, 1 to 1000)\.$/repetitions of each count (4, 1 to 1000)./' \
+	"$MAN/timelinefs-hosts.1" >"$T/hosts-drift.1"
+rc=0
+sh "$SPLICE" --check "$T/hosts-drift.1" <"$T/hosts.man" 2>/dev/null || rc=$?
+check_eq "timelinefs-hosts: a page with a drifted default fails the comparison" 1 "$rc"
+render "$T/hosts-drift.1" >"$T/page.hosts-drift"
+# shellcheck disable=SC2016 # expanded by the inner sh
+check "timelinefs-hosts: a page with a drifted default is named by the item check" sh -c \
+	'echo "$1" | grep -q "^repeat: no (3"' sh \
+	"$(undocumented "$T/hosts.list" "$T/page.hosts-drift" '^ {7}--([a-z-]+)' 0)"
 
 # the checker catches a page with an option taken out
 sed '/max_background/d' "$MAN/timelinefs.1" >"$T/cut.1"
