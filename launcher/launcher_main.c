@@ -3,8 +3,9 @@
  * timelinefs-hosts: one experiment over many client hosts under MPI (issue
  * 24), one rank per host, each with its own mount and database; rank 0
  * plans the steps, starts them together and merges the databases.  Here:
- * the options (the same on every rank: mpirun gives each the same command
- * line), MPI's start and end.
+ * the options parsed (the same on every rank: mpirun gives each the same
+ * command line; their rows, defaults and ranges: launcher_opttab.c), MPI's
+ * start and end.
  */
 #include <errno.h>
 #include <signal.h>

@@ -196,22 +196,8 @@ const struct option *hl_long_options(void)
 {
 	static struct option opts[sizeof(hl_optdocs) / sizeof(hl_optdocs[0]) +
 				  4];
-	size_t i, n = 0;
 
-	if (opts[0].name)
-		return opts;
-	for (i = 0; i < hl_noptdocs; i++) {
-		const struct eng_optdoc *o = &hl_optdocs[i];
-
-		if (o->type == ENG_OT_SWITCH || o->type == ENG_OT_HEADING)
-			continue;
-		opts[n].name = o->name;
-		opts[n].has_arg = o->arg ? required_argument : no_argument;
-		opts[n++].val = o->key;
-	}
-	opts[n++] = (struct option){ "doc-options", required_argument, NULL,
-				     HL_OPT_DOC };
-	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	opts[n] = (struct option){ "version", no_argument, NULL, 'V' };
+	if (!opts[0].name)
+		eng_optdoc_longopts(hl_optdocs, hl_noptdocs, HL_OPT_DOC, opts);
 	return opts;
 }

@@ -26,6 +26,27 @@ const struct eng_optdoc *eng_optdoc_find(const struct eng_optdoc *rows,
 	return NULL;
 }
 
+void eng_optdoc_longopts(const struct eng_optdoc *rows, size_t n,
+			 int doc_key, struct option *opts)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rows[i].type == ENG_OT_SWITCH ||
+		    rows[i].type == ENG_OT_HEADING)
+			continue;
+		opts[k++] = (struct option){ rows[i].name,
+					     rows[i].arg ? required_argument :
+							   no_argument,
+					     NULL, rows[i].key };
+	}
+	opts[k++] = (struct option){ "doc-options", required_argument, NULL,
+				     doc_key };
+	opts[k++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[k++] = (struct option){ "version", no_argument, NULL, 'V' };
+	opts[k] = (struct option){ NULL, 0, NULL, 0 };
+}
+
 /* bytes as the option takes them: 256Mi, 1Gi, or the number */
 static void bytes_text(uint64_t n, char *buf, size_t len)
 {

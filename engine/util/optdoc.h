@@ -10,6 +10,7 @@
 #ifndef ENG_OPTDOC_H
 #define ENG_OPTDOC_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,12 @@ struct eng_optdoc_style {
 /* The option named name of rows[0..n) (a heading is none), or NULL. */
 const struct eng_optdoc *eng_optdoc_find(const struct eng_optdoc *rows,
 					 size_t n, const char *name);
+/* getopt_long's table of rows[0..n) into opts, which has room for n + 4:
+ * each option's NAME (not a switch, not a heading), its ARG required, its
+ * key the value; then --doc-options=WHAT (doc_key), --help ('h'),
+ * --version ('V') and the end. */
+void eng_optdoc_longopts(const struct eng_optdoc *rows, size_t n,
+			 int doc_key, struct option *opts);
 /* The default of o as said ("256Mi", "0.5", "8", o->def) into buf: 1, or
  * 0 when it has none. */
 int eng_optdoc_default(const struct eng_optdoc *o, char *buf, size_t len);

@@ -5,7 +5,7 @@
  * range wrapped under its help column, a man page item (escaped dashes,
  * bold markup, no line starting as a request) and a Markdown item; a
  * {KEY} filled and kept on one line; a heading row in each, and never
- * found as an option.
+ * found as an option; getopt's table of the options alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,6 +123,41 @@ static void test_heading(void **state)
 	free(b.p);
 }
 
+static void test_longopts(void **state)
+{
+	static const struct eng_optdoc r[] = {
+		{ "plan", NULL, ENG_OT_HEADING, NULL, 0, 0, 0, NULL, NULL, 0,
+		  0 },
+		{ "repeat", "R", ENG_OT_UINT, NULL, 3, 1, 1000, "reps", NULL,
+		  0, 300 },
+		{ "-h, --help", NULL, ENG_OT_SWITCH, NULL, 0, 0, 0, "help",
+		  NULL, 0, 'h' },
+		{ "movie", NULL, ENG_OT_FLAG, NULL, 0, 0, 0, "movie", NULL, 0,
+		  301 },
+	};
+	struct option o[8];
+
+	(void)state;
+	memset(o, 0xff, sizeof(o));
+	eng_optdoc_longopts(r, 4, 302, o);
+	assert_string_equal(o[0].name, "repeat");
+	assert_int_equal(o[0].has_arg, required_argument);
+	assert_null(o[0].flag);
+	assert_int_equal(o[0].val, 300);
+	assert_string_equal(o[1].name, "movie");
+	assert_int_equal(o[1].has_arg, no_argument);
+	assert_int_equal(o[1].val, 301);
+	assert_string_equal(o[2].name, "doc-options");
+	assert_int_equal(o[2].has_arg, required_argument);
+	assert_int_equal(o[2].val, 302);
+	assert_string_equal(o[3].name, "help");
+	assert_int_equal(o[3].val, 'h');
+	assert_string_equal(o[4].name, "version");
+	assert_int_equal(o[4].val, 'V');
+	assert_null(o[5].name);
+	assert_int_equal(o[5].val, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_man_md),
 		cmocka_unit_test(test_heading),
+		cmocka_unit_test(test_longopts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
