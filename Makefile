@@ -587,12 +587,14 @@ $(B)/tests/tools/tlindex: tests/tools/tlindex.c $(B)/libengine.a
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libengine.a $(ALL_LDFLAGS) \
 		$(call pc_libs,$(AV_PKGS)) $(LDLIBS)
 
-# The option lists of docs/man/timelinefs.1, README.md and
-# docs/man/timelinefs-gen.1, between their BEGIN OPTIONS and END OPTIONS
-# lines, printed by each program from its one table (fs/fs_opttab.c,
-# gen/gen_opttab.c); committed, so that a reader without a build has
-# them.  tests/integration/test_man.sh fails when they drift.
-docs-options: $(B)/timelinefs $(B)/timelinefs-gen
+# The option lists of docs/man/timelinefs.1, README.md,
+# docs/man/timelinefs-gen.1 and docs/man/timelinefs-hosts.1, between
+# their BEGIN OPTIONS and END OPTIONS lines, printed by each program from
+# its one table (fs/fs_opttab.c, gen/gen_opttab.c,
+# launcher/launcher_opttab.c); committed, so that a reader without a
+# build has them.  tests/integration/test_man.sh fails when they drift.
+docs-options: $(B)/timelinefs $(B)/timelinefs-gen $(B)/timelinefs-hosts
 	$(B)/timelinefs --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs.1
 	$(B)/timelinefs --doc-options=readme | sh tests/tools/docsplice.sh README.md
 	$(B)/timelinefs-gen --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs-gen.1
+	$(B)/timelinefs-hosts --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs-hosts.1

@@ -189,22 +189,8 @@ const struct option *gen_long_options(void)
 {
 	static struct option opts[sizeof(gen_optdocs) /
 				  sizeof(gen_optdocs[0]) + 4];
-	size_t i, n = 0;
 
-	if (opts[0].name)
-		return opts;
-	for (i = 0; i < gen_noptdocs; i++) {
-		const struct eng_optdoc *o = &gen_optdocs[i];
-
-		if (o->type == ENG_OT_SWITCH)
-			continue;
-		opts[n].name = o->name;
-		opts[n].has_arg = o->arg ? required_argument : no_argument;
-		opts[n++].val = o->key;
-	}
-	opts[n++] = (struct option){ "doc-options", required_argument, NULL,
-				     OPT_DOC };
-	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	opts[n] = (struct option){ "version", no_argument, NULL, 'V' };
+	if (!opts[0].name)
+		eng_optdoc_longopts(gen_optdocs, gen_noptdocs, OPT_DOC, opts);
 	return opts;
 }

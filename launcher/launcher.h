@@ -5,6 +5,8 @@
  *
  * launcher_main.c: options, MPI's start and end, rank 0's plan and its
  *                  report
+ * launcher_opttab.c: the options, one row each: -h, the man page's
+ *                  items, getopt's table, defaults and ranges
  * coord.c:         rank 0: the messages to and from every other rank (the
  *                  clock ping-pong, the steps, the databases), each wait
  *                  bounded
@@ -18,6 +20,7 @@
 #ifndef LAUNCHER_H
 #define LAUNCHER_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,12 +30,14 @@
 
 #include "hosts/hosts.h"
 #include "experiment.h"
+#include "util/optdoc.h"
 
 #define HL_PROG "timelinefs-hosts"
 #define HL_MAX_WS 256	    /* counts of --workstations */
 #define HL_MAX_TL 1024	    /* timelines whose play time rank 0 learns */
 #define HL_CHUNK (4u << 20) /* a database is sent in chunks of this */
 #define HL_NAME 256
+#define HL_MAX_COUNT 100000 /* workstations of a step, in total */
 
 /* ------------------------------------------------------------ options */
 
@@ -57,6 +62,44 @@ struct hl_opts {
 	unsigned sync_rounds;
 	char *command; /* argv joined, for the experiment row */
 };
+
+/* launcher_opttab.c: the options, one row each (util/optdoc.h) under
+ * headings; a row's key is its getopt value. */
+enum {
+	HL_OPT_MEDIA = 256,
+	HL_OPT_WS,
+	HL_OPT_FINDMAX,
+	HL_OPT_FROM,
+	HL_OPT_MAX,
+	HL_OPT_LATE_CAUSES,
+	HL_OPT_REPEAT,
+	HL_OPT_WARMUP,
+	HL_OPT_CACHE,
+	HL_OPT_PACE,
+	HL_OPT_READER,
+	HL_OPT_MOVIE,
+	HL_OPT_MOUNTOPTS,
+	HL_OPT_LABEL,
+	HL_OPT_DB,
+	HL_OPT_OUT,
+	HL_OPT_MNT,
+	HL_OPT_MARGIN,
+	HL_OPT_TIMEOUT,
+	HL_OPT_ROUNDS,
+	HL_OPT_DOC, /* --doc-options=WHAT: make docs-options */
+};
+extern const struct eng_optdoc hl_optdocs[];
+extern const size_t hl_noptdocs;
+
+/* The row of getopt value key (every HL_OPT_ but HL_OPT_DOC has one). */
+const struct eng_optdoc *hl_optdoc(int key);
+/* -h: the usage, the rows under their headings, the exit status. */
+void hl_usage(void);
+/* --doc-options=WHAT on stdout: man, the man page's OPTIONS items; list,
+ * NAME<TAB>DEFAULT ("-" none) a line (test_man.sh): 0, or -1 said. */
+int hl_doc_options(const char *what);
+/* getopt_long's table of the rows, --doc-options, --help, --version. */
+const struct option *hl_long_options(void);
 
 /* ------------------------------------------------------------ messages */
 

@@ -3,8 +3,9 @@
  * timelinefs-hosts: one experiment over many client hosts under MPI (issue
  * 24), one rank per host, each with its own mount and database; rank 0
  * plans the steps, starts them together and merges the databases.  Here:
- * the options (the same on every rank: mpirun gives each the same command
- * line), MPI's start and end.
+ * the options parsed (the same on every rank: mpirun gives each the same
+ * command line; their rows, defaults and ranges: launcher_opttab.c), MPI's
+ * start and end.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,84 +18,6 @@
 #include <unistd.h>
 
 #include "launcher.h"
-
-static void usage(void)
-{
-	printf(
-	    "usage: mpirun [mpirun options] timelinefs-hosts --media DIR\n"
-	    "           (--workstations LIST | --find-max) [options]\n"
-	    "\n"
-	    "One experiment over many client hosts, one MPI rank per host\n"
-	    "(mpirun --hostfile clients --map-by ppr:1:node): each rank "
-	    "mounts\n"
-	    "timelinefs on its own view of the media and plays its share of\n"
-	    "every step's workstations with timelinefs-bench; the steps start\n"
-	    "together (rank 0's start time, each host's clock offset measured\n"
-	    "by ping-pong at start and end); rank 0 merges every host's\n"
-	    "database into --out.  Run without mpirun, it is one host.\n"
-	    "\n"
-	    "plan:\n"
-	    "  --media DIR          the media folder, the same path on every "
-	    "host\n"
-	    "  --workstations LIST  comma-separated totals over all hosts "
-	    "(10,20,40)\n"
-	    "  --find-max           find the most workstations that play with "
-	    "0\n"
-	    "                       late frames in every repetition "
-	    "(doubling,\n"
-	    "                       then bisecting) and say the bracket\n"
-	    "  --from N             find-max's first count (the number of "
-	    "hosts)\n"
-	    "  --max N              find-max's cap (the hosts' timelines)\n"
-	    "  --late-causes LIST   find-max judges the late frames of these "
-	    "causes\n"
-	    "                       (storage,issue,timer,reader,recording,"
-	    "writer),\n"
-	    "                       the others counted and said (all)\n"
-	    "  --repeat R           repetitions of each count (3)\n"
-	    "  --warmup N           warm-up steps before each count, recorded "
-	    "as\n"
-	    "                       repetition 0 (1)\n"
-	    "\n"
-	    "each host:\n"
-	    "  --cache MODE         drop, prime or keep (drop), as "
-	    "timelinefs-bench\n"
-	    "  --pace MODE          realtime, off or a factor like 2 "
-	    "(realtime)\n"
-	    "  --reader 'CMD'       the command reading one timeline ('dd "
-	    "bs=1M')\n"
-	    "  --movie              readers get NAME.mov\n"
-	    "  --mount-opts OPTS    more timelinefs -o options (not pace=, "
-	    "db=,\n"
-	    "                       label=, experiment=, rank=)\n"
-	    "  --label TEXT         the runs' label (uname -r of rank 0)\n"
-	    "  --db PATH            each host's database, on its local disk; "
-	    "%%h the\n"
-	    "                       host name, %%r the rank\n"
-	    "                       (/var/tmp/timelinefs-%%h-%%r.db)\n"
-	    "  --mountpoint DIR     each host's mount point (%%h %%r; default "
-	    "a\n"
-	    "                       private temporary folder)\n"
-	    "\n"
-	    "rank 0:\n"
-	    "  --out PATH           the merged database (./timelinefs.db); "
-	    "each\n"
-	    "                       host's copy in PATH.hosts/RANK-HOST.db\n"
-	    "  --start-margin S     a step starts S seconds after rank 0 sends "
-	    "it (2)\n"
-	    "  --step-timeout S     a host that has not answered S seconds "
-	    "after\n"
-	    "                       its step's expected end is dead (60)\n"
-	    "  --sync-rounds N      ping-pong rounds of a clock measurement "
-	    "(16)\n"
-	    "  -h, --help           print this help and exit\n"
-	    "  -V, --version        print the version and exit\n"
-	    "\n"
-	    "Exit status: 0 every host complete, 1 a host incomplete or a "
-	    "failure\n"
-	    "(said on stdout and in the host table), 2 usage error, 128+N a "
-	    "signal.\n");
-}
 
 static int is_rank0(void)
 {
@@ -135,6 +58,14 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 	return 0;
 }
 
+/* a count of option key within its row's range */
+static int parse_count(int key, const char *s, unsigned *out)
+{
+	const struct eng_optdoc *r = hl_optdoc(key);
+
+	return parse_uint(s, (unsigned)r->lo, (unsigned)r->hi, out);
+}
+
 static int parse_secs(const char *s, double *out)
 {
 	char *end;
@@ -163,7 +94,7 @@ static int parse_ws(struct hl_opts *o, const char *s)
 			return -1;
 		memcpy(num, p, l);
 		num[l] = '\0';
-		if (parse_uint(num, 1, 100000, &o->ws[o->n_ws++]) < 0)
+		if (parse_uint(num, 1, HL_MAX_COUNT, &o->ws[o->n_ws++]) < 0)
 			return -1;
 		p += l;
 		if (*p == ',' && !*++p)
@@ -202,54 +133,18 @@ static const char *own_opt(const char *opts)
 	return NULL;
 }
 
-enum {
-	OPT_MEDIA = 256,
-	OPT_WS,
-	OPT_FINDMAX,
-	OPT_FROM,
-	OPT_MAX,
-	OPT_LATE_CAUSES,
-	OPT_REPEAT,
-	OPT_WARMUP,
-	OPT_CACHE,
-	OPT_PACE,
-	OPT_READER,
-	OPT_MOVIE,
-	OPT_MOUNTOPTS,
-	OPT_LABEL,
-	OPT_DB,
-	OPT_OUT,
-	OPT_MNT,
-	OPT_MARGIN,
-	OPT_TIMEOUT,
-	OPT_ROUNDS,
-};
-
-static const struct option longopts[] = {
-    {"media", required_argument, NULL, OPT_MEDIA},
-    {"workstations", required_argument, NULL, OPT_WS},
-    {"find-max", no_argument, NULL, OPT_FINDMAX},
-    {"from", required_argument, NULL, OPT_FROM},
-    {"max", required_argument, NULL, OPT_MAX},
-    {"late-causes", required_argument, NULL, OPT_LATE_CAUSES},
-    {"repeat", required_argument, NULL, OPT_REPEAT},
-    {"warmup", required_argument, NULL, OPT_WARMUP},
-    {"cache", required_argument, NULL, OPT_CACHE},
-    {"pace", required_argument, NULL, OPT_PACE},
-    {"reader", required_argument, NULL, OPT_READER},
-    {"movie", no_argument, NULL, OPT_MOVIE},
-    {"mount-opts", required_argument, NULL, OPT_MOUNTOPTS},
-    {"label", required_argument, NULL, OPT_LABEL},
-    {"db", required_argument, NULL, OPT_DB},
-    {"out", required_argument, NULL, OPT_OUT},
-    {"mountpoint", required_argument, NULL, OPT_MNT},
-    {"start-margin", required_argument, NULL, OPT_MARGIN},
-    {"step-timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"sync-rounds", required_argument, NULL, OPT_ROUNDS},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
-};
+/* --pace MODE: its speed, 1 realtime, 0 off; 0 or -1 */
+static int set_pace(struct hl_opts *o, const char *a)
+{
+	o->pace = a;
+	if (!strcmp(a, "realtime"))
+		o->speed = 1;
+	else if (!strcmp(a, "off"))
+		o->speed = 0;
+	else if (parse_secs(a, &o->speed) < 0 || o->speed <= 0)
+		return -1;
+	return 0;
+}
 
 /* What parse_* say of an option: */
 #define PARSE_OK 0
@@ -261,52 +156,47 @@ static int parse_number(struct hl_opts *o, int c, const char *a,
 			int *from_set, int *max_set)
 {
 	switch (c) {
-	case OPT_FROM:
+	case HL_OPT_FROM:
 		*from_set = 1;
-		if (parse_uint(a, 1, 100000, &o->from) < 0)
+		if (parse_count(c, a, &o->from) < 0)
 			return usage_error("invalid --from '%s': expected a "
 					   "whole number from 1", a);
 		return PARSE_OK;
-	case OPT_MAX:
+	case HL_OPT_MAX:
 		*max_set = 1;
-		if (parse_uint(a, 1, 100000, &o->max) < 0)
+		if (parse_count(c, a, &o->max) < 0)
 			return usage_error("invalid --max '%s': expected a "
 					   "whole number from 1", a);
 		return PARSE_OK;
-	case OPT_REPEAT:
-		if (parse_uint(a, 1, 1000, &o->repeat) < 0)
+	case HL_OPT_REPEAT:
+		if (parse_count(c, a, &o->repeat) < 0)
 			return usage_error("invalid --repeat '%s': expected a "
 					   "whole number from 1", a);
 		return PARSE_OK;
-	case OPT_WARMUP:
-		if (parse_uint(a, 0, 1000, &o->warmup) < 0)
+	case HL_OPT_WARMUP:
+		if (parse_count(c, a, &o->warmup) < 0)
 			return usage_error("invalid --warmup '%s': expected a "
 					   "whole number (0: none)", a);
 		return PARSE_OK;
-	case OPT_PACE:
-		o->pace = a;
-		if (!strcmp(a, "realtime"))
-			o->speed = 1;
-		else if (!strcmp(a, "off"))
-			o->speed = 0;
-		else if (parse_secs(a, &o->speed) < 0 || o->speed <= 0)
+	case HL_OPT_PACE:
+		if (set_pace(o, a) < 0)
 			return usage_error("invalid --pace '%s': expected "
 					   "realtime, off or a factor like 2",
 					   a);
 		return PARSE_OK;
-	case OPT_MARGIN:
+	case HL_OPT_MARGIN:
 		if (parse_secs(a, &o->start_margin) < 0)
 			return usage_error("invalid --start-margin '%s': "
 					   "expected seconds like 2 or 0.5", a);
 		return PARSE_OK;
-	case OPT_TIMEOUT:
+	case HL_OPT_TIMEOUT:
 		if (parse_secs(a, &o->step_timeout) < 0 ||
 		    o->step_timeout <= 0)
 			return usage_error("invalid --step-timeout '%s': "
 					   "expected seconds above 0", a);
 		return PARSE_OK;
-	case OPT_ROUNDS:
-		if (parse_uint(a, 1, 256, &o->sync_rounds) < 0)
+	case HL_OPT_ROUNDS:
+		if (parse_count(c, a, &o->sync_rounds) < 0)
 			return usage_error("invalid --sync-rounds '%s': "
 					   "expected 1 to 256", a);
 		return PARSE_OK;
@@ -320,21 +210,21 @@ static int parse_name(struct hl_opts *o, int c, const char *a)
 	const char *bad;
 
 	switch (c) {
-	case OPT_MEDIA:
+	case HL_OPT_MEDIA:
 		o->media = a;
 		return PARSE_OK;
-	case OPT_CACHE:
+	case HL_OPT_CACHE:
 		if (strcmp(a, "drop") && strcmp(a, "prime") && strcmp(a, "keep"))
 			return usage_error("invalid --cache '%s': expected "
 					   "drop, prime or keep", a);
 		o->cache = a;
 		return PARSE_OK;
-	case OPT_READER:
+	case HL_OPT_READER:
 		if (!*a)
 			return usage_error("--reader needs a command");
 		o->reader = a;
 		return PARSE_OK;
-	case OPT_MOUNTOPTS:
+	case HL_OPT_MOUNTOPTS:
 		bad = own_opt(a);
 		if (bad)
 			return usage_error("--mount-opts cannot set %s=: the "
@@ -344,20 +234,20 @@ static int parse_name(struct hl_opts *o, int c, const char *a)
 						   "its own" : bad);
 		o->mount_opts = *a ? a : NULL;
 		return PARSE_OK;
-	case OPT_LABEL:
+	case HL_OPT_LABEL:
 		o->label = a;
 		return PARSE_OK;
-	case OPT_DB:
+	case HL_OPT_DB:
 		if (!*a)
 			return usage_error("--db needs a path");
 		o->db = a;
 		return PARSE_OK;
-	case OPT_OUT:
+	case HL_OPT_OUT:
 		if (!*a)
 			return usage_error("--out needs a path");
 		o->out = a;
 		return PARSE_OK;
-	case OPT_MNT:
+	case HL_OPT_MNT:
 		if (!*a)
 			return usage_error("--mountpoint needs a folder");
 		o->mountpoint = a;
@@ -410,21 +300,24 @@ static char *command_of(int argc, char **argv)
 	return cmd;
 }
 
+/* The defaults, the rows': a said default that is no value (--label's
+ * "uname -r of rank 0") is left NULL, found at the start. */
 static void opts_default(struct hl_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->repeat = 3;
-	o->warmup = 1;
-	o->late_causes = ENG_CAUSES_ALL;
-	o->cache = "drop";
-	o->pace = "realtime";
-	o->speed = 1;
-	o->reader = "dd bs=1M";
-	o->db = "/var/tmp/timelinefs-%h-%r.db";
-	o->out = "./timelinefs.db";
-	o->start_margin = 2;
-	o->step_timeout = 60;
-	o->sync_rounds = 16;
+	o->repeat = (unsigned)hl_optdoc(HL_OPT_REPEAT)->def_n;
+	o->warmup = (unsigned)hl_optdoc(HL_OPT_WARMUP)->def_n;
+	o->sync_rounds = (unsigned)hl_optdoc(HL_OPT_ROUNDS)->def_n;
+	o->start_margin = (double)hl_optdoc(HL_OPT_MARGIN)->def_n / 1000;
+	o->step_timeout = (double)hl_optdoc(HL_OPT_TIMEOUT)->def_n / 1000;
+	o->cache = hl_optdoc(HL_OPT_CACHE)->def;
+	o->reader = hl_optdoc(HL_OPT_READER)->def;
+	o->db = hl_optdoc(HL_OPT_DB)->def;
+	o->out = hl_optdoc(HL_OPT_OUT)->def;
+	/* the rows' words, known good: test_man.sh runs -h with them */
+	set_pace(o, hl_optdoc(HL_OPT_PACE)->def);
+	eng_late_causes_parse(hl_optdoc(HL_OPT_LATE_CAUSES)->def,
+			      &o->late_causes);
 }
 
 /* 0, 2 (a usage error, said), or -1 (answered: --help, --version). */
@@ -435,7 +328,8 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 
 	opts_default(o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hV", hl_long_options(),
+				NULL)) != -1) {
 		rc = parse_number(o, c, optarg, &from_set, &max_set);
 		if (rc == PARSE_OTHER)
 			rc = parse_name(o, c, optarg);
@@ -445,17 +339,17 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 			continue;
 		}
 		switch (c) {
-		case OPT_WS:
+		case HL_OPT_WS:
 			ws = optarg;
 			if (parse_ws(o, optarg) < 0)
 				return usage_error(
 				    "invalid --workstations '%s': expected "
 				    "counts like 10,20,40", optarg);
 			break;
-		case OPT_FINDMAX:
+		case HL_OPT_FINDMAX:
 			o->find_max = 1;
 			break;
-		case OPT_LATE_CAUSES:
+		case HL_OPT_LATE_CAUSES:
 			causes_set = 1;
 			if (eng_late_causes_parse(optarg, &o->late_causes) < 0)
 				return usage_error(
@@ -464,12 +358,16 @@ static int parse(int argc, char **argv, struct hl_opts *o)
 				    "storage, issue, timer, reader, recording, "
 				    "writer", optarg);
 			break;
-		case OPT_MOVIE:
+		case HL_OPT_MOVIE:
 			o->movie = 1;
 			break;
 		case 'h':
 			if (is_rank0())
-				usage();
+				hl_usage();
+			return -1;
+		case HL_OPT_DOC:
+			if (hl_doc_options(optarg) < 0)
+				return 2;
 			return -1;
 		case 'V':
 			if (is_rank0())

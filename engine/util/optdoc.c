@@ -20,9 +20,31 @@ const struct eng_optdoc *eng_optdoc_find(const struct eng_optdoc *rows,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (strcmp(rows[i].name, name) == 0)
+		if (rows[i].type != ENG_OT_HEADING &&
+		    strcmp(rows[i].name, name) == 0)
 			return &rows[i];
 	return NULL;
+}
+
+void eng_optdoc_longopts(const struct eng_optdoc *rows, size_t n,
+			 int doc_key, struct option *opts)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rows[i].type == ENG_OT_SWITCH ||
+		    rows[i].type == ENG_OT_HEADING)
+			continue;
+		opts[k++] = (struct option){ rows[i].name,
+					     rows[i].arg ? required_argument :
+							   no_argument,
+					     NULL, rows[i].key };
+	}
+	opts[k++] = (struct option){ "doc-options", required_argument, NULL,
+				     doc_key };
+	opts[k++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[k++] = (struct option){ "version", no_argument, NULL, 'V' };
+	opts[k] = (struct option){ NULL, 0, NULL, 0 };
 }
 
 /* bytes as the option takes them: 256Mi, 1Gi, or the number */
@@ -185,12 +207,27 @@ static void help_text(const struct eng_optdoc *o, enum style sy,
 	}
 }
 
+/* a heading row: before, then "each host:" (-h) or, upper, "Each host:" */
+static void heading(struct eng_strbuf *b, const struct eng_optdoc *o,
+		    const char *before, int upper)
+{
+	char first = o->name[0];
+
+	if (upper && first >= 'a' && first <= 'z')
+		first = (char)(first - 'a' + 'A');
+	eng_strbuf_printf(b, "%s%c%s:\n", before, first, o->name + 1);
+}
+
 void eng_optdoc_usage(struct eng_strbuf *b, const struct eng_optdoc *o,
 		      const struct eng_optdoc_style *st)
 {
 	char h[64], text[2048];
 	int w;
 
+	if (o->type == ENG_OT_HEADING) {
+		heading(b, o, "\n", 0);
+		return;
+	}
 	head(o, st, h, sizeof(h));
 	help_text(o, PLAIN, st, text, sizeof(text));
 	w = (int)(st->indent + strlen(h));
@@ -208,6 +245,11 @@ void eng_optdoc_man(struct eng_strbuf *b, const struct eng_optdoc *o,
 {
 	char text[4096], name[64] = "", arg[64] = "", pre[32] = "";
 
+	if (o->type == ENG_OT_HEADING) {
+		/* .PP after .SH renders as none: every heading has one */
+		heading(b, o, ".PP\n", 1);
+		return;
+	}
 	render(o->name, MAN, st, name, sizeof(name));
 	render(st->prefix, MAN, st, pre, sizeof(pre));
 	if (o->type == ENG_OT_SWITCH)
@@ -235,6 +277,11 @@ void eng_optdoc_md(struct eng_strbuf *b, const struct eng_optdoc *o,
 {
 	char h[64], text[4096];
 
+	if (o->type == ENG_OT_HEADING) {
+		heading(b, o, "\n", 1);
+		eng_strbuf_printf(b, "\n");
+		return;
+	}
 	head(o, st, h, sizeof(h));
 	help_text(o, MD, st, text, sizeof(text));
 	/* an item's lines after the first indented under its text */

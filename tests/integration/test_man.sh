@@ -4,6 +4,7 @@
 # warning, and holds every option its program's -h prints (each -x, --long
 # and -o name= token of the help text).  The checker is shown to fail: a
 # page with one option taken out is caught.
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 MAN=$TOP/docs/man
@@ -98,12 +99,18 @@ done
 # ingest_replace, experiment, rank and max_idle_threads, and the page
 # listed splice last.
 SPLICE=$TOP/tests/tools/docsplice.sh
-"$BIN" --doc-options=man >"$T/opts.man"
-check "timelinefs.1: its options are the table's (make docs-options)" \
-	sh "$SPLICE" --check "$MAN/timelinefs.1" <"$T/opts.man"
-"$BIN" --doc-options=readme >"$T/opts.md"
-check "README.md: its options are the table's (make docs-options)" \
-	sh "$SPLICE" --check "$TOP/README.md" <"$T/opts.md"
+# spliced FILE OUT PROG ARGS...: PROG ARGS's output, kept in OUT, is
+# FILE's part between its markers (make docs-options)
+spliced() {
+	file=$1
+	out=$2
+	shift 2
+	"$@" >"$out"
+	check "$(basename "$file"): its options are the table's (make docs-options)" \
+		sh "$SPLICE" --check "$file" <"$out"
+}
+spliced "$MAN/timelinefs.1" "$T/opts.man" "$BIN" --doc-options=man
+spliced "$TOP/README.md" "$T/opts.md" "$BIN" --doc-options=readme
 "$BIN" --doc-options=list >"$T/opts.list"
 check "the table lists timelinefs's options" \
 	test "$(wc -l <"$T/opts.list")" -gt 30
@@ -125,7 +132,8 @@ for line in text.splitlines():
     if cur:
         items[cur] += " " + line.strip()
 for row in open(opts, encoding="utf-8"):
-    name, default, readme = row.rstrip("\n").split("\t")
+    name, default, *readme = row.rstrip("\n").split("\t")
+    readme = readme[0] if readme else "0"
     if only and readme != "1":
         continue
     body = " ".join(items.get(name, "").split())
@@ -143,33 +151,65 @@ check_none "every option of the table is in the page with its default" \
 	"$(undocumented "$T/opts.list" "$T/page.tl" '^ {7}-o ([a-z_]+)' 0)"
 check_none "every option the README lists is there with its default" \
 	"$(undocumented "$T/opts.list" "$TOP/README.md" '^- `-o ([a-z_]+)' 1)"
-# a drifted default is caught: a page saying max_threads 500
-sed 's/(512, 1 to 100000)/(500, 1 to 100000)/' \
-	"$MAN/timelinefs.1" >"$T/drift.1"
-rc=0
-sh "$SPLICE" --check "$T/drift.1" <"$T/opts.man" 2>/dev/null || rc=$?
-check_eq "a page with a drifted default fails the comparison" 1 "$rc"
-render "$T/drift.1" >"$T/page.drift"
-# shellcheck disable=SC2016 # expanded by the inner sh
-check "a page with a drifted default is named by the item check" sh -c \
-	'echo "$1" | grep -q "^max_threads: no (512"' sh \
-	"$(undocumented "$T/opts.list" "$T/page.drift" '^ {7}-o ([a-z_]+)' 0)"
+# drift WHO PAGE SED MAN: PAGE with the sed script SED (a default
+# changed) fails docsplice's comparison with the program's items MAN;
+# drift_named WHO LIST ITEM WHAT: the item check of that page (rendered)
+# names WHAT ("NAME: no (DEFAULT")
+drift() {
+	sed "$3" "$2" >"$T/drift.page"
+	rc=0
+	sh "$SPLICE" --check "$T/drift.page" <"$4" 2>/dev/null || rc=$?
+	check_eq "$1: a page with a drifted default fails the comparison" 1 "$rc"
+}
+drift_named() {
+	render "$T/drift.page" >"$T/drift.txt"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	check "$1: a page with a drifted default is named by the item check" \
+		sh -c 'echo "$1" | grep -qF "$2"' sh \
+		"$(undocumented "$2" "$T/drift.txt" "$3" 0)" "$4"
+}
+# a page saying max_threads 500
+drift timelinefs "$MAN/timelinefs.1" 's/(512, 1 to 100000)/(500, 1 to 100000)/' \
+	"$T/opts.man"
+drift_named timelinefs "$T/opts.list" '^ {7}-o ([a-z_]+)' "max_threads: no (512"
 
 # timelinefs-gen's options come from its table (gen/gen_opttab.c) too: the
 # page's items are what it prints, and its defaults eng_gen_config_default's
 # constants.  Before the table the page's --container said its default as
 # "one CLIP.mov holding the video", -h "CLIP.mov with V and A1..An".
-"$GEN" --doc-options=man >"$T/gen.man"
-check "timelinefs-gen.1: its options are the table's (make docs-options)" \
-	sh "$SPLICE" --check "$MAN/timelinefs-gen.1" <"$T/gen.man"
-sed 's/^clips to write (24)\.$/clips to write (25)./' \
-	"$MAN/timelinefs-gen.1" >"$T/gen-drift.1"
-rc=0
-sh "$SPLICE" --check "$T/gen-drift.1" <"$T/gen.man" 2>/dev/null || rc=$?
-check_eq "timelinefs-gen: a page with a drifted default fails the comparison" 1 "$rc"
+spliced "$MAN/timelinefs-gen.1" "$T/gen.man" "$GEN" --doc-options=man
+drift timelinefs-gen "$MAN/timelinefs-gen.1" \
+	's/^clips to write (24)\.$/clips to write (25)./' "$T/gen.man"
 help timelinefs-gen >"$T/help.gen"
 check "timelinefs-gen -h: --clips with eng_gen_config_default's 24" \
 	grep -q '^  --clips N  *clips to write (24)$' "$T/help.gen"
+
+# timelinefs-hosts's options come from its table too
+# (launcher/launcher_opttab.c), under its headings (plan, each host, rank
+# 0): the page's items are what it prints, and every option of the table
+# is in -h and in the page with the table's default.  Before the table
+# -h, the page and opts_default each said the defaults, and getopt's
+# table and the usage each listed the options.
+HOSTS=$TLFS_BUILD/timelinefs-hosts
+spliced "$MAN/timelinefs-hosts.1" "$T/hosts.man" "$HOSTS" --doc-options=man
+"$HOSTS" --doc-options=list >"$T/hosts.list"
+check "the table lists timelinefs-hosts's options" \
+	test "$(wc -l <"$T/hosts.list")" -ge 20
+help timelinefs-hosts >"$T/help.hosts"
+render "$MAN/timelinefs-hosts.1" >"$T/page.hosts"
+check_none "timelinefs-hosts: every option of the table is in -h with its default" \
+	"$(undocumented "$T/hosts.list" "$T/help.hosts" '^  --([a-z-]+)' 0)"
+check_none "timelinefs-hosts: every option of the table is in the page with its default" \
+	"$(undocumented "$T/hosts.list" "$T/page.hosts" '^ {7}--([a-z-]+)' 0)"
+# shellcheck disable=SC2016 # expanded by the inner sh
+check "timelinefs-hosts -h and the page: the three headings" sh -c \
+	'grep -q "^each host:$" "$1" && grep -q "^ *Each host:$" "$2" &&
+	 grep -q "^rank 0:$" "$1" && grep -q "^ *Rank 0:$" "$2"' sh \
+	"$T/help.hosts" "$T/page.hosts"
+drift timelinefs-hosts "$MAN/timelinefs-hosts.1" \
+	's/^repetitions of each count (3, 1 to 1000)\.$/repetitions of each count (4, 1 to 1000)./' \
+	"$T/hosts.man"
+drift_named timelinefs-hosts "$T/hosts.list" '^ {7}--([a-z-]+)' "repeat: no (3"
 
 # the checker catches a page with an option taken out
 sed '/max_background/d' "$MAN/timelinefs.1" >"$T/cut.1"

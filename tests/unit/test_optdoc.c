@@ -4,7 +4,8 @@
  * the options take them (256Mi, 0.5), a row of -h with its default and
  * range wrapped under its help column, a man page item (escaped dashes,
  * bold markup, no line starting as a request) and a Markdown item; a
- * {KEY} filled and kept on one line.
+ * {KEY} filled and kept on one line; a heading row in each, and never
+ * found as an option; getopt's table of the options alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,12 +93,79 @@ static void test_man_md(void **state)
 	free(b.p);
 }
 
+static void test_heading(void **state)
+{
+	static const struct eng_optdoc h[] = {
+		{ "each host", NULL, ENG_OT_HEADING, NULL, 0, 0, 0, NULL, NULL,
+		  0, 0 },
+		{ "movie", NULL, ENG_OT_FLAG, NULL, 0, 0, 0, "a *movie*", NULL,
+		  0, 0 },
+	};
+	struct eng_strbuf b = { 0 };
+
+	(void)state;
+	assert_null(eng_optdoc_find(h, 2, "each host"));
+	assert_ptr_equal(eng_optdoc_find(h, 2, "movie"), &h[1]);
+	eng_optdoc_usage(&b, &h[0], &longs);
+	eng_optdoc_usage(&b, &h[1], &longs);
+	eng_optdoc_man(&b, &h[0], &longs);
+	eng_optdoc_man(&b, &h[1], &longs);
+	eng_optdoc_md(&b, &h[0], &longs);
+	eng_optdoc_md(&b, &h[1], &longs);
+	assert_int_equal(b.err, 0);
+	assert_string_equal(b.p,
+		"\neach host:\n"
+		"  --movie              a movie\n"
+		".PP\nEach host:\n"
+		".TP\n.B \\-\\-movie\na \\fBmovie\\fR.\n"
+		"\nEach host:\n\n"
+		"- `--movie`: a `movie`\n");
+	free(b.p);
+}
+
+static void test_longopts(void **state)
+{
+	static const struct eng_optdoc r[] = {
+		{ "plan", NULL, ENG_OT_HEADING, NULL, 0, 0, 0, NULL, NULL, 0,
+		  0 },
+		{ "repeat", "R", ENG_OT_UINT, NULL, 3, 1, 1000, "reps", NULL,
+		  0, 300 },
+		{ "-h, --help", NULL, ENG_OT_SWITCH, NULL, 0, 0, 0, "help",
+		  NULL, 0, 'h' },
+		{ "movie", NULL, ENG_OT_FLAG, NULL, 0, 0, 0, "movie", NULL, 0,
+		  301 },
+	};
+	struct option o[8];
+
+	(void)state;
+	memset(o, 0xff, sizeof(o));
+	eng_optdoc_longopts(r, 4, 302, o);
+	assert_string_equal(o[0].name, "repeat");
+	assert_int_equal(o[0].has_arg, required_argument);
+	assert_null(o[0].flag);
+	assert_int_equal(o[0].val, 300);
+	assert_string_equal(o[1].name, "movie");
+	assert_int_equal(o[1].has_arg, no_argument);
+	assert_int_equal(o[1].val, 301);
+	assert_string_equal(o[2].name, "doc-options");
+	assert_int_equal(o[2].has_arg, required_argument);
+	assert_int_equal(o[2].val, 302);
+	assert_string_equal(o[3].name, "help");
+	assert_int_equal(o[3].val, 'h');
+	assert_string_equal(o[4].name, "version");
+	assert_int_equal(o[4].val, 'V');
+	assert_null(o[5].name);
+	assert_int_equal(o[5].val, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_man_md),
+		cmocka_unit_test(test_heading),
+		cmocka_unit_test(test_longopts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
