@@ -113,7 +113,7 @@ $(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS)) -lpthread $(LDLIBS)
 
 # timelinefs-merge: the store's SQL only (schema/experiment.h), no FUSE, no MPI
-$(B)/timelinefs-merge: $(B)/merge/merge_main.o $(B)/libstore.a $(B)/libengine.a
+$(B)/timelinefs-merge: $(B)/merge/merge_main.o $(B)/merge/merge_opttab.o $(B)/libstore.a $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,sqlite3) -lpthread $(LDLIBS)
 $(B)/merge/merge_main.o: $(B)/version
