@@ -119,11 +119,13 @@ $(B)/timelinefs-merge: $(B)/merge/merge_main.o $(B)/merge/merge_opttab.o $(B)/li
 $(B)/merge/merge_main.o: $(B)/version
 
 # timelinefs-probe: the interactive work timelinefs-bench times beside
-# each step's streams (responsiveness/responsiveness_main.c; libc only)
+# each step's streams (responsiveness/; libc, and the engine's option
+# table texts, util/optdoc.h)
 PROGS += $(B)/timelinefs-probe
 # (all: and integration: have read PROGS already: named here too)
 all integration: $(B)/timelinefs-probe
-$(B)/timelinefs-probe: $(B)/responsiveness/responsiveness_main.o
+$(B)/timelinefs-probe: $(B)/responsiveness/responsiveness_main.o \
+		$(B)/responsiveness/responsiveness_opttab.o $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/responsiveness/responsiveness_main.o: $(B)/version
