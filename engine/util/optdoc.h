@@ -4,8 +4,10 @@
  * default, range, help), as fio's options.c holds them, and the texts
  * printed from it: the -h list, the man page's OPTIONS items (roff) and a
  * README's list (Markdown).  timelinefs (fs/fs_opttab.c), timelinefs-gen
- * (gen/gen_opttab.c) and timelinefs-hosts (launcher/launcher_opttab.c)
- * keep their rows; the words are written once, here.
+ * (gen/gen_opttab.c), timelinefs-hosts (launcher/launcher_opttab.c),
+ * timelinefs-merge (merge/merge_opttab.c) and timelinefs-probe
+ * (responsiveness/responsiveness_opttab.c) keep their rows; the words are
+ * written once, here.
  */
 #ifndef ENG_OPTDOC_H
 #define ENG_OPTDOC_H
