@@ -113,17 +113,19 @@ $(B)/timelinefs: $(FS_OBJ) $(B)/libstore.a $(B)/libengine.a
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS)) -lpthread $(LDLIBS)
 
 # timelinefs-merge: the store's SQL only (schema/experiment.h), no FUSE, no MPI
-$(B)/timelinefs-merge: $(B)/merge/merge_main.o $(B)/libstore.a $(B)/libengine.a
+$(B)/timelinefs-merge: $(B)/merge/merge_main.o $(B)/merge/merge_opttab.o $(B)/libstore.a $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pc_libs,sqlite3) -lpthread $(LDLIBS)
 $(B)/merge/merge_main.o: $(B)/version
 
 # timelinefs-probe: the interactive work timelinefs-bench times beside
-# each step's streams (responsiveness/responsiveness_main.c; libc only)
+# each step's streams (responsiveness/; libc, and the engine's option
+# table texts, util/optdoc.h)
 PROGS += $(B)/timelinefs-probe
 # (all: and integration: have read PROGS already: named here too)
 all integration: $(B)/timelinefs-probe
-$(B)/timelinefs-probe: $(B)/responsiveness/responsiveness_main.o
+$(B)/timelinefs-probe: $(B)/responsiveness/responsiveness_main.o \
+		$(B)/responsiveness/responsiveness_opttab.o $(B)/libengine.a
 	$(q) LD $@
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/responsiveness/responsiveness_main.o: $(B)/version
@@ -587,14 +589,17 @@ $(B)/tests/tools/tlindex: tests/tools/tlindex.c $(B)/libengine.a
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libengine.a $(ALL_LDFLAGS) \
 		$(call pc_libs,$(AV_PKGS)) $(LDLIBS)
 
-# The option lists of docs/man/timelinefs.1, README.md,
-# docs/man/timelinefs-gen.1 and docs/man/timelinefs-hosts.1, between
-# their BEGIN OPTIONS and END OPTIONS lines, printed by each program from
-# its one table (fs/fs_opttab.c, gen/gen_opttab.c,
-# launcher/launcher_opttab.c); committed, so that a reader without a
-# build has them.  tests/integration/test_man.sh fails when they drift.
-docs-options: $(B)/timelinefs $(B)/timelinefs-gen $(B)/timelinefs-hosts
+# The option lists of docs/man/timelinefs.1, README.md and the pages of
+# timelinefs-gen, -hosts, -merge and -probe, between their BEGIN OPTIONS
+# and END OPTIONS lines, printed by each program from its one table
+# (fs/fs_opttab.c, gen/gen_opttab.c, launcher/launcher_opttab.c,
+# merge/merge_opttab.c, responsiveness/responsiveness_opttab.c);
+# committed, so that a reader without a build has them.  tests/integration/test_man.sh fails when they drift.
+docs-options: $(B)/timelinefs $(B)/timelinefs-gen $(B)/timelinefs-hosts $(B)/timelinefs-merge \
+		$(B)/timelinefs-probe
 	$(B)/timelinefs --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs.1
 	$(B)/timelinefs --doc-options=readme | sh tests/tools/docsplice.sh README.md
 	$(B)/timelinefs-gen --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs-gen.1
 	$(B)/timelinefs-hosts --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs-hosts.1
+	$(B)/timelinefs-merge --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs-merge.1
+	$(B)/timelinefs-probe --doc-options=man | sh tests/tools/docsplice.sh docs/man/timelinefs-probe.1

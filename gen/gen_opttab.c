@@ -163,24 +163,12 @@ void gen_usage_options(FILE *f)
 int gen_doc_options(const char *what)
 {
 	struct eng_strbuf b = { 0 };
-	char def[64];
-	size_t i;
 
-	if (strcmp(what, "man") != 0 && strcmp(what, "list") != 0) {
+	if (eng_optdoc_write(&b, gen_optdocs, gen_noptdocs, what, &style) <
+	    0) {
 		fprintf(stderr, PROG ": --doc-options=%s: expected man or "
 			"list\n", what);
 		return -1;
-	}
-	for (i = 0; i < gen_noptdocs; i++) {
-		const struct eng_optdoc *o = &gen_optdocs[i];
-
-		if (what[0] == 'm')
-			eng_optdoc_man(&b, o, &style);
-		else if (o->type != ENG_OT_SWITCH)
-			eng_strbuf_printf(&b, "%s\t%s\n", o->name,
-					  eng_optdoc_default(o, def,
-							     sizeof(def)) ?
-						  def : "-");
 	}
 	return put(&b, stdout);
 }

@@ -170,24 +170,11 @@ void hl_usage(void)
 int hl_doc_options(const char *what)
 {
 	struct eng_strbuf b = { 0 };
-	char def[64];
-	size_t i;
 
-	if (strcmp(what, "man") != 0 && strcmp(what, "list") != 0) {
+	if (eng_optdoc_write(&b, hl_optdocs, hl_noptdocs, what, &style) < 0) {
 		fprintf(stderr, "%s: --doc-options=%s: expected man or list\n",
 			HL_PROG, what);
 		return -1;
-	}
-	for (i = 0; i < hl_noptdocs; i++) {
-		const struct eng_optdoc *o = &hl_optdocs[i];
-
-		if (what[0] == 'm')
-			eng_optdoc_man(&b, o, &style);
-		else if (o->type != ENG_OT_SWITCH && o->type != ENG_OT_HEADING)
-			eng_strbuf_printf(&b, "%s\t%s\n", o->name,
-					  eng_optdoc_default(o, def,
-							     sizeof(def)) ?
-						  def : "-");
 	}
 	return put(&b);
 }

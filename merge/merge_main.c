@@ -15,36 +15,9 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "merge.h"
 
-#define PROG "timelinefs-merge"
-
-static void usage(FILE *f)
-{
-	fputs(
-	    "usage: " PROG " [options] OUT.db IN.db...\n"
-	    "Merge timelinefs databases (the hosts' of a timelinefs-hosts\n"
-	    "experiment, or any) into OUT.db, created when absent: every\n"
-	    "run of each IN.db that OUT.db does not hold yet (by its uuid),\n"
-	    "with its streams, accesses, bench steps, experiment and host\n"
-	    "rows, their ids renumbered.  Merging an input again adds\n"
-	    "nothing; an input is merged whole or not at all, and never\n"
-	    "changed.  Prints per input: IN: N runs added, M already merged.\n"
-	    "\n"
-	    "  -e, --experiment UUID\n"
-	    "                 only that experiment of each IN.db: its\n"
-	    "                 experiment, host and share rows and the runs of\n"
-	    "                 its hosts (a host's own database keeps every\n"
-	    "                 experiment run there); UUID may be the first 8\n"
-	    "                 or more characters of one; an IN.db without it\n"
-	    "                 is an error\n"
-	    "  -h, --help     print this help and exit\n"
-	    "  -V, --version  print the version and exit\n"
-	    "\n"
-	    "Exit status: 0 every input merged; 1 an input or OUT.db could\n"
-	    "not be (the message names the file and why; the inputs before\n"
-	    "it stay merged); 2 usage error.\n",
-	    f);
-}
+#define PROG MERGE_PROG
 
 /* A uuid, or its first 8 or more characters: hex digits and dashes, at
  * most 36 (the experiment is then looked up in each input). */
@@ -57,19 +30,14 @@ static int uuid_like(const char *s)
 
 int main(int argc, char *argv[])
 {
-	static const struct option longs[] = {
-	    {"experiment", required_argument, NULL, 'e'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct hosts_merge_stats st;
 	struct hosts_db *h = NULL;
 	const char *exp = NULL;
 	char *err = NULL;
 	int opt, i, rc;
 
-	while ((opt = getopt_long(argc, argv, "e:hV", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "e:hV", merge_long_options(),
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (!uuid_like(optarg)) {
@@ -83,8 +51,10 @@ int main(int argc, char *argv[])
 			}
 			exp = optarg;
 			break;
+		case MERGE_OPT_DOC:
+			return merge_doc_options(optarg) < 0 ? 2 : 0;
 		case 'h':
-			usage(stdout);
+			merge_usage(stdout);
 			return 0;
 		case 'V':
 			printf(PROG " " TLFS_VERSION "\n");

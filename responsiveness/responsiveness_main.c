@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * timelinefs-probe: how long interactive work takes beside playback.
- * Every period (100 ms) it starts a small program and waits for it (fork,
+ * Every period (--period) it starts a small program and waits for it (fork,
  * exec, exit) and stats every file of a folder (a file manager's listing
  * of a project), each timed on CLOCK_MONOTONIC, one line a sample on
  * stdout; timelinefs-bench runs it beside the streams of each step.
@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROG "timelinefs-probe"
+#include "responsiveness.h"
+
+#define PROG PROBE_PROG
 #define NS 1000000000LL
 
 struct probe {
@@ -47,28 +49,6 @@ static int64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
-}
-
-static void usage(FILE *f)
-{
-	/* clang-format off */
-	fputs(
-"usage: " PROG " [--period MS] [--exec PROGRAM] [--duration SECONDS] DIR\n"
-"Every period, start PROGRAM (/bin/true) and wait for it, then stat every\n"
-"file of DIR; print a line per sample on stdout:\n"
-"  KIND START_UNIX_NS LATENCY_NS ITEMS OK\n"
-"KIND spawn (fork, exec, exit) or walk (readdir and stat of DIR's files,\n"
-"ITEMS of them); START on CLOCK_REALTIME, LATENCY on CLOCK_MONOTONIC; OK 1,\n"
-"or 0 when the program failed or a file could not be read.  The periods\n"
-"are deadlines (a late sample does not shift the next); a period a sample\n"
-"overran is skipped.  Runs until SIGTERM or SIGINT, or --duration.\n"
-"  --period MS         the period in milliseconds (100)\n"
-"  --exec PROGRAM      the program started, an absolute path (/bin/true)\n"
-"  --duration SECONDS  stop after this long (0: at a signal)\n"
-"  -h, --help          print this help and exit\n"
-"  -V, --version       print the version and exit\n"
-"Exit status: 0 done, 1 failure, 2 usage error.\n", f);
-	/* clang-format on */
 }
 
 /* Start p->prog and wait for it: 1 when it exited 0. */
@@ -232,21 +212,18 @@ static int check_args(const struct probe *p)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"period", required_argument, NULL, 'p'},
-	    {"exec", required_argument, NULL, 'e'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	/* the defaults: the table's */
+	struct probe p = {
+	    .prog = probe_optdoc("exec")->def,
+	    .period_ns = (int64_t)probe_optdoc("period")->def_n * 1000000,
 	};
-	struct probe p = {.prog = "/bin/true", .period_ns = NS / 10};
 	struct sigaction sa;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", probe_long_options(),
+				NULL)) != -1) {
 		switch (c) {
-		case 'p':
+		case PROBE_OPT_PERIOD:
 			if (parse_time(optarg, 1e6, &p.period_ns) < 0 ||
 			    p.period_ns < 1000000) {
 				fprintf(stderr,
@@ -257,10 +234,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'e':
+		case PROBE_OPT_EXEC:
 			p.prog = optarg;
 			break;
-		case 'd':
+		case PROBE_OPT_DURATION:
 			if (parse_time(optarg, 1e9, &p.duration_ns) < 0) {
 				fprintf(stderr,
 					PROG ": invalid --duration '%s': "
@@ -269,8 +246,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case PROBE_OPT_DOC:
+			return probe_doc_options(optarg) < 0 ? 2 : 0;
 		case 'h':
-			usage(stdout);
+			probe_usage(stdout);
 			return 0;
 		case 'V':
 			puts(PROG " " TLFS_VERSION);

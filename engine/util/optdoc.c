@@ -3,6 +3,7 @@
  * The texts of an option table (optdoc.h): -h rows, man page items and
  * Markdown items, wrapped and marked up alike for every program.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -182,13 +183,17 @@ static void wrap(struct eng_strbuf *b, const char *text, unsigned first,
 static void head(const struct eng_optdoc *o, const struct eng_optdoc_style *st,
 		 char *buf, size_t len)
 {
+	char sh[8] = "";
+
+	if (o->flags & ENG_OD_SHORT)
+		snprintf(sh, sizeof(sh), "-%c, ", o->key);
 	if (o->type == ENG_OT_SWITCH)
 		snprintf(buf, len, "%s", o->name);
 	else if (o->arg)
-		snprintf(buf, len, "%s%s%c%s", st->prefix, o->name, st->sep,
-			 o->arg);
+		snprintf(buf, len, "%s%s%s%c%s", sh, st->prefix, o->name,
+			 st->sep, o->arg);
 	else
-		snprintf(buf, len, "%s%s", st->prefix, o->name);
+		snprintf(buf, len, "%s%s%s", sh, st->prefix, o->name);
 }
 
 /* the help, then its default and range, in style sy */
@@ -251,6 +256,8 @@ void eng_optdoc_man(struct eng_strbuf *b, const struct eng_optdoc *o,
 		return;
 	}
 	render(o->name, MAN, st, name, sizeof(name));
+	if (o->flags & ENG_OD_SHORT)
+		snprintf(pre, sizeof(pre), "\\-%c, ", o->key);
 	render(st->prefix, MAN, st, pre, sizeof(pre));
 	if (o->type == ENG_OT_SWITCH)
 		eng_strbuf_printf(b, ".TP\n.B %s\n", name);
@@ -287,4 +294,28 @@ void eng_optdoc_md(struct eng_strbuf *b, const struct eng_optdoc *o,
 	/* an item's lines after the first indented under its text */
 	eng_strbuf_printf(b, "- `%s`:", h);
 	wrap(b, text, (unsigned)strlen(h) + 5, 2, 78, 0);
+}
+
+int eng_optdoc_write(struct eng_strbuf *b, const struct eng_optdoc *rows,
+		     size_t n, const char *what,
+		     const struct eng_optdoc_style *st)
+{
+	char def[64];
+	size_t i;
+
+	if (strcmp(what, "man") != 0 && strcmp(what, "list") != 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		const struct eng_optdoc *o = &rows[i];
+
+		if (what[0] == 'm')
+			eng_optdoc_man(b, o, st);
+		else if (o->type != ENG_OT_SWITCH &&
+			 o->type != ENG_OT_HEADING)
+			eng_strbuf_printf(b, "%s\t%s\n", o->name,
+					  eng_optdoc_default(o, def,
+							     sizeof(def)) ?
+						  def : "-");
+	}
+	return 0;
 }

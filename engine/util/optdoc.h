@@ -4,8 +4,10 @@
  * default, range, help), as fio's options.c holds them, and the texts
  * printed from it: the -h list, the man page's OPTIONS items (roff) and a
  * README's list (Markdown).  timelinefs (fs/fs_opttab.c), timelinefs-gen
- * (gen/gen_opttab.c) and timelinefs-hosts (launcher/launcher_opttab.c)
- * keep their rows; the words are written once, here.
+ * (gen/gen_opttab.c), timelinefs-hosts (launcher/launcher_opttab.c),
+ * timelinefs-merge (merge/merge_opttab.c) and timelinefs-probe
+ * (responsiveness/responsiveness_opttab.c) keep their rows; the words are
+ * written once, here.
  */
 #ifndef ENG_OPTDOC_H
 #define ENG_OPTDOC_H
@@ -29,6 +31,7 @@ enum eng_opt_type {
 };
 #define ENG_OD_GENERAL 1 /* in -h's second list ("general options") */
 #define ENG_OD_README 2	 /* in the README's short list */
+#define ENG_OD_SHORT 4	 /* key is a letter, the option's -KEY too */
 
 /* One option.  Help texts take *word* (bold in the man page, code in
  * Markdown, plain in -h) and {KEY}, filled by the style's fill. */
@@ -76,5 +79,12 @@ void eng_optdoc_man(struct eng_strbuf *b, const struct eng_optdoc *o,
 		    const struct eng_optdoc_style *st);
 void eng_optdoc_md(struct eng_strbuf *b, const struct eng_optdoc *o,
 		   const struct eng_optdoc_style *st);
+
+/* what "man": the man page's items of rows[0..n); "list": a line per
+ * option (not a switch, not a heading), NAME, a tab and its default as
+ * said or "-"; appended to b.  0, or -EINVAL: what is neither. */
+int eng_optdoc_write(struct eng_strbuf *b, const struct eng_optdoc *rows,
+		     size_t n, const char *what,
+		     const struct eng_optdoc_style *st);
 
 #endif /* ENG_OPTDOC_H */

@@ -211,6 +211,30 @@ drift timelinefs-hosts "$MAN/timelinefs-hosts.1" \
 	"$T/hosts.man"
 drift_named timelinefs-hosts "$T/hosts.list" '^ {7}--([a-z-]+)' "repeat: no (3"
 
+# timelinefs-merge's and timelinefs-probe's options come from their
+# tables too (merge/merge_opttab.c, responsiveness/responsiveness_opttab.c):
+# the pages' items are what they print, and every option of a table is in
+# -h and in the page with the table's default.  Before the tables -h, the
+# page and the code (probe's /bin/true and 100 ms) each said them.
+for prog in timelinefs-merge timelinefs-probe; do
+	spliced "$MAN/$prog.1" "$T/$prog.man" "$TLFS_BUILD/$prog" --doc-options=man
+	"$TLFS_BUILD/$prog" --doc-options=list >"$T/$prog.list"
+	help "$prog" >"$T/help.$prog"
+	render "$MAN/$prog.1" >"$T/page.$prog"
+	check_none "$prog: every option of the table is in -h with its default" \
+		"$(undocumented "$T/$prog.list" "$T/help.$prog" '^  (?:-[a-zA-Z], )?--([a-z-]+)' 0)"
+	check_none "$prog: every option of the table is in the page with its default" \
+		"$(undocumented "$T/$prog.list" "$T/page.$prog" '^ {7}(?:-[a-zA-Z], )?--([a-z-]+)' 0)"
+done
+# shellcheck disable=SC2016 # expanded by the inner sh
+check "the tables list --experiment and --period, --exec, --duration" \
+	sh -c 'cut -f1 "$1" "$2" | tr "\n" " " | grep -qx "experiment period exec duration "' \
+	sh "$T/timelinefs-merge.list" "$T/timelinefs-probe.list"
+drift timelinefs-probe "$MAN/timelinefs-probe.1" \
+	's/^the period in milliseconds, at least 1 (100)\.$/the period in milliseconds, at least 1 (200)./' \
+	"$T/timelinefs-probe.man"
+drift_named timelinefs-probe "$T/timelinefs-probe.list" '^ {7}--([a-z-]+)' "period: no (100"
+
 # the checker catches a page with an option taken out
 sed '/max_background/d' "$MAN/timelinefs.1" >"$T/cut.1"
 "$BIN" -h >"$T/help" 2>&1

@@ -7,6 +7,7 @@
  * {KEY} filled and kept on one line; a heading row in each, and never
  * found as an option; getopt's table of the options alone.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,6 +159,39 @@ static void test_longopts(void **state)
 	assert_int_equal(o[5].val, 0);
 }
 
+/* a row with its short option too (-e), in -h and the man page; the
+ * man items and the list of eng_optdoc_write, and a what it refuses */
+static void test_short_write(void **state)
+{
+	static const struct eng_optdoc r[] = {
+		{ "experiment", "UUID", ENG_OT_TEXT, NULL, 0, 0, 0,
+		  "only that experiment", NULL, ENG_OD_SHORT, 'e' },
+		{ "period", "MS", ENG_OT_UINT, NULL, 100, 0, 0, "the period",
+		  NULL, 0, 1 },
+		{ "-h, --help", NULL, ENG_OT_SWITCH, NULL, 0, 0, 0, "help",
+		  NULL, 0, 'h' },
+	};
+	struct eng_strbuf b = { 0 };
+
+	(void)state;
+	eng_optdoc_usage(&b, &r[0], &longs);
+	assert_int_equal(eng_optdoc_write(&b, r, 3, "man", &longs), 0);
+	assert_int_equal(eng_optdoc_write(&b, r, 3, "list", &longs), 0);
+	assert_int_equal(eng_optdoc_write(&b, r, 3, "md", &longs), -EINVAL);
+	assert_int_equal(b.err, 0);
+	assert_string_equal(b.p,
+		"  -e, --experiment UUID\n"
+		"                       only that experiment\n"
+		".TP\n.BI \"\\-e, \\-\\-experiment \" \"UUID\"\n"
+		"only that experiment.\n"
+		".TP\n.BI \"\\-\\-period \" \"MS\"\n"
+		"the period (100).\n"
+		".TP\n.B \\-h, \\-\\-help\n"
+		"help.\n"
+		"experiment\t-\nperiod\t100\n");
+	free(b.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_man_md),
 		cmocka_unit_test(test_heading),
 		cmocka_unit_test(test_longopts),
+		cmocka_unit_test(test_short_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
