@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -218,6 +219,7 @@ int main(int argc, char **argv)
 	    .period_ns = (int64_t)probe_optdoc("period")->def_n * 1000000,
 	};
 	struct sigaction sa;
+	pid_t parent = getppid();
 	int c;
 
 	while ((c = getopt_long(argc, argv, "hV", probe_long_options(),
@@ -272,5 +274,10 @@ int main(int argc, char **argv)
 	/* no SA_RESTART: the sleep returns at once to a signal */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	/* A bench killed with -9 cannot stop its probe: the probe ends with
+	 * its parent (SIGTERM: what it has is written) rather than sample
+	 * for ever; a parent gone before this call is seen by getppid. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		return 0;
 	return run(&p);
 }

@@ -96,8 +96,9 @@ def main(argv):
 def forecast_write(con, ids, form):
     # SciPy's t quantile: without it the forecast says so and the rest
     # of the report stands
+    from . import forecast
     try:
-        from . import forecast
+        results = forecast.forecast(con, ids)
     except ImportError:
         sys.stderr.write("%s: no forecast: %s with SciPy and NumPy is needed "
                          "(apt-get install python3-scipy python3-numpy)\n"
@@ -105,7 +106,7 @@ def forecast_write(con, ids, form):
         if form == "json":
             sys.stdout.write("[]")
         return
-    forecast.write(forecast.forecast(con, ids), form, sys.stdout)
+    forecast.write(results, form, sys.stdout)
 
 
 def reported(path, work):

@@ -19,7 +19,14 @@ than 3 steps at 2 counts lie below the first late one, there is no
 forecast, and the reason is said."""
 from . import db as dbm
 from . import fmt
-from . import stats
+
+
+def _stats():
+    # SciPy only where a fit or an interval is made: a bench's report of
+    # one or two steps, every step of timelinefs-hosts among them, says
+    # "too few steps" without the half second SciPy's import costs
+    from . import stats
+    return stats
 
 COLUMNS = ("label", "steps", "counts", "first_late", "estimate", "lo", "hi", "reason",
            "stream_mb_s", "stream_reads_s", "cal_mb_s", "cal_reads_s", "cal_n",
@@ -78,7 +85,7 @@ def estimate(pts):
     # 1 / R, R = lead - p1 headroom: the frames' p99 response time (a
     # frame is done after its schedule, so R > 0 but for the clock's
     # grain)
-    fit = stats.line_crossing([ws for ws, _, _ in below],
+    fit = _stats().line_crossing([ws for ws, _, _ in below],
                               [1.0 / max(ld - h, 1e-3) for _, h, ld in below], 1.0 / lead)
     if fit["slope"] is None or fit["slope"] >= 0 or fit["lo"] is None:
         out["reason"] = ("no trend: the headroom does not fall significantly across "
@@ -127,7 +134,7 @@ def by_calibration(con, f, run_ids):
     f["cal_n"] = len(counts)
     f["cal_mb_s"] = sum(b for b, _ in rows) / len(rows)
     f["cal_reads_s"] = sum(r for _, r in rows) / len(rows)
-    mean, _, _, hw = stats.mean_interval(counts)
+    mean, _, _, hw = _stats().mean_interval(counts)
     f["by_calibration"] = mean
     if hw is not None:
         f["cal_lo"], f["cal_hi"] = mean - hw, mean + hw

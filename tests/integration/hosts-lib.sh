@@ -36,9 +36,10 @@ stop_mpirun() {
 	MPIRUN=
 }
 # every process and mount of ours gone: the ranks (their args name $T),
+# the probes of their benches,
 # the daemons and benches they started
 left_over() {
-	pgrep -f "timelinefs(-hosts|-bench|-hosts-run)? .*$T/" 2>/dev/null
+	pgrep -f "timelinefs(-hosts|-bench|-hosts-run|-probe)? .*$T/" 2>/dev/null
 	grep " $T/" /proc/mounts
 }
 released() {
@@ -51,7 +52,7 @@ released() {
 }
 hosts_cleanup() {
 	stop_mpirun
-	for p in $(pgrep -f "timelinefs(-hosts|-bench|-hosts-run)? .*$T/" 2>/dev/null); do
+	for p in $(pgrep -f "timelinefs(-hosts|-bench|-hosts-run|-probe)? .*$T/" 2>/dev/null); do
 		kill -9 "$p" 2>/dev/null
 	done
 	awk -v t="$T/" 'index($2, t) == 1 { print $2 }' /proc/mounts |

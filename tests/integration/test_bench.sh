@@ -148,6 +148,37 @@ check "no mean row for one repetition" sh -c "! awk '/^workstations/ { on = 1 } 
 check_eq "--probe DIR: its walks stat'ed DIR's 7 files" "7" \
 	"$(q "select group_concat(distinct items) from bench_probe where kind = 'walk' and step_id = 7")"
 
+# 1c. a bench killed with -9 mid-step leaves no probe sampling: the probe
+# ends with its parent.  Before, one ran on for 30 minutes after a
+# clean-clone CI run, its folder's file system held busy.  On a mount of
+# the test's own (the bench's daemon would outlive it too)
+mount_fs "$T/media" "$T/k9mnt" -o db="$T/k9.db",pace=0.25
+works0=$(ls -d "$T"/timelinefs-bench.* 2>/dev/null || true)
+"$BENCH" --mountpoint "$T/k9mnt" --db "$T/k9.db" --media "$T/media" --workstations 1 \
+	--repeat 1 --warmup 0 >"$T/k9.out" 2>&1 &
+k9=$!
+i=0
+until pgrep -f "timelinefs-probe .*$T/" >/dev/null || [ $i -ge 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+check "a bench's probe runs beside its step" pgrep -f "timelinefs-probe .*$T/"
+kill -9 "$k9"
+wait "$k9" 2>/dev/null || :
+i=0
+while pgrep -f "timelinefs-probe .*$T/" >/dev/null && [ $i -lt 50 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+check_none "the bench killed with -9: its probe gone within 5 s" \
+	"$(pgrep -af "timelinefs-probe .*$T/" || true)"
+pkill -f "dd .*$T/k9mnt/" 2>/dev/null || :
+umount_fs "$T/k9mnt"
+# what the killed bench could not remove
+for w in "$T"/timelinefs-bench.*; do
+	case " $works0 " in *" $w "*) ;; *) rm -rf "$w" ;; esac
+done
+
 # 2c. --ingest 2: two record streams of the seed preset beside one player
 # (issue 23), each the step's play time of frames, in bench_stream with
 # the player's; the recordings removed after the step; the table by side.
