@@ -30,6 +30,9 @@ scratch_make() {
 }
 
 scratch_begin() {
+	# a make test inside one (test_runners' copies of the runners) runs
+	# in its parent's scratch as it is
+	[ -z "${TLFS_SCRATCH_DIR:-}" ] || return 0
 	base=${TMPDIR:-/tmp}
 	have=$(free_mb "$base")
 	[ "${have:-0}" -lt "$TLFS_SCRATCH_MB" ] || return 0
@@ -48,12 +51,15 @@ scratch_begin() {
 	fi
 	echo "# scratch: $why: an ext4 in RAM ($scratch_img) at $scratch_dir"
 	TMPDIR=$scratch_dir
-	export TMPDIR
+	TLFS_SCRATCH_DIR=$scratch_dir
+	export TMPDIR TLFS_SCRATCH_DIR
 }
 
 scratch_end() {
 	if [ -n "$scratch_dir" ]; then
-		! mountpoint -q "$scratch_dir" || umount "$scratch_dir" ||
+		# a process still in it (a test's killed runner's children):
+		# detached now, gone with the last of them
+		! mountpoint -q "$scratch_dir" || umount "$scratch_dir" 2>/dev/null ||
 			umount -l "$scratch_dir"
 		rmdir "$scratch_dir"
 	fi

@@ -31,7 +31,8 @@ scratch() {
 	mb=$1 base=$2
 	shift 2
 	# shellcheck disable=SC2016 # expanded by the inner sh
-	TLFS_SCRATCH_MB=$mb TMPDIR=$base sh -c '
+	# (not in a make test's own scratch, which a nested one would use)
+	env -u TLFS_SCRATCH_DIR TLFS_TOP="$TOP" TLFS_SCRATCH_MB="$mb" TMPDIR="$base" sh -c '
 		. "$1/tests/scratch.sh"
 		shift
 		scratch_begin || exit 1
@@ -66,8 +67,14 @@ left=$(ls -d "$small"/tlfs-scratch.* 2>/dev/null || true)
 [ "$(loops)" -eq "$loops0" ] || left="$left loop device"
 check_none "nothing is left: folder, image, loop device" "$left"
 
+out=$(scratch 200 "$small" '. "$TLFS_TOP/tests/scratch.sh"; TLFS_SCRATCH_MB=4096;
+	scratch_begin && echo "$TMPDIR" && findmnt -n -o TARGET -T "$TMPDIR"')
+check "a make test inside the scratch runs in it as it is" sh -c \
+	'[ "$(echo "$1" | sed -n 2p)" = "$(echo "$1" | sed -n 3p)" ] &&
+	 [ "$(echo "$1" | grep -c "^# scratch:")" -eq 1 ]' sh "$out"
+
 rc=0
-err=$(setpriv --reuid 65534 --regid 65534 --clear-groups sh -c \
+err=$(setpriv --reuid 65534 --regid 65534 --clear-groups env -u TLFS_SCRATCH_DIR sh -c \
 	'TLFS_SCRATCH_MB=200 TMPDIR=$1; . "$1/scratch.sh"; scratch_begin' \
 	sh "$small" 2>&1) || rc=$?
 check "not root, a short TMPDIR stops the run" [ "$rc" -ne 0 ]
