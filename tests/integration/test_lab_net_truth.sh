@@ -102,8 +102,9 @@ check "most have cause storage ($storage of $late)" [ "$((2 * storage))" -gt "$l
 # a reader; above, every stream has frames late to its reader and mpv
 # takes longer (its wall time; mpv with --vo=null waits to buffer rather
 # than drop, so its dropped frames stay 0 either way): both sides say the
-# streams could not play in real time.  The storage's late frames are 0
-# in both (the storage kept up).
+# streams could not play in real time.  No late frame is the storage's
+# in either (the storage kept up): those of a stream whose reader held
+# its ring are the reader's (cause reader; 5 of 90 in one clean-clone run).
 "$GEN" --format sd-ntsc --clips 2 --clip-seconds 3 --timelines 3 --events 1 \
 	--min-seconds 3 --max-seconds 3 "$T/media3" >/dev/null
 for link in 1gbit 300mbit; do
@@ -128,8 +129,9 @@ check_eq "below capacity: no frame late to a reader, none late from the storage"
 	"$(streams 1gbit "s.reader_late_frames = 0 and s.late_frames = 0")"
 check_eq "above capacity: every stream has frames late to its reader" 3 \
 	"$(streams 300mbit "s.reader_late_frames > 0")"
-check_eq "above capacity: the storage's late frames stay 0" 3 \
-	"$(streams 300mbit "s.late_frames = 0")"
+check_eq "above capacity: no late frame is the storage's (cause storage)" 3 \
+	"$(streams 300mbit "not exists (select 1 from late_frame l where l.stream_id = s.id
+		and l.cause = 'storage')")"
 below=$(mq 1gbit "select avg(wall_s) from bench_client where exit_status = 0")
 above=$(mq 300mbit "select avg(wall_s) from bench_client where exit_status = 0")
 check "above capacity mpv takes longer: mean $above s against $below s (over 1.25 times)" \
