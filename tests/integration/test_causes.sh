@@ -103,12 +103,15 @@ echo "# timer: $(causes timer | tr '\n' ' ')$(q "select 'wake delays up to ' ||
 	join run r on r.id = s.run_id where r.label = 'timer'")"
 # a read the group's throttle stopped halfway (the filler reads the
 # frame itself) is the storage's by its times (done - issued), which no
-# row tells from a slow disk: the timer's must be nearly all, not all
-# how many frames the starved filler makes late varies with what else the
-# machine runs (6 to 47 measured, 6 in a clean-clone run at idle); what
-# the test is for is their cause
-check "starved filler: at least 3 late frames, 90 % of them timer" \
-	test "$(q "select count(*) >= 3 and sum(cause = 'timer') >= 0.9 * count(*)
+# row tells from a slow disk (design.md): the timer's must be nearly all
+# and the rest the storage's, none issue or reader.  How many frames the
+# starved filler makes late varies with what else the machine runs (6 to
+# 61 measured), and so does how many reads the throttle cuts: 0, 1 of 9
+# (in a clean-clone CI), 2 of 40; "nearly all" is all but 2 or 10 %.
+check "starved filler: at least 3 late frames, all but 2 or 10 % of them timer, none issue or reader" \
+	test "$(q "select sum(cause = 'timer') >= 3
+		   and sum(cause not in ('timer', 'storage')) = 0
+		   and sum(cause = 'storage') <= max(2, 0.1 * count(*))
 		   from late_frame f join run r on r.id = f.run_id
 		   where r.label = 'timer'")" = 1
 check "starved filler: timer frames carry a wake delay over a frame's 33 ms" \
