@@ -248,4 +248,45 @@ render "$T/cut.1" >"$T/page"
 missing "$T/help" "$T/page" >"$T/missing"
 check "a page without --stagger is caught" grep -qxF -- "--stagger" "$T/missing"
 
+# The shell commands keep a short -h and a long page (no table of their
+# own: the usage is the options' list and the page tells more), held
+# together by tests/tools/shellopts.py: every item of the page an option
+# of -h, every item of -h a case of the script's parser and every case an
+# option of -h, and the default an item of -h gives in the page's item of
+# the option.  Before this check the bench's page gave --probe's default
+# only as "the default:", and nothing compared the defaults.
+SHELLOPTS=$TOP/tests/tools/shellopts.py
+ndef=0
+for prog in timelinefs-bench timelinefs-report timelinefs-plot timelinefs-export \
+	    timelinefs-umount timelinefs-hosts-run timelinefs-lab; do
+	help "$prog" >"$T/help.$prog"
+	cat "$TOP/mount-scripts/$prog" >"$T/script.$prog"
+	if [ "$prog" = timelinefs-lab ]; then
+		# one page for the storage and the network labs
+		sh "$TOP/mount-scripts/$prog" net --help >>"$T/help.$prog" 2>&1
+		cat "$TOP/mount-scripts/timelinefs-lab-net" >>"$T/script.$prog"
+	fi
+	render "$MAN/$prog.1" >"$T/page.$prog"
+	python3 "$SHELLOPTS" "$T/help.$prog" "$T/page.$prog" "$T/script.$prog" \
+		>"$T/so.$prog"
+	check_none "$prog: -h, the page and the parser name the same options and defaults" \
+		"$(grep -v '^checked ' "$T/so.$prog")"
+	ndef=$((ndef + $(sed -n 's/^checked \([0-9]*\) defaults$/\1/p' "$T/so.$prog")))
+done
+check "the shell commands' defaults compared: at least 18 ($ndef)" test "$ndef" -ge 18
+# the check is shown to fail: a page with --repeat's default drifted, a
+# -h with an option the parser does not know
+sed 's/^repetitions of each count (3)/repetitions of each count (4)/' \
+	"$MAN/timelinefs-bench.1" >"$T/drift.1"
+render "$T/drift.1" >"$T/drift.txt"
+# shellcheck disable=SC2016 # expanded by the inner sh
+check "a page with --repeat (4) where -h says (3) is named" sh -c \
+	'python3 "$1" "$2" "$3" "$4" | grep "^--repeat: -h says (3" >/dev/null' sh \
+	"$SHELLOPTS" "$T/help.timelinefs-bench" "$T/drift.txt" "$T/script.timelinefs-bench"
+sed 's/^  --stagger SECONDS /  --stutter SECONDS /' "$T/help.timelinefs-bench" >"$T/drift.h"
+# shellcheck disable=SC2016 # expanded by the inner sh
+check "an option of -h the parser does not know is named" sh -c \
+	'python3 "$1" "$2" "$3" "$4" | grep "^--stutter: an item of -h, not a case" >/dev/null' sh \
+	"$SHELLOPTS" "$T/drift.h" "$T/page.timelinefs-bench" "$T/script.timelinefs-bench"
+
 finish
