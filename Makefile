@@ -276,6 +276,9 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 # test_lab_truth: find-max against a lab storage's capacity, a count of
 #   workstations at real time (timing the sanitizer, not the storage);
 #   its code paths are test_hosts' and test_lab's.
+# test_lab_seed: the seed's counts and real players (mpv, ffmpeg) on lab
+#   storages at real time, the same; its daemon's paths are test_movie's
+#   and test_players'.
 # test_report_html: the report's page (Python) and Chromium are the same
 #   whatever the build; its two short benches are test_bench's paths.
 # test_causes: late frames of a known cause at real time; TSan's slower
@@ -294,7 +297,7 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 #   (25 s of a TSan pass).
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_realtime test_bench test_players test_pictures \
 	test_gen_codec test_index test_mxf test_movie_real test_gen_seq test_edl_otio \
-	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth \
+	test_gen_ingest test_hosts test_hosts_faults test_merge test_report_hosts test_lab test_lab_truth test_lab_seed \
 	test_report_html test_lab_net_truth test_causes test_lab_net \
 	test_runners test_docs test_layers test_scratch test_man test_report
 else ifeq ($(SANITIZE),1)
@@ -322,6 +325,8 @@ else ifeq ($(SANITIZE),1)
 #   its code paths are test_hosts' and test_lab's.  test_lab_net_truth:
 #   the same against a network link's (smbd, smbclient and the daemon
 #   at real time on 2 cores); its code paths are test_lab_net's.
+#   test_lab_seed: the seed's counts and real players on lab storages
+#   at real time, the same; its paths are test_movie's and test_lab's.
 # test_report_html: the report's page (Python) and Chromium are the same
 #   whatever the build; its two short benches are test_bench's paths
 #   (left out here too).
@@ -341,7 +346,7 @@ else ifeq ($(SANITIZE),1)
 #   ASan by their libFuzzer targets in test_fuzz and at mount in
 #   test_realmedia and test_sequences here (21 s).
 export TLFS_EXCLUDE = test_fuzz test_fuzz_seed test_gen_codec test_players \
-	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth \
+	test_bench test_pictures test_realtime test_hosts_faults test_lab_truth test_lab_seed \
 	test_report_html test_lab_net_truth test_lab test_lab_net test_causes \
 	test_runners test_docs test_layers test_scratch test_report test_report_hosts test_edl_otio
 endif

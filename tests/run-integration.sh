@@ -34,7 +34,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # MPI ranks' steps started together (within 50 ms on the common axis) and
 # each rank's answer within seconds of its step's expected end, and
 # test_hosts_faults the same deadlines and find-max's late frames;
-# test_lab: throttled reads within 10 % of the lab's limits; test_lab_truth:
+# test_lab: throttled reads within 10 % of the lab's limits; test_lab_seed:
+# the seed's counts and players at real time on lab storages; test_lab_truth:
 # find-max's count against a lab storage's calibrated capacity, a storage
 # change's verdict against the calibrated ratio;
 # test_lab_net: 20 workstation namespaces within 10 s, a shaped link's rate;
@@ -46,7 +47,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # already opened its clip and read on: 0 of 4 perm checks).
 ALONE="test_realtime test_players test_bench test_smb test_limits test_dbfull \
 test_sequences test_pictures test_ingest test_edit_ingest test_fuzz test_hosts_faults test_hosts \
-test_lab test_lab_truth test_lab_net test_lab_net_truth test_causes test_faults"
+test_lab test_lab_truth test_lab_seed test_lab_net test_lab_net_truth test_causes test_faults"
 alone=" ${TLFS_ALONE-$ALONE} "
 jobs=${TLFS_JOBS:-$(nproc 2>/dev/null || echo 1)}
 case $jobs in

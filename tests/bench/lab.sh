@@ -13,7 +13,8 @@
 #      late frames per count and their causes;
 #   4: a storage change, the seed's way: B and 0.94 B, pace=off, as
 #      sequential sessions A B B A A B and as --ab-lab legs: the report's
-#      verdict on MB/s and whether its interval holds the calibrated ratio;
+#      verdict on MB/s and whether its interval holds the calibrated ratio
+#      (--calibrate-work: LAB_AB_WS readers, each a stream's bytes);
 #   net: the seed's experiment over SMB: part 3's storage, counts and
 #      streams, each workstation a network namespace reading with
 #      smbclient through its own link (LAB_NET_WS) and the server's
@@ -264,12 +265,13 @@ for part in $LAB_PARTS; do
 			[ $s = A ] || b=$bb
 			bench --lab "fs=ext4,read-bps=$b" --media "$M1" --pace off \
 				--workstations "$LAB_AB_WS" --repeat "$LAB_AB_REPEAT" \
-				--db "$DB" --label "seq-$s" --calibrate 4
+				--db "$DB" --label "seq-$s" --calibrate "$LAB_AB_WS" --calibrate-work
 		done
 		# alternating legs of one session, one lab
 		bench --lab "fs=ext4,read-bps=$ba" --ab-lab "read-bps=$ba" "read-bps=$bb" \
 			--media "$M1" --pace off --workstations "$LAB_AB_WS" \
-			--repeat "$LAB_AB_REPEAT" --db "$DB" --label ab --calibrate 4
+			--repeat "$LAB_AB_REPEAT" --db "$DB" --label ab --calibrate "$LAB_AB_WS" \
+			--calibrate-work
 		for pair in seq-A,seq-B ab:A,ab:B; do
 			la=${pair%,*} lb=${pair#*,}
 			"$REPORT" "$DB" --compare "$la" "$lb" --json >"$W/change.json"

@@ -625,7 +625,9 @@ for bad in "--ingest x|invalid --ingest 'x': expected a number of record streams
 	"--ingest 1 --mount-opts ingest=off|--ingest needs the mount's ingest folder: --mount-opts has ingest=off" \
 	"--late-causes storage|--late-causes goes with --find-max" \
 	"--find-max --late-causes storage,,timer|invalid --late-causes 'storage,,timer': expected all or causes joined by commas: storage, issue, timer, reader, recording, writer" \
-	"--find-max --late-causes disk|invalid --late-causes 'disk': expected all or causes joined by commas: storage, issue, timer, reader, recording, writer"; do
+	"--find-max --late-causes disk|invalid --late-causes 'disk': expected all or causes joined by commas: storage, issue, timer, reader, recording, writer" \
+	"--calibrate-work|--calibrate-work needs --calibrate N: the readers that do the work" \
+	"--calibrate 2 --calibrate-work --calibrate-time 3|--calibrate-work or --calibrate-time: a fixed amount of work or a fixed time, not both"; do
 	rc=0
 	# shellcheck disable=SC2086,SC2090 # words; no quote in the options
 	"$BENCH" --media "$T/media" ${bad%%|*} >/dev/null 2>"$T/ibad" || rc=$?

@@ -252,6 +252,32 @@ check "--calibrate: reads/s are bytes/s over the read size (within 2 %)" \
 check_eq "--calibrate: the bench prints it" 1 \
 	"$(grep -c '^calibration: 2 readers of [0-9]* bytes: [0-9.]* MB/s' "$T/bench.out")"
 
+# --calibrate-work: each reader reads what a stream of the run read from
+# the storage and stops; its rate over that fixed work is the lab's too
+# shellcheck disable=SC2086 # BENCH: a command line
+sh "$LABSH" --state-dir "$T/state" run "$L" -- $BENCH --media "$L/media" \
+	--workstations 1 --repeat 1 --warmup 0 --pace off --db "$T/calw.db" \
+	--label calw --calibrate 2 --calibrate-work >"$T/benchw.out" 2>&1 ||
+	sed 's/^/# /' "$T/benchw.out"
+DB=$T/calw.db
+# each reader's bytes by what they are: not below a stream's backing
+# bytes (the mean), less than one read above them
+check_eq "--calibrate-work: one row, 2 readers, each of a stream's backing bytes (up to a read more)" \
+	"1 2 1 1" \
+	"$(q "select count(*), max(c.readers),
+		max(c.read_bytes) / max(c.readers) >= w.bytes,
+		max(c.read_bytes) / max(c.readers) - w.bytes < max(c.block_bytes)
+		from calibration c, (select avg(b) as bytes from (select sum(length) b
+		from access where op = 0 group by stream_id)) w" | tr '|' ' ')"
+# shellcheck disable=SC2016 # $1 is the inner sh's
+check "--calibrate-work: fio with --io_size, not timed" \
+	sh -c 'case $1 in *--io_size=*) case $1 in *--time_based*) exit 1 ;; esac ;; *) exit 1 ;; esac' sh \
+	"$(q "select tool from calibration")"
+cal=$(q "select cast(bytes_per_s as integer) from calibration")
+within "--calibrate-work in the lab: bytes/s" "$cal" $BPS 10
+check_eq "--calibrate-work: the bench prints it" 1 \
+	"$(grep -c '^calibration: 2 O_DIRECT readers of [0-9]* bytes of [0-9]* bytes each' "$T/benchw.out")"
+
 check "down" lab down "$L"
 check_none "down: no loop device, mount, group, image, folder or record" \
 	"$(left "$L" "$IMG")"

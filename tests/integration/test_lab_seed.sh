@@ -1,0 +1,168 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Ground truths 3 and 5 at test size (docs/lab.md; make bench's section
+# 13 runs them at full size).
+#
+# 3, the seed's experiment on a storage like its RAID, scaled by a tenth
+# in bytes: 5, 6, 10 and 15 workstations, each stream 1.87 MB/s (a tenth
+# of the seed preset's 18.70: video 1.58 MB/s, two 48 kHz 24-bit tracks)
+# and 90 reads/s as the seed's, on a lab of 23.8 MiB/s (a tenth of the
+# RAID's 238 MiB/s) and 1,500 reads/s: the storage feeds 13.3 streams by
+# its bytes and 16.7 by its reads, as the seed's RAID feeds the seed's.
+# The truth: no late frame of the storage's at 5, 6 and 10 (75 % of the
+# calibrated capacity at most), late frames at 15 (112 %), most of them
+# the storage's, and the calibration's count between 10 and 15.
+#
+# 5, players on the lab storage: 3 and then 6 players of NAME.mov of the
+# seed preset (3 s movies), mpv and `ffmpeg -re` taking turns by the
+# timeline's number, on a lab of 80 MiB/s (4.5 streams): each player's
+# own evidence (its wall time, start to exit; mpv's dropped frames and
+# waits for its cache, by a script) beside timelinefs's late frames of its
+# stream.  Below capacity: no late frame of the storage's, every player
+# done within the movie's time and 2.5 s of start-up, no mpv waiting for
+# its cache; above: most frames late, the storage's, and the players, who
+# wait rather than drop, take at least a fifth longer than the movie.
+# Measures rates: in TLFS_ALONE.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || { echo "skip: not root (loop devices, mount, cgroups)"; exit 77; }
+need_tools losetup mkfs.ext4 fio sqlite3 mpv ffmpeg
+LABSH=$TOP/mount-scripts/timelinefs-lab
+lab() {
+	sh "$LABSH" --state-dir "$T/state" "$@"
+}
+lab_cleanup() {
+	set +e
+	lab down --all >/dev/null 2>&1
+	cleanup
+}
+trap lab_cleanup EXIT
+BENCH="env TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh $TOP/mount-scripts/timelinefs-bench"
+
+# ------------------------------------------------- 3: the seed's RAID
+L=$T/raid
+check "a lab like the seed's RAID, scaled by a tenth: 23.8 MiB/s, 1500 reads/s" \
+	lab storage up "$L" --fs ext4 --size 128M --read-bps 23.8M --read-iops 1500 \
+	--image "$T/raid.img"
+"$GEN" --clips 4 --clip-seconds 3 --timelines 15 --events 1 --min-seconds 3 \
+	--max-seconds 3 --video-rate 1580000 "$L/media" >/dev/null
+sync
+DB=$T/seed.db
+rc=0
+# shellcheck disable=SC2086 # BENCH: a command line
+lab run "$L" -- $BENCH --media "$L/media" --workstations 5,6,10,15 --repeat 1 \
+	--warmup 0 --db "$DB" --label seed --calibrate 8 --calibrate-time 2 \
+	>"$T/seed.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/seed.out"
+check_eq "the seed's counts in the lab: done" 0 "$rc"
+# per count: late frames, of them the storage's, frames
+q "select b.workstations, sum(b.late_frames), sum(b.frames),
+	(select count(*) from late_frame l join bench_stream bs on bs.stream_id = l.stream_id
+	 join bench_step x on x.id = bs.step_id where x.workstations = b.workstations
+	 and l.cause = 'storage')
+	from bench_step_summary b group by b.workstations order by b.workstations" >"$T/seed.rows"
+sed 's/^/# workstations|late|frames|storage: /' "$T/seed.rows"
+# the storage's count: its calibrated bytes/s over a stream's
+cal=$(q "select bytes_per_s from calibration")
+r=$(q "select avg(1.0 * s.bytes * t.fps_num / (t.frames * t.fps_den)) from stream s
+	join timeline t on t.id = s.timeline_id join bench_stream bs on bs.stream_id = s.id
+	join bench_step b on b.id = bs.step_id where b.workstations = 5")
+n=$(awk -v c="$cal" -v r="$r" 'BEGIN { printf "%.1f", c / r }')
+echo "# calibrated $cal B/s, a stream $r B/s: the storage feeds $n streams"
+check "the calibration's count between 10 and 15 ($n)" \
+	awk -v n="$n" 'BEGIN { exit !(n > 10 && n < 15) }'
+for ws in 5 6 10; do
+	check_eq "$ws workstations: no late frame of the storage's" 0 \
+		"$(awk -F'|' -v w=$ws '$1 == w { print $4 }' "$T/seed.rows")"
+done
+late15=$(awk -F'|' '$1 == 15 { print $2 }' "$T/seed.rows")
+st15=$(awk -F'|' '$1 == 15 { print $4 }' "$T/seed.rows")
+check "15 workstations: late frames ($late15)" test "${late15:-0}" -gt 0
+check "15 workstations: most of them the storage's ($st15 of $late15)" \
+	test "$((2 * ${st15:-0}))" -gt "${late15:-0}"
+check "down the RAID lab" lab down "$L"
+
+# ------------------------------------------- 5: players on the lab
+L=$T/play
+check "a lab of 80 MiB/s for the players" lab storage up "$L" --fs ext4 --size 192M \
+	--read-bps 80M --image "$T/play.img"
+"$GEN" --format seed --clips 2 --clip-seconds 3 --timelines 6 --events 1 \
+	--min-seconds 3 --max-seconds 3 "$L/media" >/dev/null
+sync
+# mpv's own counts at the end of the file: frames dropped, and the times
+# it paused to wait for its cache
+cat >"$T/count.lua" <<'EOF'
+local drop, waits, was = 0, 0, false
+mp.observe_property("time-pos", "number", function()
+	drop = (mp.get_property_number("frame-drop-count") or 0) +
+		(mp.get_property_number("decoder-frame-drop-count") or 0)
+end)
+mp.observe_property("paused-for-cache", "bool", function(_, v)
+	if v and not was then waits = waits + 1 end
+	was = v or false
+end)
+mp.register_event("end-file", function()
+	io.stderr:write(string.format("mpv dropped=%d cache_waits=%d\n", drop, waits))
+end)
+EOF
+# the reader: mpv for the odd timelines, ffmpeg -re for the even, each
+# timed from start to exit; a line a play in LOG
+cat >"$T/player.sh" <<EOF
+f=\$1
+n=\$(basename "\$f" .mov)
+t0=\$(date +%s%N)
+rc=0
+case \${n#timeline} in
+*[13579]) p=mpv
+	mpv --no-config --vo=null --ao=null --really-quiet --script="$T/count.lua" "\$f" \\
+		2>"$T/\$n.mpv" || rc=\$? ;;
+*) p=ffmpeg
+	ffmpeg -nostdin -v error -re -i "\$f" -f null - || rc=\$? ;;
+esac
+t1=\$(date +%s%N)
+echo "\$n \$p \$(((t1 - t0) / 1000000)) \$rc \$(cat "$T/\$n.mpv" 2>/dev/null)" >>"$T/players.log"
+exit \$rc
+EOF
+DB=$T/players.db
+rc=0
+# shellcheck disable=SC2086 # BENCH: a command line
+lab run "$L" -- $BENCH --media "$L/media" --movie --reader "sh $T/player.sh {}" \
+	--workstations 3,6 --repeat 1 --warmup 0 --db "$DB" --label players \
+	>"$T/players.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/players.out"
+check_eq "3 and 6 players in the lab: done" 0 "$rc"
+sed 's/^/# timeline player wall_ms rc (mpv): /' "$T/players.log"
+# the log's first 3 lines are the step of 3, the next 6 the step of 6
+# (the bench runs its steps one after the other)
+dur=$(q "select max(1.0 * frames * fps_den / fps_num) from timeline")
+check_eq "every player exited 0, 9 plays" "9 0" \
+	"$(awk '{ n++; if ($4 != 0) bad++ } END { print n, bad + 0 }' "$T/players.log")"
+below=$(head -n 3 "$T/players.log")
+above=$(sed -n 4,9p "$T/players.log")
+# shellcheck disable=SC2016 # $1 and $2 are the inner sh's
+check "3 players (67 % of the storage): each done within ${dur} s and 2.5 s" sh -c \
+	'echo "$1" | awk -v d="$2" "{ if (\$3 / 1000 > d + 2.5) exit 1 }"' sh "$below" "$dur"
+check_eq "3 players: no mpv waited for its cache" 0 \
+	"$(echo "$below" | grep -c 'cache_waits=[1-9]')"
+q "select b.workstations, sum(s.late_frames), sum(s.frames),
+	(select count(*) from late_frame l join bench_stream y on y.stream_id = l.stream_id
+	 where y.step_id = b.id and l.cause = 'storage')
+	from bench_step b join bench_stream bs on bs.step_id = b.id
+	join stream s on s.id = bs.stream_id group by b.id order by b.workstations" >"$T/pl.rows"
+sed 's/^/# players|late|frames|storage: /' "$T/pl.rows"
+check_eq "3 players: timelinefs counts no late frame of the storage's" 0 \
+	"$(awk -F'|' '$1 == 3 { print $4 }' "$T/pl.rows")"
+late6=$(awk -F'|' '$1 == 6 { print $2 }' "$T/pl.rows")
+fr6=$(awk -F'|' '$1 == 6 { print $3 }' "$T/pl.rows")
+st6=$(awk -F'|' '$1 == 6 { print $4 }' "$T/pl.rows")
+check "6 players (134 %): timelinefs calls most frames late ($late6 of $fr6), most the storage's ($st6)" \
+	sh -c '[ "$((2 * $1))" -gt "$2" ] && [ "$((2 * $3))" -gt "$1" ]' sh \
+	"${late6:-0}" "${fr6:-1}" "${st6:-0}"
+# shellcheck disable=SC2016 # $1 and $2 are the inner sh's
+check "6 players: they wait, not drop: their mean wall time a fifth over the movie's" sh -c \
+	'echo "$1" | awk -v d="$2" "{ s += \$3 / 1000; n++ } END { exit !(n == 6 && s / n > 1.2 * d) }"' \
+	sh "$above" "$dur"
+check "down the players' lab" lab down "$L"
+check_none "nothing of the labs left: no state record, loop device or mount" \
+	"$(lab status 2>&1; losetup -a | grep -F "$T/"; grep -F " $T/" /proc/mounts)"
+finish
