@@ -328,3 +328,16 @@ $1"
 		ok "$name (exit $rc)"
 	fi
 }
+
+# The storage and network labs (timelinefs-lab) with this test's own state
+# folder: lab ARGS... runs it; lab_cleanup, a test's EXIT trap, takes
+# every lab of that folder down, then cleans up as cleanup does.
+LABSH=$TOP/mount-scripts/timelinefs-lab
+lab() {
+	sh "$LABSH" --state-dir "$T/state" "$@"
+}
+lab_cleanup() {
+	set +e
+	lab down --all >/dev/null 2>&1
+	cleanup
+}

@@ -19,10 +19,6 @@
 
 [ "$(id -u)" -eq 0 ] || { echo "skip: not root (loop devices, mount, cgroups)"; exit 77; }
 need_tools losetup mkfs.ext4 dd
-LABSH=$TOP/mount-scripts/timelinefs-lab
-lab() {
-	sh "$LABSH" --state-dir "$T/state" "$@"
-}
 # labenv VAR=VALUE ARGS...: the same with a test hook in its environment
 labenv() {
 	e=$1
@@ -32,11 +28,6 @@ labenv() {
 L=$T/lab
 IMG=$T/lab.img
 
-lab_cleanup() {
-	set +e
-	lab down --all >/dev/null 2>&1
-	cleanup
-}
 trap lab_cleanup EXIT
 
 # left DIR IMAGE: what a lab at DIR over IMAGE left behind, one a line.

@@ -22,23 +22,14 @@
 
 [ "$(id -u)" -eq 0 ] || { echo "skip: not root (network namespaces)"; exit 77; }
 need_tools ip tc iperf3 smbd smbclient
-LABSH=$TOP/mount-scripts/timelinefs-lab
 # the lab's name: its namespaces are NAME-hub, NAME-srv, NAME-wsK
 N=${TLFS_NET_PREFIX:-tlnet}$$
-lab() {
-	sh "$LABSH" --state-dir "$T/state" "$@"
-}
 labenv() {
 	e=$1
 	shift
 	env "$e" TMPDIR="$T" sh "$LABSH" --state-dir "$T/state" "$@"
 }
-net_cleanup() {
-	set +e
-	lab down --all >/dev/null 2>&1
-	cleanup
-}
-trap net_cleanup EXIT
+trap lab_cleanup EXIT
 links0=$(ip -o link | wc -l)
 
 # left: what a lab named $N left behind, one a line

@@ -24,12 +24,7 @@ DB=$T/truth.db
 chmod 711 "$T"
 "$GEN" --format sd-ntsc --clips 2 --clip-seconds 3 --timelines 4 --events 1 \
 	--min-seconds 2 --max-seconds 2 "$M" >/dev/null
-net_cleanup() {
-	set +e
-	sh "$TOP/mount-scripts/timelinefs-lab" --state-dir "$T/state" down --all >/dev/null 2>&1
-	cleanup
-}
-trap net_cleanup EXIT
+trap lab_cleanup EXIT
 # find_max_smb LAB DB OUT WHAT: --find-max --via smb over 4 workstations
 # in the lab LAB (--lab's settings), calibrated after, into DB
 find_max_smb() {

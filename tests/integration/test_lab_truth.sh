@@ -23,15 +23,6 @@
 
 [ "$(id -u)" -eq 0 ] || { echo "skip: not root (loop devices, mount, cgroups)"; exit 77; }
 need_tools losetup mkfs.ext4 mkfs.xfs fio sqlite3
-LABSH=$TOP/mount-scripts/timelinefs-lab
-lab() {
-	sh "$LABSH" --state-dir "$T/state" "$@"
-}
-lab_cleanup() {
-	set +e
-	lab down --all >/dev/null 2>&1
-	cleanup
-}
 trap lab_cleanup EXIT
 L=$T/lab
 BENCH="env TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh $TOP/mount-scripts/timelinefs-bench"
