@@ -11,7 +11,13 @@
 # its bytes and 16.7 by its reads, as the seed's RAID feeds the seed's.
 # The truth: no late frame of the storage's at 5, 6 and 10 (75 % of the
 # calibrated capacity at most), late frames at 15 (112 %), most of them
-# the storage's, and the calibration's count between 10 and 15.
+# the storage's, and the calibration's count between 10 and 15.  Then
+# the same over SMB (timelinefs-bench --via smb: each workstation a
+# network namespace reading with smbclient), the server's link scaled by
+# the same tenth to 100 Mbit/s: every client in real time at 5
+# workstations (75 % of the link); at 10, which the storage fed on the
+# server, most clients not, their frames late to the readers rather
+# than the storage's (ground truth 3 of the network lab).
 #
 # 5, players on the lab storage: 3 and then 6 players of NAME.mov of the
 # seed preset (3 s movies), mpv and `ffmpeg -re` taking turns by the
@@ -26,26 +32,23 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "skip: not root (loop devices, mount, cgroups)"; exit 77; }
-need_tools losetup mkfs.ext4 fio sqlite3 mpv ffmpeg
+need_tools losetup mkfs.ext4 fio sqlite3 mpv ffmpeg ip tc iperf3 smbd smbclient
 trap lab_cleanup EXIT
 BENCH="env TIMELINEFS_BIN_DIR=$TLFS_BUILD TMPDIR=$T sh $TOP/mount-scripts/timelinefs-bench"
 
 # ------------------------------------------------- 3: the seed's RAID
-L=$T/raid
-check "a lab like the seed's RAID, scaled by a tenth: 23.8 MiB/s, 1500 reads/s" \
-	lab storage up "$L" --fs ext4 --size 128M --read-bps 23.8M --read-iops 1500 \
-	--image "$T/raid.img"
+RAID=fs=ext4,read-bps=23.8M,read-iops=1500,state-dir=$T/state
+SM=$T/seedmedia
 "$GEN" --clips 4 --clip-seconds 3 --timelines 15 --events 1 --min-seconds 3 \
-	--max-seconds 3 --video-rate 1580000 "$L/media" >/dev/null
-sync
+	--max-seconds 3 --video-rate 1580000 "$SM" >/dev/null
 DB=$T/seed.db
 rc=0
 # shellcheck disable=SC2086 # BENCH: a command line
-lab run "$L" -- $BENCH --media "$L/media" --workstations 5,6,10,15 --repeat 1 \
+$BENCH --lab "$RAID" --media "$SM" --workstations 5,6,10,15 --repeat 1 \
 	--warmup 0 --db "$DB" --label seed --calibrate 8 --calibrate-time 2 \
 	>"$T/seed.out" 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || sed 's/^/# /' "$T/seed.out"
-check_eq "the seed's counts in the lab: done" 0 "$rc"
+check_eq "the seed's counts in a lab like its RAID, scaled by a tenth: done" 0 "$rc"
 # per count: late frames, of them the storage's, frames
 q "select b.workstations, sum(b.late_frames), sum(b.frames),
 	(select count(*) from late_frame l join bench_stream bs on bs.stream_id = l.stream_id
@@ -71,7 +74,46 @@ st15=$(awk -F'|' '$1 == 15 { print $4 }' "$T/seed.rows")
 check "15 workstations: late frames ($late15)" test "${late15:-0}" -gt 0
 check "15 workstations: most of them the storage's ($st15 of $late15)" \
 	test "$((2 * ${st15:-0}))" -gt "${late15:-0}"
-check "down the RAID lab" lab down "$L"
+
+# ------------------------------------------ 3 over SMB: the network's part
+# The same storage, media and counts, each workstation a network
+# namespace reading its timeline with smbclient through a link of its
+# own, all through the server's link to smbd, scaled by the same tenth:
+# 100 Mbit/s (make bench's 1 Gbit/s, about what 2 cores carry over SMB).
+# The streams ask 75 % of it at 5 workstations and 150 % at 10, where the
+# storage alone fed them: what the network adds.
+chmod 711 "$T"
+DB=$T/seednet.db
+rc=0
+# shellcheck disable=SC2086 # BENCH: a command line
+$BENCH --lab "$RAID,server-link=100mbit,ws-link=100mbit" --via smb --media "$SM" \
+	--workstations 5,6,10,15 --repeat 1 --warmup 0 --cache keep --db "$DB" \
+	--label seed-smb --calibrate 5 --calibrate-time 2 >"$T/seednet.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || sed 's/^/# /' "$T/seednet.out"
+check_eq "the seed's counts over SMB behind 100 Mbit/s: done" 0 "$rc"
+# per count: clients, those in real time (the bench's rule: done within
+# the timeline's duration, 10 % and 0.5 s more), the storage's late
+# frames, the frames late to the readers
+q "select b.workstations, count(*),
+	sum(c.exit_status = 0 and c.wall_s <= 1.1 * t.frames * t.fps_den / t.fps_num + 0.5),
+	round(max(c.wall_s), 1),
+	(select count(*) from late_frame l join bench_client x on x.stream_id = l.stream_id
+	 join bench_step y on y.id = x.step_id where y.workstations = b.workstations
+	 and l.cause = 'storage'), sum(s.reader_late_frames)
+	from bench_client c join bench_step b on b.id = c.step_id
+	join stream s on s.id = c.stream_id join timeline t on t.id = s.timeline_id
+	group by b.workstations order by b.workstations" >"$T/seednet.rows"
+sed 's/^/# workstations|clients|in real time|slowest s|storage late|late to the readers: /' \
+	"$T/seednet.rows"
+lcal=$(q "select bytes_per_s from calibration where block_bytes = 0")
+check "the network's calibration within 10 % of 100 Mbit/s ($lcal B/s)" \
+	awk -v b="$lcal" 'BEGIN { exit !(b > 0.9 * 12.5e6 && b < 1.1 * 12.5e6) }'
+check_eq "over SMB, 5 workstations (75 % of the link): every client in real time" 5 \
+	"$(awk -F'|' '$1 == 5 { print $3 }' "$T/seednet.rows")"
+check "over SMB, 10 workstations (150 %), which the storage fed on the server: most clients not in real time ($(awk -F'|' '$1 == 10 { print $3 }' "$T/seednet.rows") of 10)" \
+	test "$(awk -F'|' '$1 == 10 { print $3 }' "$T/seednet.rows")" -lt 5
+check "over SMB, 10 workstations: the network's frames (late to the readers), not the storage's ($(awk -F'|' '$1 == 10 { print $6 " against " $5 }' "$T/seednet.rows"))" \
+	awk -F'|' '$1 == 10 { ok = ($6 > 4 * $5) } END { exit !ok }' "$T/seednet.rows"
 
 # ------------------------------------------- 5: players on the lab
 L=$T/play
