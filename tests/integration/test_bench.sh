@@ -162,7 +162,8 @@ until pgrep -f "timelinefs-probe .*$T/" >/dev/null || [ $i -ge 100 ]; do
 	i=$((i + 1))
 	sleep 0.1
 done
-check "a bench's probe runs beside its step" pgrep -f "timelinefs-probe .*$T/"
+check "a bench's probe runs beside its step" sh -c 'pgrep -f "$1" >/dev/null' sh \
+	"timelinefs-probe .*$T/"
 kill -9 "$k9"
 wait "$k9" 2>/dev/null || :
 i=0
@@ -172,8 +173,24 @@ while pgrep -f "timelinefs-probe .*$T/" >/dev/null && [ $i -lt 50 ]; do
 done
 check_none "the bench killed with -9: its probe gone within 5 s" \
 	"$(pgrep -af "timelinefs-probe .*$T/" || true)"
-pkill -f "dd .*$T/k9mnt/" 2>/dev/null || :
-umount_fs "$T/k9mnt"
+# the killed bench's readers (each a dd of a file of the mount, and its
+# session's shell), killed and waited for: a reader killed while its
+# paced read waits takes a moment to let go of the mount.  A clean-clone
+# CI run unmounted at once after a bare pkill: "Device or resource busy",
+# and the suite died there.
+pkill -9 -f "$T/k9mnt/" 2>/dev/null || :
+i=0
+while pgrep -f "$T/k9mnt/" >/dev/null && [ $i -lt 50 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+check_none "the killed bench's readers gone within 5 s" "$(pgrep -af "$T/k9mnt/" || true)"
+i=0
+until fusermount3 -u "$T/k9mnt" 2>/dev/null || [ $i -ge 10 ]; do
+	i=$((i + 1))
+	sleep 0.5
+done
+check "the killed bench's mount unmounts" wait_daemon "$DAEMON"
 # what the killed bench could not remove
 for w in "$T"/timelinefs-bench.*; do
 	case " $works0 " in *" $w "*) ;; *) rm -rf "$w" ;; esac
