@@ -221,7 +221,7 @@ check "the same daemon outside the group: faster than the limit ($(((t1 - t0) / 
 # storage gives at the run's read size, into its own table
 BENCH="env TIMELINEFS_BIN_DIR=$TLFS_BUILD sh $TOP/mount-scripts/timelinefs-bench"
 # shellcheck disable=SC2086 # BENCH: a command line
-sh "$LABSH" --state-dir "$T/state" run "$L" -- $BENCH --media "$L/media" \
+lab run "$L" -- $BENCH --media "$L/media" \
 	--workstations 1 --repeat 1 --warmup 0 --pace off --db "$T/cal.db" \
 	--label cal --calibrate 2 --calibrate-time 2 >"$T/bench.out" 2>&1 ||
 	sed 's/^/# /' "$T/bench.out"
@@ -246,7 +246,7 @@ check_eq "--calibrate: the bench prints it" 1 \
 # --calibrate-work: each reader reads what a stream of the run read from
 # the storage and stops; its rate over that fixed work is the lab's too
 # shellcheck disable=SC2086 # BENCH: a command line
-sh "$LABSH" --state-dir "$T/state" run "$L" -- $BENCH --media "$L/media" \
+lab run "$L" -- $BENCH --media "$L/media" \
 	--workstations 1 --repeat 1 --warmup 0 --pace off --db "$T/calw.db" \
 	--label calw --calibrate 2 --calibrate-work >"$T/benchw.out" 2>&1 ||
 	sed 's/^/# /' "$T/benchw.out"

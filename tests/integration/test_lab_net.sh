@@ -145,7 +145,7 @@ check_none "down: nothing left" "$(left)"
 sh "$LABSH" --state-dir "$T/state" net up --name "$N" --workstations 40 >/dev/null 2>&1 &
 kill9_after $! test -e "/run/netns/$N-ws5"
 check "kill -9 of up half way left namespaces to remove" test -n "$(left)"
-sh "$LABSH" --state-dir "$T/state" down --all
+lab down --all
 check_none "kill -9 of up, down --all: nothing left" "$(left)"
 
 # --- kill -9 of a run whose command left a process in a workstation
@@ -155,7 +155,7 @@ sh "$LABSH" --state-dir "$T/state" net run --name "$N" 2 -- \
 kill9_after $! test -s "$T/bg"
 bg=$(cat "$T/bg")
 check "the run's child lives on in workstation 2" kill -0 "$bg"
-sh "$LABSH" --state-dir "$T/state" down --all
+lab down --all
 check "down --all: the run's child is gone" exited "$bg"
 check_none "kill -9 of run, down --all: nothing left" "$(left)"
 
@@ -223,7 +223,7 @@ check_eq "net env: the lab's settings as run_env rows" \
 row=$(q "select group_concat(frames || ' ' || late_frames || ' ' || reader_late_frames, ', ') from stream")
 echo "# unshaped links: frames, late, late to the reader: $row"
 fast=$(q "select max(reader_late_frames) from stream")
-sh "$LABSH" --state-dir "$T/state" down --all
+lab down --all
 check_none "smbd's lab down --all: nothing left" "$(left)"
 
 # The issue's case: a workstation behind a link slower than the stream
@@ -249,7 +249,7 @@ check "behind 100 Mbit/s: more late to the reader than on unshaped links ($3, $f
 	test "$3" -gt "$fast"
 check "behind 100 Mbit/s: the storage's late frames do not show it ($2 of $1)" \
 	test "$2" -lt "$3"
-sh "$LABSH" --state-dir "$T/state" down --all
+lab down --all
 check_none "the slow link's lab: nothing left" "$(left)"
 
 # NFS: this kernel has no nfs client (nor cifs), so nfs-ganesha (FSAL VFS)
@@ -266,7 +266,7 @@ else
 	lab net run --name "$N" 1 -- nfs-cp "nfs://10.201.0.1/timelines/timeline01?version=4" \
 		"$T/got.nfs" >"$T/nfs.out" 2>&1 || cat "$T/nfs.out"
 	check "workstation 1 reads the timeline byte-exact over NFS (nfs-cp)" cmp -s "$T/want" "$T/got.nfs"
-	sh "$LABSH" --state-dir "$T/state" down --all
+	lab down --all
 	check_none "the NFS lab: nothing left, no ganesha" "$(left; pgrep -f "ganesha.nfsd -F -f $T" || :)"
 	wait_streams 4
 	check_eq "ganesha's stream: every frame played once" "ganesha.nfsd $frames" \
