@@ -107,6 +107,10 @@ struct eng_io {
 	 * pipe_skip: discard len bytes at the read end rd (SIZE_MAX: all it
 	 * holds); 0, or -errno (-EIO: it held fewer than len).
 	 * pipe_avail: the bytes the read end rd holds, or -errno.
+	 * pipe_tee: the first len bytes rd holds, into wr as well, rd left
+	 * as it was (tee(2)); len, fewer (wr full), or -errno.
+	 * pipe_move: the first len bytes rd holds, moved into wr (splice(2)
+	 * between pipes); len, fewer, or -errno.
 	 * Nothing of these blocks. */
 	int (*pipe_new)(void *ctx, size_t bytes, int fds[2]);
 	void (*pipe_free)(void *ctx, const int fds[2]);
@@ -115,6 +119,8 @@ struct eng_io {
 	ssize_t (*pipe_zero)(void *ctx, int wr, size_t len);
 	int (*pipe_skip)(void *ctx, int rd, size_t len);
 	ssize_t (*pipe_avail)(void *ctx, int rd);
+	ssize_t (*pipe_tee)(void *ctx, int rd, int wr, size_t len);
+	ssize_t (*pipe_move)(void *ctx, int rd, int wr, size_t len);
 	/* Optional (NULL: a lock cannot be had): an open-file-description
 	 * write lock (F_OFD_SETLK) on the whole of fd, a file got from
 	 * create(), without waiting; held until that fd is closed.  A

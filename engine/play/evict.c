@@ -17,10 +17,14 @@ void eng_open_mode(int direct_io_opt, int *held, int zc, const char *comm,
 		*held = 1;
 	m->direct_io = !m->cached;
 	m->keep_cache = !m->cached;
-	m->zero_copy = zc && !m->cached;
 	/* a file server's reads in flight arrive out of order: its
 	 * stream's ring holds them (docs/network.md) */
 	m->window = eng_player_window(comm);
+	/* a cached file server's stream keeps the ring: its late requests
+	 * take frames kept in flight (keep_in_flight), which pipes do not */
+	m->zero_copy = !zc ? 0 :
+		       !m->cached ? 1 :
+		       m->window ? 0 : ENG_ZC_ANY_REQUEST;
 }
 
 void eng_evict_init(struct eng_evict *ev, int paced, uint64_t window)

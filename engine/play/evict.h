@@ -56,7 +56,8 @@ struct eng_open_mode {
 	int direct_io;	/* FUSE direct_io: reads bypass the page cache */
 	int keep_cache;	/* FUSE keep_cache: the open leaves the page cache
 			 * another stream fills alone */
-	int zero_copy;	/* its player may splice its replies */
+	int zero_copy;	/* its player may splice its replies: its
+			 * eng_player_config.zero_copy */
 	uint64_t window; /* eng_player_config.window (eng_player_window) */
 };
 
@@ -70,11 +71,12 @@ struct eng_open_mode {
  * with its own page cache and its own first reader): set here when this
  * open takes it, the caller's to clear when the stream goes; the caller
  * holds the lock that guards it.  Zero copy (zc: replies can be spliced)
- * only where not cached: the kernel's readahead requests of one stream
- * come on several worker threads, out of order, and a pipe hands its
- * bytes out once, so the player would read those frames from the storage
- * again (seen: 305 frames loaded of 300 in 4 of 9 unpaced runs of
- * tests/integration/test_cache.sh with 2 MiB pipes). */
+ * in either mode (but a cached file server's, whose ring keeps frames in
+ * flight for its late requests): the kernel's readahead requests of one
+ * stream come on several worker threads, out of order, and are served
+ * from the slots' pipes, which keep their frames as the ring does (a pipe
+ * that handed its bytes out once had the player read 305 frames of 300 in
+ * 4 of 9 unpaced runs of tests/integration/test_cache.sh). */
 void eng_open_mode(int direct_io_opt, int *held, int zc, const char *comm,
 		   struct eng_open_mode *m);
 

@@ -294,9 +294,11 @@ static int plan_ring(const struct eng_timeline *tl,
 	if (cfg->zero_copy && cfg->pace.mode == ENG_PACE_OFF &&
 	    cfg->backing == ENG_BACKING_BUFFERED &&
 	    rp->nslots <= ENG_ZC_MAX_SLOTS)
+		/* the slots' pipes; the scratch and reply pipes hold
+		 * only tees of their pages, no page of their own */
 		rp->mem += (unsigned __int128)rp->nslots *
 			   (eng_pl_zc_pipe_bytes(tl, (size_t)tl->frame_bytes_max) +
-			    sizeof(int[2]) + 2 * sizeof(size_t));
+			    sizeof(int[2]) + sizeof(size_t));
 	return 0;
 }
 

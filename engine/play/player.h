@@ -134,11 +134,14 @@ struct eng_player_config {
 	int filler;
 	/* Let the player move frames through pipes (io->pipe_new ...) rather
 	 * than its ring, so the caller can splice replies with no copy of
-	 * the data in user space.  Taken only where a pipe's FIFO order fits:
-	 * pace=off, buffered backing, frames large enough that a request
+	 * the data in user space.  Taken only with pace=off, buffered
+	 * backing, pipes of a frame's bytes that the host allows
+	 * (fs.pipe-max-size), frames large enough that a request
 	 * spans at most ENG_ZC_MAX_SLOTS ring slots, and a first request of
 	 * at least ENG_ZC_MIN_REQUEST bytes (a small-block reader is served
-	 * best by a copy).  Decided at the first read, for the stream's
+	 * best by a copy) unless ENG_ZC_ANY_REQUEST (a cached stream: its
+	 * requests are the kernel's readahead, whose first is small whatever
+	 * the reader's block).  Decided at the first read, for the stream's
 	 * life. */
 	int zero_copy;
 	/* The most pieces (iovecs) the caller's reply takes, 0 for no
@@ -243,6 +246,7 @@ unsigned eng_player_files_default(uint64_t nofile);
 unsigned eng_player_frames_of(const struct eng_timeline *tl, uint64_t ns);
 
 #define ENG_ZC_MIN_REQUEST (64 * 1024)
+#define ENG_ZC_ANY_REQUEST 2	/* cfg.zero_copy: whatever the first size */
 #define ENG_ZC_MAX_SLOTS 16
 
 struct eng_player;
@@ -330,21 +334,20 @@ struct eng_piece {
 	int fd;
 	size_t len;
 };
-/* eng_player_read() for a zero-copy player: the frames' bytes wait in the
- * pieces' pipes, in order; the caller moves exactly those bytes out (one
- * splice reply) and then calls eng_player_zc_done(), which releases the
- * request lock.  The first read decides: -EXDEV (no lock held) when the
- * player uses its ring, and from then on; call eng_player_read() instead.
- * A request that starts before what a pipe still holds (bytes already
- * handed out) reads those frames again, as for a re-read behind the ring.
- * Other returns as eng_player_read(). */
+/* eng_player_read() for a zero-copy player: the request's bytes wait in
+ * one piece, the player's reply pipe (the slots' pipes teed into it: the
+ * slots keep their frames for the requests after, as the ring does); the
+ * caller moves exactly those bytes out (one splice reply) and then calls
+ * eng_player_zc_done(), which releases the request lock.  The first read
+ * decides: -EXDEV (no lock held) when the player uses its ring, and from
+ * then on; call eng_player_read() instead.  Other returns as
+ * eng_player_read(). */
 ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
 			   struct eng_piece *pc, int pcmax, int *pccnt);
 /* End of a zero-copy request.  consumed: the reply says it took every
- * byte of the pieces, which the player checks against what the pipes
- * still hold (io->pipe_avail); 0, or pipes that disagree (a failed reply,
- * how far it got unknown), empties every pipe so that the next request
- * reads its frames again. */
+ * byte of the piece, which the player checks against what the reply pipe
+ * still holds (io->pipe_avail); 0, or bytes left (a failed reply, how far
+ * it got unknown), empties the reply pipe. */
 void eng_player_zc_done(struct eng_player *p, int consumed);
 /* eng_player_read() that does not wait for the filler: for a filled player
  * whose frames are not all loaded yet it returns -EAGAIN (request lock

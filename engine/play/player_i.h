@@ -275,16 +275,14 @@ struct eng_player {
 	pthread_mutex_t stats_lock;
 	struct eng_player_stats st;
 	/* Zero copy: 0 undecided (no read yet), 1 the slots' bytes are in
-	 * pipes, -1 in the ring.  Per slot (zc > 0): its pipe, the bytes the
-	 * loader put in and the bytes handed out of it, all of the one
-	 * loader and the request holding req_lock (pace=off: the same). */
+	 * pipes, -1 in the ring.  Per slot (zc > 0): its pipe and the bytes
+	 * the loader put in, of the one loader and the request holding
+	 * req_lock (pace=off: the same).  The scratch and reply pipes are
+	 * the request's holding req_lock. */
 	int zc;
 	int (*zc_fds)[2];
-	size_t *zc_fill, *zc_pos;
-	/* the slots the request holding req_lock handed out, for
-	 * eng_player_zc_done to see that their pipes were emptied */
-	size_t zc_used[ENG_ZC_MAX_SLOTS];
-	int zc_nused;
+	size_t *zc_fill;
+	int zc_scratch[2], zc_reply[2];
 	/* A timeline of image sequences: the images each track last read
 	 * (hold) under its own lock (player_seq.c); NULL for others */
 	struct eng_pl_seq *seq;
@@ -455,8 +453,10 @@ void eng_pl_seq_read(struct eng_player *p, struct load *l,
 		     const struct eng_slice *s, unsigned char *at);
 
 /* player_zc.c */
-/* The pipe bytes per slot of a zero-copy player. */
+/* The pipe bytes per slot of a zero-copy player, and of its reply pipe. */
 size_t eng_pl_zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes);
+size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t nslots,
+			     size_t max_request);
 /* Decide zero copy at the first request (lock held). */
 void eng_pl_zc_decide(struct eng_player *p, size_t len);
 /* Empty slot's pipe of what its last frame left (the loader). */
@@ -471,9 +471,6 @@ void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
  * (EIO when short); the bytes put in the pipe, or -errno. */
 ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 			 uint64_t len, struct eng_access *a);
-/* Does a request at off need frames [a, b] read again (lock held)? */
-int eng_pl_zc_behind(const struct eng_player *p, uint64_t off, int64_t a,
-		     int64_t b);
 /* The pipes of a zero-copy player, at its end. */
 void eng_pl_zc_free(struct eng_player *p);
 

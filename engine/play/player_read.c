@@ -139,7 +139,7 @@ static void count_handed(struct eng_player *p, uint64_t off, size_t len,
  * behind it, a file server's out-of-order start, a seek on a fresh
  * clock, or nothing.  1 if the ring restarts (epoch bumped, next at the
  * head), else 0.  Lock held. */
-static int place(struct eng_player *p, uint64_t off, int64_t a, int64_t b)
+static int place(struct eng_player *p, int64_t a, int64_t b)
 {
 	const struct eng_timeline *tl = p->tl;
 	const struct eng_io *io = p->cfg.io;
@@ -192,10 +192,6 @@ static int place(struct eng_player *p, uint64_t off, int64_t a, int64_t b)
 		p->lo = p->head = p->hwm = a;
 		p->anchor_ns = io->now(io->ctx);
 		p->anchor_frame = a;
-		restarted = 1;
-	} else if (p->zc > 0 && eng_pl_zc_behind(p, off, a, b)) {
-		/* bytes already handed out of a pipe: a re-read */
-		p->lo = p->head = a;
 		restarted = 1;
 	}
 	if (restarted) {
@@ -302,7 +298,7 @@ int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
 	a = eng_frame_at(tl, off);
 	b = eng_frame_at(tl, off + len - 1);
 
-	restarted = place(p, off, a, b);
+	restarted = place(p, a, b);
 	rc = await_frames(p, a, b, nonblock, restarted);
 	if (rc < 0)
 		goto out_unlock;

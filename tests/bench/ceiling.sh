@@ -19,6 +19,8 @@
 set -eu
 
 : "${TLFS_BUILD:?set by make bench}"
+# absolute: the mount points are looked up in /proc/mounts
+TLFS_BUILD=$(cd "$TLFS_BUILD" && pwd)
 TOP=${TLFS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=$TLFS_BUILD/timelinefs	# mount.sh's
 GEN=$TLFS_BUILD/timelinefs-gen

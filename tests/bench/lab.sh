@@ -38,6 +38,8 @@
 set -eu
 
 : "${TLFS_BUILD:?set by make bench}"
+# absolute: the mount points are looked up in /proc/mounts
+TLFS_BUILD=$(cd "$TLFS_BUILD" && pwd)
 TOP=${TLFS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 GEN=$TLFS_BUILD/timelinefs-gen
 BENCH="env TIMELINEFS_BIN_DIR=$TLFS_BUILD sh $TOP/mount-scripts/timelinefs-bench"

@@ -298,6 +298,44 @@ static ssize_t fake_pipe_avail(void *ctx, int rd)
 	return (ssize_t)fp->len;
 }
 
+/* tee(2), or splice(2) between pipes when move: up to what wr holds */
+static ssize_t fake_pipe_pass(struct fake *f, int rd, int wr, size_t len,
+			      int move)
+{
+	struct fake_pipe *from = pipe_of(f, rd, 0), *to = pipe_of(f, wr, 1);
+	size_t i;
+
+	assert_non_null(from);
+	assert_non_null(to);
+	if (len > from->len)
+		len = from->len;
+	if (len > to->cap - to->len)
+		len = to->cap - to->len;
+	for (i = 0; i < len; i++)
+		to->buf[(to->head + to->len + i) % to->cap] =
+			from->buf[(from->head + i) % from->cap];
+	to->len += len;
+	if (move)
+		pipe_pop(f, rd, NULL, len);
+	return (ssize_t)len;
+}
+
+static ssize_t fake_pipe_tee(void *ctx, int rd, int wr, size_t len)
+{
+	struct fake *f = ctx;
+
+	if (f->pipe_tee_fail > 0) {
+		f->pipe_tee_fail--;
+		return -EIO;
+	}
+	return fake_pipe_pass(ctx, rd, wr, len, 0);
+}
+
+static ssize_t fake_pipe_move(void *ctx, int rd, int wr, size_t len)
+{
+	return fake_pipe_pass(ctx, rd, wr, len, 1);
+}
+
 void fake_zero_copy(struct fake *f)
 {
 	f->io.pipe_new = fake_pipe_new;
@@ -306,6 +344,8 @@ void fake_zero_copy(struct fake *f)
 	f->io.pipe_zero = fake_pipe_zero;
 	f->io.pipe_skip = fake_pipe_skip;
 	f->io.pipe_avail = fake_pipe_avail;
+	f->io.pipe_tee = fake_pipe_tee;
+	f->io.pipe_move = fake_pipe_move;
 }
 
 void log_record(void *ctx, const struct eng_access *a)

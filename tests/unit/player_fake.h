@@ -82,6 +82,7 @@ struct fake {
 	int npipes, pipe_fail_at;	/* pipe_new number that fails, -1 */
 	long pipe_skips;
 	int pipe_skip_fail;		/* the next n pipe_skips fail (EIO) */
+	int pipe_tee_fail;		/* the next n pipe_tees fail (EIO) */
 	/* Edit while ingest: file grow_name is being recorded until
 	 * grow_end (cfg.growing says so), frame k of grow_bytes landing at
 	 * grow_t0 + k * grow_period: it holds the frames landed by now (and

@@ -160,7 +160,9 @@ static void test_keep_head(void **state)
 /* How the mount opens a stream (eng_open_mode), every case fs_open had
  * written out: the first reader of an inode gets cached mode, every other
  * concurrent one and every one under -o direct_io goes direct with
- * keep_cache, zero copy only where not cached, a file server's window. */
+ * keep_cache; zero copy in both, a cached stream's whatever its first
+ * request's size (ENG_ZC_ANY_REQUEST), but not a cached file server's;
+ * a file server's window. */
 static void test_open_mode(void **state)
 {
 	static const struct {
@@ -171,7 +173,8 @@ static void test_open_mode(void **state)
 		int cached, fuse_direct, keep_cache, zero_copy, held_after;
 		uint64_t window;
 	} cases[] = {
-		{ "first reader", 0, 0, 1, "dd", 1, 0, 0, 0, 1, 0 },
+		{ "first reader", 0, 0, 1, "dd", 1, 0, 0, ENG_ZC_ANY_REQUEST, 1,
+		  0 },
 		{ "first reader, no zero copy", 0, 0, 0, "dd", 1, 0, 0, 0, 1,
 		  0 },
 		{ "second reader", 0, 1, 1, "dd", 0, 1, 1, 1, 1, 0 },
@@ -184,7 +187,8 @@ static void test_open_mode(void **state)
 		  ENG_PLAYER_WINDOW_SMB },
 		{ "smbd second", 0, 1, 1, "smbd", 0, 1, 1, 1, 1,
 		  ENG_PLAYER_WINDOW_SMB },
-		{ "a reader gone (no name)", 0, 0, 1, NULL, 1, 0, 0, 0, 1, 0 },
+		{ "a reader gone (no name)", 0, 0, 1, NULL, 1, 0, 0,
+		  ENG_ZC_ANY_REQUEST, 1, 0 },
 	};
 	struct eng_open_mode m;
 	size_t i;

@@ -278,6 +278,34 @@ static ssize_t s_pipe_avail(void *ctx, int rd)
 	return (ssize_t)spipe_of(rd)->len;
 }
 
+/* tee(2), or splice(2) between pipes when move: up to what wr holds */
+static ssize_t s_pipe_pass(int rd, int wr, size_t len, int move)
+{
+	struct spipe *from = spipe_of(rd), *to = spipe_of(wr);
+
+	if (len > from->len)
+		len = from->len;
+	if (len > to->cap - to->len)
+		len = to->cap - to->len;
+	memcpy(to->buf + to->len, from->buf, len);
+	to->len += len;
+	if (move)
+		spipe_take(rd, NULL, len);
+	return (ssize_t)len;
+}
+
+static ssize_t s_pipe_tee(void *ctx, int rd, int wr, size_t len)
+{
+	(void)ctx;
+	return s_pipe_pass(rd, wr, len, 0);
+}
+
+static ssize_t s_pipe_move(void *ctx, int rd, int wr, size_t len)
+{
+	(void)ctx;
+	return s_pipe_pass(rd, wr, len, 1);
+}
+
 static struct sfake *sfake_new(void)
 {
 	struct sfake *f = calloc(1, sizeof(*f));
@@ -1123,6 +1151,8 @@ static void test_zero_copy(void **state)
 	f->io.pipe_zero = s_pipe_zero;
 	f->io.pipe_skip = s_pipe_skip;
 	f->io.pipe_avail = s_pipe_avail;
+	f->io.pipe_tee = s_pipe_tee;
+	f->io.pipe_move = s_pipe_move;
 	npipes = 0;
 	cfg = (struct eng_player_config){
 		.buffer = 2,

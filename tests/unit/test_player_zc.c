@@ -79,7 +79,8 @@ static void zc_fix_free(struct zc_fix *z)
 }
 
 /* Sequential reads of several sizes: the same bytes, the same one backing
- * read per slice as the ring, and nothing left behind in the pipes. */
+ * read per slice as the ring, and nothing left behind in the scratch and
+ * reply pipes (made after the slots' pipes: the last two). */
 static void test_zc_play(void **state)
 {
 	static const size_t sizes[] = { 65536, 131072, 1 << 20, 1000000 };
@@ -100,9 +101,9 @@ static void test_zc_play(void **state)
 		assert_int_equal(st.frames, z.tl->frames);
 		assert_int_equal(st.bytes, z.tl->bytes);
 		assert_int_equal(st.seeks, 0);
-		assert_true(z.f->npipes > 0 && z.f->npipes <= ENG_ZC_MAX_SLOTS);
-		assert_int_equal(z.f->pipe_skips, 0);
-		for (i = 0; i < z.f->npipes; i++)
+		assert_true(z.f->npipes > 2 &&
+			    z.f->npipes <= ENG_ZC_MAX_SLOTS + 2);
+		for (i = z.f->npipes - 2; i < z.f->npipes; i++)
 			assert_int_equal(z.f->pipes[i].len, 0);
 		/* the ring is not for this player any more */
 		assert_int_equal(eng_player_copy(z.p, z.got, 10, 0), -EXDEV);
@@ -163,9 +164,9 @@ static void test_zc_not_taken(void **state)
 
 /* A reply that says it took every byte but took none or part of them
  * (libfuse answers a failed copy with an error reply and returns 0), and
- * a request that failed inside the pipes: the pipes are emptied, and the
- * requests after it, on past the failed range, get the file's own bytes,
- * not the leftovers. */
+ * a request that failed inside the pipes (a tee refused): the reply pipe
+ * is emptied, and the requests after it, on past the failed range, get
+ * the file's own bytes, not the leftovers. */
 static void test_zc_reply_short(void **state)
 {
 	int c;
@@ -186,19 +187,19 @@ static void test_zc_reply_short(void **state)
 							    ENG_ZC_MAX_SLOTS,
 							    &cnt),
 					 300000);
-			assert_true(cnt >= 2);
+			assert_int_equal(cnt, 1);
 			if (c == 1)	/* part of the first piece */
 				pipe_pop(z.f, pc[0].fd, NULL, pc[0].len / 2);
 			eng_player_zc_done(z.p, 1);
 			off += 300000;
 		} else {
-			z.f->pipe_skip_fail = 1;
+			z.f->pipe_tee_fail = 1;
 			assert_int_equal(eng_player_read_zc(z.p, f5 + 1234,
 							    65536, pc,
 							    ENG_ZC_MAX_SLOTS,
 							    &cnt),
 					 -EIO);
-			assert_int_equal(z.f->pipe_skip_fail, 0);
+			assert_int_equal(z.f->pipe_tee_fail, 0);
 		}
 		zc_read_rest(z.f, z.p, z.tl, z.got, off, 65536);
 		assert_memory_equal(z.got, z.want, 300000);
@@ -208,10 +209,11 @@ static void test_zc_reply_short(void **state)
 	}
 }
 
-/* A pipe hands its bytes out once: reading them again reads the frames
- * again (not played twice); a request inside a frame skips what is
- * before it; a failed reply empties the pipes and the next request reads
- * its frames again; a failed read is EIO and only for its frame. */
+/* A slot's pipe keeps its frame, as the ring does: reading its bytes
+ * again reads nothing from the storage (nor plays them twice); a request
+ * inside a frame skips what is before it; after a failed reply the next
+ * request still gets its bytes; a failed read is EIO and only for its
+ * frame. */
 static void test_zc_reread(void **state)
 {
 	struct zc_fix z;
@@ -228,10 +230,10 @@ static void test_zc_reread(void **state)
 	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
 	assert_memory_equal(z.got, z.want, 300000);
 	reads = z.f->preads;
-	/* again from 0: frames 0 and 1 are read again */
+	/* again from 0: frames 0 and 1 come from their slots' pipes */
 	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
 	assert_memory_equal(z.got, z.want, 300000);
-	assert_true(z.f->preads > reads);
+	assert_int_equal(z.f->preads, reads);
 	/* the rest of frame 1, then a jump into the middle of frame 5 */
 	assert_int_equal(zc_read(z.f, z.p, z.got, 300000, 100000), 100000);
 	assert_memory_equal(z.got, z.want + 300000, 100000);
@@ -268,6 +270,39 @@ static void test_zc_reread(void **state)
 	zc_fix_free(&z);
 }
 
+/* A slot's pipe that cannot be emptied before its next frame (the drain
+ * refused): that frame fails, with EIO, rather than hand out the old
+ * frame's bytes ahead of its own; the frame after it is served. */
+static void test_zc_reset_fails(void **state)
+{
+	struct zc_fix z;
+	uint64_t f18, f19, f20, off = 0;
+	ssize_t n;
+
+	(void)state;
+	zc_fix_init(&z);
+	f18 = eng_frame_offset(z.tl, 18);
+	f19 = eng_frame_offset(z.tl, 19);
+	f20 = eng_frame_offset(z.tl, 20);
+	/* frames 0..17: every slot (at most 16) has held a frame */
+	while (off < f18) {
+		n = zc_read(z.f, z.p, z.got + off, off,
+			    f18 - off < 65536 ? (size_t)(f18 - off) : 65536);
+		assert_true(n > 0);
+		off += (uint64_t)n;
+	}
+	assert_memory_equal(z.got, z.want, f18);
+	z.f->pipe_skip_fail = 1;
+	assert_int_equal(zc_read(z.f, z.p, z.got, f18, (size_t)(f19 - f18)),
+			 -EIO);
+	assert_int_equal(z.f->pipe_skip_fail, 0);
+	assert_int_equal(zc_read(z.f, z.p, z.got + f19, f19,
+				 (size_t)(f20 - f19)),
+			 (ssize_t)(f20 - f19));
+	assert_memory_equal(z.got + f19, z.want + f19, f20 - f19);
+	zc_fix_free(&z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_zc_not_taken),
 		cmocka_unit_test(test_zc_reread),
 		cmocka_unit_test(test_zc_reply_short),
+		cmocka_unit_test(test_zc_reset_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
