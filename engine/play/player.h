@@ -136,7 +136,8 @@ struct eng_player_config {
 	 * than its ring, so the caller can splice replies with no copy of
 	 * the data in user space.  Taken only with pace=off, buffered
 	 * backing, pipes of a frame's bytes that the host allows
-	 * (fs.pipe-max-size), frames large enough that a request
+	 * (fs.pipe-max-size), no frames read ahead for their turn (B frames
+	 * of long-GOP media), frames large enough that a request
 	 * spans at most ENG_ZC_MAX_SLOTS ring slots, and a first request of
 	 * at least ENG_ZC_MIN_REQUEST bytes (a small-block reader is served
 	 * best by a copy) unless ENG_ZC_ANY_REQUEST (a cached stream: its

@@ -98,6 +98,10 @@ void eng_pl_zc_decide(struct eng_player *p, size_t len)
 	    !io->splice_in || !io->pipe_zero || !io->pipe_skip ||
 	    !io->pipe_avail || !io->pipe_tee || !io->pipe_move ||
 	    p->cfg.pace.mode != ENG_PACE_OFF || p->filled ||
+	    /* a frame read ahead as another's decoding dependency (long-GOP
+	     * media with B frames) is copied into its slot at its turn
+	     * (load_kept): memory, which no pipe holds */
+	    p->nahead ||
 	    p->cfg.backing != ENG_BACKING_BUFFERED ||
 	    (len < ENG_ZC_MIN_REQUEST &&
 	     p->cfg.zero_copy != ENG_ZC_ANY_REQUEST) ||
