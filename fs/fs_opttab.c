@@ -95,9 +95,9 @@ const struct eng_optdoc fs_optdocs[] = {
 	  "together; readahead shrinks to small requests past 3/4 of it",
 	  NULL, 0, 0 },
 	{ "splice", "auto|off", ENG_OT_TEXT, "auto", 0, 0, 0,
-	  "unpaced direct_io reads of 64 KiB and more move frames from the "
-	  "page cache to the reader with no copy in the daemon, where the "
-	  "kernel allows",
+	  "unpaced reads (cached, or direct_io of 64 KiB and more) move "
+	  "frames from the page cache to the reader with no copy in the "
+	  "daemon, where the kernel allows",
 	  "It needs a 2 MiB pipe: a daemon without CAP_SYS_RESOURCE is bound "
 	  "by *fs.pipe-max-size* and says so at start.", 0, 0 },
 	{ "stream_mem", "BYTES", ENG_OT_BYTES, NULL, ENG_PLAYER_MEM_DEFAULT,
