@@ -471,6 +471,8 @@ void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
  * (EIO when short); the bytes put in the pipe, or -errno. */
 ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 			 uint64_t len, struct eng_access *a);
+/* Does a request of frames [a, b] need a frame moved out (lock held)? */
+int eng_pl_zc_gone(const struct eng_player *p, int64_t a, int64_t b);
 /* The pipes of a zero-copy player, at its end. */
 void eng_pl_zc_free(struct eng_player *p);
 

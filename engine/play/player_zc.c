@@ -7,7 +7,11 @@
  * request skipped): no copy of the data in user space.  A slot's pipe
  * keeps its frame until the slot is loaded again, as the ring does, so a
  * request behind another (readahead out of order, a re-read) is served
- * from it with no second read.
+ * from it with no second read.  But a direct_io stream's request that
+ * takes a frame's last bytes moves them out instead (its reader reads in
+ * order: teeing each page and letting the frame go at its slot's next
+ * load cost 10 % of such a stream's MB/s); a request that needs such a
+ * frame again reads it again, as a re-read behind the ring does.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -41,13 +45,15 @@ size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t nslots,
 
 /* A slot's pipe that could not be emptied: its frames fail until it is */
 #define ZC_BAD SIZE_MAX
+/* A slot's frame moved out to a reply (keep 0): the pipe is empty */
+#define ZC_GONE (SIZE_MAX - 1)
 
 /* Empty slot's pipe of its last frame, before the slot is loaded again. */
 void eng_pl_zc_reset_slot(struct eng_player *p, size_t slot)
 {
 	const struct eng_io *io = p->cfg.io;
 
-	if (p->zc_fill[slot] &&
+	if (p->zc_fill[slot] && p->zc_fill[slot] != ZC_GONE &&
 	    io->pipe_skip(io->ctx, p->zc_fds[slot][0], SIZE_MAX) < 0) {
 		p->zc_fill[slot] = ZC_BAD;
 		return;
@@ -62,7 +68,7 @@ void eng_pl_zc_zero(struct eng_player *p, struct load *l, size_t len)
 	const struct eng_io *io = p->cfg.io;
 	ssize_t r;
 
-	if (p->zc_fill[l->slot] == ZC_BAD) {
+	if (p->zc_fill[l->slot] >= ZC_GONE) {
 		l->failed = 1;
 		return;
 	}
@@ -135,17 +141,55 @@ undo:
 	p->zc_fill = NULL;
 }
 
+/* Does a request of frames [a, b] need a frame whose bytes were moved
+ * out (lock held)?  Only frames the ring holds, [lo, head). */
+int eng_pl_zc_gone(const struct eng_player *p, int64_t a, int64_t b)
+{
+	int64_t f, from = a > p->lo ? a : p->lo;
+	int64_t to = b < p->head - 1 ? b : p->head - 1;
+
+	for (f = from; f <= to; f++)
+		if (p->zc_fill[f % (int64_t)p->nslots] == ZC_GONE)
+			return 1;
+	return 0;
+}
+
+/* A frame's last bytes [from, fill) moved out of its slot's pipe into the
+ * reply, the pipe emptied: 0 or -EIO (the frame gone either way). */
+static int zc_move_tail(struct eng_player *p, size_t slot, size_t from,
+			size_t part)
+{
+	const struct eng_io *io = p->cfg.io;
+	int rd = p->zc_fds[slot][0];
+
+	p->zc_fill[slot] = ZC_GONE;
+	if (from && io->pipe_skip(io->ctx, rd, from) < 0)
+		return -EIO;
+	return io->pipe_move(io->ctx, rd, p->zc_reply[1], part) ==
+			       (ssize_t)part ? 0 : -EIO;
+}
+
 /* Bytes [from, from + part) of a slot's pipe, appended to the reply pipe
  * by reference: tee of its first from + part bytes into the scratch pipe,
- * the first from let go, the rest moved on.  0 or -EIO. */
+ * the first from let go, the rest moved on; from the frame's start, teed
+ * straight into the reply (a reader in order starts most pieces there);
+ * a direct_io stream's frame's last bytes moved out (zc_move_tail).  0
+ * or -EIO. */
 static int zc_take(struct eng_player *p, size_t slot, size_t from,
 		   size_t part)
 {
 	const struct eng_io *io = p->cfg.io;
 	int *sc = p->zc_scratch;
 
-	if (p->zc_fill[slot] == ZC_BAD || from + part > p->zc_fill[slot])
+	if (p->zc_fill[slot] >= ZC_GONE || from + part > p->zc_fill[slot])
 		return -EIO;	/* never: a loaded frame is whole */
+	if (p->cfg.zero_copy != ENG_ZC_ANY_REQUEST &&
+	    from + part == p->zc_fill[slot])
+		return zc_move_tail(p, slot, from, part);
+	if (!from)
+		return io->pipe_tee(io->ctx, p->zc_fds[slot][0],
+				    p->zc_reply[1], part) == (ssize_t)part ?
+			       0 : -EIO;
 	if (io->pipe_tee(io->ctx, p->zc_fds[slot][0], sc[1], from + part) !=
 	    (ssize_t)(from + part))
 		return -EIO;
@@ -225,7 +269,7 @@ ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 	ssize_t r;
 
 	a->issued_ns = io->now(io->ctx);
-	r = p->zc_fill[slot] == ZC_BAD ? -EIO :
+	r = p->zc_fill[slot] >= ZC_GONE ? -EIO :
 	    io->splice_in(io->ctx, fd, off, (size_t)len, p->zc_fds[slot][1]);
 	a->done_ns = io->now(io->ctx);
 	if (r < 0) {

@@ -57,7 +57,9 @@ struct zc_fix {
 	struct eng_player *p;
 };
 
-static void zc_fix_init(struct zc_fix *z)
+/* zero_copy: 1 (a direct_io stream's: a frame's last bytes moved out) or
+ * ENG_ZC_ANY_REQUEST (a cached stream's: every frame kept) */
+static void zc_fix_init_as(struct zc_fix *z, int zero_copy)
 {
 	z->tl = zc_tl();
 	z->want = expected_file(z->tl, &z->nslices);
@@ -66,7 +68,13 @@ static void zc_fix_init(struct zc_fix *z)
 	z->f = fake_new();
 	fake_zero_copy(z->f);
 	z->cfg = zc_cfg(z->f);
+	z->cfg.zero_copy = zero_copy;
 	z->p = new_player(z->tl, &z->cfg);
+}
+
+static void zc_fix_init(struct zc_fix *z)
+{
+	zc_fix_init_as(z, 1);
 }
 
 static void zc_fix_free(struct zc_fix *z)
@@ -78,22 +86,23 @@ static void zc_fix_free(struct zc_fix *z)
 	eng_tl_free(z->tl);
 }
 
-/* Sequential reads of several sizes: the same bytes, the same one backing
- * read per slice as the ring, and nothing left behind in the scratch and
- * reply pipes (made after the slots' pipes: the last two). */
+/* Sequential reads of several sizes, as a direct_io stream and as a
+ * cached one: the same bytes, the same one backing read per slice as the
+ * ring, and nothing left behind in the scratch and reply pipes (made
+ * after the slots' pipes: the last two). */
 static void test_zc_play(void **state)
 {
 	static const size_t sizes[] = { 65536, 131072, 1 << 20, 1000000 };
 	size_t k;
 
 	(void)state;
-	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+	for (k = 0; k < 2 * sizeof(sizes) / sizeof(sizes[0]); k++) {
 		struct zc_fix z;
 		struct eng_player_stats st;
 		int i;
 
-		zc_fix_init(&z);
-		zc_read_rest(z.f, z.p, z.tl, z.got, 0, sizes[k]);
+		zc_fix_init_as(&z, k % 2 ? ENG_ZC_ANY_REQUEST : 1);
+		zc_read_rest(z.f, z.p, z.tl, z.got, 0, sizes[k / 2]);
 		assert_memory_equal(z.got, z.want, z.tl->bytes);
 		assert_int_equal(z.f->log.n, z.nslices);
 		assert_int_equal(z.f->preads, (long)z.nslices);
@@ -209,11 +218,38 @@ static void test_zc_reply_short(void **state)
 	}
 }
 
-/* A slot's pipe keeps its frame, as the ring does: reading its bytes
- * again reads nothing from the storage (nor plays them twice); a request
- * inside a frame skips what is before it; after a failed reply the next
- * request still gets its bytes; a failed read is EIO and only for its
- * frame. */
+/* A direct_io stream's frame whose last bytes a reply took is gone from
+ * its pipe: reading it again reads it again from the storage (not played
+ * twice), and the bytes are the file's. */
+static void test_zc_reread_moved(void **state)
+{
+	struct zc_fix z;
+	struct eng_player_stats st;
+	long reads;
+
+	(void)state;
+	zc_fix_init(&z);
+	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
+	reads = z.f->preads;
+	memset(z.got, 0, 300000);
+	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
+	assert_memory_equal(z.got, z.want, 300000);
+	assert_true(z.f->preads > reads);
+	eng_player_stats(z.p, &st);
+	assert_int_equal(st.seeks, 0);
+	assert_int_equal(st.frames, 2);
+	/* on from there: the bytes after are the file's too */
+	zc_read_rest(z.f, z.p, z.tl, z.got, 300000, 65536);
+	assert_memory_equal(z.got + 300000, z.want + 300000,
+			    z.tl->bytes - 300000);
+	zc_fix_free(&z);
+}
+
+/* A cached stream's slot's pipe keeps its frame, as the ring does:
+ * reading its bytes again reads nothing from the storage (nor plays them
+ * twice); a request inside a frame skips what is before it; after a
+ * failed reply the next request still gets its bytes; a failed read is
+ * EIO and only for its frame. */
 static void test_zc_reread(void **state)
 {
 	struct zc_fix z;
@@ -224,7 +260,7 @@ static void test_zc_reread(void **state)
 	int cnt;
 
 	(void)state;
-	zc_fix_init(&z);
+	zc_fix_init_as(&z, ENG_ZC_ANY_REQUEST);
 	f5 = eng_frame_offset(z.tl, 5);
 	f9 = eng_frame_offset(z.tl, 9);
 	assert_int_equal(zc_read(z.f, z.p, z.got, 0, 300000), 300000);
@@ -270,9 +306,10 @@ static void test_zc_reread(void **state)
 	zc_fix_free(&z);
 }
 
-/* A slot's pipe that cannot be emptied before its next frame (the drain
- * refused): that frame fails, with EIO, rather than hand out the old
- * frame's bytes ahead of its own; the frame after it is served. */
+/* A cached stream's slot's pipe that cannot be emptied before its next
+ * frame (the drain refused): that frame fails, with EIO, rather than hand
+ * out the old frame's bytes ahead of its own; the frame after it is
+ * served. */
 static void test_zc_reset_fails(void **state)
 {
 	struct zc_fix z;
@@ -280,7 +317,7 @@ static void test_zc_reset_fails(void **state)
 	ssize_t n;
 
 	(void)state;
-	zc_fix_init(&z);
+	zc_fix_init_as(&z, ENG_ZC_ANY_REQUEST);
 	f18 = eng_frame_offset(z.tl, 18);
 	f19 = eng_frame_offset(z.tl, 19);
 	f20 = eng_frame_offset(z.tl, 20);
@@ -309,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_zc_play),
 		cmocka_unit_test(test_zc_not_taken),
 		cmocka_unit_test(test_zc_reread),
+		cmocka_unit_test(test_zc_reread_moved),
 		cmocka_unit_test(test_zc_reply_short),
 		cmocka_unit_test(test_zc_reset_fails),
 	};
