@@ -101,21 +101,29 @@ ra_of() {
 	cat "/sys/class/bdi/$dev/read_ahead_kb"
 }
 # reads PID FILE BS COUNT: CEIL_READS dd of FILE (COUNT blocks, or all);
-# "MB/s CPU-s/GB" of them, the CPU PID's
+# "MB/s CPU-s/GB READER-CPU-s/GB" of them: the CPU PID's, and the dd's
+# own (user + system of the dd processes, which a sh of their own waits
+# for: /proc/PID/stat cutime + cstime).  The reader's side is where a
+# kernel's page-cache drop at open is paid (the ceiling's keep_cache 0),
+# timelinefs's behind the reader is paid in its daemon: the sum compares
+# the whole cost of a byte.
 reads() {
 	c0=$(cpu_of "$1")
+	: >"$W/dd.err"
 	s=$(now)
-	b=0
-	i=0
-	while [ $i -lt "$CEIL_READS" ]; do
-		LC_ALL=C dd if="$2" of=/dev/null bs="$3" ${4:+count=$4} 2>"$W/dd.err"
-		b=$(awk -v b="$b" '/copied/ { printf "%.0f", b + $1 }' "$W/dd.err")
-		i=$((i + 1))
-	done
+	# shellcheck disable=SC2016 # the inner sh's own $$ and arguments
+	rt=$(sh -c 'i=0
+		while [ $i -lt "$1" ]; do
+			LC_ALL=C dd if="$2" of=/dev/null bs="$3" ${4:+count=$4} 2>>"$5"
+			i=$((i + 1))
+		done
+		cut -d" " -f16,17 /proc/$$/stat' sh "$CEIL_READS" "$2" "$3" "${4:-}" "$W/dd.err")
 	e=$(now)
 	c1=$(cpu_of "$1")
-	echo "$b $s $e $c0 $c1" |
-		awk '{ printf "%.1f %.4f", $1 / ($3 - $2) / 1e6, ($5 - $4) / ($1 / 1e9) }'
+	b=$(awk '/copied/ { b += $1 } END { printf "%.0f", b }' "$W/dd.err")
+	echo "$b $s $e $c0 $c1 $rt $(getconf CLK_TCK)" |
+		awk '{ printf "%.1f %.4f %.4f", $1 / ($3 - $2) / 1e6,
+			($5 - $4) / ($1 / 1e9), ($6 + $7) / $8 / ($1 / 1e9) }'
 }
 steal() { awk '$1 == "cpu" { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 
@@ -141,18 +149,20 @@ for mode in cached direct_io; do
 		n=
 		[ "$mode:$bs" != direct_io:4k ] || n=8192
 		key=${mode}_$bs
-		cm="" cc="" tm="" tc=""
+		cm="" cc="" cr="" tm="" tc="" tr=""
 		r=1
 		while [ $r -le "$CEIL_ROUNDS" ]; do
 			order="c t"
 			[ $((r % 2)) = 1 ] || order="t c"
 			for side in $order; do
 				if [ "$side" = c ]; then
-					v=$(reads "$CDAEMON" "$CMNT/timeline01" $bs $n)
-					cm="$cm:${v% *}" cc="$cc:${v#* }"
+					# shellcheck disable=SC2046 # three words
+					set -- $(reads "$CDAEMON" "$CMNT/timeline01" $bs $n)
+					cm="$cm:$1" cc="$cc:$2" cr="$cr:$3"
 				else
-					v=$(reads "$DAEMON" "$MNT/timeline01" $bs $n)
-					tm="$tm:${v% *}" tc="$tc:${v#* }"
+					# shellcheck disable=SC2046
+					set -- $(reads "$DAEMON" "$MNT/timeline01" $bs $n)
+					tm="$tm:$1" tc="$tc:$2" tr="$tr:$3"
 				fi
 			done
 			r=$((r + 1))
@@ -162,6 +172,8 @@ for mode in cached direct_io; do
 		put "${key}_c_cpu" "${cc#:}"
 		put "${key}_t_mbs" "${tm#:}"
 		put "${key}_t_cpu" "${tc#:}"
+		put "${key}_c_rcpu" "${cr#:}"
+		put "${key}_t_rcpu" "${tr#:}"
 	done
 	cumount
 	umount_fs

@@ -37,8 +37,9 @@ def ceiling(r, row):
             if key + "c_mbs" not in r:
                 continue
             v = {}
-            for f in ("c_mbs", "t_mbs", "c_cpu", "t_cpu"):
-                v[f] = [float(x) for x in str(r[key + f]).split(":")]
+            for f in ("c_mbs", "t_mbs", "c_cpu", "t_cpu", "c_rcpu", "t_rcpu"):
+                if key + f in r:
+                    v[f] = [float(x) for x in str(r[key + f]).split(":")]
             what = "%s bs=%s" % (mode, bs)
             row(sec, "%s MB/s ceiling" % what, mrange(v["c_mbs"], "%.0f"))
             row(sec, "%s MB/s timelinefs" % what, mrange(v["t_mbs"], "%.0f"))
@@ -51,6 +52,18 @@ def ceiling(r, row):
                 row(sec, "%s timelinefs / ceiling CPU per GB" % what,
                     mrange([t / c for t, c in zip(v["t_cpu"], v["c_cpu"])]),
                     "x")
+            if "c_rcpu" in v and "t_rcpu" in v:
+                # the whole cost of a byte: daemon and reader, round by
+                # round (a page-cache drop is paid by one or the other)
+                cs = [d + q for d, q in zip(v["c_cpu"], v["c_rcpu"])]
+                ts = [d + q for d, q in zip(v["t_cpu"], v["t_rcpu"])]
+                row(sec, "%s reader CPU per GB ceiling / timelinefs" % what,
+                    "%.3f / %.3f" % (median(v["c_rcpu"]),
+                                     median(v["t_rcpu"])), "s/GB")
+                if min(cs) > 0:
+                    row(sec, "%s timelinefs / ceiling daemon+reader CPU "
+                        "per GB" % what,
+                        mrange([t / c for t, c in zip(ts, cs)]), "x")
             spread = ["%.0f" % (100 * (max(x) - min(x)) / median(x))
                       for x in (v["c_mbs"], v["t_mbs"])]
             row(sec, "%s rounds' spread ceiling / timelinefs" % what,

@@ -234,6 +234,22 @@ ingest_cpu_per_gb=0.800
 ingest_mbs=900.0
 ingest_dd_cpu_per_gb=0.400
 ingest_dd_mbs=2000.0
+ceil_pipe_max_host=1048576
+ceil_pipe_max=4194304
+ceil_rounds=3
+ceil_reads=4
+ceil_opts=-
+ceil_tlfs_opts=-
+ceil_load_start=0.50
+ceil_ra_kb=1024 1024
+ceil_cached_1M_c_mbs=2000:2000:2000
+ceil_cached_1M_c_cpu=0.2:0.25:0.2
+ceil_cached_1M_t_mbs=1900:2100:2000
+ceil_cached_1M_t_cpu=0.3:0.35:0.3
+ceil_cached_1M_c_rcpu=0.3:0.25:0.3
+ceil_cached_1M_t_rcpu=0.25:0.2:0.3
+ceil_steal_pct=0.0
+ceil_load_end=0.60
 load_end=3.0
 RES
 if python3 "$TOP/tests/bench/report.py" "$T/results" "$T/bench.json" >"$T/table" 2>"$T/err"; then
@@ -242,6 +258,16 @@ else
 	not_ok "report.py failed: $(cat "$T/err")"
 fi
 line() { grep -F "$1" "$T/table" | head -1; }
+# the ceiling: daemon + reader CPU per GB, round by round: 0.55/0.5,
+# 0.55/0.5, 0.6/0.5
+case "$(line 'cached bs=1M timelinefs / ceiling daemon+reader CPU per GB')" in
+*"1.10 [1.10-1.20] x"*) ok "report: the ceiling's daemon+reader CPU per GB ratio 1.10 [1.10-1.20]" ;;
+*) not_ok "report: daemon+reader ratio: $(line 'daemon+reader CPU per GB')" ;;
+esac
+case "$(line 'cached bs=1M reader CPU per GB ceiling / timelinefs')" in
+*"0.300 / 0.250 s/GB"*) ok "report: the readers' CPU per GB, medians 0.300 / 0.250" ;;
+*) not_ok "report: readers' CPU: $(line 'reader CPU per GB')" ;;
+esac
 case "$(line 'cached bs=512 / dd')" in
 *0.900*ok) ok "report: cached bs=512 0.900, ok" ;;
 *) not_ok "report: cached bs=512: $(line 'cached bs=512 / dd')" ;;
