@@ -681,7 +681,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (pc.zero_copy) {
 		/* and one for a movie's header */
 		s->bv = malloc(sizeof(*s->bv) +
-			       (ENG_ZC_MAX_SLOTS + 1) * sizeof(s->bv->buf[0]));
+			       (ENG_ZC_PIECES + 1) * sizeof(s->bv->buf[0]));
 		if (!s->bv)
 			return open_failed(req, s, ENOMEM);
 	}
@@ -752,7 +752,7 @@ static uint64_t passed_range(struct fs_stream *s, uint64_t off,
 static ssize_t reply_zc(fuse_req_t req, struct fs_stream *s, uint64_t off,
 			size_t size)
 {
-	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	struct eng_piece pc[ENG_ZC_PIECES];
 	struct iovec head = { NULL, 0 };
 	struct fuse_buf *b = s->bv->buf;
 	ssize_t n;
@@ -760,10 +760,10 @@ static ssize_t reply_zc(fuse_req_t req, struct fs_stream *s, uint64_t off,
 
 	if (s->movie)
 		n = eng_movie_read_zc(s->player, &s->file->mov, off, size,
-				      &head, pc, ENG_ZC_MAX_SLOTS, &cnt);
+				      &head, pc, ENG_ZC_PIECES, &cnt);
 	else
 		n = eng_player_read_zc(s->player, off, size, pc,
-				       ENG_ZC_MAX_SLOTS, &cnt);
+				       ENG_ZC_PIECES, &cnt);
 	if (n == -EXDEV)
 		return n;
 	if (n < 0) {

@@ -97,8 +97,8 @@ unsigned long fs_splice_pipe_need(size_t len)
 	/* libfuse 3.14 fuse_send_data_iov_splice: pagesize * (header iov
 	 * + buffers + 1) + header + data, which it must get from
 	 * F_SETPIPE_SZ or else it copies into a buffer it allocates per
-	 * reply.  Buffers are up to ENG_ZC_MAX_SLOTS pieces. */
-	unsigned long need = 4096UL * (1 + ENG_ZC_MAX_SLOTS + 1) + 16 + len;
+	 * reply.  Buffers: a movie's header and the player's reply pipe. */
+	unsigned long need = 4096UL * (1 + ENG_ZC_PIECES + 1 + 1) + 16 + len;
 	unsigned long p = 4096;
 
 	while (p < need)

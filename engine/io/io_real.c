@@ -429,20 +429,29 @@ static int real_pipe_skip(void *ctx, int rd, size_t len)
 	return 0;
 }
 
-/* tee(2) and splice(2) between pipes, looped to len or a full wr */
-static ssize_t pipe_to_pipe(int rd, int wr, size_t len, int tee_it)
+/* One call: tee(2) starts at rd's head each time, so a second call would
+ * give the same bytes again, not the rest. */
+static ssize_t real_pipe_tee(void *ctx, int rd, int wr, size_t len)
+{
+	ssize_t n;
+
+	(void)ctx;
+	do
+		n = tee(rd, wr, len, SPLICE_F_NONBLOCK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return n;
+}
+
+static ssize_t real_pipe_move(void *ctx, int rd, int wr, size_t len)
 {
 	size_t got = 0;
 	ssize_t n;
 
+	(void)ctx;
 	while (got < len) {
-		/* tee always starts at rd's head: what was teed is still
-		 * there, so a second tee would give the same bytes again */
-		if (tee_it && got)
-			break;
-		n = tee_it ? tee(rd, wr, len, SPLICE_F_NONBLOCK) :
-			     splice(rd, NULL, wr, NULL, len - got,
-				    SPLICE_F_NONBLOCK);
+		n = splice(rd, NULL, wr, NULL, len - got, SPLICE_F_NONBLOCK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno != EAGAIN)
@@ -452,18 +461,6 @@ static ssize_t pipe_to_pipe(int rd, int wr, size_t len, int tee_it)
 		got += (size_t)n;
 	}
 	return (ssize_t)got;
-}
-
-static ssize_t real_pipe_tee(void *ctx, int rd, int wr, size_t len)
-{
-	(void)ctx;
-	return pipe_to_pipe(rd, wr, len, 1);
-}
-
-static ssize_t real_pipe_move(void *ctx, int rd, int wr, size_t len)
-{
-	(void)ctx;
-	return pipe_to_pipe(rd, wr, len, 0);
 }
 
 static ssize_t real_pipe_avail(void *ctx, int rd)

@@ -249,6 +249,8 @@ unsigned eng_player_frames_of(const struct eng_timeline *tl, uint64_t ns);
 #define ENG_ZC_MIN_REQUEST (64 * 1024)
 #define ENG_ZC_ANY_REQUEST 2	/* cfg.zero_copy: whatever the first size */
 #define ENG_ZC_MAX_SLOTS 16
+/* the pieces of a zero-copy request's reply: its reply pipe */
+#define ENG_ZC_PIECES 1
 
 struct eng_player;
 

@@ -68,7 +68,7 @@ void eng_pl_zc_zero(struct eng_player *p, struct load *l, size_t len)
 	const struct eng_io *io = p->cfg.io;
 	ssize_t r;
 
-	if (p->zc_fill[l->slot] >= ZC_GONE) {
+	if (p->zc_fill[l->slot] == ZC_BAD) {
 		l->failed = 1;
 		return;
 	}
@@ -193,7 +193,7 @@ static int zc_take(struct eng_player *p, size_t slot, size_t from,
 	if (io->pipe_tee(io->ctx, p->zc_fds[slot][0], sc[1], from + part) !=
 	    (ssize_t)(from + part))
 		return -EIO;
-	if (from && io->pipe_skip(io->ctx, sc[0], from) < 0)
+	if (io->pipe_skip(io->ctx, sc[0], from) < 0)
 		return -EIO;
 	if (io->pipe_move(io->ctx, sc[0], p->zc_reply[1], part) !=
 	    (ssize_t)part)
@@ -269,7 +269,7 @@ ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 	ssize_t r;
 
 	a->issued_ns = io->now(io->ctx);
-	r = p->zc_fill[slot] >= ZC_GONE ? -EIO :
+	r = p->zc_fill[slot] == ZC_BAD ? -EIO :
 	    io->splice_in(io->ctx, fd, off, (size_t)len, p->zc_fds[slot][1]);
 	a->done_ns = io->now(io->ctx);
 	if (r < 0) {
