@@ -94,7 +94,7 @@ check "most have cause storage ($storage of $late)" [ "$((2 * storage))" -gt "$l
 # --- mpv over SMB in 3 workstation namespaces, below and above the
 # server link's capacity: 3 SD movies of 3 s (21.3 MB/s, 510 Mbit/s
 # together) behind 1 Gbit/s and 300 Mbit/s.  Below, no frame is late to
-# a reader; above, every stream has frames late to its reader and mpv
+# a reader; above, at least two streams have frames late to their reader and mpv
 # takes longer (its wall time; mpv with --vo=null waits to buffer rather
 # than drop, so its dropped frames stay 0 either way): both sides say the
 # streams could not play in real time.  No late frame is the storage's
@@ -122,8 +122,13 @@ streams() {
 }
 check_eq "below capacity: no frame late to a reader, none late from the storage" 3 \
 	"$(streams 1gbit "s.reader_late_frames = 0 and s.late_frames = 0")"
-check_eq "above capacity: every stream has frames late to its reader" 3 \
-	"$(streams 300mbit "s.reader_late_frames > 0")"
+# 300 Mbit/s carries at most one 170 Mbit/s stream in real time: the other
+# two share what is left, 130 of the 340 they need.  Which one (if any)
+# keeps up is TCP's start, not the link's capacity: one did, with no
+# frame late, in 1 of 6 clean-clone runs.
+above_late=$(streams 300mbit "s.reader_late_frames > 0")
+check "above capacity: at least 2 of the 3 streams have frames late to their reader ($above_late)" \
+	[ "${above_late:-0}" -ge 2 ]
 check_eq "above capacity: no late frame is the storage's (cause storage)" 3 \
 	"$(streams 300mbit "not exists (select 1 from late_frame l where l.stream_id = s.id
 		and l.cause = 'storage')")"
