@@ -89,14 +89,21 @@ static void ingest_clash(struct fs *fs, const struct eng_tlm *set,
 		ingest_records(fs, set->files[i].tl, diag);
 }
 
-/* Zero copy needs libfuse to get a pipe for a whole reply.  Asked for
- * before the mount so that a user who wants it hears, once, why it is off
- * and what would turn it on (only where it would be used: pace=off). */
+/* Zero copy needs libfuse to get a pipe for a whole reply: 2 MiB for a
+ * 1 MiB request.  Where that is refused (fs.pipe-max-size is 1 MiB out
+ * of the box) but a pipe for a smaller one is not, an unpaced mount asks
+ * the kernel for requests of that size (-o max_read) and splices them:
+ * two 512 KiB replies cost less than one 1 MiB reply copied.  Asked
+ * before the timelines are sized, which is what max_read sizes; a user
+ * who wants zero copy hears, once, what it got and what would give more
+ * (only where it would be used: pace=off). */
 static void probe_pipes(struct fs *fs)
 {
 	/* the real I/O, under -o inject's wrapper if there is one */
 	const struct eng_io *io = fs->cfg.inject_v ? &fs->io_base : &fs->io;
 	unsigned long need = fs_splice_pipe_need(FS_MAX_READ);
+	int wanted = fs->cfg.splice_v && fs->cfg.pace_v.mode == ENG_PACE_OFF;
+	size_t r;
 	int fds[2];
 
 	/* Asking is the test: pipe-max-size binds only processes without
@@ -104,19 +111,36 @@ static void probe_pipes(struct fs *fs)
 	 * pipe-user-pages-soft may bind before it.  One pipe, now: without
 	 * the capability, libfuse's pipes (one per worker thread) can still
 	 * pass pipe-user-pages-soft later, and those threads then copy. */
-	fs->pipe_ok = io->pipe_new(io->ctx, need, fds) == 0;
-	if (fs->pipe_ok)
-		io->pipe_free(io->ctx, fds);
-	if (fs->pipe_ok || !fs->cfg.splice_v ||
-	    fs->cfg.pace_v.mode != ENG_PACE_OFF)
+	fs->max_read = FS_MAX_READ;
+	for (r = FS_MAX_READ; r >= (wanted ? FS_MIN_ZC_READ : FS_MAX_READ);
+	     r /= 2) {
+		fs->pipe_ok = io->pipe_new(io->ctx, fs_splice_pipe_need(r),
+					   fds) == 0;
+		if (fs->pipe_ok) {
+			io->pipe_free(io->ctx, fds);
+			fs->max_read = r;
+			break;
+		}
+	}
+	if (!wanted || (fs->pipe_ok && fs->max_read == FS_MAX_READ))
 		return;
 	/* the likely cause; a user past pipe-user-pages-soft is refused too */
-	fprintf(stderr,
-		"timelinefs: note: zero copy (-o splice=auto) is off: a pipe "
-		"of %lu bytes is refused (fs.pipe-max-size %lu, no "
-		"CAP_SYS_RESOURCE); as root, sysctl fs.pipe-max-size=%lu "
-		"turns it on\n",
-		need, fs_pipe_max(), need);
+	if (fs->pipe_ok)
+		fprintf(stderr,
+			"timelinefs: note: zero copy (-o splice=auto) with "
+			"requests of %zu KiB: a pipe of %lu bytes for 1 MiB "
+			"is refused (fs.pipe-max-size %lu, no "
+			"CAP_SYS_RESOURCE); as root, sysctl "
+			"fs.pipe-max-size=%lu gives 1 MiB requests\n",
+			fs->max_read / 1024, need, fs_pipe_max(), need);
+	else
+		fprintf(stderr,
+			"timelinefs: note: zero copy (-o splice=auto) is off: "
+			"a pipe of %lu bytes is refused (fs.pipe-max-size %lu, "
+			"no CAP_SYS_RESOURCE); as root, sysctl "
+			"fs.pipe-max-size=%lu turns it on\n",
+			fs_splice_pipe_need(FS_MIN_ZC_READ), fs_pipe_max(),
+			need);
 }
 
 /* backing=direct on a file system that refuses O_DIRECT (ramfs, tmpfs
@@ -628,6 +652,7 @@ static int prepare(struct fs *fs, struct eng_diag *diag, const char *cmdline)
 		if (eng_inject_wrap(fs->cfg.inject_v, &fs->io_base, &fs->io) < 0)
 			return -1;
 	}
+	probe_pipes(fs);
 	if (fs_ingest_init(fs) < 0)
 		return -1;
 	/* before the timelines, which may play a recording, are sized */
@@ -642,7 +667,6 @@ static int prepare(struct fs *fs, struct eng_diag *diag, const char *cmdline)
 			store_refused(fs, cmdline, diag);
 		return -1;
 	}
-	probe_pipes(fs);
 	fs->mount_time = (uint64_t)time(NULL);
 	return 0;
 }
@@ -758,6 +782,7 @@ int main(int argc, char *argv[])
 	struct eng_diag diag = { 0 };
 	struct fs fs;
 	char *cmdline = join_args(argc, argv);
+	char max_read[32];
 	int ret = 1, rc;
 
 	memset(&fs, 0, sizeof(fs));
@@ -784,14 +809,15 @@ int main(int argc, char *argv[])
 	}
 	/* libfuse's own options (-f, -d, -s, clone_fd ...) */
 	if (fuse_opt_add_arg(&args, fs.cfg.mountpoint) < 0 ||
-	    fuse_opt_add_arg(&args, "-omax_read=1048576") < 0 ||
 	    fuse_parse_cmdline(&args, &opts) != 0)
 		goto err_args;
 	fs.fuse_opts = &opts;
 	rc = prepare(&fs, &diag, cmdline);
 	if (rc == -2)
 		goto err_args;
-	if (rc < 0)
+	/* the size prepare's probe_pipes settled on */
+	snprintf(max_read, sizeof(max_read), "-omax_read=%zu", fs.max_read);
+	if (rc < 0 || fuse_opt_add_arg(&args, max_read) < 0)
 		goto err_files;
 
 	fs.se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);

@@ -141,7 +141,7 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	/* The kernel takes the min of this and the bdi's window; sysfs
 	 * raises the latter after mount (fs_set_readahead). */
 	conn->max_readahead = UINT32_MAX;
-	conn->max_read = FS_MAX_READ; /* must match -o max_read */
+	conn->max_read = (unsigned)fs->max_read; /* as -o max_read */
 	conn->want |= FUSE_CAP_ASYNC_READ;
 	/* many readers' readahead in flight at once (FS_MAX_BACKGROUND);
 	 * the kernel's own threshold is 3/4 of the limit */
@@ -598,6 +598,7 @@ void fs_movie_config(const struct fs *fs, const struct eng_timeline *tl,
 void fs_player_config(struct fs *fs, struct eng_player_config *pc)
 {
 	fs_player_config_of(&fs->cfg, pc);
+	pc->max_request = fs->max_read;
 	pc->io = &fs->io;
 	/* edit while ingest: a short read of a track being recorded waits */
 	if (fs->ingest.on) {

@@ -166,6 +166,9 @@ struct ring_plan {
 	size_t bounce_bytes;
 	size_t spill_bytes;	/* eng_pieces' spill, 0 for none */
 	size_t nfds;
+	/* the most frames one request spans, with zero copy: the reply
+	 * pipe holds their part pages; 0 without */
+	uint64_t zc_span;
 	unsigned __int128 mem;	/* everything, as eng_player_mem */
 };
 
@@ -293,12 +296,16 @@ static int plan_ring(const struct eng_timeline *tl,
 	}
 	if (cfg->zero_copy && cfg->pace.mode == ENG_PACE_OFF &&
 	    cfg->backing == ENG_BACKING_BUFFERED &&
-	    rp->nslots <= ENG_ZC_MAX_SLOTS)
+	    rp->nslots <= ENG_ZC_MAX_SLOTS) {
 		/* the slots' pipes; the scratch and reply pipes hold
 		 * only tees of their pages, no page of their own */
 		rp->mem += (unsigned __int128)rp->nslots *
 			   (eng_pl_zc_pipe_bytes(tl, (size_t)tl->frame_bytes_max) +
 			    sizeof(int[2]) + sizeof(size_t));
+		rp->zc_span = frames_spanned(tl, cfg->max_request);
+		if (rp->zc_span > rp->nslots)
+			rp->zc_span = rp->nslots;
+	}
 	return 0;
 }
 
@@ -548,6 +555,7 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->filled = rp.filled;
 	p->seek_gap = (int64_t)rp.seek_gap;
 	p->nslots = (size_t)rp.nslots;
+	p->zc_span = (size_t)rp.zc_span;
 	nfds = rp.nfds;
 	p->lru_new = p->lru_old = -1;
 	p->fill_seen = -1;

@@ -280,6 +280,7 @@ struct eng_player {
 	 * req_lock (pace=off: the same).  The scratch and reply pipes are
 	 * the request's holding req_lock. */
 	int zc;
+	size_t zc_span;	/* the most frames a request spans (set at creation) */
 	int (*zc_fds)[2];
 	size_t *zc_fill;
 	int zc_scratch[2], zc_reply[2];
@@ -455,7 +456,7 @@ void eng_pl_seq_read(struct eng_player *p, struct load *l,
 /* player_zc.c */
 /* The pipe bytes per slot of a zero-copy player, and of its reply pipe. */
 size_t eng_pl_zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes);
-size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t nslots,
+size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t span,
 			     size_t max_request);
 /* Decide zero copy at the first request (lock held). */
 void eng_pl_zc_decide(struct eng_player *p, size_t len);

@@ -33,14 +33,17 @@ size_t eng_pl_zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes)
 }
 
 /* The reply pipe's bytes: a request's len in pages, and each of the at
- * most nslots frames it spans its part pages (as a slot's). */
-size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t nslots,
+ * most span frames it spans its part pages (as a slot's).  Sized by the
+ * frames a request can span, not by the ring: at the stock pipe-max-size
+ * (1 MiB) a 512 KiB reply over two video frames fits, over the ring's 16
+ * slots' part pages it would not. */
+size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t span,
 			     size_t max_request)
 {
 	size_t ext = tl->slice_extents_max ? tl->slice_extents_max : 1;
 
 	return ((max_request + 4095) / 4096 + 1 +
-		nslots * (2 * tl->ntracks * ext + 2)) * 4096;
+		span * (2 * tl->ntracks * ext + 2)) * 4096;
 }
 
 /* A slot's pipe that could not be emptied: its frames fail until it is */
@@ -124,7 +127,7 @@ void eng_pl_zc_decide(struct eng_player *p, size_t len)
 	/* a frame's bytes up to the request's end (scratch), the reply */
 	if (io->pipe_new(io->ctx, bytes, p->zc_scratch) < 0)
 		goto undo;
-	if (io->pipe_new(io->ctx, eng_pl_zc_reply_bytes(p->tl, p->nslots,
+	if (io->pipe_new(io->ctx, eng_pl_zc_reply_bytes(p->tl, p->zc_span,
 							p->cfg.max_request),
 			 p->zc_reply) < 0) {
 		io->pipe_free(io->ctx, p->zc_scratch);

@@ -7,7 +7,10 @@
 # rounds alternate the two (ceiling then timelinefs, then timelinefs then
 # ceiling, ...: a host that drifts or a neighbour's burst falls on both
 # alike), each side reading the whole timeline CEIL_READS times with dd,
-# in cached mode (the default) and under -o direct_io, at bs=1M and 4k.
+# in cached mode (the default) and under -o direct_io, at bs=1M and 4k,
+# and "stock": -o direct_io with timelinefs started under the stock
+# pipe-max-size (CEIL_STOCK_PIPE_MAX, 1 MiB: it splices 512 KiB requests)
+# against the ceiling's raised pipes, at bs=1M.
 # Per round: each side's MB/s and its daemon's CPU per GB (/proc/PID/stat,
 # user + system), and timelinefs's ratio to the ceiling in that round.
 # pipe-max-size is raised to CEIL_PIPE_MAX for the section (root; "host"
@@ -34,12 +37,13 @@ BENCH_DB=$W/ceil.db
 R=${1:-$TLFS_BUILD/bench-ceil.results}
 : "${CEIL_ROUNDS:=7}"
 : "${CEIL_READS:=4}"
-: "${CEIL_CASES:=cached:1M cached:4k direct_io:1M direct_io:4k}"
+: "${CEIL_CASES:=cached:1M cached:4k direct_io:1M direct_io:4k stock:1M}"
 # more options for one side, to find what moves the ratio (e.g.
 # CEIL_OPTS=readahead=128 or splice=off; TLFS_OPTS=readahead=128)
 : "${CEIL_OPTS:=}"
 : "${TLFS_OPTS:=}"
 : "${CEIL_PIPE_MAX:=4194304}"
+: "${CEIL_STOCK_PIPE_MAX:=1048576}"
 : "${CEIL_GEN:=}"
 
 [ -x "$CEIL" ] || { echo "ceiling.sh: missing $CEIL" >&2; exit 1; }
@@ -129,11 +133,24 @@ steal() { awk '$1 == "cpu" { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' 
 
 st0=$(steal)
 put load_start "$(cut -d' ' -f1 /proc/loadavg)"
-for mode in cached direct_io; do
+for mode in cached direct_io stock; do
 	case " $CEIL_CASES " in *" $mode:"*) ;; *) continue ;; esac
 	o=
 	[ $mode = cached ] || o=direct_io
-	mount_fs "pace=off${o:+,$o}${TLFS_OPTS:+,$TLFS_OPTS}"
+	if [ $mode = stock ]; then
+		# timelinefs sizes its requests to the pipes it gets at start
+		pms=$(cat "$PMS")
+		[ -n "$PMS_RESTORE" ] || PMS_RESTORE=$pms
+		echo "$CEIL_STOCK_PIPE_MAX" >"$PMS" || exit 1
+		mount_fs "pace=off${o:+,$o}${TLFS_OPTS:+,$TLFS_OPTS}"
+		echo "$pms" >"$PMS"
+		put stock_pipe_max "$CEIL_STOCK_PIPE_MAX"
+		# its note says the request size zero copy got, if any
+		put stock_note "$(grep -o 'zero copy.*requests of [0-9]* KiB\|zero copy.* is off' \
+			"$W/daemon.log" | head -1 | sed 's/ (-o splice=auto)//')"
+	else
+		mount_fs "pace=off${o:+,$o}${TLFS_OPTS:+,$TLFS_OPTS}"
+	fi
 	cmount "$o"
 	# the same bytes, or nothing here is worth reading
 	if ! cmp -s "$MNT/timeline01" "$CMNT/timeline01"; then

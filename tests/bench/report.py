@@ -31,7 +31,11 @@ def ceiling(r, row):
     for k, name in (("ceil_opts", "ceiling"), ("ceil_tlfs_opts", "timelinefs")):
         if r.get(k, "-") != "-":
             row(sec, "more options of the %s" % name, r[k])
-    for mode in ("cached", "direct_io"):
+    if "ceil_stock_pipe_max" in r:
+        row(sec, "stock: timelinefs started at pipe-max-size",
+            int(r["ceil_stock_pipe_max"]), "B")
+        row(sec, "stock: timelinefs says", r.get("ceil_stock_note") or "-")
+    for mode in ("cached", "direct_io", "stock"):
         for bs in ("1M", "4k"):
             key = "ceil_%s_%s_" % (mode, bs)
             if key + "c_mbs" not in r:
@@ -40,7 +44,8 @@ def ceiling(r, row):
             for f in ("c_mbs", "t_mbs", "c_cpu", "t_cpu", "c_rcpu", "t_rcpu"):
                 if key + f in r:
                     v[f] = [float(x) for x in str(r[key + f]).split(":")]
-            what = "%s bs=%s" % (mode, bs)
+            what = "%s bs=%s" % ("direct_io at stock pipes" if mode == "stock"
+                                 else mode, bs)
             row(sec, "%s MB/s ceiling" % what, mrange(v["c_mbs"], "%.0f"))
             row(sec, "%s MB/s timelinefs" % what, mrange(v["t_mbs"], "%.0f"))
             row(sec, "%s timelinefs / ceiling MB/s" % what,

@@ -248,6 +248,12 @@ ceil_cached_1M_t_mbs=1900:2100:2000
 ceil_cached_1M_t_cpu=0.3:0.35:0.3
 ceil_cached_1M_c_rcpu=0.3:0.25:0.3
 ceil_cached_1M_t_rcpu=0.25:0.2:0.3
+ceil_stock_pipe_max=1048576
+ceil_stock_note=zero copy with requests of 512 KiB
+ceil_stock_1M_c_mbs=4000:3000:5000
+ceil_stock_1M_c_cpu=0.2:0.2:0.2
+ceil_stock_1M_t_mbs=3600:2400:4500
+ceil_stock_1M_t_cpu=0.25:0.3:0.2
 ceil_steal_pct=0.0
 ceil_load_end=0.60
 load_end=3.0
@@ -267,6 +273,15 @@ esac
 case "$(line 'cached bs=1M reader CPU per GB ceiling / timelinefs')" in
 *"0.300 / 0.250 s/GB"*) ok "report: the readers' CPU per GB, medians 0.300 / 0.250" ;;
 *) not_ok "report: readers' CPU: $(line 'reader CPU per GB')" ;;
+esac
+# at the stock pipe limit: 3600/4000, 2400/3000, 4500/5000
+case "$(line 'direct_io at stock pipes bs=1M timelinefs / ceiling MB/s')" in
+*"0.90 [0.80-0.90] x"*) ok "report: direct_io at stock pipes, MB/s ratio 0.90 [0.80-0.90]" ;;
+*) not_ok "report: stock MB/s ratio: $(line 'at stock pipes bs=1M timelinefs / ceiling MB/s')" ;;
+esac
+case "$(line 'stock: timelinefs says')" in
+*"zero copy with requests of 512 KiB"*) ok "report: what timelinefs said at the stock limit" ;;
+*) not_ok "report: stock note: $(line 'stock: timelinefs says')" ;;
 esac
 case "$(line 'cached bs=512 / dd')" in
 *0.900*ok) ok "report: cached bs=512 0.900, ok" ;;

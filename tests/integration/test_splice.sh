@@ -3,7 +3,8 @@
 # Mounted: -o splice=auto moves an unpaced reader's frames from the page
 # cache through pipes to the kernel (no copy in the daemon), direct_io or
 # cached, where libfuse's pipe can hold a whole reply: where the daemon
-# can have 2 MiB pipes (fs.pipe-max-size >= 2 MiB, or CAP_SYS_RESOURCE).
+# can have 2 MiB pipes (fs.pipe-max-size >= 2 MiB, or CAP_SYS_RESOURCE);
+# at the stock 1 MiB, in 512 KiB requests.
 # A cached reader's readahead requests come out of order on the worker
 # threads: its slots' pipes keep their frames, so each slice is still read
 # once.  The bytes and the access rows are those of splice=off either way.
@@ -39,28 +40,35 @@ reads() {
 		"$(dd if="$T/mnt/timeline01" bs=1000000 skip=777777 iflag=skip_bytes count=1 2>/dev/null | sha256sum)"
 }
 
-# splices OPTS: mount, read with dd bs=1M under strace, print how many
-# splice calls the daemon made, then the other reads; unmount
+# run NAME OPTS: mount, read with dd bs=1M under strace, keep how many
+# replies the daemon spliced to /dev/fuse and the largest, then the other
+# reads; unmount
 HAVE_STRACE=
 command -v strace >/dev/null 2>&1 && HAVE_STRACE=1
 run() {
 	name=$1
 	DB=$T/$name.db
 	mount_fs "$M" "$T/mnt" -o db="$DB",pace=off,backing=buffered,"$2"
-	n=-
+	n=- big=- sb=-
 	if [ -n "$HAVE_STRACE" ]; then
-		strace -f -qq -e trace=splice -o "$T/$name.strace" -p "$DAEMON" &
+		strace -f -qq -y -e trace=splice -o "$T/$name.strace" -p "$DAEMON" &
 		st=$!
 		sleep 0.5	# attached to every thread
 		dd if="$T/mnt/timeline01" of=/dev/null bs=1M 2>/dev/null
 		kill "$st"
 		wait "$st" 2>/dev/null || true
-		n=$(grep -c "splice(" "$T/$name.strace" || true)
+		# splice(FD<pipe:[N]>, NULL, FD</dev/fuse>, NULL, LEN, 0) = LEN
+		grep "</dev/fuse>" "$T/$name.strace" |
+			sed -n 's/.*= \([0-9]*\)$/\1/p' >"$T/$name.lens"
+		n=$(wc -l <"$T/$name.lens")
+		big=$(sort -n "$T/$name.lens" | tail -1)
+		# the data bytes: each reply less its 16-byte header
+		sb=$(awk '{ b += $1 - 16 } END { print b + 0 }' "$T/$name.lens")
 	fi
 	reads "$name"
 	umount_fs "$T/mnt"
 	cp "$T/daemon.log" "$T/$name.log"
-	eval "splices_$name=\$n"
+	eval "splices_$name=\$n big_$name=\${big:-0} bytes_$name=\${sb:-0}"
 	# only streams that read the whole file: the pipeline in reads() ends
 	# its first reader by SIGPIPE, after as many frames as timing allows
 	r=$(q "select count(*), sum(errno <> 0) from access
@@ -68,55 +76,83 @@ run() {
 	eval "rows_$name=\$r"
 }
 
+# can this test (and so the daemon, root as it) have a pipe of $1 bytes
+# where pipe-max-size is lower: CAP_SYS_RESOURCE
+pipe_of() {
+	python3 -c 'import fcntl, os, sys
+r, w = os.pipe()
+try:
+    print(int(fcntl.fcntl(r, 1031, int(sys.argv[1])) >= int(sys.argv[1])))
+except OSError:
+    print(0)' "$1"
+}
+
 if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 	run on "direct_io,splice=auto"
 	run cached "splice=auto"
 	run off "direct_io,splice=off"
-	echo "$old_pms" >"$PMS"
+	# the stock limit: 1 MiB replies need 2 MiB pipes; 512 KiB ones fit
+	echo 1048576 >"$PMS"
 	run small "direct_io,splice=auto"
-	# what the daemon will get: pipe-max-size binds only without
-	# CAP_SYS_RESOURCE, which the test shares with it
-	small_pipes=$(python3 -c 'import fcntl, os
-r, w = os.pipe()
-try:
-    print(int(fcntl.fcntl(r, 1031, 2 << 20) >= 2 << 20))  # F_SETPIPE_SZ
-except OSError:
-    print(0)')
-	if [ "$small_pipes" = 1 ]; then
+	run smallc "splice=auto"
+	cap=$(pipe_of 2097152)
+	# below what even 128 KiB requests need: zero copy off
+	echo 131072 >"$PMS"
+	run tiny "direct_io,splice=auto"
+	echo "$old_pms" >"$PMS"
+	if [ "$cap" = 1 ]; then
 		check "2 MiB pipes to be had: no note about zero copy" \
 			sh -c "! grep -q 'zero copy' '$T/small.log'"
 	else
-		check "2 MiB pipes refused: the start says zero copy is off and the sysctl that turns it on" \
-			grep -q "note: zero copy (-o splice=auto) is off: a pipe of 2097152 bytes is refused (fs.pipe-max-size $old_pms, no CAP_SYS_RESOURCE); as root, sysctl fs.pipe-max-size=2097152 turns it on" "$T/small.log"
+		check "2 MiB pipes refused at 1 MiB: the start says zero copy takes 512 KiB requests and the sysctl for 1 MiB" \
+			grep -q "note: zero copy (-o splice=auto) with requests of 512 KiB: a pipe of 2097152 bytes for 1 MiB is refused (fs.pipe-max-size 1048576, no CAP_SYS_RESOURCE); as root, sysctl fs.pipe-max-size=2097152 gives 1 MiB requests" "$T/small.log"
+		check "pipe-max-size 128 KiB: the start says zero copy is off and the sysctl that turns it on" \
+			grep -q "note: zero copy (-o splice=auto) is off: a pipe of 262144 bytes is refused (fs.pipe-max-size 131072, no CAP_SYS_RESOURCE); as root, sysctl fs.pipe-max-size=2097152 turns it on" "$T/tiny.log"
 	fi
 	# shellcheck disable=SC2154 # set by run's eval
-	echo "# access rows of whole reads (count|failed): splice=off $rows_off, splice=auto $rows_on"
-	check_eq "splice=auto: no failed access row" 0 "${rows_on#*|}"
-	# a re-read adds rows (seen once under load: one frame more than
-	# splice=off); a read that skipped a slice would lose one
-	check "splice=auto: at least the access rows of splice=off" \
-		test "${rows_on%|*}" -ge "${rows_off%|*}"
+	echo "# access rows of whole reads (count|failed): splice=off $rows_off, splice=auto $rows_on, at 1 MiB pipes $rows_small, cached $rows_smallc"
+	# shellcheck disable=SC2154 # set by run's eval
+	for c in on small smallc tiny; do
+		eval "r=\$rows_$c"
+		check_eq "$c: no failed access row" 0 "${r#*|}"
+		# a re-read adds rows (seen once under load: one frame more
+		# than splice=off); a read that skipped a slice would lose one
+		check "$c: at least the access rows of splice=off" \
+			test "${r%|*}" -ge "${rows_off%|*}"
+	done
 	check_eq "the strace read and the reads in reads(): every slice" \
 		"$slices" "$(DB=$T/on.db q "select count(*) from access where stream_id = 1")"
 	# shellcheck disable=SC2154 # set by run's eval
 	check_eq "cached, splice=auto: no failed access row" 0 "${rows_cached#*|}"
-	check_eq "cached, splice=auto: the strace read reads every slice once (readahead out of order served from the pipes)" \
-		"$slices" "$(DB=$T/cached.db q "select count(*) from access where stream_id = 1")"
+	for c in cached smallc; do
+		check_eq "$c: the strace read reads every slice once (readahead out of order served from the pipes)" \
+			"$slices" "$(DB=$T/$c.db q "select count(*) from access where stream_id = 1")"
+	done
 	if [ -n "$HAVE_STRACE" ]; then
+		# every byte of the read spliced (libfuse copies a reply under
+		# 2 pages: the file's last bytes may be one); a reply is the
+		# 16-byte header and the data
+		whole="at least $((size - 8192)) of $size bytes"
 		# shellcheck disable=SC2154 # set by run's eval
-		check "splice=auto, pipe-max-size 4 MiB: replies are spliced ($splices_on calls)" \
-			test "$splices_on" -gt 100
+		check "pipe-max-size 4 MiB: replies spliced to /dev/fuse, $whole ($splices_on, $bytes_on bytes, up to $big_on)" \
+			test "$bytes_on" -ge $((size - 8192)) -a "$big_on" = 1048592
 		# shellcheck disable=SC2154
-		check "cached, splice=auto, pipe-max-size 4 MiB: replies are spliced ($splices_cached calls)" \
-			test "$splices_cached" -gt 100
+		check "cached, pipe-max-size 4 MiB: replies spliced to /dev/fuse, $whole ($splices_cached, $bytes_cached bytes)" \
+			test "$bytes_cached" -ge $((size - 8192))
 		# shellcheck disable=SC2154
-		check_eq "splice=off: no splice" 0 "$splices_off"
+		check_eq "splice=off: no splice to /dev/fuse" 0 "$splices_off"
 		# shellcheck disable=SC2154
-		if [ "$small_pipes" = 1 ]; then
-			check "pipe-max-size $old_pms but a 2 MiB pipe is ours (CAP_SYS_RESOURCE): replies are spliced ($splices_small calls)" \
-				test "$splices_small" -gt 100
+		if [ "$cap" = 1 ]; then
+			check "pipe-max-size 1 MiB but a 2 MiB pipe is ours (CAP_SYS_RESOURCE): 1 MiB replies spliced, $whole ($splices_small, $bytes_small bytes, up to $big_small)" \
+				test "$bytes_small" -ge $((size - 8192)) -a "$big_small" = 1048592
 		else
-			check_eq "pipe-max-size $old_pms: no splice (libfuse would copy)" 0 "$splices_small"
+			check "pipe-max-size 1 MiB: 512 KiB replies spliced to /dev/fuse, $whole ($splices_small, $bytes_small bytes, up to $big_small)" \
+				test "$bytes_small" -ge $((size - 8192)) -a "$big_small" = 524304
+			# shellcheck disable=SC2154
+			check "cached, pipe-max-size 1 MiB: replies spliced to /dev/fuse, $whole ($splices_smallc, $bytes_smallc bytes, up to $big_smallc)" \
+				test "$bytes_smallc" -ge $((size - 8192)) -a "$big_smallc" -le 524304
+			# shellcheck disable=SC2154
+			check_eq "pipe-max-size 128 KiB: no splice to /dev/fuse (libfuse would copy)" 0 "$splices_tiny"
 		fi
 	else
 		echo "# no strace: whether replies were spliced is not checked"

@@ -340,6 +340,38 @@ static void test_zc_reset_fails(void **state)
 	zc_fix_free(&z);
 }
 
+/* The reply pipe holds one request's bytes and the part pages of the
+ * frames it spans, not of every slot: requests of 512 KiB (what a mount
+ * at the stock pipe-max-size asks for) over a ring of 16 slots get a
+ * reply pipe smaller than the ring's part pages would make it, and every
+ * reply fits it. */
+static void test_zc_reply_span(void **state)
+{
+	struct zc_fix z;
+	size_t req = 512 * 1024, ring_sized, reply;
+
+	(void)state;
+	z.tl = zc_tl();
+	z.want = expected_file(z.tl, &z.nslices);
+	z.got = calloc(1, z.tl->bytes);
+	assert_non_null(z.got);
+	z.f = fake_new();
+	fake_zero_copy(z.f);
+	z.cfg = zc_cfg(z.f);
+	z.cfg.buffer = 16;
+	z.cfg.max_request = req;
+	z.p = new_player(z.tl, &z.cfg);
+	zc_read_rest(z.f, z.p, z.tl, z.got, 0, req);
+	assert_memory_equal(z.got, z.want, z.tl->bytes);
+	assert_int_equal(z.f->npipes, 16 + 2);
+	/* the reply pipe: made last; 2 tracks of one extent a slice */
+	reply = z.f->pipes[z.f->npipes - 1].cap;
+	ring_sized = (req / 4096 + 1 + 16 * (2 * 2 + 2)) * 4096;
+	assert_true(reply >= req);
+	assert_true(reply < ring_sized);
+	zc_fix_free(&z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_zc_reread_moved),
 		cmocka_unit_test(test_zc_reply_short),
 		cmocka_unit_test(test_zc_reset_fails),
+		cmocka_unit_test(test_zc_reply_span),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
