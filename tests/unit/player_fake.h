@@ -25,6 +25,8 @@
 /* Deterministic content of byte `off` of file `name`: any offset error
  * shows up as different bytes. */
 unsigned char byte_at(const char *name, uint64_t off);
+/* byte_at of n bytes from off, into out */
+void bytes_at(const char *name, uint64_t off, unsigned char *out, size_t n);
 
 struct acc_log {
 	struct eng_access *a;
