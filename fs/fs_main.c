@@ -91,18 +91,19 @@ static void ingest_clash(struct fs *fs, const struct eng_tlm *set,
 
 /* Zero copy needs libfuse to get a pipe for a whole reply: 2 MiB for a
  * 1 MiB request.  Where that is refused (fs.pipe-max-size is 1 MiB out
- * of the box) but a pipe for a smaller one is not, an unpaced mount asks
- * the kernel for requests of that size (-o max_read) and splices them:
- * two 512 KiB replies cost less than one 1 MiB reply copied.  Asked
- * before the timelines are sized, which is what max_read sizes; a user
- * who wants zero copy hears, once, what it got and what would give more
- * (only where it would be used: pace=off). */
+ * of the box) but a pipe for a smaller one is not, a mount that can use
+ * zero copy (backing=buffered) asks the kernel for requests of that size
+ * (-o max_read) and splices them: two 512 KiB replies cost less than one
+ * 1 MiB reply copied.  Asked before the timelines are sized, which is
+ * what max_read sizes; a user who wants zero copy hears, once, what it
+ * got and what would give more. */
 static void probe_pipes(struct fs *fs)
 {
 	/* the real I/O, under -o inject's wrapper if there is one */
 	const struct eng_io *io = fs->cfg.inject_v ? &fs->io_base : &fs->io;
 	unsigned long need = fs_splice_pipe_need(FS_MAX_READ);
-	int wanted = fs->cfg.splice_v && fs->cfg.pace_v.mode == ENG_PACE_OFF;
+	int wanted = fs->cfg.splice_v &&
+		     fs->cfg.backing_v == ENG_BACKING_BUFFERED;
 	size_t r;
 	int fds[2];
 

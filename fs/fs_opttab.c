@@ -95,13 +95,13 @@ const struct eng_optdoc fs_optdocs[] = {
 	  "together; readahead shrinks to small requests past 3/4 of it",
 	  NULL, 0, 0 },
 	{ "splice", "auto|off", ENG_OT_TEXT, "auto", 0, 0, 0,
-	  "unpaced reads (cached, or direct_io of 64 KiB and more) move "
-	  "frames from the page cache to the reader with no copy in the "
-	  "daemon, where the kernel allows",
+	  "reads on backing=buffered (cached, or direct_io of 64 KiB and "
+	  "more) move frames from the page cache to the reader with no copy "
+	  "in the daemon, where the kernel allows",
 	  "It needs a 2 MiB pipe for 1 MiB reads: a daemon without "
 	  "CAP_SYS_RESOURCE is bound by *fs.pipe-max-size* (1 MiB out of the "
-	  "box), where an unpaced mount asks the kernel for 512 KiB reads "
-	  "instead, and says so at start.", 0, 0 },
+	  "box), where a backing=buffered mount asks the kernel for 512 KiB "
+	  "reads instead, and says so at start.", 0, 0 },
 	{ "stream_mem", "BYTES", ENG_OT_BYTES, NULL, ENG_PLAYER_MEM_DEFAULT,
 	  0, 0,
 	  "memory one open of a timeline may take, its ring: buffer+2 of "

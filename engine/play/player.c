@@ -294,8 +294,7 @@ static int plan_ring(const struct eng_timeline *tl,
 		/* one per loader */
 		rp->mem += (unsigned __int128)rp->nld * rp->bounce_bytes;
 	}
-	if (cfg->zero_copy && cfg->pace.mode == ENG_PACE_OFF &&
-	    cfg->backing == ENG_BACKING_BUFFERED &&
+	if (cfg->zero_copy && cfg->backing == ENG_BACKING_BUFFERED &&
 	    rp->nslots <= ENG_ZC_MAX_SLOTS) {
 		/* the slots' pipes; the scratch and reply pipes hold
 		 * only tees of their pages, no page of their own */

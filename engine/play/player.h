@@ -134,11 +134,12 @@ struct eng_player_config {
 	int filler;
 	/* Let the player move frames through pipes (io->pipe_new ...) rather
 	 * than its ring, so the caller can splice replies with no copy of
-	 * the data in user space.  Taken only with pace=off, buffered
+	 * the data in user space; paced or not (a filler's loads go into
+	 * the pipes as a request's do).  Taken only with buffered
 	 * backing, pipes of a frame's bytes that the host allows
 	 * (fs.pipe-max-size), no frames read ahead for their turn (B frames
-	 * of long-GOP media), frames large enough that a request
-	 * spans at most ENG_ZC_MAX_SLOTS ring slots, and a first request of
+	 * of long-GOP media), a ring of at most ENG_ZC_MAX_SLOTS slots
+	 * (frames large enough, buffer and preroll short), and a first request of
 	 * at least ENG_ZC_MIN_REQUEST bytes (a small-block reader is served
 	 * best by a copy) unless ENG_ZC_ANY_REQUEST (a cached stream: its
 	 * requests are the kernel's readahead, whose first is small whatever

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Zero copy: with cfg.zero_copy, pace=off and buffered backing, each ring
- * slot is a pipe that the backing read splices the page cache's pages
- * into, and a request's reply is put together in the player's reply pipe
+ * Zero copy: with cfg.zero_copy and buffered backing, each ring slot is a
+ * pipe that the backing read (the request's, or a paced stream's
+ * filler's or loaders') splices the page cache's pages into, and a request's reply is put together in the player's reply pipe
  * by reference (tee of the slot's pipe, its frame's bytes before the
  * request skipped): no copy of the data in user space.  A slot's pipe
  * keeps its frame until the slot is loaded again, as the ring does, so a
  * request behind another (readahead out of order, a re-read) is served
- * from it with no second read.  But a direct_io stream's request that
- * takes a frame's last bytes moves them out instead (its reader reads in
- * order: teeing each page and letting the frame go at its slot's next
- * load cost 10 % of such a stream's MB/s); a request that needs such a
- * frame again reads it again, as a re-read behind the ring does.
+ * from it with no second read.  But an unpaced direct_io stream's request
+ * that takes a frame's last bytes moves them out instead (its reader
+ * reads in order: teeing each page and letting the frame go at its slot's
+ * next load cost 10 % of such a stream's MB/s); a request that needs such
+ * a frame again reads it again, as a re-read behind the ring does.  A
+ * paced stream's frames stay (its filler reads ahead on the clock: a
+ * frame gone from its slot would be a read the clock never issued).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -106,7 +108,6 @@ void eng_pl_zc_decide(struct eng_player *p, size_t len)
 	if (!p->cfg.zero_copy || !io->pipe_new || !io->pipe_free ||
 	    !io->splice_in || !io->pipe_zero || !io->pipe_skip ||
 	    !io->pipe_avail || !io->pipe_tee || !io->pipe_move ||
-	    p->cfg.pace.mode != ENG_PACE_OFF || p->filled ||
 	    /* a frame read ahead as another's decoding dependency (long-GOP
 	     * media with B frames) is copied into its slot at its turn
 	     * (load_kept): memory, which no pipe holds */
@@ -186,7 +187,7 @@ static int zc_take(struct eng_player *p, size_t slot, size_t from,
 
 	if (p->zc_fill[slot] >= ZC_GONE || from + part > p->zc_fill[slot])
 		return -EIO;	/* never: a loaded frame is whole */
-	if (p->cfg.zero_copy != ENG_ZC_ANY_REQUEST &&
+	if (p->cfg.zero_copy != ENG_ZC_ANY_REQUEST && !p->filled &&
 	    from + part == p->zc_fill[slot])
 		return zc_move_tail(p, slot, from, part);
 	if (!from)

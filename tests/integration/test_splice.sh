@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Mounted: -o splice=auto moves an unpaced reader's frames from the page
+# Mounted: -o splice=auto moves a reader's frames from the page
 # cache through pipes to the kernel (no copy in the daemon), direct_io or
 # cached, where libfuse's pipe can hold a whole reply: where the daemon
 # can have 2 MiB pipes (fs.pipe-max-size >= 2 MiB, or CAP_SYS_RESOURCE);
@@ -48,7 +48,7 @@ command -v strace >/dev/null 2>&1 && HAVE_STRACE=1
 run() {
 	name=$1
 	DB=$T/$name.db
-	mount_fs "$M" "$T/mnt" -o db="$DB",pace=off,backing=buffered,"$2"
+	mount_fs "$M" "$T/mnt" -o db="$DB",backing=buffered,"$2"
 	n=- big=- sb=-
 	if [ -n "$HAVE_STRACE" ]; then
 		strace -f -qq -y -e trace=splice -o "$T/$name.strace" -p "$DAEMON" &
@@ -88,17 +88,20 @@ except OSError:
 }
 
 if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
-	run on "direct_io,splice=auto"
-	run cached "splice=auto"
-	run off "direct_io,splice=off"
+	run on "pace=off,direct_io,splice=auto"
+	run cached "pace=off,splice=auto"
+	run off "pace=off,direct_io,splice=off"
+	# paced (4x: 0.75 s a read): the filler's frames spliced too
+	run paced "pace=4,splice=auto"
+	run pacedd "pace=4,direct_io,splice=auto"
 	# the stock limit: 1 MiB replies need 2 MiB pipes; 512 KiB ones fit
 	echo 1048576 >"$PMS"
-	run small "direct_io,splice=auto"
-	run smallc "splice=auto"
+	run small "pace=off,direct_io,splice=auto"
+	run smallc "pace=off,splice=auto"
 	cap=$(pipe_of 2097152)
 	# below what even 128 KiB requests need: zero copy off
 	echo 131072 >"$PMS"
-	run tiny "direct_io,splice=auto"
+	run tiny "pace=off,direct_io,splice=auto"
 	echo "$old_pms" >"$PMS"
 	if [ "$cap" = 1 ]; then
 		check "2 MiB pipes to be had: no note about zero copy" \
@@ -112,7 +115,7 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 	# shellcheck disable=SC2154 # set by run's eval
 	echo "# access rows of whole reads (count|failed): splice=off $rows_off, splice=auto $rows_on, at 1 MiB pipes $rows_small, cached $rows_smallc"
 	# shellcheck disable=SC2154 # set by run's eval
-	for c in on small smallc tiny; do
+	for c in on small smallc tiny paced pacedd; do
 		eval "r=\$rows_$c"
 		check_eq "$c: no failed access row" 0 "${r#*|}"
 		# a re-read adds rows (seen once under load: one frame more
@@ -124,7 +127,7 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 		"$slices" "$(DB=$T/on.db q "select count(*) from access where stream_id = 1")"
 	# shellcheck disable=SC2154 # set by run's eval
 	check_eq "cached, splice=auto: no failed access row" 0 "${rows_cached#*|}"
-	for c in cached smallc; do
+	for c in cached smallc paced; do
 		check_eq "$c: the strace read reads every slice once (readahead out of order served from the pipes)" \
 			"$slices" "$(DB=$T/$c.db q "select count(*) from access where stream_id = 1")"
 	done
@@ -141,6 +144,11 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 			test "$bytes_cached" -ge $((size - 8192))
 		# shellcheck disable=SC2154
 		check_eq "splice=off: no splice to /dev/fuse" 0 "$splices_off"
+		for c in paced pacedd; do
+			eval "n=\$splices_$c b=\$bytes_$c"
+			check "$c (pace=4): the filler's frames spliced to /dev/fuse, $whole ($n, $b bytes)" \
+				test "$b" -ge $((size - 8192))
+		done
 		# shellcheck disable=SC2154
 		if [ "$cap" = 1 ]; then
 			check "pipe-max-size 1 MiB but a 2 MiB pipe is ours (CAP_SYS_RESOURCE): 1 MiB replies spliced, $whole ($splices_small, $bytes_small bytes, up to $big_small)" \
@@ -159,7 +167,7 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 	fi
 else
 	echo "# cannot raise $PMS (not root?): splice=auto is only read through"
-	run small "direct_io,splice=auto"
+	run small "pace=off,direct_io,splice=auto"
 fi
 
 if "$BIN" -f -o splice=sometimes "$M" "$T/mnt" >"$T/bad.log" 2>&1; then

@@ -120,6 +120,36 @@ static void test_zc_play(void **state)
 	}
 }
 
+/* A paced player (here without a filler thread: each request waits for
+ * its frames' issue times on the fake clock) plays by zero copy too: the
+ * same bytes, one backing read a slice, on the clock. */
+static void test_zc_paced(void **state)
+{
+	struct zc_fix z;
+	uint64_t t0;
+
+	(void)state;
+	z.tl = zc_tl();
+	z.want = expected_file(z.tl, &z.nslices);
+	z.got = calloc(1, z.tl->bytes);
+	assert_non_null(z.got);
+	z.f = fake_new();
+	fake_zero_copy(z.f);
+	z.cfg = zc_cfg(z.f);
+	z.cfg.pace.mode = ENG_PACE_REALTIME;
+	z.p = new_player(z.tl, &z.cfg);
+	t0 = z.f->now;
+	zc_read_rest(z.f, z.p, z.tl, z.got, 0, 1 << 20);
+	assert_memory_equal(z.got, z.want, z.tl->bytes);
+	assert_int_equal(z.f->preads, (long)z.nslices);
+	assert_true(z.f->npipes > 2);
+	/* the last frame is issued on the clock: 40 ms a frame at 25 fps,
+	 * buffer (8) frames ahead of its turn */
+	assert_true(z.f->now - t0 >=
+		    (uint64_t)(z.tl->frames - 1 - 8) * 40000000ULL);
+	zc_fix_free(&z);
+}
+
 /* Where zero copy is not taken, -EXDEV sends the caller to the ring, for
  * good, and no pipe is left open. */
 static void test_zc_not_taken(void **state)
@@ -127,8 +157,8 @@ static void test_zc_not_taken(void **state)
 	int c;
 
 	(void)state;
-	for (c = 0; c < 7; c++) {
-		struct eng_timeline *tl = c == 5 ? simple_tl(1000, 100) :
+	for (c = 0; c < 6; c++) {
+		struct eng_timeline *tl = c == 4 ? simple_tl(1000, 100) :
 						   zc_tl();
 		unsigned char *want = expected_file(tl, NULL);
 		struct fake *f = fake_new();
@@ -147,12 +177,10 @@ static void test_zc_not_taken(void **state)
 		else if (c == 2)
 			cfg.backing = ENG_BACKING_DIRECT;
 		else if (c == 3)
-			cfg.pace.mode = ENG_PACE_REALTIME;
-		else if (c == 4)
 			f->pipe_fail_at = 3;	/* out of pipes midway */
-		/* c == 5: 1000-byte frames, a request spans too many */
+		/* c == 4: 1000-byte frames, a request spans too many */
 		p = new_player(tl, &cfg);
-		if (c == 6)	/* read from the ring first: it stays there */
+		if (c == 5)	/* read from the ring first: it stays there */
 			read_frame(p, tl, want, 0);
 		assert_int_equal(eng_player_read_zc(p, 0, first, pc,
 						    ENG_ZC_MAX_SLOTS, &cnt),
@@ -163,7 +191,7 @@ static void test_zc_not_taken(void **state)
 		read_frame(p, tl, want, 0);
 		read_frame(p, tl, want, 1);
 		/* only the failing case made pipes (and freed them) */
-		assert_int_equal(f->npipes, c == 4 ? 3 : 0);
+		assert_int_equal(f->npipes, c == 3 ? 3 : 0);
 		eng_player_free(p);
 		fake_free(f);
 		free(want);
@@ -377,6 +405,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zc_play),
 		cmocka_unit_test(test_zc_not_taken),
+		cmocka_unit_test(test_zc_paced),
 		cmocka_unit_test(test_zc_reread),
 		cmocka_unit_test(test_zc_reread_moved),
 		cmocka_unit_test(test_zc_reply_short),
