@@ -281,6 +281,11 @@ struct eng_player {
 	 * the request's holding req_lock. */
 	int zc;
 	size_t zc_span;	/* the most frames a request spans (set at creation) */
+	/* Pipes a slot (zc_k: 1, or more where a frame is larger than a
+	 * pipe the host allows) and the bytes each holds before the next
+	 * takes over (zc_budget); the slot's j-th is zc_fds[slot * zc_k + j]
+	 * (set at the decision, read-only afterwards) */
+	size_t zc_k, zc_budget;
 	int (*zc_fds)[2];
 	size_t *zc_fill;
 	int zc_scratch[2], zc_reply[2];
@@ -454,10 +459,11 @@ void eng_pl_seq_read(struct eng_player *p, struct load *l,
 		     const struct eng_slice *s, unsigned char *at);
 
 /* player_zc.c */
-/* The pipe bytes per slot of a zero-copy player, and of its reply pipe. */
+/* The bytes of a zero-copy player's pipe for slot_bytes of a frame, and
+ * of its reply pipe (span frames, k pipes a slot). */
 size_t eng_pl_zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes);
 size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t span,
-			     size_t max_request);
+			     size_t k, size_t max_request);
 /* Decide zero copy at the first request (lock held). */
 void eng_pl_zc_decide(struct eng_player *p, size_t len);
 /* Empty slot's pipe of what its last frame left (the loader). */

@@ -13,7 +13,10 @@
  * next load cost 10 % of such a stream's MB/s); a request that needs such
  * a frame again reads it again, as a re-read behind the ring does.  A
  * paced stream's frames stay (its filler reads ahead on the clock: a
- * frame gone from its slot would be a read the clock never issued).
+ * frame gone from its slot would be a read the clock never issued).  A
+ * frame larger than the pipes the host allows (2K DPX) is held in
+ * several pipes of its slot, each piece of a reply teed from the one
+ * that holds it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -35,17 +38,34 @@ size_t eng_pl_zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes)
 }
 
 /* The reply pipe's bytes: a request's len in pages, and each of the at
- * most span frames it spans its part pages (as a slot's).  Sized by the
- * frames a request can span, not by the ring: at the stock pipe-max-size
- * (1 MiB) a 512 KiB reply over two video frames fits, over the ring's 16
- * slots' part pages it would not. */
+ * most span frames it spans its part pages (as a slot's, and two more at
+ * each of its k pipes' ends).  Sized by the frames a request can span,
+ * not by the ring: at the stock pipe-max-size (1 MiB) a 512 KiB reply
+ * over two video frames fits, over the ring's 16 slots' part pages it
+ * would not. */
 size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t span,
-			     size_t max_request)
+			     size_t k, size_t max_request)
 {
 	size_t ext = tl->slice_extents_max ? tl->slice_extents_max : 1;
 
 	return ((max_request + 4095) / 4096 + 1 +
-		span * (2 * tl->ntracks * ext + 2)) * 4096;
+		span * (2 * tl->ntracks * ext + 2 * k)) * 4096;
+}
+
+/* Pipes a slot may use at most: a 2K DPX frame (8.85 MB) in 1 MiB pipes
+ * takes 9; past this a frame is too large for pipes at all. */
+#define ZC_MAX_K 32
+
+/* The pipe of a slot that holds the slot's byte at (< the slot's fill). */
+static int *zc_pipe(const struct eng_player *p, size_t slot, size_t at)
+{
+	return p->zc_fds[slot * p->zc_k + at / p->zc_budget];
+}
+
+/* The room of the pipe that takes the slot's next byte. */
+static size_t zc_room(const struct eng_player *p, size_t slot)
+{
+	return p->zc_budget - p->zc_fill[slot] % p->zc_budget;
 }
 
 /* A slot's pipe that could not be emptied: its frames fail until it is */
@@ -53,16 +73,23 @@ size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t span,
 /* A slot's frame moved out to a reply (keep 0): the pipe is empty */
 #define ZC_GONE (SIZE_MAX - 1)
 
-/* Empty slot's pipe of its last frame, before the slot is loaded again. */
+/* Empty slot's pipes of its last frame, before the slot is loaded again:
+ * those that hold any of it, or all of them when that is not known. */
 void eng_pl_zc_reset_slot(struct eng_player *p, size_t slot)
 {
 	const struct eng_io *io = p->cfg.io;
+	size_t fill = p->zc_fill[slot], at;
 
-	if (p->zc_fill[slot] && p->zc_fill[slot] != ZC_GONE &&
-	    io->pipe_skip(io->ctx, p->zc_fds[slot][0], SIZE_MAX) < 0) {
-		p->zc_fill[slot] = ZC_BAD;
-		return;
-	}
+	if (fill == ZC_GONE)
+		fill = 0;
+	if (fill == ZC_BAD)
+		fill = p->zc_k * p->zc_budget;	/* unknown: try each */
+	for (at = 0; at < fill; at += p->zc_budget)
+		if (io->pipe_skip(io->ctx, zc_pipe(p, slot, at)[0],
+				  SIZE_MAX) < 0) {
+			p->zc_fill[slot] = ZC_BAD;
+			return;
+		}
 	p->zc_fill[slot] = 0;
 }
 
@@ -71,18 +98,26 @@ void eng_pl_zc_reset_slot(struct eng_player *p, size_t slot)
 void eng_pl_zc_zero(struct eng_player *p, struct load *l, size_t len)
 {
 	const struct eng_io *io = p->cfg.io;
-	ssize_t r;
+	size_t *fill = &p->zc_fill[l->slot];
 
-	if (p->zc_fill[l->slot] == ZC_BAD) {
-		l->failed = 1;
-		return;
+	while (len) {
+		size_t n = len < zc_room(p, l->slot) ? len :
+			   zc_room(p, l->slot);
+		ssize_t r;
+
+		if (*fill == ZC_BAD || *fill + n > p->zc_k * p->zc_budget) {
+			l->failed = 1;
+			return;
+		}
+		r = io->pipe_zero(io->ctx, zc_pipe(p, l->slot, *fill)[1], n);
+		if (r > 0)
+			*fill += (size_t)r;
+		if (r < 0 || (size_t)r < n) {
+			l->failed = 1;
+			return;
+		}
+		len -= n;
 	}
-	r = io->pipe_zero(io->ctx, p->zc_fds[l->slot][1], len);
-
-	if (r > 0)
-		p->zc_fill[l->slot] += (size_t)r;
-	if (r < 0 || (size_t)r < len)
-		l->failed = 1;
 }
 
 void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
@@ -94,13 +129,35 @@ void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
 		memset(at, 0, len);
 }
 
+/* The pipes of a slot: one of the frame's bytes, or, where the host
+ * refuses a pipe that large (fs.pipe-max-size; a 2K DPX frame is 8.85
+ * MB), as few smaller ones as it allows, each of a k-th of the frame.
+ * The first one made is the test; its fds in fds, the bytes of each in
+ * *bytes, the pipes in *k; -1 when not even ZC_MAX_K do. */
+static int zc_first_pipe(struct eng_player *p, int fds[2], size_t *bytes,
+			 size_t *k)
+{
+	const struct eng_io *io = p->cfg.io;
+
+	for (*k = 1; *k <= ZC_MAX_K; ++*k) {
+		p->zc_budget = (p->slot_bytes + *k - 1) / *k;
+		if (*k > 1)	/* each but the last pipe holds it whole */
+			p->zc_budget = (p->zc_budget + 4095) & ~(size_t)4095;
+		*bytes = eng_pl_zc_pipe_bytes(p->tl, p->zc_budget);
+		if (io->pipe_new(io->ctx, *bytes, fds) == 0)
+			return 0;
+	}
+	return -1;
+}
+
 /* Zero copy for this player?  Decided once, at the first request, with
- * the lock held; creates the slots' pipes and the scratch and reply pipes
- * (all, or none: the ring). */
+ * the lock held (a filler starts only when the request anchors it);
+ * creates the slots' pipes and the scratch and reply pipes (all, or none:
+ * the ring). */
 void eng_pl_zc_decide(struct eng_player *p, size_t len)
 {
 	const struct eng_io *io = p->cfg.io;
-	size_t i = 0, bytes;
+	size_t i = 0, bytes, n;
 
 	if (p->zc)
 		return;
@@ -117,18 +174,21 @@ void eng_pl_zc_decide(struct eng_player *p, size_t len)
 	     p->cfg.zero_copy != ENG_ZC_ANY_REQUEST) ||
 	    p->nslots > ENG_ZC_MAX_SLOTS)
 		return;
-	bytes = eng_pl_zc_pipe_bytes(p->tl, p->slot_bytes);
-	p->zc_fds = calloc(p->nslots, sizeof(*p->zc_fds));
 	p->zc_fill = calloc(p->nslots, sizeof(*p->zc_fill));
-	if (!p->zc_fds || !p->zc_fill)
+	if (!p->zc_fill)
+		return;
+	p->zc_fds = calloc(p->nslots * ZC_MAX_K, sizeof(*p->zc_fds));
+	if (!p->zc_fds || zc_first_pipe(p, p->zc_fds[0], &bytes, &p->zc_k))
 		goto undo;
-	for (i = 0; i < p->nslots; i++)
+	n = p->nslots * p->zc_k;
+	for (i = 1; i < n; i++)
 		if (io->pipe_new(io->ctx, bytes, p->zc_fds[i]) < 0)
 			goto undo;
-	/* a frame's bytes up to the request's end (scratch), the reply */
+	/* a pipe's bytes up to the request's end (scratch), the reply */
 	if (io->pipe_new(io->ctx, bytes, p->zc_scratch) < 0)
 		goto undo;
 	if (io->pipe_new(io->ctx, eng_pl_zc_reply_bytes(p->tl, p->zc_span,
+							p->zc_k,
 							p->cfg.max_request),
 			 p->zc_reply) < 0) {
 		io->pipe_free(io->ctx, p->zc_scratch);
@@ -173,28 +233,20 @@ static int zc_move_tail(struct eng_player *p, size_t slot, size_t from,
 			       (ssize_t)part ? 0 : -EIO;
 }
 
-/* Bytes [from, from + part) of a slot's pipe, appended to the reply pipe
- * by reference: tee of its first from + part bytes into the scratch pipe,
- * the first from let go, the rest moved on; from the frame's start, teed
- * straight into the reply (a reader in order starts most pieces there);
- * a direct_io stream's frame's last bytes moved out (zc_move_tail).  0
- * or -EIO. */
-static int zc_take(struct eng_player *p, size_t slot, size_t from,
-		   size_t part)
+/* Bytes [from, from + part) of one pipe, appended to the reply pipe by
+ * reference: tee of its first from + part bytes into the scratch pipe,
+ * the first from let go, the rest moved on; from its start, teed
+ * straight into the reply (a reader in order starts most pieces there).
+ * 0 or -EIO. */
+static int zc_tee(struct eng_player *p, int rd, size_t from, size_t part)
 {
 	const struct eng_io *io = p->cfg.io;
 	int *sc = p->zc_scratch;
 
-	if (p->zc_fill[slot] >= ZC_GONE || from + part > p->zc_fill[slot])
-		return -EIO;	/* never: a loaded frame is whole */
-	if (p->cfg.zero_copy != ENG_ZC_ANY_REQUEST && !p->filled &&
-	    from + part == p->zc_fill[slot])
-		return zc_move_tail(p, slot, from, part);
 	if (!from)
-		return io->pipe_tee(io->ctx, p->zc_fds[slot][0],
-				    p->zc_reply[1], part) == (ssize_t)part ?
-			       0 : -EIO;
-	if (io->pipe_tee(io->ctx, p->zc_fds[slot][0], sc[1], from + part) !=
+		return io->pipe_tee(io->ctx, rd, p->zc_reply[1], part) ==
+			       (ssize_t)part ? 0 : -EIO;
+	if (io->pipe_tee(io->ctx, rd, sc[1], from + part) !=
 	    (ssize_t)(from + part))
 		return -EIO;
 	if (io->pipe_skip(io->ctx, sc[0], from) < 0)
@@ -202,6 +254,31 @@ static int zc_take(struct eng_player *p, size_t slot, size_t from,
 	if (io->pipe_move(io->ctx, sc[0], p->zc_reply[1], part) !=
 	    (ssize_t)part)
 		return -EIO;
+	return 0;
+}
+
+/* Bytes [from, from + part) of a slot's frame, appended to the reply
+ * pipe: from each of its pipes that holds some (zc_tee); an unpaced
+ * direct_io stream's frame's last bytes, in one pipe, moved out
+ * (zc_move_tail).  0 or -EIO. */
+static int zc_take(struct eng_player *p, size_t slot, size_t from,
+		   size_t part)
+{
+	size_t fill = p->zc_fill[slot], b = p->zc_budget;
+
+	if (fill >= ZC_GONE || from + part > fill)
+		return -EIO;	/* never: a loaded frame is whole */
+	if (p->cfg.zero_copy != ENG_ZC_ANY_REQUEST && !p->filled &&
+	    p->zc_k == 1 && from + part == fill)
+		return zc_move_tail(p, slot, from, part);
+	while (part) {
+		size_t in = from % b, n = b - in < part ? b - in : part;
+
+		if (zc_tee(p, zc_pipe(p, slot, from)[0], in, n) < 0)
+			return -EIO;
+		from += n;
+		part -= n;
+	}
 	return 0;
 }
 
@@ -263,27 +340,43 @@ void eng_player_zc_done(struct eng_player *p, int consumed)
 }
 
 /* The page cache's pages of [off, off + len) of fd go into the slot of
- * a->frame's pipe, uncopied: the same read of the storage as a copy into
+ * a->frame's pipes, uncopied: the same read of the storage as a copy into
  * the ring, timed the same way; fills the times and err of a. */
 ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 			 uint64_t len, struct eng_access *a)
 {
 	const struct eng_io *io = p->cfg.io;
 	size_t slot = (size_t)(a->frame % (int64_t)p->nslots);
-	ssize_t r;
+	size_t *fill = &p->zc_fill[slot];
+	ssize_t r = 0, got = 0;
 
 	a->issued_ns = io->now(io->ctx);
-	r = p->zc_fill[slot] == ZC_BAD ? -EIO :
-	    io->splice_in(io->ctx, fd, off, (size_t)len, p->zc_fds[slot][1]);
+	while ((uint64_t)got < len) {
+		size_t n = zc_room(p, slot);
+
+		if (n > len - (uint64_t)got)
+			n = (size_t)(len - (uint64_t)got);
+		if (*fill == ZC_BAD || *fill + n > p->zc_k * p->zc_budget) {
+			r = -EIO;
+			break;
+		}
+		r = io->splice_in(io->ctx, fd, off + (uint64_t)got, n,
+				  zc_pipe(p, slot, *fill)[1]);
+		if (r <= 0)
+			break;
+		*fill += (size_t)r;
+		got += r;
+		if ((size_t)r < n)
+			break;	/* the file's end */
+	}
 	a->done_ns = io->now(io->ctx);
 	if (r < 0) {
 		a->err = (int)-r;
-	} else {
-		p->zc_fill[slot] += (size_t)r;
-		if ((uint64_t)r < len)
-			a->err = EIO;
+		return r;
 	}
-	return r;
+	if ((uint64_t)got < len)
+		a->err = EIO;
+	return got;
 }
 
 /* The pipes of a zero-copy player, at its end. */
@@ -293,7 +386,7 @@ void eng_pl_zc_free(struct eng_player *p)
 	size_t i;
 
 	if (p->zc > 0) {
-		for (i = 0; i < p->nslots; i++)
+		for (i = 0; i < p->nslots * p->zc_k; i++)
 			io->pipe_free(io->ctx, p->zc_fds[i]);
 		io->pipe_free(io->ctx, p->zc_scratch);
 		io->pipe_free(io->ctx, p->zc_reply);

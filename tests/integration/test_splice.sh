@@ -99,6 +99,11 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 	run small "pace=off,direct_io,splice=auto"
 	run smallc "pace=off,splice=auto"
 	cap=$(pipe_of 2097152)
+	# 512 KiB: 256 KiB requests, and frames of about 700 KB in two
+	# pipes of their slot each
+	echo 524288 >"$PMS"
+	run split "pace=off,direct_io,splice=auto"
+	run splitc "pace=off,splice=auto"
 	# below what even 128 KiB requests need: zero copy off
 	echo 131072 >"$PMS"
 	run tiny "pace=off,direct_io,splice=auto"
@@ -109,13 +114,15 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 	else
 		check "2 MiB pipes refused at 1 MiB: the start says zero copy takes 512 KiB requests and the sysctl for 1 MiB" \
 			grep -q "note: zero copy (-o splice=auto) with requests of 512 KiB: a pipe of 2097152 bytes for 1 MiB is refused (fs.pipe-max-size 1048576, no CAP_SYS_RESOURCE); as root, sysctl fs.pipe-max-size=2097152 gives 1 MiB requests" "$T/small.log"
+		check "pipe-max-size 512 KiB: the start says zero copy takes 256 KiB requests" \
+			grep -q "zero copy (-o splice=auto) with requests of 256 KiB" "$T/split.log"
 		check "pipe-max-size 128 KiB: the start says zero copy is off and the sysctl that turns it on" \
 			grep -q "note: zero copy (-o splice=auto) is off: a pipe of 262144 bytes is refused (fs.pipe-max-size 131072, no CAP_SYS_RESOURCE); as root, sysctl fs.pipe-max-size=2097152 turns it on" "$T/tiny.log"
 	fi
 	# shellcheck disable=SC2154 # set by run's eval
 	echo "# access rows of whole reads (count|failed): splice=off $rows_off, splice=auto $rows_on, at 1 MiB pipes $rows_small, cached $rows_smallc"
 	# shellcheck disable=SC2154 # set by run's eval
-	for c in on small smallc tiny paced pacedd; do
+	for c in on small smallc tiny paced pacedd split splitc; do
 		eval "r=\$rows_$c"
 		check_eq "$c: no failed access row" 0 "${r#*|}"
 		# a re-read adds rows (seen once under load: one frame more
@@ -127,7 +134,7 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 		"$slices" "$(DB=$T/on.db q "select count(*) from access where stream_id = 1")"
 	# shellcheck disable=SC2154 # set by run's eval
 	check_eq "cached, splice=auto: no failed access row" 0 "${rows_cached#*|}"
-	for c in cached smallc paced; do
+	for c in cached smallc paced splitc; do
 		check_eq "$c: the strace read reads every slice once (readahead out of order served from the pipes)" \
 			"$slices" "$(DB=$T/$c.db q "select count(*) from access where stream_id = 1")"
 	done
@@ -161,6 +168,11 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 				test "$bytes_smallc" -ge $((size - 8192)) -a "$big_smallc" -le 524304
 			# shellcheck disable=SC2154
 			check_eq "pipe-max-size 128 KiB: no splice to /dev/fuse (libfuse would copy)" 0 "$splices_tiny"
+			for c in split splitc; do
+				eval "n=\$splices_$c b=\$bytes_$c big=\$big_$c"
+				check "$c, pipe-max-size 512 KiB (a frame in 2 pipes): 256 KiB replies spliced to /dev/fuse, $whole ($n, $b bytes, up to $big)" \
+					test "$b" -ge $((size - 8192)) -a "$big" -le 262160
+			done
 		fi
 	else
 		echo "# no strace: whether replies were spliced is not checked"

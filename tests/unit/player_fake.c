@@ -215,6 +215,8 @@ static int fake_pipe_new(void *ctx, size_t bytes, int fds[2])
 
 	if (f->npipes == MAX_PIPES || f->npipes == f->pipe_fail_at)
 		return -EMFILE;
+	if (f->pipe_max && bytes > f->pipe_max)
+		return -EPERM;	/* as F_SETPIPE_SZ past fs.pipe-max-size */
 	fp = &f->pipes[f->npipes];
 	fp->buf = malloc(bytes);
 	assert_non_null(fp->buf);

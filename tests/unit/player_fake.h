@@ -82,6 +82,7 @@ struct fake {
 		int open;
 	} pipes[MAX_PIPES];
 	int npipes, pipe_fail_at;	/* pipe_new number that fails, -1 */
+	size_t pipe_max;		/* pipe_new refuses more bytes; 0 any */
 	long pipe_skips;
 	int pipe_skip_fail;		/* the next n pipe_skips fail (EIO) */
 	int pipe_tee_fail;		/* the next n pipe_tees fail (EIO) */
