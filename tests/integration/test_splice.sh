@@ -40,6 +40,23 @@ reads() {
 		"$(dd if="$T/mnt/timeline01" bs=1000000 skip=777777 iflag=skip_bytes count=1 2>/dev/null | sha256sum)"
 }
 
+# traced PID: until strace PID traces every thread of the daemon (a
+# sleep was not enough under TSan beside another test: the first replies
+# went unseen), 10 s at most
+traced() {
+	i=0
+	while [ $i -lt 100 ]; do
+		all=1
+		for t in /proc/"$DAEMON"/task/*; do
+			[ "$(awk '$1 == "TracerPid:" { print $2 }' "$t/status" 2>/dev/null)" = "$1" ] ||
+				all=0
+		done
+		[ $all = 0 ] || return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # run NAME OPTS: mount, read with dd bs=1M under strace, keep how many
 # replies the daemon spliced to /dev/fuse and the largest, then the other
 # reads; unmount
@@ -51,14 +68,16 @@ run() {
 	mount_fs "$M" "$T/mnt" -o db="$DB",backing=buffered,"$2"
 	n=- big=- sb=-
 	if [ -n "$HAVE_STRACE" ]; then
-		strace -f -qq -y -e trace=splice -o "$T/$name.strace" -p "$DAEMON" &
+		# a file a thread (-ff): one thread's splice is never split
+		# into "unfinished" and "resumed" lines by another's
+		strace -ff -qq -y -e trace=splice -o "$T/$name.strace" -p "$DAEMON" &
 		st=$!
-		sleep 0.5	# attached to every thread
+		traced "$st"
 		dd if="$T/mnt/timeline01" of=/dev/null bs=1M 2>/dev/null
 		kill "$st"
 		wait "$st" 2>/dev/null || true
 		# splice(FD<pipe:[N]>, NULL, FD</dev/fuse>, NULL, LEN, 0) = LEN
-		grep "</dev/fuse>" "$T/$name.strace" |
+		cat "$T/$name.strace".* | grep "</dev/fuse>" |
 			sed -n 's/.*= \([0-9]*\)$/\1/p' >"$T/$name.lens"
 		n=$(wc -l <"$T/$name.lens")
 		big=$(sort -n "$T/$name.lens" | tail -1)
