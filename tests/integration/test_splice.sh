@@ -21,7 +21,7 @@ restore_pms() {
 trap restore_pms EXIT
 
 M=$T/media
-"$GEN" --clips 2 --clip-seconds 2 --timelines 1 --events 3 \
+"$GEN" --clips 2 --clip-seconds 2 --timelines 1 --events 2 \
 	--min-seconds 1 --max-seconds 1 --seed 11 "$M" >/dev/null
 TL=$M/timelines/timeline01.tl
 want=$($EXPECT sha256 "$TL" "$M")
@@ -110,9 +110,9 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 	run on "pace=off,direct_io,splice=auto"
 	run cached "pace=off,splice=auto"
 	run off "pace=off,direct_io,splice=off"
-	# paced (4x: 0.75 s a read): the filler's frames spliced too
-	run paced "pace=4,splice=auto"
-	run pacedd "pace=4,direct_io,splice=auto"
+	# paced (8x: 0.25 s a read): the filler's frames spliced too
+	run paced "pace=8,splice=auto"
+	run pacedd "pace=8,direct_io,splice=auto"
 	# the stock limit: 1 MiB replies need 2 MiB pipes; 512 KiB ones fit
 	echo 1048576 >"$PMS"
 	run small "pace=off,direct_io,splice=auto"
@@ -172,7 +172,7 @@ if [ -n "$old_pms" ] && echo 4194304 >"$PMS" 2>/dev/null; then
 		check_eq "splice=off: no splice to /dev/fuse" 0 "$splices_off"
 		for c in paced pacedd; do
 			eval "n=\$splices_$c b=\$bytes_$c"
-			check "$c (pace=4): the filler's frames spliced to /dev/fuse, $whole ($n, $b bytes)" \
+			check "$c (pace=8): the filler's frames spliced to /dev/fuse, $whole ($n, $b bytes)" \
 				test "$b" -ge $((size - 8192))
 		done
 		# shellcheck disable=SC2154
