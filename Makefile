@@ -576,7 +576,9 @@ check-format:
 	@clang-format --dry-run --Werror engine/*/*.[ch] schema/*.[ch] fs/*.[ch] gen/*.[ch] \
 		launcher/*.[ch] merge/*.[ch] responsiveness/*.[ch]
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# every object's header dependencies: build's, and B's where it is not
+# under build (B=/dev/shm/b kept objects of an old header's struct)
+-include $(sort $(shell find build $(B) -name '*.d' 2>/dev/null))
 
 # tlmov MEDIA_DIR T.tl T.mov writes a timeline's movie for real players
 # (test_pictures.sh; it skips without ffmpeg).
