@@ -57,9 +57,8 @@ struct zc_fix {
 	struct eng_player *p;
 };
 
-/* zero_copy: 1 (a direct_io stream's: a frame's last bytes moved out) or
- * ENG_ZC_ANY_REQUEST (a cached stream's: every frame kept) */
-static void zc_fix_init_as(struct zc_fix *z, int zero_copy)
+/* All but the player, whose config (cfg) the test may change first */
+static void zc_fix_begin(struct zc_fix *z)
 {
 	z->tl = zc_tl();
 	z->want = expected_file(z->tl, &z->nslices);
@@ -68,6 +67,13 @@ static void zc_fix_init_as(struct zc_fix *z, int zero_copy)
 	z->f = fake_new();
 	fake_zero_copy(z->f);
 	z->cfg = zc_cfg(z->f);
+}
+
+/* zero_copy: 1 (a direct_io stream's: a frame's last bytes moved out) or
+ * ENG_ZC_ANY_REQUEST (a cached stream's: every frame kept) */
+static void zc_fix_init_as(struct zc_fix *z, int zero_copy)
+{
+	zc_fix_begin(z);
 	z->cfg.zero_copy = zero_copy;
 	z->p = new_player(z->tl, &z->cfg);
 }
@@ -129,13 +135,7 @@ static void test_zc_paced(void **state)
 	uint64_t t0;
 
 	(void)state;
-	z.tl = zc_tl();
-	z.want = expected_file(z.tl, &z.nslices);
-	z.got = calloc(1, z.tl->bytes);
-	assert_non_null(z.got);
-	z.f = fake_new();
-	fake_zero_copy(z.f);
-	z.cfg = zc_cfg(z.f);
+	zc_fix_begin(&z);
 	z.cfg.pace.mode = ENG_PACE_REALTIME;
 	z.p = new_player(z.tl, &z.cfg);
 	t0 = z.f->now;
@@ -392,14 +392,8 @@ static void test_zc_split(void **state)
 		struct zc_fix z;
 		uint64_t at;
 
-		z.tl = zc_tl();
-		z.want = expected_file(z.tl, &z.nslices);
-		z.got = calloc(1, z.tl->bytes);
-		assert_non_null(z.got);
-		z.f = fake_new();
-		fake_zero_copy(z.f);
+		zc_fix_begin(&z);
 		z.f->pipe_max = 192 * 1024;
-		z.cfg = zc_cfg(z.f);
 		z.cfg.max_request = 65536;
 		z.cfg.zero_copy = cases[c].zero_copy;
 		z.p = new_player(z.tl, &z.cfg);
@@ -429,13 +423,7 @@ static void test_zc_reply_span(void **state)
 	size_t req = 512 * 1024, ring_sized, reply;
 
 	(void)state;
-	z.tl = zc_tl();
-	z.want = expected_file(z.tl, &z.nslices);
-	z.got = calloc(1, z.tl->bytes);
-	assert_non_null(z.got);
-	z.f = fake_new();
-	fake_zero_copy(z.f);
-	z.cfg = zc_cfg(z.f);
+	zc_fix_begin(&z);
 	z.cfg.buffer = 16;
 	z.cfg.max_request = req;
 	z.p = new_player(z.tl, &z.cfg);
