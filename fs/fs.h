@@ -39,9 +39,10 @@
  * each player's ring, so a request always fits in it (the engine's, which
  * timelinefs-gen --for checks the memory with). */
 #define FS_MAX_READ ENG_TLM_MAX_REQUEST
-/* The smallest -o max_read zero copy lowers it to where a pipe for a
- * whole FS_MAX_READ reply is refused (fs_main.c's probe_pipes): below
- * it, a copied reply of FS_MAX_READ costs less than the requests. */
+/* The smallest -o max_read zero copy halves it to where a pipe for a
+ * whole FS_MAX_READ reply is refused (fs_main.c's probe_pipes): eight
+ * requests a MiB; where not even its pipe can be had, the mount copies
+ * at FS_MAX_READ. */
 #define FS_MIN_ZC_READ (128 * 1024)
 /* Default -o max_background.  The kernel's own default is 12 background
  * (readahead) requests in flight per mount, and past 3/4 of it
@@ -322,8 +323,8 @@ struct fs {
 	 * the mount): libfuse's, or it copies through a buffer per reply. */
 	int pipe_ok;
 	/* The largest read the kernel sends (-o max_read): FS_MAX_READ, or
-	 * less on an unpaced mount where only a smaller reply's pipe can be
-	 * had (probe_pipes); each player's max_request. */
+	 * less on a backing=buffered mount where only a smaller reply's
+	 * pipe can be had (probe_pipes); each player's max_request. */
 	size_t max_read;
 	/* Replies spliced from the players' pipes (fs_init decides): the
 	 * kernel can, and pipe_ok. */
