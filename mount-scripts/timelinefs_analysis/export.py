@@ -48,10 +48,22 @@ def file_of(con, stream, media, clip, track, tracks, has_media):
     raise ExportError("no single media file %s/%s.%s.*%s" % (media, clip, main, why))
 
 
+def image_file(pattern, image):
+    """An image sequence's file: its pattern ("A001C003.%07d.dpx") with
+    the image's number, as the mount names it."""
+    try:
+        return pattern % image
+    except (TypeError, ValueError) as e:
+        raise ExportError("cannot name image %d of %s: %s" % (image, pattern, e))
+
+
 def fio_iolog(con, path, stream):
     """The iolog's lines: "fio version 3 iolog", an add and an open per
     file, a read per access in issue order (microseconds since the
-    stream's first read), a close per file."""
+    stream's first access: a sequence's first image's open), a close per
+    file.  The reads are the media's
+    data reads and an image's header reads, each image of a sequence its
+    own file; not the opens and closes a sequence's rows record."""
     r = con.execute("select r.media_dir from stream s join run r on r.id = s.run_id "
                     "where s.id = ?", (stream,)).fetchone()
     if not r or not r[0]:
@@ -77,16 +89,29 @@ def fio_iolog(con, path, stream):
         # a transition track reads the file of its main track
         if f not in order:
             order.append(f)
-    lines = ["fio version 3 iolog"]
-    lines += ["0 %s add" % f for f in order]
-    lines += ["0 %s open" % f for f in order]
-    t = 0
-    for clip, track, off, length, ns in con.execute(
+    # schema 10 on: op (0 read, 2 header) and an image's number
+    has_op = dbm.has_column(con, "access", "op")
+    cols = "op, image" if has_op else "0, null"
+    reads, files = [], []
+    for clip, track, off, length, ns, op, image in con.execute(
             """select clip, track, file_offset, length,
-                      issued_ns - (select min(issued_ns) from access where stream_id = ?)
-               from access where stream_id = ? and errno = 0 order by issued_ns, id""",
+                      issued_ns - (select min(issued_ns) from access where stream_id = ?),
+                      %s
+               from access where stream_id = ? and errno = 0 %s
+               order by issued_ns, id""" % (cols, "and op in (0, 2)" if has_op else ""),
             (stream, stream)):
-        t = int(ns / 1000)
-        lines.append("%d %s read %d %d" % (t, path_of[(clip, track)], off, length))
-    lines += ["%d %s close" % (t, f) for f in order]
+        f = path_of[(clip, track)]
+        if image is not None:
+            f = image_file(f, image)
+        if f not in files:
+            files.append(f)
+        reads.append("%d %s read %d %d" % (int(ns / 1000), f, off, length))
+    # the files in the order of their first read, then any not read
+    files += [f for f in order if f not in files and "%" not in f]
+    t = reads[-1].split(" ", 1)[0] if reads else "0"
+    lines = ["fio version 3 iolog"]
+    lines += ["0 %s add" % f for f in files]
+    lines += ["0 %s open" % f for f in files]
+    lines += reads
+    lines += ["%s %s close" % (t, f) for f in files]
     return "\n".join(lines) + "\n"

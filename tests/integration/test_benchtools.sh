@@ -145,6 +145,35 @@ rc=0
 check_eq "export: a file name fio cannot read is refused" \
 	"1|timelinefs-export: fio iologs cannot name a file with white space in it: $T/xm/shot one.V.raw" \
 	"$rc|$(cat "$T/err")"
+# Bug (found pointing the ceiling at 2K DPX): an image sequence's reads
+# named its file pattern (seq/seq.%07d.dpx), which neither fio nor
+# preadloop can open, and its opens and closes were "read"s of 0 bytes.
+# Expected: each image its own file, its header and data reads, nothing
+# of its open and close.
+mkdir -p "$T/xm/seq"
+for n in 0086400 0086401; do head -c 9000 /dev/urandom >"$T/xm/seq/seq.$n.dpx"; done
+sqlite3 "$X" "insert into timeline (id, run_id, name) values (3, 1, 'dpx');
+insert into stream (id, run_id, timeline_id) values (4, 1, 3);
+insert into media (timeline_id, clip, track, file) values (3, 'seq', 'V', 'seq/seq.%07d.dpx');
+insert into access (stream_id, frame, track, clip, file_offset, length, issued_ns, op, image) values
+	(4, 0, 'V', 'seq', 0, 0, 1000000, 1, 86400),
+	(4, 0, 'V', 'seq', 0, 2048, 1001000, 2, 86400),
+	(4, 0, 'V', 'seq', 2048, 6952, 1002000, 0, 86400),
+	(4, 0, 'V', 'seq', 0, 0, 1003000, 3, 86400),
+	(4, 1, 'V', 'seq', 0, 0, 2000000, 1, 86401),
+	(4, 1, 'V', 'seq', 0, 2048, 2001000, 2, 86401),
+	(4, 1, 'V', 'seq', 2048, 6952, 2002000, 0, 86401),
+	(4, 1, 'V', 'seq', 0, 0, 2003000, 3, 86401);"
+rc=0
+"$EXPORT" --fio-iolog "$X" 4 "$T/s.iolog" 2>"$T/err" || rc=$?
+check_eq "export of an image sequence: exit 0, silent" "0|" "$rc|$(cat "$T/err")"
+check_eq "export: each image its own file, its header and data reads" \
+	"1 $T/xm/seq/seq.0086400.dpx read 0 2048|2 $T/xm/seq/seq.0086400.dpx read 2048 6952|1001 $T/xm/seq/seq.0086401.dpx read 0 2048|1002 $T/xm/seq/seq.0086401.dpx read 2048 6952" \
+	"$(grep ' read ' "$T/s.iolog" | paste -sd'|')"
+check_eq "export: each image added, opened and closed once" "2 2 2" \
+	"$(for a in add open close; do awk -v a="$a" '$3 == a' "$T/s.iolog" | wc -l; done | paste -sd' ')"
+r=$("$TLB" preadloop "$T/s.iolog" 2>&1) || r="failed: $r"
+check_eq "export: preadloop replays the sequence's" "4 18000" "$(val reads "$r") $(val bytes "$r")"
 rc=0
 out=$("$EXPORT" -h) || rc=$?
 check_eq "export -h: usage on stdout, exit 0" "0|usage: timelinefs-export" \
