@@ -11,6 +11,7 @@ command line and calls this with it checked):
   python3 -m timelinefs_analysis probe DB FMT RUN...
   python3 -m timelinefs_analysis forecast DB FMT RUN...
   python3 -m timelinefs_analysis fio-iolog DB STREAM [OUT]
+  python3 -m timelinefs_analysis fio-iolog-served DB STREAM [OUT]
   python3 -m timelinefs_analysis html DB OUT EFFECT [LABEL_A LABEL_B | -- RUN...]
 
 runs prints the ids of the runs RUN (ids or labels) as "1,2,3": the
@@ -42,7 +43,8 @@ def main(argv):
     # a reader that has read enough (grep -q, head) ends us quietly, as
     # it would sqlite3 or awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3, "html": 4,
+    need = {"runs": 2, "spread": 3, "compare": 6, "plot": 8, "fio-iolog": 3,
+            "fio-iolog-served": 3, "html": 4,
             "headroom": 3, "headroom-plot": 6, "probe": 3, "forecast": 3}
     if not argv or argv[0] not in need or len(argv) < need[argv[0]] or \
             (argv[0] in ("compare", "plot", "headroom-plot") and len(argv) != need[argv[0]]):
@@ -60,8 +62,8 @@ def main(argv):
         return plot_main(path, argv[2:], what == "headroom-plot")
     if what == "html":
         return html_main(path, argv[2:])
-    if what == "fio-iolog":
-        return export_main(path, argv[2:])
+    if what in ("fio-iolog", "fio-iolog-served"):
+        return export_main(path, argv[2:], what == "fio-iolog-served")
     def work():
         con = db.open_ro(path)
         if what == "runs":
@@ -131,11 +133,11 @@ def missing(prog, libs, what, packages):
     return 1
 
 
-def export_main(path, argv):
+def export_main(path, argv, served):
     from . import export
     try:
         con = db.open_ro(path)
-        text = export.fio_iolog(con, path, int(argv[0]))
+        text = export.fio_iolog(con, path, int(argv[0]), served)
         # written whole, after every file was found: a failure leaves no OUT
         if len(argv) > 1:
             with open(argv[1], "w") as f:

@@ -57,13 +57,14 @@ def image_file(pattern, image):
         raise ExportError("cannot name image %d of %s: %s" % (image, pattern, e))
 
 
-def fio_iolog(con, path, stream):
+def fio_iolog(con, path, stream, served=False):
     """The iolog's lines: "fio version 3 iolog", an add and an open per
     file, a read per access in issue order (microseconds since the
     stream's first access: a sequence's first image's open), a close per
-    file.  The reads are the media's
-    data reads and an image's header reads, each image of a sequence its
-    own file; not the opens and closes a sequence's rows record."""
+    file.  The reads are the media's data reads and an image's header
+    reads (served: the data reads only, the bytes the stream served),
+    each image of a sequence its own file; not the opens and closes a
+    sequence's rows record."""
     r = con.execute("select r.media_dir from stream s join run r on r.id = s.run_id "
                     "where s.id = ?", (stream,)).fetchone()
     if not r or not r[0]:
@@ -98,7 +99,8 @@ def fio_iolog(con, path, stream):
                       issued_ns - (select min(issued_ns) from access where stream_id = ?),
                       %s
                from access where stream_id = ? and errno = 0 %s
-               order by issued_ns, id""" % (cols, "and op in (0, 2)" if has_op else ""),
+               order by issued_ns, id""" % (cols, ("and op = 0" if served else "and op in (0, 2)")
+                                       if has_op else ""),
             (stream, stream)):
         f = path_of[(clip, track)]
         if image is not None:

@@ -65,8 +65,9 @@ trap ceil_cleanup EXIT
 mkdir -p "$CMNT"
 
 gen_media "${CEIL_GEN:-$BENCH_GEN_OPTS}"
-cat "$M"/clip* >/dev/null
-cat "$M"/clip* >/dev/null
+# into the page cache (a clip of an image sequence is a folder of images)
+find "$M" -path "$M/clip*" -type f -exec cat {} + >/dev/null
+find "$M" -path "$M/clip*" -type f -exec cat {} + >/dev/null
 
 # the map: the backing reads of one whole read of timeline01
 say "bench: 12. the ceiling: timeline01's reads, served as one file"
@@ -74,7 +75,7 @@ mount_fs "pace=off${TLFS_OPTS:+,$TLFS_OPTS}"
 LC_ALL=C dd if="$MNT/timeline01" of=/dev/null bs=1M 2>/dev/null
 sid=$(last_stream)
 umount_fs
-"$EXPORT" --fio-iolog "$BENCH_DB" "$sid" "$W/timeline01.iolog"
+"$EXPORT" --served --fio-iolog "$BENCH_DB" "$sid" "$W/timeline01.iolog"
 
 put pipe_max_host "$(cat "$PMS")"
 if [ "$CEIL_PIPE_MAX" != host ] && [ "$(cat "$PMS")" != "$CEIL_PIPE_MAX" ] &&

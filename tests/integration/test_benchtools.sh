@@ -174,6 +174,10 @@ check_eq "export: each image added, opened and closed once" "2 2 2" \
 	"$(for a in add open close; do awk -v a="$a" '$3 == a' "$T/s.iolog" | wc -l; done | paste -sd' ')"
 r=$("$TLB" preadloop "$T/s.iolog" 2>&1) || r="failed: $r"
 check_eq "export: preadloop replays the sequence's" "4 18000" "$(val reads "$r") $(val bytes "$r")"
+"$EXPORT" --served --fio-iolog "$X" 4 "$T/served.iolog"
+check_eq "export --served: the data reads only, the bytes the stream served" \
+	"2 $T/xm/seq/seq.0086400.dpx read 2048 6952|1002 $T/xm/seq/seq.0086401.dpx read 2048 6952" \
+	"$(grep ' read ' "$T/served.iolog" | paste -sd'|')"
 rc=0
 out=$("$EXPORT" -h) || rc=$?
 check_eq "export -h: usage on stdout, exit 0" "0|usage: timelinefs-export" \
