@@ -93,7 +93,9 @@ def fio_iolog(con, path, stream, served=False):
     # schema 10 on: op (0 read, 2 header) and an image's number
     has_op = dbm.has_column(con, "access", "op")
     cols = "op, image" if has_op else "0, null"
-    reads, files = [], []
+    # the files in the order of their first read (a dict keeps it: a
+    # sequence's stream has an image file a frame, thousands)
+    reads, files = [], {}
     for clip, track, off, length, ns, op, image in con.execute(
             """select clip, track, file_offset, length,
                       issued_ns - (select min(issued_ns) from access where stream_id = ?),
@@ -105,11 +107,12 @@ def fio_iolog(con, path, stream, served=False):
         f = path_of[(clip, track)]
         if image is not None:
             f = image_file(f, image)
-        if f not in files:
-            files.append(f)
+        files.setdefault(f, None)
         reads.append("%d %s read %d %d" % (int(ns / 1000), f, off, length))
-    # the files in the order of their first read, then any not read
-    files += [f for f in order if f not in files and "%" not in f]
+    # then any not read (a pattern is not a file)
+    for f in order:
+        if "%" not in f:
+            files.setdefault(f, None)
     t = reads[-1].split(" ", 1)[0] if reads else "0"
     lines = ["fio version 3 iolog"]
     lines += ["0 %s add" % f for f in files]

@@ -12,6 +12,7 @@ set -eu
 
 : "${TLFS_BUILD:?the build folder}"
 TLFS_BUILD=$(cd "$TLFS_BUILD" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 M=$(cd "${1:?usage: splice-ab.sh MEDIA [OPTS [ROUNDS]]}" && pwd)
 OPTS=${2:-}
 ROUNDS=${3:-6}
@@ -32,6 +33,9 @@ trap done_ab EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 mkdir -p "$W/a" "$W/b"
+# wait_mounted, cpu_of, now
+# shellcheck source=tests/bench/mount.sh
+. "$TOP/tests/bench/mount.sh"
 # the media into the page cache (a clip of a sequence is a folder)
 find "$M" -path "$M/clip*" -type f -exec cat {} + >/dev/null
 # mount SIDE SPLICE: the daemon's pid
@@ -42,22 +46,17 @@ mount_side() {
 }
 A=$(mount_side a auto)
 B=$(mount_side b off)
-i=0
-until grep -q " $W/a fuse" /proc/mounts && grep -q " $W/b fuse" /proc/mounts; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat "$W/a.log" "$W/b.log" >&2; exit 1; }
-	sleep 0.1
-done
-cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+wait_mounted "$W/a" "$A" "$W/a.log"
+wait_mounted "$W/b" "$B" "$W/b.log"
 # rd SIDE PID: "MB/s CPU-s/GB" of one whole read
 rd() {
-	c0=$(cpu "$2")
-	s=$(date +%s.%N)
+	c0=$(cpu_of "$2")
+	s=$(now)
 	LC_ALL=C dd if="$W/$1/timeline01" of=/dev/null bs=1M 2>"$W/dd.err"
-	e=$(date +%s.%N)
-	c1=$(cpu "$2")
-	echo "$(awk '/copied/ { print $1 }' "$W/dd.err") $s $e $c0 $c1 $(getconf CLK_TCK)" |
-		awk '{ printf "%.0f %.3f", $1 / ($3 - $2) / 1e6, ($5 - $4) / $6 / ($1 / 1e9) }'
+	e=$(now)
+	c1=$(cpu_of "$2")
+	echo "$(awk '/copied/ { print $1 }' "$W/dd.err") $s $e $c0 $c1" |
+		awk '{ printf "%.0f %.3f", $1 / ($3 - $2) / 1e6, ($5 - $4) / ($1 / 1e9) }'
 }
 r=1
 while [ $r -le "$ROUNDS" ]; do
