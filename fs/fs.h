@@ -207,7 +207,6 @@ struct fs_stream {
 	struct eng_player *player;
 	struct store_stream *ss;
 	int cached;		/* owns the page cache of its inode */
-	struct eng_evict evict;	/* cached: its page cache passed */
 	uint64_t opened_ns;
 	struct fs_reader who;
 	struct fs_stream *next, *prev; /* fs->streams, under fs->lock */

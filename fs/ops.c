@@ -667,18 +667,15 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pc.say = stream_say;
 	pc.say_ctx = s;
 	pc.zero_copy = mode.zero_copy;
+	/* a cached stream drops the page cache its reader passed, never a
+	 * movie's header */
+	pc.drop_passed = s->cached;
+	pc.keep_head = movie ? f->mov.head_len : 0;
 	if (movie)
 		fs_movie_config(fs, f->tl, &pc);
 	rc = reserve_mem(fs, s, &pc);
 	if (rc < 0)
 		return open_failed(req, s, -rc);
-	if (s->cached) {
-		/* with the window the stream got */
-		eng_evict_init(&s->evict, fs->cfg.pace_v.mode != ENG_PACE_OFF,
-			       pc.window);
-		if (movie)
-			eng_evict_keep_head(&s->evict, f->mov.head_len);
-	}
 	if (pc.zero_copy) {
 		/* and one for a movie's header */
 		s->bv = malloc(sizeof(*s->bv) +
@@ -736,71 +733,39 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 }
 
-/* Cached mode: let go of the page cache the reader has passed, so a long
- * run does not fill the server's memory with copies of the timeline.
- * Under s->busy (one stream's requests in order); 0 when nothing is due. */
-static uint64_t passed_range(struct fs_stream *s, uint64_t off,
-			     uint64_t *from)
+/* The reply of a player's answer: a movie's header bytes first (head,
+ * into iov[0], which the player leaves free), then the player's pipe
+ * (spliced by libfuse: s->bv) or its ring's iov[1..]. */
+static int reply_answer(fuse_req_t req, struct fs_stream *s,
+			const struct eng_answer *ans, struct iovec *iov)
 {
-	if (!s->cached)
-		return 0;
-	return eng_evict_passed(&s->evict, off, from);
-}
+	struct fuse_buf *b;
+	int h = ans->head.iov_len != 0;
 
-/* A zero-copy read: the player's pipes hold the bytes, libfuse splices
- * them to the kernel.  -EXDEV (nothing replied) when the player uses its
- * ring; else the request is answered, and the player's lock released. */
-static ssize_t reply_zc(fuse_req_t req, struct fs_stream *s, uint64_t off,
-			size_t size)
-{
-	struct eng_piece pc[ENG_ZC_PIECES];
-	struct iovec head = { NULL, 0 };
-	struct fuse_buf *b = s->bv->buf;
-	ssize_t n;
-	int cnt = 0, i, rc;
-
-	if (s->movie)
-		n = eng_movie_read_zc(s->player, &s->file->mov, off, size,
-				      &head, pc, ENG_ZC_PIECES, &cnt);
-	else
-		n = eng_player_read_zc(s->player, off, size, pc,
-				       ENG_ZC_PIECES, &cnt);
-	if (n == -EXDEV)
-		return n;
-	if (n < 0) {
-		reply_err(req, (int)-n);
-		return n;
+	if (ans->pipe >= 0) {
+		b = s->bv->buf;
+		if (h) {
+			/* memory before the pipe's bytes */
+			*b++ = (struct fuse_buf){ .size = ans->head.iov_len,
+						  .mem = ans->head.iov_base,
+						  .fd = -1 };
+		}
+		*b++ = (struct fuse_buf){ .size = ans->pipe_len,
+					  .flags = FUSE_BUF_IS_FD,
+					  .fd = ans->pipe };
+		s->bv->count = (size_t)(b - s->bv->buf);
+		s->bv->idx = 0;
+		s->bv->off = 0;
+		return fuse_reply_data(req, s->bv, 0);
 	}
-	s->bv->idx = 0;
-	s->bv->off = 0;
-	if (head.iov_len) {
-		/* a movie's header bytes: memory before the pipes' */
-		b->size = head.iov_len;
-		b->flags = 0;
-		b->mem = head.iov_base;
-		b->fd = -1;
-		b->pos = 0;
-		b++;
-	}
-	for (i = 0; i < cnt; i++, b++) {
-		b->size = pc[i].len;
-		b->flags = FUSE_BUF_IS_FD;
-		b->mem = NULL;
-		b->fd = pc[i].fd;
-		b->pos = 0;
-	}
-	s->bv->count = (size_t)(b - s->bv->buf);
-	if (s->bv->count == 0)
-		rc = fuse_reply_buf(req, NULL, 0);
-	else if (!cnt)
-		rc = fuse_reply_buf(req, head.iov_base, head.iov_len);
-	else
-		rc = fuse_reply_data(req, s->bv, 0);
-	replied(rc, "read", s->name);
-	/* a failed reply (the reader interrupted) may have taken part of
-	 * the bytes: the player drops its pipes and reads again */
-	eng_player_zc_done(s->player, rc == 0);
-	return n;
+	iov[0] = ans->head;
+	/* at most FS_IOV_MAX pieces in all (fs_read's iovmax): the kernel
+	 * takes them */
+	if (ans->iovcnt + h == 0)
+		return fuse_reply_buf(req, NULL, 0);
+	if (ans->iovcnt + h == 1)
+		return fuse_reply_buf(req, iov[!h].iov_base, iov[!h].iov_len);
+	return fuse_reply_iov(req, iov + !h, ans->iovcnt + h);
 }
 
 /* A read of .status replies with a copy.  Once the reply is written the
@@ -827,10 +792,13 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct fs_stream *s = (struct fs_stream *)(uintptr_t)fi->fh;
 	struct fuse_session *se = fs_of(req)->se;
-	struct iovec iov[FS_IOV_MAX];
-	uint64_t inval_from = 0, inval_len;
+	struct iovec iov[1 + FS_IOV_MAX];
+	/* a movie's player keeps a piece for the header (eng_movie_config) */
+	struct eng_answer ans = { .iov = iov + 1,
+				  .iovmax = FS_IOV_MAX - s->movie,
+				  .pipes = s->bv != NULL };
 	ssize_t n;
-	int cnt = 0, rc;
+	int rc;
 
 	if (off < 0)
 		return reply_err(req, EINVAL);
@@ -841,43 +809,28 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return status_read(req, (struct fs_status *)(uintptr_t)fi->fh,
 				   size, off);
 	pthread_mutex_lock(&s->busy);
-	if (s->bv) {
-		n = reply_zc(req, s, (uint64_t)off, size);
-		if (n != -EXDEV) {
-			inval_len = passed_range(s, (uint64_t)off, &inval_from);
-			goto out;
-		}
-		/* the player chose its ring for good: ask it directly */
-		free(s->bv);
-		s->bv = NULL;
-	}
 	if (s->movie)
-		n = eng_movie_read(s->player, &s->file->mov, (uint64_t)off,
-				   size, iov, FS_IOV_MAX, &cnt);
+		n = eng_movie_serve(s->player, &s->file->mov, (uint64_t)off,
+				    size, &ans);
 	else
-		n = eng_player_read(s->player, (uint64_t)off, size, iov,
-				    FS_IOV_MAX, &cnt);
+		n = eng_player_serve(s->player, (uint64_t)off, size, &ans);
 	if (n < 0) {
 		pthread_mutex_unlock(&s->busy);
 		return reply_err(req, (int)-n);
 	}
-	/* eng_player_read kept to FS_IOV_MAX pieces: the kernel takes it */
-	if (cnt == 1)
-		rc = fuse_reply_buf(req, iov[0].iov_base, iov[0].iov_len);
-	else
-		rc = fuse_reply_iov(req, iov, cnt);
+	rc = reply_answer(req, s, &ans, iov);
 	replied(rc, "read", s->name);
-	inval_len = passed_range(s, (uint64_t)off, &inval_from);
-	eng_player_unlock(s->player);
-out:
+	/* a failed reply (the reader interrupted) may have taken part of
+	 * a pipe's bytes: the player drops its pipes and reads again */
+	eng_player_answered(s->player, rc == 0);
 	pthread_mutex_unlock(&s->busy);
 	/* With no lock held: the kernel waits here for pages under read,
 	 * whose requests may be queued behind this stream's lock (seen as
 	 * a deadlock with 64 unpaced readers).  Only se and ino are used,
 	 * so a RELEASE freeing the stream meanwhile is harmless. */
-	if (inval_len)
-		fuse_lowlevel_notify_inval_inode(se, ino, (off_t)inval_from,
-						 (off_t)inval_len);
+	if (ans.drop_len)
+		fuse_lowlevel_notify_inval_inode(se, ino, (off_t)ans.drop_off,
+						 (off_t)ans.drop_len);
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,

@@ -99,7 +99,7 @@ struct eng_io {
 	/* Optional, all or none: zero copy (cfg.zero_copy).  A pipe is two
 	 * ints the player keeps per ring slot and hands back; a backing read
 	 * moves the file's pages into it instead of copying them into the
-	 * ring, and the caller replies from it (see eng_player_read_zc).
+	 * ring, and the caller replies from it (see eng_player_serve).
 	 * pipe_new: a pipe that holds `bytes` of data in page-sized pieces,
 	 * fds[0] read end, fds[1] write end; -errno if it cannot be had.
 	 * splice_in: pread of fd into write end wr; bytes moved or -errno.

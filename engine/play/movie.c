@@ -3,7 +3,7 @@
  * A movie stream's requests (movie.h): the header's part of a request is
  * answered from memory here, the timeline's part by the player at its
  * offset in NAME.  A request of header bytes only never reaches the
- * player's positioning (eng_pl_prepare): it takes the request lock, so
+ * player's positioning (eng_pl_position): it takes the request lock, so
  * that the stream's requests stay one at a time as the player's contract
  * says, and counts what it served.
  */
@@ -109,106 +109,62 @@ static void start_keep(struct eng_player *p, uint64_t off,
 	start_range(p, (size_t)off, pos);
 }
 
-ssize_t eng_movie_read(struct eng_player *p, const struct eng_mov *m,
-		       uint64_t off, size_t len, struct iovec *iov, int iovmax,
-		       int *iovcnt)
+/* A request the player is not asked: header bytes only (h of len), or
+ * the header's end and the timeline's first bytes asked for again (the
+ * kernel's readahead around the black picture a player reads at a gap,
+ * long after the start), from memory, as a header probe, no play head
+ * moved.  1 when answered so (req_lock then held), else 0. */
+static int from_memory(struct eng_player *p, const struct eng_mov *m,
+		       uint64_t off, size_t len, size_t h,
+		       struct eng_answer *ans)
 {
-	ssize_t n;
-	size_t h;
-
-	if (!p || !m || !iovcnt || (len && (!iov || iovmax <= 0)))
-		return -EINVAL;
-	*iovcnt = 0;
-	if (len > p->cfg.max_request)
-		return -E2BIG;
-	h = head_part(m, off, &len);
-	if (h == len) {
-		/* header bytes only, or nothing: the player is not asked */
-		pthread_mutex_lock(&p->req_lock);
-		if (h) {
-			iov[0].iov_base = m->head + off;
-			iov[0].iov_len = h;
-			*iovcnt = 1;
-			head_served(p, h, 1);
-		}
-		return (ssize_t)h;
-	}
-	if (!h) {
-		n = eng_player_read(p, off - m->head_len, len, iov, iovmax,
-				    iovcnt);
-		if (n > 0)
-			start_keep(p, off - m->head_len, iov, *iovcnt,
-				   (size_t)n);
-		return n;
-	}
-	if (iovmax < 2)
-		return -E2BIG;
+	if (!h && len)
+		return 0;	/* timeline bytes only: the player's */
 	pthread_mutex_lock(&p->req_lock);
-	if (len - h <= p->mov_start_len) {
-		/* The header's end and the timeline's first bytes, asked
-		 * for again (the kernel's readahead around the black
-		 * picture a player reads at a gap, long after the start):
-		 * from memory, as a header probe, no play head moved. */
-		iov[0].iov_base = m->head + off;
-		iov[0].iov_len = h;
-		iov[1].iov_base = p->mov_start;
-		iov[1].iov_len = len - h;
-		*iovcnt = 2;
-		head_served(p, len, 1);
-		return (ssize_t)len;
+	if (h < len && len - h > p->mov_start_len) {
+		pthread_mutex_unlock(&p->req_lock);
+		return 0;
 	}
-	pthread_mutex_unlock(&p->req_lock);
-	n = eng_player_read(p, 0, len - h, iov + 1, iovmax - 1, iovcnt);
-	if (n < 0)
-		return n;
-	start_keep(p, 0, iov + 1, *iovcnt, (size_t)n);
-	iov[0].iov_base = m->head + off;
-	iov[0].iov_len = h;
-	(*iovcnt)++;
-	head_served(p, h, 0);
-	return (ssize_t)h + n;
+	eng_pl_answer_init(ans);
+	if (h) {
+		ans->head.iov_base = m->head + off;
+		ans->head.iov_len = h;
+	}
+	if (h < len) {
+		ans->iov[0].iov_base = p->mov_start;
+		ans->iov[0].iov_len = len - h;
+		ans->iovcnt = 1;
+	}
+	if (len)
+		head_served(p, len, 1);
+	eng_pl_drop(p, off, ans);
+	return 1;
 }
 
-ssize_t eng_movie_read_zc(struct eng_player *p, const struct eng_mov *m,
-			  uint64_t off, size_t len, struct iovec *head,
-			  struct eng_piece *pc, int pcmax, int *pccnt)
+ssize_t eng_movie_serve(struct eng_player *p, const struct eng_mov *m,
+			uint64_t off, size_t len, struct eng_answer *ans)
 {
+	uint64_t at = off;
 	ssize_t n;
 	size_t h;
 
-	if (!p || !m || !head || !pccnt)
+	if (!p || !m || !ans || (len && (!ans->iov || ans->iovmax <= 0)))
 		return -EINVAL;
-	*pccnt = 0;
-	head->iov_base = NULL;
-	head->iov_len = 0;
 	if (len > p->cfg.max_request)
 		return -E2BIG;
 	h = head_part(m, off, &len);
-	if (h == len) {
-		pthread_mutex_lock(&p->req_lock);
-		pthread_mutex_lock(&p->lock);
-		if (p->zc < 0) {
-			/* as the player answers once it chose its ring */
-			pthread_mutex_unlock(&p->lock);
-			pthread_mutex_unlock(&p->req_lock);
-			return -EXDEV;
-		}
-		pthread_mutex_unlock(&p->lock);
-		if (h) {
-			head->iov_base = m->head + off;
-			head->iov_len = h;
-			head_served(p, h, 1);
-		}
-		return (ssize_t)h;
-	}
-	if (!h)
-		return eng_player_read_zc(p, off - m->head_len, len, pc, pcmax,
-					  pccnt);
-	n = eng_player_read_zc(p, 0, len - h, pc, pcmax, pccnt);
+	if (from_memory(p, m, off, len, h, ans))
+		return (ssize_t)len;
+	off = h ? 0 : off - m->head_len;
+	n = eng_pl_serve(p, off, len - h, ans, 0, at);
 	if (n < 0)
 		return n;
-	head->iov_base = m->head + off;
-	head->iov_len = h;
-	head_served(p, h, 0);
+	if (ans->pipe < 0 && n > 0)
+		start_keep(p, off, ans->iov, ans->iovcnt, (size_t)n);
+	if (h) {
+		ans->head.iov_base = m->head + at;
+		ans->head.iov_len = h;
+		head_served(p, h, 0);
+	}
 	return (ssize_t)h + n;
 }

@@ -33,26 +33,15 @@
  * the player keeps to cfg->max_pieces - 1 (where there is a limit). */
 void eng_movie_config(struct eng_player_config *cfg);
 
-/* eng_player_read() of the movie: [off, off + len) of m's movie, header
- * bytes as iov[0] into m->head, the rest from p (a player created with
- * eng_movie_config) at off - m->head_len.  Returns the number of bytes (0
- * at or past m->size) with p's request lock held, also for a request of
- * header bytes only: release it with eng_player_unlock().  Errors as
- * eng_player_read(), with no lock held; iovmax must be at least 2 for a
- * request across the boundary. */
-ssize_t eng_movie_read(struct eng_player *p, const struct eng_mov *m,
-		       uint64_t off, size_t len, struct iovec *iov, int iovmax,
-		       int *iovcnt);
-
-/* eng_player_read_zc() of the movie: *head (iov_len 0 for none) holds the
- * request's header bytes, which come first in the reply, pc[0..*pccnt) its
- * timeline bytes.  A request of header bytes only leaves the player's
- * choice of zero copy to the first request with timeline bytes.  Returns
- * as eng_player_read_zc() (-EXDEV, no lock held, once the player uses its
- * ring: call eng_movie_read()); end the request with
- * eng_player_zc_done(). */
-ssize_t eng_movie_read_zc(struct eng_player *p, const struct eng_mov *m,
-			  uint64_t off, size_t len, struct iovec *head,
-			  struct eng_piece *pc, int pcmax, int *pccnt);
+/* eng_player_serve() of the movie: [off, off + len) of m's movie, its
+ * header bytes as ans->head (into m->head), the rest from p (a player
+ * created with eng_movie_config) at off - m->head_len.  Returns the number
+ * of bytes (0 at or past m->size) with p's request lock held, also for a
+ * request of header bytes only (which leaves the player's choice of zero
+ * copy to the first request with timeline bytes): end it with
+ * eng_player_answered().  Errors as eng_player_serve(), with no lock
+ * held. */
+ssize_t eng_movie_serve(struct eng_player *p, const struct eng_mov *m,
+			uint64_t off, size_t len, struct eng_answer *ans);
 
 #endif /* ENG_MOVIE_H */

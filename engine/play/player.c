@@ -555,6 +555,11 @@ int eng_player_new(const struct eng_timeline *tl,
 	p->seek_gap = (int64_t)rp.seek_gap;
 	p->nslots = (size_t)rp.nslots;
 	p->zc_span = (size_t)rp.zc_span;
+	if (cfg->drop_passed) {
+		eng_evict_init(&p->evict, cfg->pace.mode != ENG_PACE_OFF,
+			       cfg->window);
+		eng_evict_keep_head(&p->evict, cfg->keep_head);
+	}
 	nfds = rp.nfds;
 	p->lru_new = p->lru_old = -1;
 	p->fill_seen = -1;

@@ -146,6 +146,12 @@ struct eng_player_config {
 	 * the reader's block).  Decided at the first read, for the stream's
 	 * life. */
 	int zero_copy;
+	/* A cached stream (the FUSE file's page cache holds what its reader
+	 * read): each answer names the page cache the reader has passed,
+	 * to be dropped (eng_answer.drop_len, evict.h), never the file's
+	 * first keep_head bytes (a movie's header). */
+	int drop_passed;
+	uint64_t keep_head;
 	/* The most pieces (iovecs) the caller's reply takes, 0 for no
 	 * limit.  Where a request of max_request bytes could need more
 	 * (frames of under max_request / max_pieces bytes whose sizes
@@ -250,7 +256,7 @@ unsigned eng_player_frames_of(const struct eng_timeline *tl, uint64_t ns);
 #define ENG_ZC_MIN_REQUEST (64 * 1024)
 #define ENG_ZC_ANY_REQUEST 2	/* cfg.zero_copy: whatever the first size */
 #define ENG_ZC_MAX_SLOTS 16
-/* the pieces of a zero-copy request's reply: its reply pipe */
+/* the pipes of a zero-copy answer: the player's reply pipe */
 #define ENG_ZC_PIECES 1
 
 struct eng_player;
@@ -310,55 +316,73 @@ int eng_player_mem_preset(const struct eng_gen_format *f,
 /* Stop the filler (eng_player_stop), close the player's media fds, free it. */
 void eng_player_free(struct eng_player *p);
 
-/* Serve [off, off+len) of the virtual file and point iov[0..*iovcnt) into
- * the player's ring.  The first read anchors the clock (t0), a read far
- * from the play head re-anchors it (a seek), a read a little behind the
- * ring reads those frames again on the same clock.
+/* The answer to one request (eng_player_serve): its bytes, in order,
+ * are head's (memory: a movie's header bytes; iov_len 0 for none), then
+ * the player's: pipe_len bytes waiting in the read end `pipe` of the
+ * player's reply pipe (a zero-copy player: the slots' pipes teed into it,
+ * the slots keep their frames for the requests after, as the ring does),
+ * to be moved out whole by one splice, or else iov[0..iovcnt) into the
+ * player's ring.  drop_len bytes of the file's page cache from drop_off
+ * the reader has passed (a player with cfg.drop_passed): the caller drops
+ * them after the reply, holding no lock (the kernel may wait there for
+ * pages of requests queued behind the stream's). */
+struct eng_answer {
+	/* set by the caller */
+	struct iovec *iov;	/* room for iovmax pieces */
+	int iovmax;
+	int pipes;		/* the caller can reply from a pipe: the
+				 * player decides zero copy at its first
+				 * request (cfg.zero_copy); 0: its ring */
+	/* set by the player */
+	struct iovec head;
+	int iovcnt;
+	int pipe;		/* -1: none */
+	size_t pipe_len;
+	uint64_t drop_off, drop_len;
+};
+
+/* Serve [off, off+len) of the virtual file: the one way a request goes
+ * down to the frames and back.  The first read anchors the clock (t0), a
+ * read far from the play head re-anchors it (a seek), a read a little
+ * behind the ring reads those frames again on the same clock.
  * Without a filler (pace=off, cfg.filler unset, or no filler thread
  * running) the read loads the frames it covers itself (sleeping through
  * io->sleep_until until each frame's issue time, one pread per non-gap
  * slice), and the frames already due after them.  With a filler thread it
  * waits until the filler has loaded them.
  * Returns the number of bytes (0 at or past the end) with the player's
- * request lock HELD: other requests wait, the filler goes on but never
- * evicts the request's frames, so the iovecs stay valid until
- * eng_player_unlock().  Frames contiguous in the ring are one iovec; with
- * iovmax at least cfg.max_pieces, a request that would need more iovecs
- * than that has its tail copied (struct eng_pieces).  Returns -EIO (a
- * backing read failed or came up short), -E2BIG (len > max_request, or
+ * request lock HELD, *ans filled: other requests wait, the filler goes on
+ * but never evicts the request's frames, so the answer stays valid until
+ * eng_player_answered().  Frames contiguous in the ring are one iovec;
+ * with iovmax at least cfg.max_pieces, a request that would need more
+ * iovecs than that has its tail copied (struct eng_pieces).  Returns -EIO
+ * (a backing read failed or came up short), -E2BIG (len > max_request, or
  * more than iovmax iovecs needed and no spill sized for iovmax: iovmax
- * below cfg.max_pieces, or max_pieces 0),
- * -EXDEV (a zero-copy player: see eng_player_read_zc), -EINTR (its
- * frames not loaded and the stream cancelled: eng_player_cancel) or
- * -EINVAL, with the request lock released. */
+ * below cfg.max_pieces, or max_pieces 0), -EXDEV (ans->pipes 0 for a
+ * player that took zero copy), -EINTR (its frames not loaded and the
+ * stream cancelled: eng_player_cancel) or -EINVAL, with the request lock
+ * released. */
+ssize_t eng_player_serve(struct eng_player *p, uint64_t off, size_t len,
+			 struct eng_answer *ans);
+/* The end of an answered request: releases the request lock.  consumed:
+ * the reply says it took every byte, which for a pipe answer the player
+ * checks against what its reply pipe still holds (io->pipe_avail); 0, or
+ * bytes left (a failed reply, how far it got unknown), empties the reply
+ * pipe. */
+void eng_player_answered(struct eng_player *p, int consumed);
+
+/* eng_player_serve() of the ring, ans->iov = iov: for tests and callers
+ * with no pipes.  Returns as eng_player_serve(), the lock held until
+ * eng_player_unlock(). */
 ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
 			struct iovec *iov, int iovmax, int *iovcnt);
-/* A piece of a zero-copy reply: len bytes at the read end fd of a pipe. */
-struct eng_piece {
-	int fd;
-	size_t len;
-};
-/* eng_player_read() for a zero-copy player: the request's bytes wait in
- * one piece, the player's reply pipe (the slots' pipes teed into it: the
- * slots keep their frames for the requests after, as the ring does); the
- * caller moves exactly those bytes out (one splice reply) and then calls
- * eng_player_zc_done(), which releases the request lock.  The first read
- * decides: -EXDEV (no lock held) when the player uses its ring, and from
- * then on; call eng_player_read() instead.  Other returns as
- * eng_player_read(). */
-ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
-			   struct eng_piece *pc, int pcmax, int *pccnt);
-/* End of a zero-copy request.  consumed: the reply says it took every
- * byte of the piece, which the player checks against what the reply pipe
- * still holds (io->pipe_avail); 0, or bytes left (a failed reply, how far
- * it got unknown), empties the reply pipe. */
-void eng_player_zc_done(struct eng_player *p, int consumed);
 /* eng_player_read() that does not wait for the filler: for a filled player
  * whose frames are not all loaded yet it returns -EAGAIN (request lock
  * released) after positioning the clock and the ring as the read would,
  * and never loads frames itself.  For tests that drive eng_player_fill(). */
 ssize_t eng_player_try_read(struct eng_player *p, uint64_t off, size_t len,
 			    struct iovec *iov, int iovmax, int *iovcnt);
+/* eng_player_answered(p, 1) */
 void eng_player_unlock(struct eng_player *p);
 
 /* What eng_player_fill() did, or what the filler waits for. */

@@ -6,12 +6,16 @@
  *   player_load.c  loading a frame into its ring slot: the clock, the
  *                  preads, publishing the frame (frames in order, however
  *                  many loaders read at once)
- *   player_read.c  a request: positioning the ring (play on, re-read,
- *                  seek), waiting for or loading its frames, the iovecs
+ *   serve.c        a request's one way down and back: the lock, zero
+ *                  copy's decision, its frames' parts into the answer
+ *                  (ring iovecs or the reply pipe), the page cache passed
+ *   player_read.c  a request's positioning of the ring (play on,
+ *                  re-read, seek), waiting for or loading its frames
  *   player_fill.c  the filler thread of a paced stream, and its loader
  *                  threads (cfg.frames_in_flight)
  *   player_fds.c   the stream's cache of open media fds (LRU, limits)
- *   player_zc.c    zero copy: the slots' pipes and the requests from them
+ *   player_zc.c    zero copy: the slots' pipes, the reply pipe teed from
+ *                  them
  * Locks: struct eng_player's fields name theirs; the functions below say
  * which they need.
  */
@@ -26,6 +30,7 @@
 
 #include "io/io.h"
 #include "media/imgseq.h"
+#include "play/evict.h"
 #include "play/player.h"
 #include "timeline/layout.h"
 #include "timeline/model.h"
@@ -143,7 +148,7 @@ struct loader {
 };
 
 struct eng_player {
-	/* Held by a request from eng_player_read() to eng_player_unlock():
+	/* Held by a request from eng_player_serve() to eng_player_answered():
 	 * one request at a time, and its frames stay in the ring while the
 	 * caller replies from them.  The filler never takes it. */
 	pthread_mutex_t req_lock;
@@ -203,6 +208,9 @@ struct eng_player {
 	int loaders_stop;	/* asked to stop */
 	pthread_cond_t work_cv;	/* loaders wait for a reserved frame */
 	struct iovec *copy_iov;	/* [nslots] for eng_player_copy(); req_lock */
+	/* cfg.drop_passed: the page cache passed and not yet dropped;
+	 * req_lock */
+	struct eng_evict evict;
 	/* The copied tail of a request of more pieces than cfg.max_pieces
 	 * (NULL where none can need it); req_lock */
 	unsigned char *spill;
@@ -428,16 +436,24 @@ void eng_pl_load_frame(struct eng_player *p);
 void eng_pl_load_publish(struct eng_player *p);
 
 /* player_read.c */
-/* Position the ring for [off, off + *lenp) and get frames [*ap, *bp]
- * loaded: 1 with both locks held, 0 (nothing to read: req_lock held) or
- * -errno (no lock held). */
-int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
-		   int64_t *ap, int64_t *bp, int nonblock, int zc);
-/* Count len bytes served; drops the lock, keeps req_lock. */
-ssize_t eng_pl_served(struct eng_player *p, size_t len);
-/* The part of frame f that [off, off + len) covers (see player_read.c). */
-size_t eng_pl_frame_part(const struct eng_player *p, int64_t f, uint64_t off,
-			 size_t len, uint64_t *fo, uint64_t *from);
+/* Position the ring for a request [off, off + *lenp) and get its frames
+ * [*ap, *bp] loaded, with both locks held (the lock released while
+ * waiting): 1 (*lenp clipped to the file), 0 (nothing to read) or
+ * -errno; the locks stay held in every case. */
+int eng_pl_position(struct eng_player *p, uint64_t off, size_t *lenp,
+		    int64_t *ap, int64_t *bp, int nonblock);
+
+/* serve.c */
+/* eng_player_serve() of [off, off + len) of the timeline, which is byte
+ * at of the file the reader reads (a movie's header before it); ans's
+ * drop range in the file's bytes. */
+ssize_t eng_pl_serve(struct eng_player *p, uint64_t off, size_t len,
+		     struct eng_answer *ans, int nonblock, uint64_t at);
+/* ans's player-set fields: nothing to answer. */
+void eng_pl_answer_init(struct eng_answer *ans);
+/* The page cache passed by the reader at byte at of the file, into ans
+ * (req_lock held). */
+void eng_pl_drop(struct eng_player *p, uint64_t at, struct eng_answer *ans);
 
 /* player_fill.c */
 /* Wake the filler when it waits for something a request just changed
@@ -478,6 +494,12 @@ void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
  * (EIO when short); the bytes put in the pipe, or -errno. */
 ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 			 uint64_t len, struct eng_access *a);
+/* Bytes [from, from + part) of slot's frame appended to the reply pipe
+ * (req_lock held): 0 or -EIO. */
+int eng_pl_zc_take(struct eng_player *p, size_t slot, size_t from,
+		   size_t part);
+/* The reply and scratch pipes emptied (req_lock held). */
+void eng_pl_zc_clear(struct eng_player *p);
 /* Does a request of frames [a, b] need a frame moved out (lock held)? */
 int eng_pl_zc_gone(const struct eng_player *p, int64_t a, int64_t b);
 /* The pipes of a zero-copy player, at its end. */

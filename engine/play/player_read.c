@@ -2,15 +2,14 @@
 /*
  * A request of the virtual file: position the ring (play on, a re-read a
  * little behind it, or a seek on a fresh clock), get the request's frames
- * loaded (by the filler, or by the request itself), and hand them out as
- * iovecs into the ring while the request lock is held.
+ * loaded (by the filler, or by the request itself), and count the frames
+ * it hands to the reader.  serve.c answers it from them.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "play/pieces.h"
 #include "play/player_i.h"
 #include "timeline/layout.h"
 
@@ -77,21 +76,6 @@ static void seen_after(struct eng_player *p, int64_t a, int64_t b)
 	join_seen(p, p->lo, p->head);
 }
 
-/* The part of frame f (starting at byte fo of the file) that the request
- * [off, off + len) covers: from byte *from of the frame, 0 bytes if none. */
-size_t eng_pl_frame_part(const struct eng_player *p, int64_t f, uint64_t off,
-			 size_t len, uint64_t *fo, uint64_t *from)
-{
-	uint64_t s, e, fe;
-
-	*fo = eng_frame_offset(p->tl, f);
-	fe = eng_frame_offset(p->tl, f + 1);
-	s = off > *fo ? off : *fo;
-	e = off + len < fe ? off + len : fe;
-	*from = s - *fo;
-	return e > s ? (size_t)(e - s) : 0;
-}
-
 /*
  * The frames whose last byte the request [off, off + len) of frames [a, b]
  * hands to the reader: each counted once (p->handed), and late to the
@@ -128,13 +112,6 @@ static void count_handed(struct eng_player *p, uint64_t off, size_t len,
 	pthread_mutex_unlock(&p->stats_lock);
 }
 
-/* A request: position the ring (play on, re-read or seek) and get frames
- * [*a, *b] loaded.  Returns 1 with both locks held and *len clipped to
- * the file, 0 (nothing to read: req_lock held) or -errno (no lock held).
- * nonblock: -EAGAIN rather than wait for the filler; -EINTR where it
- * would wait once the stream is cancelled (eng_player_cancel).  zc: the
- * request is a zero-copy one (-EXDEV if the player uses its ring), else a
- * ring one (-EXDEV if it uses pipes). */
 /* Where a request of frames [a, b] puts the ring: a re-read close
  * behind it, a file server's out-of-order start, a seek on a fresh
  * clock, or nothing.  1 if the ring restarts (epoch bumped, next at the
@@ -271,139 +248,29 @@ static int await_frames(struct eng_player *p, int64_t a, int64_t b,
 	return 0;
 }
 
-int eng_pl_prepare(struct eng_player *p, uint64_t off, size_t *lenp,
-			  int64_t *ap, int64_t *bp, int nonblock, int zc)
+int eng_pl_position(struct eng_player *p, uint64_t off, size_t *lenp,
+		    int64_t *ap, int64_t *bp, int nonblock)
 {
 	const struct eng_timeline *tl = p->tl;
 	size_t len = *lenp;
 	int64_t a, b, f;
-	int rc, restarted;
+	int rc;
 
-	pthread_mutex_lock(&p->req_lock);
-	pthread_mutex_lock(&p->lock);
-	if (len > p->cfg.max_request) {
-		rc = -E2BIG;
-		goto out_unlock;
-	}
-	if (zc)
-		eng_pl_zc_decide(p, len);
-	else if (!p->zc)
-		p->zc = -1;
-	if ((p->zc > 0) != !!zc) {
-		rc = -EXDEV;
-		goto out_unlock;
-	}
-	if (len == 0 || off >= tl->bytes) {
-		pthread_mutex_unlock(&p->lock);
+	if (len == 0 || off >= tl->bytes)
 		return 0;
-	}
 	if (len > tl->bytes - off)
 		len = (size_t)(tl->bytes - off);
 	a = eng_frame_at(tl, off);
 	b = eng_frame_at(tl, off + len - 1);
-
-	restarted = place(p, a, b);
-	rc = await_frames(p, a, b, nonblock, restarted);
+	rc = await_frames(p, a, b, nonblock, place(p, a, b));
 	if (rc < 0)
-		goto out_unlock;
+		return rc;
 	for (f = a; f <= b; f++)
-		if (p->failed[f % (int64_t)p->nslots]) {
-			rc = -EIO;
-			goto out_unlock;
-		}
+		if (p->failed[f % (int64_t)p->nslots])
+			return -EIO;
 	count_handed(p, off, len, a, b);
 	*lenp = len;
 	*ap = a;
 	*bp = b;
 	return 1;
-out_unlock:
-	pthread_mutex_unlock(&p->lock);
-	pthread_mutex_unlock(&p->req_lock);
-	return rc;
-}
-
-/* The bytes handed to the reader; then the request's lock stays held. */
-ssize_t eng_pl_served(struct eng_player *p, size_t len)
-{
-	pthread_mutex_lock(&p->stats_lock);
-	p->st.bytes += len;
-	p->st.requests++;
-	pthread_mutex_unlock(&p->stats_lock);
-	pthread_mutex_unlock(&p->lock);
-	return (ssize_t)len;
-}
-
-static ssize_t player_read(struct eng_player *p, uint64_t off, size_t len,
-			   struct iovec *iov, int iovmax, int *iovcnt,
-			   int nonblock)
-{
-	struct eng_pieces pb;
-	uint64_t fo, from;
-	int64_t a, b, f;
-	int rc;
-	size_t part;
-
-	if (!p || !iovcnt || (len && (!iov || iovmax <= 0)))
-		return -EINVAL;
-	*iovcnt = 0;
-	rc = eng_pl_prepare(p, off, &len, &a, &b, nonblock, 0);
-	if (rc <= 0)
-		return rc;
-	/* The request's frames stay put while req_lock is held: a spill's
-	 * copy is made without the ring's lock, which the filler needs. */
-	pthread_mutex_unlock(&p->lock);
-	eng_pieces_init(&pb, iov, iovmax, p->spill, p->spill_bytes);
-	for (f = a; f <= b; f++) {
-		size_t slot = (size_t)(f % (int64_t)p->nslots);
-
-		part = eng_pl_frame_part(p, f, off, len, &fo, &from);
-		if (!part)
-			continue;
-		if (eng_pieces_add(&pb, p->ring + slot * p->slot_bytes + from,
-				   part) < 0) {
-			pthread_mutex_unlock(&p->req_lock);
-			return -E2BIG;
-		}
-	}
-	*iovcnt = pb.n;
-	pthread_mutex_lock(&p->lock);
-	return eng_pl_served(p, len);
-}
-
-ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
-			struct iovec *iov, int iovmax, int *iovcnt)
-{
-	return player_read(p, off, len, iov, iovmax, iovcnt, 0);
-}
-
-ssize_t eng_player_try_read(struct eng_player *p, uint64_t off, size_t len,
-			    struct iovec *iov, int iovmax, int *iovcnt)
-{
-	return player_read(p, off, len, iov, iovmax, iovcnt, 1);
-}
-
-void eng_player_unlock(struct eng_player *p)
-{
-	pthread_mutex_unlock(&p->req_lock);
-}
-
-ssize_t eng_player_copy(struct eng_player *p, void *buf, size_t len,
-			uint64_t off)
-{
-	unsigned char *d = buf;
-	ssize_t rc;
-	int cnt, i;
-
-	if (!p || (len && !buf))
-		return -EINVAL;
-	/* copy_iov is only touched while the lock is held */
-	rc = eng_player_read(p, off, len, p->copy_iov, (int)p->nslots, &cnt);
-	if (rc < 0)
-		return rc;
-	for (i = 0; i < cnt; i++) {
-		memcpy(d, p->copy_iov[i].iov_base, p->copy_iov[i].iov_len);
-		d += p->copy_iov[i].iov_len;
-	}
-	eng_player_unlock(p);
-	return rc;
 }

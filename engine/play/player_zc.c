@@ -261,7 +261,7 @@ static int zc_tee(struct eng_player *p, int rd, size_t from, size_t part)
  * pipe: from each of its pipes that holds some (zc_tee); an unpaced
  * direct_io stream's frame's last bytes, in one pipe, moved out
  * (zc_move_tail).  0 or -EIO. */
-static int zc_take(struct eng_player *p, size_t slot, size_t from,
+int eng_pl_zc_take(struct eng_player *p, size_t slot, size_t from,
 		   size_t part)
 {
 	size_t fill = p->zc_fill[slot], b = p->zc_budget;
@@ -284,59 +284,12 @@ static int zc_take(struct eng_player *p, size_t slot, size_t from,
 
 /* The reply and scratch pipes emptied: nothing of one request is left
  * for the next. */
-static void zc_clear(struct eng_player *p)
+void eng_pl_zc_clear(struct eng_player *p)
 {
 	const struct eng_io *io = p->cfg.io;
 
 	io->pipe_skip(io->ctx, p->zc_scratch[0], SIZE_MAX);
 	io->pipe_skip(io->ctx, p->zc_reply[0], SIZE_MAX);
-}
-
-ssize_t eng_player_read_zc(struct eng_player *p, uint64_t off, size_t len,
-			   struct eng_piece *pc, int pcmax, int *pccnt)
-{
-	uint64_t fo, from;
-	int64_t a, b, f;
-	int rc;
-	size_t part;
-
-	if (!p || !pccnt || (len && (!pc || pcmax <= 0)))
-		return -EINVAL;
-	*pccnt = 0;
-	rc = eng_pl_prepare(p, off, &len, &a, &b, 0, 1);
-	if (rc <= 0)
-		return rc;
-	/* the request's frames stay in their slots while req_lock is held */
-	pthread_mutex_unlock(&p->lock);
-	for (f = a; f <= b; f++) {
-		size_t slot = (size_t)(f % (int64_t)p->nslots);
-
-		part = eng_pl_frame_part(p, f, off, len, &fo, &from);
-		if (part && zc_take(p, slot, (size_t)from, part) < 0) {
-			zc_clear(p);
-			pthread_mutex_unlock(&p->req_lock);
-			return -EIO;
-		}
-	}
-	pc[0].fd = p->zc_reply[0];
-	pc[0].len = len;
-	*pccnt = 1;
-	pthread_mutex_lock(&p->lock);
-	return eng_pl_served(p, len);
-}
-
-void eng_player_zc_done(struct eng_player *p, int consumed)
-{
-	const struct eng_io *io = p->cfg.io;
-
-	/* The reply's word is not enough: libfuse answers some failures
-	 * (no memory for its copy path) with an error reply and returns 0,
-	 * having taken none or part of the bytes.  Whatever is left would
-	 * open the next reply; the slots keep their frames either way. */
-	if (p->zc > 0 &&
-	    (!consumed || io->pipe_avail(io->ctx, p->zc_reply[0]) != 0))
-		zc_clear(p);
-	pthread_mutex_unlock(&p->req_lock);
 }
 
 /* The page cache's pages of [off, off + len) of fd go into the slot of

@@ -775,32 +775,46 @@ struct eng_player_config zc_cfg(struct fake *f)
 }
 
 ssize_t zc_reply(struct fake *f, struct eng_player *p,
-		 const struct eng_piece *pc, int cnt,
-		 unsigned char *out, size_t got, ssize_t n)
+		 const struct eng_answer *ans, unsigned char *out, ssize_t n)
 {
+	size_t got = ans->head.iov_len;
 	int i;
 
-	for (i = 0; i < cnt; i++) {
-		assert_int_equal(pipe_pop(f, pc[i].fd, out + got, pc[i].len),
-				 pc[i].len);
-		got += pc[i].len;
+	if (got)
+		memcpy(out, ans->head.iov_base, got);
+	if (ans->pipe >= 0) {
+		assert_int_equal(ans->iovcnt, 0);
+		assert_int_equal(pipe_pop(f, ans->pipe, out + got,
+					  ans->pipe_len), ans->pipe_len);
+		got += ans->pipe_len;
+	}
+	for (i = 0; i < ans->iovcnt; i++) {
+		memcpy(out + got, ans->iov[i].iov_base, ans->iov[i].iov_len);
+		got += ans->iov[i].iov_len;
 	}
 	assert_int_equal(got, (size_t)n);
-	eng_player_zc_done(p, 1);
+	eng_player_answered(p, 1);
 	return n;
+}
+
+struct eng_answer zc_answer(struct iovec *iov)
+{
+	return (struct eng_answer){ .iov = iov, .iovmax = ENG_ZC_MAX_SLOTS,
+				    .pipes = 1 };
 }
 
 ssize_t zc_read(struct fake *f, struct eng_player *p,
 		unsigned char *out, uint64_t off, size_t len)
 {
-	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	struct iovec iov[ENG_ZC_MAX_SLOTS];
+	struct eng_answer ans = zc_answer(iov);
 	ssize_t n;
-	int cnt = -1;
 
-	n = eng_player_read_zc(p, off, len, pc, ENG_ZC_MAX_SLOTS, &cnt);
+	n = eng_player_serve(p, off, len, &ans);
 	if (n < 0)
 		return n;
-	return zc_reply(f, p, pc, cnt, out, 0, n);
+	assert_true(n == 0 || ans.pipe >= 0);
+	return zc_reply(f, p, &ans, out, n);
 }
 
 void zc_read_rest(struct fake *f, struct eng_player *p,

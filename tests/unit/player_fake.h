@@ -229,17 +229,21 @@ struct eng_timeline *zc_tl(void);
 /* make_cfg unpaced, buffer 8, requests up to 1 MiB, zero copy on. */
 struct eng_player_config zc_cfg(struct fake *f);
 
-/* The reply of a zero-copy request of n bytes whose first `got` are in
- * out already: the pieces' bytes taken out of their pipes after them, as
- * a splice reply does, and the request ended.  Returns n. */
+/* The reply of an answer of n bytes (eng_player_serve), as a splice
+ * reply takes it: its header bytes, then its pipe's bytes taken out of
+ * the pipe or its iovecs' copied, into out; the request ended.  Returns
+ * n. */
 ssize_t zc_reply(struct fake *f, struct eng_player *p,
-		 const struct eng_piece *pc, int cnt,
-		 unsigned char *out, size_t got, ssize_t n);
+		 const struct eng_answer *ans, unsigned char *out, ssize_t n);
 
-/* One zero-copy request: its bytes taken out of the pieces, as a splice
- * reply does.  Returns the count or the error. */
+/* One request of a zero-copy caller (ans.pipes on), answered from a pipe
+ * (checked), into out.  Returns the count or the error. */
 ssize_t zc_read(struct fake *f, struct eng_player *p,
 		unsigned char *out, uint64_t off, size_t len);
+
+/* A zero-copy caller's answer: pipes on, iov (ENG_ZC_MAX_SLOTS of them)
+ * for a player that answers from its ring. */
+struct eng_answer zc_answer(struct iovec *iov);
 
 /* Zero-copy requests of step bytes from off to the end of the file, into
  * got at their offsets. */

@@ -429,12 +429,14 @@ static void test_io_real_zc(void **state)
 	struct eng_io_real real;
 	struct eng_player_config cfg;
 	struct eng_player *p;
-	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	struct iovec iov[ENG_ZC_MAX_SLOTS];
+	struct eng_answer ans = { .iov = iov, .iovmax = ENG_ZC_MAX_SLOTS,
+				  .pipes = 1 };
 	struct acc_log log = { calloc(MAX_LOG, sizeof(struct eng_access)),
 			       0, 0 };
 	uint64_t off = 0;
 	ssize_t n;
-	int dirfd, cnt, i, fds[2];
+	int dirfd, i, fds[2];
 
 	(void)state;
 	assert_non_null(got);
@@ -459,9 +461,8 @@ static void test_io_real_zc(void **state)
 		size_t got_n = 0;
 
 		/* odd sizes, and a skip into the middle of a frame */
-		n = eng_player_read_zc(p, off, off ? 300001 : 131072, pc,
-				       ENG_ZC_MAX_SLOTS, &cnt);
-		if (n == -EXDEV) {
+		n = eng_player_serve(p, off, off ? 300001 : 131072, &ans);
+		if (n > 0 && ans.pipe < 0) {
 			/* only where the kernel refuses pipes of a frame's
 			 * size (256 KiB here) */
 			FILE *pm = fopen("/proc/sys/fs/pipe-max-size", "r");
@@ -474,23 +475,20 @@ static void test_io_real_zc(void **state)
 			print_message("zero copy refused, pipe-max-size %lu\n",
 				      max);
 			assert_true(max < 256 * 1024);
+			eng_player_answered(p, 1);
+			n = -EXDEV;
 			break;
 		}
 		assert_true(n >= 0);
-		for (i = 0; i < cnt; i++) {
-			size_t left = pc[i].len;
+		while (got_n < ans.pipe_len) {
+			ssize_t r = read(ans.pipe, got + off + got_n,
+					 ans.pipe_len - got_n);
 
-			while (left) {
-				ssize_t r = read(pc[i].fd, got + off + got_n,
-						 left);
-
-				assert_true(r > 0);
-				left -= (size_t)r;
-				got_n += (size_t)r;
-			}
+			assert_true(r > 0);
+			got_n += (size_t)r;
 		}
 		assert_int_equal(got_n, (size_t)n);
-		eng_player_zc_done(p, 1);
+		eng_player_answered(p, 1);
 		if (n == 0)
 			break;
 		off += (uint64_t)n;

@@ -85,23 +85,30 @@ static unsigned char *movie_want(const struct eng_mov *m,
 	return w;
 }
 
-/* One request of the movie through eng_movie_read, copied to out; the
- * iovecs are checked against iovmax and the request lock released. */
+/* One request of the movie through eng_movie_serve (its ring), copied to
+ * out; the header and iovecs are checked against iovmax (the header a
+ * piece of them, as a reply's) and the request lock released. */
 static ssize_t movie_copy(struct eng_player *p, const struct eng_mov *m,
 			  unsigned char *out, uint64_t off, size_t len,
 			  int iovmax)
 {
 	struct iovec iov[64];
+	struct eng_answer ans = { .iov = iov, .iovmax = iovmax - 1 };
 	ssize_t n;
-	size_t got = 0;
-	int cnt = -1, i;
+	size_t got;
+	int i;
 
 	assert_true(iovmax <= 64);
-	n = eng_movie_read(p, m, off, len, iov, iovmax, &cnt);
+	n = eng_movie_serve(p, m, off, len, &ans);
 	if (n < 0)
 		return n;
-	assert_true(cnt >= 0 && cnt <= iovmax);
-	for (i = 0; i < cnt; i++) {
+	assert_int_equal(ans.pipe, -1);
+	assert_true(ans.iovcnt >= 0 &&
+		    ans.iovcnt + (ans.head.iov_len > 0) <= iovmax);
+	got = ans.head.iov_len;
+	if (got)
+		memcpy(out, ans.head.iov_base, got);
+	for (i = 0; i < ans.iovcnt; i++) {
 		memcpy(out + got, iov[i].iov_base, iov[i].iov_len);
 		got += iov[i].iov_len;
 	}
@@ -197,14 +204,6 @@ static void test_movie_read(void **state)
 		assert_int_equal(st.requests, (m.size + sizes[k] - 1) / sizes[k]);
 		eng_player_free(p);
 		fake_free(f);
-	}
-	/* one request across the boundary needs a piece for the header */
-	{
-		struct iovec iov[1];
-		int cnt;
-
-		assert_int_equal(eng_movie_read(rp, &m, m.head_len - 1, 2, iov,
-						1, &cnt), -E2BIG);
 	}
 	eng_player_free(rp);
 	fake_free(ref);
@@ -439,31 +438,30 @@ static void test_movie_probe_spill(void **state)
 	eng_tl_free(tl);
 }
 
-/* One zero-copy request of the movie: the header part, then the pieces. */
+/* One request of a zero-copy caller of the movie, into out: the header
+ * part, then the pipe's or the ring's.  *ring (if not NULL): the player's
+ * bytes came from its ring. */
 static ssize_t movie_zc(struct fake *f, struct eng_player *p,
 			const struct eng_mov *m, unsigned char *out,
-			uint64_t off, size_t len)
+			uint64_t off, size_t len, int *ring)
 {
-	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
-	struct iovec head;
+	struct iovec iov[ENG_ZC_MAX_SLOTS];
+	struct eng_answer ans = zc_answer(iov);
 	ssize_t n;
-	int cnt = -1;
 
-	n = eng_movie_read_zc(p, m, off, len, &head, pc, ENG_ZC_MAX_SLOTS,
-			      &cnt);
+	n = eng_movie_serve(p, m, off, len, &ans);
 	if (n < 0)
 		return n;
-	if (head.iov_len)
-		memcpy(out, head.iov_base, head.iov_len);
-	return zc_reply(f, p, pc, cnt, out, head.iov_len, n);
+	if (ring)
+		*ring = ans.pipe < 0 && ans.iovcnt > 0;
+	return zc_reply(f, p, &ans, out, n);
 }
 
 /* Zero copy: a small header probe first leaves the choice to the first
  * request with timeline bytes (a 1 MiB read across the header's end takes
  * zero copy); the movie's bytes, NAME's backing reads, and a header probe
  * in the middle that the pipes do not notice.  A stream whose first
- * timeline request is small takes the ring: -EXDEV, also for a header
- * probe after it, and eng_movie_read serves it. */
+ * timeline request is small takes the ring, for good. */
 static void test_movie_zc(void **state)
 {
 	struct eng_timeline *tl = movie_tl(500, 200);	/* 200000 B frames */
@@ -475,6 +473,7 @@ static void test_movie_zc(void **state)
 	char why[128];
 	uint64_t off;
 	ssize_t n;
+	int ring, pipes;
 
 	(void)state;
 	assert_int_equal(eng_mov_build(tl, &m, why, sizeof(why)), 0);
@@ -488,16 +487,20 @@ static void test_movie_zc(void **state)
 	rp = new_player(tl, &rcfg);
 	zc_read_rest(ref, rp, tl, got, 0, 1 << 20);
 
-	assert_int_equal(movie_zc(f, p, &m, got, 0, 1000), 1000);
+	assert_int_equal(movie_zc(f, p, &m, got, 0, 1000, &ring), 1000);
+	assert_int_equal(ring, 0);
 	assert_int_equal(f->npipes, 0);		/* not decided yet */
-	for (off = 0; (n = movie_zc(f, p, &m, got + off, off, 1 << 20)) > 0;) {
+	for (off = 0;
+	     (n = movie_zc(f, p, &m, got + off, off, 1 << 20, &ring)) > 0;) {
 		assert_true(f->npipes > 0);
+		assert_int_equal(ring, 0);
 		off += (uint64_t)n;
 		if (off > m.head_len && off < m.size / 2) {
 			/* a probe of the moov meanwhile */
 			unsigned char h[64];
 
-			assert_int_equal(movie_zc(f, p, &m, h, 8, 64), 64);
+			assert_int_equal(movie_zc(f, p, &m, h, 8, 64, NULL),
+					 64);
 			assert_memory_equal(h, want + 8, 64);
 		}
 	}
@@ -512,11 +515,19 @@ static void test_movie_zc(void **state)
 	eng_player_free(p);
 
 	/* a small first timeline request: the ring, for good */
+	pipes = f->npipes;
 	p = new_player(tl, &cfg);
-	assert_int_equal(movie_zc(f, p, &m, got, m.head_len - 10, 100), -EXDEV);
-	assert_int_equal(movie_zc(f, p, &m, got, 0, 100), -EXDEV);
-	assert_int_equal(movie_copy(p, &m, got, m.head_len - 10, 100, 8), 100);
+	assert_int_equal(movie_zc(f, p, &m, got, m.head_len - 10, 100, &ring),
+			 100);
+	assert_int_equal(ring, 1);
 	assert_memory_equal(got, want + m.head_len - 10, 100);
+	assert_int_equal(movie_zc(f, p, &m, got, 0, 100, NULL), 100);
+	assert_memory_equal(got, want, 100);
+	assert_int_equal(movie_zc(f, p, &m, got, m.head_len + 1000, 1 << 20,
+				  &ring), 1 << 20);
+	assert_int_equal(ring, 1);
+	assert_memory_equal(got, want + m.head_len + 1000, 1 << 20);
+	assert_int_equal(f->npipes, pipes);
 	eng_player_free(p);
 	eng_player_free(rp);
 	fake_free(f);

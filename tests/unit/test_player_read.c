@@ -36,6 +36,7 @@
 #include "media/genplan.h"
 #include "media/media.h"
 #include "media/mov.h"
+#include "play/evict.h"
 #include "play/movie.h"
 #include "play/player.h"
 #include "timeline/layout.h"
@@ -1107,6 +1108,61 @@ static void test_direct(void **state)
 }
 
 /* The iovecs point into the ring, one per frame covered; bounds. */
+/* A cached stream's answers name the page cache its reader has passed
+ * (cfg.drop_passed), in the file's bytes: whole pages, from where the
+ * last range ended, never within ENG_EVICT_KEEP of the request, in steps
+ * of ENG_EVICT_STEP, never a movie's header (keep_head, its pages); no
+ * range without drop_passed. */
+static void test_drop_passed(void **state)
+{
+	struct eng_timeline *tl = simple_tl(1 << 20, 100);	/* 100 MiB */
+	struct fake *f = fake_new();
+	struct eng_player_config cfg = make_cfg(f, 4, ENG_PACE_OFF, 1,
+						ENG_BACKING_BUFFERED, 1 << 20);
+	struct iovec iov[8];
+	const uint64_t mib = 1 << 20;
+	int c;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		struct eng_answer ans = { .iov = iov, .iovmax = 8 };
+		struct eng_player *p;
+		uint64_t off, at = 0, from = 0, len = 0;
+		int drops = 0;
+
+		cfg.drop_passed = c > 0;
+		cfg.keep_head = c == 2 ? 12345 : 0;
+		p = new_player(tl, &cfg);
+		for (off = 0; off < tl->bytes; off += mib) {
+			assert_int_equal(eng_player_serve(p, off, mib, &ans),
+					 mib);
+			assert_int_equal(ans.pipe, -1);
+			eng_player_answered(p, 1);
+			if (!ans.drop_len)
+				continue;
+			drops++;
+			at = off;
+			from = ans.drop_off;
+			len = ans.drop_len;
+		}
+		assert_int_equal(drops, c ? 1 : 0);
+		if (c == 1) {
+			/* 64 MiB dropped once the reader is 8 past them */
+			assert_int_equal(at, ENG_EVICT_STEP + ENG_EVICT_KEEP);
+			assert_int_equal(from, 0);
+			assert_int_equal(len, ENG_EVICT_STEP);
+		} else if (c == 2) {
+			/* from the header's last page on, a step later */
+			assert_int_equal(at, 73 * mib);
+			assert_int_equal(from, 16384);
+			assert_int_equal(len, 65 * mib - 16384);
+		}
+		eng_player_free(p);
+	}
+	fake_free(f);
+	eng_tl_free(tl);
+}
+
 static void test_read_api(void **state)
 {
 	struct eng_timeline *tl = simple_tl(1000, 40);
@@ -1315,6 +1371,7 @@ int main(void)
 		cmocka_unit_test(test_open_error),
 		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_read_api),
+		cmocka_unit_test(test_drop_passed),
 		cmocka_unit_test(test_two_players),
 		cmocka_unit_test(test_threads),
 	};

@@ -150,8 +150,8 @@ static void test_zc_paced(void **state)
 	zc_fix_free(&z);
 }
 
-/* Where zero copy is not taken, -EXDEV sends the caller to the ring, for
- * good, and no pipe is left open. */
+/* Where zero copy is not taken, the player answers a zero-copy caller
+ * from its ring, for good, and no pipe is left open. */
 static void test_zc_not_taken(void **state)
 {
 	int c;
@@ -164,9 +164,12 @@ static void test_zc_not_taken(void **state)
 		struct fake *f = fake_new();
 		struct eng_player_config cfg;
 		struct eng_player *p;
-		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
-		int cnt;
+		struct iovec iov[ENG_ZC_MAX_SLOTS];
+		struct eng_answer ans = zc_answer(iov);
+		unsigned char *got = malloc(1 << 20);
 		size_t first = 1 << 20;
+		ssize_t n;
+		int k;
 
 		fake_zero_copy(f);
 		cfg = zc_cfg(f);
@@ -182,12 +185,16 @@ static void test_zc_not_taken(void **state)
 		p = new_player(tl, &cfg);
 		if (c == 5)	/* read from the ring first: it stays there */
 			read_frame(p, tl, want, 0);
-		assert_int_equal(eng_player_read_zc(p, 0, first, pc,
-						    ENG_ZC_MAX_SLOTS, &cnt),
-				 -EXDEV);
-		assert_int_equal(eng_player_read_zc(p, 0, 1 << 20, pc,
-						    ENG_ZC_MAX_SLOTS, &cnt),
-				 -EXDEV);
+		assert_non_null(got);
+		for (k = 0; k < 2; k++) {
+			n = eng_player_serve(p, 0, k ? 1 << 20 : first, &ans);
+			assert_true(n > 0);
+			assert_int_equal(ans.pipe, -1);
+			assert_true(ans.iovcnt > 0);
+			zc_reply(f, p, &ans, got, n);
+			assert_memory_equal(got, want, (size_t)n);
+		}
+		free(got);
 		read_frame(p, tl, want, 0);
 		read_frame(p, tl, want, 1);
 		/* only the failing case made pipes (and freed them) */
@@ -211,31 +218,27 @@ static void test_zc_reply_short(void **state)
 	(void)state;
 	for (c = 0; c < 3; c++) {
 		struct zc_fix z;
-		struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+		struct iovec iov[ENG_ZC_MAX_SLOTS];
+		struct eng_answer ans = zc_answer(iov);
 		uint64_t off = 300000, f5;
-		int cnt;
 
 		zc_fix_init(&z);
 		f5 = eng_frame_offset(z.tl, 5);
 		assert_int_equal(zc_read(z.f, z.p, z.got, 0, off), off);
 		if (c < 2) {
-			assert_int_equal(eng_player_read_zc(z.p, off, 300000,
-							    pc,
-							    ENG_ZC_MAX_SLOTS,
-							    &cnt),
-					 300000);
-			assert_int_equal(cnt, 1);
-			if (c == 1)	/* part of the first piece */
-				pipe_pop(z.f, pc[0].fd, NULL, pc[0].len / 2);
-			eng_player_zc_done(z.p, 1);
+			assert_int_equal(eng_player_serve(z.p, off, 300000,
+							  &ans), 300000);
+			assert_true(ans.pipe >= 0);
+			assert_int_equal(ans.pipe_len, 300000);
+			if (c == 1)	/* part of the pipe's bytes */
+				pipe_pop(z.f, ans.pipe, NULL,
+					 ans.pipe_len / 2);
+			eng_player_answered(z.p, 1);
 			off += 300000;
 		} else {
 			z.f->pipe_tee_fail = 1;
-			assert_int_equal(eng_player_read_zc(z.p, f5 + 1234,
-							    65536, pc,
-							    ENG_ZC_MAX_SLOTS,
-							    &cnt),
-					 -EIO);
+			assert_int_equal(eng_player_serve(z.p, f5 + 1234,
+							  65536, &ans), -EIO);
 			assert_int_equal(z.f->pipe_tee_fail, 0);
 		}
 		zc_read_rest(z.f, z.p, z.tl, z.got, off, 65536);
@@ -282,10 +285,10 @@ static void test_zc_reread(void **state)
 {
 	struct zc_fix z;
 	struct eng_player_stats st;
-	struct eng_piece pc[ENG_ZC_MAX_SLOTS];
+	struct iovec iov[ENG_ZC_MAX_SLOTS];
+	struct eng_answer ans = zc_answer(iov);
 	uint64_t f5, f9;
 	long reads;
-	int cnt;
 
 	(void)state;
 	zc_fix_init_as(&z, ENG_ZC_ANY_REQUEST);
@@ -305,9 +308,9 @@ static void test_zc_reread(void **state)
 	assert_memory_equal(z.got, z.want + f5 + 1234, 70000);
 	assert_true(z.f->pipe_skips > 0);
 	/* a reply that failed: the next request still gets its bytes */
-	assert_true(eng_player_read_zc(z.p, f5 + 71234, 65536, pc,
-				       ENG_ZC_MAX_SLOTS, &cnt) == 65536);
-	eng_player_zc_done(z.p, 0);
+	assert_true(eng_player_serve(z.p, f5 + 71234, 65536, &ans) == 65536);
+	assert_true(ans.pipe >= 0);
+	eng_player_answered(z.p, 0);
 	assert_int_equal(zc_read(z.f, z.p, z.got, f5 + 71234, 65536), 65536);
 	assert_memory_equal(z.got, z.want + f5 + 71234, 65536);
 	eng_player_stats(z.p, &st);
