@@ -169,6 +169,7 @@ struct ring_plan {
 	/* the most frames one request spans, with zero copy: the reply
 	 * pipe holds their part pages; 0 without */
 	uint64_t zc_span;
+	int zc_able;		/* the first request may take zero copy */
 	unsigned __int128 mem;	/* everything, as eng_player_mem */
 };
 
@@ -297,10 +298,17 @@ static int plan_ring(const struct eng_timeline *tl,
 	if (cfg->zero_copy && cfg->backing == ENG_BACKING_BUFFERED &&
 	    rp->nslots <= ENG_ZC_MAX_SLOTS) {
 		/* the slots' pipes; the scratch and reply pipes hold
-		 * only tees of their pages, no page of their own */
-		rp->mem += (unsigned __int128)rp->nslots *
-			   (eng_pl_zc_pipe_bytes(tl, (size_t)tl->frame_bytes_max) +
-			    sizeof(int[2]) + sizeof(size_t));
+		 * only tees of their pages, no page of their own.  A
+		 * stream holds its pipes' pages or its ring's, not both:
+		 * the ring is touched only once the first request declines
+		 * zero copy (eng_pl_ring_touch). */
+		unsigned __int128 pipes = (unsigned __int128)rp->nslots *
+			(eng_pl_zc_pipe_bytes(tl, (size_t)tl->frame_bytes_max) +
+			 sizeof(int[2]) + sizeof(size_t));
+
+		if (pipes > rp->ring_bytes)
+			rp->mem += pipes - rp->ring_bytes;
+		rp->zc_able = 1;
 		rp->zc_span = frames_spanned(tl, cfg->max_request);
 		if (rp->zc_span > rp->nslots)
 			rp->zc_span = rp->nslots;
@@ -518,6 +526,16 @@ static void free_mem(struct eng_player *p)
 	free(p);
 }
 
+void eng_pl_ring_touch(struct eng_player *p)
+{
+	/* the whole ring at once: otherwise the first pass of a stream
+	 * takes a page fault per 4 KiB inside its backing reads (seen: 5 %
+	 * of the daemon's CPU on 10 s timelines) */
+	if (!p->ring_touched)
+		memset(p->ring, 0, p->nslots * p->slot_bytes);
+	p->ring_touched = 1;
+}
+
 int eng_player_new(const struct eng_timeline *tl,
 		   const struct eng_player_config *cfg,
 		   struct eng_player **out)
@@ -612,10 +630,8 @@ int eng_player_new(const struct eng_timeline *tl,
 		if (!p->spill)
 			goto err_free;
 	}
-	/* touch the whole ring now: otherwise the first pass of a stream
-	 * takes a page fault per 4 KiB inside its backing reads (seen: 5 %
-	 * of the daemon's CPU on 10 s timelines) */
-	memset(p->ring, 0, (size_t)ring_bytes);
+	if (!rp.zc_able)
+		eng_pl_ring_touch(p);
 	for (i = 0; i < nfds; i++) {
 		p->fds[i].fd = -1;
 		p->fds[i].newer = p->fds[i].older = -1;

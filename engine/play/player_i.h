@@ -170,6 +170,7 @@ struct eng_player {
 	 * its loader's buffers are written only by that loader between
 	 * load_begin and load_end, without the lock. */
 	unsigned char *ring;	/* [nslots * slot_bytes], frame f in f % nslots */
+	int ring_touched;	/* eng_pl_ring_touch */
 	unsigned char *failed;	/* [nslots]: the slot's frame had a failed read */
 	/* [nslots]: the frame whose bytes the slot holds, -1 none.  It
 	 * stays valid after the ring restarts below it, so that a played
@@ -434,6 +435,12 @@ void eng_pl_load_frame(struct eng_player *p);
 /* Publish and record the loader threads' frames read so far, in order
  * (lock held, dropped while recording). */
 void eng_pl_load_publish(struct eng_player *p);
+
+/* player.c */
+/* Touch the ring's pages once (lock held): at creation, or where the
+ * stream may take zero copy (whose pipes hold its frames, the ring none)
+ * at the first request that declines it. */
+void eng_pl_ring_touch(struct eng_player *p);
 
 /* player_read.c */
 /* Position the ring for a request [off, off + *lenp) and get its frames

@@ -150,6 +150,59 @@ static void test_zc_paced(void **state)
 	zc_fix_free(&z);
 }
 
+/* This process's resident bytes (/proc/self/statm). */
+static uint64_t resident(void)
+{
+	FILE *fp = fopen("/proc/self/statm", "r");
+	unsigned long size = 0, res = 0;
+
+	assert_non_null(fp);
+	assert_int_equal(fscanf(fp, "%lu %lu", &size, &res), 2);
+	fclose(fp);
+	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* A stream that may take zero copy holds its frames in pipes, not in its
+ * ring: the ring's pages are not touched at creation, only once the
+ * first request declines zero copy (a small-block reader), and the
+ * memory counted for it is the larger of ring and pipes, not both. */
+static void test_zc_ring_untouched(void **state)
+{
+	struct eng_timeline *tl = simple_tl(2 << 20, 40);	/* 2 MiB frames */
+	unsigned char *want = expected_file(tl, NULL);
+	struct fake *f = fake_new();
+	struct eng_player_config cfg;
+	uint64_t ring, zc_mem, ring_mem, slots, before;
+	struct eng_player *p;
+	unsigned char *buf = malloc(4096);
+
+	(void)state;
+	assert_non_null(buf);
+	fake_zero_copy(f);
+	cfg = zc_cfg(f);
+	cfg.zero_copy = 0;
+	assert_int_equal(eng_player_mem(tl, &cfg, &ring_mem, &slots), 0);
+	ring = slots * (2 << 20);
+	assert_true(ring >= 16 << 20);
+	cfg.zero_copy = 1;
+	assert_int_equal(eng_player_mem(tl, &cfg, &zc_mem, NULL), 0);
+	assert_true(zc_mem > ring_mem);
+	assert_true(zc_mem < ring_mem + ring / 4);
+
+	before = resident();
+	p = new_player(tl, &cfg);
+	assert_true(resident() < before + ring / 4);
+	/* a 4 KiB first request declines zero copy: the ring is touched */
+	assert_int_equal(eng_player_copy(p, buf, 4096, 0), 4096);
+	assert_memory_equal(buf, want, 4096);
+	assert_true(resident() >= before + ring * 3 / 4);
+	eng_player_free(p);
+	fake_free(f);
+	free(buf);
+	free(want);
+	eng_tl_free(tl);
+}
+
 /* Where zero copy is not taken, the player answers a zero-copy caller
  * from its ring, for good, and no pipe is left open. */
 static void test_zc_not_taken(void **state)
@@ -446,6 +499,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zc_play),
 		cmocka_unit_test(test_zc_not_taken),
+		cmocka_unit_test(test_zc_ring_untouched),
 		cmocka_unit_test(test_zc_paced),
 		cmocka_unit_test(test_zc_reread),
 		cmocka_unit_test(test_zc_reread_moved),
