@@ -22,19 +22,14 @@
 set -eu
 
 : "${TLFS_BUILD:?set by make bench}"
-# absolute: the mount points are looked up in /proc/mounts
-TLFS_BUILD=$(cd "$TLFS_BUILD" && pwd)
 TOP=${TLFS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BIN=$TLFS_BUILD/timelinefs	# mount.sh's
-GEN=$TLFS_BUILD/timelinefs-gen
+DAEMON=
+# shellcheck source=tests/bench/mount.sh
+. "$TOP/tests/bench/mount.sh"
+section_paths ceil bench-media "${1:-}"
 CEIL=$TLFS_BUILD/tests/bench/ceiling
 EXPORT=$TOP/mount-scripts/timelinefs-export
-W=$TLFS_BUILD/bench-ceil-work
-M=$TLFS_BUILD/bench-media
-MNT=$W/mnt
 CMNT=$W/cmnt
-BENCH_DB=$W/ceil.db
-R=${1:-$TLFS_BUILD/bench-ceil.results}
 : "${CEIL_ROUNDS:=7}"
 : "${CEIL_READS:=4}"
 : "${CEIL_CASES:=cached:1M cached:4k direct_io:1M direct_io:4k stock:1M}"
@@ -47,12 +42,9 @@ R=${1:-$TLFS_BUILD/bench-ceil.results}
 : "${CEIL_GEN:=}"
 
 [ -x "$CEIL" ] || { echo "ceiling.sh: missing $CEIL" >&2; exit 1; }
-DAEMON=
 CDAEMON=
 PMS=/proc/sys/fs/pipe-max-size
 PMS_RESTORE=
-# shellcheck source=tests/bench/mount.sh
-. "$TOP/tests/bench/mount.sh"
 section_setup ceil
 ceil_cleanup() {
 	set +e

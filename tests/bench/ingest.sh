@@ -16,17 +16,12 @@
 set -eu
 
 : "${TLFS_BUILD:?set by make bench}"
-# absolute: the mount points are looked up in /proc/mounts
-TLFS_BUILD=$(cd "$TLFS_BUILD" && pwd)
 TOP=${TLFS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BIN=$TLFS_BUILD/timelinefs	# mount.sh's
-GEN=$TLFS_BUILD/timelinefs-gen
+DAEMON=
+# shellcheck source=tests/bench/mount.sh
+. "$TOP/tests/bench/mount.sh"
+section_paths ingest bench-ingest-media "${1:-}"
 BENCH=$TOP/mount-scripts/timelinefs-bench
-W=$TLFS_BUILD/bench-ingest-work
-M=$TLFS_BUILD/bench-ingest-media
-MNT=$W/mnt
-BENCH_DB=$W/ingest.db
-R=${1:-$TLFS_BUILD/bench-ingest.results}
 : "${INGEST_PLAYERS:=15}"
 : "${INGEST_STEPS:=0 2 4 8}"
 # seconds of the unpaced recording whose CPU is measured (374 MB of seed)
@@ -34,9 +29,6 @@ R=${1:-$TLFS_BUILD/bench-ingest.results}
 # 15 timelines of 10 s over 6 clips of 10 s (1.1 GB), as bench.sh's
 : "${INGEST_GEN:=--clips 6 --clip-seconds 10 --timelines 15 --events 4 --min-seconds 2.5 --max-seconds 2.5 --seed 7}"
 
-DAEMON=
-# shellcheck source=tests/bench/mount.sh
-. "$TOP/tests/bench/mount.sh"
 section_setup ingest
 
 gen_media "$INGEST_GEN"

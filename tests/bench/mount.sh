@@ -48,6 +48,23 @@ cleanup_fs() {
 	rm -rf "$W"
 }
 
+# section_paths NAME MEDIA [RESULTS]: the paths of a section of its own
+# (seq.sh, ingest.sh, ceiling.sh, paced.sh), all under TLFS_BUILD (made
+# absolute: the mount points are looked up in /proc/mounts): BIN, GEN,
+# W=bench-NAME-work, M=MEDIA, MNT, BENCH_DB and R (RESULTS, or
+# bench-NAME.results)
+# shellcheck disable=SC2034 # read by the scripts that source this one
+section_paths() {
+	TLFS_BUILD=$(cd "$TLFS_BUILD" && pwd)
+	BIN=$TLFS_BUILD/timelinefs
+	GEN=$TLFS_BUILD/timelinefs-gen
+	W=$TLFS_BUILD/bench-$1-work
+	M=$TLFS_BUILD/$2
+	MNT=$W/mnt
+	BENCH_DB=$W/$1.db
+	R=${3:-$TLFS_BUILD/bench-$1.results}
+}
+
 # section_setup PREFIX: the start of a section of its own (seq.sh,
 # ingest.sh): the EXIT trap of cleanup_fs, W and MNT made anew, RESULTS ($R)
 # there; then put KEY VALUE appends PREFIX_KEY=VALUE to it and say prints

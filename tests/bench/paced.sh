@@ -15,25 +15,17 @@
 set -eu
 
 : "${TLFS_BUILD:?set by make bench}"
-# absolute: the mount points are looked up in /proc/mounts
-TLFS_BUILD=$(cd "$TLFS_BUILD" && pwd)
 TOP=${TLFS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BIN=$TLFS_BUILD/timelinefs	# mount.sh's
-GEN=$TLFS_BUILD/timelinefs-gen
+DAEMON=
+# shellcheck source=tests/bench/mount.sh
+. "$TOP/tests/bench/mount.sh"
+section_paths paced bench-media "${1:-}"
 TLB=$TLFS_BUILD/tests/bench/tlbench
-W=$TLFS_BUILD/bench-paced-work
-M=$TLFS_BUILD/bench-media
-MNT=$W/mnt
-BENCH_DB=$W/paced.db
-R=${1:-$TLFS_BUILD/bench-paced.results}
 NCPU=$(nproc)
 # paced steps: stop at the first with late frames
 : "${BENCH_STEPS:=15 25 50 75 100 125 150 200}"
 
 [ -x "$TLB" ] || { echo "paced.sh: missing $TLB" >&2; exit 1; }
-DAEMON=
-# shellcheck source=tests/bench/mount.sh
-. "$TOP/tests/bench/mount.sh"
 section_setup paced
 # bench.sh's keys, as they were when this section was inline there
 put() { echo "$1=$2" >>"$R"; }

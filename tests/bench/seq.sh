@@ -12,25 +12,17 @@
 set -eu
 
 : "${TLFS_BUILD:?set by make bench}"
-# absolute: the mount points are looked up in /proc/mounts
-TLFS_BUILD=$(cd "$TLFS_BUILD" && pwd)
 TOP=${TLFS_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-BIN=$TLFS_BUILD/timelinefs	# mount.sh's
-GEN=$TLFS_BUILD/timelinefs-gen
+DAEMON=
+# shellcheck source=tests/bench/mount.sh
+. "$TOP/tests/bench/mount.sh"
+section_paths seq bench-dpx "${1:-}"
 TLEXPECT="python3 $TOP/tests/tools/tlexpect.py"
-W=$TLFS_BUILD/bench-seq-work
-M=$TLFS_BUILD/bench-dpx
-MNT=$W/mnt
-BENCH_DB=$W/seq.db
-R=${1:-$TLFS_BUILD/bench-seq.results}
 NCPU=$(nproc)
 : "${SEQ_SIZE:=}"
 # paced steps: stop at the first with late frames (16 timelines)
 : "${SEQ_STEPS:=1 2 4 6 8 12 16}"
 
-DAEMON=
-# shellcheck source=tests/bench/mount.sh
-. "$TOP/tests/bench/mount.sh"
 section_setup seq
 
 # 4 clips of 2 s (1.7 GB at 2K) and 16 timelines of 4 events of 1-2 s
