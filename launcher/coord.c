@@ -83,6 +83,24 @@ static int rank_gone(struct hl_host *h, int rc, const char *what)
 	return rc == -EINTR ? 128 + hl_stop_signal : 1;
 }
 
+/* Rank 0's STOP: every rank stops, or rank 0 has left this one out (its
+ * result came after the step's deadline, or none came), said as rank 0
+ * says it and then: "its bench did not end" while it plays, else "left
+ * out by rank 0".  The exit status. */
+static int rank_stopped(struct hl_host *h, struct hl_cmd *cmd, const char *then)
+{
+	char why[320];
+
+	eng_hosts_text(cmd->why, sizeof(cmd->why));
+	if (!cmd->why[0])
+		return rank_gone(h, -ETIMEDOUT, "stopped the experiment");
+	snprintf(why, sizeof(why), "%s: %s", cmd->why, then);
+	hl_host_stop(h, why);
+	fprintf(stderr, "%s: rank %d (%s): %s\n", HL_PROG, h->rank, h->id.name,
+		why);
+	return 1;
+}
+
 static int send_file(const char *path, int64_t size)
 {
 	static char buf[HL_CHUNK];
@@ -125,7 +143,7 @@ int hl_rank_other(struct hl_host *h)
 	int64_t wait_ns, limit, size = -1;
 	char *copy = NULL;
 	struct stat st;
-	int rc, status;
+	int rc, status, ended;
 
 	hello = h->id;
 	rc = hl_send(0, HL_TAG_HELLO, &hello, sizeof(hello),
@@ -159,8 +177,7 @@ int hl_rank_other(struct hl_host *h)
 		if (rc < 0)
 			return rank_gone(h, rc, "between steps");
 		if (cmd.kind == HL_CMD_STOP)
-			return rank_gone(h, -ETIMEDOUT,
-					 "stopped the experiment");
+			return rank_stopped(h, &cmd, "left out by rank 0");
 		if (cmd.kind == HL_CMD_END) {
 			h->no_finalize = cmd.no_finalize;
 			break;
@@ -174,8 +191,9 @@ int hl_rank_other(struct hl_host *h)
 			snprintf(res.err, sizeof(res.err), "%s", h->reason);
 		} else {
 			status = 0;
+			ended = 0;
 			while (h->bench_pid > 0 &&
-			       !hl_reap(h->bench_pid, &status)) {
+			       !(ended = hl_reap(h->bench_pid, &status))) {
 				if (hl_stop_signal)
 					return rank_gone(h, -EINTR, "");
 				/* rank 0 may stop the experiment mid-step */
@@ -188,10 +206,13 @@ int hl_rank_other(struct hl_host *h)
 				hl_sleep_ms(5);
 			}
 			if (h->bench_pid > 0 && hl_pending(0, HL_TAG_CMD)) {
+				memset(&cmd, 0, sizeof(cmd));
 				hl_recv(0, HL_TAG_CMD, &cmd, sizeof(cmd),
 					hl_now_mono() + S_NS);
-				return rank_gone(h, -ETIMEDOUT,
-						 "stopped the experiment");
+				return rank_stopped(h, &cmd,
+						    ended ? "left out by rank 0"
+							  : "its bench did not "
+							    "end");
 			}
 			hl_host_step_finish(h, status, &res);
 		}
@@ -1518,6 +1539,35 @@ static int rank0_find_max(struct coord *c, unsigned min_tl, char *verdict,
 	return 0;
 }
 
+/* Each rank left out, told so at the end.  No answer may be a late one:
+ * a rank whose result came after the step's deadline is alive and waits
+ * for a next command that never comes (rank 0 sends none to a rank left
+ * out, not even the END), minutes until its own deadline, and mpirun
+ * --enable-recovery waits for it.  Told only now, rank 0's tables and
+ * verdict printed: a rank that ends with a failure makes a plain mpirun
+ * abort the job, rank 0 with it.  No wait (a dead rank never reads it): the
+ * messages stay for MPI to send after this returns. */
+static void release_left_out(const struct coord *c)
+{
+	static struct hl_cmd *bye;
+	MPI_Request req;
+	int r;
+
+	if (bye || !(bye = calloc((size_t)c->n, sizeof(*bye))))
+		return;
+	for (r = 1; r < c->n; r++) {
+		if (!c->p[r].dead)
+			continue;
+		bye[r].kind = HL_CMD_STOP;
+		bye[r].step_no = c->step_no;
+		snprintf(bye[r].why, sizeof(bye[r].why), "%.*s",
+			 (int)sizeof(bye[r].why) - 1, c->p[r].reason);
+		if (MPI_Isend(&bye[r], sizeof(bye[r]), MPI_BYTE, r, HL_TAG_CMD,
+			      MPI_COMM_WORLD, &req) == MPI_SUCCESS)
+			MPI_Request_free(&req);
+	}
+}
+
 int hl_rank0(struct hl_host *h)
 {
 	const struct hl_opts *o = h->o;
@@ -1577,6 +1627,7 @@ stopped:
 	hl_host_stop(h, why);
 	rc = 128 + hl_stop_signal;
 out:
+	release_left_out(&c);
 	free(c.rows);
 	free(c.p);
 	return rc;

@@ -164,6 +164,9 @@ struct hl_cmd {
 			   * the rank stops its bench after it */
 	double within_s;  /* the same deadline in s after the step's
 			   * start, as rank 0 says it */
+	char why[256];	  /* HL_CMD_STOP to one rank at the end: rank 0
+			   * left it out, for this reason; "": every
+			   * rank stops */
 };
 
 enum { HL_PLAYED = 0, HL_IDLE = 1, HL_FAILED = -1 };
