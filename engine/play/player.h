@@ -226,8 +226,8 @@ uint64_t eng_player_window(const char *comm);
 /* Defaults of the mount's -o stream_mem and -o stream_files.  Memory:
  * eng_player_mem at buffer=8 and 1 MiB requests is 8.9 MiB for the seed
  * preset (frames of 624 KB) and 63.5 MiB for the largest of
- * timelinefs-gen --format, v210-1080p (5.5 MB frames, 11 slots), 85 MiB
- * unpaced with zero copy: 256 MiB is three times that, and refuses what
+ * timelinefs-gen --format, v210-1080p (5.5 MB frames, 11 slots), 42.6
+ * MiB unpaced with zero copy: 256 MiB is four times that, and refuses what
  * would take gigabytes (buffer=10000: 6.1 GB a stream of the seed;
  * video_rate=18G: 7.2 GB).  Files: a frame holds one file per track open
  * (3 in the seed, 5 in the other presets); 64 keeps a stream's recent

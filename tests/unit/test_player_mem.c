@@ -253,7 +253,7 @@ static void test_mem_check(void **state)
 		eng_tl_free(tl);
 	}
 	/* the presets, paced and unpaced with zero copy: at most a third of
-	 * the default (the largest, v210-1080p, is 63.5 and 85 MiB) */
+	 * the default (the largest, v210-1080p, is 63.5 and 42.6 MiB) */
 	for (i = 0; i < n; i++) {
 		struct tl_spec sp = {
 			fm[i].fps.num, fm[i].fps.den,
