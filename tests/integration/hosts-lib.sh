@@ -4,7 +4,7 @@
 # lib.sh): timelinefs-hosts under mpirun on one machine, the media, the
 # options every case passes, and the clean-up of every rank, daemon,
 # bench and mount a case leaves (trap).
-# shellcheck disable=SC2034 # HOSTS, MERGE, MPI, RUN, COMMON, STEP_SLACK: the tests' own
+# shellcheck disable=SC2034 # HOSTS, MERGE, MPI, RUN, COMMON, STEP_SLACK, MPIRC: the tests' own
 need_tools mpirun sqlite3
 HOSTS=$TLFS_BUILD/timelinefs-hosts
 [ -x "$HOSTS" ] || { echo "missing $HOSTS: run make first" >&2; exit 1; }
@@ -40,6 +40,21 @@ stop_mpirun() {
 	[ -n "$MPIRUN" ] || return 0
 	kill -TERM "$MPIRUN" 2>/dev/null
 	wait "$MPIRUN" 2>/dev/null
+	MPIRUN=
+}
+# mpirun_ended TRIES: wait up to TRIES x 0.1 s for the case's mpirun to
+# end; true if it did (reaped, its status in MPIRC, MPIRUN cleared),
+# false if not (the EXIT trap stops it)
+mpirun_ended() {
+	MPIRC=
+	i=0
+	while kill -0 "$MPIRUN" 2>/dev/null && [ $i -lt "$1" ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	! kill -0 "$MPIRUN" 2>/dev/null || return 1
+	MPIRC=0
+	wait "$MPIRUN" 2>/dev/null || MPIRC=$?
 	MPIRUN=
 }
 # every process and mount of ours gone: the ranks (their args name $T),

@@ -144,18 +144,10 @@ for p in $(pgrep -f "^$HOSTS .*c-%h-%r"); do
 done
 check "(c) rank 2 found in step 2" [ -n "$r2" ]
 [ -z "$r2" ] || kill -9 "$r2"
-i=0
-while kill -0 "$MPIRUN" 2>/dev/null && [ $i -lt 600 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
-check "(c) mpirun ends after rank 2's kill -9" sh -c "! kill -0 $MPIRUN 2>/dev/null"
-rc=0
-wait "$MPIRUN" 2>/dev/null || rc=$?
-MPIRUN=
+check "(c) mpirun ends after rank 2's kill -9" mpirun_ended 600
 # mpirun --enable-recovery exits 0 here whatever rank 0 says: the
 # documented command exits with rank 0's status
-check_eq "(c) timelinefs-hosts-run exits 1: a host is incomplete" 1 "$rc"
+check_eq "(c) timelinefs-hosts-run exits 1: a host is incomplete" 1 "$MPIRC"
 check "(c) rank 0 says rank 2 gave no answer in step 2" \
 	grep -Eq '^rank 2 \(.*\): no answer in step 2 within [0-9]+ s: left out from here on' "$T/c.out"
 check "(c) step 3 over the other 2 hosts" grep -q '^step 3: 3 workstations (repetition 1) over 2 hosts' "$T/c.out"
@@ -230,16 +222,8 @@ done
 check "(l) rank 1 held past step 1's deadline, its bench ended meanwhile" \
 	sh -c "[ -n '$b1' ] && [ $i -lt 600 ]"
 [ -z "$r1" ] || kill -CONT "$r1"
-i=0
-while kill -0 "$MPIRUN" 2>/dev/null && [ $i -lt 600 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
-check "(l) mpirun ends after rank 1 answered late" sh -c "! kill -0 $MPIRUN 2>/dev/null"
-rc=0
-wait "$MPIRUN" 2>/dev/null || rc=$?
-MPIRUN=
-check_eq "(l) timelinefs-hosts-run exits 1: a host is incomplete" 1 "$rc"
+check "(l) mpirun ends after rank 1 answered late" mpirun_ended 600
+check_eq "(l) timelinefs-hosts-run exits 1: a host is incomplete" 1 "$MPIRC"
 check "(l) rank 0 says rank 1 gave no answer in step 1" \
 	grep -Eq '^rank 1 \(.*\): no answer in step 1 within [0-9]+ s: left out from here on' "$T/l.out"
 check "(l) step 2 over the other host" grep -q '^step 2: 2 workstations (repetition 1) over 1 host' "$T/l.out"

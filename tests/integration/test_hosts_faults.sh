@@ -44,14 +44,7 @@ b2=$(pgrep -o -f "timelinefs-bench .*$T/s2-" || true)
 check "(c2) rank 2's bench found in step 2" [ -n "$b2" ]
 # /usr/bin/kill: dash's cannot signal a process group
 [ -z "$b2" ] || env kill -s STOP -- "-$b2"
-i=0
-while kill -0 "$MPIRUN" 2>/dev/null && [ $i -lt 400 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
-check "(c2) mpirun ends: rank 2 stopped its hung bench itself" sh -c "! kill -0 $MPIRUN 2>/dev/null"
-wait "$MPIRUN" 2>/dev/null || :
-MPIRUN=
+check "(c2) mpirun ends: rank 2 stopped its hung bench itself" mpirun_ended 400
 check "(c2) rank 0 says rank 2 gave no answer in step 2" \
 	grep -Eq '^rank 2 \(.*\): no answer in step 2 within [0-9]+ s' "$T/s.out"
 check_eq "(c2) rank 2's own host row says its bench did not end" "0|1" \
