@@ -793,10 +793,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fs_stream *s = (struct fs_stream *)(uintptr_t)fi->fh;
 	struct fuse_session *se = fs_of(req)->se;
 	struct iovec iov[1 + FS_IOV_MAX];
-	/* a movie's player keeps a piece for the header (eng_movie_config) */
-	struct eng_answer ans = { .iov = iov + 1,
-				  .iovmax = FS_IOV_MAX - s->movie,
-				  .pipes = s->bv != NULL };
+	struct eng_answer ans = { .iov = iov + 1 };
 	ssize_t n;
 	int rc;
 
@@ -808,6 +805,10 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (ino == FS_STATUS_INO || ino == FS_METRICS_INO)
 		return status_read(req, (struct fs_status *)(uintptr_t)fi->fh,
 				   size, off);
+	/* fi->fh is a stream from here on; a movie's player keeps a piece
+	 * for the header (eng_movie_config) */
+	ans.iovmax = FS_IOV_MAX - s->movie;
+	ans.pipes = s->bv != NULL;
 	pthread_mutex_lock(&s->busy);
 	if (s->movie)
 		n = eng_movie_serve(s->player, &s->file->mov, (uint64_t)off,
