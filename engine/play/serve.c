@@ -102,12 +102,15 @@ ssize_t eng_pl_serve(struct eng_player *p, uint64_t off, size_t len,
 	if (len > p->cfg.max_request) {
 		rc = -E2BIG;
 	} else {
-		if (ans->pipes)
-			eng_pl_zc_decide(p, len);
-		else if (!p->zc)
-			p->zc = -1;
-		if (p->zc < 0)
-			eng_pl_ring_touch(p);
+		if (!p->zc) {
+			/* the first request decides, for good */
+			if (ans->pipes)
+				eng_pl_zc_decide(p, len);
+			else
+				p->zc = -1;
+			if (p->zc < 0)
+				eng_pl_ring_touch(p);
+		}
 		rc = p->zc > 0 && !ans->pipes ? -EXDEV :
 		     eng_pl_position(p, off, &len, &a, &b, nonblock);
 	}
