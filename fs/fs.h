@@ -210,11 +210,15 @@ struct fs_stream {
 	uint64_t opened_ns;
 	struct fs_reader who;
 	struct fs_stream *next, *prev; /* fs->streams, under fs->lock */
-	/* Held by fs_read from the player call until after the reply and
-	 * unlock: the kernel may send RELEASE as soon as it has the last
-	 * reply, and release must not free what a read still touches. */
+	/* The reads between their player call and the end of their reply,
+	 * under busy, idle signalled at 0: the kernel may send RELEASE as
+	 * soon as it has the last reply, and release must not free what a
+	 * read still touches.  (A stream's zero-copy replies are written
+	 * side by side: the player keeps them apart.) */
 	pthread_mutex_t busy;
-	struct fuse_bufvec *bv;	/* zero-copy replies (fs->zc), ENG_ZC_MAX_SLOTS */
+	pthread_cond_t idle;
+	int reading;
+	int pipes;		/* zero-copy replies (fs->zc) */
 	uint64_t mem;		/* eng_player_mem of its player, counted in
 				 * fs->streams_mem until it closes */
 };

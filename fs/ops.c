@@ -392,8 +392,8 @@ static void stream_close(struct fs_stream *s)
 	pthread_mutex_lock(&fs->lock);
 	fs->streams_mem -= s->mem;
 	pthread_mutex_unlock(&fs->lock);
+	pthread_cond_destroy(&s->idle);
 	pthread_mutex_destroy(&s->busy);
-	free(s->bv);
 	free(s);
 }
 
@@ -581,8 +581,8 @@ static void open_failed(fuse_req_t req, struct fs_stream *s, int err)
 	fs->streams_mem -= s->mem;
 	s->mem = 0;
 	pthread_mutex_unlock(&fs->lock);
+	pthread_cond_destroy(&s->idle);
 	pthread_mutex_destroy(&s->busy);
-	free(s->bv);
 	free(s);
 	reply_err(req, err);
 }
@@ -648,6 +648,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	s->movie = movie;
 	s->name = name_of(fs, ino);
 	pthread_mutex_init(&s->busy, NULL);
+	pthread_cond_init(&s->idle, NULL);
 	fs_reader_of(ctx->pid, &s->who);
 	/* cached or direct (eng_open_mode), under the lock of the file's
 	 * cached_open; undone by open_failed() if the open fails */
@@ -676,13 +677,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	rc = reserve_mem(fs, s, &pc);
 	if (rc < 0)
 		return open_failed(req, s, -rc);
-	if (pc.zero_copy) {
-		/* and one for a movie's header */
-		s->bv = malloc(sizeof(*s->bv) +
-			       (ENG_ZC_PIECES + 1) * sizeof(s->bv->buf[0]));
-		if (!s->bv)
-			return open_failed(req, s, ENOMEM);
-	}
+	s->pipes = pc.zero_copy != 0;
 	rc = eng_player_new(f->tl, &pc, &s->player);
 	if (rc < 0)
 		return open_failed(req, s, -rc);
@@ -735,15 +730,21 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 /* The reply of a player's answer: a movie's header bytes first (head,
  * into iov[0], which the player leaves free), then the player's pipe
- * (spliced by libfuse: s->bv) or its ring's iov[1..]. */
-static int reply_answer(fuse_req_t req, struct fs_stream *s,
-			const struct eng_answer *ans, struct iovec *iov)
+ * (spliced by libfuse) or its ring's iov[1..]. */
+static int reply_answer(fuse_req_t req, const struct eng_answer *ans,
+			struct iovec *iov)
 {
+	/* a fuse_bufvec of the header's buffer and the pipe's */
+	union {
+		struct fuse_bufvec v;
+		char room[sizeof(struct fuse_bufvec) +
+			  ENG_ZC_PIECES * sizeof(struct fuse_buf)];
+	} bv;
 	struct fuse_buf *b;
 	int h = ans->head.iov_len != 0;
 
 	if (ans->pipe >= 0) {
-		b = s->bv->buf;
+		b = bv.v.buf;
 		if (h) {
 			/* memory before the pipe's bytes */
 			*b++ = (struct fuse_buf){ .size = ans->head.iov_len,
@@ -753,10 +754,10 @@ static int reply_answer(fuse_req_t req, struct fs_stream *s,
 		*b++ = (struct fuse_buf){ .size = ans->pipe_len,
 					  .flags = FUSE_BUF_IS_FD,
 					  .fd = ans->pipe };
-		s->bv->count = (size_t)(b - s->bv->buf);
-		s->bv->idx = 0;
-		s->bv->off = 0;
-		return fuse_reply_data(req, s->bv, 0);
+		bv.v.count = (size_t)(b - bv.v.buf);
+		bv.v.idx = 0;
+		bv.v.off = 0;
+		return fuse_reply_data(req, &bv.v, 0);
 	}
 	iov[0] = ans->head;
 	/* at most FS_IOV_MAX pieces in all (fs_read's iovmax): the kernel
@@ -787,6 +788,22 @@ static void status_read(fuse_req_t req, const struct fs_status *st,
 	free(copy);
 }
 
+/* A read of s begins, or ends (its reply written, the player told). */
+static void stream_enter(struct fs_stream *s)
+{
+	pthread_mutex_lock(&s->busy);
+	s->reading++;
+	pthread_mutex_unlock(&s->busy);
+}
+
+static void stream_leave(struct fs_stream *s)
+{
+	pthread_mutex_lock(&s->busy);
+	if (--s->reading == 0)
+		pthread_cond_broadcast(&s->idle);
+	pthread_mutex_unlock(&s->busy);
+}
+
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -808,23 +825,23 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* fi->fh is a stream from here on; a movie's player keeps a piece
 	 * for the header (eng_movie_config) */
 	ans.iovmax = FS_IOV_MAX - s->movie;
-	ans.pipes = s->bv != NULL;
-	pthread_mutex_lock(&s->busy);
+	ans.pipes = s->pipes;
+	stream_enter(s);
 	if (s->movie)
 		n = eng_movie_serve(s->player, &s->file->mov, (uint64_t)off,
 				    size, &ans);
 	else
 		n = eng_player_serve(s->player, (uint64_t)off, size, &ans);
 	if (n < 0) {
-		pthread_mutex_unlock(&s->busy);
+		stream_leave(s);
 		return reply_err(req, (int)-n);
 	}
-	rc = reply_answer(req, s, &ans, iov);
+	rc = reply_answer(req, &ans, iov);
 	replied(rc, "read", s->name);
 	/* a failed reply (the reader interrupted) may have taken part of
-	 * a pipe's bytes: the player drops its pipes and reads again */
-	eng_player_answered(s->player, rc == 0);
-	pthread_mutex_unlock(&s->busy);
+	 * a pipe's bytes: the player empties that pipe */
+	eng_player_answered(s->player, &ans, rc == 0);
+	stream_leave(s);
 	/* With no lock held: the kernel waits here for pages under read,
 	 * whose requests may be queued behind this stream's lock (seen as
 	 * a deadlock with 64 unpaced readers).  Only se and ino are used,
@@ -851,8 +868,10 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 	pthread_mutex_lock(&fs->lock);
 	stream_detach(s);
 	pthread_mutex_unlock(&fs->lock);
-	/* wait out a read that has replied but not yet let go */
+	/* wait out reads that have replied but not yet let go */
 	pthread_mutex_lock(&s->busy);
+	while (s->reading)
+		pthread_cond_wait(&s->idle, &s->busy);
 	pthread_mutex_unlock(&s->busy);
 	stream_close(s);
 	reply_err(req, 0);

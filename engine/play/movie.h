@@ -36,9 +36,9 @@ void eng_movie_config(struct eng_player_config *cfg);
 /* eng_player_serve() of the movie: [off, off + len) of m's movie, its
  * header bytes as ans->head (into m->head), the rest from p (a player
  * created with eng_movie_config) at off - m->head_len.  Returns the number
- * of bytes (0 at or past m->size) with p's request lock held, also for a
- * request of header bytes only (which leaves the player's choice of zero
- * copy to the first request with timeline bytes): end it with
+ * of bytes (0 at or past m->size) as eng_player_serve() does (a request of
+ * header bytes only is a ring answer, and leaves the player's choice of
+ * zero copy to the first request with timeline bytes): end it with
  * eng_player_answered().  Errors as eng_player_serve(), with no lock
  * held. */
 ssize_t eng_movie_serve(struct eng_player *p, const struct eng_mov *m,

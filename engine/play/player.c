@@ -52,9 +52,17 @@ static int init_sync(struct eng_player *p)
 		done++;
 	if (!rc && !(rc = pthread_cond_init(&p->fd_cv, NULL)))
 		done++;
+	if (!rc && !(rc = pthread_mutex_init(&p->zc_lock, NULL)))
+		done++;
+	if (!rc && !(rc = pthread_cond_init(&p->zc_cv, NULL)))
+		done++;
 	pthread_condattr_destroy(&ca);
 	if (!rc)
 		return 0;
+	if (done > 8)
+		pthread_mutex_destroy(&p->zc_lock);
+	if (done > 7)
+		pthread_cond_destroy(&p->fd_cv);
 	if (done > 6)
 		pthread_mutex_destroy(&p->fd_lock);
 	if (done > 5)
@@ -657,6 +665,8 @@ void eng_player_free(struct eng_player *p)
 	eng_player_stop(p);
 	eng_pl_fds_close(p);
 	eng_pl_zc_free(p);
+	pthread_cond_destroy(&p->zc_cv);
+	pthread_mutex_destroy(&p->zc_lock);
 	pthread_cond_destroy(&p->fd_cv);
 	pthread_mutex_destroy(&p->fd_lock);
 	pthread_cond_destroy(&p->work_cv);

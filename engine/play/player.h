@@ -256,8 +256,10 @@ unsigned eng_player_frames_of(const struct eng_timeline *tl, uint64_t ns);
 #define ENG_ZC_MIN_REQUEST (64 * 1024)
 #define ENG_ZC_ANY_REQUEST 2	/* cfg.zero_copy: whatever the first size */
 #define ENG_ZC_MAX_SLOTS 16
-/* the pipes of a zero-copy answer: the player's reply pipe */
+/* the pipes of a zero-copy answer: one of the player's reply pipes */
 #define ENG_ZC_PIECES 1
+/* A zero-copy player's reply pipes: the requests it answers at once */
+#define ENG_ZC_REPLIES 4
 
 struct eng_player;
 
@@ -318,11 +320,11 @@ void eng_player_free(struct eng_player *p);
 
 /* The answer to one request (eng_player_serve): its bytes, in order,
  * are head's (memory: a movie's header bytes; iov_len 0 for none), then
- * the player's: pipe_len bytes waiting in the read end `pipe` of the
- * player's reply pipe (a zero-copy player: the slots' pipes teed into it,
- * the slots keep their frames for the requests after, as the ring does),
- * to be moved out whole by one splice, or else iov[0..iovcnt) into the
- * player's ring.  drop_len bytes of the file's page cache from drop_off
+ * the player's: pipe_len bytes waiting in the read end `pipe` of one of
+ * the player's reply pipes, the request's own until it is answered (a
+ * zero-copy player: the slots' pipes teed into it, the slots keep their
+ * frames for the requests after, as the ring does), to be moved out
+ * whole by one splice, or else iov[0..iovcnt) into the player's ring.  drop_len bytes of the file's page cache from drop_off
  * the reader has passed (a player with cfg.drop_passed): the caller drops
  * them after the reply, holding no lock (the kernel may wait there for
  * pages of requests queued behind the stream's). */
@@ -350,10 +352,14 @@ struct eng_answer {
  * io->sleep_until until each frame's issue time, one pread per non-gap
  * slice), and the frames already due after them.  With a filler thread it
  * waits until the filler has loaded them.
- * Returns the number of bytes (0 at or past the end) with the player's
- * request lock HELD, *ans filled: other requests wait, the filler goes on
- * but never evicts the request's frames, so the answer stays valid until
- * eng_player_answered().  Frames contiguous in the ring are one iovec;
+ * Returns the number of bytes (0 at or past the end), *ans filled.  An
+ * answer from the ring holds the player's request lock until
+ * eng_player_answered(): other requests wait, the filler goes on but
+ * never evicts the request's frames, so the answer stays valid.  An
+ * answer from a pipe (ans->pipe >= 0) holds references to the pages
+ * instead: the request lock is let go at once, and the next request is
+ * served while this one's reply is written (up to ENG_ZC_REPLIES at a
+ * time); the pipe is the request's until eng_player_answered().  Frames contiguous in the ring are one iovec;
  * with iovmax at least cfg.max_pieces, a request that would need more
  * iovecs than that has its tail copied (struct eng_pieces).  Returns -EIO
  * (a backing read failed or came up short), -E2BIG (len > max_request, or
@@ -364,12 +370,13 @@ struct eng_answer {
  * released. */
 ssize_t eng_player_serve(struct eng_player *p, uint64_t off, size_t len,
 			 struct eng_answer *ans);
-/* The end of an answered request: releases the request lock.  consumed:
- * the reply says it took every byte, which for a pipe answer the player
- * checks against what its reply pipe still holds (io->pipe_avail); 0, or
- * bytes left (a failed reply, how far it got unknown), empties the reply
- * pipe. */
-void eng_player_answered(struct eng_player *p, int consumed);
+/* The end of the request answered by ans (NULL: a ring answer): releases
+ * the request lock, or gives back the answer's pipe.  consumed: the reply
+ * says it took every byte, which for a pipe answer the player checks
+ * against what the pipe still holds (io->pipe_avail); 0, or bytes left
+ * (a failed reply, how far it got unknown), empties the pipe. */
+void eng_player_answered(struct eng_player *p, const struct eng_answer *ans,
+			 int consumed);
 
 /* eng_player_serve() of the ring, ans->iov = iov: for tests and callers
  * with no pipes.  Returns as eng_player_serve(), the lock held until
@@ -382,7 +389,7 @@ ssize_t eng_player_read(struct eng_player *p, uint64_t off, size_t len,
  * and never loads frames itself.  For tests that drive eng_player_fill(). */
 ssize_t eng_player_try_read(struct eng_player *p, uint64_t off, size_t len,
 			    struct iovec *iov, int iovmax, int *iovcnt);
-/* eng_player_answered(p, 1) */
+/* eng_player_answered(p, NULL, 1) */
 void eng_player_unlock(struct eng_player *p);
 
 /* What eng_player_fill() did, or what the filler waits for. */

@@ -8,13 +8,13 @@
  *                  many loaders read at once)
  *   serve.c        a request's one way down and back: the lock, zero
  *                  copy's decision, its frames' parts into the answer
- *                  (ring iovecs or the reply pipe), the page cache passed
+ *                  (ring iovecs or a reply pipe), the page cache passed
  *   player_read.c  a request's positioning of the ring (play on,
  *                  re-read, seek), waiting for or loading its frames
  *   player_fill.c  the filler thread of a paced stream, and its loader
  *                  threads (cfg.frames_in_flight)
  *   player_fds.c   the stream's cache of open media fds (LRU, limits)
- *   player_zc.c    zero copy: the slots' pipes, the reply pipe teed from
+ *   player_zc.c    zero copy: the slots' pipes, the reply pipes teed from
  *                  them
  * Locks: struct eng_player's fields name theirs; the functions below say
  * which they need.
@@ -148,9 +148,11 @@ struct loader {
 };
 
 struct eng_player {
-	/* Held by a request from eng_player_serve() to eng_player_answered():
-	 * one request at a time, and its frames stay in the ring while the
-	 * caller replies from them.  The filler never takes it. */
+	/* Held by a request from eng_player_serve() to eng_player_answered()
+	 * (a ring answer: its frames stay in the ring while the caller
+	 * replies from them) or to the end of eng_player_serve() (a pipe
+	 * answer, which holds its pages itself): one request served at a
+	 * time.  The filler never takes it. */
 	pthread_mutex_t req_lock;
 	/* The ring's state; held only briefly (never across a pread or a
 	 * sleep), so a reply never delays an issue. */
@@ -286,8 +288,8 @@ struct eng_player {
 	/* Zero copy: 0 undecided (no read yet), 1 the slots' bytes are in
 	 * pipes, -1 in the ring.  Per slot (zc > 0): its pipe and the bytes
 	 * the loader put in, of the one loader and the request holding
-	 * req_lock (pace=off: the same).  The scratch and reply pipes are
-	 * the request's holding req_lock. */
+	 * req_lock (pace=off: the same).  The scratch pipe is the request's
+	 * holding req_lock. */
 	int zc;
 	size_t zc_span;	/* the most frames a request spans (set at creation) */
 	/* Pipes a slot (zc_k: 1, or more where a frame is larger than a
@@ -297,7 +299,22 @@ struct eng_player {
 	size_t zc_k, zc_budget;
 	int (*zc_fds)[2];
 	size_t *zc_fill;
-	int zc_scratch[2], zc_reply[2];
+	int zc_scratch[2];
+	/* Reply pipes: a request's frames are teed into a free one with
+	 * req_lock held, and the caller replies from it with req_lock let
+	 * go, so that one stream's replies (the kernel's copy of their
+	 * pages, most of a reply's time) run side by side where the kernel
+	 * sends requests together (readahead, a direct_io read larger than
+	 * a request).  The first made at the decision, more as requests
+	 * overlap, up to ENG_ZC_REPLIES (zc_nomore: the host refused one);
+	 * zc_cur, the one being filled, under req_lock; the rest under
+	 * zc_lock, whose zc_cv wakes a request waiting for a free one. */
+	int zc_replies[ENG_ZC_REPLIES][2];
+	size_t zc_nreply;
+	unsigned zc_busy;
+	int zc_nomore, zc_cur;
+	pthread_mutex_t zc_lock;
+	pthread_cond_t zc_cv;
 	/* A timeline of image sequences: the images each track last read
 	 * (hold) under its own lock (player_seq.c); NULL for others */
 	struct eng_pl_seq *seq;
@@ -501,11 +518,18 @@ void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
  * (EIO when short); the bytes put in the pipe, or -errno. */
 ssize_t eng_pl_zc_splice(struct eng_player *p, int fd, uint64_t off,
 			 uint64_t len, struct eng_access *a);
+/* A free reply pipe for the request holding req_lock, made if none is
+ * and ENG_ZC_REPLIES allow, else waited for: it becomes zc_cur, and the
+ * request's until eng_pl_zc_reply_put().  Its read end. */
+int eng_pl_zc_reply_get(struct eng_player *p);
+/* The reply pipe whose read end is rd given back, emptied first unless
+ * `empty` (the reply took every byte and the pipe holds none). */
+void eng_pl_zc_reply_put(struct eng_player *p, int rd, int empty);
 /* Bytes [from, from + part) of slot's frame appended to the reply pipe
- * (req_lock held): 0 or -EIO. */
+ * zc_cur (req_lock held): 0 or -EIO. */
 int eng_pl_zc_take(struct eng_player *p, size_t slot, size_t from,
 		   size_t part);
-/* The reply and scratch pipes emptied (req_lock held). */
+/* The scratch pipe and the reply pipe zc_cur emptied (req_lock held). */
 void eng_pl_zc_clear(struct eng_player *p);
 /* Does a request of frames [a, b] need a frame moved out (lock held)? */
 int eng_pl_zc_gone(const struct eng_player *p, int64_t a, int64_t b);

@@ -2,7 +2,8 @@
 /*
  * Zero copy: with cfg.zero_copy and buffered backing, each ring slot is a
  * pipe that the backing read (the request's, or a paced stream's
- * filler's or loaders') splices the page cache's pages into, and a request's reply is put together in the player's reply pipe
+ * filler's or loaders') splices the page cache's pages into, and a
+ * request's reply is put together in a reply pipe of its own
  * by reference (tee of the slot's pipe, its frame's bytes before the
  * request skipped): no copy of the data in user space.  A slot's pipe
  * keeps its frame until the slot is loaded again, as the ring does, so a
@@ -150,6 +151,60 @@ static int zc_first_pipe(struct eng_player *p, int fds[2], size_t *bytes,
 	return -1;
 }
 
+/* A reply pipe, sized by eng_pl_zc_reply_bytes: 0 or -1. */
+static int zc_reply_new(struct eng_player *p, int fds[2])
+{
+	const struct eng_io *io = p->cfg.io;
+
+	return io->pipe_new(io->ctx,
+			    eng_pl_zc_reply_bytes(p->tl, p->zc_span, p->zc_k,
+						  p->cfg.max_request),
+			    fds);
+}
+
+int eng_pl_zc_reply_get(struct eng_player *p)
+{
+	size_t i;
+
+	pthread_mutex_lock(&p->zc_lock);
+	for (;;) {
+		for (i = 0; i < p->zc_nreply; i++)
+			if (!(p->zc_busy & 1u << i))
+				goto take;
+		/* a pipe more only where requests overlap: most streams
+		 * never have two replies on the way */
+		if (i < ENG_ZC_REPLIES && !p->zc_nomore) {
+			if (zc_reply_new(p, p->zc_replies[i]) == 0) {
+				p->zc_nreply++;
+				goto take;
+			}
+			p->zc_nomore = 1;
+		}
+		pthread_cond_wait(&p->zc_cv, &p->zc_lock);
+	}
+take:
+	p->zc_busy |= 1u << i;
+	p->zc_cur = (int)i;
+	pthread_mutex_unlock(&p->zc_lock);
+	return p->zc_replies[i][0];
+}
+
+void eng_pl_zc_reply_put(struct eng_player *p, int rd, int empty)
+{
+	const struct eng_io *io = p->cfg.io;
+	size_t i;
+
+	/* bytes a failed reply left would open the next reply */
+	if (!empty)
+		io->pipe_skip(io->ctx, rd, SIZE_MAX);
+	pthread_mutex_lock(&p->zc_lock);
+	for (i = 0; i < p->zc_nreply; i++)
+		if (p->zc_replies[i][0] == rd)
+			p->zc_busy &= ~(1u << i);
+	pthread_cond_signal(&p->zc_cv);
+	pthread_mutex_unlock(&p->zc_lock);
+}
+
 /* Zero copy for this player?  Decided once, at the first request, with
  * the lock held (a filler starts only when the request anchors it);
  * creates the slots' pipes and the scratch and reply pipes (all, or none:
@@ -184,16 +239,14 @@ void eng_pl_zc_decide(struct eng_player *p, size_t len)
 	for (i = 1; i < n; i++)
 		if (io->pipe_new(io->ctx, bytes, p->zc_fds[i]) < 0)
 			goto undo;
-	/* a pipe's bytes up to the request's end (scratch), the reply */
+	/* a pipe's bytes up to the request's end (scratch), a reply's */
 	if (io->pipe_new(io->ctx, bytes, p->zc_scratch) < 0)
 		goto undo;
-	if (io->pipe_new(io->ctx, eng_pl_zc_reply_bytes(p->tl, p->zc_span,
-							p->zc_k,
-							p->cfg.max_request),
-			 p->zc_reply) < 0) {
+	if (zc_reply_new(p, p->zc_replies[0]) < 0) {
 		io->pipe_free(io->ctx, p->zc_scratch);
 		goto undo;
 	}
+	p->zc_nreply = 1;
 	p->zc = 1;
 	return;
 undo:
@@ -229,8 +282,8 @@ static int zc_move_tail(struct eng_player *p, size_t slot, size_t from,
 	p->zc_fill[slot] = ZC_GONE;
 	if (from && io->pipe_skip(io->ctx, rd, from) < 0)
 		return -EIO;
-	return io->pipe_move(io->ctx, rd, p->zc_reply[1], part) ==
-			       (ssize_t)part ? 0 : -EIO;
+	return io->pipe_move(io->ctx, rd, p->zc_replies[p->zc_cur][1],
+			     part) == (ssize_t)part ? 0 : -EIO;
 }
 
 /* Bytes [from, from + part) of one pipe, appended to the reply pipe by
@@ -241,18 +294,17 @@ static int zc_move_tail(struct eng_player *p, size_t slot, size_t from,
 static int zc_tee(struct eng_player *p, int rd, size_t from, size_t part)
 {
 	const struct eng_io *io = p->cfg.io;
-	int *sc = p->zc_scratch;
+	int *sc = p->zc_scratch, wr = p->zc_replies[p->zc_cur][1];
 
 	if (!from)
-		return io->pipe_tee(io->ctx, rd, p->zc_reply[1], part) ==
-			       (ssize_t)part ? 0 : -EIO;
+		return io->pipe_tee(io->ctx, rd, wr, part) == (ssize_t)part ?
+			       0 : -EIO;
 	if (io->pipe_tee(io->ctx, rd, sc[1], from + part) !=
 	    (ssize_t)(from + part))
 		return -EIO;
 	if (io->pipe_skip(io->ctx, sc[0], from) < 0)
 		return -EIO;
-	if (io->pipe_move(io->ctx, sc[0], p->zc_reply[1], part) !=
-	    (ssize_t)part)
+	if (io->pipe_move(io->ctx, sc[0], wr, part) != (ssize_t)part)
 		return -EIO;
 	return 0;
 }
@@ -282,14 +334,14 @@ int eng_pl_zc_take(struct eng_player *p, size_t slot, size_t from,
 	return 0;
 }
 
-/* The reply and scratch pipes emptied: nothing of one request is left
- * for the next. */
+/* The scratch pipe and the reply pipe being filled emptied: nothing of
+ * one request is left for the next. */
 void eng_pl_zc_clear(struct eng_player *p)
 {
 	const struct eng_io *io = p->cfg.io;
 
 	io->pipe_skip(io->ctx, p->zc_scratch[0], SIZE_MAX);
-	io->pipe_skip(io->ctx, p->zc_reply[0], SIZE_MAX);
+	io->pipe_skip(io->ctx, p->zc_replies[p->zc_cur][0], SIZE_MAX);
 }
 
 /* The page cache's pages of [off, off + len) of fd go into the slot of
@@ -342,7 +394,8 @@ void eng_pl_zc_free(struct eng_player *p)
 		for (i = 0; i < p->nslots * p->zc_k; i++)
 			io->pipe_free(io->ctx, p->zc_fds[i]);
 		io->pipe_free(io->ctx, p->zc_scratch);
-		io->pipe_free(io->ctx, p->zc_reply);
+		for (i = 0; i < p->zc_nreply; i++)
+			io->pipe_free(io->ctx, p->zc_replies[i]);
 	}
 	free(p->zc_fds);
 	free(p->zc_fill);

@@ -5,8 +5,9 @@
  * and get the request's frames (player_read.c), then take each frame's
  * part once, teed into the reply pipe (player_zc.c) or as an iovec into
  * the ring, count what was served and name the page cache the reader has
- * passed.  The caller replies from the answer and ends the request with
- * eng_player_answered().
+ * passed.  A pipe answer lets the request lock go at once (the pipe holds
+ * the pages); the caller replies from the answer and ends the request
+ * with eng_player_answered().
  */
 #include <errno.h>
 #include <pthread.h>
@@ -62,6 +63,8 @@ static int answer_frames(struct eng_player *p, uint64_t off, size_t len,
 	int64_t f;
 
 	eng_pieces_init(&pb, ans->iov, ans->iovmax, p->spill, p->spill_bytes);
+	if (zc)
+		ans->pipe = eng_pl_zc_reply_get(p);
 	for (f = a; f <= b && rc == 0; f++) {
 		size_t slot = (size_t)(f % (int64_t)p->nslots);
 		size_t part = frame_part(p, f, off, len, &from);
@@ -75,12 +78,14 @@ static int answer_frames(struct eng_player *p, uint64_t off, size_t len,
 						 from, part);
 	}
 	if (rc < 0) {
-		if (zc)
+		if (zc) {
 			eng_pl_zc_clear(p);
+			eng_pl_zc_reply_put(p, ans->pipe, 1);
+			ans->pipe = -1;
+		}
 		return rc;
 	}
 	if (zc) {
-		ans->pipe = p->zc_reply[0];
 		ans->pipe_len = len;
 	} else {
 		ans->iovcnt = pb.n;
@@ -130,6 +135,10 @@ ssize_t eng_pl_serve(struct eng_player *p, uint64_t off, size_t len,
 		pthread_mutex_unlock(&p->stats_lock);
 	}
 	eng_pl_drop(p, at, ans);
+	/* the pipe holds the pages: the next request need not wait for
+	 * this one's reply */
+	if (ans->pipe >= 0)
+		pthread_mutex_unlock(&p->req_lock);
 	return (ssize_t)len;
 }
 
@@ -139,18 +148,22 @@ ssize_t eng_player_serve(struct eng_player *p, uint64_t off, size_t len,
 	return eng_pl_serve(p, off, len, ans, 0, off);
 }
 
-void eng_player_answered(struct eng_player *p, int consumed)
+void eng_player_answered(struct eng_player *p, const struct eng_answer *ans,
+			 int consumed)
 {
 	const struct eng_io *io = p->cfg.io;
 
+	if (!ans || ans->pipe < 0) {
+		pthread_mutex_unlock(&p->req_lock);
+		return;
+	}
 	/* The reply's word is not enough: libfuse answers some failures
 	 * (no memory for its copy path) with an error reply and returns 0,
 	 * having taken none or part of the bytes.  Whatever is left would
 	 * open the next reply; the slots keep their frames either way. */
-	if (p->zc > 0 &&
-	    (!consumed || io->pipe_avail(io->ctx, p->zc_reply[0]) != 0))
-		eng_pl_zc_clear(p);
-	pthread_mutex_unlock(&p->req_lock);
+	eng_pl_zc_reply_put(p, ans->pipe,
+			    consumed &&
+				    io->pipe_avail(io->ctx, ans->pipe) == 0);
 }
 
 static ssize_t ring_read(struct eng_player *p, uint64_t off, size_t len,
@@ -183,7 +196,7 @@ ssize_t eng_player_try_read(struct eng_player *p, uint64_t off, size_t len,
 
 void eng_player_unlock(struct eng_player *p)
 {
-	eng_player_answered(p, 1);
+	eng_player_answered(p, NULL, 1);
 }
 
 ssize_t eng_player_copy(struct eng_player *p, void *buf, size_t len,

@@ -793,7 +793,7 @@ ssize_t zc_reply(struct fake *f, struct eng_player *p,
 		got += ans->iov[i].iov_len;
 	}
 	assert_int_equal(got, (size_t)n);
-	eng_player_answered(p, 1);
+	eng_player_answered(p, ans, 1);
 	return n;
 }
 

@@ -478,7 +478,7 @@ static void test_io_real_zc(void **state)
 			print_message("zero copy refused, pipe-max-size %lu\n",
 				      max);
 			assert_true(max < 1024 * 1024);
-			eng_player_answered(p, 1);
+			eng_player_answered(p, &ans, 1);
 			n = -EXDEV;
 			break;
 		}
@@ -491,7 +491,7 @@ static void test_io_real_zc(void **state)
 			got_n += (size_t)r;
 		}
 		assert_int_equal(got_n, (size_t)n);
-		eng_player_answered(p, 1);
+		eng_player_answered(p, &ans, 1);
 		if (n == 0)
 			break;
 		off += (uint64_t)n;

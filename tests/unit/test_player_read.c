@@ -1137,7 +1137,7 @@ static void test_drop_passed(void **state)
 			assert_int_equal(eng_player_serve(p, off, mib, &ans),
 					 mib);
 			assert_int_equal(ans.pipe, -1);
-			eng_player_answered(p, 1);
+			eng_player_answered(p, &ans, 1);
 			if (!ans.drop_len)
 				continue;
 			drops++;

@@ -1180,7 +1180,7 @@ static void test_zero_copy(void **state)
 					 ans.pipe_len);
 		assert_int_equal(ans.pipe_len, (size_t)n);
 		/* ends the request, the last (0 bytes) too */
-		eng_player_answered(p, 1);
+		eng_player_answered(p, &ans, 1);
 		off += (uint64_t)n;
 	} while (n > 0);
 	assert_int_equal(off, tl->bytes);

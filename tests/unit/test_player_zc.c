@@ -286,7 +286,7 @@ static void test_zc_reply_short(void **state)
 			if (c == 1)	/* part of the pipe's bytes */
 				pipe_pop(z.f, ans.pipe, NULL,
 					 ans.pipe_len / 2);
-			eng_player_answered(z.p, 1);
+			eng_player_answered(z.p, &ans, 1);
 			off += 300000;
 		} else {
 			z.f->pipe_tee_fail = 1;
@@ -363,7 +363,7 @@ static void test_zc_reread(void **state)
 	/* a reply that failed: the next request still gets its bytes */
 	assert_true(eng_player_serve(z.p, f5 + 71234, 65536, &ans) == 65536);
 	assert_true(ans.pipe >= 0);
-	eng_player_answered(z.p, 0);
+	eng_player_answered(z.p, &ans, 0);
 	assert_int_equal(zc_read(z.f, z.p, z.got, f5 + 71234, 65536), 65536);
 	assert_memory_equal(z.got, z.want + f5 + 71234, 65536);
 	eng_player_stats(z.p, &st);
@@ -494,6 +494,105 @@ static void test_zc_reply_span(void **state)
 	zc_fix_free(&z);
 }
 
+/* A request of one stream served on a thread of its own, as a FUSE
+ * worker serves it: done once eng_player_serve returned. */
+struct zc_req {
+	struct zc_fix *z;
+	struct iovec iov[ENG_ZC_MAX_SLOTS];
+	struct eng_answer ans;
+	uint64_t off;
+	ssize_t n;
+	int done;
+};
+
+#define ZC_REQ 100000
+
+static void *zc_req_serve(void *arg)
+{
+	struct zc_req *r = arg;
+
+	r->ans = zc_answer(r->iov);
+	r->n = eng_player_serve(r->z->p, r->off, ZC_REQ, &r->ans);
+	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* The reply of r: its pipe's bytes into z->got at its offset, answered. */
+static void zc_req_reply(struct zc_req *r)
+{
+	assert_int_equal(r->n, ZC_REQ);
+	assert_true(r->ans.pipe >= 0);
+	assert_int_equal(pipe_pop(r->z->f, r->ans.pipe, r->z->got + r->off,
+				  ZC_REQ), ZC_REQ);
+	eng_player_answered(r->z->p, &r->ans, 1);
+}
+
+/* r served on a thread of its own that must wait: not done 100 ms on
+ * (a thread that did not wait would be done long before). */
+static void zc_req_waits(struct zc_req *r, pthread_t *t)
+{
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
+
+	assert_int_equal(pthread_create(t, NULL, zc_req_serve, r), 0);
+	nanosleep(&tick, NULL);
+	assert_int_equal(__atomic_load_n(&r->done, __ATOMIC_SEQ_CST), 0);
+}
+
+/* Requests of one stream answered from pipes overlap, as the kernel sends
+ * them (readahead, a direct_io read cut into requests): each gets a reply
+ * pipe of its own, made as they overlap, and the request lock is free
+ * while its reply is written.  Replies taken in any order have the
+ * file's bytes; a request past ENG_ZC_REPLIES waits for a pipe to be
+ * given back and gets that one; where the host refuses a second reply
+ * pipe, requests take turns on the one there is.  No frame read twice. */
+static void test_zc_overlap(void **state)
+{
+	static const int order[] = { 1, 3, 4, 2, 0 };
+	int c, i;
+
+	(void)state;
+	for (c = 0; c < 2; c++) {
+		struct zc_fix z;
+		struct zc_req r[ENG_ZC_REPLIES + 1];
+		int inflight = c == 0 ? ENG_ZC_REPLIES : 1, base;
+		pthread_t t;
+
+		zc_fix_init_as(&z, ENG_ZC_ANY_REQUEST);
+		memset(r, 0, sizeof(r));
+		for (i = 0; i <= inflight; i++) {
+			r[i].z = &z;
+			r[i].off = (uint64_t)i * ZC_REQ;
+		}
+		zc_req_serve(&r[0]);
+		base = z.f->npipes;
+		if (c == 1)
+			z.f->pipe_fail_at = base;
+		for (i = 1; i < inflight; i++) {
+			zc_req_serve(&r[i]);
+			assert_int_equal(r[i].n, ZC_REQ);
+			assert_true(r[i].ans.pipe != r[i - 1].ans.pipe);
+		}
+		assert_int_equal(z.f->npipes, base + inflight - 1);
+		/* one more: no pipe free */
+		zc_req_waits(&r[inflight], &t);
+		zc_req_reply(&r[inflight - 1]);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		assert_int_equal(r[inflight].ans.pipe,
+				 r[inflight - 1].ans.pipe);
+		for (i = 0; i < 5; i++)
+			if (order[i] <= inflight && order[i] != inflight - 1)
+				zc_req_reply(&r[order[i]]);
+		assert_int_equal(z.f->npipes, base + inflight - 1);
+		zc_read_rest(z.f, z.p, z.tl, z.got,
+			     (uint64_t)(inflight + 1) * ZC_REQ, 65536);
+		assert_memory_equal(z.got, z.want, z.tl->bytes);
+		assert_int_equal(z.f->log.n, z.nslices);
+		for (i = base - 2; i < z.f->npipes; i++)
+			assert_int_equal(z.f->pipes[i].len, 0);
+		zc_fix_free(&z);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_zc_reset_fails),
 		cmocka_unit_test(test_zc_reply_span),
 		cmocka_unit_test(test_zc_split),
+		cmocka_unit_test(test_zc_overlap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
