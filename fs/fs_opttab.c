@@ -46,7 +46,8 @@ const struct eng_optdoc fs_optdocs[] = {
 	{ "direct_io", NULL, ENG_OT_FLAG, "off: cached mode", 0, 0, 0,
 	  "every open uses direct_io: one FUSE request per read() of the "
 	  "reader", NULL, ENG_OD_README, 0 },
-	{ "readahead", "KB", ENG_OT_UINT, NULL, 1024, 0, 1024 * 1024,
+	{ "readahead", "KB", ENG_OT_UINT, NULL, ENG_TLM_READAHEAD_KB, 0,
+	  1024 * 1024,
 	  "kernel readahead of the mount in cached mode; 0 leaves the "
 	  "kernel's",
 	  "Setting it needs root; otherwise the mount warns and the kernel's "

@@ -660,6 +660,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = mode.direct_io;
 	fi->keep_cache = mode.keep_cache;
 	fs_player_config(fs, &pc);
+	if (!mode.cached)
+		pc.readahead = 0;	/* its reads bypass the page cache */
 	pc.window = mode.window;
 	/* record=streams/off: no callback at all, so the read path does not
 	 * even build the row it would drop */

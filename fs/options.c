@@ -204,6 +204,8 @@ void fs_player_config_of(const struct fs_config *cfg,
 	pc->pace = cfg->pace_v;
 	pc->backing = cfg->backing_v;
 	pc->max_request = FS_MAX_READ;
+	/* a cached stream's: the mount's readahead, set at start */
+	pc->readahead = cfg->direct_io ? 0 : (uint64_t)cfg->readahead_kb * 1024;
 	pc->max_pieces = FS_IOV_MAX;
 	/* paced streams issue their frames on schedule from a thread of
 	 * their own, whatever the reader does (pace=off ignores it) */

@@ -216,7 +216,7 @@ static unsigned __int128 ahead_mem(const struct eng_timeline *tl,
 static int plan_ring(const struct eng_timeline *tl,
 		     const struct eng_player_config *cfg, struct ring_plan *rp)
 {
-	uint64_t gap;
+	uint64_t gap, ra;
 
 	memset(rp, 0, sizeof(*rp));
 	if (!tl || !cfg || cfg->buffer == 0 || cfg->max_request == 0 ||
@@ -240,12 +240,15 @@ static int plan_ring(const struct eng_timeline *tl,
 	 * its frames one at a time */
 	rp->nld = rp->filled && cfg->frames_in_flight > 1 ?
 		  cfg->frames_in_flight : 1;
-	/* a request plus one concurrent readahead window always fit, and
+	/* a readahead window and the next one in flight always fit (a
+	 * window's requests can arrive after the next window's: frames of
+	 * the first read again, not played, where the ring held less), and
 	 * the reads a file server keeps in flight (cfg->window) */
-	if (cfg->window > (1ULL << 40))
+	if (cfg->window > (1ULL << 40) || cfg->readahead > (1ULL << 40))
 		return -EINVAL;
-	rp->nslots = frames_spanned(tl, 2 * (uint64_t)cfg->max_request +
-					cfg->window);
+	ra = cfg->readahead > cfg->max_request ? cfg->readahead :
+						 cfg->max_request;
+	rp->nslots = frames_spanned(tl, 2 * ra + cfg->window);
 	/* The filler runs ahead of the requests: it needs `buffer` frames of
 	 * lead on top of a request and a concurrent readahead window, and
 	 * with a preroll it issues `preroll` frames further ahead of the
@@ -257,8 +260,7 @@ static int plan_ring(const struct eng_timeline *tl,
 		rp->nslots += (uint64_t)cfg->buffer + cfg->preroll;
 	else if (rp->nslots < cfg->buffer)
 		rp->nslots = cfg->buffer;
-	gap = frames_spanned(tl, 4 * (uint64_t)cfg->max_request +
-				 cfg->window) - 2;
+	gap = frames_spanned(tl, 4 * ra + cfg->window) - 2;
 	rp->seek_gap = gap > cfg->buffer ? gap : cfg->buffer;
 	rp->ring_bytes = (unsigned __int128)rp->nslots * tl->frame_bytes_max;
 	rp->nfds = tl->nclips * tl->ntracks;

@@ -120,6 +120,12 @@ struct eng_player_config {
 	struct eng_pace pace;
 	enum eng_backing backing;
 	size_t max_request;	/* largest read the caller will ask for */
+	/* The kernel's readahead window of a cached stream, in bytes, where
+	 * it is larger than max_request (a mount at the stock pipe-max-size
+	 * asks for 512 KiB requests under 1 MiB of readahead): a window is
+	 * then several requests in flight, the next window's too, and they
+	 * arrive out of order over two windows.  0: max_request. */
+	uint64_t readahead;
 	const struct eng_io *io;
 	eng_record_fn record;	/* called once per backing read, after its
 				 * frame's last read (when played is known),
@@ -272,8 +278,9 @@ int eng_player_new(const struct eng_timeline *tl,
 		   struct eng_player **out);
 /* The memory a player of tl with cfg takes, allocated and touched at
  * eng_player_new, for as long as the stream is open: its ring of *slots
- * frames of tl->frame_bytes_max bytes (the frames a request and a
- * concurrent readahead window span, plus cfg->buffer and cfg->preroll
+ * frames of tl->frame_bytes_max bytes (the frames two readahead windows
+ * span, each the larger of cfg->max_request and cfg->readahead, plus
+ * cfg->window, plus cfg->buffer and cfg->preroll
  * for a filled player),
  * the O_DIRECT bounce buffer (also taken, of the largest decoding
  * dependency frame, for long-GOP media; with B frames, also the frames

@@ -53,6 +53,7 @@ void eng_tlm_defaults(struct eng_tlm_config *c)
 	eng_pace_parse("realtime", &pc->pace);
 	eng_backing_parse("direct", &pc->backing);
 	pc->max_request = ENG_TLM_MAX_REQUEST;
+	pc->readahead = (uint64_t)ENG_TLM_READAHEAD_KB * 1024;
 	pc->max_pieces = ENG_TLM_IOV_MAX;
 	pc->filler = 1;
 	pc->max_files = ENG_PLAYER_FILES_DEFAULT;

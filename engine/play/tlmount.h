@@ -34,6 +34,8 @@
 #define ENG_TLM_IN_FLIGHT 1
 #define ENG_TLM_PREROLL_MS 500
 #define ENG_TLM_MAX_REQUEST (1024 * 1024)
+/* -o readahead= (KiB): the kernel's readahead of a cached stream */
+#define ENG_TLM_READAHEAD_KB 1024
 #define ENG_TLM_IOV_MAX (IOV_MAX - 1)
 
 /* One timeline of the set, and its movie. */

@@ -99,6 +99,7 @@ static void test_player_config(void **state)
 	assert_true(pc.pace.speed == 1);
 	assert_int_equal(pc.backing, ENG_BACKING_DIRECT);
 	assert_int_equal(pc.max_request, FS_MAX_READ);
+	assert_int_equal(pc.readahead, 1024 * 1024);
 	assert_int_equal(pc.max_pieces, FS_IOV_MAX);
 	assert_int_equal(pc.filler, 1);
 	assert_int_equal(pc.frames_in_flight, 1);
@@ -122,6 +123,18 @@ static void test_player_config(void **state)
 	assert_int_equal(pc.pace.mode, ENG_PACE_FACTOR);
 	assert_true(pc.pace.speed == 2);
 	assert_int_equal(pc.backing, ENG_BACKING_BUFFERED);
+	fs_config_free(&c);
+	/* the ring holds two readahead windows of a cached stream: the
+	 * mount's, none under direct_io */
+	assert_int_equal(read_opts(*state, "readahead=4096", &c, msg,
+				   sizeof(msg)), 0);
+	fs_player_config_of(&c, &pc);
+	assert_int_equal(pc.readahead, 4096 * 1024);
+	fs_config_free(&c);
+	assert_int_equal(read_opts(*state, "readahead=4096,direct_io", &c,
+				   msg, sizeof(msg)), 0);
+	fs_player_config_of(&c, &pc);
+	assert_int_equal(pc.readahead, 0);
 	fs_config_free(&c);
 }
 

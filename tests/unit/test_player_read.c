@@ -540,6 +540,61 @@ static void test_out_of_order(void **state)
 	eng_tl_free(tl);
 }
 
+/* A mount whose requests are smaller than its readahead window (512 KiB
+ * requests under 1 MiB of readahead at the stock pipe-max-size): each
+ * window is two requests, the next window's are in flight with them, and
+ * a window's second request can come after the next window's two.  The
+ * ring holds two windows: every frame read once, no reload.  Sized by
+ * the request alone (readahead 0), the ring had let those frames go:
+ * read again, counted as reloads (test_edl_otio's access rows on a stock
+ * host). */
+static void test_readahead_window(void **state)
+{
+	/* 1000 B frames, requests of 4 frames, windows of 8: frame 4 is
+	 * asked for after frames 8-15, 12 frames behind the play head */
+	static const int64_t order[] = { 0, 8, 12, 4, 16, 24, 28, 20, 32, 40,
+					 44, 36, 48, 56, 52 };
+	int c;
+
+	(void)state;
+	for (c = 0; c < 2; c++) {
+		struct eng_timeline *tl = simple_tl(1000, 60);
+		unsigned char *want = expected_file(tl, NULL);
+		struct fake *f = fake_new();
+		struct eng_player_config cfg =
+			make_cfg(f, 4, ENG_PACE_OFF, 1, ENG_BACKING_BUFFERED,
+				 4000);
+		struct eng_player *p;
+		struct eng_player_stats st;
+		size_t i;
+
+		cfg.readahead = c == 0 ? 8000 : 0;
+		p = new_player(tl, &cfg);
+		for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			unsigned char buf[4000];
+			uint64_t off = eng_frame_offset(tl, order[i]);
+
+			assert_int_equal(eng_player_copy(p, buf, 4000, off),
+					 4000);
+			assert_memory_equal(buf, want + off, 4000);
+		}
+		eng_player_stats(p, &st);
+		assert_int_equal(st.seeks, 0);
+		assert_int_equal(st.frames, 60);
+		if (c == 0) {
+			assert_true(eng_player_slots(p) >= 18);
+			assert_int_equal(st.reloads, 0);
+			assert_int_equal(f->log.n, 60);
+		} else {
+			assert_true(st.reloads > 0);
+		}
+		eng_player_free(p);
+		fake_free(f);
+		free(want);
+		eng_tl_free(tl);
+	}
+}
+
 /*
  * A reader going backwards, a request at a time (tac, a reverse pread
  * loop): every request is before the frame the clock was anchored at, so
@@ -1362,6 +1417,7 @@ int main(void)
 		cmocka_unit_test(test_seek),
 		cmocka_unit_test(test_gap_skip),
 		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_readahead_window),
 		cmocka_unit_test(test_backwards),
 		cmocka_unit_test(test_empty_frames),
 		cmocka_unit_test(test_small_frames),
