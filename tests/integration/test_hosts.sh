@@ -90,7 +90,11 @@ check_none "(a) the mount points it made under --mountpoint removed" "$(ls -d "$
 # A start 3 s ahead (COMMON's 1 s elsewhere): the spread checked is the
 # clocks' correction, not how long three benches take to get ready on two
 # cores (under ASan they took longer than 1 s: the starts that missed it
-# came ~105 ms late, a clean-clone CI run)
+# came ~105 ms late, a clean-clone CI run).  Each bench's start is its
+# shell's wake-up at the planned time: 39-136 ms apart on a host of slow
+# system calls, plain build, so the corrected starts are checked within
+# 250 ms (the 2.5 s offset undone; the offsets themselves within 1 ms
+# below)
 # and 256 ping-pong rounds (the default 16): the offset's error is at most
 # half the round trip of the best sample, and with the machine busy
 # (a build beside the test) no sample of 16 came back within 2 ms once
@@ -120,8 +124,8 @@ spreads=$(sq "$B" "select group_concat(x, ' ') from (select b.step_no || ':' ||
 	from bench_step b join run r on r.id = b.run_id join host h on h.id = r.host_id
 	group by b.step_no order by b.step_no)")
 check "(b) two steps, each on the three hosts" [ "$(sq "$B" "select count(*) from bench_step")" = 6 ]
-check "(b) raw, the step starts differ by about 2.5 s; on the common axis by under 50 ms ($spreads)" \
-	sh -c "echo '$spreads' | tr ' ' '\n' | awk -F: '{ n++; if (\$2 < 2.4e9 || \$2 > 2.6e9 || \$3 >= 5e7) bad = 1 } END { exit !(n == 2 && !bad) }'"
+check "(b) raw, the step starts differ by about 2.5 s; on the common axis by under 250 ms ($spreads)" \
+	sh -c "echo '$spreads' | tr ' ' '\n' | awk -F: '{ n++; if (\$2 < 2.25e9 || \$2 > 2.75e9 || \$3 >= 2.5e8) bad = 1 } END { exit !(n == 2 && !bad) }'"
 check "(b) nothing mounted, no process left" released 50
 
 # ------------------------------------------------------------ (c)

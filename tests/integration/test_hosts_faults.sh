@@ -29,9 +29,9 @@
 # the seconds rank 0 says (the default start margin of 2 s: rank 2 said
 # the deadline from the command's arrival, 1 s to 2 s more than rank 0)
 $MPI --enable-recovery -np 2 "$HOSTS" --media "$T/long" --workstations 3,3,3 \
-	$COMMON --pace 4 --step-timeout 2 --start-margin 2 --db "$T/s-%h-%r.db" --out "$T/s.db" : \
+	$COMMON --pace 4 --step-timeout $((2 + STEP_SLACK)) --start-margin 2 --db "$T/s-%h-%r.db" --out "$T/s.db" : \
 	-np 1 "$HOSTS" --media "$T/long" --workstations 3,3,3 $COMMON --pace 4 \
-	--step-timeout 2 --start-margin 2 --db "$T/s2-%h-%r.db" --out "$T/s.db" >"$T/s.out" 2>"$T/s.err" &
+	--step-timeout $((2 + STEP_SLACK)) --start-margin 2 --db "$T/s2-%h-%r.db" --out "$T/s.db" >"$T/s.out" 2>"$T/s.err" &
 MPIRUN=$!
 i=0
 # (up to 30 s: under load mpirun's start and step 1 took over 15; a
