@@ -331,8 +331,9 @@ void eng_player_free(struct eng_player *p);
  * the player's reply pipes, the request's own until it is answered (a
  * zero-copy player: the slots' pipes teed into it, the slots keep their
  * frames for the requests after, as the ring does), to be moved out
- * whole by one splice, or else iov[0..iovcnt) into the player's ring.  drop_len bytes of the file's page cache from drop_off
- * the reader has passed (a player with cfg.drop_passed): the caller drops
+ * whole by one splice, or else iov[0..iovcnt) into the player's ring.
+ * drop_len bytes of the file's page cache from drop_off the reader has
+ * passed (a player with cfg.drop_passed): the caller drops
  * them after the reply, holding no lock (the kernel may wait there for
  * pages of requests queued behind the stream's). */
 struct eng_answer {
@@ -366,8 +367,9 @@ struct eng_answer {
  * answer from a pipe (ans->pipe >= 0) holds references to the pages
  * instead: the request lock is let go at once, and the next request is
  * served while this one's reply is written (up to ENG_ZC_REPLIES at a
- * time); the pipe is the request's until eng_player_answered().  Frames contiguous in the ring are one iovec;
- * with iovmax at least cfg.max_pieces, a request that would need more
+ * time); the pipe is the request's until eng_player_answered().  Frames
+ * contiguous in the ring are one iovec; with iovmax at least
+ * cfg.max_pieces, a request that would need more
  * iovecs than that has its tail copied (struct eng_pieces).  Returns -EIO
  * (a backing read failed or came up short), -E2BIG (len > max_request, or
  * more than iovmax iovecs needed and no spill sized for iovmax: iovmax
