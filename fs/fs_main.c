@@ -123,6 +123,14 @@ static void probe_pipes(struct fs *fs)
 			break;
 		}
 	}
+	/* A readahead window of two requests or more has them served in
+	 * any order, the first window's too: its second request first
+	 * anchored the stream's clock, and its first was then a seek that
+	 * played the second's frames again.  Unless the user says
+	 * otherwise, one request a window. */
+	if (!fs->cfg.readahead_arg &&
+	    (uint64_t)fs->cfg.readahead_kb * 1024 > fs->max_read)
+		fs->cfg.readahead_kb = (unsigned)(fs->max_read / 1024);
 	if (!wanted || (fs->pipe_ok && fs->max_read == FS_MAX_READ))
 		return;
 	/* the likely cause; a user past pipe-user-pages-soft is refused too */

@@ -51,7 +51,11 @@ const struct eng_optdoc fs_optdocs[] = {
 	  "kernel readahead of the mount in cached mode; 0 leaves the "
 	  "kernel's",
 	  "Setting it needs root; otherwise the mount warns and the kernel's "
-	  "stays.", 0, 0 },
+	  "stays.  Not given, it is at most the requests' size: where the "
+	  "mount asks for 512 KiB requests (zero copy at the stock "
+	  "*fs.pipe-max-size*), 512 KiB, so that a window is one request "
+	  "(the two requests of a stream's first window, served out of "
+	  "order, were a seek).", 0, 0 },
 	{ "fps", "R", ENG_OT_TEXT, "29.97", 0, 0, 0,
 	  "frame rate of EDLs, which carry none",
 	  "A *NAME.edl.fps* sidecar file wins.", 0, 0 },
