@@ -209,6 +209,13 @@ finish() {
 	[ "$FAIL" -eq 0 ]
 }
 
+# request_kb LOG: the requests' size in KiB a daemon's start says it
+# took for zero copy (the host allows no pipe for 1 MiB), else 1024
+request_kb() {
+	kb=$(sed -n 's/.*zero copy (-o splice=auto) with requests of \([0-9]*\) KiB.*/\1/p' "$1")
+	echo "${kb:-1024}"
+}
+
 is_mounted() {
 	grep -q " $1 fuse" /proc/mounts
 }

@@ -21,8 +21,7 @@ umount_fs "$T/mnt"
 run=$(q "select max(id) from run")
 # zero copy's requests, where the host allows no pipe for 1 MiB (its
 # start says so), and so the readahead in effect, not given
-ra=$(sed -n 's/.*zero copy (-o splice=auto) with requests of \([0-9]*\) KiB.*/\1/p' "$DAEMON_LOG")
-ra=${ra:-1024}
+ra=$(request_kb "$DAEMON_LOG")
 envv() {
 	q "select value from run_env where run_id = $run and key = '$1'"
 }

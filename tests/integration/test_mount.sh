@@ -154,10 +154,10 @@ umount_fs "$T/mnt"
 # of two requests had them served out of order, the first window's too
 # (its second request anchored the clock, the first was a seek)
 mount_fs "$M" "$T/mnt" -o db="$DB",backing=buffered
-req=$(sed -n 's/.*zero copy (-o splice=auto) with requests of \([0-9]*\) KiB.*/\1/p' "$DAEMON_LOG")
+req=$(request_kb "$DAEMON_LOG")
 ra=$(bdi "$T/mnt")
 [ "$ra" = - ] ||
-	check_eq "backing=buffered: readahead the requests' size (${req:-1024} KiB)" "${req:-1024}" "$ra"
+	check_eq "backing=buffered: readahead the requests' size ($req KiB)" "$req" "$ra"
 umount_fs "$T/mnt"
 mount_fs "$M" "$T/mnt" -o db="$DB",backing=buffered,readahead=1024
 ra=$(bdi "$T/mnt")
