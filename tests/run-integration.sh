@@ -37,7 +37,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # test_lab: throttled reads within 10 % of the lab's limits; test_lab_seed:
 # the seed's counts and players at real time on lab storages; test_lab_truth:
 # find-max's count against a lab storage's calibrated capacity, a storage
-# change's verdict against the calibrated ratio;
+# change's verdict against the change its calibrations predict;
 # test_lab_net: 20 workstation namespaces within 10 s, a shaped link's rate;
 # test_lab_net_truth: find-max over SMB against a link's calibrated rate;
 # test_causes: late frames of a known cause (a CPU hog of its own, and a

@@ -13,8 +13,9 @@
 #      late frames per count and their causes;
 #   4: a storage change, the seed's way: B and 0.94 B, pace=off, as
 #      sequential sessions A B B A A B and as --ab-lab legs: the report's
-#      verdict on MB/s and whether its interval holds the calibrated ratio
-#      (--calibrate-work: LAB_AB_WS readers, each a stream's bytes);
+#      verdict on MB/s and whether its interval holds the change the
+#      calibrations predict for a step (tests/bench/calibrated-change.sql;
+#      --calibrate-work: LAB_AB_WS readers, each a stream's bytes);
 #   net: the seed's experiment over SMB: part 3's storage, counts and
 #      streams, each workstation a network namespace reading with
 #      smbclient through its own link (LAB_NET_WS) and the server's
@@ -112,8 +113,8 @@ late() {
 }
 
 # mb_s_row JSON [CAL]: the --compare --json's MB/s row: "diff % | 95 %
-# interval in % | verdict", with CAL (the calibrations' ratio in %) whether
-# the interval holds it
+# interval in % | verdict", with CAL (the change the calibrations predict
+# in %, tests/bench/calibrated-change.sql) whether the interval holds it
 mb_s_row() {
 	"$PY" -c 'import json, sys
 r = [c for c in json.load(open(sys.argv[1]))["comparisons"] if c["metric"] == "mb_s"][0]
@@ -121,7 +122,7 @@ lo, hi = r["ci_low_pct"], r["ci_high_pct"]
 out = "%.2f | [%.2f, %.2f] | %s" % (r["diff_pct"], lo or 0, hi or 0, r["verdict"])
 if len(sys.argv) > 2:
     c = float(sys.argv[2])
-    out += " | calibrated %.2f: %s" % (c, "held" if lo is not None and lo <= c <= hi else "missed")
+    out += " | predicted %.2f: %s" % (c, "held" if lo is not None and lo <= c <= hi else "missed")
 print(out)' "$@"
 }
 
@@ -277,11 +278,12 @@ for part in $LAB_PARTS; do
 		for pair in seq-A,seq-B ab:A,ab:B; do
 			la=${pair%,*} lb=${pair#*,}
 			"$REPORT" "$DB" --compare "$la" "$lb" --json >"$W/change.json"
-			cal=$(q "select (select avg(bytes_per_s) from calibration where label = '$lb') /
-				(select avg(bytes_per_s) from calibration where label = '$la') * 100 - 100")
-			v=$(mb_s_row "$W/change.json" "$cal")
+			cc=$(sqlite3 -batch -noheader -cmd ".parameter set @a \"'$la'\"" \
+				-cmd ".parameter set @b \"'$lb'\"" "$DB" <"$TOP/tests/bench/calibrated-change.sql")
+			v=$(mb_s_row "$W/change.json" "${cc%%|*}")
+			v="$v$(echo "$cc" | awk -F'|' '{ printf " (their ratio %.2f; the steps'"'"' s not the storage'"'"'s %.3f at A, %.3f at B)", $2, $4, $5 }')"
 			put "gt4_${la%%[-:]*}" "$v"
-			say "lab 4 ($la against $lb): MB/s diff % | 95 % interval in % | verdict | the calibrations' ratio: $v"
+			say "lab 4 ($la against $lb): MB/s diff % | 95 % interval in % | verdict | the change the calibrations predict: $v"
 		done ;;
 	5)
 		# ----------------------------- 5: players on the lab storage

@@ -12,7 +12,7 @@
 # version 14; before, all 378 were 'issue').  Before --find-max the bench
 # refused the option.  Then ground truth 4 (a storage change: B and
 # 0.94 B as sequential sessions and as --ab-lab legs, the report's verdict
-# and interval against the calibrated ratio) and ground truth 2
+# and interval against the change the calibrations predict) and ground truth 2
 # (IOPS-bound: find-max within the same rule for reads/s).  In both
 # labs, after find-max, the report's forecast from steps at up to 70 % of
 # its bracket: the calibration's count within 20 % of the bracket, the
@@ -121,11 +121,15 @@ forecast "$L" 1,2,3 "bandwidth-bound" truth
 # 0.94 B, pace=off, 6 workstations of 2-s timelines (52 MB, about 2.6 s a
 # step; with 3 workstations a step's MB/s varied more under load).  The report's
 # --compare must never call B faster, and its 95 % interval of the MB/s
-# difference (in % of A) must hold the calibrated ratio's, B_cal2 /
-# B_cal1 - 1 (the calibration rows of each label: --calibrate-work, 6
-# readers each reading a stream's bytes, a step's own work; fio's steady
-# rate over a fixed time saw 6 % where the steps saw 7.2 %, docs/lab.md);
-# whether it calls B slower and significant is said (gt4).
+# difference (in % of A) must hold the change the storage's own predicts
+# for the steps (tests/bench/calibrated-change.sql: the calibrations'
+# extra seconds at B for a step's bytes, added to A's mean step; the
+# calibration rows of each label: --calibrate-work, 6 readers each
+# reading a stream's bytes, a step's own work).  Not the calibrations'
+# ratio itself: a step's time has a part that is not the storage's, the
+# same at both limits (0.20-0.24 s of 2.6 s on a slower host), so the
+# steps saw -6.9 % where the calibrations saw -7.5 %, every run
+# (docs/lab.md).  Whether it calls B slower and significant is said.
 DB=$T/gt4.db
 # gt4 LABEL_A LABEL_B WHAT: the checks on the comparison of two labels
 gt4() {
@@ -138,15 +142,23 @@ d = json.load(open(sys.argv[1]))
 r = [c for c in d["comparisons"] if c["metric"] == "mb_s"][0]
 print("%s|%s|%s|%s|%s|%s" % (r["verdict"], r["ci_low_pct"], r["ci_high_pct"],
       r["diff_pct"], r["unit"], r["n_a"]))' "$T/cmp.json")
-	cal=$(q "select (select avg(bytes_per_s) from calibration where label = '$2') /
-		(select avg(bytes_per_s) from calibration where label = '$1') * 100 - 100")
-	echo "# $3: MB/s B - A: ${row#*|} (verdict|ci low %|ci high %|diff %|unit|n); calibrated: $cal %"
+	# the predicted change|the calibrations' ratio|A's mean step|the
+	# steps' time not the storage's at A|at B
+	cc=$(sqlite3 -batch -noheader -cmd ".parameter set @a \"'$1'\"" \
+		-cmd ".parameter set @b \"'$2'\"" "$DB" <"$TOP/tests/bench/calibrated-change.sql")
+	cal=${cc%%|*}
+	echo "# $3: MB/s B - A: ${row#*|} (verdict|ci low %|ci high %|diff %|unit|n); predicted by the calibrations|their ratio|A's step s|not the storage's at A|at B: $cc"
+	# a step is never faster than the storage's own time for its bytes:
+	# a faster one read a cache, not the lab's storage
+	check "$3: the steps take at least the calibrations' time for their bytes ($(echo "$cc" | cut -d'|' -f4,5) s more)" \
+		awk -v a="$(echo "$cc" | cut -d'|' -f4)" -v b="$(echo "$cc" | cut -d'|' -f5)" \
+		'BEGIN { exit !(a != "" && b != "" && a + 0 >= 0 && b + 0 >= 0) }'
 	# Called slower and significant in most runs of this size, not in
 	# all: sessions 'not significant' at [-9.05, +0.24] % in 1 of 4
 	# clean-clone and loaded runs, legs in 1 of 4 under load (3
 	# sessions or 4 legs a label hold a 6 % change near the interval's
 	# width).  What holds in every run is asserted: never called
-	# faster, and the interval holds the calibrated ratio; make bench's
+	# faster, and the interval holds the predicted change; make bench's
 	# section 13 asks the verdict at full size.
 	case ${row%%|*} in
 	"significant: B lower (worse)") ;;
@@ -155,7 +167,7 @@ print("%s|%s|%s|%s|%s|%s" % (r["verdict"], r["ci_low_pct"], r["ci_high_pct"],
 	# shellcheck disable=SC2016 # $1 is the inner sh's
 	check "$3: the report never calls B faster (MB/s: ${row%%|*})" \
 		sh -c 'case $1 in *better* | *"B higher"*) exit 1 ;; esac' sh "${row%%|*}"
-	check "$3: its interval [$(echo "$row" | cut -d'|' -f2), $(echo "$row" | cut -d'|' -f3)] % holds the calibrated ratio's $cal %" \
+	check "$3: its interval [$(echo "$row" | cut -d'|' -f2), $(echo "$row" | cut -d'|' -f3)] % holds the change the calibrations predict, $cal %" \
 		awk -v lo="$(echo "$row" | cut -d'|' -f2)" -v hi="$(echo "$row" | cut -d'|' -f3)" \
 		-v c="$cal" 'BEGIN { exit !(c != "" && lo != "" && lo + 0 <= c + 0 && c + 0 <= hi + 0) }'
 }
