@@ -106,10 +106,12 @@ echo "# timer: $(causes timer | tr '\n' ' ')$(q "select 'wake delays up to ' ||
 # (done - issued), which no row tells from a slow disk (design.md).  How
 # many reads the throttle cuts depends on where its periods fall: 0 of
 # 11, 0 of 26, 1 of 9, 2 of 40 in some runs, 13 of 19 in a clean-clone
-# CI run.  What the evidence must do is hold: timer frames, and none of
+# CI run, and the timer's with it (1 timer frame in a clean-clone run on
+# a slower host; 9 to 56 in four runs alone there).  What the evidence
+# must do is hold: late frames, timer frames among them, and none of
 # them called issue (as all were before it) or reader.
-check "starved filler: at least 3 late frames timer, none issue or reader" \
-	test "$(q "select sum(cause = 'timer') >= 3
+check "starved filler: at least 3 late frames, timer ones among them, none issue or reader" \
+	test "$(q "select count(*) >= 3 and sum(cause = 'timer') >= 1
 		   and sum(cause not in ('timer', 'storage')) = 0
 		   from late_frame f join run r on r.id = f.run_id
 		   where r.label = 'timer'")" = 1
