@@ -26,8 +26,10 @@
 # waits for its cache, by a script) beside timelinefs's late frames of its
 # stream.  Below capacity: no late frame of the storage's, every player
 # done within the movie's time and 2.5 s of start-up, no mpv waiting for
-# its cache; above: most frames late, the storage's, and the players, who
-# wait rather than drop, take at least a fifth longer than the movie.
+# its cache; above: at least a quarter of the frames late (what the
+# storage cannot deliver in time), most of them the storage's, and the
+# players, who wait rather than drop, take at least a fifth longer than
+# the movie.
 # Measures rates: in TLFS_ALONE.
 . "$(dirname "$0")/lib.sh"
 
@@ -199,8 +201,13 @@ check_eq "3 players: timelinefs counts no late frame of the storage's" 0 \
 late6=$(awk -F'|' '$1 == 6 { print $2 }' "$T/pl.rows")
 fr6=$(awk -F'|' '$1 == 6 { print $3 }' "$T/pl.rows")
 st6=$(awk -F'|' '$1 == 6 { print $4 }' "$T/pl.rows")
-check "6 players (134 %): timelinefs calls most frames late ($late6 of $fr6), most the storage's ($st6)" \
-	sh -c '[ "$((2 * $1))" -gt "$2" ] && [ "$((2 * $3))" -gt "$1" ]' sh \
+# 134 % asked of the storage leaves a quarter of the bytes (1 - 1 / 1.34)
+# undelivered by the movies' end: at least that share of the frames late
+# (the players' starts apart and their leads make it more or less; 49 %
+# and 66 % in two clean-clone runs on a slower host, where the check
+# asked most)
+check "6 players (134 %): timelinefs calls at least a quarter of the frames late ($late6 of $fr6), most of them the storage's ($st6)" \
+	sh -c '[ "$((4 * $1))" -ge "$2" ] && [ "$((2 * $3))" -gt "$1" ]' sh \
 	"${late6:-0}" "${fr6:-1}" "${st6:-0}"
 # shellcheck disable=SC2016 # $1 and $2 are the inner sh's
 check "6 players: they wait, not drop: their mean wall time a fifth over the movie's" sh -c \
