@@ -20,6 +20,11 @@ RUNNERS=${RUNNERS:-$TOP/tests}
 # their copies run where TMPDIR is, however little it has free
 TLFS_SCRATCH_MB=0
 export TLFS_SCRATCH_MB
+# the files of the runners a case kills (their mktemp's) go with this
+# test's folder, not left in TMPDIR
+mkdir "$T/tmp"
+TMPDIR=$T/tmp
+export TMPDIR
 n=0
 TLFS_JOBS=1
 TLFS_EXCLUDE=
