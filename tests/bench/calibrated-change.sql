@@ -15,8 +15,8 @@
 -- Prints: the predicted change %|the calibrations' ratio %|w_A s|the
 -- steps' time not the storage's at A, s|the same at B, s
 with
-cal(label, bps, s) as (
-	select label, avg(bytes_per_s), avg(read_bytes / bytes_per_s)
+cal(label, bps) as (
+	select label, avg(bytes_per_s)
 	from calibration where label in (@a, @b) group by label
 ),
 step(label, wall, bytes) as (

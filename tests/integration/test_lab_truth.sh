@@ -58,7 +58,8 @@ find_max() {
 # (n played with 0 late frames, hi did not: the headroom reaches zero
 # between); the one from the headroom's trend either within it too, or
 # its 95 % interval reaching into the bracket, or none with its reason
-# (on the lab's throttle the steps below 70 % show no trend: docs/lab.md).  After every check on find-max's own rows.
+# (on the lab's throttle the steps below 70 % show no trend: docs/lab.md).
+# After every check on find-max's own rows.
 forecast() {
 	check "$3: the forecast's counts $2 at most 70 % of find-max's bracket [$n, $hi]" \
 		awk -v c="$2" -v h="$hi" 'BEGIN { k = split(c, a, ","); exit !(h != "" && a[k] <= 0.7 * h) }'
@@ -125,10 +126,11 @@ forecast "$L" 1,2,3 "bandwidth-bound" truth
 # --- Ground truth 4, a storage change the seed's way: B = 20 MiB/s and
 # 0.94 B, pace=off, 6 workstations of 2-s timelines (52 MB, about 2.6 s a
 # step; with 3 workstations a step's MB/s varied more under load).  The report's
-# --compare must never call B faster, and its 95 % interval of the MB/s
-# difference (in % of A) must hold the change the storage's own predicts
-# for the steps (tests/bench/calibrated-change.sql: the calibrations'
-# extra seconds at B for a step's bytes, added to A's mean step; the
+# --compare must never call B faster, and its interval of the MB/s
+# difference (in % of A), at 99.9 % (below), must hold the change the
+# storage's own predicts for the steps (tests/bench/calibrated-change.sql:
+# the calibrations' extra seconds at B for a step's bytes, added to A's
+# mean step; the
 # calibration rows of each label: --calibrate-work, 6 readers each
 # reading a stream's bytes, a step's own work).  Not the calibrations'
 # ratio itself: a step's time has a part that is not the storage's, the
