@@ -128,3 +128,31 @@ def test_none_said(tmp_path):
                            "the steps at 1, 2, 3, 4 workstations")
     # no steps: no forecast
     assert forecast.forecast(db.open_ro(p), []) == []
+
+
+def test_past_the_storage(tmp_path):
+    # the steps' estimate 5.119048 [4.072936, 8.344933] (as worked out by
+    # hand above); one calibration of 6 MB/s and 400 reads/s feeds
+    # min(6 / 1.5, 400 / 60) = 4.0 workstations, below the interval's
+    # whole: no number, said why
+    p = make(str(tmp_path / "past.db"), STEPS, calibrations=[(6e6, 400.0)])
+    f, = forecast.forecast(db.open_ro(p), [1])
+    assert f["by_calibration"] == pytest.approx(4.0) and f["cal_lo"] is None
+    assert f["estimate"] is None and f["lo"] is None and f["hi"] is None
+    assert f["reason"] == (
+        "past the storage: the headroom's trend reaches zero near 5.1 workstations "
+        "[4.1, 8.3] (95 %), all past the 4.0 the storage's calibration feeds; the trend "
+        "is another resource's, not the storage's queue")
+    out = io.StringIO()
+    forecast.write([f], "text", out)
+    assert out.getvalue().splitlines()[0] == "forecast for a: none (" + f["reason"] + ")"
+    # 6.2 MB/s: 4.133 workstations, inside the interval: the estimate stands
+    p = make(str(tmp_path / "in.db"), STEPS, calibrations=[(6.2e6, 400.0)])
+    f, = forecast.forecast(db.open_ro(p), [1])
+    assert f["by_calibration"] == pytest.approx(4.133333, abs=1e-5)
+    assert f["estimate"] == pytest.approx(5.119048, abs=1e-5) and f["reason"] is None
+    # two calibrations: the top of their interval is the bound (7.5 +
+    # 10.588504 above the interval's low end): the estimate stands
+    p = make(str(tmp_path / "two.db"), STEPS, calibrations=[(15e6, 400.0), (13e6, 500.0)])
+    f, = forecast.forecast(db.open_ro(p), [1])
+    assert f["estimate"] == pytest.approx(5.119048, abs=1e-5)
