@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make test: the unit tests (the binaries given as arguments), the Python
-# package's tests (pytest, tests/run-python.sh), then every mounted
+# package's tests (pytest, tests/run-python.sh; not where TLFS_NO_PYTHON
+# is 1, as a sanitizer build's make test sets it), then every mounted
 # integration test; one closing line "N passed, N failed,
 # N skipped", non-zero exit on any failure.  A runner that exits non-zero,
 # or dies before its summary line, is a failure even if it counted none.
@@ -47,7 +48,11 @@ suite() {
 }
 
 suite unit "$here/run-unit.sh" "$@"
-suite python "$here/run-python.sh"
+if [ "${TLFS_NO_PYTHON:-0}" = 1 ]; then
+	echo "== python: left out of this build (TLFS_NO_PYTHON: no build's code)"
+else
+	suite python "$here/run-python.sh"
+fi
 suite integration "$here/run-integration.sh"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

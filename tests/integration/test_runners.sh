@@ -80,8 +80,11 @@ verdict() {
 # 1. a unit runner killed before its summary (a crash, the OOM killer)
 tree
 unit u1 "$CM_OK"
+# the runner: the binary's parent is the sh that xargs starts, its
+# parent xargs, whose parent is run-unit.sh
 # shellcheck disable=SC2016 # expanded by the fake binary
-unit u2 'echo "[ RUN      ] test_x"; kill -9 $PPID; sleep 1'
+unit u2 'echo "[ RUN      ] test_x"
+x=$(ps -o ppid= -p $PPID | tr -d " "); kill -9 "$(ps -o ppid= -p "$x" | tr -d " ")"; sleep 1'
 integ test_a "$IT_OK"
 verdict "run-all: the unit runner killed mid-way is a failure" fail \
 	"1 passed, 1 failed, 0 skipped" env CI= sh "$W/run-all.sh" "$W/u1" "$W/u2"
@@ -101,6 +104,23 @@ unit u1 "$CM_OK"
 unit u2 'echo "[ RUN      ] test_x"; exit 0'
 verdict "run-unit: a binary with no summary is a failure" fail \
 	"unit: 1 passed, 1 failed, 0 skipped" env CI= sh "$W/run-unit.sh" "$W/u1" "$W/u2"
+
+# 3b. binaries run TLFS_JOBS at a time, their outputs in the arguments'
+# order: u1, the slower, first; one that dies of a signal is a failure
+tree
+unit u1 'sleep 1; echo "[ RUN      ] test_slow"; echo "[==========] 1 test(s) run."
+echo "[  PASSED  ] 1 test(s)."'
+unit u2 'echo "[ RUN      ] test_quick"; echo "[==========] 1 test(s) run."
+echo "[  PASSED  ] 1 test(s)."'
+unit u3 'echo "[ RUN      ] test_dies"; kill -9 $$'
+for j in 1 2 3; do
+	verdict "run-unit, TLFS_JOBS=$j: a binary killed by a signal is a failure" fail \
+		"unit: 2 passed, 1 failed, 0 skipped" \
+		env CI= TLFS_JOBS=$j sh "$W/run-unit.sh" "$W/u1" "$W/u2" "$W/u3"
+	check_eq "run-unit, TLFS_JOBS=$j: the outputs in the arguments' order" \
+		"test_slow test_quick test_dies" \
+		"$(sed -n 's/^\[ RUN      \] //p' "$T/out" | tr '\n' ' ' | sed 's/ $//')"
+done
 
 # 4. a test that exits 0 with no summary, one that ran no check
 tree
