@@ -70,6 +70,28 @@ CREATE TABLE IF NOT EXISTS bench_client (
 );
 CREATE INDEX IF NOT EXISTS bench_client_step ON bench_client(step_id);
 
+-- A network client's play, as the workstation sees it: span_s is its
+-- stream's, smbd's open of the timeline to its close (after the client's
+-- last reply, so a slow link shows in it while the stream's own counts,
+-- smbd reading ahead, do not), duration_s its timeline's; in_time 1 where
+-- the client exited 0 and the span is within the duration, 10 % and 0.5 s
+-- more (0 without a stream or its close).  The client's own start and
+-- connection are not its play: in a lab they take the server's CPUs
+-- (0.5-0.7 s of a client on a slower 2-core host), where a workstation
+-- connects once.  timelinefs-bench --find-max --via smb counts N
+-- workstations played where every client is in_time with no late frame
+-- (docs/lab.md).
+CREATE VIEW IF NOT EXISTS bench_client_play AS
+SELECT c.step_id, c.stream_id, c.workstation, c.client, c.exit_status,
+       c.wall_s, (s.closed_ns - s.opened_ns) / 1e9 AS span_s,
+       1.0 * t.frames * t.fps_den / t.fps_num AS duration_s,
+       s.late_frames, s.reader_late_frames,
+       coalesce(c.exit_status = 0 AND s.closed_ns IS NOT NULL AND
+		(s.closed_ns - s.opened_ns) / 1e9 <=
+		1.1 * t.frames * t.fps_den / t.fps_num + 0.5, 0) AS in_time
+FROM bench_client AS c LEFT JOIN stream AS s ON s.id = c.stream_id
+LEFT JOIN timeline AS t ON t.id = s.timeline_id;
+
 -- What the storage gives, measured in the same bench run (schema version
 -- 13; timelinefs-bench --calibrate): fio with `readers` parallel O_DIRECT
 -- sequential readers of the media's files, each read block_bytes (the

@@ -226,7 +226,8 @@ int store_migrate(sqlite3 *db, int *newer)
 	/* versions 13 and 17 added tables (calibration, bench_probe) and
 	 * a view of its own (bench_probe_summary), which the schema's
 	 * CREATE ... IF NOT EXISTS above makes in an older file: nothing of
-	 * them to change */
+	 * them to change; so is bench_client_play, a view of columns every
+	 * file has had since version 15, added at 17 */
 	/* version 12 (many hosts) changed views of every file (the runs'
 	 * hosts and times on one axis, the experiments' steps): all of an
 	 * older file's views go, whichever they were, and come back from the

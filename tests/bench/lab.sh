@@ -241,20 +241,17 @@ for part in $LAB_PARTS; do
 			--warmup 0 --db "$DB" --label seed-smb --calibrate "$max"
 		put seednet_links "server $LAB_NET_SERVER, workstations $LAB_NET_WS each; $(q "select group_concat(printf('%s %.1f MB/s', tool_name, bytes_per_s / 1e6), ', ')
 			from (select case when block_bytes = 0 then 'network' else 'storage' end as tool_name, bytes_per_s from calibration)")"
-		# a client plays when done, its stream (smbd's open to close)
-		# within its timeline's duration, 10 % and 0.5 s more (the
-		# bench's own rule for --via smb)
-		q "select b.workstations, count(*),
-			sum(c.exit_status = 0 and (s.closed_ns - s.opened_ns) / 1e9 <=
-				1.1 * t.frames * t.fps_den / t.fps_num + 0.5),
-			round(max(c.wall_s), 1), round(max(1.0 * t.frames * t.fps_den / t.fps_num), 1),
-			sum(s.late_frames), sum(s.reader_late_frames), sum(s.frames),
+		# a client plays when in time (the bench's own rule for --via
+		# smb, the schema's bench_client_play)
+		q "select b.workstations, count(*), sum(p.in_time),
+			round(max(p.wall_s), 1), round(max(p.duration_s), 1),
+			sum(p.late_frames), sum(p.reader_late_frames), sum(s.frames),
 			(select group_concat(cause || ' ' || n, ', ') from (select l.cause, count(*) as n
 			 from late_frame l join bench_client x on x.stream_id = l.stream_id
 			 where x.step_id in (select id from bench_step where workstations = b.workstations
 			 and run_id = b.run_id) group by l.cause))
-			from bench_client c join bench_step b on b.id = c.step_id
-			join stream s on s.id = c.stream_id join timeline t on t.id = s.timeline_id
+			from bench_client_play p join bench_step b on b.id = p.step_id
+			join stream s on s.id = p.stream_id
 			group by b.workstations order by b.workstations" >"$W/seednet.rows"
 		while IFS='|' read -r ws n ok wall dur late rlate frames causes; do
 			put "seednet_$ws" "$ok of $n clients in real time (slowest $wall s for $dur s); $late late of $frames frames (causes: ${causes:-none}), $rlate late to the readers"

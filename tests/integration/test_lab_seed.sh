@@ -98,19 +98,16 @@ $BENCH --lab "fs=ext4,read-bps=238M,read-iops=1500,server-link=1gbit,ws-link=1gb
 [ "$rc" -eq 0 ] || sed 's/^/# /' "$T/seednet.out"
 check_eq "the seed's counts over SMB behind 1 Gbit/s: done" 0 "$rc"
 rm -rf "$NM"
-# per count: clients, those in real time (the bench's rule: each client
-# done, and its stream, smbd's open to close, within the timeline's
-# duration, 10 % and 0.5 s more), the slowest stream and client, the
-# storage's late frames, the frames late to the readers
-q "select b.workstations, count(*),
-	sum(c.exit_status = 0 and (s.closed_ns - s.opened_ns) / 1e9 <=
-		1.1 * t.frames * t.fps_den / t.fps_num + 0.5),
-	round(max((s.closed_ns - s.opened_ns) / 1e9), 1) || ' ' || round(max(c.wall_s), 1),
+# per count: clients, those in real time (the bench's rule, the schema's
+# bench_client_play), the slowest stream and client, the storage's late
+# frames, the frames late to the readers
+q "select b.workstations, count(*), sum(p.in_time),
+	round(max(p.span_s), 1) || ' ' || round(max(p.wall_s), 1),
 	(select count(*) from late_frame l join bench_client x on x.stream_id = l.stream_id
 	 join bench_step y on y.id = x.step_id where y.workstations = b.workstations
-	 and l.cause = 'storage'), sum(s.reader_late_frames)
-	from bench_client c join bench_step b on b.id = c.step_id
-	join stream s on s.id = c.stream_id join timeline t on t.id = s.timeline_id
+	 and l.cause = 'storage'), sum(p.reader_late_frames)
+	from bench_client_play p join bench_step b on b.id = p.step_id
+	where p.stream_id is not null
 	group by b.workstations order by b.workstations" >"$T/seednet.rows"
 sed 's/^/# workstations|clients|in real time|slowest stream, client s|storage late|late to the readers: /' \
 	"$T/seednet.rows"

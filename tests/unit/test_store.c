@@ -2286,6 +2286,50 @@ static void test_headroom(void **state)
 	sqlite3_close(db);
 }
 
+/* bench_client_play: a client in time where it exited 0 and its stream's
+ * span is within its timeline's duration (3 s: 90 frames at 30 fps),
+ * 10 % and 0.5 s more (3.8 s); its own start and connection (wall_s) are
+ * not held. */
+static void test_bench_client_play(void **state)
+{
+	struct tmp *t = *state;
+	struct store *st;
+	sqlite3 *db;
+	int64_t tl;
+
+	st = start_ok(t->db, 0, &run_info, &tl);
+	assert_int_equal(store_run_end(st, EPOCH + SEC), 0);
+	store_close(st);
+	db = raw_open(t->db);
+	raw_exec(db, "INSERT INTO timeline (id, run_id, name, fps_num, fps_den, "
+		     "frames, bytes) VALUES (7, 1, 't', 30, 1, 90, 1);"
+		     "INSERT INTO stream (id, run_id, timeline_id, opened_ns, "
+		     "closed_ns, late_frames) VALUES "
+		     "(1, 1, 7, 0, 3800000000, 0), (2, 1, 7, 0, 3800000001, 0),"
+		     "(3, 1, 7, 0, 3000000000, 2), (4, 1, 7, 0, NULL, 0);"
+		     "INSERT INTO bench_step (id, run_id, workstations, "
+		     "repetition, wall_s) VALUES (1, 1, 6, 1, 5.0);"
+		     "INSERT INTO bench_client (step_id, stream_id, workstation, "
+		     "via, client, wall_s, exit_status) VALUES "
+		     "(1, 1, 1, 'smb', 'smbclient', 4.9, 0),"
+		     "(1, 2, 2, 'smb', 'smbclient', 3.9, 0),"
+		     "(1, 3, 3, 'smb', 'smbclient', 3.1, 0),"
+		     "(1, 3, 4, 'smb', 'smbclient', 3.1, 1),"
+		     "(1, 4, 5, 'smb', 'smbclient', 3.1, 0),"
+		     "(1, NULL, 6, 'smb', 'smbclient', NULL, NULL)");
+	q_text_eq(db, "SELECT group_concat(workstation || ':' || in_time || ':' "
+		      "|| coalesce(span_s, '-') || ':' || coalesce(duration_s, "
+		      "'-'), ' ') FROM (SELECT * FROM bench_client_play "
+		      "ORDER BY workstation)",
+		  "1:1:3.8:3.0 2:0:3.800000001:3.0 3:1:3.0:3.0 4:0:3.0:3.0 "
+		  "5:0:-:3.0 6:0:-:-");
+	/* its late frames are the stream's, for the bench's rule */
+	assert_int_equal(q_i64(db, "SELECT late_frames FROM bench_client_play "
+				   "WHERE workstation = 3"),
+			 2);
+	sqlite3_close(db);
+}
+
 /* A file of schema version 15 gets version 16's late_access, late_frame
  * and summaries, in place of its own. */
 static void test_migrate_v16(void **state)
@@ -2963,6 +3007,7 @@ int main(void)
 		TMP_TEST(test_late_cause_evidence),
 		TMP_TEST(test_late_cause_jitter),
 		TMP_TEST(test_headroom),
+		TMP_TEST(test_bench_client_play),
 		TMP_TEST(test_migrate_v15),
 		TMP_TEST(test_migrate_v16),
 		TMP_TEST(test_migrate_v7),
