@@ -59,6 +59,11 @@ check_eq "label with a quote and a comma reaches run and steps" "it's a,b|it's a
 check "progress: step, elapsed / expected, streams done, late frames" \
 	grep -Eq '^step 3/4 \(3 workstations, repetition 1/2\): [0-9.]+s / [0-9.]+s expected, 3/3 streams done, [0-9]+ late frames$' "$T/err"
 check "progress of every step" sh -c "[ \$(grep -c '^step [1-4]/4 ' '$T/err') -ge 4 ]"
+# the last line of a step comes after the daemon recorded its closes
+check_eq "progress: each step's last line has all its streams done" "1 1/1|2 1/1|3 3/3|4 3/3" \
+	"$(awk '/^step [1-4]\/4 / { split($2, s, "/"); last[s[1]] = $0 }
+		END { for (i = 1; i <= 4; i++) { match(last[i], /[0-9]+\/[0-9]+ streams done/)
+			printf "%s%d %s", (i > 1 ? "|" : ""), i, substr(last[i], RSTART, RLENGTH - 13) } }' "$T/err")"
 check "table header" grep -Eq '^workstations +rep +wall s +MB/s +late frames +frames +p50 us +p99 us +max us +hr min ms +hr p1 ms$' "$T/out"
 check_eq "table: one row per step (the warm-up shown) plus a mean per count" \
 	"1 warm|1 1|1 2|1 mean|3 warm|3 1|3 2|3 mean" \
