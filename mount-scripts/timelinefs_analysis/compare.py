@@ -8,6 +8,7 @@ probe's samples, its p50, p99 and max per kind by the same Welch."""
 import sys
 import types
 
+from . import calchange
 from . import db as dbm
 from . import probe as pr
 from . import stats as st
@@ -554,13 +555,13 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
     else:
         w("[")
     nout = 0
-    bjson = []
+    bjson, cjson = [], []
     # the drift between sessions (one host only: an experiment is a
     # session of its own)
     dr, bdr = drift(con, len(metrics)) if not scoped else ([None] * len(metrics), [None, None])
     c = types.SimpleNamespace(w=w, fmt=fmt, la=la, lb=lb, effect=effect, effect_text=effect_text,
                               metrics=metrics, titles=titles, better=better, digits=digits,
-                              dr=dr, scoped=scoped)
+                              dr=dr, scoped=scoped, ci_pct={})
     pc = None
     # groups: a workstation count's rows only where a bench row made it
     order = sorted((g for g in groups.values() if g.rows["a"] or g.rows["b"]),
@@ -609,11 +610,67 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
               % st.BOOT_RESAMPLES)
             w("  resamples, percentile 95 % interval; a repetition is the unit, not a read):\n")
         boot_rows(g, la, lb, fmt, w, bjson, csc, jsc, unit, min(sa, sb) == 1 and not scoped, bdr)
+        if not scoped:
+            calibrated(con, c, g.ws, cjson)
     if fmt == "json":
         w(("\n" if nout else "") + "],\n\"bootstrap\": [" + ",".join(bjson)
-          + ("\n" if bjson else "") + "]}\n")
+          + ("\n" if bjson else "") + "],\n\"calibrated\": [" + ",".join(cjson)
+          + ("\n" if cjson else "") + "]}\n")
     elif fmt == "text" and not order:
         w("\nno benchmark steps or streams to compare\n")
+
+
+def held(x, lop, hip):
+    """Where the predicted change x % lies against the MB/s interval."""
+    if lop is None:
+        return "no interval to hold it against"
+    ci = "the 95 %% interval of B - A [%s, %s]" % (pct(lop), pct(hip))
+    if x > hip:
+        return ("above %s: B's steps slower than the storage's change alone explains (or the 1 "
+                "time in 20 a 95 %% interval misses)" % ci)
+    if x < lop:
+        return ("below %s: B's steps faster than the storage's change alone explains (or the 1 "
+                "time in 20 a 95 %% interval misses)" % ci)
+    return "within %s: the storage's change explains it" % ci
+
+
+def calibrated(con, c, ws, cjson):
+    """The MB/s change the storage's calibrations predict for ws
+    workstations (calchange), against the MB/s interval welch_rows just
+    gave: a text line, or a JSON row into cjson; nothing where neither
+    label has --calibrate-work rows of ws readers."""
+    p = calchange.predict(con, c.la, c.lb, ws)
+    if p is None:
+        return
+    lop, hip = c.ci_pct.get("mb_s", (None, None))
+    within = None
+    if p.pct is not None and lop is not None:
+        within = lop <= p.pct <= hip
+    if c.fmt == "json":
+        cjson.append('\n  {"workstations": %d, "predicted_pct": %s, "why_none": %s, '
+                     '"calibration_ratio_pct": %s, "step_s_a": %s, "not_storage_s_a": %s, '
+                     '"not_storage_s_b": %s, "bytes_per_s_a": %s, "bytes_per_s_b": %s, '
+                     '"calibrations_a": %d, "calibrations_b": %d, "mb_s_ci_low_pct": %s, '
+                     '"mb_s_ci_high_pct": %s, "within": %s}' % (
+                         ws, jnum(p.pct), jstr(p.why), jnum(p.ratio_pct), jnum(p.step_s),
+                         jnum(p.other_a), jnum(p.other_b), jnum(p.cal_a), jnum(p.cal_b), p.n_a,
+                         p.n_b, jnum(lop), jnum(hip),
+                         "null" if within is None else str(within).lower()))
+        return
+    if c.fmt == "text":
+        c.w("".join("  " + line + "\n" for line in calibrated_lines(
+            ws, p.pct, p.why, lop, hip, p.ratio_pct, p.step_s, p.other_a, p.other_b)))
+
+
+def calibrated_lines(ws, pc, why, lop, hip, ratio, step_s, other_a, other_b):
+    """The words of a predicted change (calibrated's, or a JSON row of
+    it for the HTML page): the first line, then its figures."""
+    head = "the storage's own change, by --calibrate-work (%d readers): " % ws
+    if pc is None:
+        return [head + "none (%s)" % why]
+    return [head + "MB/s %s," % pct(pc), "  " + held(pc, lop, hip),
+            "  (the calibrations alone %s; A's mean step %.3f s, of it not the storage's %.3f s,"
+            % (pct(ratio), step_s, other_a), "  B's %.3f s)" % other_b]
 
 
 def welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout):
@@ -635,6 +692,7 @@ def welch_rows(c, g, ra, rb, unit, sa, sb, csc, jsc, nout):
             if ma != 0:
                 hwp = hw / abs(ma) * 100
                 rp = st.reps_for_effect(r["sd_a"] ** 2, r["sd_b"] ** 2, c.effect / 100 * abs(ma))
+        c.ci_pct[metric] = (lop, hip)
         verdict = welch_verdict(r, c.better[m])
         if unit == "repetition" and not c.scoped and min(sa, sb) == 1:
             verdict = drift_verdict(verdict, lop, hip, c.dr[m])

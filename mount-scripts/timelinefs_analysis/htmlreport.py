@@ -241,6 +241,17 @@ def group_title(scope, ws, first):
         " in total" if scope and scope != "in total" else "", esc(how))
 
 
+def calibrated_html(data, scope, ws):
+    """The change the storage's calibrations predict for a count, in
+    compare.py's words, where the comparison has one."""
+    if scope:
+        return []
+    return ['<p class="note">%s</p>' % "<br>".join(esc(x.strip()) for x in cmp.calibrated_lines(
+        ws, r["predicted_pct"], r["why_none"], r["mb_s_ci_low_pct"], r["mb_s_ci_high_pct"],
+        r["calibration_ratio_pct"], r["step_s_a"], r["not_storage_s_a"], r["not_storage_s_b"]))
+        for r in data.get("calibrated", []) if r["workstations"] == ws]
+
+
 def comparison_section(con, n, la, lb, effect_text):
     """Comparison n: compare.py's verdicts (its JSON), its words on the
     sessions and the environment, a table per workstation count."""
@@ -278,6 +289,7 @@ def comparison_section(con, n, la, lb, effect_text):
             trs.append("<tr>" + "".join("<td%s>%s</td>" % (' class="%s"' % x if x else "", v)
                                         for v, x in zip(cells, cls)) + "</tr>")
         h.append("\n".join(trs) + "</table>")
+        h += calibrated_html(data, scope, ws)
     h.append("</section>")
     return "\n".join(h) + "\n"
 

@@ -111,3 +111,92 @@ def test_bootstrap_of_two_sessions_says_sessions(tmp_path):
     make_db(p, [("a", 9.5), ("b", 9.6), ("b", 10.1), ("a", 10.0)])
     boot = json.loads(run(p, "json"))["bootstrap"]
     assert {b["verdict"] for b in boot} == {"no interval: fewer than 3 sessions"}
+
+
+def calibrate(path, rows, pace="off"):
+    """Add (label, readers, bytes/s, tool) calibration rows and every
+    run's opt.pace (None: no row) to a make_db database."""
+    con = sqlite3.connect(path)
+    for label, readers, bps, tool in rows:
+        con.execute("""insert into calibration (run_id, label, readers, block_bytes, seconds,
+                       read_bytes, bytes_per_s, reads_per_s, tool)
+                       values (1, ?, ?, 524288, 2.0, 1, ?, 1.0, ?)""", (label, readers, bps, tool))
+    if pace is not None:
+        con.execute("insert into run_env (run_id, key, value) select id, 'opt.pace', ? from run",
+                    (pace,))
+    con.commit()
+    con.close()
+
+
+WORK = "fio --direct=1 --rw=read --io_size=100000000 --name=r1"
+# A at 50 MB/s, B at 47 (-6 %), each calibration 2 readers of a stream's
+# bytes, the steps 1e8 bytes of 2 workstations: A's storage part 2.0 s of
+# its mean step 2.2 s (0.2 s not the storage's), B's 1e8 / 47e6 =
+# 2.127659574 s.  Predicted: 2.2 / (2.2 + 2.127659574 - 2.0) - 1 =
+# 2.2 / 2.327659574 - 1 = -5.484460695 %.
+CAL = [("a", 2, 50e6, WORK), ("b", 2, 47e6, WORK)]
+STEADY_A = [("a", 2.19), ("a", 2.2), ("a", 2.21)]
+
+
+def calibrated(path):
+    return json.loads(run(path, "json"))["calibrated"]
+
+
+def test_calibrated_change_within_the_interval(tmp_path):
+    p = str(tmp_path / "c.db")
+    # B's steps 2.33 s on average: 0.2023404 s not the storage's
+    make_db(p, STEADY_A + [("b", 2.32), ("b", 2.33), ("b", 2.34)])
+    calibrate(p, CAL)
+    (r,) = calibrated(p)
+    assert r["workstations"] == 2 and r["why_none"] is None
+    assert r["predicted_pct"] == pytest.approx(-5.484460695, abs=1e-8)
+    assert r["calibration_ratio_pct"] == pytest.approx(-6.0, abs=1e-9)
+    assert r["step_s_a"] == pytest.approx(2.2, abs=1e-9)
+    assert r["not_storage_s_a"] == pytest.approx(0.2, abs=1e-9)
+    assert r["not_storage_s_b"] == pytest.approx(0.2023404255, abs=1e-9)
+    assert (r["calibrations_a"], r["calibrations_b"]) == (1, 1)
+    mb = next(c for c in json.loads(run(p, "json"))["comparisons"] if c["metric"] == "mb_s")
+    assert (r["mb_s_ci_low_pct"], r["mb_s_ci_high_pct"]) == (mb["ci_low_pct"], mb["ci_high_pct"])
+    assert r["within"] is True
+    text = run(p, "text")
+    assert "  the storage's own change, by --calibrate-work (2 readers): MB/s -5.48%,\n    within the 95 % interval of B - A [" in text
+    assert "the storage's change explains it\n" in text
+    assert "    (the calibrations alone -6.00%; A's mean step 2.200 s, of it not the storage's 0.200 s,\n    B's 0.202 s)\n" in text
+
+
+def test_calibrated_change_above_the_interval(tmp_path):
+    p = str(tmp_path / "c.db")
+    # B's steps 2.61 s: 0.48 s not the storage's, far more than A's
+    make_db(p, STEADY_A + [("b", 2.6), ("b", 2.61), ("b", 2.62)])
+    calibrate(p, CAL)
+    (r,) = calibrated(p)
+    assert r["predicted_pct"] == pytest.approx(-5.484460695, abs=1e-8)
+    assert r["not_storage_s_b"] == pytest.approx(0.4823404255, abs=1e-9)
+    assert r["mb_s_ci_high_pct"] < r["predicted_pct"] and r["within"] is False
+    assert "MB/s -5.48%,\n    above the 95 % interval of B - A [" in run(p, "text")
+
+
+def test_calibrated_change_needs_both_labels_unpaced_steps_and_work_rows(tmp_path):
+    walls = STEADY_A + [("b", 2.32), ("b", 2.33), ("b", 2.34)]
+    cases = [
+        # (calibrations, pace, want): a paced step's time is the timeline's
+        (CAL, "realtime", "paced steps (a paced step's time is the timeline's, not the storage's work)"),
+        # a database from before opt.pace was recorded: not known unpaced
+        (CAL, None, "paced steps (a paced step's time is the timeline's, not the storage's work)"),
+        (CAL[:1], "off", "only A has --calibrate-work rows of 2 readers"),
+        # of another count of readers, or --calibrate's time-based rows: none
+        ([("a", 6, 50e6, WORK), ("b", 6, 47e6, WORK)], "off", None),
+        ([("a", 2, 50e6, "fio --time_based --runtime=5"), ("b", 2, 47e6, "fio --runtime=5")], "off", None),
+    ]
+    for i, (cal, pace, want) in enumerate(cases):
+        p = str(tmp_path / ("n%d.db" % i))
+        make_db(p, walls)
+        calibrate(p, cal, pace)
+        rows = calibrated(p)
+        text = run(p, "text")
+        if want is None:
+            assert rows == [] and "calibrate-work" not in text, i
+            continue
+        (r,) = rows
+        assert (r["predicted_pct"], r["within"], r["why_none"]) == (None, None, want), i
+        assert "(2 readers): none (%s)\n" % want in text, i

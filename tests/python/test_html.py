@@ -268,3 +268,28 @@ def test_bad_database(tmp_path, capsys):
     assert entry.main(["html", other, str(tmp_path / "r.html"), "6", "--"]) == 1
     assert capsys.readouterr().err == "timelinefs-report: %s: no such table: run\n" % other
     assert not os.path.exists(tmp_path / "r.html")
+
+
+def test_calibrated_change_in_the_text_reports_words(tmp_path):
+    # both labels calibrated by a step's work (2 readers, fio --io_size),
+    # every run unpaced: the page says the text report's lines
+    p = str(tmp_path / "c.db")
+    craft(p)
+    con = sqlite3.connect(p)
+    con.execute("delete from calibration")
+    for label, bps in (("a", 50e6), (B, 47e6)):
+        con.execute("insert into calibration (run_id, label, readers, block_bytes, seconds, "
+                    "read_bytes, bytes_per_s, reads_per_s, tool) values (1, ?, 2, 8192, 2, "
+                    "100000000, ?, 100, 'fio --io_size=100000000 --name=r1')", (label, bps))
+    con.execute("insert into run_env (run_id, key, value) select id, 'opt.pace', 'off' from run")
+    con.commit()
+    con.close()
+    page = Page(html_of(p, str(tmp_path / "r.html"), "a", B))
+    _, lines = text_verdicts(db.open_ro(p), "a", B)
+    i = next(k for k, x in enumerate(lines) if x.startswith("  the storage's own change"))
+    want = "".join(x.strip() for x in lines[i:i + 4])
+    # A's mean step 10.15 s, 2.0 s of it the storage's: 10.15 / (10.15 +
+    # 1e8 / 47e6 - 2.0) - 1 = -1.24 %
+    assert lines[i] == "  the storage's own change, by --calibrate-work (2 readers): MB/s -1.24%,"
+    assert [x for x in page.paras if x.startswith("the storage's own change")] == [
+        want]
