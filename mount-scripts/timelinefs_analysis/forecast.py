@@ -153,7 +153,7 @@ def against_calibration(f):
     [10.2, 60.7] where 6 played and 7 did not, the calibration 6.7), and
     a number from it would promise workstations the storage cannot
     feed."""
-    cap = f.get("cal_hi") if f.get("cal_hi") is not None else f.get("by_calibration")
+    cap = f["cal_hi"] if f["cal_hi"] is not None else f["by_calibration"]
     if f["estimate"] is None or cap is None or f["lo"] <= cap:
         return f
     f["reason"] = ("past the storage: the headroom's trend reaches zero near %.1f "
