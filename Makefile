@@ -255,13 +255,13 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 #   tests above.
 # test_players and test_pictures: real players and decoders (ffmpeg, mpv,
 #   GStreamer) reading NAME.mov at real time; the daemon's movie paths they
-#   drive run under TSan in test_movie and test_smb.  Left out to keep CI
-#   under 20 minutes on 2 cores (a clean-clone CI run took 1077 s with them).
+#   drive run under TSan in test_movie and test_smb.  Left out for CI's
+#   time on 2 cores (a clean-clone CI run took 1077 s with them).
 # test_gen_codec, test_index, test_mxf and test_movie_real: issue 21's
 #   encoders (the ffmpeg program), the media readers and the movie of real
 #   media, all single-threaded code run at mount or by timelinefs-gen; the
 #   player's reads of real media run under TSan in test_extents and
-#   test_realmedia.  Left out for the 20 minutes: they took 36, 3, 5 and
+#   test_realmedia.  Left out for CI's time: they took 36, 3, 5 and
 #   3 s of a plain run on a loaded machine.  test_gen_seq (issue 22's
 #   sequence formats, timelinefs-gen alone): 14 s.  test_gen_ingest
 #   (timelinefs-gen --ingest, one thread, mounts nothing): 3-5 s.
@@ -273,7 +273,7 @@ TSAN_RUN = CC='$(CC)' sh tests/tsan-run.sh $(TSAN_DIR)
 #   threads are not built with TSan, so it could not see their races
 #   anyway), timelinefs-merge and the reports are one thread of SQL; the
 #   daemons they mount run the paths every other suite here runs.  Left
-#   out for the 20 minutes: test_hosts (then one suite) took 72 s under
+#   out for CI's time: test_hosts (then one suite) took 72 s under
 #   TSan with no report (helper L's run); the ASan pass of a clean-clone
 #   run took 465 s with it whole.
 # test_lab: timelinefs-lab (shell, loop devices, the block cgroup), dd's
@@ -316,8 +316,8 @@ else ifeq ($(SANITIZE),1)
 #   loaded clean-clone CI run of 2c77bad, 48 s plain); gen's own code on
 #   that path is the plain run's.  test_players: real players (mpv,
 #   ffplay, GStreamer) at real time; the daemon's movie paths they drive
-#   run under ASan in test_movie and test_smb.  Both left out for CI's 20
-#   minutes (that run took 1385 s on 2 cores while two helpers built).
+#   run under ASan in test_movie and test_smb.  Both left out for CI's
+#   time (that run took 1385 s on 2 cores while two helpers built).
 # test_bench (30 s), test_pictures (19 s) and test_realtime (23 s): shell
 #   orchestration of readers, real decoders and the paced clock's timing,
 #   whose daemon paths run under ASan in test_crash, test_shutdown,
@@ -326,7 +326,7 @@ else ifeq ($(SANITIZE),1)
 # test_hosts_faults: the launcher's other failures and find-max, whose
 #   code paths (rank 0's deadlines, the steps, the merge) test_hosts runs
 #   here too: test_hosts took 210 s under ASan whole (a clean-clone CI
-#   run of c363926, 78 s plain), which CI's 20 minutes do not hold.
+#   run of c363926, 78 s plain), more than CI's time allows.
 # test_lab_truth: find-max against a lab storage's capacity, a count of
 #   workstations at real time (timing the sanitizer, not the storage);
 #   its code paths are test_hosts' and test_lab's.  test_lab_net_truth:

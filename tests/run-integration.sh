@@ -68,7 +68,7 @@ run_one() {
 	until mkdir "$dir/lock" 2>/dev/null; do sleep 0.1; done
 	echo "== $name"
 	cat "$out"
-	# what each suite costs, for CI's 20-minute budget
+	# what each suite costs, for CI's time (docs/development.md)
 	echo "# $name took $took s"
 	verdict "$name" "$rc" "$out" >"$dir/$name.count"
 	rmdir "$dir/lock"

@@ -8,8 +8,8 @@
 # sample files of ../shared/samples that a plain clone lacks: counted, and
 # not a failure, under CI=true either.  TLFS_JOBS (default: the CPUs)
 # binaries run at a time, their outputs shown in the arguments' order
-# (under ThreadSanitizer the suite took 91 s one at a time on 2 cores, a
-# binary's code mostly one thread).  Prints "unit: N passed, N failed,
+# (under ThreadSanitizer the suite took 80-114 s one at a time on 2
+# cores, 65-70 s two at a time: a binary's code is mostly one thread).  Prints "unit: N passed, N failed,
 # N skipped" last and exits non-zero on any failure.
 set -u
 jobs=${TLFS_JOBS:-$(nproc 2>/dev/null || echo 1)}
