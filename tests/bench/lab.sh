@@ -14,7 +14,7 @@
 #   4: a storage change, the seed's way: B and 0.94 B, pace=off, as
 #      sequential sessions A B B A A B and as --ab-lab legs: the report's
 #      verdict on MB/s and whether its interval holds the change the
-#      calibrations predict for a step (tests/bench/calibrated-change.sql;
+#      calibrations predict for a step (the report's, from
 #      --calibrate-work: LAB_AB_WS readers, each a stream's bytes);
 #   net: the seed's experiment over SMB: part 3's storage, counts and
 #      streams, each workstation a network namespace reading with
@@ -112,17 +112,25 @@ late() {
 		(select count(*) from late_frame where run_id = $1 and cause = 'issue')" | tr '|' ' '
 }
 
-# mb_s_row JSON [CAL]: the --compare --json's MB/s row: "diff % | 95 %
-# interval in % | verdict", with CAL (the change the calibrations predict
-# in %, tests/bench/calibrated-change.sql) whether the interval holds it
+# mb_s_row JSON [WS]: the --compare --json's MB/s row: "diff % | 95 %
+# interval in % | verdict", with WS the change the report's calibrations
+# predict for WS workstations and whether the interval holds it
 mb_s_row() {
 	"$PY" -c 'import json, sys
-r = [c for c in json.load(open(sys.argv[1]))["comparisons"] if c["metric"] == "mb_s"][0]
+d = json.load(open(sys.argv[1]))
+r = [c for c in d["comparisons"] if c["metric"] == "mb_s"][0]
 lo, hi = r["ci_low_pct"], r["ci_high_pct"]
 out = "%.2f | [%.2f, %.2f] | %s" % (r["diff_pct"], lo or 0, hi or 0, r["verdict"])
 if len(sys.argv) > 2:
-    c = float(sys.argv[2])
-    out += " | predicted %.2f: %s" % (c, "held" if lo is not None and lo <= c <= hi else "missed")
+    p = [c for c in d["calibrated"] if c["workstations"] == int(sys.argv[2])]
+    if not p or p[0]["predicted_pct"] is None:
+        out += " | predicted: none (%s)" % (p[0]["why_none"] if p else "no --calibrate-work rows")
+    else:
+        p = p[0]
+        c = p["predicted_pct"]
+        out += " | predicted %.2f: %s (their ratio %.2f; the steps\x27 s not the storage\x27s %.3f at A, %.3f at B)" % (
+            c, "held" if lo is not None and lo <= c <= hi else "missed", p["calibration_ratio_pct"],
+            p["not_storage_s_a"], p["not_storage_s_b"])
 print(out)' "$@"
 }
 
@@ -277,10 +285,7 @@ for part in $LAB_PARTS; do
 		for pair in seq-A,seq-B ab:A,ab:B; do
 			la=${pair%,*} lb=${pair#*,}
 			"$REPORT" "$DB" --compare "$la" "$lb" --json >"$W/change.json"
-			cc=$(sqlite3 -batch -noheader -cmd ".parameter set @a \"'$la'\"" \
-				-cmd ".parameter set @b \"'$lb'\"" "$DB" <"$TOP/tests/bench/calibrated-change.sql")
-			v=$(mb_s_row "$W/change.json" "${cc%%|*}")
-			v="$v$(echo "$cc" | awk -F'|' '{ printf " (their ratio %.2f; the steps'"'"' s not the storage'"'"'s %.3f at A, %.3f at B)", $2, $4, $5 }')"
+			v=$(mb_s_row "$W/change.json" "$LAB_AB_WS")
 			put "gt4_${la%%[-:]*}" "$v"
 			say "lab 4 ($la against $lb): MB/s diff % | 95 % interval in % | verdict | the change the calibrations predict: $v"
 		done ;;

@@ -130,9 +130,8 @@ forecast "$L" 1,2,3 "bandwidth-bound" truth
 # step; with 3 workstations a step's MB/s varied more under load).  The report's
 # --compare must never call B faster, and its interval of the MB/s
 # difference (in % of A), at 99.9 % (below), must hold the change the
-# storage's own predicts for the steps (tests/bench/calibrated-change.sql:
-# the calibrations' extra seconds at B for a step's bytes, added to A's
-# mean step; the
+# storage's own predicts for the steps (the report's: the calibrations'
+# extra seconds at B for a step's bytes, added to A's mean step; the
 # calibration rows of each label: --calibrate-work, 6 readers each
 # reading a stream's bytes, a step's own work).  Not the calibrations'
 # ratio itself: a step's time has a part that is not the storage's, the
@@ -158,10 +157,15 @@ if r["ci_low_pct"] is not None and r["df"]:
     w = "%s|%s" % (r["diff_pct"] - h, r["diff_pct"] + h)
 print("%s|%s|%s|%s|%s|%s|%s" % (r["verdict"], r["ci_low_pct"], r["ci_high_pct"],
       r["diff_pct"], r["unit"], r["n_a"], w))' "$T/cmp.json")
-	# the predicted change|the calibrations' ratio|A's mean step|the
+	# the report's change the calibrations predict for the 6
+	# workstations: predicted|the calibrations' ratio|A's mean step|the
 	# steps' time not the storage's at A|at B
-	cc=$(sqlite3 -batch -noheader -cmd ".parameter set @a \"'$1'\"" \
-		-cmd ".parameter set @b \"'$2'\"" "$DB" <"$TOP/tests/bench/calibrated-change.sql")
+	cc=$(/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [c for c in d["calibrated"] if c["workstations"] == 6]
+print("|".join("" if r[0][k] is None else str(r[0][k]) for k in ("predicted_pct",
+      "calibration_ratio_pct", "step_s_a", "not_storage_s_a", "not_storage_s_b")) if r else "")' "$T/cmp.json")
 	cal=${cc%%|*}
 	echo "# $3: MB/s B - A: ${row#*|} (verdict|ci low %|ci high %|diff %|unit|n|99.9 % low|high); predicted by the calibrations|their ratio|A's step s|not the storage's at A|at B: $cc"
 	# a step is never faster than the storage's own time for its bytes:
