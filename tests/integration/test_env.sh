@@ -166,31 +166,29 @@ check_eq "libfuse's options: -s, clone_fd, threads in effect" "off|off|64|512" \
 "$GEN" --clips 1 --clip-seconds 2 --timelines 1 --events 1 \
 	--min-seconds 2 --max-seconds 2 --video-rate 1M "$T/m2" >/dev/null
 mount_fs "$T/m2" "$T/mnt" -o db="$DB",label=threads,backing=buffered,direct_io,max_threads=3,max_idle_threads=2
+# most_threads N: the most threads the daemon had in N samples 25 ms apart
+most_threads() {
+	m=0
+	k=0
+	while [ $k -lt "$1" ]; do
+		c=$(find "/proc/$DAEMON/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+		[ "$c" -gt "$m" ] && m=$c
+		sleep 0.025
+		k=$((k + 1))
+	done
+	echo "$m"
+}
 # the daemon's threads at rest: the most of 10 samples over 0.25 s, as
 # one taken at once can come before a thread of its own has started (a
 # clean-clone run's TSan pass counted 6, then 17 under load, where its
 # other passes counted 7 and 16)
-idle=0
-i=0
-while [ $i -lt 10 ]; do
-	n=$(find "/proc/$DAEMON/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
-	[ "$n" -gt "$idle" ] && idle=$n
-	sleep 0.025
-	i=$((i + 1))
-done
+idle=$(most_threads 10)
 pids=
-for i in 1 2 3 4 5 6 7 8; do
+for _ in 1 2 3 4 5 6 7 8; do
 	dd if="$T/mnt/timeline01" of=/dev/null bs=4k status=none &
 	pids="$pids $!"
 done
-most=0
-i=0
-while [ $i -lt 40 ]; do
-	n=$(find "/proc/$DAEMON/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
-	[ "$n" -gt "$most" ] && most=$n
-	sleep 0.025
-	i=$((i + 1))
-done
+most=$(most_threads 40)
 # shellcheck disable=SC2086 # the readers' pids
 wait $pids
 umount_fs "$T/mnt"
