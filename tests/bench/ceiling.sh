@@ -61,9 +61,11 @@ gen_media "${CEIL_GEN:-$BENCH_GEN_OPTS}"
 find "$M" -path "$M/clip*" -type f -exec cat {} + >/dev/null
 find "$M" -path "$M/clip*" -type f -exec cat {} + >/dev/null
 
-# the map: the backing reads of one whole read of timeline01
+# the map: the backing reads of one whole read of timeline01, recorded
+# whatever TLFS_OPTS records (TLFS_OPTS=record=streams measures what the
+# access rows cost)
 say "bench: 12. the ceiling: timeline01's reads, served as one file"
-mount_fs "pace=off${TLFS_OPTS:+,$TLFS_OPTS}"
+mount_fs "pace=off${TLFS_OPTS:+,$TLFS_OPTS},record=all"
 LC_ALL=C dd if="$MNT/timeline01" of=/dev/null bs=1M 2>/dev/null
 sid=$(last_stream)
 umount_fs
