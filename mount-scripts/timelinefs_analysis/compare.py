@@ -642,7 +642,7 @@ def calibrated(con, c, ws, cjson):
     p = calchange.predict(con, c.la, c.lb, ws)
     if p is None:
         return
-    lop, hip = c.ci_pct.get("mb_s", (None, None))
+    lop, hip = c.ci_pct["mb_s"]
     within = None
     if p.pct is not None and lop is not None:
         within = lop <= p.pct <= hip

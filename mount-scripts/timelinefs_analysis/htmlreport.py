@@ -249,7 +249,7 @@ def calibrated_html(data, scope, ws):
     return ['<p class="note">%s</p>' % "<br>".join(esc(x.strip()) for x in cmp.calibrated_lines(
         ws, r["predicted_pct"], r["why_none"], r["mb_s_ci_low_pct"], r["mb_s_ci_high_pct"],
         r["calibration_ratio_pct"], r["step_s_a"], r["not_storage_s_a"], r["not_storage_s_b"]))
-        for r in data.get("calibrated", []) if r["workstations"] == ws]
+        for r in data["calibrated"] if r["workstations"] == ws]
 
 
 def comparison_section(con, n, la, lb, effect_text):
