@@ -49,10 +49,8 @@ ALONE="test_realtime test_players test_bench test_smb test_limits test_dbfull \
 test_sequences test_pictures test_ingest test_edit_ingest test_fuzz test_hosts_faults test_hosts \
 test_lab test_lab_truth test_lab_seed test_lab_net test_lab_net_truth test_causes test_faults"
 alone=" ${TLFS_ALONE-$ALONE} "
-jobs=${TLFS_JOBS:-$(nproc 2>/dev/null || echo 1)}
-case $jobs in
-'' | *[!0-9]* | 0) echo "TLFS_JOBS must be a number above 0, not '$jobs'" >&2; exit 2 ;;
-esac
+# shellcheck source=tests/jobs.sh
+. "$here/jobs.sh"
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 

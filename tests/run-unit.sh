@@ -12,10 +12,8 @@
 # cores, 65-70 s two at a time: a binary's code is mostly one thread).  Prints "unit: N passed, N failed,
 # N skipped" last and exits non-zero on any failure.
 set -u
-jobs=${TLFS_JOBS:-$(nproc 2>/dev/null || echo 1)}
-case $jobs in
-'' | *[!0-9]* | 0) echo "TLFS_JOBS must be a number above 0, not '$jobs'" >&2; exit 2 ;;
-esac
+# shellcheck source=tests/jobs.sh
+. "$(dirname "$0")/jobs.sh"
 UNIT_OUT=$(mktemp -d) || exit 1
 export UNIT_OUT
 trap 'rm -rf "$UNIT_OUT"' EXIT

@@ -36,8 +36,8 @@ tree() {
 	n=$((n + 1))
 	W=$T/t$n/tests
 	mkdir -p "$W/integration"
-	cp "$RUNNERS/run-all.sh" "$RUNNERS/scratch.sh" "$RUNNERS/run-unit.sh" \
-		"$RUNNERS/run-integration.sh" "$W/"
+	cp "$RUNNERS/run-all.sh" "$RUNNERS/scratch.sh" "$RUNNERS/jobs.sh" \
+		"$RUNNERS/run-unit.sh" "$RUNNERS/run-integration.sh" "$W/"
 	# run-all.sh runs the Python suite between the two: here one that
 	# counts nothing, so the verdicts are the fake suites' alone
 	printf '#!/bin/sh\necho "python: 0 passed, 0 failed, 0 skipped"\n' \
