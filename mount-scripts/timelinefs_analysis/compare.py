@@ -637,8 +637,8 @@ def held(x, lop, hip):
 def calibrated(con, c, ws, cjson):
     """The MB/s change the storage's calibrations predict for ws
     workstations (calchange), against the MB/s interval welch_rows just
-    gave: a text line, or a JSON row into cjson; nothing where neither
-    label has --calibrate-work rows of ws readers."""
+    gave: text lines, a CSV row, or a JSON row into cjson; nothing where
+    neither label has --calibrate-work rows of ws readers."""
     p = calchange.predict(con, c.la, c.lb, ws)
     if p is None:
         return
@@ -660,6 +660,16 @@ def calibrated(con, c, ws, cjson):
     if c.fmt == "text":
         c.w("".join("  " + line + "\n" for line in calibrated_lines(
             ws, p.pct, p.why, lop, hip, p.ratio_pct, p.step_s, p.other_a, p.other_b)))
+        return
+    # the table's columns (compare's header): n the calibrations,
+    # diff_pct the predicted change, the MB/s interval it is held
+    # against, a verdict of one word or two (no comma: the text and JSON
+    # say why where it is none)
+    verdict = ("none" if p.pct is None else "no interval" if lop is None
+               else "above" if p.pct > hip else "below" if p.pct < lop else "within")
+    c.w(",".join([str(ws), "mb_s", str(p.n_a), "", "", str(p.n_b), "", "", "", num(p.pct),
+                  "", "", "", "", num(lop), num(hip), verdict, "", "", "", "", "calibrated"])
+        + "\n")
 
 
 def calibrated_lines(ws, pc, why, lop, hip, ratio, step_s, other_a, other_b):

@@ -164,6 +164,38 @@ def test_calibrated_change_within_the_interval(tmp_path):
     assert "    (the calibrations alone -6.00%; A's mean step 2.200 s, of it not the storage's 0.200 s,\n    B's 0.202 s)\n" in text
 
 
+def calibrated_csv(path):
+    """The CSV rows of method calibrated, split on commas (none has one
+    in a field)."""
+    rows = [l.split(",") for l in run(path, "csv").splitlines()[1:]]
+    assert all(len(r) == 22 for r in rows)
+    return [r for r in rows if r[21] == "calibrated"]
+
+
+def test_calibrated_change_in_the_csv(tmp_path):
+    p = str(tmp_path / "c.db")
+    make_db(p, STEADY_A + [("b", 2.32), ("b", 2.33), ("b", 2.34)])
+    calibrate(p, CAL)
+    (r,) = calibrated(p)
+    (row,) = calibrated_csv(p)
+    # workstations, metric, n_a, n_b; diff_pct the predicted change (6
+    # significant digits), the MB/s interval, the verdict
+    assert (row[0], row[1], row[2], row[5]) == ("2", "mb_s", "1", "1")
+    assert row[9] == "-5.48446"
+    assert (row[14], row[15]) == ("%.6g" % r["mb_s_ci_low_pct"], "%.6g" % r["mb_s_ci_high_pct"])
+    assert row[16] == "within"
+    assert [row[i] for i in (3, 4, 6, 7, 8, 10, 11, 12, 13, 17, 18, 19, 20)] == [""] * 13
+    p2 = str(tmp_path / "above.db")
+    make_db(p2, STEADY_A + [("b", 2.6), ("b", 2.61), ("b", 2.62)])
+    calibrate(p2, CAL)
+    assert calibrated_csv(p2)[0][16] == "above"
+    p3 = str(tmp_path / "paced.db")
+    make_db(p3, STEADY_A + [("b", 2.32), ("b", 2.33), ("b", 2.34)])
+    calibrate(p3, CAL, "realtime")
+    (row,) = calibrated_csv(p3)
+    assert (row[9], row[16]) == ("", "none")
+
+
 def test_calibrated_change_above_the_interval(tmp_path):
     p = str(tmp_path / "c.db")
     # B's steps 2.61 s: 0.48 s not the storage's, far more than A's
