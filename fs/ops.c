@@ -843,14 +843,16 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* a failed reply (the reader interrupted) may have taken part of
 	 * a pipe's bytes: the player empties that pipe */
 	eng_player_answered(s->player, &ans, rc == 0);
-	stream_leave(s);
 	/* With no lock held: the kernel waits here for pages under read,
 	 * whose requests may be queued behind this stream's lock (seen as
-	 * a deadlock with 64 unpaced readers).  Only se and ino are used,
-	 * so a RELEASE freeing the stream meanwhile is harmless. */
+	 * a deadlock with 64 unpaced readers).  Before the read ends: the
+	 * release waits for it, and only then gives the file's cached mode
+	 * to the next open; dropped later, the range fell on that stream's
+	 * fresh pages, read again and counted twice. */
 	if (ans.drop_len)
 		fuse_lowlevel_notify_inval_inode(se, ino, (off_t)ans.drop_off,
 						 (off_t)ans.drop_len);
+	stream_leave(s);
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,
@@ -867,14 +869,16 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 		fs_ingest_release(fs, fi);
 		return reply_err(req, 0);
 	}
-	pthread_mutex_lock(&fs->lock);
-	stream_detach(s);
-	pthread_mutex_unlock(&fs->lock);
-	/* wait out reads that have replied but not yet let go */
+	/* wait out reads that have replied but not yet let go (their
+	 * drops of passed page cache among them), and only then let the
+	 * file's cached mode go to another open */
 	pthread_mutex_lock(&s->busy);
 	while (s->reading)
 		pthread_cond_wait(&s->idle, &s->busy);
 	pthread_mutex_unlock(&s->busy);
+	pthread_mutex_lock(&fs->lock);
+	stream_detach(s);
+	pthread_mutex_unlock(&fs->lock);
 	stream_close(s);
 	reply_err(req, 0);
 }
