@@ -111,9 +111,9 @@ umount_fs "$T/mnt"
 echo "# timer: $(causes timer | tr '\n' ' ')$(q "select 'wake delays up to ' ||
 	(max(wake_ns) / 1000000) || ' ms' from access a join stream s on s.id = a.stream_id
 	join run r on r.id = s.run_id where r.label = 'timer'")"
-# With the filler on the hog's CPU about two frames in three are late
-# (51 to 74 of 90 in 18 runs, alone and beside two busy loops), all
-# of them timer.  A read the group's throttle stopped halfway (the
+# With the filler on the hog's CPU a third to four fifths of the frames
+# are late (35 to 60 of 90 in eight runs alone, 54 to 74 in 13 beside
+# one or two busy loops), all of them timer.  A read the group's throttle stopped halfway (the
 # filler reads the frame itself) is the storage's by its times (done -
 # issued), which no row tells from a slow disk (design.md): rare, but
 # the check leaves it a tenth.  None may be called issue (as all were
