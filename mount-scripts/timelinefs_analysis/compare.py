@@ -620,18 +620,25 @@ def compare(con, la, lb, effect_text, fmt, out, err=sys.stderr):
         w("\nno benchmark steps or streams to compare\n")
 
 
+def side(x, lop, hip):
+    """Where x lies against the interval [lop, hip]: above, below or
+    within; None without an interval."""
+    if lop is None:
+        return None
+    return "above" if x > hip else "below" if x < lop else "within"
+
+
 def held(x, lop, hip):
     """Where the predicted change x % lies against the MB/s interval."""
-    if lop is None:
+    where = side(x, lop, hip)
+    if where is None:
         return "no interval to hold it against"
     ci = "the 95 %% interval of B - A [%s, %s]" % (pct(lop), pct(hip))
-    if x > hip:
-        return ("above %s: B's steps slower than the storage's change alone explains (or the 1 "
-                "time in 20 a 95 %% interval misses)" % ci)
-    if x < lop:
-        return ("below %s: B's steps faster than the storage's change alone explains (or the 1 "
-                "time in 20 a 95 %% interval misses)" % ci)
-    return "within %s: the storage's change explains it" % ci
+    if where == "within":
+        return "within %s: the storage's change explains it" % ci
+    return ("%s %s: B's steps %s than the storage's change alone explains (or the 1 "
+            "time in 20 a 95 %% interval misses)"
+            % (where, ci, "slower" if where == "above" else "faster"))
 
 
 def calibrated(con, c, ws, cjson):
@@ -643,9 +650,8 @@ def calibrated(con, c, ws, cjson):
     if p is None:
         return
     lop, hip = c.ci_pct["mb_s"]
-    within = None
-    if p.pct is not None and lop is not None:
-        within = lop <= p.pct <= hip
+    where = None if p.pct is None else side(p.pct, lop, hip)
+    within = None if where is None else where == "within"
     if c.fmt == "json":
         cjson.append('\n  {"workstations": %d, "predicted_pct": %s, "why_none": %s, '
                      '"calibration_ratio_pct": %s, "step_s_a": %s, "not_storage_s_a": %s, '
@@ -665,8 +671,7 @@ def calibrated(con, c, ws, cjson):
     # diff_pct the predicted change, the MB/s interval it is held
     # against, a verdict of one word or two (no comma: the text and JSON
     # say why where it is none)
-    verdict = ("none" if p.pct is None else "no interval" if lop is None
-               else "above" if p.pct > hip else "below" if p.pct < lop else "within")
+    verdict = "none" if p.pct is None else where or "no interval"
     c.w(",".join([str(ws), "mb_s", str(p.n_a), "", "", str(p.n_b), "", "", "", num(p.pct),
                   "", "", "", "", num(lop), num(hip), verdict, "", "", "", "", "calibrated"])
         + "\n")
