@@ -4,8 +4,9 @@
 # with its own mount and database: (a) a bench of 2 steps merged into one
 # database with every rank's streams once, 3 complete hosts, machines 1,
 # merged again with nothing added; (b) a clock offset injected into rank 1
-# (TIMELINEFS_TEST_CLOCK_OFFSET_NS) measured within 1 ms, the step starts
-# on the common axis within 50 ms while raw they are 2.5 s apart; (c) kill
+# (TIMELINEFS_TEST_CLOCK_OFFSET_NS) measured within 1 ms, each host's step
+# start on the common axis within 1 s after the planned one while raw
+# rank 1's is 2.5 s later; (c) kill
 # -9 of rank 2 mid-step through timelinefs-hosts-run (exit 1): the others
 # finish, rank 2 incomplete with its reason, its row keeping what rank 0
 # measured, nothing of ranks 0 and 1 lost, its database merged by hand
@@ -87,19 +88,24 @@ check "(a) nothing mounted, no process left" released 50
 check_none "(a) the mount points it made under --mountpoint removed" "$(ls -d "$T"/amnt-* 2>/dev/null)"
 
 # ------------------------------------------------------------ (b)
-# A start 3 s ahead (COMMON's 1 s elsewhere): the spread checked is the
-# clocks' correction, not how long three benches take to get ready on two
-# cores (under ASan they took longer than 1 s: the starts that missed it
-# came ~105 ms late, a clean-clone CI run).  Each bench's start is its
-# shell's wake-up at the planned time: 39-136 ms apart on a host of slow
-# system calls, plain build, so the corrected starts are checked within
-# 250 ms (the 2.5 s offset undone; the offsets themselves within 1 ms
-# below)
-# and 256 ping-pong rounds (the default 16): the offset's error is at most
+# A start 6 s ahead (COMMON's 1 s elsewhere): under ASan a bench took
+# longer than 3 s to get ready on two cores (all three 0.15-0.41 s past
+# a 3 s start in step 2; they start at once then, and say so in their
+# logs, printed below).  What is checked is the clocks' correction: each
+# host's first open after the start rank 0 planned, raw (its own clock)
+# and on the common axis.  Each is that correction (its error within 1
+# ms, checked below) plus the host's own way from its wake-up at the
+# planned time to its readers' first open: the bench shell's forks, the
+# readers' execs, the daemon's open.  That way took 77-208 ms under ASan
+# on an idle host of two cores, and made two starts 303 ms apart in a
+# clean-clone CI run, so each start is checked 0 to 1 s after the
+# planned one: a start left on rank 1's own clock would be 2.5 s early
+# on the axis, one corrected twice 2.5 s late.
+# 256 ping-pong rounds (the default 16): the offset's error is at most
 # half the round trip of the best sample, and with the machine busy
 # (a build beside the test) no sample of 16 came back within 2 ms once
 off=2500000000
-B_OPTS="$COMMON --start-margin 3 --sync-rounds 256"
+B_OPTS="$COMMON --start-margin 6 --sync-rounds 256"
 rc=0
 $MPI -np 1 "$HOSTS" --media "$T/media" --workstations 3,3 $B_OPTS --pace 4 \
 	--db "$T/b-%h-%r.db" --out "$T/b.db" --label b : \
@@ -116,16 +122,18 @@ check_eq "(b) rank 1's offset measured within 1 ms at start and end, the others'
 		(abs(offset_end_ns - case rank when 1 then $off else 0 end) < 1000000) || '|' ||
 		(offset_start_ns > 1000000000) as x from host order by rank)")"
 check "(b) the output says rank 1's offset" grep -Eq '^rank 1 \(.*\): clock offset \+(2499|2500)\.[0-9]{3} ms' "$T/b.out"
-# each host's step start: raw, its own clock (run.t0_unix_ns + started_ns);
-# on the common axis, minus its offset
-spreads=$(sq "$B" "select group_concat(x, ' ') from (select b.step_no || ':' ||
-	(max(r.t0_unix_ns + b.started_ns) - min(r.t0_unix_ns + b.started_ns)) || ':' ||
-	(max(r.t0_unix_ns + b.started_ns - h.offset_start_ns) - min(r.t0_unix_ns + b.started_ns - h.offset_start_ns)) as x
+# per host and step: its first open after the planned start in ms, raw
+# (its run's epoch on its own clock) and on the axis (the view's start_ms)
+starts=$(sq "$B" "select group_concat(x, ' ') from (select b.step_no || ':' || h.rank || ':' ||
+	round((r.t0_unix_ns + b.started_ns - v.planned_unix_ns) / 1e6, 3) || ':' || v.start_ms as x
 	from bench_step b join run r on r.id = b.run_id join host h on h.id = r.host_id
-	group by b.step_no order by b.step_no)")
+	join experiment_host_step v on v.host_id = h.id and v.step_no = b.step_no
+	order by b.step_no, h.rank)")
 check "(b) two steps, each on the three hosts" [ "$(sq "$B" "select count(*) from bench_step")" = 6 ]
-check "(b) raw, the step starts differ by about 2.5 s; on the common axis by under 250 ms ($spreads)" \
-	sh -c "echo '$spreads' | tr ' ' '\n' | awk -F: '{ n++; if (\$2 < 2.25e9 || \$2 > 2.75e9 || \$3 >= 2.5e8) bad = 1 } END { exit !(n == 2 && !bad) }'"
+check "(b) raw, rank 1 starts 2.5 s after the planned start, the others at it; on the common axis each 0-1 s after it (step:rank:raw:axis ms $starts)" \
+	sh -c "echo '$starts' | tr ' ' '\n' | awk -F: '{ n++; raw = \$3 - (\$2 == 1 ? 2500 : 0)
+		if (raw < -2 || raw >= 1000 || \$4 < -2 || \$4 >= 1000) bad = 1 } END { exit !(n == 6 && !bad) }'"
+grep -h ' s past' "$T"/b-*.bench.log 2>/dev/null | sed 's/^/# /'
 check "(b) nothing mounted, no process left" released 50
 
 # ------------------------------------------------------------ (c)
