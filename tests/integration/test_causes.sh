@@ -113,10 +113,10 @@ echo "# timer: $(causes timer | tr '\n' ' ')$(q "select 'wake delays up to ' ||
 	join run r on r.id = s.run_id where r.label = 'timer'")"
 # With the filler on the hog's CPU a third to four fifths of the frames
 # are late (35 to 60 of 90 in eight runs alone, 54 to 74 in 13 beside
-# one or two busy loops), all of them timer.  A read the group's throttle stopped halfway (the
-# filler reads the frame itself) is the storage's by its times (done -
-# issued), which no row tells from a slow disk (design.md): rare, but
-# the check leaves it a tenth.  None may be called issue (as all were
+# one or two busy loops), all of them timer.  A read the group's
+# throttle stopped halfway (the filler reads the frame itself) is the
+# storage's by its times (done - issued), which no row tells from a slow
+# disk (design.md): rare, but the check leaves it a tenth.  None may be called issue (as all were
 # before the evidence) or reader.
 check "starved filler: at least 20 late frames, 90 % of them timer, none issue or reader" \
 	test "$(q "select count(*) >= 20 and sum(cause = 'timer') >= 0.9 * count(*)

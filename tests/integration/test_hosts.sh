@@ -131,7 +131,7 @@ starts=$(sq "$B" "select group_concat(x, ' ') from (select b.step_no || ':' || h
 	order by b.step_no, h.rank)")
 check "(b) two steps, each on the three hosts" [ "$(sq "$B" "select count(*) from bench_step")" = 6 ]
 check "(b) raw, rank 1 starts 2.5 s after the planned start, the others at it; on the common axis each 0-1 s after it (step:rank:raw:axis ms $starts)" \
-	sh -c "echo '$starts' | tr ' ' '\n' | awk -F: '{ n++; raw = \$3 - (\$2 == 1 ? 2500 : 0)
+	sh -c "echo '$starts' | tr ' ' '\n' | awk -F: '{ n++; raw = \$3 - (\$2 == 1 ? $off / 1e6 : 0)
 		if (raw < -2 || raw >= 1000 || \$4 < -2 || \$4 >= 1000) bad = 1 } END { exit !(n == 6 && !bad) }'"
 check "(b) nothing mounted, no process left" released 50
 
