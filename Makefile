@@ -149,8 +149,8 @@ $(B)/tests/%: tests/unit/%.c $(B)/libstore.a $(B)/libengine.a
 
 # The player's tests, one binary per file of engine/play/player*.c (and
 # the movie, real I/O), share their fakes and timelines: player_fake.c.
-PLAYER_UNIT = $(addprefix $(B)/tests/test_player_,read fill zc growing fds \
-		mem movie media io)
+PLAYER_UNIT = $(addprefix $(B)/tests/test_player_,read fill zc fdr growing \
+		fds mem movie media io)
 $(PLAYER_UNIT): $(B)/tests/player_fake.o
 $(B)/tests/player_fake.o: tests/unit/player_fake.c
 	$(q) CC $@

@@ -169,7 +169,7 @@ struct fs_config {
 	struct eng_pace pace_v;
 	enum eng_backing backing_v;
 	enum fs_record record_v;
-	int splice_v;		/* splice=auto (1) or off (0) */
+	int splice_v;		/* ENG_SPLICE_AUTO, _PIPES, or 0 (off) */
 	struct eng_load_options load;
 	struct eng_diag *diag;	/* fs_config_read's, while fuse_opt runs */
 };
@@ -561,5 +561,8 @@ int fs_raise_nofile(uint64_t *soft);
 /* Largest pipe libfuse needs to splice a reply of len bytes (header and
  * slack pages, rounded up to a power of two pages as the kernel does). */
 unsigned long fs_splice_pipe_need(size_t len);
+/* The pieces of files a reply of up to len bytes may splice from
+ * through that pipe, at most ENG_FD_PIECES (eng_answer.fdmax). */
+int fs_splice_pieces(size_t len);
 
 #endif /* FS_H */

@@ -99,14 +99,18 @@ const struct eng_optdoc fs_optdocs[] = {
 	  "readahead requests the kernel keeps in flight for all readers "
 	  "together; readahead shrinks to small requests past 3/4 of it",
 	  NULL, 0, 0 },
-	{ "splice", "auto|off", ENG_OT_TEXT, "auto", 0, 0, 0,
+	{ "splice", "auto|pipes|off", ENG_OT_TEXT, "auto", 0, 0, 0,
 	  "reads on backing=buffered (cached, or direct_io of 64 KiB and "
 	  "more) move frames from the page cache to the reader with no copy "
-	  "in the daemon, where the kernel allows",
+	  "in the daemon, where the kernel allows; auto: an unpaced cached "
+	  "stream's replies straight from the clips' files, pipes: through "
+	  "the stream's own pipes as a paced one's",
 	  "It needs a 2 MiB pipe for 1 MiB reads: a daemon without "
 	  "CAP_SYS_RESOURCE is bound by *fs.pipe-max-size* (1 MiB out of the "
 	  "box), where a backing=buffered mount asks the kernel for 512 KiB "
-	  "reads instead, and says so at start.", 0, 0 },
+	  "reads instead, and says so at start.  Replied from the clips' "
+	  "files, a frame's access rows end when its bytes have gone to the "
+	  "reader.", 0, 0 },
 	{ "stream_mem", "BYTES", ENG_OT_BYTES, NULL, ENG_PLAYER_MEM_DEFAULT,
 	  0, 0,
 	  "memory one open of a timeline may take, its ring: buffer+2 of "

@@ -134,8 +134,8 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	/* Zero copy needs the kernel's splice to /dev/fuse and a libfuse
 	 * pipe big enough for a whole reply: otherwise libfuse copies into
 	 * a buffer it allocates per reply, far slower than our own copy. */
-	fs->zc = fs->cfg.splice_v && fs->pipe_ok &&
-		 (conn->capable & FUSE_CAP_SPLICE_WRITE);
+	fs->zc = fs->pipe_ok && (conn->capable & FUSE_CAP_SPLICE_WRITE) ?
+		 fs->cfg.splice_v : 0;
 	if (fs->zc)
 		conn->want |= FUSE_CAP_SPLICE_WRITE;
 	/* The kernel takes the min of this and the bdi's window; sysfs
@@ -740,11 +740,32 @@ static int reply_answer(fuse_req_t req, const struct eng_answer *ans,
 	union {
 		struct fuse_bufvec v;
 		char room[sizeof(struct fuse_bufvec) +
-			  ENG_ZC_PIECES * sizeof(struct fuse_buf)];
+			  ENG_FD_PIECES * sizeof(struct fuse_buf)];
 	} bv;
 	struct fuse_buf *b;
-	int h = ans->head.iov_len != 0;
+	int h = ans->head.iov_len != 0, i;
 
+	if (ans->nfd) {
+		/* pieces of the clips' files, spliced by libfuse from where
+		 * each is; a gap's from zero memory */
+		for (i = 0; i < ans->nfd; i++) {
+			const struct eng_fdpiece *pc = &ans->fdp[i];
+
+			bv.v.buf[i] = pc->fd < 0 ?
+				(struct fuse_buf){ .size = pc->len,
+						   .mem = (void *)pc->mem,
+						   .fd = -1 } :
+				(struct fuse_buf){ .size = pc->len,
+						   .flags = FUSE_BUF_IS_FD |
+							    FUSE_BUF_FD_SEEK,
+						   .fd = pc->fd,
+						   .pos = (off_t)pc->off };
+		}
+		bv.v.count = (size_t)ans->nfd;
+		bv.v.idx = 0;
+		bv.v.off = 0;
+		return fuse_reply_data(req, &bv.v, 0);
+	}
 	if (ans->pipe >= 0) {
 		b = bv.v.buf;
 		if (h) {
@@ -812,6 +833,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fs_stream *s = (struct fs_stream *)(uintptr_t)fi->fh;
 	struct fuse_session *se = fs_of(req)->se;
 	struct iovec iov[1 + FS_IOV_MAX];
+	struct eng_fdpiece fdp[ENG_FD_PIECES];
 	struct eng_answer ans = { .iov = iov + 1 };
 	ssize_t n;
 	int rc;
@@ -828,6 +850,9 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	 * for the header (eng_movie_config) */
 	ans.iovmax = FS_IOV_MAX - s->movie;
 	ans.pipes = s->pipes;
+	/* a movie's answers begin with its header: from pipes or the ring */
+	ans.fdp = s->pipes && !s->movie ? fdp : NULL;
+	ans.fdmax = fs_splice_pieces(fs_of(req)->max_read);
 	stream_enter(s);
 	if (s->movie)
 		n = eng_movie_serve(s->player, &s->file->mov, (uint64_t)off,

@@ -702,12 +702,14 @@ int fs_config_read(struct fuse_args *args, struct fs_config *cfg,
 		return -1;
 	}
 	if (!cfg->splice || strcmp(cfg->splice, "auto") == 0) {
-		cfg->splice_v = 1;
+		cfg->splice_v = ENG_SPLICE_AUTO;
+	} else if (strcmp(cfg->splice, "pipes") == 0) {
+		cfg->splice_v = ENG_SPLICE_PIPES;
 	} else if (strcmp(cfg->splice, "off") == 0) {
 		cfg->splice_v = 0;
 	} else {
 		eng_diag_add(diag, "timelinefs", 0, "bad splice '%s': "
-			     "expected auto or off", cfg->splice);
+			     "expected auto, pipes or off", cfg->splice);
 		return -1;
 	}
 	if (parse_uint_opt("hold", cfg->hold_arg, "rows",

@@ -106,6 +106,17 @@ unsigned long fs_splice_pipe_need(size_t len)
 	return p;
 }
 
+int fs_splice_pieces(size_t len)
+{
+	/* a reply of len bytes spliced from n pieces of files at any
+	 * offsets takes up to len / 4096 + 2n pages and the header's of the
+	 * pipe of fs_splice_pipe_need(len), at least twice len: the rest
+	 * spilled, libfuse copies the reply */
+	size_t n = (fs_splice_pipe_need(len) / 4096 - len / 4096 - 1) / 2;
+
+	return n < ENG_FD_PIECES ? (int)n : ENG_FD_PIECES;
+}
+
 /* Each stream opens a file per clip and track it plays (a 21-clip edit of
  * video and two audio tracks: 63), plus a pipe pair per ring slot with
  * zero copy: a few dozen streams pass the usual soft limit of 1024, and

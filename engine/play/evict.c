@@ -21,10 +21,14 @@ void eng_open_mode(int direct_io_opt, int *held, int zc, const char *comm,
 	 * stream's ring holds them (docs/network.md) */
 	m->window = eng_player_window(comm);
 	/* a cached file server's stream keeps the ring: its late requests
-	 * take frames kept in flight (keep_in_flight), which pipes do not */
+	 * take frames kept in flight (keep_in_flight), which pipes do not;
+	 * another cached stream's replies come from the clips' files unless
+	 * zc says pipes (ENG_SPLICE_PIPES) */
 	m->zero_copy = !zc ? 0 :
 		       !m->cached ? 1 :
-		       m->window ? 0 : ENG_ZC_ANY_REQUEST;
+		       m->window ? 0 :
+		       zc == ENG_SPLICE_PIPES ? ENG_ZC_ANY_REQUEST :
+		       ENG_ZC_FILES;
 }
 
 void eng_evict_init(struct eng_evict *ev, int paced, uint64_t window)

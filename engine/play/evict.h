@@ -76,7 +76,12 @@ struct eng_open_mode {
  * stream come on several worker threads, out of order, and are served
  * from the slots' pipes, which keep their frames as the ring does (a pipe
  * that handed its bytes out once had the player read 305 frames of 300 in
- * 4 of 9 unpaced runs of tests/integration/test_cache.sh). */
+ * 4 of 9 unpaced runs of tests/integration/test_cache.sh).  zc is -o
+ * splice's: ENG_SPLICE_AUTO lets a cached stream's replies come from the
+ * clips' files where the player may (ENG_ZC_FILES), ENG_SPLICE_PIPES
+ * keeps them in its pipes, 0 no splice. */
+#define ENG_SPLICE_AUTO 1
+#define ENG_SPLICE_PIPES 2
 void eng_open_mode(int direct_io_opt, int *held, int zc, const char *comm,
 		   struct eng_open_mode *m);
 

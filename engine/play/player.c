@@ -667,6 +667,7 @@ void eng_player_free(struct eng_player *p)
 	eng_player_stop(p);
 	eng_pl_fds_close(p);
 	eng_pl_zc_free(p);
+	eng_pl_fdr_free(p);
 	pthread_cond_destroy(&p->zc_cv);
 	pthread_mutex_destroy(&p->zc_lock);
 	pthread_cond_destroy(&p->fd_cv);

@@ -150,7 +150,13 @@ struct eng_player_config {
 	 * best by a copy) unless ENG_ZC_ANY_REQUEST (a cached stream: its
 	 * requests are the kernel's readahead, whose first is small whatever
 	 * the reader's block).  Decided at the first read, for the stream's
-	 * life. */
+	 * life.  ENG_ZC_FILES: an unpaced stream (no filler) whose caller
+	 * gives its answers room for them (eng_answer.fdp) has no pipes of
+	 * its own either: each reply is pieces of the clips' files, spliced
+	 * by the caller, and a frame's access rows time those replies
+	 * (eng_player_answered); where its requests' pieces would not fit
+	 * ENG_FD_PIECES, or it has image sequences or a filler, as
+	 * ENG_ZC_ANY_REQUEST. */
 	int zero_copy;
 	/* A cached stream (the FUSE file's page cache holds what its reader
 	 * read): each answer names the page cache the reader has passed,
@@ -261,6 +267,13 @@ unsigned eng_player_frames_of(const struct eng_timeline *tl, uint64_t ns);
 
 #define ENG_ZC_MIN_REQUEST (64 * 1024)
 #define ENG_ZC_ANY_REQUEST 2	/* cfg.zero_copy: whatever the first size */
+/* cfg.zero_copy: as ENG_ZC_ANY_REQUEST, and an unpaced stream's replies
+ * come from the clips' files themselves (eng_answer.fdp) */
+#define ENG_ZC_FILES 3
+/* The most pieces of an answer from the clips' files (eng_answer.fdmax
+ * says how many its caller takes): a player takes that way only where
+ * its largest request's pieces fit. */
+#define ENG_FD_PIECES 64
 #define ENG_ZC_MAX_SLOTS 16
 /* the pipes of a zero-copy answer: one of the player's reply pipes */
 #define ENG_ZC_PIECES 1
@@ -349,6 +362,21 @@ struct eng_answer {
 	int pipe;		/* -1: none */
 	size_t pipe_len;
 	uint64_t drop_off, drop_len;
+	/* set by the caller: room for fdmax pieces (at most
+	 * ENG_FD_PIECES), NULL for none (cfg.zero_copy ENG_ZC_FILES); by
+	 * the player: nfd pieces of the
+	 * answer, in order, fd -1 for zeros at mem (a gap); the answer holds
+	 * each piece's file open until eng_player_answered(), and the
+	 * request's range [fd_off, fd_off + fd_len) */
+	struct eng_fdpiece {
+		int fd;
+		uint32_t clip, track;
+		uint64_t off, len;
+		const void *mem;
+	} *fdp;
+	int fdmax;
+	int nfd;
+	uint64_t fd_off, fd_len;
 };
 
 /* Serve [off, off+len) of the virtual file: the one way a request goes
@@ -367,7 +395,9 @@ struct eng_answer {
  * answer from a pipe (ans->pipe >= 0) holds references to the pages
  * instead: the request lock is let go at once, and the next request is
  * served while this one's reply is written (up to ENG_ZC_REPLIES at a
- * time); the pipe is the request's until eng_player_answered().  Frames
+ * time); the pipe is the request's until eng_player_answered().  An
+ * answer of the clips' files (ans->nfd > 0) holds the files open itself:
+ * the request lock is let go at once too.  Frames
  * contiguous in the ring are one iovec; with iovmax at least
  * cfg.max_pieces, a request that would need more
  * iovecs than that has its tail copied (struct eng_pieces).  Returns -EIO
@@ -383,7 +413,11 @@ ssize_t eng_player_serve(struct eng_player *p, uint64_t off, size_t len,
  * the request lock, or gives back the answer's pipe.  consumed: the reply
  * says it took every byte, which for a pipe answer the player checks
  * against what the pipe still holds (io->pipe_avail); 0, or bytes left
- * (a failed reply, how far it got unknown), empties the pipe. */
+ * (a failed reply, how far it got unknown), empties the pipe.  An
+ * answer of the clips' files gives them back, and its bytes end the
+ * access rows of each (frame, track) whose last byte it carried: a row
+ * of that path is done when its bytes have gone to the reader, and a
+ * frame is late when that is after its due time (recorded then). */
 void eng_player_answered(struct eng_player *p, const struct eng_answer *ans,
 			 int consumed);
 
@@ -437,8 +471,10 @@ int eng_player_start(struct eng_player *p);
  * them. */
 int eng_player_start_loaders(struct eng_player *p);
 /* Stop and join the filler thread and the loader threads (the frames they
- * are reading are finished and recorded first); no-op when none runs.  No
- * record callback runs after it returns. */
+ * are reading are finished and recorded first), and record the frames
+ * of replies from the clips' files whose bytes have not all gone (the
+ * stream's end); no thread to join: no-op but that.  No record callback
+ * runs after it returns. */
 void eng_player_stop(struct eng_player *p);
 
 /* The stream's end, whatever its clock does (the mount ends, the daemon

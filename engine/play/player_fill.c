@@ -288,6 +288,8 @@ void eng_player_stop(struct eng_player *p)
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->lock);
+	/* frames replied from the files: recorded with what went */
+	eng_pl_fdr_flush(p);
 	if (!p->filler_on) {
 		pthread_mutex_unlock(&p->lock);
 		loaders_stop(p);

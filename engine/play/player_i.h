@@ -147,6 +147,22 @@ struct loader {
 	pthread_t thread;
 };
 
+/* A frame whose replies come from the clips' files (player_fdr.c), its
+ * access rows kept until the bytes of each track have gone: k -1 none. */
+struct fdr_slot {
+	int64_t k;
+	uint64_t due;
+	int played;
+	int reads;		/* its backing accesses (no waits) */
+	size_t nrows;
+	struct eng_access *rows;	/* [eng_pl_reads_max] */
+	uint64_t *left;		/* [ntracks] bytes not yet replied */
+	uint64_t *last;		/* [ntracks] its last reply's time, or 0 */
+};
+
+/* p->zc: the replies are pieces of the clips' files (player_fdr.c) */
+#define ENG_PL_ZC_FILES 2
+
 struct eng_player {
 	/* Held by a request from eng_player_serve() to eng_player_answered()
 	 * (a ring answer: its frames stay in the ring while the caller
@@ -315,6 +331,11 @@ struct eng_player {
 	int zc_nomore, zc_cur;
 	pthread_mutex_t zc_lock;
 	pthread_cond_t zc_cv;
+	/* Replies from the clips' files (zc == ENG_PL_ZC_FILES,
+	 * player_fdr.c): per slot, its frame's rows until its bytes have
+	 * gone to the reader (lock); fdr_mem holds their arrays */
+	struct fdr_slot *fdr;
+	void *fdr_mem;
 	/* A timeline of image sequences: the images each track last read
 	 * (hold) under its own lock (player_seq.c); NULL for others */
 	struct eng_pl_seq *seq;
@@ -415,6 +436,11 @@ void eng_pl_media_put(struct eng_player *p, uint32_t clip, size_t t);
 void eng_pl_fds_close(struct eng_player *p);
 
 /* player_load.c */
+/* A short read of a clip being recorded: wait for its bytes up to end
+ * (one ENG_OP_AWAIT row in l->pend); 1 when they are there. */
+int eng_pl_await_bytes(struct eng_player *p, struct load *l, int fd,
+		       const char *file, uint64_t end,
+		       const struct eng_access *a);
 /* The load of frame k. */
 static inline struct load *eng_pl_load_of(struct eng_player *p, int64_t k)
 {
@@ -504,8 +530,10 @@ void eng_pl_seq_read(struct eng_player *p, struct load *l,
 size_t eng_pl_zc_pipe_bytes(const struct eng_timeline *tl, size_t slot_bytes);
 size_t eng_pl_zc_reply_bytes(const struct eng_timeline *tl, size_t span,
 			     size_t k, size_t max_request);
-/* Decide zero copy at the first request (lock held). */
-void eng_pl_zc_decide(struct eng_player *p, size_t len);
+/* Decide zero copy at the first request (lock held); fdmax: the pieces
+ * of the clips' files the caller's answers take (eng_answer.fdp), 0
+ * none. */
+void eng_pl_zc_decide(struct eng_player *p, size_t len, int fdmax);
 /* Empty slot's pipe of what its last frame left (the loader). */
 void eng_pl_zc_reset_slot(struct eng_player *p, size_t slot);
 /* A gap's zero bytes into the reserved slot's pipe (the loader). */
@@ -535,5 +563,32 @@ void eng_pl_zc_clear(struct eng_player *p);
 int eng_pl_zc_gone(const struct eng_player *p, int64_t a, int64_t b);
 /* The pipes of a zero-copy player, at its end. */
 void eng_pl_zc_free(struct eng_player *p);
+
+/* player_fdr.c */
+/* Replies from the clips' files for this player, its caller taking
+ * answers of fdmax pieces (lock held, at the first request)?  1: its
+ * slots' rows allocated, else 0. */
+int eng_pl_fdr_decide(struct eng_player *p, int fdmax);
+/* Its slots' rows, at its end. */
+void eng_pl_fdr_free(struct eng_player *p);
+/* The load's check of one extent of fd (the loader): are its bytes in
+ * the file (a clip being recorded waited for where awaitable)?  a's
+ * issue time, and err EIO where they are not. */
+void eng_pl_fdr_extent(struct eng_player *p, struct load *l, int fd,
+		       const char *file, uint64_t off, uint64_t len,
+		       int awaitable, struct eng_access *a);
+/* A loaded frame's rows into its slot, recorded once its bytes have gone
+ * (l->npend 0 after); the slot's frame before it recorded now (lock). */
+void eng_pl_fdr_publish(struct eng_player *p, struct load *l, int live);
+/* Every slot's frame recorded, whatever went (lock held; the end). */
+void eng_pl_fdr_flush(struct eng_player *p);
+/* Request [off, off + len) of frames [a, b] as pieces of the clips'
+ * files into ans (req_lock held): 0, -EIO or -E2BIG. */
+int eng_pl_fdr_answer(struct eng_player *p, uint64_t off, size_t len,
+		      int64_t a, int64_t b, struct eng_answer *ans);
+/* ans's reply written (consumed: whole): its files given back, the
+ * rows of the tracks whose last bytes it carried done (no lock held). */
+void eng_pl_fdr_answered(struct eng_player *p, const struct eng_answer *ans,
+			 int consumed);
 
 #endif /* ENG_PLAYER_I_H */

@@ -125,7 +125,7 @@ static uint64_t await_step(const struct eng_player *p)
  * bytes are there (read them again), 0: not waited for or given up (the
  * read fails, EIO, as a short clip's).
  */
-static int await_bytes(struct eng_player *p, struct load *l, int fd,
+int eng_pl_await_bytes(struct eng_player *p, struct load *l, int fd,
 		       const char *file, uint64_t end,
 		       const struct eng_access *a)
 {
@@ -192,10 +192,18 @@ static void read_extent(struct eng_player *p, struct load *l, uint32_t clip,
 			memset(dst, 0, (size_t)len);
 		return;
 	}
+	if (p->zc == ENG_PL_ZC_FILES && dst && !kept) {
+		/* the replies read it (player_fdr.c); a decoder's
+		 * dependency, never served, is read here */
+		eng_pl_fdr_extent(p, l, fd, p->tl->clips[clip].media[t].file,
+				  off, len, awaitable, a);
+		eng_pl_media_put(p, clip, t);
+		return;
+	}
 	r = read_once(p, l->ld, fd, direct, dst, off, len, 0, kept, a);
 	if (r >= 0 && (uint64_t)r < len && awaitable &&
-	    await_bytes(p, l, fd, p->tl->clips[clip].media[t].file, off + len,
-			a)) {
+	    eng_pl_await_bytes(p, l, fd, p->tl->clips[clip].media[t].file,
+			       off + len, a)) {
 		a->err = 0;
 		r = read_once(p, l->ld, fd, direct, dst, off, len, (uint64_t)r,
 			      kept, a);
@@ -480,7 +488,7 @@ struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld)
 	l->held = still_held(p, l->k);
 	if (p->held && !l->held)
 		p->held[l->slot] = -1;
-	if (p->zc > 0)
+	if (p->zc == 1)
 		eng_pl_zc_reset_slot(p, l->slot);
 	if (!l->held && p->tl->dep_reads_max)
 		plan_deps(p, l);
@@ -560,7 +568,10 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 	 * here, into its slot; the new ring takes it from there (held) */
 	int live = publish || l->kept;
 	int replay = l->replay && !l->held;
-	enum eng_cause cause = frame_cause(p, l);
+	/* replies from the files: its rows are done, and it is late or
+	 * not, when its bytes have gone (player_fdr.c) */
+	int files = p->zc == ENG_PL_ZC_FILES;
+	enum eng_cause cause = files ? ENG_CAUSE_NONE : frame_cause(p, l);
 
 	l->played = live && !l->replay;
 	if (live && !l->held) {
@@ -575,8 +586,9 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 			p->hwm = p->head;
 	}
 	pthread_mutex_lock(&p->stats_lock);
-	p->st.accesses += l->reads;
-	if (l->worst > p->st.worst_ns)
+	if (!files)
+		p->st.accesses += l->reads;
+	if (!files && l->worst > p->st.worst_ns)
 		p->st.worst_ns = l->worst;
 	if (live && replay)
 		p->st.reloads++;
@@ -584,11 +596,11 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 		p->st.frames++;
 		if (l->failed)
 			p->st.failed_frames++;
-		if (l->reads && l->last_done > l->due) {
+		if (!files && l->reads && l->last_done > l->due) {
 			p->st.late_frames++;
 			p->st.late_causes[cause ? cause : ENG_CAUSE_ISSUE]++;
 		}
-		if (l->reads)
+		if (!files && l->reads)
 			eng_headroom_add(&p->st.headroom,
 					 (int64_t)l->due - (int64_t)l->last_done);
 	}
@@ -601,6 +613,8 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 	p->st.files_peak = p->open_peak;
 	pthread_mutex_unlock(&p->fd_lock);
 	pthread_mutex_unlock(&p->stats_lock);
+	if (files)
+		eng_pl_fdr_publish(p, l, live);
 	if (p->waiters)
 		pthread_cond_broadcast(&p->ready_cv);
 }

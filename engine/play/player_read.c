@@ -170,7 +170,7 @@ static int place(struct eng_player *p, int64_t a, int64_t b)
 		p->anchor_ns = io->now(io->ctx);
 		p->anchor_frame = a;
 		restarted = 1;
-	} else if (p->zc > 0 && eng_pl_zc_gone(p, a, b)) {
+	} else if (p->zc == 1 && eng_pl_zc_gone(p, a, b)) {
 		/* a frame's bytes already moved out to a reply: a re-read */
 		p->lo = p->head = a;
 		restarted = 1;

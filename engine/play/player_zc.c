@@ -124,9 +124,10 @@ void eng_pl_zc_zero(struct eng_player *p, struct load *l, size_t len)
 void eng_pl_zeros(struct eng_player *p, struct load *l, unsigned char *at,
 		  size_t len)
 {
-	if (p->zc > 0)
+	/* replies from the files: a gap's zeros are the reply's own */
+	if (p->zc == 1)
 		eng_pl_zc_zero(p, l, len);
-	else
+	else if (p->zc != ENG_PL_ZC_FILES)
 		memset(at, 0, len);
 }
 
@@ -206,10 +207,11 @@ void eng_pl_zc_reply_put(struct eng_player *p, int rd, int empty)
 }
 
 /* Zero copy for this player?  Decided once, at the first request, with
- * the lock held (a filler starts only when the request anchors it);
- * creates the slots' pipes and the scratch and reply pipes (all, or none:
- * the ring). */
-void eng_pl_zc_decide(struct eng_player *p, size_t len)
+ * the lock held (a filler starts only when the request anchors it):
+ * replies from the clips' files where the caller takes them (fdmax
+ * pieces) and the player may (eng_pl_fdr_decide), else the slots' pipes
+ * and the scratch and reply pipes (all, or none: the ring). */
+void eng_pl_zc_decide(struct eng_player *p, size_t len, int fdmax)
 {
 	const struct eng_io *io = p->cfg.io;
 	size_t i = 0, bytes, n;
@@ -217,6 +219,11 @@ void eng_pl_zc_decide(struct eng_player *p, size_t len)
 	if (p->zc)
 		return;
 	p->zc = -1;
+	if (fdmax > 0 && p->cfg.zero_copy == ENG_ZC_FILES &&
+	    eng_pl_fdr_decide(p, fdmax)) {
+		p->zc = ENG_PL_ZC_FILES;
+		return;
+	}
 	if (!p->cfg.zero_copy || !io->pipe_new || !io->pipe_free ||
 	    !io->splice_in || !io->pipe_zero || !io->pipe_skip ||
 	    !io->pipe_avail || !io->pipe_tee || !io->pipe_move ||
@@ -226,7 +233,7 @@ void eng_pl_zc_decide(struct eng_player *p, size_t len)
 	    p->nahead ||
 	    p->cfg.backing != ENG_BACKING_BUFFERED ||
 	    (len < ENG_ZC_MIN_REQUEST &&
-	     p->cfg.zero_copy != ENG_ZC_ANY_REQUEST) ||
+	     p->cfg.zero_copy < ENG_ZC_ANY_REQUEST) ||
 	    p->nslots > ENG_ZC_MAX_SLOTS)
 		return;
 	p->zc_fill = calloc(p->nslots, sizeof(*p->zc_fill));
@@ -320,7 +327,7 @@ int eng_pl_zc_take(struct eng_player *p, size_t slot, size_t from,
 
 	if (fill >= ZC_GONE || from + part > fill)
 		return -EIO;	/* never: a loaded frame is whole */
-	if (p->cfg.zero_copy != ENG_ZC_ANY_REQUEST && !p->filled &&
+	if (p->cfg.zero_copy < ENG_ZC_ANY_REQUEST && !p->filled &&
 	    p->zc_k == 1 && from + part == fill)
 		return zc_move_tail(p, slot, from, part);
 	while (part) {
@@ -390,7 +397,7 @@ void eng_pl_zc_free(struct eng_player *p)
 	const struct eng_io *io = p->cfg.io;
 	size_t i;
 
-	if (p->zc > 0) {
+	if (p->zc == 1) {
 		for (i = 0; i < p->nslots * p->zc_k; i++)
 			io->pipe_free(io->ctx, p->zc_fds[i]);
 		io->pipe_free(io->ctx, p->zc_scratch);

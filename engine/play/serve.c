@@ -26,6 +26,9 @@ void eng_pl_answer_init(struct eng_answer *ans)
 	ans->pipe_len = 0;
 	ans->drop_off = 0;
 	ans->drop_len = 0;
+	ans->nfd = 0;
+	ans->fd_off = 0;
+	ans->fd_len = 0;
 }
 
 void eng_pl_drop(struct eng_player *p, uint64_t at, struct eng_answer *ans)
@@ -110,17 +113,21 @@ ssize_t eng_pl_serve(struct eng_player *p, uint64_t off, size_t len,
 		if (!p->zc) {
 			/* the first request decides, for good */
 			if (ans->pipes)
-				eng_pl_zc_decide(p, len);
+				eng_pl_zc_decide(p, len, ans->fdp ?
+						 ans->fdmax : 0);
 			else
 				p->zc = -1;
 			if (p->zc < 0)
 				eng_pl_ring_touch(p);
 		}
-		rc = p->zc > 0 && !ans->pipes ? -EXDEV :
+		rc = (p->zc > 0 && !ans->pipes) ||
+		     (p->zc == ENG_PL_ZC_FILES && !ans->fdp) ? -EXDEV :
 		     eng_pl_position(p, off, &len, &a, &b, nonblock);
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (rc > 0)
+	if (rc > 0 && p->zc == ENG_PL_ZC_FILES)
+		rc = eng_pl_fdr_answer(p, off, len, a, b, ans);
+	else if (rc > 0)
 		rc = answer_frames(p, off, len, a, b, ans);
 	else if (rc == 0)
 		len = 0;
@@ -135,9 +142,9 @@ ssize_t eng_pl_serve(struct eng_player *p, uint64_t off, size_t len,
 		pthread_mutex_unlock(&p->stats_lock);
 	}
 	eng_pl_drop(p, at, ans);
-	/* the pipe holds the pages: the next request need not wait for
-	 * this one's reply */
-	if (ans->pipe >= 0)
+	/* the pipe holds the pages, the pieces their files: the next
+	 * request need not wait for this one's reply */
+	if (ans->pipe >= 0 || ans->nfd)
 		pthread_mutex_unlock(&p->req_lock);
 	return (ssize_t)len;
 }
@@ -153,6 +160,10 @@ void eng_player_answered(struct eng_player *p, const struct eng_answer *ans,
 {
 	const struct eng_io *io = p->cfg.io;
 
+	if (ans && ans->nfd) {
+		eng_pl_fdr_answered(p, ans, consumed);
+		return;
+	}
 	if (!ans || ans->pipe < 0) {
 		pthread_mutex_unlock(&p->req_lock);
 		return;

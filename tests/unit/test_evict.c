@@ -173,8 +173,14 @@ static void test_open_mode(void **state)
 		int cached, fuse_direct, keep_cache, zero_copy, held_after;
 		uint64_t window;
 	} cases[] = {
-		{ "first reader", 0, 0, 1, "dd", 1, 0, 0, ENG_ZC_ANY_REQUEST, 1,
-		  0 },
+		{ "first reader", 0, 0, ENG_SPLICE_AUTO, "dd", 1, 0, 0,
+		  ENG_ZC_FILES, 1, 0 },
+		{ "first reader, -o splice=pipes", 0, 0, ENG_SPLICE_PIPES, "dd",
+		  1, 0, 0, ENG_ZC_ANY_REQUEST, 1, 0 },
+		{ "second reader, -o splice=pipes", 0, 1, ENG_SPLICE_PIPES,
+		  "dd", 0, 1, 1, 1, 1, 0 },
+		{ "smbd first, -o splice=pipes", 0, 0, ENG_SPLICE_PIPES, "smbd",
+		  1, 0, 0, 0, 1, ENG_PLAYER_WINDOW_SMB },
 		{ "first reader, no zero copy", 0, 0, 0, "dd", 1, 0, 0, 0, 1,
 		  0 },
 		{ "second reader", 0, 1, 1, "dd", 0, 1, 1, 1, 1, 0 },
@@ -188,7 +194,7 @@ static void test_open_mode(void **state)
 		{ "smbd second", 0, 1, 1, "smbd", 0, 1, 1, 1, 1,
 		  ENG_PLAYER_WINDOW_SMB },
 		{ "a reader gone (no name)", 0, 0, 1, NULL, 1, 0, 0,
-		  ENG_ZC_ANY_REQUEST, 1, 0 },
+		  ENG_ZC_FILES, 1, 0 },
 	};
 	struct eng_open_mode m;
 	size_t i;
