@@ -747,11 +747,13 @@ static int reply_answer(fuse_req_t req, const struct eng_answer *ans,
 
 	if (ans->nfd) {
 		/* pieces of the clips' files, spliced by libfuse from where
-		 * each is; a gap's from zero memory */
+		 * each is; a gap's from zero memory (b: buf is declared of
+		 * one, the union gives the room) */
+		b = bv.v.buf;
 		for (i = 0; i < ans->nfd; i++) {
 			const struct eng_fdpiece *pc = &ans->fdp[i];
 
-			bv.v.buf[i] = pc->fd < 0 ?
+			b[i] = pc->fd < 0 ?
 				(struct fuse_buf){ .size = pc->len,
 						   .mem = (void *)pc->mem,
 						   .fd = -1 } :

@@ -302,7 +302,8 @@ struct eng_player {
 	pthread_mutex_t stats_lock;
 	struct eng_player_stats st;
 	/* Zero copy: 0 undecided (no read yet), 1 the slots' bytes are in
-	 * pipes, -1 in the ring.  Per slot (zc > 0): its pipe and the bytes
+	 * pipes, -1 in the ring, ENG_PL_ZC_FILES (2) nowhere: the replies
+	 * are the clips' files (fdr).  Per slot (zc > 0): its pipe and the bytes
 	 * the loader put in, of the one loader and the request holding
 	 * req_lock (pace=off: the same).  The scratch pipe is the request's
 	 * holding req_lock. */
