@@ -136,7 +136,8 @@ umount_fs
 DB_ACC=$W/bench.db
 "$EXPORT" --fio-iolog "$DB_ACC" "$SID" "$W/trace.iolog"
 put trace_reads "$(grep -c ' read ' "$W/trace.iolog")"
-# our latency p99 for that stream (done - issued of every backing read)
+# our latency p99 for that stream (done - issued of every access row: a
+# cached unpaced stream's end at the reply that carried their bytes)
 put ours_lat_p99_us "$(q "select (done_ns - issued_ns) / 1000.0 from access where stream_id = $SID order by done_ns - issued_ns" |
 	awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1; printf "%.1f", v[i] }')"
 r=$("$TLB" preadloop "$W/trace.iolog")
