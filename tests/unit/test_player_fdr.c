@@ -134,7 +134,10 @@ static void test_fdr_play(void **state)
 			eng_player_answered(x.p, &ans, 1);
 			off += (uint64_t)n;
 		}
+		/* the end: no pieces, the request ended all the same */
 		assert_int_equal(n, 0);
+		assert_int_equal(ans.nfd, 0);
+		eng_player_answered(x.p, &ans, 1);
 		assert_memory_equal(x.got, x.want, x.tl->bytes);
 		assert_int_equal(x.f->preads, 0);
 		assert_int_equal(x.f->npipes, 0);
