@@ -95,6 +95,17 @@ struct fake_file *file_of(struct fake *f, int fd)
 	return &f->files[i];
 }
 
+int fake_size(void *ctx, int fd, uint64_t *bytes)
+{
+	struct fake *f = ctx;
+	struct fake_file *ff = file_of(f, fd);
+
+	if (!ff)
+		return -EBADF;
+	*bytes = size_now(f, ff);
+	return 0;
+}
+
 static uint64_t fake_now(void *ctx)
 {
 	return ((struct fake *)ctx)->now;

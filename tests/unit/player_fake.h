@@ -100,6 +100,10 @@ uint64_t size_now(const struct fake *f, const struct fake_file *ff);
 /* The open file of fd (100 + its index), or NULL. */
 struct fake_file *file_of(struct fake *f, int fd);
 
+/* io->size of a fake (ctx): the file's bytes now (size_now), as fstat
+ * gives them; -EBADF for an fd not open. */
+int fake_size(void *ctx, int fd, uint64_t *bytes);
+
 /* The file called name, added (1 TiB) if it is not there yet; NULL
  * past MAX_FILES. */
 struct fake_file *fake_file_get(struct fake *f, const char *name);

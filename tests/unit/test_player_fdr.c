@@ -24,18 +24,6 @@
 
 #include "player_fake.h"
 
-/* The fake's file sizes, as fstat would give them */
-static int fake_size(void *ctx, int fd, uint64_t *bytes)
-{
-	struct fake *f = ctx;
-	struct fake_file *ff = file_of(f, fd);
-
-	if (!ff)
-		return -EBADF;
-	*bytes = size_now(f, ff);
-	return 0;
-}
-
 struct fx {
 	struct eng_timeline *tl;
 	unsigned char *want, *got;

@@ -45,17 +45,6 @@
 
 #include "player_fake.h"
 
-static int fake_size(void *ctx, int fd, uint64_t *bytes)
-{
-	struct fake *f = ctx;
-	struct fake_file *ff = file_of(f, fd);
-
-	if (!ff)
-		return -EBADF;
-	*bytes = size_now(f, ff);
-	return 0;
-}
-
 /* cfg.growing: grow_name until grow_end */
 static int fake_growing(void *ctx, const char *file)
 {
