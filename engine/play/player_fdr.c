@@ -126,7 +126,7 @@ static void track_done(struct fdr_slot *s, size_t t, uint64_t at)
 static void finish(struct eng_player *p, size_t slot)
 {
 	struct fdr_slot *s = &p->fdr[slot];
-	enum eng_cause c, cause = ENG_CAUSE_NONE;
+	enum eng_cause cause;
 	uint64_t last = 0, worst = 0;
 	size_t i, t;
 
@@ -134,12 +134,10 @@ static void finish(struct eng_player *p, size_t slot)
 		return;
 	for (t = 0; t < p->tl->ntracks; t++)
 		track_done(s, t, s->last[t]);
+	cause = eng_pl_rows_cause(p, s->rows, s->nrows);
 	for (i = 0; i < s->nrows; i++) {
 		const struct eng_access *a = &s->rows[i];
 
-		c = eng_cause_row(&p->cause, a, p->nslots);
-		if (c > cause)
-			cause = c;
 		if (a->op == ENG_OP_AWAIT)
 			continue;
 		if (a->done_ns > last)
@@ -148,17 +146,7 @@ static void finish(struct eng_player *p, size_t slot)
 			worst = a->done_ns - a->issued_ns;
 	}
 	pthread_mutex_lock(&p->stats_lock);
-	p->st.accesses += s->reads;
-	if (worst > p->st.worst_ns)
-		p->st.worst_ns = worst;
-	if (s->played && s->reads) {
-		if (last > s->due) {
-			p->st.late_frames++;
-			p->st.late_causes[cause ? cause : ENG_CAUSE_ISSUE]++;
-		}
-		eng_headroom_add(&p->st.headroom,
-				 (int64_t)s->due - (int64_t)last);
-	}
+	eng_pl_count_timed(p, s->played, s->reads, worst, last, s->due, cause);
 	pthread_mutex_unlock(&p->stats_lock);
 	for (i = 0; i < s->nrows; i++) {
 		s->rows[i].played = s->played;

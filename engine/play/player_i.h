@@ -450,6 +450,17 @@ static inline struct load *eng_pl_load_of(struct eng_player *p, int64_t k)
 /* Reserve frame p->next in its load, to be read with ld's buffers (lock
  * held); the load is left LD_READING. */
 struct load *eng_pl_load_begin(struct eng_player *p, struct loader *ld);
+/* The cause of a frame of rows[0..n) (lock held, frames in the order
+ * their rows end): the greatest of its rows', each row through the
+ * stream's backlog. */
+enum eng_cause eng_pl_rows_cause(struct eng_player *p,
+				 const struct eng_access *rows, size_t n);
+/* A frame's reads timed into the stream's figures: its reads and worst
+ * read; where played, late (by cause) when last_done is past due, and
+ * its headroom (stats_lock held). */
+void eng_pl_count_timed(struct eng_player *p, int played, int reads,
+			uint64_t worst, uint64_t last_done, uint64_t due,
+			enum eng_cause cause);
 /* A row of l's frame: zeroed, its frame, schedule, due time and issue
  * evidence set. */
 void eng_pl_row_init(const struct load *l, struct eng_access *a);

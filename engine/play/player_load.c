@@ -546,19 +546,34 @@ void eng_pl_load_read(struct eng_player *p, struct load *l)
  * meanwhile: then the reads were real I/O (recorded, counted) but the
  * frame belongs to a ring that no longer exists; but for a kept one
  * (l->kept), which is played into its slot for the new ring to take. */
-/* The cause of l's frame (lock held, frames in the order published):
- * the greatest of its rows', each row through the stream's backlog. */
-static enum eng_cause frame_cause(struct eng_player *p, const struct load *l)
+enum eng_cause eng_pl_rows_cause(struct eng_player *p,
+				 const struct eng_access *rows, size_t n)
 {
 	enum eng_cause c, worst = ENG_CAUSE_NONE;
 	size_t i;
 
-	for (i = 0; i < l->npend; i++) {
-		c = eng_cause_row(&p->cause, &l->pend[i], p->nslots);
+	for (i = 0; i < n; i++) {
+		c = eng_cause_row(&p->cause, &rows[i], p->nslots);
 		if (c > worst)
 			worst = c;
 	}
 	return worst;
+}
+
+void eng_pl_count_timed(struct eng_player *p, int played, int reads,
+			uint64_t worst, uint64_t last_done, uint64_t due,
+			enum eng_cause cause)
+{
+	p->st.accesses += reads;
+	if (worst > p->st.worst_ns)
+		p->st.worst_ns = worst;
+	if (!played || !reads)
+		return;
+	if (last_done > due) {
+		p->st.late_frames++;
+		p->st.late_causes[cause ? cause : ENG_CAUSE_ISSUE]++;
+	}
+	eng_headroom_add(&p->st.headroom, (int64_t)due - (int64_t)last_done);
 }
 
 void eng_pl_load_end(struct eng_player *p, struct load *l)
@@ -571,7 +586,8 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 	/* replies from the files: its rows are done, and it is late or
 	 * not, when its bytes have gone (player_fdr.c) */
 	int files = p->zc == ENG_PL_ZC_FILES;
-	enum eng_cause cause = files ? ENG_CAUSE_NONE : frame_cause(p, l);
+	enum eng_cause cause = files ? ENG_CAUSE_NONE :
+			       eng_pl_rows_cause(p, l->pend, l->npend);
 
 	l->played = live && !l->replay;
 	if (live && !l->held) {
@@ -587,22 +603,14 @@ void eng_pl_load_end(struct eng_player *p, struct load *l)
 	}
 	pthread_mutex_lock(&p->stats_lock);
 	if (!files)
-		p->st.accesses += l->reads;
-	if (!files && l->worst > p->st.worst_ns)
-		p->st.worst_ns = l->worst;
+		eng_pl_count_timed(p, live && !l->replay, l->reads, l->worst,
+				   l->last_done, l->due, cause);
 	if (live && replay)
 		p->st.reloads++;
 	if (live && !l->replay) {
 		p->st.frames++;
 		if (l->failed)
 			p->st.failed_frames++;
-		if (!files && l->reads && l->last_done > l->due) {
-			p->st.late_frames++;
-			p->st.late_causes[cause ? cause : ENG_CAUSE_ISSUE]++;
-		}
-		if (!files && l->reads)
-			eng_headroom_add(&p->st.headroom,
-					 (int64_t)l->due - (int64_t)l->last_done);
 	}
 	p->st.head = p->hwm;
 	pthread_mutex_lock(&p->fd_lock);
