@@ -329,6 +329,9 @@ struct fs {
 	 * less on a backing=buffered mount where only a smaller reply's
 	 * pipe can be had (probe_pipes); each player's max_request. */
 	size_t max_read;
+	/* The pieces of files a reply of max_read may splice from
+	 * (fs_splice_pieces, set with max_read): eng_answer.fdmax. */
+	int fd_pieces;
 	/* Replies spliced from the players' pipes (fs_init decides): the
 	 * kernel can, and pipe_ok. */
 	int zc;

@@ -128,6 +128,7 @@ static void probe_pipes(struct fs *fs)
 	 * anchored the stream's clock, and its first was then a seek that
 	 * played the second's frames again.  Unless the user says
 	 * otherwise, one request a window. */
+	fs->fd_pieces = fs_splice_pieces(fs->max_read);
 	if (!fs->cfg.readahead_arg &&
 	    (uint64_t)fs->cfg.readahead_kb * 1024 > fs->max_read)
 		fs->cfg.readahead_kb = (unsigned)(fs->max_read / 1024);

@@ -854,7 +854,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	ans.pipes = s->pipes;
 	/* a movie's answers begin with its header: from pipes or the ring */
 	ans.fdp = s->pipes && !s->movie ? fdp : NULL;
-	ans.fdmax = fs_splice_pieces(fs_of(req)->max_read);
+	ans.fdmax = fs_of(req)->fd_pieces;
 	stream_enter(s);
 	if (s->movie)
 		n = eng_movie_serve(s->player, &s->file->mov, (uint64_t)off,
